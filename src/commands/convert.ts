@@ -1,0 +1,204 @@
+import {accessSync, constants, mkdirSync, realpathSync, statSync} from 'node:fs'
+import {cpus} from 'node:os'
+import {dirname, resolve} from 'node:path'
+import {Flags} from '@oclif/core'
+import {createProgressBar} from '../cli/progress.js'
+import {LmtCommand} from '../cli/lmt-command.js'
+import {StderrReporter} from '../cli/stderr-reporter.js'
+import {renderInputLine, renderSummary} from '../cli/convert-report.js'
+import {ConversionRun} from '../convert/conversion-run.js'
+import {
+  checkTimezone,
+  defaultOutputPath,
+  loadConverterConfig,
+  parseInstanceBlockSizes,
+  parseModelMapping,
+} from '../convert/settings.js'
+import type {ConvertSummary} from '../convert/summary.js'
+import {lmtError} from '../errors.js'
+import {discoverConverters} from '../plugins/converter-discovery.js'
+import {pluginConverterSources} from '../plugins/installed-plugins.js'
+
+export default class Convert extends LmtCommand {
+  static override summary = 'Convert request traces to the Optimizer standard Get+Write JSONL'
+
+  static override description = `Reads one or more inputs with a converter (a plugin found by its class name: FooConverter is
+format "foo"), sorts each input stably by timestamp_ns, merges the inputs by time (or concatenates them with
+--no-sort) and writes the output atomically. Output bytes are identical to Alibaba's original Python converter.
+Human-readable text goes to stderr; stdout carries only the --json summary. Run "lmt converters" to list formats.`
+
+  static override examples = [
+    {description: 'A KVCM event-publisher log (output: publisher_optimizer.jsonl beside the input)', command: '<%= config.bin %> <%= command.id %> -i publisher.log -f publisher_log'},
+    {description: 'A Qwen-Bailian trace for one instance with 32-token blocks', command: '<%= config.bin %> <%= command.id %> -i qwen.jsonl -o out.jsonl -f qwen_bailian --instance-id my_instance --instance-block-sizes my_instance:32'},
+    {description: "A Mooncake FAST'25 trace (ms timestamps, 512-token blocks)", command: '<%= config.bin %> <%= command.id %> -i conversation_trace.jsonl -f mooncake'},
+    {description: 'Two inputs merged by time into <dir of a.jsonl>/merged_optimizer.jsonl', command: '<%= config.bin %> <%= command.id %> -i a.jsonl b.jsonl -f qwen_bailian'},
+    {description: 'Your own converter module with a config, summary as JSON', command: `<%= config.bin %> <%= command.id %> -i in.jsonl -f my --converter-module ./my_converter.js --converter-config-json '{"field":"x"}' --json`},
+  ]
+
+  static override enableJsonFlag = true
+
+  static override flags = {
+    input: Flags.string({char: 'i', summary: 'Input files, converted in the given order.', multiple: true, required: true}),
+    output: Flags.string({char: 'o', summary: 'Output file (default: <stem>_optimizer.jsonl beside the input, or merged_optimizer.jsonl).'}),
+    format: Flags.string({char: 'f', summary: 'Input format: a format name or alias (see "lmt converters").', required: true}),
+    mode: Flags.string({summary: 'Output mode.', options: ['optimizer'], default: 'optimizer'}),
+    'instance-id': Flags.string({summary: 'Instance id for formats without one.', default: 'instance'}),
+    'instance-block-sizes': Flags.string({summary: 'Per-instance block sizes in tokens: id:n[,id:n…].'}),
+    'converter-dir': Flags.string({summary: 'Extra directory of converter modules (repeatable).', multiple: true}),
+    'converter-module': Flags.string({summary: 'Extra converter module: a file or a package (repeatable).', multiple: true}),
+    'converter-config-json': Flags.string({summary: 'Converter config as a JSON object (overrides file keys).'}),
+    'converter-config-file': Flags.string({summary: 'Converter config from a JSON file.'}),
+    sort: Flags.boolean({summary: 'Merge inputs by time; --no-sort concatenates them in input order.', allowNo: true, default: true}),
+    'tokenizer-path': Flags.string({summary: 'text_trace: tokenizer directory (or Hub model id with --allow-download).'}),
+    'model-name': Flags.string({summary: 'text_trace: use ./model/<name> if that directory exists.'}),
+    'model-mapping': Flags.string({summary: 'a:b[,c:d…], passed to converters.'}),
+    'time-field': Flags.string({summary: 'text_trace: field holding the time.', default: 'time'}),
+    'content-field': Flags.string({summary: 'text_trace: field holding the prompt.', default: 'prompt_messages'}),
+    'num-workers': Flags.integer({summary: 'text_trace tokenization threads; 0 = CPUs − 1.', default: 4, min: 0}),
+    'ignore-response': Flags.boolean({summary: 'Passed to converters (ignoreResponse).', default: false}),
+    truncate: Flags.boolean({summary: 'Passed to converters; --no-truncate gives truncate: false.', allowNo: true, default: true}),
+    timezone: Flags.string({summary: 'text_trace: zone of naive times: UTC, local, or an IANA name.', default: 'UTC'}),
+    'allow-download': Flags.boolean({summary: 'text_trace: allow fetching a tokenizer from the Hub.', default: false}),
+    strict: Flags.boolean({summary: 'The first bad input line is a fatal error.', default: false}),
+    progress: Flags.boolean({summary: 'Progress bar on stderr (only when it is a terminal).', allowNo: true, default: true}),
+    quiet: Flags.boolean({char: 'q', summary: 'No progress, no informational lines, no per-line warnings (still counted).', default: false}),
+  }
+
+  async run(): Promise<ConvertSummary> {
+    const {flags} = await this.parse(Convert)
+    const reporter = new StderrReporter(flags.quiet)
+    // 2. value parsing
+    const instanceBlockSizes = parseInstanceBlockSizes(flags['instance-block-sizes'])
+    const modelMapping = parseModelMapping(flags['model-mapping'])
+    const timezone = checkTimezone(flags.timezone)
+    // 3. local files only
+    for (const input of flags.input) {
+      if (/^https?:/i.test(input))
+        throw lmtError('USAGE', `HTTP(S) inputs are not supported; download the file first: ${input}`)
+    }
+    // 4. discovery and format
+    const registry = await discoverConverters({
+      dirs: flags['converter-dir'],
+      modules: flags['converter-module'],
+      plugins: await pluginConverterSources(this.config, (m) => reporter.warn(m)),
+      onWarning: (m) => reporter.warn(m),
+    })
+    const reg = registry.resolve(flags.format)
+    if (!reg)
+      throw lmtError('UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
+        suggestions: ['run "lmt converters" to see every format and where it comes from'],
+      })
+    // 5. inputs
+    for (const input of flags.input) checkInput(input)
+    // 6. output
+    const output = flags.output ?? defaultOutputPath(flags.input)
+    checkOutput(output, flags.input)
+    // 7. converter config
+    const converterConfig = loadConverterConfig(flags['converter-config-file'], flags['converter-config-json'])
+
+    reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
+    const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
+    reporter.info(
+      `  instance id: ${flags['instance-id']}; block sizes: ${sizes || '(converter default)'}; truncate: ${flags.truncate}; ` +
+        `model mapping: ${modelMapping ? [...modelMapping].map(([a, b]) => `${a}→${b}`).join(', ') : 'none'}`,
+    )
+    const bar = createProgressBar(flags.progress && !flags.quiet, 'converting [{bar}] {percentage}% | {traces} traces')
+    reporter.beforeWrite = () => bar.clearLine()
+    const controller = new AbortController()
+    const run = new ConversionRun({
+      inputs: flags.input,
+      output,
+      format: reg.format,
+      converterClass: reg.cls,
+      converterSource: reg.source,
+      converterPath: reg.path,
+      options: {
+        defaultInstanceId: flags['instance-id'],
+        instanceBlockSizes,
+        mode: 'optimizer',
+        ...(converterConfig === undefined ? {} : {converterConfig}),
+        tokenizerPath: flags['tokenizer-path'],
+        modelName: flags['model-name'],
+        modelMapping,
+        timeField: flags['time-field'],
+        contentField: flags['content-field'],
+        numWorkers: flags['num-workers'] === 0 ? Math.max(1, cpus().length - 1) : flags['num-workers'],
+        ignoreResponse: flags['ignore-response'],
+        truncate: flags.truncate,
+        timezone,
+        allowDownload: flags['allow-download'],
+      },
+      sort: flags.sort,
+      strict: flags.strict,
+      logger: reporter,
+      signal: controller.signal,
+      onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, {traces: p.traces}),
+      onInputDone: (s) => reporter.info(renderInputLine(s)),
+    })
+    const onSignal = (signal: NodeJS.Signals): void => {
+      controller.abort()
+      bar.stop()
+      run.cleanupSync()
+      const exit = signal === 'SIGINT' ? 130 : 143
+      if (this.jsonEnabled())
+        process.stdout.write(JSON.stringify({error: {code: 'INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit}}) + '\n')
+      else process.stderr.write(`error: interrupted by ${signal}\n`)
+      process.exit(exit)
+    }
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
+    try {
+      const summary = await run.run()
+      bar.stop()
+      for (const line of renderSummary(summary)) reporter.info(line)
+      return summary
+    } finally {
+      bar.stop()
+      process.removeListener('SIGINT', onSignal)
+      process.removeListener('SIGTERM', onSignal)
+    }
+  }
+}
+
+function checkInput(input: string): void {
+  let st
+  try {
+    st = statSync(input)
+  } catch {
+    throw lmtError('INPUT_NOT_FOUND', `input not found: ${input}`, {suggestions: ['check the path; inputs are local files']})
+  }
+  if (!st.isFile()) throw lmtError('INPUT_NOT_FOUND', `cannot read ${input}: not a regular file`)
+  try {
+    accessSync(input, constants.R_OK)
+  } catch (err) {
+    throw lmtError('INPUT_NOT_FOUND', `cannot read ${input}: ${(err as Error).message}`)
+  }
+}
+
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return resolve(path)
+  }
+}
+
+function checkOutput(output: string, inputs: readonly string[]): void {
+  let st
+  try {
+    st = statSync(output)
+  } catch {
+    st = undefined
+  }
+  if (st?.isDirectory()) throw lmtError('USAGE', `output ${output} is a directory`, {suggestions: ['pass a file path with -o']})
+  const target = realOrResolved(output)
+  for (const input of inputs) {
+    if (realOrResolved(input) === target)
+      throw lmtError('USAGE', `output ${output} is the same file as input ${input}`, {suggestions: ['choose another -o path']})
+  }
+  try {
+    mkdirSync(dirname(resolve(output)), {recursive: true})
+  } catch (err) {
+    throw lmtError('OUTPUT_FAILED', `cannot create the directory of ${output}: ${(err as Error).message}`)
+  }
+}

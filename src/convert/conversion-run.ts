@@ -1,0 +1,316 @@
+import {mkdtempSync, renameSync, rmSync, statSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
+import {basename, dirname, join} from 'node:path'
+import {isLmtError, LmtError, lmtError} from '../errors.js'
+import {JsonSerializeError, serializeJson} from '../jsonl/serialize.js'
+import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
+import {LineReader} from '../jsonl/line-reader.js'
+import {InputAccounting} from './input-accounting.js'
+import {mergeRuns} from './merge-runs.js'
+import {BufferedWriter, type RunFile} from './run-files.js'
+import {TraceSorter} from './trace-sorter.js'
+import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
+import type {Converter, ConverterClass, ConverterOptions, Logger, Trace} from './types.js'
+
+export interface ConvertRequest {
+  inputs: readonly string[]
+  output: string
+  format: string
+  converterClass: ConverterClass
+  converterSource: string
+  converterPath?: string
+  options: Omit<ConverterOptions, 'logger' | 'spillDir'>
+  /** Merge inputs by time (default) or concatenate them (`--no-sort`). */
+  sort: boolean
+  strict: boolean
+  logger: Logger
+  signal?: AbortSignal
+  onProgress?(progress: {bytesDone: number; bytesTotal: number; traces: number}): void
+  onInputDone?(summary: InputSummary): void
+  /** Tuning for tests: reorder window and spill chunk size of the per-input sorter. */
+  sorterWindow?: number
+  sorterChunkChars?: number
+}
+
+function counts(): TraceCounts {
+  return {total: 0, byType: {}}
+}
+
+function fromMap(map: Map<string, number>): Record<string, number> {
+  return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
+/** Validates one trace of the contract and returns its timestamp, type and instance id. */
+function inspectTrace(trace: unknown, className: string): {ts: bigint; type: string; instanceId: unknown} {
+  let ts: unknown
+  let type: unknown
+  let instanceId: unknown
+  if (trace instanceof Map) {
+    ts = trace.get('timestamp_ns')
+    type = trace.get('type')
+    instanceId = trace.get('instance_id')
+  } else if (trace !== null && typeof trace === 'object' && !Array.isArray(trace)) {
+    const t = trace as Record<string, unknown>
+    ts = t.timestamp_ns
+    type = t.type
+    instanceId = t.instance_id
+  } else {
+    throw lmtError('CONTRACT_VIOLATION', `${className} produced a trace that is not an object (got ${describe(trace)})`)
+  }
+  let big: bigint
+  if (typeof ts === 'bigint') big = ts
+  else if (typeof ts === 'number' && Number.isSafeInteger(ts)) big = BigInt(ts)
+  else throw lmtError('CONTRACT_VIOLATION', `${className} produced a trace without an integer timestamp_ns (got ${describe(ts)})`)
+  return {ts: big, type: typeof type === 'string' ? type : '(none)', instanceId}
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'undefined'
+  if (typeof value === 'bigint') return `${value}n`
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return value === null ? 'null' : `an object`
+  return String(value)
+}
+
+/**
+ * One `lmt convert` run: converts every input with one converter instance, sorts each input stably by time in
+ * bounded memory, merges or concatenates the inputs, and writes the output atomically (temporary file beside it,
+ * then rename). All intermediate files live in one private directory beside the output, removed at the end.
+ */
+export class ConversionRun {
+  private tempDir: string | undefined
+  private readonly tempFiles = new Set<string>()
+  private readonly sorters: TraceSorter[] = []
+  private bytesTotal = 0
+  private bytesDone = 0
+  private tracesSoFar = 0
+
+  constructor(private readonly req: ConvertRequest) {}
+
+  /** Removes every temporary file and directory synchronously (safe to call from a signal handler). */
+  cleanupSync(): void {
+    for (const s of this.sorters) s.abandon()
+    for (const f of this.tempFiles) rmSync(f, {force: true})
+    this.tempFiles.clear()
+    if (this.tempDir) rmSync(this.tempDir, {recursive: true, force: true})
+    this.tempDir = undefined
+  }
+
+  async run(): Promise<ConvertSummary> {
+    const started = Date.now()
+    const {req} = this
+    const outDir = dirname(req.output)
+    for (const input of req.inputs) this.bytesTotal += statSync(input).size
+    this.tempDir = mkdtempSync(join(outDir, '.lmt-convert-'))
+    const className = req.converterClass.name
+    let converter: Converter | undefined
+    try {
+      try {
+        converter = new req.converterClass({...req.options, logger: req.logger, spillDir: this.tempDir})
+        await converter.init?.()
+      } catch (err) {
+        if (isLmtError(err)) throw err
+        throw lmtError('CONVERTER_FAILED', `${className} failed to initialise: ${(err as Error)?.message ?? String(err)}`, {cause: err})
+      }
+      const single = req.inputs.length === 1
+      const outTmp = this.newOutputTemp()
+      const inputs: InputSummary[] = []
+      const runsPerInput: RunFile[][] = []
+      const totals = counts()
+      const instanceTraces = new Map<string, number>()
+      let warnings = 0
+      for (let index = 0; index < req.inputs.length; index++) {
+        const path = req.inputs[index]
+        const sorter = new TraceSorter({
+          tempDir: this.tempDir,
+          name: `input${index}`,
+          directPath: single ? outTmp : undefined,
+          windowSize: req.sorterWindow,
+          chunkChars: req.sorterChunkChars,
+        })
+        this.sorters.push(sorter)
+        const ctx = new InputAccounting(path, index, {
+          strict: req.strict,
+          logger: req.logger,
+          signal: req.signal ?? new AbortController().signal,
+          onBytes: (bytes) => this.progress(bytes),
+        })
+        const traceCounts = counts()
+        const accept = (ts: bigint, type: string, instanceId: unknown, line: string): void => {
+          sorter.push(ts, line)
+          traceCounts.total++
+          traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
+          if (typeof instanceId === 'string') instanceTraces.set(instanceId, (instanceTraces.get(instanceId) ?? 0) + 1)
+          if ((++this.tracesSoFar & 0x3fff) === 0) this.checkAbort()
+        }
+        try {
+          if (typeof converter.convertToTraceJsonl === 'function') await this.viaJsonl(converter, className, path, ctx, accept)
+          else await this.viaTraces(converter, className, path, ctx, accept)
+        } catch (err) {
+          if (isLmtError(err)) throw err
+          if (err instanceof JsonSerializeError)
+            throw lmtError('CONTRACT_VIOLATION', `${className} produced a trace that cannot be serialized: ${err.message}`)
+          throw lmtError('CONVERTER_FAILED', `${className} failed on ${path}: ${(err as Error)?.message ?? String(err)}`, {cause: err})
+        }
+        runsPerInput.push(sorter.finish())
+        this.bytesDone += statSync(path).size
+        this.progress(0)
+        const summary: InputSummary = {
+          path,
+          bytes: statSync(path).size,
+          linesRead: ctx.usedLineReader ? ctx.linesRead : null,
+          blankLines: ctx.usedLineReader ? ctx.blankLines : null,
+          converted: ctx.usedLineReader ? ctx.convertedLines : null,
+          skipped: fromMap(ctx.skipped),
+          dropped: fromMap(ctx.dropped),
+          notes: fromMap(ctx.notes),
+          traces: traceCounts,
+        }
+        warnings += ctx.warnings
+        totals.total += traceCounts.total
+        for (const [t, n] of Object.entries(traceCounts.byType)) totals.byType[t] = (totals.byType[t] ?? 0) + n
+        inputs.push(summary)
+        req.onInputDone?.(summary)
+      }
+      if (totals.total === 0) throw lmtError('NO_TRACES')
+      this.assemble(runsPerInput, outTmp, single)
+      const known = new Set<string>(instanceTraces.keys())
+      for (const id of converter.knownInstanceIds?.() ?? []) known.add(id)
+      const instances = [...known]
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+        .map((instanceId) => ({
+          instanceId,
+          blockSize: typeof converter?.getBlockSize === 'function' ? converter.getBlockSize(instanceId) : null,
+          traces: instanceTraces.get(instanceId) ?? 0,
+        }))
+      return {
+        format: req.format,
+        converter: {className, source: req.converterSource, ...(req.converterPath ? {path: req.converterPath} : {})},
+        output: req.output,
+        ordering: req.sort ? 'merged' : 'concatenated',
+        traces: totals,
+        instances,
+        inputs,
+        warnings,
+        elapsedMs: Date.now() - started,
+      }
+    } finally {
+      try {
+        await converter?.close?.()
+      } finally {
+        this.cleanupSync()
+      }
+    }
+  }
+
+  private newOutputTemp(): string {
+    const path = join(dirname(this.req.output), `.${basename(this.req.output)}.lmt-tmp-${randomBytes(6).toString('hex')}`)
+    this.tempFiles.add(path)
+    return path
+  }
+
+  private progress(bytesOfCurrent: number): void {
+    this.req.onProgress?.({bytesDone: this.bytesDone + bytesOfCurrent, bytesTotal: this.bytesTotal, traces: this.tracesSoFar})
+  }
+
+  private checkAbort(): void {
+    if (this.req.signal?.aborted) throw new LmtError('INTERRUPTED', 'interrupted')
+  }
+
+  private async viaTraces(
+    converter: Converter,
+    className: string,
+    path: string,
+    ctx: InputAccounting,
+    accept: (ts: bigint, type: string, instanceId: unknown, line: string) => void,
+  ): Promise<void> {
+    const result: unknown = await (converter.convertToTraces as NonNullable<Converter['convertToTraces']>)(path, ctx)
+    const take = (trace: unknown): void => {
+      const info = inspectTrace(trace, className)
+      accept(info.ts, info.type, info.instanceId, serializeJson(trace as Trace))
+    }
+    if (Array.isArray(result)) for (const t of result) take(t)
+    else if (result !== null && typeof result === 'object' && Symbol.asyncIterator in result)
+      for await (const t of result as AsyncIterable<unknown>) take(t)
+    else if (result !== null && typeof result === 'object' && Symbol.iterator in result)
+      for (const t of result as Iterable<unknown>) take(t)
+    else
+      throw lmtError(
+        'CONTRACT_VIOLATION',
+        `${className}.convertToTraces() must return an array or an (async) iterable of traces (got ${describe(result)})`,
+      )
+  }
+
+  private async viaJsonl(
+    converter: Converter,
+    className: string,
+    path: string,
+    ctx: InputAccounting,
+    accept: (ts: bigint, type: string, instanceId: unknown, line: string) => void,
+  ): Promise<void> {
+    const tmp = join(this.tempDir as string, `converter-${ctx.index}.jsonl`)
+    const returned: unknown = await (converter.convertToTraceJsonl as NonNullable<Converter['convertToTraceJsonl']>)(path, tmp, ctx)
+    const valid =
+      (typeof returned === 'number' && Number.isSafeInteger(returned) && returned >= 0) ||
+      (typeof returned === 'bigint' && returned >= 0n)
+    if (!valid)
+      throw lmtError(
+        'CONTRACT_VIOLATION',
+        `${className}.convertToTraceJsonl() must return a non-negative integer trace count (got ${describe(returned)})`,
+      )
+    let lines = 0
+    const reader = new LineReader(tmp)
+    try {
+      for await (const line of reader.lines()) {
+        lines++
+        let value: unknown
+        try {
+          value = parseJson(line.text)
+        } catch (err) {
+          if (!this.req.sort && err instanceof JsonSyntaxError) {
+            accept(0n, '(unparsed)', undefined, line.text)
+            continue
+          }
+          throw lmtError('CONTRACT_VIOLATION', `${className} wrote a line that is not valid JSON (line ${line.lineNo}: ${(err as Error).message})`)
+        }
+        if (!this.req.sort) {
+          const type = value instanceof Map && typeof value.get('type') === 'string' ? (value.get('type') as string) : '(none)'
+          const id = value instanceof Map ? value.get('instance_id') : undefined
+          accept(0n, type, id, line.text) // verbatim, order is the converter's
+          continue
+        }
+        const info = inspectTrace(value, className)
+        accept(info.ts, info.type, info.instanceId, serializeJson(value))
+      }
+    } catch (err) {
+      if (isLmtError(err)) throw err
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && lines === 0 && BigInt(returned as number | bigint) === 0n) return
+      throw err
+    }
+    if (BigInt(lines) !== BigInt(returned as number | bigint))
+      this.req.logger.warn(`${className}.convertToTraceJsonl() reported ${returned} traces for ${path} but wrote ${lines}; using ${lines}`)
+  }
+
+  /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */
+  private assemble(runsPerInput: RunFile[][], outTmp: string, single: boolean): void {
+    const {req} = this
+    if (single && runsPerInput[0].length === 1 && !runsPerInput[0][0].prefixed) {
+      renameSync(outTmp, req.output)
+      this.tempFiles.delete(outTmp)
+      return
+    }
+    const finalTmp = this.newOutputTemp()
+    const out = new BufferedWriter(finalTmp)
+    try {
+      if (req.sort) mergeRuns(runsPerInput.flat(), out)
+      else for (const runs of runsPerInput) mergeRuns(runs, out)
+      out.close()
+    } catch (err) {
+      out.abandon()
+      throw lmtError('OUTPUT_FAILED', `cannot write ${req.output}: ${(err as Error).message}`, {cause: err})
+    }
+    renameSync(finalTmp, req.output)
+    this.tempFiles.delete(finalTmp)
+  }
+}

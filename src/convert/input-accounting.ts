@@ -1,0 +1,106 @@
+import {lmtError} from '../errors.js'
+import {type InputLine, LineReader} from '../jsonl/line-reader.js'
+import type {InputContext, Logger} from './types.js'
+
+const WARNINGS_PER_CODE = 100
+const PREVIEW_CHARS = 100
+
+function increment(map: Map<string, number>, code: string, n = 1): void {
+  map.set(code, (map.get(code) ?? 0) + n)
+}
+
+/** The trimmed line cut to its first 100 code points, `...` when longer. */
+export function linePreview(text: string): string {
+  let count = 0
+  let i = 0
+  while (i < text.length && count < PREVIEW_CHARS) {
+    const c = text.charCodeAt(i)
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length ? 2 : 1
+    count++
+  }
+  return i < text.length ? text.slice(0, i) + '...' : text
+}
+
+export interface AccountingHooks {
+  strict: boolean
+  logger: Logger
+  signal: AbortSignal
+  onBytes?(bytesReadThisInput: number): void
+}
+
+/**
+ * The per-input {@link InputContext}: line reader, and the accounting of every non-blank line as converted,
+ * skipped (bad, warned) or dropped (by design), plus notes and per-code warning suppression.
+ */
+export class InputAccounting implements InputContext {
+  readonly skipped = new Map<string, number>()
+  readonly dropped = new Map<string, number>()
+  readonly notes = new Map<string, number>()
+  convertedLines = 0
+  warnings = 0
+  private reader: LineReader | undefined
+  private readonly warnedPerCode = new Map<string, number>()
+
+  constructor(
+    readonly path: string,
+    readonly index: number,
+    private readonly hooks: AccountingHooks,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.hooks.signal
+  }
+
+  /** True once the converter read its input through {@link lines}. */
+  get usedLineReader(): boolean {
+    return this.reader !== undefined
+  }
+
+  get linesRead(): number {
+    return this.reader?.linesRead ?? 0
+  }
+
+  get blankLines(): number {
+    return this.reader?.blankLines ?? 0
+  }
+
+  get bytesRead(): number {
+    return this.reader?.bytesRead ?? 0
+  }
+
+  lines(): AsyncIterable<InputLine> {
+    const reader = new LineReader(this.path, {
+      invalidUtf8: (lineNo, preview) => this.skip({lineNo, text: preview}, 'invalid_utf8', 'line is not valid UTF-8'),
+      progress: (bytes) => this.hooks.onBytes?.(bytes),
+    })
+    this.reader = reader
+    return reader.lines()
+  }
+
+  skip(line: InputLine, code: string, message: string): void {
+    increment(this.skipped, code)
+    if (this.hooks.strict) throw lmtError('STRICT_INPUT', `${this.path}:${line.lineNo}`, code, message)
+    this.warnLine(line, code, message)
+  }
+
+  drop(_line: InputLine, code: string): void {
+    increment(this.dropped, code)
+  }
+
+  converted(_line: InputLine): void {
+    this.convertedLines++
+  }
+
+  note(code: string, n = 1): void {
+    increment(this.notes, code, n)
+  }
+
+  warnLine(line: InputLine, code: string, message: string): void {
+    this.warnings++
+    const seen = (this.warnedPerCode.get(code) ?? 0) + 1
+    this.warnedPerCode.set(code, seen)
+    if (seen <= WARNINGS_PER_CODE)
+      this.hooks.logger.warn(`${this.path}:${line.lineNo}: ${code}: ${message} | ${linePreview(line.text)}`)
+    else if (seen === WARNINGS_PER_CODE + 1) this.hooks.logger.warn(`${this.path}: further ${code} warnings suppressed`)
+  }
+}

@@ -1,0 +1,102 @@
+import {readFileSync} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
+import {lmtError} from '../errors.js'
+import {pythonStrip} from '../jsonl/trim.js'
+
+const SIZE_TEXT = /^[+-]?[0-9]+(?:_[0-9]+)*$/
+
+function pairs(value: string, flag: string): Array<[string, string]> {
+  if (value === '') return []
+  return value.split(',').map((piece) => {
+    const parts = piece.split(':')
+    if (parts.length !== 2) throw lmtError('USAGE', `${flag}: "${piece}" is not of the form id:value`)
+    return [parts[0], parts[1]]
+  })
+}
+
+/** `--instance-block-sizes "a:16, b : 32"` → Map {a → 16, b → 32}; malformed or < 1 is a usage error. */
+export function parseInstanceBlockSizes(value: string | undefined): Map<string, number> {
+  const out = new Map<string, number>()
+  if (value === undefined) return out
+  for (const [idText, sizeText] of pairs(value, '--instance-block-sizes')) {
+    const size = pythonStrip(sizeText)
+    const piece = `${idText}:${sizeText}`
+    if (!SIZE_TEXT.test(size)) throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size is not an integer`)
+    const n = BigInt(size.replace(/_/g, ''))
+    if (n < 1n) throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size must be at least 1`)
+    if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size is too large`)
+    out.set(pythonStrip(idText), Number(n))
+  }
+  return out
+}
+
+/** `--model-mapping "a:b,c:d"` → ordered Map (later duplicates replace earlier values). */
+export function parseModelMapping(value: string | undefined): Map<string, string> | undefined {
+  if (value === undefined) return undefined
+  const out = new Map<string, string>()
+  for (const [from, to] of pairs(value, '--model-mapping')) out.set(pythonStrip(from), pythonStrip(to))
+  return out
+}
+
+function asObject(value: unknown, what: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw lmtError('BAD_CONFIG', `${what} must be a JSON object`)
+  return value as Record<string, unknown>
+}
+
+/**
+ * The converter config: the file's keys, then the inline keys over them (an overridden key keeps its position).
+ * Undefined when neither flag was given (converters then get no `converterConfig`).
+ */
+export function loadConverterConfig(file: string | undefined, inline: string | undefined): Record<string, unknown> | undefined {
+  if (file === undefined && inline === undefined) return undefined
+  const config: Record<string, unknown> = {}
+  if (file !== undefined) {
+    let text: string
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch (err) {
+      throw lmtError('BAD_CONFIG', `cannot read ${file}: ${(err as Error).message}`)
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch (err) {
+      throw lmtError('BAD_CONFIG', `${file}: ${(err as Error).message}`)
+    }
+    Object.assign(config, asObject(parsed, file))
+  }
+  if (inline !== undefined && inline !== '') {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(inline)
+    } catch (err) {
+      throw lmtError('BAD_CONFIG', `--converter-config-json: ${(err as Error).message}`)
+    }
+    Object.assign(config, asObject(parsed, '--converter-config-json'))
+  }
+  return config
+}
+
+/** File name without its last extension (a dot that is the first or last character does not count). */
+export function fileStem(name: string): string {
+  const dot = name.lastIndexOf('.')
+  return dot > 0 && dot < name.length - 1 ? name.slice(0, dot) : name
+}
+
+/** The automatic output path: `<dir>/<stem>_optimizer.jsonl`, or `<dir of first>/merged_optimizer.jsonl`. */
+export function defaultOutputPath(inputs: readonly string[]): string {
+  if (inputs.length === 1) return join(dirname(inputs[0]), `${fileStem(basename(inputs[0]))}_optimizer.jsonl`)
+  return join(dirname(inputs[0]), 'merged_optimizer.jsonl')
+}
+
+/** Resolves `--timezone`: `UTC`, `local`, or an IANA name known to this runtime. */
+export function checkTimezone(zone: string): string {
+  if (zone === 'UTC' || zone === 'local') return zone
+  try {
+    new Intl.DateTimeFormat('en-US', {timeZone: zone})
+  } catch {
+    throw lmtError('USAGE', `--timezone: unknown time zone "${zone}"`, {suggestions: ['use UTC, local, or an IANA name such as Europe/Berlin']})
+  }
+  return zone
+}

@@ -1,0 +1,146 @@
+import {join} from 'node:path'
+import {BufferedWriter, type RunFile} from './run-files.js'
+
+interface Item {
+  ts: bigint
+  line: string
+}
+
+export interface TraceSorterOptions {
+  /** Private temporary directory for runs. */
+  tempDir: string
+  /** Unique prefix for this sorter's run files. */
+  name: string
+  /** When set, the first run is written here without a timestamp prefix (it may become the output as is). */
+  directPath?: string
+  /** Traces held back to absorb local disorder before the stream is declared unsorted. */
+  windowSize?: number
+  /** Line text held in memory per spilled chunk once the input turned out unsorted. */
+  chunkChars?: number
+}
+
+const byTimestamp = (a: Item, b: Item): number => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0)
+
+/**
+ * Stable sort of one input's traces by `timestamp_ns` (ties keep emission order) in bounded memory.
+ *
+ * Traces pass through a sorted window; when it is full its minimum is written to the first run. Time-sorted input
+ * (or input with disorder smaller than the window) thus streams straight through. If a trace arrives that sorts
+ * before one already written, the sorter switches to an external merge sort: the part written so far is the first
+ * run, the window and later traces are sorted in chunks and spilled as further runs. Ties across runs resolve by run
+ * order, which equals emission order, so merging the runs by (timestamp, run index) is the stable sort.
+ */
+export class TraceSorter {
+  private readonly windowSize: number
+  private readonly chunkChars: number
+  private window: Item[] = []
+  private head = 0
+  private lastWritten: bigint | undefined
+  private first: BufferedWriter | undefined
+  private readonly firstRun: RunFile
+  private spilling = false
+  private chunk: Item[] = []
+  private chunkSize = 0
+  private readonly runs: RunFile[] = []
+  count = 0
+
+  constructor(private readonly opts: TraceSorterOptions) {
+    this.windowSize = opts.windowSize ?? 65_536
+    this.chunkChars = opts.chunkChars ?? 32 << 20
+    const path = opts.directPath ?? join(opts.tempDir, `${opts.name}-run0.txt`)
+    this.firstRun = {path, prefixed: opts.directPath === undefined, count: 0}
+    this.first = new BufferedWriter(path)
+    this.runs.push(this.firstRun)
+  }
+
+  /** True once the input proved unsorted beyond the window. */
+  get spilled(): boolean {
+    return this.spilling
+  }
+
+  push(ts: bigint, line: string): void {
+    this.count++
+    if (this.spilling) return this.pushChunk({ts, line})
+    if (this.lastWritten !== undefined && ts < this.lastWritten) {
+      this.startSpilling()
+      return this.pushChunk({ts, line})
+    }
+    const w = this.window
+    const item = {ts, line}
+    if (w.length === this.head || ts >= w[w.length - 1].ts) w.push(item)
+    else {
+      // upper bound: after every item with an equal timestamp (emission order)
+      let lo = this.head
+      let hi = w.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (w[mid].ts > ts) hi = mid
+        else lo = mid + 1
+      }
+      w.splice(lo, 0, item)
+    }
+    if (w.length - this.head > this.windowSize) {
+      this.writeFirst(w[this.head])
+      w[this.head++] = undefined as unknown as Item
+      if (this.head >= this.windowSize) {
+        w.splice(0, this.head)
+        this.head = 0
+      }
+    }
+  }
+
+  /** Ends the input; returns its sorted runs in run order. */
+  finish(): RunFile[] {
+    if (!this.spilling) {
+      for (let i = this.head; i < this.window.length; i++) this.writeFirst(this.window[i])
+      this.window = []
+      this.head = 0
+      this.closeFirst()
+    } else if (this.chunk.length > 0) this.spillChunk()
+    return this.runs
+  }
+
+  /** Releases open files after a failure (the caller removes the directory). */
+  abandon(): void {
+    this.first?.abandon()
+    this.first = undefined
+  }
+
+  private writeFirst(item: Item): void {
+    const w = this.first as BufferedWriter
+    w.write(this.firstRun.prefixed ? `${item.ts}\t${item.line}\n` : item.line + '\n')
+    this.firstRun.count++
+    this.lastWritten = item.ts
+  }
+
+  private closeFirst(): void {
+    this.first?.close()
+    this.first = undefined
+  }
+
+  private startSpilling(): void {
+    this.spilling = true
+    this.closeFirst()
+    for (let i = this.head; i < this.window.length; i++) this.pushChunk(this.window[i])
+    this.window = []
+    this.head = 0
+  }
+
+  private pushChunk(item: Item): void {
+    this.chunk.push(item)
+    this.chunkSize += item.line.length + 24
+    if (this.chunkSize >= this.chunkChars) this.spillChunk()
+  }
+
+  private spillChunk(): void {
+    this.chunk.sort(byTimestamp) // Array.prototype.sort is stable
+    const run: RunFile = {path: join(this.opts.tempDir, `${this.opts.name}-run${this.runs.length}.txt`), prefixed: true, count: 0}
+    const w = new BufferedWriter(run.path)
+    for (const item of this.chunk) w.write(`${item.ts}\t${item.line}\n`)
+    w.close()
+    run.count = this.chunk.length
+    this.runs.push(run)
+    this.chunk = []
+    this.chunkSize = 0
+  }
+}

@@ -1,0 +1,72 @@
+import type {InputLine} from '../jsonl/line-reader.js'
+
+/** A trace record: a plain object or a Map, serialized in key insertion order. */
+export type Trace = Record<string, unknown> | Map<string, unknown>
+
+export interface Logger {
+  warn(message: string): void
+  info(message: string): void
+}
+
+/** What the framework hands to `new Converter(options)` (unknown fields must be ignored by converters). */
+export interface ConverterOptions {
+  defaultInstanceId: string
+  instanceBlockSizes: ReadonlyMap<string, number> | Readonly<Record<string, number>>
+  mode: 'optimizer'
+  /** Present only when `--converter-config-json` or `--converter-config-file` was given. */
+  converterConfig?: Record<string, unknown>
+  tokenizerPath?: string
+  modelName?: string
+  modelMapping?: ReadonlyMap<string, string>
+  timeField: string
+  contentField: string
+  numWorkers: number
+  ignoreResponse: boolean
+  truncate: boolean
+  timezone: string
+  allowDownload: boolean
+  logger: Logger
+  /** Framework-private directory where a converter may spill bounded-memory state (e.g. collision sets). */
+  spillDir?: string
+}
+
+/** Per-input services of the framework (spec convert.md §4.4). */
+export interface InputContext {
+  readonly path: string
+  readonly index: number
+  /** The standard line reader: non-blank trimmed lines with 1-based numbers; counts lines, reports invalid UTF-8. */
+  lines(): AsyncIterable<InputLine>
+  /** A bad line: warning and count (fatal under --strict). */
+  skip(line: InputLine, code: string, message: string): void
+  /** A valid line deliberately not converted: counted, no warning. */
+  drop(line: InputLine, code: string): void
+  /** The line contributed to the output. */
+  converted(line: InputLine): void
+  /** An informational counter. */
+  note(code: string, n?: number): void
+  /** A warning about a line that is still converted (same shape as skip warnings, not counted as a skip). */
+  warnLine(line: InputLine, code: string, message: string): void
+  readonly signal: AbortSignal
+}
+
+export type TraceSource = Iterable<Trace> | AsyncIterable<Trace> | Trace[]
+
+/** The converter contract: at least one of the two output methods. */
+export interface Converter {
+  convertToTraces?(inputPath: string, ctx: InputContext): TraceSource | Promise<TraceSource>
+  convertToTraceJsonl?(inputPath: string, outputPath: string, ctx: InputContext): number | bigint | Promise<number | bigint>
+  init?(): void | Promise<void>
+  close?(): void | Promise<void>
+  getBlockSize?(instanceId: string): number
+  /** Instance ids the converter registered, including those without traces (shown in the summary). */
+  knownInstanceIds?(): Iterable<string>
+}
+
+export interface ConverterClass {
+  new (options: ConverterOptions): Converter
+  readonly name: string
+  aliases?: readonly string[]
+  description?: string
+}
+
+export type {InputLine}

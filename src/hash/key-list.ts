@@ -1,0 +1,108 @@
+import {formatInt64} from '../jsonl/int64-format.js'
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+const LO = LITTLE_ENDIAN ? 0 : 1
+const HI = LITTLE_ENDIAN ? 1 : 0
+const TWO32 = 4294967296
+
+/** The golden-ratio constant of the prefix hash, as two 32-bit halves. */
+const K_HI = 0x9e3779b9
+const K_LO = 0x7f4a7c15
+
+export type HashInput = number | bigint | boolean
+
+/**
+ * An immutable list of signed 64-bit keys backed by a BigInt64Array.
+ * Immutability lets the serializer cache its JSON text, so a get and its write share one serialization.
+ */
+export class KeyList implements Iterable<bigint> {
+  private text: string | undefined
+
+  private constructor(private readonly data: BigInt64Array) {}
+
+  static from(values: Iterable<bigint | number>): KeyList {
+    const arr: bigint[] = []
+    for (const v of values) arr.push(BigInt.asIntN(64, BigInt(v)))
+    return new KeyList(BigInt64Array.from(arr))
+  }
+
+  /** Keys of the chained prefix hash over `ids[0..count)` (one key per id). */
+  static prefixHash(ids: ArrayLike<HashInput>, count = ids.length): KeyList {
+    const data = new BigInt64Array(count)
+    const words = new Uint32Array(data.buffer)
+    let uh = 0
+    let ul = 0
+    for (let i = 0; i < count; i++) {
+      const v = ids[i] as HashInput
+      let vh: number
+      let vl: number
+      if (typeof v === 'number') {
+        vl = v >>> 0
+        vh = Math.floor(v / TWO32) >>> 0
+      } else if (typeof v === 'bigint') {
+        const u = BigInt.asUintN(64, v)
+        vl = Number(u & 0xffffffffn)
+        vh = Number(u >> 32n)
+      } else {
+        vl = v ? 1 : 0
+        vh = 0
+      }
+      // r = v + K + (u << 12) + (u >>> 32), modulo 2^64, then u ^= r
+      const sl = (ul << 12) >>> 0
+      const sh = ((uh << 12) | (ul >>> 20)) >>> 0
+      const lowSum = vl + K_LO + sl + uh
+      const rl = lowSum >>> 0
+      const carry = Math.floor(lowSum / TWO32)
+      const rh = (vh + K_HI + sh + carry) >>> 0
+      ul = (ul ^ rl) >>> 0
+      uh = (uh ^ rh) >>> 0
+      words[2 * i + LO] = ul
+      words[2 * i + HI] = uh
+    }
+    return new KeyList(data)
+  }
+
+  /** Keys of the token-block variant: the chain runs over tokens; a block's key is the hash after its last token. */
+  static tokenBlocks(tokens: ArrayLike<HashInput>, blockSize: number, truncate = false): KeyList {
+    if (!(blockSize >= 1)) throw new RangeError(`block size must be positive (got ${blockSize})`)
+    const chain = KeyList.prefixHash(tokens)
+    const full = Math.floor(tokens.length / blockSize)
+    const count = truncate || tokens.length % blockSize === 0 ? full : full + 1
+    const out = new BigInt64Array(count)
+    for (let b = 0; b < count; b++) out[b] = chain.data[Math.min((b + 1) * blockSize, tokens.length) - 1]
+    return new KeyList(out)
+  }
+
+  get length(): number {
+    return this.data.length
+  }
+
+  at(index: number): bigint | undefined {
+    return this.data.at(index)
+  }
+
+  toArray(): bigint[] {
+    return Array.from(this.data)
+  }
+
+  [Symbol.iterator](): Iterator<bigint> {
+    return this.data[Symbol.iterator]()
+  }
+
+  /** The first `count` keys (this very list when nothing is cut: it is immutable). */
+  head(count: number): KeyList {
+    if (count >= this.data.length) return this
+    return new KeyList(this.data.slice(0, Math.max(0, count)))
+  }
+
+  /** JSON array text in Python `json.dumps` layout, computed once. */
+  toJsonText(): string {
+    if (this.text !== undefined) return this.text
+    const n = this.data.length
+    if (n === 0) return (this.text = '[]')
+    const words = new Uint32Array(this.data.buffer, this.data.byteOffset, n * 2)
+    let out = '[' + formatInt64(words[HI], words[LO])
+    for (let i = 1; i < n; i++) out += ', ' + formatInt64(words[2 * i + HI], words[2 * i + LO])
+    return (this.text = out + ']')
+  }
+}

@@ -1,0 +1,13 @@
+// The public API of lmt: what converter and plugin authors build against.
+export {BaseConverter, type GetTrace, type GetTraceExtra, type Keys, type WriteTrace} from './convert/base-converter.js'
+export type {Converter, ConverterClass, ConverterOptions, InputContext, InputLine, Logger, Trace, TraceSource} from './convert/types.js'
+export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
+export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'
+export {KeyList, type HashInput} from './hash/key-list.js'
+export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'
+export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/json-float.js'
+export {JsonSyntaxError, parseJson} from './jsonl/parse.js'
+export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serialize.js'
+export {pythonFloatRepr} from './jsonl/float-repr.js'
+export {pythonStrip} from './jsonl/trim.js'
+export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'

@@ -1,0 +1,113 @@
+import {createReadStream} from 'node:fs'
+import {isUtf8} from 'node:buffer'
+import type {Readable} from 'node:stream'
+import {pythonStrip} from './trim.js'
+
+/** A non-blank input line: 1-based number (blank lines counted) and its trimmed text. */
+export interface InputLine {
+  readonly lineNo: number
+  readonly text: string
+}
+
+export interface LineReaderEvents {
+  /** A line whose bytes are not valid UTF-8; `preview` is its lossy decoding, trimmed. */
+  invalidUtf8?(lineNo: number, preview: string): void
+  /** Called after every chunk with the running byte count. */
+  progress?(bytesRead: number): void
+}
+
+const CHUNK = 1 << 20
+const LF = 0x0a
+const CR = 0x0d
+
+function lastTerminator(buf: Buffer, from: number): number {
+  if (from < 0) return -1
+  return Math.max(buf.lastIndexOf(LF, from), buf.lastIndexOf(CR, from))
+}
+
+/**
+ * Streams the lines of a file with Python's universal newlines (`\n`, `\r\n`, lone `\r`), skipping a UTF-8 BOM at
+ * the start. Reads ≥ 1 MiB chunks and splits them without `readline` (2–3× faster). Counts every line.
+ */
+export class LineReader {
+  linesRead = 0
+  blankLines = 0
+  bytesRead = 0
+
+  constructor(
+    private readonly source: string | Readable,
+    private readonly events: LineReaderEvents = {},
+  ) {}
+
+  async *lines(): AsyncGenerator<InputLine> {
+    const stream =
+      typeof this.source === 'string' ? createReadStream(this.source, {highWaterMark: CHUNK}) : this.source
+    let carry: Buffer | undefined
+    let atStart = true
+    const out: InputLine[] = []
+    for await (const piece of stream as AsyncIterable<Buffer>) {
+      this.bytesRead += piece.length
+      let buf = carry ? Buffer.concat([carry, piece]) : piece
+      carry = undefined
+      if (atStart) {
+        if (buf.length < 3 && buf.length > 0 && Buffer.from([0xef, 0xbb, 0xbf]).subarray(0, buf.length).equals(buf)) {
+          carry = buf // might still become a BOM
+          continue
+        }
+        atStart = false
+        if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3)
+      }
+      // complete lines end at the last terminator; a trailing CR waits for a possible LF
+      let end = lastTerminator(buf, buf.length - 1)
+      if (end === buf.length - 1 && buf[end] === CR) end = lastTerminator(buf, end - 1)
+      if (end < 0) {
+        carry = buf
+        continue
+      }
+      this.split(buf.subarray(0, end + 1), out)
+      if (end + 1 < buf.length) carry = Buffer.from(buf.subarray(end + 1))
+      this.events.progress?.(this.bytesRead)
+      for (let i = 0; i < out.length; i++) yield out[i]
+      out.length = 0
+    }
+    if (carry && carry.length > 0) {
+      if (atStart && carry[0] === 0xef && carry[1] === 0xbb && carry[2] === 0xbf) carry = carry.subarray(3)
+      this.split(carry, out, true)
+      for (let i = 0; i < out.length; i++) yield out[i]
+      out.length = 0
+    }
+    this.events.progress?.(this.bytesRead)
+  }
+
+  /** Splits a region that ends with a terminator (or at end of file when `final`). */
+  private split(region: Buffer, out: InputLine[], final = false): void {
+    if (isUtf8(region)) {
+      const text = region.toString('utf8')
+      const parts = text.indexOf('\r') < 0 ? text.split('\n') : text.split(/\r\n|\r|\n/)
+      // the region ends with a terminator, so the last part is empty unless this is the unterminated tail
+      const count = final && !/[\r\n]$/.test(text) ? parts.length : parts.length - 1
+      for (let i = 0; i < count; i++) this.accept(pythonStrip(parts[i]), out)
+      return
+    }
+    let start = 0
+    const n = region.length
+    while (start < n) {
+      let p = start
+      while (p < n && region[p] !== LF && region[p] !== CR) p++
+      const bytes = region.subarray(start, p)
+      if (isUtf8(bytes)) this.accept(pythonStrip(bytes.toString('utf8')), out)
+      else {
+        this.linesRead++
+        this.events.invalidUtf8?.(this.linesRead, pythonStrip(bytes.toString('utf8')))
+      }
+      if (p < n && region[p] === CR && region[p + 1] === LF) p++
+      start = p + 1
+    }
+  }
+
+  private accept(text: string, out: InputLine[]): void {
+    this.linesRead++
+    if (text.length === 0) this.blankLines++
+    else out.push({lineNo: this.linesRead, text})
+  }
+}

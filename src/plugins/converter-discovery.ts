@@ -1,0 +1,123 @@
+import {existsSync} from 'node:fs'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+import {resolve as resolveSpecifier} from 'import-meta-resolve'
+import type {ConverterClass} from '../convert/types.js'
+import {ConverterRegistry} from './converter-registry.js'
+import {formatNameOf} from './format-name.js'
+import {importFile, loadTsx, scanModuleDir} from './module-loader.js'
+
+/** Converters contributed by an installed lmt plugin (see the plugin guide). */
+export interface PluginConverterSource {
+  /** npm package name of the plugin */
+  name: string
+  /** directories to scan like `--converter-dir` */
+  dirs: string[]
+  /** classes returned by the plugin's `lmt:converters` hook */
+  classes: unknown[]
+}
+
+export interface DiscoveryOptions {
+  /** Built-in converters directory; defaults to the package's compiled `plugins/converters`. */
+  builtinDir?: string
+  dirs?: readonly string[]
+  modules?: readonly string[]
+  plugins?: readonly PluginConverterSource[]
+  onWarning?: (message: string) => void
+}
+
+/** The compiled built-in converters directory of this installation. */
+export function builtinConvertersDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url)) // <root>/dist/src/plugins or <root>/src/plugins
+  return resolve(here, '..', '..', 'plugins', 'converters')
+}
+
+function hasMethod(cls: {prototype?: unknown}, name: string): boolean {
+  let proto = cls.prototype as Record<string, unknown> | null | undefined
+  while (proto && proto !== Object.prototype) {
+    const d = Object.getOwnPropertyDescriptor(proto, name)
+    if (d && typeof d.value === 'function') return true
+    proto = Object.getPrototypeOf(proto)
+  }
+  return false
+}
+
+/** True when `value` is a class following the converter convention; warns when only the name matches. */
+export function examineExport(value: unknown, path: string, registry: ConverterRegistry): value is ConverterClass {
+  if (typeof value !== 'function' || !value.prototype) return false
+  const name = (value as {name: string}).name
+  if (formatNameOf(name) === undefined) return false
+  if (hasMethod(value, 'convertToTraces') || hasMethod(value, 'convertToTraceJsonl')) return true
+  registry.warn(`${name} in ${path} has neither convertToTraces nor convertToTraceJsonl; ignored`)
+  return false
+}
+
+function registerModule(ns: Record<string, unknown>, path: string, source: string, registry: ConverterRegistry): void {
+  const names = Object.keys(ns)
+    .filter((n) => n !== 'default')
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  if ('default' in ns) names.push('default')
+  for (const name of names) {
+    const value = ns[name]
+    if (examineExport(value, path, registry)) registry.register(value, source, path)
+  }
+}
+
+async function loadModule(path: string, source: string, registry: ConverterRegistry): Promise<void> {
+  let ns: Record<string, unknown>
+  try {
+    ns = await importFile(path)
+  } catch (err) {
+    registry.warn(`cannot load converter module ${path}: ${(err as Error)?.message ?? String(err)}`)
+    return
+  }
+  registerModule(ns, path, source, registry)
+}
+
+async function scanDir(dir: string, source: string, registry: ConverterRegistry): Promise<void> {
+  const typescript = (await loadTsx()) !== undefined
+  const scanned = await scanModuleDir(dir, typescript)
+  if (scanned.missing) {
+    registry.warn(`converter directory not found: ${dir}`)
+    return
+  }
+  if (scanned.skippedTs > 0)
+    registry.warn(`${scanned.skippedTs} TypeScript file(s) in ${dir} skipped; install tsx to load them`)
+  for (const file of scanned.files) await loadModule(file, source, registry)
+}
+
+/** Resolves a `--converter-module` value: an existing file, else a package specifier resolved from the cwd. */
+function resolveModuleSpec(spec: string): string {
+  if (existsSync(spec)) return resolve(spec)
+  const parent = pathToFileURL(join(process.cwd(), 'lmt-resolve.js')).href
+  return fileURLToPath(resolveSpecifier(spec, parent))
+}
+
+/**
+ * Discovers converters from the four sources in order — built-in, each `--converter-dir`, each
+ * `--converter-module`, installed plugins — into a registry (last writer wins). Never throws for a broken module:
+ * every load failure is a warning.
+ */
+export async function discoverConverters(options: DiscoveryOptions = {}): Promise<ConverterRegistry> {
+  const registry = new ConverterRegistry(options.onWarning)
+  await scanDir(options.builtinDir ?? builtinConvertersDir(), 'built-in', registry)
+  for (const dir of options.dirs ?? []) await scanDir(resolve(dir), `dir:${dir}`, registry)
+  for (const spec of options.modules ?? []) {
+    let path: string
+    try {
+      path = resolveModuleSpec(spec)
+    } catch (err) {
+      registry.warn(`cannot load converter module ${spec}: ${(err as Error)?.message ?? String(err)}`)
+      continue
+    }
+    await loadModule(path, `module:${spec}`, registry)
+  }
+  for (const plugin of options.plugins ?? []) {
+    for (const dir of plugin.dirs) await scanDir(dir, `plugin:${plugin.name}`, registry)
+    for (const cls of plugin.classes) {
+      if (examineExport(cls, plugin.name, registry)) registry.register(cls, `plugin:${plugin.name}`)
+      else registry.warn(`plugin ${plugin.name}: lmt:converters returned something that is not a converter class; ignored`)
+    }
+  }
+  return registry
+}

@@ -1,0 +1,41 @@
+import {join} from 'node:path'
+import type {Config} from '@oclif/core'
+import type {PluginConverterSource} from './converter-discovery.js'
+
+interface LmtManifest {
+  converters?: unknown
+  levels?: unknown
+}
+
+/**
+ * Converter contributions of installed lmt plugins (oclif plugins other than lmt itself), in `config.plugins` order:
+ * the `"lmt": {"converters": "<dir>"}` field of their package.json, and classes returned by an `lmt:converters` hook.
+ */
+export async function pluginConverterSources(config: Config, warn: (message: string) => void): Promise<PluginConverterSource[]> {
+  const sources = new Map<string, PluginConverterSource>()
+  const entry = (name: string): PluginConverterSource => {
+    let s = sources.get(name)
+    if (!s) sources.set(name, (s = {name, dirs: [], classes: []}))
+    return s
+  }
+  for (const plugin of config.getPluginsList()) {
+    if (plugin.name === config.name || plugin.type === 'core') continue
+    const manifest = (plugin.pjson as {lmt?: LmtManifest}).lmt
+    if (manifest?.converters === undefined) continue
+    if (typeof manifest.converters !== 'string') {
+      warn(`plugin ${plugin.name}: "lmt.converters" in package.json must be a directory path; ignored`)
+      continue
+    }
+    entry(plugin.name).dirs.push(join(plugin.root, manifest.converters))
+  }
+  const hook = await config.runHook('lmt:converters' as never, {} as never)
+  for (const failure of hook.failures)
+    warn(`plugin ${failure.plugin.name}: lmt:converters hook failed: ${failure.error.message}`)
+  for (const success of hook.successes) {
+    const result = success.result as unknown
+    if (result === undefined || result === null) continue
+    const list = Array.isArray(result) ? result : [result]
+    entry(success.plugin.name).classes.push(...list)
+  }
+  return [...sources.values()]
+}
