@@ -1,9 +1,10 @@
 import {KeyList} from '../hash/key-list.js'
 import {JsonFloat} from '../jsonl/json-float.js'
+import {GetRecord, type Keys, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from './records.js'
 import {TimestampAllocator} from './timestamp-allocator.js'
-import type {ConverterOptions, Logger} from './types.js'
 
-export type Keys = readonly unknown[] | KeyList
+export type {Keys}
+import type {ConverterOptions, Logger} from './types.js'
 
 /** Optional fields of a get trace; `undefined` means absent (the default applies), anything else passes through. */
 export interface GetTraceExtra {
@@ -14,28 +15,8 @@ export interface GetTraceExtra {
   locationSpecNames?: unknown
 }
 
-export interface GetTrace {
-  [field: string]: unknown
-  type: 'get'
-  instance_id: string
-  trace_id: string
-  timestamp_ns: bigint
-  keys: Keys
-  input_len: bigint | number
-  query_type: unknown
-  block_mask: unknown
-  sw_size: unknown
-  location_spec_names: unknown
-}
-
-export interface WriteTrace {
-  [field: string]: unknown
-  type: 'write'
-  instance_id: string
-  trace_id: string
-  timestamp_ns: bigint
-  keys: Keys
-}
+export type GetTrace = GetRecord
+export type WriteTrace = WriteRecord
 
 const silentLogger: Logger = {warn() {}, info() {}}
 
@@ -114,25 +95,22 @@ export class BaseConverter {
     const inputLen = toInputLen(extra.inputLen)
     if (inputLen <= 0n) throw new Error('optimizer get trace input_len must be positive')
     const kept = this.truncateKeysToFullBlocks(keys, inputLen, id)
-    let blockMask = extra.blockMask === undefined ? [] : extra.blockMask
+    let blockMask = extra.blockMask === undefined ? NO_BLOCK_MASK : extra.blockMask
     if (Array.isArray(blockMask) && blockMask.length > kept.length) blockMask = blockMask.slice(0, kept.length)
-    return {
-      type: 'get',
-      instance_id: id,
-      trace_id: `trace_${id}_${ts}`,
-      timestamp_ns: ts,
-      keys: kept,
-      input_len: inputLen <= 9007199254740991n ? Number(inputLen) : inputLen,
-      query_type: extra.queryType === undefined ? 'prefix_match' : extra.queryType,
-      block_mask: blockMask,
-      sw_size: extra.swSize === undefined ? 0 : extra.swSize,
-      location_spec_names: extra.locationSpecNames === undefined ? [] : extra.locationSpecNames,
-    }
+    return new GetRecord(
+      id,
+      ts,
+      kept,
+      inputLen <= 9007199254740991n ? Number(inputLen) : inputLen,
+      extra.queryType === undefined ? 'prefix_match' : extra.queryType,
+      blockMask,
+      extra.swSize === undefined ? 0 : extra.swSize,
+      extra.locationSpecNames === undefined ? NO_LOCATION_SPEC_NAMES : extra.locationSpecNames,
+    )
   }
 
   createWriteTrace(timestampNs: bigint | number, keys: Keys, instanceId?: string): WriteTrace {
     const id = instanceId ?? this.defaultInstanceId
-    const ts = this.allocateTimestamp(id, timestampNs)
-    return {type: 'write', instance_id: id, trace_id: `trace_${id}_${ts}`, timestamp_ns: ts, keys}
+    return new WriteRecord(id, this.allocateTimestamp(id, timestampNs), keys)
   }
 }

@@ -5,7 +5,9 @@ import {isLmtError, LmtError, lmtError} from '../errors.js'
 import {JsonSerializeError, serializeJson} from '../jsonl/serialize.js'
 import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
 import {LineReader} from '../jsonl/line-reader.js'
+import {encodeRecordLine} from '../jsonl/record-encoder.js'
 import {InputAccounting} from './input-accounting.js'
+import {GetRecord, WriteRecord} from './records.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 import {TraceSorter} from './trace-sorter.js'
@@ -30,6 +32,16 @@ export interface ConvertRequest {
   /** Tuning for tests: reorder window and spill chunk size of the per-input sorter. */
   sorterWindow?: number
   sorterChunkChars?: number
+}
+
+interface TraceSink {
+  /** Takes one encoded trace line; true when the caller should await settle() before the next. */
+  accept(ts: bigint, type: string, instanceId: unknown, line: Buffer): boolean
+  settle(): Promise<void>
+}
+
+function lineBytes(text: string): Buffer {
+  return Buffer.from(text + '\n', 'utf8')
 }
 
 function counts(): TraceCounts {
@@ -137,23 +149,25 @@ export class ConversionRun {
           onBytes: (bytes) => this.progress(bytes),
         })
         const traceCounts = counts()
-        const accept = (ts: bigint, type: string, instanceId: unknown, line: string): void => {
+        const accept = (ts: bigint, type: string, instanceId: unknown, line: Buffer): boolean => {
           sorter.push(ts, line)
           traceCounts.total++
           traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
           if (typeof instanceId === 'string') instanceTraces.set(instanceId, (instanceTraces.get(instanceId) ?? 0) + 1)
           if ((++this.tracesSoFar & 0x3fff) === 0) this.checkAbort()
+          return sorter.backlogged
         }
+        const sink: TraceSink = {accept, settle: () => sorter.settle()}
         try {
-          if (typeof converter.convertToTraceJsonl === 'function') await this.viaJsonl(converter, className, path, ctx, accept)
-          else await this.viaTraces(converter, className, path, ctx, accept)
+          if (typeof converter.convertToTraceJsonl === 'function') await this.viaJsonl(converter, className, path, ctx, sink)
+          else await this.viaTraces(converter, className, path, ctx, sink)
         } catch (err) {
           if (isLmtError(err)) throw err
           if (err instanceof JsonSerializeError)
             throw lmtError('CONTRACT_VIOLATION', `${className} produced a trace that cannot be serialized: ${err.message}`)
           throw lmtError('CONVERTER_FAILED', `${className} failed on ${path}: ${(err as Error)?.message ?? String(err)}`, {cause: err})
         }
-        runsPerInput.push(sorter.finish())
+        runsPerInput.push(await sorter.finish())
         this.bytesDone += statSync(path).size
         this.progress(0)
         const summary: InputSummary = {
@@ -174,7 +188,7 @@ export class ConversionRun {
         req.onInputDone?.(summary)
       }
       if (totals.total === 0) throw lmtError('NO_TRACES')
-      this.assemble(runsPerInput, outTmp, single)
+      await this.assemble(runsPerInput, outTmp, single)
       const known = new Set<string>(instanceTraces.keys())
       for (const id of converter.knownInstanceIds?.() ?? []) known.add(id)
       const instances = [...known]
@@ -223,18 +237,21 @@ export class ConversionRun {
     className: string,
     path: string,
     ctx: InputAccounting,
-    accept: (ts: bigint, type: string, instanceId: unknown, line: string) => void,
+    sink: TraceSink,
   ): Promise<void> {
     const result: unknown = await (converter.convertToTraces as NonNullable<Converter['convertToTraces']>)(path, ctx)
-    const take = (trace: unknown): void => {
+    const take = (trace: unknown): boolean => {
+      if (trace instanceof GetRecord || trace instanceof WriteRecord)
+        return sink.accept(trace.timestamp_ns, trace.type, trace.instance_id, encodeRecordLine(trace))
       const info = inspectTrace(trace, className)
-      accept(info.ts, info.type, info.instanceId, serializeJson(trace as Trace))
+      return sink.accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(trace as Trace)))
     }
-    if (Array.isArray(result)) for (const t of result) take(t)
-    else if (result !== null && typeof result === 'object' && Symbol.asyncIterator in result)
-      for await (const t of result as AsyncIterable<unknown>) take(t)
-    else if (result !== null && typeof result === 'object' && Symbol.iterator in result)
-      for (const t of result as Iterable<unknown>) take(t)
+    const isObject = result !== null && typeof result === 'object'
+    if (Array.isArray(result) || (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))) {
+      for (const t of result as Iterable<unknown>) if (take(t)) await sink.settle()
+    } else if (isObject && Symbol.asyncIterator in result) {
+      for await (const t of result as AsyncIterable<unknown>) if (take(t)) await sink.settle()
+    }
     else
       throw lmtError(
         'CONTRACT_VIOLATION',
@@ -247,8 +264,9 @@ export class ConversionRun {
     className: string,
     path: string,
     ctx: InputAccounting,
-    accept: (ts: bigint, type: string, instanceId: unknown, line: string) => void,
+    sink: TraceSink,
   ): Promise<void> {
+    const {accept} = sink
     const tmp = join(this.tempDir as string, `converter-${ctx.index}.jsonl`)
     const returned: unknown = await (converter.convertToTraceJsonl as NonNullable<Converter['convertToTraceJsonl']>)(path, tmp, ctx)
     const valid =
@@ -269,7 +287,7 @@ export class ConversionRun {
           value = parseJson(line.text)
         } catch (err) {
           if (!this.req.sort && err instanceof JsonSyntaxError) {
-            accept(0n, '(unparsed)', undefined, line.text)
+            accept(0n, '(unparsed)', undefined, lineBytes(line.text))
             continue
           }
           throw lmtError('CONTRACT_VIOLATION', `${className} wrote a line that is not valid JSON (line ${line.lineNo}: ${(err as Error).message})`)
@@ -277,11 +295,11 @@ export class ConversionRun {
         if (!this.req.sort) {
           const type = value instanceof Map && typeof value.get('type') === 'string' ? (value.get('type') as string) : '(none)'
           const id = value instanceof Map ? value.get('instance_id') : undefined
-          accept(0n, type, id, line.text) // verbatim, order is the converter's
+          accept(0n, type, id, lineBytes(line.text)) // verbatim, order is the converter's
           continue
         }
         const info = inspectTrace(value, className)
-        accept(info.ts, info.type, info.instanceId, serializeJson(value))
+        if (accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(value)))) await sink.settle()
       }
     } catch (err) {
       if (isLmtError(err)) throw err
@@ -293,7 +311,7 @@ export class ConversionRun {
   }
 
   /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */
-  private assemble(runsPerInput: RunFile[][], outTmp: string, single: boolean): void {
+  private async assemble(runsPerInput: RunFile[][], outTmp: string, single: boolean): Promise<void> {
     const {req} = this
     if (single && runsPerInput[0].length === 1 && !runsPerInput[0][0].prefixed) {
       renameSync(outTmp, req.output)
@@ -303,9 +321,9 @@ export class ConversionRun {
     const finalTmp = this.newOutputTemp()
     const out = new BufferedWriter(finalTmp)
     try {
-      if (req.sort) mergeRuns(runsPerInput.flat(), out)
-      else for (const runs of runsPerInput) mergeRuns(runs, out)
-      out.close()
+      if (req.sort) await mergeRuns(runsPerInput.flat(), out)
+      else for (const runs of runsPerInput) await mergeRuns(runs, out)
+      await out.close()
     } catch (err) {
       out.abandon()
       throw lmtError('OUTPUT_FAILED', `cannot write ${req.output}: ${(err as Error).message}`, {cause: err})

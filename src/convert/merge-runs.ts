@@ -54,7 +54,7 @@ class RunHeap {
  * k-way merge of sorted runs into `out` by (timestamp, position in `runs`): ties go to the earlier run, which keeps
  * the merge stable. Memory: one read buffer per run, sized to keep the total near 32 MiB.
  */
-export function mergeRuns(runs: readonly RunFile[], out: BufferedWriter): number {
+export async function mergeRuns(runs: readonly RunFile[], out: BufferedWriter): Promise<number> {
   const live = runs.filter((r) => r.count > 0)
   if (live.length === 0) return 0
   const bufferBytes = Math.max(64 << 10, Math.min(1 << 20, Math.floor((32 << 20) / live.length)))
@@ -71,7 +71,7 @@ export function mergeRuns(runs: readonly RunFile[], out: BufferedWriter): number
     while (heap.items.length > 0) {
       const top = heap.items[0]
       out.write(top.row.line + '\n')
-      written++
+      if ((++written & 0xfff) === 0 && out.backlogged) await out.drain()
       const row = top.reader.read()
       heap.replaceTop(row ? {row, order: top.order, reader: top.reader} : undefined)
     }

@@ -1,13 +1,25 @@
-import {closeSync, openSync, readSync, writeSync} from 'node:fs'
+import {closeSync, openSync, readSync, write} from 'node:fs'
+import {promisify} from 'node:util'
 import {parseJson} from '../jsonl/parse.js'
 
-const WRITE_BUFFER_CHARS = 1 << 20
+const writeAsync = promisify(write)
 
-/** Appends text to a file through a large in-memory buffer, with synchronous writes (no back-pressure games). */
+const WRITE_BUFFER_BYTES = 4 << 20
+const MAX_IN_FLIGHT = 4
+
+/**
+ * Appends to a file through large byte buffers. Appending is synchronous (text is UTF-8 encoded in place); full
+ * buffers are written in the background (libuv's thread pool), so the write system calls overlap with the
+ * conversion on a second core. Callers await {@link drain} now and then to bound the buffers in flight.
+ */
 export class BufferedWriter {
   private fd: number | undefined
-  private parts: string[] = []
-  private pending = 0
+  private buf: Buffer = Buffer.allocUnsafe(WRITE_BUFFER_BYTES)
+  private used = 0
+  private readonly spare: Buffer[] = []
+  private inFlight = 0
+  private chain: Promise<void> = Promise.resolve()
+  private failure: Error | undefined
   bytesWritten = 0
 
   constructor(readonly path: string) {
@@ -15,31 +27,77 @@ export class BufferedWriter {
   }
 
   write(text: string): void {
-    this.parts.push(text)
-    this.pending += text.length
-    if (this.pending >= WRITE_BUFFER_CHARS) this.flush()
+    // a UTF-8 encoding takes at most 3 bytes per UTF-16 unit
+    if (this.used + text.length * 3 > this.buf.length) {
+      this.flush()
+      if (text.length * 3 > this.buf.length) return this.enqueue(Buffer.from(text, 'utf8'), false)
+    }
+    this.used += this.buf.write(text, this.used, 'utf8')
   }
 
+  /** Appends bytes (copied into the buffer, or queued as they are when large). */
+  bytes(bytes: Buffer): void {
+    if (this.used + bytes.length > this.buf.length) {
+      this.flush()
+      if (bytes.length > this.buf.length) return this.enqueue(bytes, false)
+    }
+    this.used += bytes.copy(this.buf, this.used)
+  }
+
+  /** Hands the current buffer to the background writer. */
   flush(): void {
-    if (this.pending === 0 || this.fd === undefined) return
-    const buf = Buffer.from(this.parts.join(''), 'utf8')
-    let off = 0
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off)
-    this.bytesWritten += buf.length
-    this.parts = []
-    this.pending = 0
+    if (this.used === 0) return
+    const full = this.buf.subarray(0, this.used)
+    this.buf = this.spare.pop() ?? Buffer.allocUnsafe(WRITE_BUFFER_BYTES)
+    this.used = 0
+    this.enqueue(full, true)
   }
 
-  close(): void {
+  /** True when enough buffers wait for the disk that the producer should {@link drain}. */
+  get backlogged(): boolean {
+    return this.inFlight >= MAX_IN_FLIGHT
+  }
+
+  /** Waits until every queued buffer is written; rethrows a write failure. */
+  async drain(): Promise<void> {
+    await this.chain
+    if (this.failure) throw this.failure
+  }
+
+  private enqueue(bytes: Buffer, recycle: boolean): void {
+    if (this.failure) throw this.failure
+    if (this.fd === undefined) throw new Error(`${this.path} is closed`)
+    const fd = this.fd
+    this.inFlight++
+    this.chain = this.chain.then(async () => {
+      try {
+        if (this.failure === undefined) {
+          let off = 0
+          while (off < bytes.length) off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
+          this.bytesWritten += bytes.length
+        }
+      } catch (err) {
+        this.failure = err as Error
+      } finally {
+        this.inFlight--
+        if (recycle && this.spare.length < 2) this.spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, WRITE_BUFFER_BYTES))
+      }
+    })
+  }
+
+  async close(): Promise<void> {
     if (this.fd === undefined) return
     this.flush()
+    await this.chain
     closeSync(this.fd)
     this.fd = undefined
+    if (this.failure) throw this.failure
   }
 
-  /** Closes without flushing (the file is being abandoned). */
+  /** Closes without flushing (the file is being abandoned); background writes finish into the void. */
   abandon(): void {
     if (this.fd === undefined) return
+    this.failure ??= new Error(`${this.path} was abandoned`)
     try {
       closeSync(this.fd)
     } catch {

@@ -3,7 +3,8 @@ import {BufferedWriter, type RunFile} from './run-files.js'
 
 interface Item {
   ts: bigint
-  line: string
+  /** the encoded line, newline included */
+  line: Buffer
 }
 
 export interface TraceSorterOptions {
@@ -15,7 +16,9 @@ export interface TraceSorterOptions {
   directPath?: string
   /** Traces held back to absorb local disorder before the stream is declared unsorted. */
   windowSize?: number
-  /** Line text held in memory per spilled chunk once the input turned out unsorted. */
+  /** Line bytes held back at most in that window. */
+  windowChars?: number
+  /** Line bytes held in memory per spilled chunk once the input turned out unsorted. */
   chunkChars?: number
 }
 
@@ -32,6 +35,8 @@ const byTimestamp = (a: Item, b: Item): number => (a.ts < b.ts ? -1 : a.ts > b.t
  */
 export class TraceSorter {
   private readonly windowSize: number
+  private readonly windowChars: number
+  private windowText = 0
   private readonly chunkChars: number
   private window: Item[] = []
   private head = 0
@@ -42,10 +47,12 @@ export class TraceSorter {
   private chunk: Item[] = []
   private chunkSize = 0
   private readonly runs: RunFile[] = []
+  private pendingCloses: Array<Promise<void>> = []
   count = 0
 
   constructor(private readonly opts: TraceSorterOptions) {
     this.windowSize = opts.windowSize ?? 65_536
+    this.windowChars = opts.windowChars ?? 8 << 20
     this.chunkChars = opts.chunkChars ?? 32 << 20
     const path = opts.directPath ?? join(opts.tempDir, `${opts.name}-run0.txt`)
     this.firstRun = {path, prefixed: opts.directPath === undefined, count: 0}
@@ -58,7 +65,7 @@ export class TraceSorter {
     return this.spilling
   }
 
-  push(ts: bigint, line: string): void {
+  push(ts: bigint, line: Buffer): void {
     this.count++
     if (this.spilling) return this.pushChunk({ts, line})
     if (this.lastWritten !== undefined && ts < this.lastWritten) {
@@ -79,24 +86,40 @@ export class TraceSorter {
       }
       w.splice(lo, 0, item)
     }
-    if (w.length - this.head > this.windowSize) {
-      this.writeFirst(w[this.head])
+    this.windowText += line.length
+    while (w.length - this.head > this.windowSize || this.windowText > this.windowChars) {
+      const oldest = w[this.head]
+      this.writeFirst(oldest)
+      this.windowText -= oldest.line.length
       w[this.head++] = undefined as unknown as Item
-      if (this.head >= this.windowSize) {
+      if (this.head >= 4096 && this.head * 2 >= w.length) {
         w.splice(0, this.head)
         this.head = 0
       }
     }
   }
 
+  /** True when written data waits for the disk; the producer should await {@link settle}. */
+  get backlogged(): boolean {
+    return (this.first?.backlogged ?? false) || this.pendingCloses.length > 0
+  }
+
+  async settle(): Promise<void> {
+    await this.first?.drain()
+    const closing = this.pendingCloses
+    this.pendingCloses = []
+    await Promise.all(closing)
+  }
+
   /** Ends the input; returns its sorted runs in run order. */
-  finish(): RunFile[] {
+  async finish(): Promise<RunFile[]> {
     if (!this.spilling) {
       for (let i = this.head; i < this.window.length; i++) this.writeFirst(this.window[i])
       this.window = []
       this.head = 0
       this.closeFirst()
     } else if (this.chunk.length > 0) this.spillChunk()
+    await this.settle()
     return this.runs
   }
 
@@ -108,13 +131,14 @@ export class TraceSorter {
 
   private writeFirst(item: Item): void {
     const w = this.first as BufferedWriter
-    w.write(this.firstRun.prefixed ? `${item.ts}\t${item.line}\n` : item.line + '\n')
+    if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
+    w.bytes(item.line)
     this.firstRun.count++
     this.lastWritten = item.ts
   }
 
   private closeFirst(): void {
-    this.first?.close()
+    if (this.first) this.pendingCloses.push(this.first.close())
     this.first = undefined
   }
 
@@ -136,8 +160,11 @@ export class TraceSorter {
     this.chunk.sort(byTimestamp) // Array.prototype.sort is stable
     const run: RunFile = {path: join(this.opts.tempDir, `${this.opts.name}-run${this.runs.length}.txt`), prefixed: true, count: 0}
     const w = new BufferedWriter(run.path)
-    for (const item of this.chunk) w.write(`${item.ts}\t${item.line}\n`)
-    w.close()
+    for (const item of this.chunk) {
+      w.write(`${item.ts}\t`)
+      w.bytes(item.line)
+    }
+    this.pendingCloses.push(w.close())
     run.count = this.chunk.length
     this.runs.push(run)
     this.chunk = []

@@ -1,7 +1,8 @@
 import type {InputLine} from '../jsonl/line-reader.js'
+import type {GetRecord, WriteRecord} from './records.js'
 
-/** A trace record: a plain object or a Map, serialized in key insertion order. */
-export type Trace = Record<string, unknown> | Map<string, unknown>
+/** A trace record: a plain object or a Map (serialized in key insertion order), or a BaseConverter record. */
+export type Trace = Record<string, unknown> | Map<string, unknown> | GetRecord | WriteRecord
 
 export interface Logger {
   warn(message: string): void

@@ -1,9 +1,11 @@
-import {formatInt64} from '../jsonl/int64-format.js'
+import {putInt64} from '../jsonl/int64-format.js'
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 const LO = LITTLE_ENDIAN ? 0 : 1
 const HI = LITTLE_ENDIAN ? 1 : 0
 const TWO32 = 4294967296
+let textBuffer = Buffer.allocUnsafe(4096)
+const EMPTY_LIST = Buffer.from('[]')
 
 /** The golden-ratio constant of the prefix hash, as two 32-bit halves. */
 const K_HI = 0x9e3779b9
@@ -17,6 +19,7 @@ export type HashInput = number | bigint | boolean
  */
 export class KeyList implements Iterable<bigint> {
   private text: string | undefined
+  private bytes: Buffer | undefined
 
   private constructor(private readonly data: BigInt64Array) {}
 
@@ -97,12 +100,28 @@ export class KeyList implements Iterable<bigint> {
 
   /** JSON array text in Python `json.dumps` layout, computed once. */
   toJsonText(): string {
-    if (this.text !== undefined) return this.text
+    if (this.text === undefined) this.text = this.toJsonBytes().toString('latin1')
+    return this.text
+  }
+
+  /** The same text as ASCII bytes, computed once (records are written from these without re-encoding). */
+  toJsonBytes(): Buffer {
+    if (this.bytes !== undefined) return this.bytes
     const n = this.data.length
-    if (n === 0) return (this.text = '[]')
+    if (n === 0) return (this.bytes = EMPTY_LIST)
     const words = new Uint32Array(this.data.buffer, this.data.byteOffset, n * 2)
-    let out = '[' + formatInt64(words[HI], words[LO])
-    for (let i = 1; i < n; i++) out += ', ' + formatInt64(words[2 * i + HI], words[2 * i + LO])
-    return (this.text = out + ']')
+    // digits go straight into bytes: one flat string per list, no per-key strings (20+ chars × 2 + ', ')
+    const need = n * 22 + 2
+    if (textBuffer.length < need) textBuffer = Buffer.allocUnsafe(Math.max(need, textBuffer.length * 2))
+    const out = textBuffer
+    out[0] = 0x5b
+    let pos = putInt64(out, 1, words[HI], words[LO])
+    for (let i = 1; i < n; i++) {
+      out[pos] = 0x2c
+      out[pos + 1] = 0x20
+      pos = putInt64(out, pos + 2, words[2 * i + HI], words[2 * i + LO])
+    }
+    out[pos] = 0x5d
+    return (this.bytes = Buffer.from(out.subarray(0, pos + 1)))
   }
 }

@@ -105,10 +105,13 @@ class Parser {
       }
     }
     let c = s.charCodeAt(p)
+    let acc = 0 // digits accumulated while scanning: exact for up to 15 digits
     if (c === 0x30) p++
     else if (c >= 0x31 && c <= 0x39) {
-      do p++
-      while ((c = s.charCodeAt(p)) >= 0x30 && c <= 0x39)
+      do {
+        acc = acc * 10 + (c - 0x30)
+        p++
+      } while ((c = s.charCodeAt(p)) >= 0x30 && c <= 0x39)
     } else return this.fail('expecting value', start)
     const intEnd = p
     let isFloat = false
@@ -137,10 +140,7 @@ class Parser {
     this.pos = p
     if (isFloat) return new JsonFloat(Number(s.slice(start, p)))
     const digits = intEnd - start - (s.charCodeAt(start) === 0x2d ? 1 : 0)
-    if (digits <= MAX_SAFE_DIGITS) {
-      const v = Number(s.slice(start, intEnd))
-      return v === 0 ? 0 : v // "-0" is the integer 0
-    }
+    if (digits <= MAX_SAFE_DIGITS) return acc === 0 ? 0 : s.charCodeAt(start) === 0x2d ? -acc : acc // "-0" is the integer 0
     const big = BigInt(s.slice(start, intEnd))
     return big >= -9007199254740991n && big <= 9007199254740991n ? Number(big) : big
   }

@@ -1,3 +1,4 @@
+import {GetRecord, WriteRecord} from '../convert/records.js'
 import {KeyList} from '../hash/key-list.js'
 import {pythonFloatRepr} from './float-repr.js'
 import {JsonFloat} from './json-float.js'
@@ -86,44 +87,36 @@ function serializeInto(value: unknown, path: string, seen: Set<object>): string 
   try {
     if (Array.isArray(value)) {
       if (value.length === 0) return '[]'
-      let out = '['
-      for (let i = 0; i < value.length; i++) {
-        if (i > 0) out += ', '
-        out += serializeInto(value[i], `${path}[${i}]`, seen)
-      }
-      return out + ']'
+      const parts = new Array<string>(value.length)
+      for (let i = 0; i < value.length; i++) parts[i] = serializeInto(value[i], `${path}[${i}]`, seen)
+      return '[' + parts.join(', ') + ']'
     }
     if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
       const items = value as unknown as ArrayLike<number | bigint>
       if (items.length === 0) return '[]'
       if (value instanceof Float32Array || value instanceof Float64Array)
         throw new JsonSerializeError('a float typed array', path)
-      let out = '['
-      for (let i = 0; i < items.length; i++) out += (i > 0 ? ', ' : '') + String(items[i])
-      return out + ']'
+      return '[' + Array.from(items, String).join(', ') + ']'
     }
     if (value instanceof Map) {
       if (value.size === 0) return '{}'
-      let out = '{'
-      let first = true
+      const parts: string[] = []
       for (const [k, v] of value) {
         if (typeof k !== 'string') throw new JsonSerializeError(`a map key of type ${typeof k}`, path)
         if (v === undefined) continue
-        out += (first ? '' : ', ') + serializeString(k) + ': ' + serializeInto(v, `${path}.${k}`, seen)
-        first = false
+        parts.push(serializeString(k) + ': ' + serializeInto(v, `${path}.${k}`, seen))
       }
-      return out + '}'
+      return '{' + parts.join(', ') + '}'
     }
-    if (isPlainObject(value)) {
-      let out = '{'
-      let first = true
+    if (isPlainObject(value) || value instanceof GetRecord || value instanceof WriteRecord) {
+      const parts: string[] = []
       for (const k in value) {
         const v = (value as Record<string, unknown>)[k]
         if (v === undefined) continue
-        out += (first ? '' : ', ') + serializeString(k) + ': ' + serializeInto(v, `${path}.${k}`, seen)
-        first = false
+        parts.push(serializeString(k) + ': ' + serializeInto(v, `${path}.${k}`, seen))
       }
-      return out + '}'
+      // join() flattens: lines may wait in the sort window, and ropes would cost memory and GC time there
+      return '{' + parts.join(', ') + '}'
     }
     throw new JsonSerializeError(`an object of class ${value.constructor?.name ?? 'unknown'}`, path)
   } finally {

@@ -1,0 +1,43 @@
+// Benchmark of `lmt convert` (spec convert.md §11). Not a test: prints rows/s and peak RSS.
+import {existsSync, mkdirSync, rmSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {writePublisher, writeQwen, writeQwenStream} from './generate.mjs'
+import {fmtRate, ROOT, runLmt} from './harness.mjs'
+
+const big = process.argv.includes('--big')
+const dir = join(ROOT, 'bench-out')
+mkdirSync(dir, {recursive: true})
+
+async function ensure(path, make) {
+  if (!existsSync(path)) await make(path)
+  return path
+}
+
+const rows = 100_000
+const qwen = await ensure(join(dir, `qwen_${rows}.jsonl`), (p) => writeQwen(p, rows))
+const qwen200k = await ensure(join(dir, 'qwen_200000.jsonl'), (p) => writeQwen(p, 200_000, {seed: 43}))
+const shuffled = await ensure(join(dir, `qwen_${rows}_shuffled.jsonl`), (p) => writeQwen(p, rows, {shuffle: true}))
+const publisher = await ensure(join(dir, 'publisher_200000.log'), (p) => writePublisher(p, 200_000))
+const mooncake = join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')
+
+const results = []
+function bench(name, input, args, unit, count) {
+  const out = join(dir, `${name}.out.jsonl`)
+  const r = runLmt(['convert', '-q', '-i', input, '-o', out, ...args], {json: true})
+  const n = count ?? r.output.inputs[0].linesRead
+  results.push({name, [unit]: n, seconds: r.seconds.toFixed(2), rate: fmtRate(n, r.seconds), peakRssMb: r.rssMb.toFixed(0)})
+  rmSync(out, {force: true})
+  return r
+}
+
+bench('qwen_bailian 100k rows x 62 ids', qwen, ['-f', 'qwen_bailian'], 'rows')
+bench('qwen_bailian 200k rows x 62 ids', qwen200k, ['-f', 'qwen_bailian'], 'rows')
+bench('qwen_bailian 100k rows shuffled', shuffled, ['-f', 'qwen_bailian'], 'rows')
+bench('publisher_log 200k lines', publisher, ['-f', 'publisher_log'], 'lines')
+bench('mooncake conversation 12k rows', mooncake, ['-f', 'mooncake'], 'rows')
+if (big) {
+  const huge = await ensure(join(dir, 'qwen_2000000.jsonl'), (p) => writeQwenStream(p, 2_000_000))
+  bench('qwen_bailian 2M rows (sorted)', huge, ['-f', 'qwen_bailian'], 'rows')
+}
+console.table(results)
+console.log(`inputs in ${dir} (${(statSync(qwen).size / 1e6).toFixed(0)} MB for ${rows} qwen rows); run with --big for the 2M-row memory check`)

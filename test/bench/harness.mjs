@@ -1,0 +1,31 @@
+// Runs the built CLI in a child process and measures wall time and peak RSS.
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const HOOK = join(ROOT, 'test', 'bench', 'rss-hook.mjs')
+const BIN = join(ROOT, 'bin', 'run.js')
+
+/** Runs `lmt <args>`; returns seconds, peak RSS in MB and the parsed --json output (if any). */
+export function runLmt(args, {json = false} = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'lmt-bench-'))
+  const rssFile = join(dir, 'rss')
+  const start = process.hrtime.bigint()
+  const res = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args, ...(json ? ['--json'] : [])], {
+    env: {...process.env, LMT_BENCH_RSS_FILE: rssFile, NO_COLOR: '1'},
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  })
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9
+  if (res.status !== 0) throw new Error(`lmt ${args.join(' ')} exited ${res.status}\n${res.stderr}`)
+  const rssKb = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop())
+  rmSync(dir, {recursive: true, force: true})
+  return {seconds, rssMb: rssKb / 1024, output: json ? JSON.parse(res.stdout) : undefined, stderr: res.stderr}
+}
+
+export function fmtRate(n, seconds) {
+  return `${Math.round(n / seconds).toLocaleString('en-US')}/s`
+}
