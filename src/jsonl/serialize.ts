@@ -15,6 +15,7 @@ export class JsonSerializeError extends Error {
 }
 
 // characters that need escaping: quote, backslash, C0 controls, and surrogates (only lone ones are escaped)
+// eslint-disable-next-line no-control-regex -- C0 controls are exactly what must be escaped
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
 
 const SHORT_ESCAPES: Record<number, string> = {

@@ -1,0 +1,40 @@
+import {readFileSync, readdirSync} from 'node:fs'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
+
+/** The package's schemas/ directory (beside dist/ when built, beside src/ in development). */
+export function schemasDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const candidates = [resolve(here, '..', 'schemas'), resolve(here, '..', '..', 'schemas')]
+  for (const c of candidates) {
+    try {
+      readdirSync(c)
+      return c
+    } catch {
+      // try the next
+    }
+  }
+  throw new Error('schemas directory not found')
+}
+
+let ajv: Ajv2020 | undefined
+
+/** An ajv (draft 2020-12) instance holding every schema of the package, referable by file name. */
+export function schemaRegistry(): Ajv2020 {
+  if (ajv) return ajv
+  ajv = new Ajv2020({allErrors: true, strict: true})
+  const dir = schemasDir()
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.schema.json')).sort()) {
+    const schema = JSON.parse(readFileSync(join(dir, name), 'utf8'))
+    ajv.addSchema(schema, name)
+  }
+  return ajv
+}
+
+/** The compiled validator of `schemas/<name>`. */
+export function validatorFor(name: string): ValidateFunction {
+  const fn = schemaRegistry().getSchema(name)
+  if (!fn) throw new Error(`unknown schema ${name}`)
+  return fn
+}

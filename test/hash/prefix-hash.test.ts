@@ -1,0 +1,78 @@
+import {describe, expect, it} from 'vitest'
+import {KeyList} from '../../src/hash/key-list.js'
+import {hashInt64, prefixHash, tokensToBlockIds} from '../../src/hash/prefix-hash.js'
+import {formatInt64, formatUint64} from '../../src/jsonl/int64-format.js'
+
+describe('prefix hash golden vectors (spec convert.md §7)', () => {
+  it('chains over ids', () => {
+    expect(prefixHash([1, 2, 3])).toEqual([-7046029254386353130n, -8366447756632839738n, 8024461590772477417n])
+    expect(prefixHash([-5, 7])).toEqual([-7046029254386353136n, -8366447756632880699n])
+    expect(prefixHash([42])).toEqual([-7046029254386353089n])
+  })
+
+  it('single steps', () => {
+    expect(hashInt64(0, 0)).toBe(-7046029254386353131n)
+    expect(hashInt64(0, 9707)).toBe(-7046029254386343424n)
+    expect(hashInt64(hashInt64(0, 9707), 1879)).toBe(-8366447756651569371n)
+    expect(hashInt64(-1, -1)).toBe(7046029250091389932n)
+  })
+
+  it('masks inputs to 64 bits (bigint, negative, boolean)', () => {
+    expect(prefixHash([2n ** 64n + 1n])).toEqual(prefixHash([1]))
+    expect(prefixHash([-(2n ** 63n + 1n)])).toEqual(prefixHash([2n ** 63n - 1n]))
+    expect(prefixHash([true, false])).toEqual(prefixHash([1, 0]))
+  })
+
+  it('the 32-bit-halves implementation equals the BigInt formula on random chains', () => {
+    let seed = 12345
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648)
+    for (let round = 0; round < 200; round++) {
+      const ids: Array<number | bigint> = []
+      for (let i = 0; i < 20; i++) {
+        const r = next() % 4
+        ids.push(r === 0 ? next() - 1e9 : r === 1 ? BigInt(next()) * 2n ** 40n - 2n ** 62n : r === 2 ? Number.MAX_SAFE_INTEGER - next() : -next())
+      }
+      let prev = 0n
+      const expected = ids.map((v) => (prev = hashInt64(prev, v)))
+      expect(prefixHash(ids)).toEqual(expected)
+    }
+  })
+
+  it('token-block variant', () => {
+    const tokens = Array.from({length: 20}, (_, i) => i + 1)
+    expect(tokensToBlockIds(tokens, 16)).toEqual([4236612491391242247n, -1568905643309261068n])
+    expect(tokensToBlockIds(tokens, 16, true)).toEqual([4236612491391242247n])
+    expect(tokensToBlockIds([], 16)).toEqual([])
+    expect(tokensToBlockIds(tokens.slice(0, 16), 16)).toEqual([4236612491391242247n])
+  })
+})
+
+describe('KeyList', () => {
+  it('serializes like String(bigint), caches, and shares itself when nothing is cut', () => {
+    const keys = KeyList.prefixHash([1, 2, 3])
+    expect(keys.toJsonText()).toBe('[-7046029254386353130, -8366447756632839738, 8024461590772477417]')
+    expect(keys.head(3)).toBe(keys)
+    expect(keys.head(1).toArray()).toEqual([-7046029254386353130n])
+    expect(KeyList.from([]).toJsonText()).toBe('[]')
+    expect(keys.at(-1)).toBe(8024461590772477417n)
+  })
+})
+
+describe('int64 decimal formatting', () => {
+  it('equals String(bigint) on edge and random values', () => {
+    const values = [0n, 1n, -1n, 9n, 10n, 9999999n, 10000000n, 2n ** 31n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 10n ** 14n, 10n ** 14n - 1n, 123456789012345678n]
+    let s = 99n
+    for (let i = 0; i < 20000; i++) {
+      s = BigInt.asUintN(64, s * 6364136223846793005n + 1442695040888963407n)
+      values.push(BigInt.asIntN(64, s))
+      values.push(BigInt.asIntN(64, BigInt(i) * 10n ** BigInt(i % 19)))
+    }
+    for (const v of values) {
+      const u = BigInt.asUintN(64, v)
+      const hi = Number(u >> 32n)
+      const lo = Number(u & 0xffffffffn)
+      expect(formatInt64(hi, lo)).toBe(v.toString())
+      expect(formatUint64(hi, lo)).toBe(u.toString())
+    }
+  })
+})

@@ -1,0 +1,51 @@
+import {spawn, spawnSync} from 'node:child_process'
+import {cpSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {runCommand} from '@oclif/test'
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const SHARED = resolve(ROOT, '..', 'shared')
+export const FIXTURES = join(SHARED, 'fixtures')
+export const BIN = join(ROOT, 'bin', 'run.js')
+
+export interface CliResult {
+  stdout: string
+  stderr: string
+  exitCode: number
+  result?: unknown
+}
+
+/** Runs an lmt command in-process through oclif's test helper (the built commands under dist/). */
+export async function lmt(args: string[]): Promise<CliResult> {
+  const {stdout, stderr, error, result} = await runCommand(args, {root: ROOT})
+  const exit = (error as {oclif?: {exit?: number}} | undefined)?.oclif?.exit
+  return {stdout, stderr, exitCode: error ? (exit ?? 1) : 0, result}
+}
+
+/** Runs the built CLI in a child process (for signals, exit codes of the real binary, cwd-relative paths). */
+export function lmtProcess(args: string[], options: {cwd?: string; env?: NodeJS.ProcessEnv} = {}): CliResult {
+  const res = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: {...process.env, NO_COLOR: '1', ...options.env},
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  })
+  return {stdout: res.stdout, stderr: res.stderr, exitCode: res.status ?? -1}
+}
+
+export function spawnLmt(args: string[], cwd = ROOT) {
+  return spawn(process.execPath, [BIN, ...args], {cwd, env: {...process.env, NO_COLOR: '1'}})
+}
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'lmt-test-'): {dir: string; cleanup: () => void} {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  return {dir, cleanup: () => rmSync(dir, {recursive: true, force: true})}
+}
+
+/** Copies fixture files into a directory (tests run on temporary copies, never on ../shared). */
+export function copyFixtures(dir: string, sub: string, names: string[]): void {
+  for (const n of names) cpSync(join(FIXTURES, sub, n), join(dir, n))
+}

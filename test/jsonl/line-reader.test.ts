@@ -1,0 +1,60 @@
+import {Readable} from 'node:stream'
+import {describe, expect, it} from 'vitest'
+import {type InputLine, LineReader} from '../../src/jsonl/line-reader.js'
+
+/** Reads `bytes` delivered in pieces of `piece` bytes (exercises chunk boundaries). */
+async function readAll(bytes: Buffer, piece = 3): Promise<{lines: InputLine[]; reader: LineReader; invalid: number[]}> {
+  const parts: Buffer[] = []
+  for (let i = 0; i < bytes.length; i += piece) parts.push(bytes.subarray(i, i + piece))
+  const invalid: number[] = []
+  const reader = new LineReader(Readable.from(parts), {invalidUtf8: (n) => invalid.push(n)})
+  const lines: InputLine[] = []
+  for await (const l of reader.lines()) lines.push(l)
+  return {lines, reader, invalid}
+}
+
+describe('LineReader', () => {
+  it.each([1, 2, 3, 7, 64])('splits universal newlines with %i-byte pieces', async (piece) => {
+    const {lines, reader} = await readAll(Buffer.from('a\nb\r\nc\rd\r\r\ne\n\n  f  \n\u00a0\ng'), piece)
+    expect(lines).toEqual([
+      {lineNo: 1, text: 'a'},
+      {lineNo: 2, text: 'b'},
+      {lineNo: 3, text: 'c'},
+      {lineNo: 4, text: 'd'},
+      {lineNo: 6, text: 'e'},
+      {lineNo: 8, text: 'f'},
+      {lineNo: 10, text: 'g'},
+    ])
+    expect(reader.linesRead).toBe(10)
+    expect(reader.blankLines).toBe(3)
+  })
+
+  it('skips a BOM at the start only', async () => {
+    const {lines} = await readAll(Buffer.from('\ufeffx\n\ufeffy\n'), 1)
+    expect(lines.map((l) => l.text)).toEqual(['x', '\ufeffy'])
+  })
+
+  it('reports invalid UTF-8 lines and keeps counting', async () => {
+    const bytes = Buffer.concat([Buffer.from('ok\n'), Buffer.from([0xff, 0xfe, 0x0a]), Buffer.from('é\n')])
+    const {lines, invalid, reader} = await readAll(bytes, 2)
+    expect(invalid).toEqual([2])
+    expect(lines).toEqual([
+      {lineNo: 1, text: 'ok'},
+      {lineNo: 3, text: 'é'},
+    ])
+    expect(reader.linesRead).toBe(3)
+  })
+
+  it('counts a final line without terminator, and nothing for an empty file', async () => {
+    expect((await readAll(Buffer.from('x\ny'))).lines.map((l) => l.lineNo)).toEqual([1, 2])
+    const empty = await readAll(Buffer.alloc(0))
+    expect(empty.lines).toEqual([])
+    expect(empty.reader.linesRead).toBe(0)
+    expect((await readAll(Buffer.from('x\n'))).reader.linesRead).toBe(1)
+  })
+
+  it('counts bytes read', async () => {
+    const {reader} = await readAll(Buffer.from('abc\ndef\n'), 3)
+    expect(reader.bytesRead).toBe(8)
+  })
+})

@@ -1,0 +1,72 @@
+import {describe, expect, it} from 'vitest'
+import {JsonFloat} from '../../src/jsonl/json-float.js'
+import {JsonSyntaxError, parseJson} from '../../src/jsonl/parse.js'
+import {serializeJson} from '../../src/jsonl/serialize.js'
+
+describe('parseJson (lossless, Python json.loads acceptance)', () => {
+  it('keeps integers exact: numbers up to 2^53 - 1, bigint beyond', () => {
+    expect(parseJson('9007199254740991')).toBe(9007199254740991)
+    expect(parseJson('9007199254740992')).toBe(9007199254740992n)
+    expect(parseJson('-9223372036854775808')).toBe(-9223372036854775808n)
+    expect(parseJson('99999999999999999999999')).toBe(99999999999999999999999n)
+    expect(parseJson('123456789012345')).toBe(123456789012345)
+    expect(parseJson('-0')).toBe(0)
+    expect(Object.is(parseJson('-0'), -0)).toBe(false)
+  })
+
+  it('marks float literals as JsonFloat, including 1.0, exponents, NaN and infinities', () => {
+    expect(parseJson('1.0')).toEqual(new JsonFloat(1))
+    expect(parseJson('1e16')).toEqual(new JsonFloat(1e16))
+    expect(parseJson('1E400')).toEqual(new JsonFloat(Infinity))
+    expect(parseJson('-Infinity')).toEqual(new JsonFloat(-Infinity))
+    expect((parseJson('NaN') as JsonFloat).value).toBeNaN()
+    expect(Object.is((parseJson('-0.0') as JsonFloat).value, -0)).toBe(true)
+  })
+
+  it('represents objects as ordered maps: repeated key keeps first position and last value', () => {
+    const v = parseJson('{"2":1,"1":2,"2":3}')
+    expect(v).toBeInstanceOf(Map)
+    expect([...(v as Map<string, unknown>).entries()]).toEqual([
+      ['2', 3],
+      ['1', 2],
+    ])
+    expect(serializeJson(v)).toBe('{"2": 3, "1": 2}')
+  })
+
+  it('decodes escapes, combines surrogate pairs and keeps lone surrogates', () => {
+    expect(parseJson('"a\\"b\\\\c\\/d\\b\\f\\n\\r\\t"')).toBe('a"b\\c/d\b\f\n\r\t')
+    expect(parseJson('"\\ud83d\\ude00"')).toBe('😀')
+    expect(parseJson('"\\ud800x"')).toBe('\ud800x')
+    expect(parseJson('"é"')).toBe('é')
+  })
+
+  it('accepts only space, tab, CR, LF between tokens', () => {
+    expect(parseJson(' \t\r\n[1 , 2]\n')).toEqual([1, 2])
+    expect(() => parseJson('[1,\u00a02]')).toThrow(JsonSyntaxError)
+  })
+
+  it.each([
+    ['{this is not json}', 2],
+    ['not json', 1],
+    ['[1,]', 4],
+    ['{"a":1} x', 9],
+    ['"raw\u0001control"', 5],
+    ['01', 2],
+    ['1.', 2],
+    ['"\\x"', 2],
+    ['[1', 3],
+    ['"é" x', 5],
+  ])('reports a syntax error in %j with its 1-based column %i', (text, column) => {
+    try {
+      parseJson(text)
+      expect.unreachable()
+    } catch (err) {
+      expect(err).toBeInstanceOf(JsonSyntaxError)
+      expect((err as JsonSyntaxError).column).toBe(column)
+    }
+  })
+
+  it('counts columns in code points', () => {
+    expect(() => parseJson('"😀" x')).toThrow(/column 5/)
+  })
+})

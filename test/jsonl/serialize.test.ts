@@ -1,0 +1,68 @@
+import {describe, expect, it} from 'vitest'
+import {KeyList} from '../../src/hash/key-list.js'
+import {pythonFloatRepr} from '../../src/jsonl/float-repr.js'
+import {JsonFloat} from '../../src/jsonl/json-float.js'
+import {JsonSerializeError, serializeJson} from '../../src/jsonl/serialize.js'
+
+describe('pythonFloatRepr', () => {
+  it.each([
+    [100, '100.0'],
+    [0.0001, '0.0001'],
+    [61.114, '61.114'],
+    [1e15, '1000000000000000.0'],
+    [9999999999999998, '9999999999999998.0'],
+    [1e16, '1e+16'],
+    [1e-5, '1e-05'],
+    [1e-7, '1e-07'],
+    [1.5e300, '1.5e+300'],
+    [5e-324, '5e-324'],
+    [1.2345678901234568e22, '1.2345678901234568e+22'],
+    [0, '0.0'],
+    [-0, '-0.0'],
+    [NaN, 'NaN'],
+    [Infinity, 'Infinity'],
+    [-Infinity, '-Infinity'],
+    [-2.5, '-2.5'],
+    [0.1 + 0.2, '0.30000000000000004'],
+    [123456789.125, '123456789.125'],
+    [1e-4, '0.0001'],
+    [0.00012, '0.00012'],
+  ])('%d → %s', (v, text) => {
+    expect(pythonFloatRepr(v)).toBe(text)
+  })
+})
+
+describe('serializeJson (Python json.dumps, ensure_ascii=False)', () => {
+  it('lays out objects, arrays, integers and literals like Python', () => {
+    expect(serializeJson({a: 1, b: [1, 2, {}], c: [], d: null, e: true, f: false})).toBe(
+      '{"a": 1, "b": [1, 2, {}], "c": [], "d": null, "e": true, "f": false}',
+    )
+    expect(serializeJson({x: undefined, y: 1})).toBe('{"y": 1}')
+    expect(serializeJson(new Map<string, unknown>([['2', 1], ['1', 2]]))).toBe('{"2": 1, "1": 2}')
+    expect(serializeJson(-0)).toBe('0')
+    expect(serializeJson(2.5)).toBe('2.5')
+    expect(serializeJson(new JsonFloat(1))).toBe('1.0')
+    expect(serializeJson(12345678901234567890n)).toBe('12345678901234567890')
+    expect(serializeJson(new BigInt64Array([1n, -2n]))).toBe('[1, -2]')
+    expect(serializeJson(new Int32Array([3, -4]))).toBe('[3, -4]')
+    expect(serializeJson(KeyList.from([1n, -1n, 9223372036854775807n]))).toBe('[1, -1, 9223372036854775807]')
+  })
+
+  it('escapes strings exactly like Python', () => {
+    expect(serializeJson('é"x\\\u0001')).toBe('"é\\"x\\\\\\u0001"')
+    expect(serializeJson('\b\f\n\r\t\u001f')).toBe('"\\b\\f\\n\\r\\t\\u001f"')
+    expect(serializeJson('/\u007f\u2028\u2029😀')).toBe('"/\u007f\u2028\u2029😀"')
+    expect(serializeJson('a\ud800b\udfffc')).toBe('"a\\ud800b\\udfffc"')
+    expect(serializeJson('\udbff')).toBe('"\\udbff"')
+  })
+
+  it('rejects values Python could not write', () => {
+    expect(() => serializeJson(() => 1)).toThrow(JsonSerializeError)
+    expect(() => serializeJson({a: Symbol('x')})).toThrow(/at \.a/)
+    expect(() => serializeJson(new Date())).toThrow(JsonSerializeError)
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    expect(() => serializeJson(cyclic)).toThrow(/circular/)
+    expect(() => serializeJson(undefined)).toThrow(JsonSerializeError)
+  })
+})
