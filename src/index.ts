@@ -2,6 +2,7 @@
 export {BaseConverter, type GetTrace, type GetTraceExtra, type Keys, type WriteTrace} from './convert/base-converter.js'
 export {GetRecord, WriteRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES} from './convert/records.js'
 export type {Converter, ConverterClass, ConverterOptions, InputContext, InputLine, Logger, Trace, TraceSource} from './convert/types.js'
+export type {LineMapFunction, LineMapperModule, LineMapperSpec, MappedLine} from './convert/line-mapper.js'
 export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
 export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'
 export {KeyList, type HashInput} from './hash/key-list.js'

@@ -1,6 +1,6 @@
 import {BaseConverter, JsonFloat, pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from '../../src/index.js'
 import type {InputContext, InputLine, JsonObject, Trace} from '../../src/index.js'
-import {parseRow} from './qwen-bailian.js'
+import {parseRow} from './_shared/rows.js'
 
 const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
 

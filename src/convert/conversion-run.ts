@@ -7,6 +7,7 @@ import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
 import {LineReader} from '../jsonl/line-reader.js'
 import {encodeRecordLine} from '../jsonl/record-encoder.js'
 import {InputAccounting} from './input-accounting.js'
+import {LineArena, type StoredLine} from './line-arena.js'
 import {GetRecord, WriteRecord} from './records.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
@@ -36,12 +37,15 @@ export interface ConvertRequest {
 
 interface TraceSink {
   /** Takes one encoded trace line; true when the caller should await settle() before the next. */
-  accept(ts: bigint, type: string, instanceId: unknown, line: Buffer): boolean
+  accept(ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean
   settle(): Promise<void>
 }
 
-function lineBytes(text: string): Buffer {
-  return Buffer.from(text + '\n', 'utf8')
+function lineBytes(text: string, arena: LineArena): StoredLine {
+  const slot = arena.begin()
+  slot.text(text)
+  slot.ascii('\n')
+  return slot.end()
 }
 
 function counts(): TraceCounts {
@@ -97,6 +101,7 @@ export class ConversionRun {
   private bytesTotal = 0
   private bytesDone = 0
   private tracesSoFar = 0
+  private readonly arena = new LineArena()
 
   constructor(private readonly req: ConvertRequest) {}
 
@@ -149,7 +154,7 @@ export class ConversionRun {
           onBytes: (bytes) => this.progress(bytes),
         })
         const traceCounts = counts()
-        const accept = (ts: bigint, type: string, instanceId: unknown, line: Buffer): boolean => {
+        const accept = (ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean => {
           sorter.push(ts, line)
           traceCounts.total++
           traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
@@ -242,9 +247,9 @@ export class ConversionRun {
     const result: unknown = await (converter.convertToTraces as NonNullable<Converter['convertToTraces']>)(path, ctx)
     const take = (trace: unknown): boolean => {
       if (trace instanceof GetRecord || trace instanceof WriteRecord)
-        return sink.accept(trace.timestamp_ns, trace.type, trace.instance_id, encodeRecordLine(trace))
+        return sink.accept(trace.timestamp_ns, trace.type, trace.instance_id, encodeRecordLine(trace, this.arena))
       const info = inspectTrace(trace, className)
-      return sink.accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(trace as Trace)))
+      return sink.accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(trace as Trace), this.arena))
     }
     const isObject = result !== null && typeof result === 'object'
     if (Array.isArray(result) || (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))) {
@@ -287,7 +292,7 @@ export class ConversionRun {
           value = parseJson(line.text)
         } catch (err) {
           if (!this.req.sort && err instanceof JsonSyntaxError) {
-            accept(0n, '(unparsed)', undefined, lineBytes(line.text))
+            accept(0n, '(unparsed)', undefined, lineBytes(line.text, this.arena))
             continue
           }
           throw lmtError('CONTRACT_VIOLATION', `${className} wrote a line that is not valid JSON (line ${line.lineNo}: ${(err as Error).message})`)
@@ -295,11 +300,11 @@ export class ConversionRun {
         if (!this.req.sort) {
           const type = value instanceof Map && typeof value.get('type') === 'string' ? (value.get('type') as string) : '(none)'
           const id = value instanceof Map ? value.get('instance_id') : undefined
-          accept(0n, type, id, lineBytes(line.text)) // verbatim, order is the converter's
+          accept(0n, type, id, lineBytes(line.text, this.arena)) // verbatim, order is the converter's
           continue
         }
         const info = inspectTrace(value, className)
-        if (accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(value)))) await sink.settle()
+        if (accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(value), this.arena))) await sink.settle()
       }
     } catch (err) {
       if (isLmtError(err)) throw err

@@ -1,4 +1,7 @@
+import {statSync} from 'node:fs'
 import {lmtError} from '../errors.js'
+import type {LineMapperSpec, MappedLine} from './line-mapper.js'
+import {mapLines} from './line-pool.js'
 import {type InputLine, LineReader} from '../jsonl/line-reader.js'
 import type {InputContext, Logger} from './types.js'
 
@@ -75,6 +78,16 @@ export class InputAccounting implements InputContext {
     })
     this.reader = reader
     return reader.lines()
+  }
+
+  mapLines<R>(spec: LineMapperSpec): AsyncIterable<MappedLine<R>> {
+    let size = 0
+    try {
+      size = statSync(this.path).size
+    } catch {
+      // the reader reports the problem
+    }
+    return mapLines<R>(this.lines(), spec, size)
   }
 
   skip(line: InputLine, code: string, message: string): void {

@@ -44,6 +44,16 @@ export class BufferedWriter {
     this.used += bytes.copy(this.buf, this.used)
   }
 
+  /** Appends `source[start, end)`. */
+  range(source: Buffer, start: number, end: number): void {
+    const n = end - start
+    if (this.used + n > this.buf.length) {
+      this.flush()
+      if (n > this.buf.length) return this.enqueue(Buffer.from(source.subarray(start, end)), false)
+    }
+    this.used += source.copy(this.buf, this.used, start, end)
+  }
+
   /** Hands the current buffer to the background writer. */
   flush(): void {
     if (this.used === 0) return

@@ -3,6 +3,8 @@ import {join} from 'node:path'
 
 const DEFAULT_SPILL_THRESHOLD = 1 << 16
 const MAX_RELOADS = 8
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
 
 /** Used timestamps of one instance id, with entries far in the past spilled to disk. */
 class InstanceSlots {
@@ -10,6 +12,7 @@ class InstanceSlots {
   /** Entries below the floor live only in the spill file. */
   floor: bigint | undefined
   maxBase: bigint | undefined
+  maxUsed: bigint | undefined
   reloads = 0
   threshold: number
 
@@ -38,14 +41,18 @@ export class TimestampAllocator {
   allocate(instanceId: string, base: bigint): bigint {
     let s = this.slots.get(instanceId)
     if (s === undefined) {
-      const file = this.spillDir ? join(this.spillDir, `slots-${this.slots.size}.txt`) : undefined
+      const file = this.spillDir ? join(this.spillDir, `slots-${this.slots.size}.bin`) : undefined
       s = new InstanceSlots(file, this.spillThreshold)
       this.slots.set(instanceId, s)
     }
-    if (s.floor !== undefined && base < s.floor) this.reload(s, base)
     let t = base
-    while (s.used.has(t)) t++
+    if (s.maxUsed !== undefined && base <= s.maxUsed) {
+      if (s.floor !== undefined && base < s.floor) this.reload(s, base)
+      while (s.used.has(t)) t++
+    }
+    // else: above everything used so far (the common case for time-sorted input), free without a lookup
     s.used.add(t)
+    if (s.maxUsed === undefined || t > s.maxUsed) s.maxUsed = t
     if (s.maxBase === undefined || base > s.maxBase) s.maxBase = base
     if (s.used.size > s.threshold && s.spillFile !== undefined && s.reloads < MAX_RELOADS) this.spill(s)
     return t
@@ -60,15 +67,19 @@ export class TimestampAllocator {
 
   private spill(s: InstanceSlots): void {
     const floor = (s.maxBase as bigint) - 1n
-    const out: string[] = []
+    const out: bigint[] = []
     for (const t of s.used) {
       if (t < floor) {
-        out.push(t.toString())
-        s.used.delete(t)
+        if (t < INT64_MIN || t > INT64_MAX) {
+          s.reloads = MAX_RELOADS // a timestamp beyond int64: keep this instance in memory
+          return
+        }
+        out.push(t)
       }
     }
+    for (const t of out) s.used.delete(t)
     if (out.length > 0) {
-      appendFileSync(s.spillFile as string, out.join('\n') + '\n')
+      appendFileSync(s.spillFile as string, new Uint8Array(BigInt64Array.from(out).buffer))
       s.floor = s.floor === undefined || floor > s.floor ? floor : s.floor
     }
     // most entries at or above the floor: spilling again soon would gain nothing
@@ -76,15 +87,14 @@ export class TimestampAllocator {
   }
 
   private reload(s: InstanceSlots, base: bigint): void {
-    const kept: string[] = []
-    const text = readFileSync(s.spillFile as string, 'utf8')
-    for (const line of text.split('\n')) {
-      if (line === '') continue
-      const t = BigInt(line)
+    const kept: bigint[] = []
+    const bytes = readFileSync(s.spillFile as string)
+    const spilled = new BigInt64Array(new Uint8Array(bytes).buffer) // copied: aligned for 8-byte access
+    for (const t of spilled) {
       if (t >= base) s.used.add(t)
-      else kept.push(line)
+      else kept.push(t)
     }
-    writeFileSync(s.spillFile as string, kept.length > 0 ? kept.join('\n') + '\n' : '')
+    writeFileSync(s.spillFile as string, new Uint8Array(BigInt64Array.from(kept).buffer))
     s.floor = kept.length > 0 ? base : undefined
     s.reloads++
   }

@@ -1,11 +1,14 @@
 import {join} from 'node:path'
+import type {StoredLine} from './line-arena.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 
 interface Item {
   ts: bigint
   /** the encoded line, newline included */
-  line: Buffer
+  line: StoredLine
 }
+
+const sizeOf = (l: StoredLine): number => l.end - l.start
 
 export interface TraceSorterOptions {
   /** Private temporary directory for runs. */
@@ -65,7 +68,7 @@ export class TraceSorter {
     return this.spilling
   }
 
-  push(ts: bigint, line: Buffer): void {
+  push(ts: bigint, line: StoredLine): void {
     this.count++
     if (this.spilling) return this.pushChunk({ts, line})
     if (this.lastWritten !== undefined && ts < this.lastWritten) {
@@ -86,11 +89,11 @@ export class TraceSorter {
       }
       w.splice(lo, 0, item)
     }
-    this.windowText += line.length
+    this.windowText += sizeOf(line)
     while (w.length - this.head > this.windowSize || this.windowText > this.windowChars) {
       const oldest = w[this.head]
       this.writeFirst(oldest)
-      this.windowText -= oldest.line.length
+      this.windowText -= sizeOf(oldest.line)
       w[this.head++] = undefined as unknown as Item
       if (this.head >= 4096 && this.head * 2 >= w.length) {
         w.splice(0, this.head)
@@ -132,7 +135,7 @@ export class TraceSorter {
   private writeFirst(item: Item): void {
     const w = this.first as BufferedWriter
     if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
-    w.bytes(item.line)
+    w.range(item.line.slab, item.line.start, item.line.end)
     this.firstRun.count++
     this.lastWritten = item.ts
   }
@@ -152,7 +155,7 @@ export class TraceSorter {
 
   private pushChunk(item: Item): void {
     this.chunk.push(item)
-    this.chunkSize += item.line.length + 24
+    this.chunkSize += sizeOf(item.line) + 24
     if (this.chunkSize >= this.chunkChars) this.spillChunk()
   }
 
@@ -162,7 +165,7 @@ export class TraceSorter {
     const w = new BufferedWriter(run.path)
     for (const item of this.chunk) {
       w.write(`${item.ts}\t`)
-      w.bytes(item.line)
+      w.range(item.line.slab, item.line.start, item.line.end)
     }
     this.pendingCloses.push(w.close())
     run.count = this.chunk.length

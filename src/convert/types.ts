@@ -1,5 +1,6 @@
 import type {InputLine} from '../jsonl/line-reader.js'
 import type {GetRecord, WriteRecord} from './records.js'
+import type {LineMapperSpec, MappedLine} from './line-mapper.js'
 
 /** A trace record: a plain object or a Map (serialized in key insertion order), or a BaseConverter record. */
 export type Trace = Record<string, unknown> | Map<string, unknown> | GetRecord | WriteRecord
@@ -37,6 +38,11 @@ export interface InputContext {
   readonly index: number
   /** The standard line reader: non-blank trimmed lines with 1-based numbers; counts lines, reports invalid UTF-8. */
   lines(): AsyncIterable<InputLine>
+  /**
+   * The lines with a pure function applied to each, possibly on worker threads, results in input order
+   * (see {@link LineMapperSpec}). Lines are counted like {@link lines}.
+   */
+  mapLines<R>(spec: LineMapperSpec): AsyncIterable<MappedLine<R>>
   /** A bad line: warning and count (fatal under --strict). */
   skip(line: InputLine, code: string, message: string): void
   /** A valid line deliberately not converted: counted, no warning. */

@@ -23,6 +23,18 @@ export class KeyList implements Iterable<bigint> {
 
   private constructor(private readonly data: BigInt64Array) {}
 
+  /** A list from its int64 words and (optionally) its JSON text, e.g. as computed on a worker thread. */
+  static fromParts(words: BigInt64Array, json?: Uint8Array): KeyList {
+    const list = new KeyList(words)
+    if (json !== undefined) list.bytes = Buffer.from(json.buffer, json.byteOffset, json.byteLength)
+    return list
+  }
+
+  /** The keys as a BigInt64Array (shared, do not modify). */
+  words(): BigInt64Array {
+    return this.data
+  }
+
   static from(values: Iterable<bigint | number>): KeyList {
     const arr: bigint[] = []
     for (const v of values) arr.push(BigInt.asIntN(64, BigInt(v)))

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {BaseConverter} from '../../src/convert/base-converter.js'
 import {KeyList} from '../../src/hash/key-list.js'
+import {LineArena} from '../../src/convert/line-arena.js'
 import {encodeRecordLine} from '../../src/jsonl/record-encoder.js'
 import {serializeJson} from '../../src/jsonl/serialize.js'
 
@@ -68,7 +69,10 @@ describe('BaseConverter', () => {
     })
     expect(Object.isFrozen(get)).toBe(true)
     const write = c.createWriteTrace(2n, get.keys)
-    for (const r of [get, write, c.createGetTrace(3n, [], undefined, {inputLen: 1})])
-      expect(encodeRecordLine(r).toString('utf8')).toBe(serializeJson(r) + '\n')
+    const arena = new LineArena(64) // small slabs: lines must survive a slab change mid-line
+    for (const r of [get, write, c.createGetTrace(3n, [], undefined, {inputLen: 1})]) {
+      const l = encodeRecordLine(r, arena)
+      expect(l.slab.toString('utf8', l.start, l.end)).toBe(serializeJson(r) + '\n')
+    }
   })
 })

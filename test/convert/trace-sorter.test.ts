@@ -4,10 +4,15 @@ import {describe, expect, it} from 'vitest'
 import {mergeRuns} from '../../src/convert/merge-runs.js'
 import {BufferedWriter} from '../../src/convert/run-files.js'
 import {TraceSorter} from '../../src/convert/trace-sorter.js'
+import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {tempDir} from '../helpers/cli.js'
 
-function line(ts: bigint, n: number): Buffer {
-  return Buffer.from(`{"timestamp_ns": ${ts}, "n": ${n}, "s": "é"}\n`)
+const arena = new LineArena(256)
+function text(ts: bigint, n: number): string {
+  return `{"timestamp_ns": ${ts}, "n": ${n}, "s": "é"}\n`
+}
+function line(ts: bigint, n: number): StoredLine {
+  return arena.add(Buffer.from(text(ts, n)))
 }
 
 async function sortThrough(items: Array<[bigint, number]>, opts: {windowSize: number; chunkChars: number; direct: boolean}) {
@@ -26,7 +31,7 @@ async function sortThrough(items: Array<[bigint, number]>, opts: {windowSize: nu
 
 function expected(items: Array<[bigint, number]>): string {
   const sorted = items.map((x, i) => ({x, i})).sort((a, b) => (a.x[0] < b.x[0] ? -1 : a.x[0] > b.x[0] ? 1 : a.i - b.i))
-  return sorted.map(({x}) => line(x[0], x[1]).toString('utf8')).join('')
+  return sorted.map(({x}) => text(x[0], x[1])).join('')
 }
 
 describe('TraceSorter', () => {

@@ -1,0 +1,28 @@
+import {type InputContext, type InputLine, type JsonObject, JsonSyntaxError, parseJson} from '../../../src/index.js'
+
+/** Why a line cannot be used: a reason code and a message (the framework adds file, line and preview). */
+export interface LineProblem {
+  skip: string
+  message: string
+}
+
+/** Parses a line into an object, or says why not. */
+export function parseObjectLine(text: string): JsonObject | LineProblem {
+  let row: unknown
+  try {
+    row = parseJson(text)
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) return {skip: 'invalid_json', message: `invalid JSON: ${err.reason} at column ${err.column}`}
+    throw err
+  }
+  if (!(row instanceof Map)) return {skip: 'not_an_object', message: 'the line is not a JSON object'}
+  return row
+}
+
+/** Parses a line into an object, or reports it as skipped. */
+export function parseRow(line: InputLine, ctx: InputContext): JsonObject | undefined {
+  const row = parseObjectLine(line.text)
+  if (row instanceof Map) return row
+  ctx.skip(line, row.skip, row.message)
+  return undefined
+}

@@ -1,0 +1,27 @@
+import type {InputLine} from '../jsonl/line-reader.js'
+
+/**
+ * A line mapper runs a pure function over an input's lines, possibly on worker threads: the module named by `module`
+ * exports `createLineMapper(config)` returning `(line) => result`. Results must be structured-cloneable; they come
+ * back in input order. Converters use it for the expensive, order-independent part of a line (parsing, hashing,
+ * tokenizing) and keep everything order-dependent (timestamps, pairing) on the main thread.
+ */
+export interface LineMapperSpec {
+  /** URL (file:) or absolute path of the mapper module */
+  module: string
+  /** passed to `createLineMapper`; structured-cloneable */
+  config: unknown
+  /** worker threads to use; 0 or 1 with a small input runs the mapper inline */
+  workers?: number
+}
+
+export interface MappedLine<R> {
+  line: InputLine
+  result: R
+}
+
+export type LineMapFunction<R = unknown> = (line: InputLine) => R | Promise<R>
+
+export interface LineMapperModule<R = unknown> {
+  createLineMapper(config: unknown): LineMapFunction<R> | Promise<LineMapFunction<R>>
+}
