@@ -2,6 +2,10 @@
  * The one catalogue of lmt's coded errors. Library code throws {@link LmtError}s made here; commands render them
  * (message, suggestions, exit code, and the `--json` error document).
  */
+function lctMessage(source: string, detail: string): string {
+  return `trace file '${source}': ${detail}`
+}
+
 const catalogue = {
   USAGE: {exit: 2, message: (detail: string) => detail},
   UNKNOWN_FORMAT: {
@@ -13,14 +17,30 @@ const catalogue = {
   BAD_CONFIG: {exit: 1, message: (detail: string) => `invalid converter config: ${detail}`},
   CONVERTER_FAILED: {exit: 1, message: (detail: string) => detail},
   CONTRACT_VIOLATION: {exit: 1, message: (detail: string) => detail},
-  STRICT_INPUT: {exit: 1, message: (where: string, code: string, message: string) => `${where}: ${code}: ${message} (--strict)`},
+  STRICT_INPUT: {
+    exit: 1,
+    message: (where: string, code: string, message: string) => `${where}: ${code}: ${message} (--strict)`,
+  },
   NO_TRACES: {exit: 1, message: () => 'no traces generated from any input'},
   OUTPUT_FAILED: {exit: 1, message: (detail: string) => detail},
   INTERRUPTED: {exit: 130, message: (signal: string) => `interrupted by ${signal}`},
+  // .lct files (lct.md §4.3): every message names the file
+  LCT_IO: {exit: 1, message: lctMessage},
+  LCT_EMPTY: {exit: 1, message: lctMessage},
+  LCT_TRUNCATED: {exit: 1, message: lctMessage},
+  LCT_FRAME_TOO_LARGE: {exit: 1, message: lctMessage},
+  LCT_MALFORMED_HEADER: {exit: 1, message: lctMessage},
+  LCT_G0_HEADER: {exit: 1, message: lctMessage},
+  LCT_BAD_MAGIC: {exit: 1, message: lctMessage},
+  LCT_UNSUPPORTED_FORMAT: {exit: 1, message: lctMessage},
+  LCT_UNSUPPORTED_SCHEMA: {exit: 1, message: lctMessage},
+  LCT_CLOSED: {exit: 1, message: lctMessage},
 } as const
 
 export type ErrorKind = keyof typeof catalogue
-type Args<K extends ErrorKind> = (typeof catalogue)[K]['message'] extends (...a: infer A) => string ? A : never
+type Args<K extends ErrorKind> = (typeof catalogue)[K]['message'] extends (...a: infer A) => string
+  ? A
+  : never
 
 export class LmtError extends Error {
   /** The catalogue entry, e.g. `UNKNOWN_FORMAT` (the `--json` error code). */
@@ -30,7 +50,11 @@ export class LmtError extends Error {
   readonly exitCode: number
   readonly suggestions: readonly string[]
 
-  constructor(kind: ErrorKind, message: string, options: {exitCode?: number; suggestions?: string[]; cause?: unknown} = {}) {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    options: {exitCode?: number; suggestions?: string[]; cause?: unknown} = {},
+  ) {
     super(message, options.cause === undefined ? undefined : {cause: options.cause})
     this.name = 'LmtError'
     this.kind = kind
@@ -47,10 +71,24 @@ export function lmtError<K extends ErrorKind>(
 ): LmtError {
   const factory = catalogue[kind].message as (...a: unknown[]) => string
   const arity = factory.length
-  const last = args.length > arity ? (args[arity] as {suggestions?: string[]; cause?: unknown; exitCode?: number}) : {}
+  const last =
+    args.length > arity ? (args[arity] as {suggestions?: string[]; cause?: unknown; exitCode?: number}) : {}
   return new LmtError(kind, factory(...args.slice(0, arity)), last)
 }
 
 export function isLmtError(err: unknown): err is LmtError {
   return err instanceof LmtError
+}
+
+/** A `.lct` reading error: the byte offset it concerns and the name of the source. */
+export class LctError extends LmtError {
+  constructor(
+    kind: ErrorKind,
+    readonly source: string,
+    detail: string,
+    readonly offset: number,
+  ) {
+    super(kind, lctMessage(source, detail))
+    this.name = 'LctError'
+  }
 }

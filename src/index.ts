@@ -1,7 +1,22 @@
 // The public API of lmt: what converter and plugin authors build against.
-export {BaseConverter, type GetTrace, type GetTraceExtra, type Keys, type WriteTrace} from './convert/base-converter.js'
+export {
+  BaseConverter,
+  type GetTrace,
+  type GetTraceExtra,
+  type Keys,
+  type WriteTrace,
+} from './convert/base-converter.js'
 export {GetRecord, WriteRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES} from './convert/records.js'
-export type {Converter, ConverterClass, ConverterOptions, InputContext, InputLine, Logger, Trace, TraceSource} from './convert/types.js'
+export type {
+  Converter,
+  ConverterClass,
+  ConverterOptions,
+  InputContext,
+  InputLine,
+  Logger,
+  Trace,
+  TraceSource,
+} from './convert/types.js'
 export type {LineMapFunction, LineMapperModule, LineMapperSpec, MappedLine} from './convert/line-mapper.js'
 export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
 export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'
@@ -13,3 +28,6 @@ export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serial
 export {pythonFloatRepr} from './jsonl/float-repr.js'
 export {pythonStrip} from './jsonl/trim.js'
 export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'
+export {LctError} from './errors.js'
+export * from './lct/index.js'
+export {pyFormatFixed, pyJsonDumps, pyRound, type PyJsonValue} from './util/pyfmt.js'

@@ -25,7 +25,9 @@ export function schemaRegistry(): Ajv2020 {
   if (ajv) return ajv
   ajv = new Ajv2020({allErrors: true, strict: true})
   const dir = schemasDir()
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.schema.json')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.schema.json'))
+    .sort()) {
     const schema = JSON.parse(readFileSync(join(dir, name), 'utf8'))
     ajv.addSchema(schema, name)
   }

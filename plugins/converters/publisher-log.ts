@@ -1,4 +1,11 @@
-import {BaseConverter, JsonFloat, pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from '../../src/index.js'
+import {
+  BaseConverter,
+  JsonFloat,
+  pythonEquals,
+  pythonHashKey,
+  pythonInt,
+  pythonTruthy,
+} from '../../src/index.js'
 import type {InputContext, InputLine, JsonObject, Trace} from '../../src/index.js'
 import {parseRow} from './_shared/rows.js'
 
@@ -32,7 +39,12 @@ function triggerTimeNs(value: unknown): bigint | undefined {
     return n === undefined ? undefined : n * 1000n
   }
   if (value instanceof JsonFloat && !Number.isFinite(value.value)) return undefined
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' || value instanceof JsonFloat) {
+  if (
+    typeof value === 'number' ||
+    typeof value === 'bigint' ||
+    typeof value === 'boolean' ||
+    value instanceof JsonFloat
+  ) {
     return (pythonInt(value) as bigint) * 1000n
   }
   return undefined
@@ -73,7 +85,10 @@ class PendingGets {
 
   /** Removes and returns the most recently added get that matches the write, if any. */
   takeMatch(instance: string, ts: bigint, writeKeys: unknown[]): PendingGet | undefined {
-    const candidates: Array<PendingGet[] | undefined> = [this.oneKey.get(instance), this.unhashable.get(instance)]
+    const candidates: Array<PendingGet[] | undefined> = [
+      this.oneKey.get(instance),
+      this.unhashable.get(instance),
+    ]
     if (writeKeys.length > 0) {
       const h = pythonHashKey(writeKeys[0])
       if (h !== undefined) candidates.push(this.byFirstKey.get(instance)?.get(h))
@@ -174,7 +189,8 @@ export class PublisherLogConverter extends BaseConverter {
 
   private time(event: JsonObject, line: InputLine, ctx: InputContext): bigint | undefined {
     const ts = triggerTimeNs(event.get('trigger_time_us'))
-    if (ts === undefined) ctx.skip(line, 'invalid_trigger_time', 'trigger_time_us is not an integer or a finite number')
+    if (ts === undefined)
+      ctx.skip(line, 'invalid_trigger_time', 'trigger_time_us is not an integer or a finite number')
     return ts
   }
 
@@ -208,7 +224,13 @@ export class PublisherLogConverter extends BaseConverter {
     ctx.converted(line) // every accepted get is emitted, paired or alone
   }
 
-  private inputLen(event: JsonObject, line: InputLine, ctx: InputContext, instance: string, keys: unknown[]): bigint | undefined {
+  private inputLen(
+    event: JsonObject,
+    line: InputLine,
+    ctx: InputContext,
+    instance: string,
+    keys: unknown[],
+  ): bigint | undefined {
     for (const field of ['input_len', 'input_length', 'input_tokens']) {
       if (!event.has(field)) continue
       const n = pythonInt(event.get(field))
@@ -244,11 +266,20 @@ export class PublisherLogConverter extends BaseConverter {
       ctx.note('input_len_from_keys')
       return BigInt(keys.length) * BigInt(bs)
     }
-    ctx.skip(line, 'missing_input_length', 'GetCacheLocation has no input_len, input_length, input_tokens, tokens or keys')
+    ctx.skip(
+      line,
+      'missing_input_length',
+      'GetCacheLocation has no input_len, input_length, input_tokens, tokens or keys',
+    )
     return undefined
   }
 
-  private onStart(event: JsonObject, line: InputLine, ctx: InputContext, writes: Map<string, PendingWrite>): void {
+  private onStart(
+    event: JsonObject,
+    line: InputLine,
+    ctx: InputContext,
+    writes: Map<string, PendingWrite>,
+  ): void {
     const instance = this.source(event, line, ctx)
     if (instance === undefined) return
     this.registerInstance(instance)
@@ -258,7 +289,8 @@ export class PublisherLogConverter extends BaseConverter {
     if (keys === undefined) return
     const session = sessionKey(event.get('write_session_id'))
     if ('none' in session) return ctx.drop(line, 'start_without_session')
-    if ('invalid' in session) return ctx.skip(line, 'invalid_write_session_id', 'write_session_id is not a string or number')
+    if ('invalid' in session)
+      return ctx.skip(line, 'invalid_write_session_id', 'write_session_id is not a string or number')
     const mapKey = `${instance}\u0000${session.key}`
     const previous = writes.get(mapKey)
     if (previous) ctx.drop(previous.startLine, 'start_superseded')
@@ -276,7 +308,8 @@ export class PublisherLogConverter extends BaseConverter {
     if (instance === undefined) return
     const session = sessionKey(event.get('write_session_id'))
     if ('none' in session) return ctx.drop(line, 'finish_without_session')
-    if ('invalid' in session) return ctx.skip(line, 'invalid_write_session_id', 'write_session_id is not a string or number')
+    if ('invalid' in session)
+      return ctx.skip(line, 'invalid_write_session_id', 'write_session_id is not a string or number')
     const mapKey = `${instance}\u0000${session.key}`
     const write = writes.get(mapKey)
     if (!write) return ctx.drop(line, 'finish_unknown_session')

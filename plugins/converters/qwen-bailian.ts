@@ -6,7 +6,10 @@ import type {GetTrace, Trace, WriteTrace} from '../../src/index.js'
 import type {HashIdRowConfig, HashIdRowResult} from './_shared/hash-id-rows.js'
 
 // the row decoder runs on worker threads; it must be the same kind of file as this one (.js built, .ts in dev)
-const ROW_DECODER = new URL(`./_shared/hash-id-rows${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href
+const ROW_DECODER = new URL(
+  `./_shared/hash-id-rows${extname(fileURLToPath(import.meta.url))}`,
+  import.meta.url,
+).href
 
 /**
  * Qwen-Bailian rows (`timestamp` in seconds, `input_length`, one `hash_ids` entry per block): a get and a write per
@@ -24,9 +27,17 @@ export class QwenBailianConverter extends BaseConverter {
     const instanceId = this.defaultInstanceId
     const blockSize = this.getBlockSize(instanceId)
     if (!(blockSize > 0)) throw new Error(`block_size must be positive for instance ${instanceId}`)
-    const config: HashIdRowConfig = {blockSize, intScale: this.timestampIntScale, floatScale: this.timestampFloatScale}
+    const config: HashIdRowConfig = {
+      blockSize,
+      intScale: this.timestampIntScale,
+      floatScale: this.timestampFloatScale,
+    }
     const workers = Math.max(1, Math.min(availableParallelism() - 1, 3))
-    for await (const {line, result} of ctx.mapLines<HashIdRowResult>({module: ROW_DECODER, config, workers})) {
+    for await (const {line, result} of ctx.mapLines<HashIdRowResult>({
+      module: ROW_DECODER,
+      config,
+      workers,
+    })) {
       if ('skip' in result) {
         ctx.skip(line, result.skip, result.message)
         continue

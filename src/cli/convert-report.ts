@@ -28,7 +28,9 @@ export function renderSummary(s: ConvertSummary): string[] {
   const out: string[] = ['summary:']
   const totalOf = (key: 'linesRead' | 'blankLines' | 'converted'): string => {
     const values = s.inputs.map((i) => i[key])
-    return values.some((v) => v === null) ? 'n/a' : String(values.reduce((a, b) => (a as number) + (b as number), 0))
+    return values.some((v) => v === null)
+      ? 'n/a'
+      : String(values.reduce((a, b) => (a as number) + (b as number), 0))
   }
   const merge = (key: 'skipped' | 'dropped' | 'notes'): Record<string, number> => {
     const out: Record<string, number> = {}
@@ -38,12 +40,20 @@ export function renderSummary(s: ConvertSummary): string[] {
   const rows: Array<[string, InputSummary | undefined]> = s.inputs.map((i) => [i.path, i])
   for (const [name, i] of rows) {
     if (!i) continue
-    out.push(`  ${name}: lines read ${i.linesRead ?? 'n/a'}, blank ${i.blankLines ?? 'n/a'}, converted ${i.converted ?? 'n/a'}`)
-    out.push(`    skipped: ${kv(i.skipped)}; dropped: ${kv(i.dropped)}; notes: ${kv(i.notes)}; traces: ${traces(i.traces)}`)
+    out.push(
+      `  ${name}: lines read ${i.linesRead ?? 'n/a'}, blank ${i.blankLines ?? 'n/a'}, converted ${i.converted ?? 'n/a'}`,
+    )
+    out.push(
+      `    skipped: ${kv(i.skipped)}; dropped: ${kv(i.dropped)}; notes: ${kv(i.notes)}; traces: ${traces(i.traces)}`,
+    )
   }
   if (s.inputs.length > 1) {
-    out.push(`  total: lines read ${totalOf('linesRead')}, blank ${totalOf('blankLines')}, converted ${totalOf('converted')}`)
-    out.push(`    skipped: ${kv(merge('skipped'))}; dropped: ${kv(merge('dropped'))}; notes: ${kv(merge('notes'))}`)
+    out.push(
+      `  total: lines read ${totalOf('linesRead')}, blank ${totalOf('blankLines')}, converted ${totalOf('converted')}`,
+    )
+    out.push(
+      `    skipped: ${kv(merge('skipped'))}; dropped: ${kv(merge('dropped'))}; notes: ${kv(merge('notes'))}`,
+    )
   }
   out.push(`  traces: ${traces(s.traces)}, ${s.ordering}; warnings: ${s.warnings}`)
   for (const inst of s.instances)

@@ -32,7 +32,8 @@ export abstract class LmtCommand extends Command {
     else {
       const lines = [`error: ${err.message}`]
       for (const s of err.suggestions ?? []) lines.push(`hint: ${s}`)
-      if (!isLmtError(err) && err.oclif?.exit === undefined && process.env.DEBUG) lines.push(String(err.stack))
+      if (!isLmtError(err) && err.oclif?.exit === undefined && process.env.DEBUG)
+        lines.push(String(err.stack))
       process.stderr.write(lines.join('\n') + '\n')
     }
     // already reported: exit quietly with the error's code

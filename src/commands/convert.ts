@@ -28,40 +28,107 @@ format "foo"), sorts each input stably by timestamp_ns, merges the inputs by tim
 Human-readable text goes to stderr; stdout carries only the --json summary. Run "lmt converters" to list formats.`
 
   static override examples = [
-    {description: 'A KVCM event-publisher log (output: publisher_optimizer.jsonl beside the input)', command: '<%= config.bin %> <%= command.id %> -i publisher.log -f publisher_log'},
-    {description: 'A Qwen-Bailian trace for one instance with 32-token blocks', command: '<%= config.bin %> <%= command.id %> -i qwen.jsonl -o out.jsonl -f qwen_bailian --instance-id my_instance --instance-block-sizes my_instance:32'},
-    {description: "A Mooncake FAST'25 trace (ms timestamps, 512-token blocks)", command: '<%= config.bin %> <%= command.id %> -i conversation_trace.jsonl -f mooncake'},
-    {description: 'Two inputs merged by time into <dir of a.jsonl>/merged_optimizer.jsonl', command: '<%= config.bin %> <%= command.id %> -i a.jsonl b.jsonl -f qwen_bailian'},
-    {description: 'Your own converter module with a config, summary as JSON', command: `<%= config.bin %> <%= command.id %> -i in.jsonl -f my --converter-module ./my_converter.js --converter-config-json '{"field":"x"}' --json`},
+    {
+      description: 'A KVCM event-publisher log (output: publisher_optimizer.jsonl beside the input)',
+      command: '<%= config.bin %> <%= command.id %> -i publisher.log -f publisher_log',
+    },
+    {
+      description: 'A Qwen-Bailian trace for one instance with 32-token blocks',
+      command:
+        '<%= config.bin %> <%= command.id %> -i qwen.jsonl -o out.jsonl -f qwen_bailian --instance-id my_instance --instance-block-sizes my_instance:32',
+    },
+    {
+      description: "A Mooncake FAST'25 trace (ms timestamps, 512-token blocks)",
+      command: '<%= config.bin %> <%= command.id %> -i conversation_trace.jsonl -f mooncake',
+    },
+    {
+      description: 'Two inputs merged by time into <dir of a.jsonl>/merged_optimizer.jsonl',
+      command: '<%= config.bin %> <%= command.id %> -i a.jsonl b.jsonl -f qwen_bailian',
+    },
+    {
+      description: 'Your own converter module with a config, summary as JSON',
+      command: `<%= config.bin %> <%= command.id %> -i in.jsonl -f my --converter-module ./my_converter.js --converter-config-json '{"field":"x"}' --json`,
+    },
   ]
 
   static override enableJsonFlag = true
 
   static override flags = {
-    input: Flags.string({char: 'i', summary: 'Input files, converted in the given order.', multiple: true, required: true}),
-    output: Flags.string({char: 'o', summary: 'Output file (default: <stem>_optimizer.jsonl beside the input, or merged_optimizer.jsonl).'}),
-    format: Flags.string({char: 'f', summary: 'Input format: a format name or alias (see "lmt converters").', required: true}),
+    input: Flags.string({
+      char: 'i',
+      summary: 'Input files, converted in the given order.',
+      multiple: true,
+      required: true,
+    }),
+    output: Flags.string({
+      char: 'o',
+      summary: 'Output file (default: <stem>_optimizer.jsonl beside the input, or merged_optimizer.jsonl).',
+    }),
+    format: Flags.string({
+      char: 'f',
+      summary: 'Input format: a format name or alias (see "lmt converters").',
+      required: true,
+    }),
     mode: Flags.string({summary: 'Output mode.', options: ['optimizer'], default: 'optimizer'}),
     'instance-id': Flags.string({summary: 'Instance id for formats without one.', default: 'instance'}),
     'instance-block-sizes': Flags.string({summary: 'Per-instance block sizes in tokens: id:n[,id:n…].'}),
-    'converter-dir': Flags.string({summary: 'Extra directory of converter modules (repeatable).', multiple: true}),
-    'converter-module': Flags.string({summary: 'Extra converter module: a file or a package (repeatable).', multiple: true}),
-    'converter-config-json': Flags.string({summary: 'Converter config as a JSON object (overrides file keys).'}),
+    'converter-dir': Flags.string({
+      summary: 'Extra directory of converter modules (repeatable).',
+      multiple: true,
+    }),
+    'converter-module': Flags.string({
+      summary: 'Extra converter module: a file or a package (repeatable).',
+      multiple: true,
+    }),
+    'converter-config-json': Flags.string({
+      summary: 'Converter config as a JSON object (overrides file keys).',
+    }),
     'converter-config-file': Flags.string({summary: 'Converter config from a JSON file.'}),
-    sort: Flags.boolean({summary: 'Merge inputs by time; --no-sort concatenates them in input order.', allowNo: true, default: true}),
-    'tokenizer-path': Flags.string({summary: 'text_trace: tokenizer directory (or Hub model id with --allow-download).'}),
+    sort: Flags.boolean({
+      summary: 'Merge inputs by time; --no-sort concatenates them in input order.',
+      allowNo: true,
+      default: true,
+    }),
+    'tokenizer-path': Flags.string({
+      summary: 'text_trace: tokenizer directory (or Hub model id with --allow-download).',
+    }),
     'model-name': Flags.string({summary: 'text_trace: use ./model/<name> if that directory exists.'}),
     'model-mapping': Flags.string({summary: 'a:b[,c:d…], passed to converters.'}),
     'time-field': Flags.string({summary: 'text_trace: field holding the time.', default: 'time'}),
-    'content-field': Flags.string({summary: 'text_trace: field holding the prompt.', default: 'prompt_messages'}),
-    'num-workers': Flags.integer({summary: 'text_trace tokenization threads; 0 = CPUs − 1.', default: 4, min: 0}),
+    'content-field': Flags.string({
+      summary: 'text_trace: field holding the prompt.',
+      default: 'prompt_messages',
+    }),
+    'num-workers': Flags.integer({
+      summary: 'text_trace tokenization threads; 0 = CPUs − 1.',
+      default: 4,
+      min: 0,
+    }),
     'ignore-response': Flags.boolean({summary: 'Passed to converters (ignoreResponse).', default: false}),
-    truncate: Flags.boolean({summary: 'Passed to converters; --no-truncate gives truncate: false.', allowNo: true, default: true}),
-    timezone: Flags.string({summary: 'text_trace: zone of naive times: UTC, local, or an IANA name.', default: 'UTC'}),
-    'allow-download': Flags.boolean({summary: 'text_trace: allow fetching a tokenizer from the Hub.', default: false}),
+    truncate: Flags.boolean({
+      summary: 'Passed to converters; --no-truncate gives truncate: false.',
+      allowNo: true,
+      default: true,
+    }),
+    timezone: Flags.string({
+      summary: 'text_trace: zone of naive times: UTC, local, or an IANA name.',
+      default: 'UTC',
+    }),
+    'allow-download': Flags.boolean({
+      summary: 'text_trace: allow fetching a tokenizer from the Hub.',
+      default: false,
+    }),
     strict: Flags.boolean({summary: 'The first bad input line is a fatal error.', default: false}),
-    progress: Flags.boolean({summary: 'Progress bar on stderr (only when it is a terminal).', allowNo: true, default: true}),
-    quiet: Flags.boolean({char: 'q', summary: 'No progress, no informational lines, no per-line warnings (still counted).', default: false}),
+    progress: Flags.boolean({
+      summary: 'Progress bar on stderr (only when it is a terminal).',
+      allowNo: true,
+      default: true,
+    }),
+    quiet: Flags.boolean({
+      char: 'q',
+      summary: 'No progress, no informational lines, no per-line warnings (still counted).',
+      default: false,
+    }),
   }
 
   async run(): Promise<ConvertSummary> {
@@ -94,7 +161,10 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     const output = flags.output ?? defaultOutputPath(flags.input)
     checkOutput(output, flags.input)
     // 7. converter config
-    const converterConfig = loadConverterConfig(flags['converter-config-file'], flags['converter-config-json'])
+    const converterConfig = loadConverterConfig(
+      flags['converter-config-file'],
+      flags['converter-config-json'],
+    )
 
     reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
     const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
@@ -102,7 +172,10 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       `  instance id: ${flags['instance-id']}; block sizes: ${sizes || '(converter default)'}; truncate: ${flags.truncate}; ` +
         `model mapping: ${modelMapping ? [...modelMapping].map(([a, b]) => `${a}→${b}`).join(', ') : 'none'}`,
     )
-    const bar = createProgressBar(flags.progress && !flags.quiet, 'converting [{bar}] {percentage}% | {traces} traces')
+    const bar = createProgressBar(
+      flags.progress && !flags.quiet,
+      'converting [{bar}] {percentage}% | {traces} traces',
+    )
     reporter.beforeWrite = () => bar.clearLine()
     const controller = new AbortController()
     const run = new ConversionRun({
@@ -141,7 +214,11 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       run.cleanupSync()
       const exit = signal === 'SIGINT' ? 130 : 143
       if (this.jsonEnabled())
-        process.stdout.write(JSON.stringify({error: {code: 'INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit}}) + '\n')
+        process.stdout.write(
+          JSON.stringify({
+            error: {code: 'INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit},
+          }) + '\n',
+        )
       else process.stderr.write(`error: interrupted by ${signal}\n`)
       process.exit(exit)
     }
@@ -165,7 +242,9 @@ function checkInput(input: string): void {
   try {
     st = statSync(input)
   } catch {
-    throw lmtError('INPUT_NOT_FOUND', `input not found: ${input}`, {suggestions: ['check the path; inputs are local files']})
+    throw lmtError('INPUT_NOT_FOUND', `input not found: ${input}`, {
+      suggestions: ['check the path; inputs are local files'],
+    })
   }
   if (!st.isFile()) throw lmtError('INPUT_NOT_FOUND', `cannot read ${input}: not a regular file`)
   try {
@@ -190,11 +269,14 @@ function checkOutput(output: string, inputs: readonly string[]): void {
   } catch {
     st = undefined
   }
-  if (st?.isDirectory()) throw lmtError('USAGE', `output ${output} is a directory`, {suggestions: ['pass a file path with -o']})
+  if (st?.isDirectory())
+    throw lmtError('USAGE', `output ${output} is a directory`, {suggestions: ['pass a file path with -o']})
   const target = realOrResolved(output)
   for (const input of inputs) {
     if (realOrResolved(input) === target)
-      throw lmtError('USAGE', `output ${output} is the same file as input ${input}`, {suggestions: ['choose another -o path']})
+      throw lmtError('USAGE', `output ${output} is the same file as input ${input}`, {
+        suggestions: ['choose another -o path'],
+      })
   }
   try {
     mkdirSync(dirname(resolve(output)), {recursive: true})

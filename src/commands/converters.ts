@@ -33,8 +33,14 @@ warning); --json shows what each one shadowed.`
   static override enableJsonFlag = true
 
   static override flags = {
-    'converter-dir': Flags.string({summary: 'Extra directory of converter modules (repeatable).', multiple: true}),
-    'converter-module': Flags.string({summary: 'Extra converter module: a file or a package (repeatable).', multiple: true}),
+    'converter-dir': Flags.string({
+      summary: 'Extra directory of converter modules (repeatable).',
+      multiple: true,
+    }),
+    'converter-module': Flags.string({
+      summary: 'Extra converter module: a file or a package (repeatable).',
+      multiple: true,
+    }),
   }
 
   async run(): Promise<ConvertersListing> {
@@ -64,7 +70,11 @@ warning); --json shows what each one shadowed.`
       const head = ['FORMAT', 'CLASS', 'SOURCE', 'ALIASES', 'DESCRIPTION']
       const rows = formats.map((f) => [f.format, f.className, f.source, f.aliases.join(', '), f.description])
       const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-      const fmt = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd()
+      const fmt = (r: string[]): string =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+          .join('  ')
+          .trimEnd()
       this.log(fmt(head))
       for (const r of rows) this.log(fmt(r))
     }

@@ -83,12 +83,18 @@ export class BaseConverter {
     const bs = this.getBlockSize(instanceId)
     if (!(bs > 0)) throw new Error(`block_size must be positive for instance ${instanceId}`)
     const len = BigInt(inputLen)
-    const full = len <= 0n ? 0 : Number(len / BigInt(bs) < BigInt(keys.length) ? len / BigInt(bs) : BigInt(keys.length))
+    const full =
+      len <= 0n ? 0 : Number(len / BigInt(bs) < BigInt(keys.length) ? len / BigInt(bs) : BigInt(keys.length))
     if (keys instanceof KeyList) return keys.head(full) as K
     return (keys as readonly unknown[]).slice(0, full) as unknown as K
   }
 
-  createGetTrace(timestampNs: bigint | number, keys: Keys, instanceId: string | undefined, extra: GetTraceExtra): GetTrace {
+  createGetTrace(
+    timestampNs: bigint | number,
+    keys: Keys,
+    instanceId: string | undefined,
+    extra: GetTraceExtra,
+  ): GetTrace {
     const id = instanceId ?? this.defaultInstanceId
     const ts = this.allocateTimestamp(id, timestampNs) // before validation: a rejected get still uses its slot
     if (extra.inputLen === undefined) throw new Error('optimizer get trace requires input_len')
@@ -96,7 +102,8 @@ export class BaseConverter {
     if (inputLen <= 0n) throw new Error('optimizer get trace input_len must be positive')
     const kept = this.truncateKeysToFullBlocks(keys, inputLen, id)
     let blockMask = extra.blockMask === undefined ? NO_BLOCK_MASK : extra.blockMask
-    if (Array.isArray(blockMask) && blockMask.length > kept.length) blockMask = blockMask.slice(0, kept.length)
+    if (Array.isArray(blockMask) && blockMask.length > kept.length)
+      blockMask = blockMask.slice(0, kept.length)
     return new GetRecord(
       id,
       ts,

@@ -71,12 +71,19 @@ function inspectTrace(trace: unknown, className: string): {ts: bigint; type: str
     type = t.type
     instanceId = t.instance_id
   } else {
-    throw lmtError('CONTRACT_VIOLATION', `${className} produced a trace that is not an object (got ${describe(trace)})`)
+    throw lmtError(
+      'CONTRACT_VIOLATION',
+      `${className} produced a trace that is not an object (got ${describe(trace)})`,
+    )
   }
   let big: bigint
   if (typeof ts === 'bigint') big = ts
   else if (typeof ts === 'number' && Number.isSafeInteger(ts)) big = BigInt(ts)
-  else throw lmtError('CONTRACT_VIOLATION', `${className} produced a trace without an integer timestamp_ns (got ${describe(ts)})`)
+  else
+    throw lmtError(
+      'CONTRACT_VIOLATION',
+      `${className} produced a trace without an integer timestamp_ns (got ${describe(ts)})`,
+    )
   return {ts: big, type: typeof type === 'string' ? type : '(none)', instanceId}
 }
 
@@ -128,7 +135,11 @@ export class ConversionRun {
         await converter.init?.()
       } catch (err) {
         if (isLmtError(err)) throw err
-        throw lmtError('CONVERTER_FAILED', `${className} failed to initialise: ${(err as Error)?.message ?? String(err)}`, {cause: err})
+        throw lmtError(
+          'CONVERTER_FAILED',
+          `${className} failed to initialise: ${(err as Error)?.message ?? String(err)}`,
+          {cause: err},
+        )
       }
       const single = req.inputs.length === 1
       const outTmp = this.newOutputTemp()
@@ -158,19 +169,28 @@ export class ConversionRun {
           sorter.push(ts, line)
           traceCounts.total++
           traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
-          if (typeof instanceId === 'string') instanceTraces.set(instanceId, (instanceTraces.get(instanceId) ?? 0) + 1)
+          if (typeof instanceId === 'string')
+            instanceTraces.set(instanceId, (instanceTraces.get(instanceId) ?? 0) + 1)
           if ((++this.tracesSoFar & 0x3fff) === 0) this.checkAbort()
           return sorter.backlogged
         }
         const sink: TraceSink = {accept, settle: () => sorter.settle()}
         try {
-          if (typeof converter.convertToTraceJsonl === 'function') await this.viaJsonl(converter, className, path, ctx, sink)
+          if (typeof converter.convertToTraceJsonl === 'function')
+            await this.viaJsonl(converter, className, path, ctx, sink)
           else await this.viaTraces(converter, className, path, ctx, sink)
         } catch (err) {
           if (isLmtError(err)) throw err
           if (err instanceof JsonSerializeError)
-            throw lmtError('CONTRACT_VIOLATION', `${className} produced a trace that cannot be serialized: ${err.message}`)
-          throw lmtError('CONVERTER_FAILED', `${className} failed on ${path}: ${(err as Error)?.message ?? String(err)}`, {cause: err})
+            throw lmtError(
+              'CONTRACT_VIOLATION',
+              `${className} produced a trace that cannot be serialized: ${err.message}`,
+            )
+          throw lmtError(
+            'CONVERTER_FAILED',
+            `${className} failed on ${path}: ${(err as Error)?.message ?? String(err)}`,
+            {cause: err},
+          )
         }
         runsPerInput.push(await sorter.finish())
         this.bytesDone += statSync(path).size
@@ -188,7 +208,8 @@ export class ConversionRun {
         }
         warnings += ctx.warnings
         totals.total += traceCounts.total
-        for (const [t, n] of Object.entries(traceCounts.byType)) totals.byType[t] = (totals.byType[t] ?? 0) + n
+        for (const [t, n] of Object.entries(traceCounts.byType))
+          totals.byType[t] = (totals.byType[t] ?? 0) + n
         inputs.push(summary)
         req.onInputDone?.(summary)
       }
@@ -200,12 +221,17 @@ export class ConversionRun {
         .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
         .map((instanceId) => ({
           instanceId,
-          blockSize: typeof converter?.getBlockSize === 'function' ? converter.getBlockSize(instanceId) : null,
+          blockSize:
+            typeof converter?.getBlockSize === 'function' ? converter.getBlockSize(instanceId) : null,
           traces: instanceTraces.get(instanceId) ?? 0,
         }))
       return {
         format: req.format,
-        converter: {className, source: req.converterSource, ...(req.converterPath ? {path: req.converterPath} : {})},
+        converter: {
+          className,
+          source: req.converterSource,
+          ...(req.converterPath ? {path: req.converterPath} : {}),
+        },
         output: req.output,
         ordering: req.sort ? 'merged' : 'concatenated',
         traces: totals,
@@ -224,13 +250,20 @@ export class ConversionRun {
   }
 
   private newOutputTemp(): string {
-    const path = join(dirname(this.req.output), `.${basename(this.req.output)}.lmt-tmp-${randomBytes(6).toString('hex')}`)
+    const path = join(
+      dirname(this.req.output),
+      `.${basename(this.req.output)}.lmt-tmp-${randomBytes(6).toString('hex')}`,
+    )
     this.tempFiles.add(path)
     return path
   }
 
   private progress(bytesOfCurrent: number): void {
-    this.req.onProgress?.({bytesDone: this.bytesDone + bytesOfCurrent, bytesTotal: this.bytesTotal, traces: this.tracesSoFar})
+    this.req.onProgress?.({
+      bytesDone: this.bytesDone + bytesOfCurrent,
+      bytesTotal: this.bytesTotal,
+      traces: this.tracesSoFar,
+    })
   }
 
   private checkAbort(): void {
@@ -244,20 +277,35 @@ export class ConversionRun {
     ctx: InputAccounting,
     sink: TraceSink,
   ): Promise<void> {
-    const result: unknown = await (converter.convertToTraces as NonNullable<Converter['convertToTraces']>)(path, ctx)
+    const result: unknown = await (converter.convertToTraces as NonNullable<Converter['convertToTraces']>)(
+      path,
+      ctx,
+    )
     const take = (trace: unknown): boolean => {
       if (trace instanceof GetRecord || trace instanceof WriteRecord)
-        return sink.accept(trace.timestamp_ns, trace.type, trace.instance_id, encodeRecordLine(trace, this.arena))
+        return sink.accept(
+          trace.timestamp_ns,
+          trace.type,
+          trace.instance_id,
+          encodeRecordLine(trace, this.arena),
+        )
       const info = inspectTrace(trace, className)
-      return sink.accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(trace as Trace), this.arena))
+      return sink.accept(
+        info.ts,
+        info.type,
+        info.instanceId,
+        lineBytes(serializeJson(trace as Trace), this.arena),
+      )
     }
     const isObject = result !== null && typeof result === 'object'
-    if (Array.isArray(result) || (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))) {
+    if (
+      Array.isArray(result) ||
+      (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))
+    ) {
       for (const t of result as Iterable<unknown>) if (take(t)) await sink.settle()
     } else if (isObject && Symbol.asyncIterator in result) {
       for await (const t of result as AsyncIterable<unknown>) if (take(t)) await sink.settle()
-    }
-    else
+    } else
       throw lmtError(
         'CONTRACT_VIOLATION',
         `${className}.convertToTraces() must return an array or an (async) iterable of traces (got ${describe(result)})`,
@@ -273,7 +321,9 @@ export class ConversionRun {
   ): Promise<void> {
     const {accept} = sink
     const tmp = join(this.tempDir as string, `converter-${ctx.index}.jsonl`)
-    const returned: unknown = await (converter.convertToTraceJsonl as NonNullable<Converter['convertToTraceJsonl']>)(path, tmp, ctx)
+    const returned: unknown = await (
+      converter.convertToTraceJsonl as NonNullable<Converter['convertToTraceJsonl']>
+    )(path, tmp, ctx)
     const valid =
       (typeof returned === 'number' && Number.isSafeInteger(returned) && returned >= 0) ||
       (typeof returned === 'bigint' && returned >= 0n)
@@ -295,24 +345,38 @@ export class ConversionRun {
             accept(0n, '(unparsed)', undefined, lineBytes(line.text, this.arena))
             continue
           }
-          throw lmtError('CONTRACT_VIOLATION', `${className} wrote a line that is not valid JSON (line ${line.lineNo}: ${(err as Error).message})`)
+          throw lmtError(
+            'CONTRACT_VIOLATION',
+            `${className} wrote a line that is not valid JSON (line ${line.lineNo}: ${(err as Error).message})`,
+          )
         }
         if (!this.req.sort) {
-          const type = value instanceof Map && typeof value.get('type') === 'string' ? (value.get('type') as string) : '(none)'
+          const type =
+            value instanceof Map && typeof value.get('type') === 'string'
+              ? (value.get('type') as string)
+              : '(none)'
           const id = value instanceof Map ? value.get('instance_id') : undefined
           accept(0n, type, id, lineBytes(line.text, this.arena)) // verbatim, order is the converter's
           continue
         }
         const info = inspectTrace(value, className)
-        if (accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(value), this.arena))) await sink.settle()
+        if (accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(value), this.arena)))
+          await sink.settle()
       }
     } catch (err) {
       if (isLmtError(err)) throw err
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && lines === 0 && BigInt(returned as number | bigint) === 0n) return
+      if (
+        (err as NodeJS.ErrnoException).code === 'ENOENT' &&
+        lines === 0 &&
+        BigInt(returned as number | bigint) === 0n
+      )
+        return
       throw err
     }
     if (BigInt(lines) !== BigInt(returned as number | bigint))
-      this.req.logger.warn(`${className}.convertToTraceJsonl() reported ${returned} traces for ${path} but wrote ${lines}; using ${lines}`)
+      this.req.logger.warn(
+        `${className}.convertToTraceJsonl() reported ${returned} traces for ${path} but wrote ${lines}; using ${lines}`,
+      )
   }
 
   /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */

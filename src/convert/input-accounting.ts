@@ -73,7 +73,8 @@ export class InputAccounting implements InputContext {
 
   lines(): AsyncIterable<InputLine> {
     const reader = new LineReader(this.path, {
-      invalidUtf8: (lineNo, preview) => this.skip({lineNo, text: preview}, 'invalid_utf8', 'line is not valid UTF-8'),
+      invalidUtf8: (lineNo, preview) =>
+        this.skip({lineNo, text: preview}, 'invalid_utf8', 'line is not valid UTF-8'),
       progress: (bytes) => this.hooks.onBytes?.(bytes),
     })
     this.reader = reader
@@ -114,6 +115,7 @@ export class InputAccounting implements InputContext {
     this.warnedPerCode.set(code, seen)
     if (seen <= WARNINGS_PER_CODE)
       this.hooks.logger.warn(`${this.path}:${line.lineNo}: ${code}: ${message} | ${linePreview(line.text)}`)
-    else if (seen === WARNINGS_PER_CODE + 1) this.hooks.logger.warn(`${this.path}: further ${code} warnings suppressed`)
+    else if (seen === WARNINGS_PER_CODE + 1)
+      this.hooks.logger.warn(`${this.path}: further ${code} warnings suppressed`)
   }
 }

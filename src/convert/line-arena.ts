@@ -54,7 +54,10 @@ export interface StoredLine {
 }
 
 // Node's direct encoders (not in @types/node, stable for a decade): no argument juggling per call
-type FastBuffer = Buffer & {latin1Write(s: string, offset: number): number; utf8Write(s: string, offset: number): number}
+type FastBuffer = Buffer & {
+  latin1Write(s: string, offset: number): number
+  utf8Write(s: string, offset: number): number
+}
 
 /** Appends the pieces of one line to the arena (reused: one line at a time). */
 export class LineSlot {

@@ -18,7 +18,10 @@ function moduleUrl(spec: LineMapperSpec): string {
 }
 
 /** Runs the mapper on the main thread (small inputs, tests, one worker requested). */
-async function* mapInline<R>(lines: AsyncIterable<InputLine>, spec: LineMapperSpec): AsyncGenerator<MappedLine<R>> {
+async function* mapInline<R>(
+  lines: AsyncIterable<InputLine>,
+  spec: LineMapperSpec,
+): AsyncGenerator<MappedLine<R>> {
   const mod = (await import(moduleUrl(spec))) as LineMapperModule<R>
   const map: LineMapFunction<R> = await mod.createLineMapper(spec.config)
   for await (const line of lines) yield {line, result: await map(line)}
@@ -28,7 +31,11 @@ async function* mapInline<R>(lines: AsyncIterable<InputLine>, spec: LineMapperSp
  * Maps lines on `spec.workers` worker threads in batches, yielding results in input order with a bounded number of
  * batches in flight (memory stays bounded however large the input).
  */
-async function* mapOnWorkers<R>(lines: AsyncIterable<InputLine>, spec: LineMapperSpec, count: number): AsyncGenerator<MappedLine<R>> {
+async function* mapOnWorkers<R>(
+  lines: AsyncIterable<InputLine>,
+  spec: LineMapperSpec,
+  count: number,
+): AsyncGenerator<MappedLine<R>> {
   const entry = new URL('./line-worker.js', import.meta.url)
   const workers: Worker[] = []
   const waiting = new Map<number, Pending>()
@@ -96,7 +103,11 @@ async function* mapOnWorkers<R>(lines: AsyncIterable<InputLine>, spec: LineMappe
 }
 
 /** Maps an input's lines with `spec`, inline or on worker threads (see {@link LineMapperSpec}). */
-export function mapLines<R>(lines: AsyncIterable<InputLine>, spec: LineMapperSpec, inputBytes: number): AsyncIterable<MappedLine<R>> {
+export function mapLines<R>(
+  lines: AsyncIterable<InputLine>,
+  spec: LineMapperSpec,
+  inputBytes: number,
+): AsyncIterable<MappedLine<R>> {
   const workers = spec.workers ?? 1
   // worker start-up (~50 ms each) only pays off on inputs of a few MB
   if (workers < 1 || inputBytes < 4 << 20) return mapInline<R>(lines, spec)

@@ -17,7 +17,8 @@ export function pythonInt(value: unknown): bigint | undefined {
     case 'string':
       return parsePythonIntText(value)
     default:
-      if (value instanceof JsonFloat) return Number.isFinite(value.value) ? BigInt(Math.trunc(value.value)) : undefined
+      if (value instanceof JsonFloat)
+        return Number.isFinite(value.value) ? BigInt(Math.trunc(value.value)) : undefined
       return undefined
   }
 }
@@ -38,7 +39,8 @@ export function pythonTruthy(value: unknown): boolean {
 type Numeric = {kind: 'int'; v: bigint} | {kind: 'float'; v: number}
 
 function asNumeric(value: unknown): Numeric | undefined {
-  if (typeof value === 'number') return Number.isInteger(value) ? {kind: 'int', v: BigInt(value)} : {kind: 'float', v: value}
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? {kind: 'int', v: BigInt(value)} : {kind: 'float', v: value}
   if (typeof value === 'bigint') return {kind: 'int', v: value}
   if (typeof value === 'boolean') return {kind: 'int', v: value ? 1n : 0n}
   if (value instanceof JsonFloat) return {kind: 'float', v: value.value}

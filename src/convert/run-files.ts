@@ -83,14 +83,16 @@ export class BufferedWriter {
       try {
         if (this.failure === undefined) {
           let off = 0
-          while (off < bytes.length) off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
+          while (off < bytes.length)
+            off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
           this.bytesWritten += bytes.length
         }
       } catch (err) {
         this.failure = err as Error
       } finally {
         this.inFlight--
-        if (recycle && this.spare.length < 2) this.spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, WRITE_BUFFER_BYTES))
+        if (recycle && this.spare.length < 2)
+          this.spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, WRITE_BUFFER_BYTES))
       }
     })
   }
@@ -175,7 +177,8 @@ export class RunReader {
       this.rest = Buffer.alloc(0)
       return this.rows.length > 0
     }
-    const data = this.rest.length > 0 ? Buffer.concat([this.rest, this.buf.subarray(0, n)]) : this.buf.subarray(0, n)
+    const data =
+      this.rest.length > 0 ? Buffer.concat([this.rest, this.buf.subarray(0, n)]) : this.buf.subarray(0, n)
     // cut at the last newline so that no UTF-8 sequence is split
     const lastNl = data.lastIndexOf(0x0a)
     if (lastNl < 0) {

@@ -21,10 +21,12 @@ export function parseInstanceBlockSizes(value: string | undefined): Map<string, 
   for (const [idText, sizeText] of pairs(value, '--instance-block-sizes')) {
     const size = pythonStrip(sizeText)
     const piece = `${idText}:${sizeText}`
-    if (!SIZE_TEXT.test(size)) throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size is not an integer`)
+    if (!SIZE_TEXT.test(size))
+      throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size is not an integer`)
     const n = BigInt(size.replace(/_/g, ''))
     if (n < 1n) throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size must be at least 1`)
-    if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size is too large`)
+    if (n > BigInt(Number.MAX_SAFE_INTEGER))
+      throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size is too large`)
     out.set(pythonStrip(idText), Number(n))
   }
   return out
@@ -48,7 +50,10 @@ function asObject(value: unknown, what: string): Record<string, unknown> {
  * The converter config: the file's keys, then the inline keys over them (an overridden key keeps its position).
  * Undefined when neither flag was given (converters then get no `converterConfig`).
  */
-export function loadConverterConfig(file: string | undefined, inline: string | undefined): Record<string, unknown> | undefined {
+export function loadConverterConfig(
+  file: string | undefined,
+  inline: string | undefined,
+): Record<string, unknown> | undefined {
   if (file === undefined && inline === undefined) return undefined
   const config: Record<string, unknown> = {}
   if (file !== undefined) {
@@ -96,7 +101,9 @@ export function checkTimezone(zone: string): string {
   try {
     new Intl.DateTimeFormat('en-US', {timeZone: zone})
   } catch {
-    throw lmtError('USAGE', `--timezone: unknown time zone "${zone}"`, {suggestions: ['use UTC, local, or an IANA name such as Europe/Berlin']})
+    throw lmtError('USAGE', `--timezone: unknown time zone "${zone}"`, {
+      suggestions: ['use UTC, local, or an IANA name such as Europe/Berlin'],
+    })
   }
   return zone
 }

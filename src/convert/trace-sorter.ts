@@ -161,7 +161,11 @@ export class TraceSorter {
 
   private spillChunk(): void {
     this.chunk.sort(byTimestamp) // Array.prototype.sort is stable
-    const run: RunFile = {path: join(this.opts.tempDir, `${this.opts.name}-run${this.runs.length}.txt`), prefixed: true, count: 0}
+    const run: RunFile = {
+      path: join(this.opts.tempDir, `${this.opts.name}-run${this.runs.length}.txt`),
+      prefixed: true,
+      count: 0,
+    }
     const w = new BufferedWriter(run.path)
     for (const item of this.chunk) {
       w.write(`${item.ts}\t`)

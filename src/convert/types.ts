@@ -61,7 +61,11 @@ export type TraceSource = Iterable<Trace> | AsyncIterable<Trace> | Trace[]
 /** The converter contract: at least one of the two output methods. */
 export interface Converter {
   convertToTraces?(inputPath: string, ctx: InputContext): TraceSource | Promise<TraceSource>
-  convertToTraceJsonl?(inputPath: string, outputPath: string, ctx: InputContext): number | bigint | Promise<number | bigint>
+  convertToTraceJsonl?(
+    inputPath: string,
+    outputPath: string,
+    ctx: InputContext,
+  ): number | bigint | Promise<number | bigint>
   init?(): void | Promise<void>
   close?(): void | Promise<void>
   getBlockSize?(instanceId: string): number

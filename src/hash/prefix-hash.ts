@@ -20,6 +20,10 @@ export function prefixHash(ids: ArrayLike<HashInput>): bigint[] {
 }
 
 /** Block ids of a token list: the hash chain over tokens, one id per block (partial tail unless `truncate`). */
-export function tokensToBlockIds(tokens: ArrayLike<HashInput>, blockSize: number, truncate = false): bigint[] {
+export function tokensToBlockIds(
+  tokens: ArrayLike<HashInput>,
+  blockSize: number,
+  truncate = false,
+): bigint[] {
   return KeyList.tokenBlocks(tokens, blockSize, truncate).toArray()
 }

@@ -50,7 +50,11 @@ export class LineReader {
       let buf = carry ? Buffer.concat([carry, piece]) : piece
       carry = undefined
       if (atStart) {
-        if (buf.length < 3 && buf.length > 0 && Buffer.from([0xef, 0xbb, 0xbf]).subarray(0, buf.length).equals(buf)) {
+        if (
+          buf.length < 3 &&
+          buf.length > 0 &&
+          Buffer.from([0xef, 0xbb, 0xbf]).subarray(0, buf.length).equals(buf)
+        ) {
           carry = buf // might still become a BOM
           continue
         }

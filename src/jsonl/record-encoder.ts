@@ -3,7 +3,6 @@ import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../
 import {serializeJson, serializeString} from './serialize.js'
 import type {LineArena, LineSlot, StoredLine} from '../convert/line-arena.js'
 
-
 /** Byte pieces of one instance id, cached: most runs have a handful of instances. */
 interface InstancePieces {
   id: string

@@ -43,7 +43,11 @@ function hasMethod(cls: {prototype?: unknown}, name: string): boolean {
 }
 
 /** True when `value` is a class following the converter convention; warns when only the name matches. */
-export function examineExport(value: unknown, path: string, registry: ConverterRegistry): value is ConverterClass {
+export function examineExport(
+  value: unknown,
+  path: string,
+  registry: ConverterRegistry,
+): value is ConverterClass {
   if (typeof value !== 'function' || !value.prototype) return false
   const name = (value as {name: string}).name
   if (formatNameOf(name) === undefined) return false
@@ -52,7 +56,12 @@ export function examineExport(value: unknown, path: string, registry: ConverterR
   return false
 }
 
-function registerModule(ns: Record<string, unknown>, path: string, source: string, registry: ConverterRegistry): void {
+function registerModule(
+  ns: Record<string, unknown>,
+  path: string,
+  source: string,
+  registry: ConverterRegistry,
+): void {
   const names = Object.keys(ns)
     .filter((n) => n !== 'default')
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
@@ -116,7 +125,10 @@ export async function discoverConverters(options: DiscoveryOptions = {}): Promis
     for (const dir of plugin.dirs) await scanDir(dir, `plugin:${plugin.name}`, registry)
     for (const cls of plugin.classes) {
       if (examineExport(cls, plugin.name, registry)) registry.register(cls, `plugin:${plugin.name}`)
-      else registry.warn(`plugin ${plugin.name}: lmt:converters returned something that is not a converter class; ignored`)
+      else
+        registry.warn(
+          `plugin ${plugin.name}: lmt:converters returned something that is not a converter class; ignored`,
+        )
     }
   }
   return registry

@@ -50,14 +50,18 @@ export class ConverterRegistry {
     const previous = this.byName.get(format)
     if (previous?.cls === cls) return previous
     if (previous) {
-      this.warn(`format "${format}": ${cls.name} from ${source} overrides ${previous.className} from ${previous.source}`)
+      this.warn(
+        `format "${format}": ${cls.name} from ${source} overrides ${previous.className} from ${previous.source}`,
+      )
       reg.shadowed.push(...previous.shadowed, {className: previous.className, source: previous.source})
     }
     this.byName.set(format, reg)
     for (const alias of reg.aliases) {
       const prev = this.byAlias.get(alias)
       if (prev && prev.cls !== cls)
-        this.warn(`format "${alias}": ${cls.name} from ${source} overrides ${prev.className} from ${prev.source}`)
+        this.warn(
+          `format "${alias}": ${cls.name} from ${source} overrides ${prev.className} from ${prev.source}`,
+        )
       this.byAlias.set(alias, reg)
     }
     return reg

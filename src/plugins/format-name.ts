@@ -22,6 +22,7 @@ export function camelToSnake(name: string): string {
 
 /** `QwenBailianConverter` → `qwen_bailian`; undefined when the name does not follow the convention. */
 export function formatNameOf(className: string): string | undefined {
-  if (!className.endsWith('Converter') || className === 'Converter' || className === 'BaseConverter') return undefined
+  if (!className.endsWith('Converter') || className === 'Converter' || className === 'BaseConverter')
+    return undefined
   return camelToSnake(className.slice(0, -'Converter'.length))
 }

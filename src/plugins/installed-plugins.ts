@@ -11,7 +11,10 @@ interface LmtManifest {
  * Converter contributions of installed lmt plugins (oclif plugins other than lmt itself), in `config.plugins` order:
  * the `"lmt": {"converters": "<dir>"}` field of their package.json, and classes returned by an `lmt:converters` hook.
  */
-export async function pluginConverterSources(config: Config, warn: (message: string) => void): Promise<PluginConverterSource[]> {
+export async function pluginConverterSources(
+  config: Config,
+  warn: (message: string) => void,
+): Promise<PluginConverterSource[]> {
   const sources = new Map<string, PluginConverterSource>()
   const entry = (name: string): PluginConverterSource => {
     let s = sources.get(name)

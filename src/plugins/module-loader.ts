@@ -7,7 +7,9 @@ import {pathToFileURL} from 'node:url'
 const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs'])
 const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts'])
 
-type TsxApi = {register(options: {namespace: string}): {import(specifier: string, parent: string): Promise<unknown>}}
+type TsxApi = {
+  register(options: {namespace: string}): {import(specifier: string, parent: string): Promise<unknown>}
+}
 let tsxApi: Promise<TsxApi | undefined> | undefined
 
 /** The `tsx` ESM API, from lmt's own installation first, then from the current directory; undefined if absent. */
@@ -52,7 +54,16 @@ export interface ScannedDir {
 
 const PATTERNS = ['**/*.{js,mjs,cjs,ts,mts,cts}']
 // names starting with `.` are already excluded (globby's `dot: false`)
-const IGNORE = ['**/node_modules/**', '**/_*', '**/_*/**', '**/*.d.ts', '**/*.d.mts', '**/*.d.cts', '**/*.test.*', '**/*.spec.*']
+const IGNORE = [
+  '**/node_modules/**',
+  '**/_*',
+  '**/_*/**',
+  '**/*.d.ts',
+  '**/*.d.mts',
+  '**/*.d.cts',
+  '**/*.test.*',
+  '**/*.spec.*',
+]
 
 /** Orders paths as a depth-first walk that visits each directory's entries in code-unit order. */
 function byPathSegments(a: string, b: string): number {
@@ -71,7 +82,13 @@ export async function scanModuleDir(dir: string, typescript: boolean): Promise<S
     result.missing = true
     return result
   }
-  const found = await globby(PATTERNS, {cwd: dir, ignore: IGNORE, dot: false, onlyFiles: true, followSymbolicLinks: true})
+  const found = await globby(PATTERNS, {
+    cwd: dir,
+    ignore: IGNORE,
+    dot: false,
+    onlyFiles: true,
+    followSymbolicLinks: true,
+  })
   found.sort(byPathSegments)
   for (const rel of found) {
     if (JS_EXTENSIONS.has(extname(rel))) result.files.push(join(dir, rel))

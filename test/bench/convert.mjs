@@ -16,7 +16,9 @@ async function ensure(path, make) {
 const rows = 100_000
 const qwen = await ensure(join(dir, `qwen_${rows}.jsonl`), (p) => writeQwen(p, rows))
 const qwen200k = await ensure(join(dir, 'qwen_200000.jsonl'), (p) => writeQwen(p, 200_000, {seed: 43}))
-const shuffled = await ensure(join(dir, `qwen_${rows}_shuffled.jsonl`), (p) => writeQwen(p, rows, {shuffle: true}))
+const shuffled = await ensure(join(dir, `qwen_${rows}_shuffled.jsonl`), (p) =>
+  writeQwen(p, rows, {shuffle: true}),
+)
 const publisher = await ensure(join(dir, 'publisher_200000.log'), (p) => writePublisher(p, 200_000))
 const mooncake = join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')
 
@@ -25,7 +27,13 @@ function bench(name, input, args, unit, count) {
   const out = join(dir, `${name}.out.jsonl`)
   const r = runLmt(['convert', '-q', '-i', input, '-o', out, ...args], {json: true})
   const n = count ?? r.output.inputs[0].linesRead
-  results.push({name, [unit]: n, seconds: r.seconds.toFixed(2), rate: fmtRate(n, r.seconds), peakRssMb: r.rssMb.toFixed(0)})
+  results.push({
+    name,
+    [unit]: n,
+    seconds: r.seconds.toFixed(2),
+    rate: fmtRate(n, r.seconds),
+    peakRssMb: r.rssMb.toFixed(0),
+  })
   rmSync(out, {force: true})
   return r
 }
@@ -40,4 +48,6 @@ if (big) {
   bench('qwen_bailian 2M rows (sorted)', huge, ['-f', 'qwen_bailian'], 'rows')
 }
 console.table(results)
-console.log(`inputs in ${dir} (${(statSync(qwen).size / 1e6).toFixed(0)} MB for ${rows} qwen rows); run with --big for the 2M-row memory check`)
+console.log(
+  `inputs in ${dir} (${(statSync(qwen).size / 1e6).toFixed(0)} MB for ${rows} qwen rows); run with --big for the 2M-row memory check`,
+)

@@ -51,7 +51,12 @@ export function qwenRows(count, seed = 42, idsPerRow = 62) {
     if (prefixes.length < 2000) prefixes.push(ids)
     else prefixes[Math.floor(rand() * prefixes.length)] = ids
     const r = Math.floor(rand() * 16)
-    rows[i] = {timestamp: Math.round(t * 1000) / 1000, input_length: idsPerRow * 16 - r, output_length: 100 + Math.floor(rand() * 400), hash_ids: ids}
+    rows[i] = {
+      timestamp: Math.round(t * 1000) / 1000,
+      input_length: idsPerRow * 16 - r,
+      output_length: 100 + Math.floor(rand() * 400),
+      hash_ids: ids,
+    }
   }
   return rows
 }
@@ -82,7 +87,10 @@ export async function writeQwenStream(path, count, seed = 42) {
     const rows = qwenRows(Math.min(chunk, count - start), seed + start)
     let buf = ''
     for (const row of rows) {
-      const shifted = {...row, timestamp: Math.round((row.timestamp - 1_700_000_000 + t0) * 1000) / 1000 + 1_700_000_000}
+      const shifted = {
+        ...row,
+        timestamp: Math.round((row.timestamp - 1_700_000_000 + t0) * 1000) / 1000 + 1_700_000_000,
+      }
       buf += qwenLine(shifted) + '\n'
       if (buf.length > 1 << 20) {
         if (!out.write(buf)) await once(out, 'drain')
@@ -106,24 +114,39 @@ export async function writePublisher(path, lines, seed = 7) {
   let t = 1_763_975_741_000_000
   let session = 0
   const open = []
-  const instances = ['3780643326877293460', '3780643326877293461', '3780643326877293462', '3780643326877293463']
-  const key = () => BigInt.asIntN(64, BigInt(Math.floor(rand() * 2 ** 32)) * 4294967296n + BigInt(Math.floor(rand() * 2 ** 32))).toString()
+  const instances = [
+    '3780643326877293460',
+    '3780643326877293461',
+    '3780643326877293462',
+    '3780643326877293463',
+  ]
+  const key = () =>
+    BigInt.asIntN(
+      64,
+      BigInt(Math.floor(rand() * 2 ** 32)) * 4294967296n + BigInt(Math.floor(rand() * 2 ** 32)),
+    ).toString()
   while (out.length < lines) {
     t += Math.floor(rand() * 2000)
     const r = rand()
     if (open.length > 0 && (r < 0.3 || open.length > 64)) {
       const s = open.splice(Math.floor(rand() * open.length), 1)[0]
       if (rand() < 0.97)
-        out.push(`{"id":"f${s.id}","source":"${s.src}","component":"cache_manager","type":"FinishWriteCache","trigger_time_us":${t},"write_session_id":"ws${s.id}","success_block":${s.keys.length}}`)
+        out.push(
+          `{"id":"f${s.id}","source":"${s.src}","component":"cache_manager","type":"FinishWriteCache","trigger_time_us":${t},"write_session_id":"ws${s.id}","success_block":${s.keys.length}}`,
+        )
       continue
     }
     const src = instances[Math.floor(rand() * instances.length)]
     const n = 4 + Math.floor(rand() * 28)
     const keys = Array.from({length: n}, key)
-    out.push(`{"id":"g${session}","source":"${src}","component":"cache_manager","type":"GetCacheLocation","trigger_time_us":${t},"query_type":"prefix_match","keys":[${keys.join(',')}],"tokens":[],"block_mask":1,"sw_size":-1,"location_spec_names":[]}`)
+    out.push(
+      `{"id":"g${session}","source":"${src}","component":"cache_manager","type":"GetCacheLocation","trigger_time_us":${t},"query_type":"prefix_match","keys":[${keys.join(',')}],"tokens":[],"block_mask":1,"sw_size":-1,"location_spec_names":[]}`,
+    )
     t += 1 + Math.floor(rand() * 500)
     const writeKeys = rand() < 0.95 ? [...keys, key(), key()] : [key(), ...keys]
-    out.push(`{"id":"s${session}","source":"${src}","component":"cache_manager","type":"StartWriteCache","trigger_time_us":${t},"write_session_id":"ws${session}","keys":[${writeKeys.join(',')}],"tokens":[],"location_spec_group_names":[],"write_timeout_seconds":1800}`)
+    out.push(
+      `{"id":"s${session}","source":"${src}","component":"cache_manager","type":"StartWriteCache","trigger_time_us":${t},"write_session_id":"ws${session}","keys":[${writeKeys.join(',')}],"tokens":[],"location_spec_group_names":[],"write_timeout_seconds":1800}`,
+    )
     open.push({id: session, src, keys: writeKeys})
     session++
   }

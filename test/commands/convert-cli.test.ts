@@ -12,8 +12,13 @@ function file(name: string, text: string | Buffer): string {
   writeFileSync(p, text)
   return p
 }
-const row = (ts: string, ids = '[1]', len = 16) => `{"timestamp": ${ts}, "input_length": ${len}, "hash_ids": ${ids}}`
-const timestamps = (text: string) => text.trim().split('\n').map((l) => /"timestamp_ns": (-?\d+)/.exec(l)?.[1])
+const row = (ts: string, ids = '[1]', len = 16) =>
+  `{"timestamp": ${ts}, "input_length": ${len}, "hash_ids": ${ids}}`
+const timestamps = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => /"timestamp_ns": (-?\d+)/.exec(l)?.[1])
 
 describe('lmt convert: inputs, ordering and bytes', () => {
   it('merges inputs by time and keeps collision sets across inputs (spec §9.1)', async () => {
@@ -21,10 +26,31 @@ describe('lmt convert: inputs, ordering and bytes', () => {
     const b = file('b.jsonl', `${row('0')}\n${row('1')}\n`)
     const merged = join(tmp.dir, 'merged.jsonl')
     expect((await lmt(['convert', '-q', '-i', a, b, '-f', 'qwen_bailian', '-o', merged])).exitCode).toBe(0)
-    expect(timestamps(readFileSync(merged, 'utf8'))).toEqual(['0', '1', '2', '3', '1000000000', '1000000001', '2000000000', '2000000001'])
+    expect(timestamps(readFileSync(merged, 'utf8'))).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '1000000000',
+      '1000000001',
+      '2000000000',
+      '2000000001',
+    ])
     const concat = join(tmp.dir, 'concat.jsonl')
-    expect((await lmt(['convert', '-q', '-i', a, '-i', b, '-f', 'qwen_bailian', '-o', concat, '--no-sort'])).exitCode).toBe(0)
-    expect(timestamps(readFileSync(concat, 'utf8'))).toEqual(['0', '1', '2000000000', '2000000001', '2', '3', '1000000000', '1000000001'])
+    expect(
+      (await lmt(['convert', '-q', '-i', a, '-i', b, '-f', 'qwen_bailian', '-o', concat, '--no-sort']))
+        .exitCode,
+    ).toBe(0)
+    expect(timestamps(readFileSync(concat, 'utf8'))).toEqual([
+      '0',
+      '1',
+      '2000000000',
+      '2000000001',
+      '2',
+      '3',
+      '1000000000',
+      '1000000001',
+    ])
   })
 
   it('multi-input default output is merged_optimizer.jsonl beside the first input; no litter', async () => {
@@ -32,14 +58,29 @@ describe('lmt convert: inputs, ordering and bytes', () => {
     mkdirSync(join(dir, 'x'))
     writeFileSync(join(dir, 'x', 'a.jsonl'), row('1') + '\n')
     writeFileSync(join(dir, 'b.jsonl'), row('0') + '\n')
-    expect((await lmt(['convert', '-q', '-i', join(dir, 'x', 'a.jsonl'), join(dir, 'b.jsonl'), '-f', 'qwen_bailian'])).exitCode).toBe(0)
+    expect(
+      (
+        await lmt([
+          'convert',
+          '-q',
+          '-i',
+          join(dir, 'x', 'a.jsonl'),
+          join(dir, 'b.jsonl'),
+          '-f',
+          'qwen_bailian',
+        ])
+      ).exitCode,
+    ).toBe(0)
     expect(readdirSync(join(dir, 'x')).sort()).toEqual(['a.jsonl', 'merged_optimizer.jsonl'])
     expect(readdirSync(dir).sort()).toEqual(['b.jsonl', 'x'])
     cleanup()
   })
 
   it('sorts a time-reversed input stably (timestamps as bigint, nanosecond exact)', async () => {
-    const input = file('rev.jsonl', [row('1704110400.123456789'), row('5'), row('1704110400.123456789'), row('true')].join('\n'))
+    const input = file(
+      'rev.jsonl',
+      [row('1704110400.123456789'), row('5'), row('1704110400.123456789'), row('true')].join('\n'),
+    )
     const out = join(tmp.dir, 'rev-out.jsonl')
     expect((await lmt(['convert', '-q', '-i', input, '-f', 'qwen_bailian', '-o', out])).exitCode).toBe(0)
     expect(timestamps(readFileSync(out, 'utf8'))).toEqual([
@@ -66,20 +107,64 @@ describe('lmt convert: inputs, ordering and bytes', () => {
   })
 
   it('skips a BOM and reports invalid UTF-8 and non-object lines', async () => {
-    const input = file('bom.jsonl', Buffer.concat([Buffer.from('\ufeff' + row('1') + '\n'), Buffer.from([0xc3, 0x28, 0x0a]), Buffer.from('[1]\n' + row('"x"') + '\n' + row('2', '[1.5]') + '\n' + row('3', '"ab"') + '\n' + row('4', '[1]', 0) + '\n' + '{"timestamp": 1, "input_length": "1_6"}\n')]))
-    const r = await lmt(['convert', '-i', input, '-f', 'qwen_bailian', '-o', join(tmp.dir, 'bom.out'), '--json'])
+    const input = file(
+      'bom.jsonl',
+      Buffer.concat([
+        Buffer.from('\ufeff' + row('1') + '\n'),
+        Buffer.from([0xc3, 0x28, 0x0a]),
+        Buffer.from(
+          '[1]\n' +
+            row('"x"') +
+            '\n' +
+            row('2', '[1.5]') +
+            '\n' +
+            row('3', '"ab"') +
+            '\n' +
+            row('4', '[1]', 0) +
+            '\n' +
+            '{"timestamp": 1, "input_length": "1_6"}\n',
+        ),
+      ]),
+    )
+    const r = await lmt([
+      'convert',
+      '-i',
+      input,
+      '-f',
+      'qwen_bailian',
+      '-o',
+      join(tmp.dir, 'bom.out'),
+      '--json',
+    ])
     expect(r.exitCode).toBe(0)
     const s = JSON.parse(r.stdout)
-    expect(s.inputs[0].skipped).toEqual({invalid_hash_ids: 2, invalid_timestamp: 1, invalid_utf8: 1, not_an_object: 1, nonpositive_input_length: 1})
+    expect(s.inputs[0].skipped).toEqual({
+      invalid_hash_ids: 2,
+      invalid_timestamp: 1,
+      invalid_utf8: 1,
+      not_an_object: 1,
+      nonpositive_input_length: 1,
+    })
     expect(s.inputs[0].converted).toBe(2)
     expect(r.stderr).toContain(`${input}:2: invalid_utf8: `)
   })
 
   it('suppresses warnings after 100 of one code but still counts them; --quiet prints none', async () => {
     const input = file('many.jsonl', Array.from({length: 130}, () => '{"timestamp": 1}').join('\n'))
-    const r = await lmt(['convert', '-i', input, '-f', 'qwen_bailian', '-o', join(tmp.dir, 'many.out'), '--json'])
+    const r = await lmt([
+      'convert',
+      '-i',
+      input,
+      '-f',
+      'qwen_bailian',
+      '-o',
+      join(tmp.dir, 'many.out'),
+      '--json',
+    ])
     expect(r.exitCode).toBe(1) // no traces at all
-    expect(r.stderr.split('\n').filter((l) => l.includes('missing_input_length: missing input_length'))).toHaveLength(100)
+    expect(
+      r.stderr.split('\n').filter((l) => l.includes('missing_input_length: missing input_length')),
+    ).toHaveLength(100)
     expect(r.stderr).toContain(`warning: ${input}: further missing_input_length warnings suppressed`)
     const q = await lmt(['convert', '-q', '-i', input, '-f', 'qwen_bailian', '-o', join(tmp.dir, 'many.out')])
     expect(q.stderr).not.toContain('warning:')
@@ -89,7 +174,6 @@ describe('lmt convert: inputs, ordering and bytes', () => {
 const good = () => file('good.jsonl', row('1') + '\n')
 
 describe('lmt convert: errors and exit codes', () => {
-
   it.each([
     [['--instance-block-sizes', 'a:0'], 2, 'USAGE'],
     [['--instance-block-sizes', 'a:16,'], 2, 'USAGE'],
@@ -100,7 +184,17 @@ describe('lmt convert: errors and exit codes', () => {
     [['--converter-config-json', '[1]'], 1, 'BAD_CONFIG'],
     [['--converter-config-json', '{bad'], 1, 'BAD_CONFIG'],
   ])('%j exits %i with code %s', async (extra, exit, code) => {
-    const r = await lmt(['convert', '-i', good(), '-f', 'qwen_bailian', '-o', join(tmp.dir, 'x.out'), '--json', ...extra])
+    const r = await lmt([
+      'convert',
+      '-i',
+      good(),
+      '-f',
+      'qwen_bailian',
+      '-o',
+      join(tmp.dir, 'x.out'),
+      '--json',
+      ...extra,
+    ])
     expect(r.exitCode).toBe(exit)
     const doc = JSON.parse(r.stdout)
     expect(validatorFor('error.schema.json')(doc)).toBe(true)
@@ -111,11 +205,15 @@ describe('lmt convert: errors and exit codes', () => {
   it('unknown format: exit 2 listing every format name and alias', async () => {
     const r = await lmt(['convert', '-i', good(), '-f', 'nope'])
     expect(r.exitCode).toBe(2)
-    expect(r.stderr).toContain('error: unknown format "nope"; known formats: mooncake, publisher_log, qwen_bailian')
+    expect(r.stderr).toContain(
+      'error: unknown format "nope"; known formats: mooncake, publisher_log, qwen_bailian',
+    )
   })
 
   it('HTTP(S) inputs are usage errors; missing inputs exit 1', async () => {
-    expect((await lmt(['convert', '-i', 'HTTPS://example.com/x.jsonl', '-f', 'qwen_bailian'])).exitCode).toBe(2)
+    expect((await lmt(['convert', '-i', 'HTTPS://example.com/x.jsonl', '-f', 'qwen_bailian'])).exitCode).toBe(
+      2,
+    )
     const r = await lmt(['convert', '-i', join(tmp.dir, 'missing.jsonl'), '-f', 'qwen_bailian'])
     expect(r.exitCode).toBe(1)
     expect(r.stderr).toContain(`error: input not found: ${join(tmp.dir, 'missing.jsonl')}`)
@@ -150,7 +248,16 @@ describe('lmt convert: errors and exit codes', () => {
 
   it('an output whose directory cannot be created is a handled error (exit 1)', async () => {
     const blocker = file('not-a-dir', 'x')
-    const r = await lmt(['convert', '-i', good(), '-f', 'qwen_bailian', '-o', join(blocker, 'sub', 'x.jsonl'), '--json'])
+    const r = await lmt([
+      'convert',
+      '-i',
+      good(),
+      '-f',
+      'qwen_bailian',
+      '-o',
+      join(blocker, 'sub', 'x.jsonl'),
+      '--json',
+    ])
     expect(r.exitCode).toBe(1)
     expect(JSON.parse(r.stdout).error.code).toBe('OUTPUT_FAILED')
   })
@@ -158,10 +265,19 @@ describe('lmt convert: errors and exit codes', () => {
   it('SIGINT during a long conversion: exit 130, temporary files removed, old output untouched', async () => {
     const {dir, cleanup} = tempDir()
     const rows: string[] = []
-    for (let i = 0; i < 60000; i++) rows.push(row(String(i), `[${Array.from({length: 60}, (_, k) => i * 61 + k).join(', ')}]`, 960))
+    for (let i = 0; i < 60000; i++)
+      rows.push(row(String(i), `[${Array.from({length: 60}, (_, k) => i * 61 + k).join(', ')}]`, 960))
     writeFileSync(join(dir, 'big.jsonl'), rows.join('\n'))
     writeFileSync(join(dir, 'out.jsonl'), 'previous\n')
-    const child = spawnLmt(['convert', '-i', join(dir, 'big.jsonl'), '-f', 'qwen_bailian', '-o', join(dir, 'out.jsonl')])
+    const child = spawnLmt([
+      'convert',
+      '-i',
+      join(dir, 'big.jsonl'),
+      '-f',
+      'qwen_bailian',
+      '-o',
+      join(dir, 'out.jsonl'),
+    ])
     let stderr = ''
     child.stderr.on('data', (d) => {
       stderr += d
@@ -196,15 +312,45 @@ describe('lmt convert: custom converters', () => {
     )
     const cfg = file('cfg.json', '{"a":1,"b":[1,2]}')
     const out = join(tmp.dir, 'echo.jsonl')
-    const r = await lmt(['convert', '-q', '-i', good(), '-f', 'echo', '--converter-module', m, '--converter-config-file', cfg, '--converter-config-json', '{"b":2,"c":null}', '--instance-block-sizes', 'x:8', '--no-truncate', '--model-mapping', 'a:b', '--num-workers', '3', '-o', out])
+    const r = await lmt([
+      'convert',
+      '-q',
+      '-i',
+      good(),
+      '-f',
+      'echo',
+      '--converter-module',
+      m,
+      '--converter-config-file',
+      cfg,
+      '--converter-config-json',
+      '{"b":2,"c":null}',
+      '--instance-block-sizes',
+      'x:8',
+      '--no-truncate',
+      '--model-mapping',
+      'a:b',
+      '--num-workers',
+      '3',
+      '-o',
+      out,
+    ])
     expect(r.exitCode).toBe(0)
-    expect(readFileSync(out, 'utf8')).toBe('{"type": "echo", "instance_id": "instance", "timestamp_ns": 5, "config": {"a": 1, "b": 2, "c": null}, "sizes": {"x": 8}, "truncate": false, "mapping": {"a": "b"}, "workers": 3}\n')
+    expect(readFileSync(out, 'utf8')).toBe(
+      '{"type": "echo", "instance_id": "instance", "timestamp_ns": 5, "config": {"a": 1, "b": 2, "c": null}, "sizes": {"x": 8}, "truncate": false, "mapping": {"a": "b"}, "workers": 3}\n',
+    )
   })
 
   it('gives no converterConfig when no config flag is given', async () => {
-    const m = mod('nocfg.mjs', `export class NoCfgConverter { constructor(o) { this.has = 'converterConfig' in o } convertToTraces() { return [{timestamp_ns: 1, has: this.has}] } }`)
+    const m = mod(
+      'nocfg.mjs',
+      `export class NoCfgConverter { constructor(o) { this.has = 'converterConfig' in o } convertToTraces() { return [{timestamp_ns: 1, has: this.has}] } }`,
+    )
     const out = join(tmp.dir, 'nocfg.jsonl')
-    expect((await lmt(['convert', '-q', '-i', good(), '-f', 'no_cfg', '--converter-module', m, '-o', out])).exitCode).toBe(0)
+    expect(
+      (await lmt(['convert', '-q', '-i', good(), '-f', 'no_cfg', '--converter-module', m, '-o', out]))
+        .exitCode,
+    ).toBe(0)
     expect(readFileSync(out, 'utf8')).toBe('{"timestamp_ns": 1, "has": false}\n')
   })
 
@@ -217,7 +363,9 @@ describe('lmt convert: custom converters', () => {
     const out = join(tmp.dir, 'file.jsonl')
     const r = await lmt(['convert', '-i', good(), '-f', 'file', '--converter-module', m, '-o', out, '--json'])
     expect(r.exitCode).toBe(0)
-    expect(readFileSync(out, 'utf8')).toBe('{"timestamp_ns": 1, "type": "get"}\n{"timestamp_ns": 3, "v": 1.0}\n')
+    expect(readFileSync(out, 'utf8')).toBe(
+      '{"timestamp_ns": 1, "type": "get"}\n{"timestamp_ns": 3, "v": 1.0}\n',
+    )
     expect(r.stderr).toContain('reported 3 traces')
     expect(JSON.parse(r.stdout).inputs[0].linesRead).toBeNull()
     await lmt(['convert', '-q', '-i', good(), '-f', 'file', '--converter-module', m, '-o', out, '--no-sort'])
@@ -225,14 +373,50 @@ describe('lmt convert: custom converters', () => {
   })
 
   it.each([
-    ['bad-count.mjs', `export class BadCountConverter { convertToTraceJsonl() { return true } }`, 'bad_count', 'BadCountConverter.convertToTraceJsonl() must return a non-negative integer trace count (got true)'],
-    ['bad-ret.mjs', `export class BadRetConverter { convertToTraces() { return 42 } }`, 'bad_ret', 'BadRetConverter.convertToTraces() must return an array or an (async) iterable of traces'],
-    ['bad-trace.mjs', `export class BadTraceConverter { convertToTraces() { return [1] } }`, 'bad_trace', 'BadTraceConverter produced a trace that is not an object'],
-    ['bad-ts.mjs', `export class BadTsConverter { convertToTraces() { return [{timestamp_ns: 1.5}] } }`, 'bad_ts', 'BadTsConverter produced a trace without an integer timestamp_ns'],
-    ['bad-val.mjs', `export class BadValConverter { convertToTraces() { return [{timestamp_ns: 1, f: () => 1}] } }`, 'bad_val', 'BadValConverter produced a trace that cannot be serialized'],
+    [
+      'bad-count.mjs',
+      `export class BadCountConverter { convertToTraceJsonl() { return true } }`,
+      'bad_count',
+      'BadCountConverter.convertToTraceJsonl() must return a non-negative integer trace count (got true)',
+    ],
+    [
+      'bad-ret.mjs',
+      `export class BadRetConverter { convertToTraces() { return 42 } }`,
+      'bad_ret',
+      'BadRetConverter.convertToTraces() must return an array or an (async) iterable of traces',
+    ],
+    [
+      'bad-trace.mjs',
+      `export class BadTraceConverter { convertToTraces() { return [1] } }`,
+      'bad_trace',
+      'BadTraceConverter produced a trace that is not an object',
+    ],
+    [
+      'bad-ts.mjs',
+      `export class BadTsConverter { convertToTraces() { return [{timestamp_ns: 1.5}] } }`,
+      'bad_ts',
+      'BadTsConverter produced a trace without an integer timestamp_ns',
+    ],
+    [
+      'bad-val.mjs',
+      `export class BadValConverter { convertToTraces() { return [{timestamp_ns: 1, f: () => 1}] } }`,
+      'bad_val',
+      'BadValConverter produced a trace that cannot be serialized',
+    ],
   ])('contract violation %s → exit 1 naming the class', async (name, body, format, message) => {
     const m = mod(name, body)
-    const r = await lmt(['convert', '-i', good(), '-f', format, '--converter-module', m, '-o', join(tmp.dir, 'v.out'), '--json'])
+    const r = await lmt([
+      'convert',
+      '-i',
+      good(),
+      '-f',
+      format,
+      '--converter-module',
+      m,
+      '-o',
+      join(tmp.dir, 'v.out'),
+      '--json',
+    ])
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
     expect(doc.error.code).toBe('CONTRACT_VIOLATION')
@@ -247,16 +431,32 @@ describe('lmt convert: custom converters', () => {
        export class ThrowsConverter { async init() {} close() { writeFileSync(${JSON.stringify(marker)}, 'closed') } convertToTraces() { throw new Error('kaput') } }`,
     )
     const input = good()
-    const r = await lmt(['convert', '-i', input, '-f', 'throws', '--converter-module', m, '-o', join(tmp.dir, 't.out')])
+    const r = await lmt([
+      'convert',
+      '-i',
+      input,
+      '-f',
+      'throws',
+      '--converter-module',
+      m,
+      '-o',
+      join(tmp.dir, 't.out'),
+    ])
     expect(r.exitCode).toBe(1)
     expect(r.stderr).toContain(`error: ThrowsConverter failed on ${input}: kaput`)
     expect(readFileSync(marker, 'utf8')).toBe('closed')
   })
 
   it('loads TypeScript converter modules through tsx', async () => {
-    const m = mod('typed.ts', `export class TypedConverter { convertToTraces(): Array<{timestamp_ns: bigint}> { return [{timestamp_ns: 7n as bigint}] } }`)
+    const m = mod(
+      'typed.ts',
+      `export class TypedConverter { convertToTraces(): Array<{timestamp_ns: bigint}> { return [{timestamp_ns: 7n as bigint}] } }`,
+    )
     const out = join(tmp.dir, 'typed.jsonl')
-    expect((await lmt(['convert', '-q', '-i', good(), '-f', 'typed', '--converter-module', m, '-o', out])).exitCode).toBe(0)
+    expect(
+      (await lmt(['convert', '-q', '-i', good(), '-f', 'typed', '--converter-module', m, '-o', out]))
+        .exitCode,
+    ).toBe(0)
     expect(readFileSync(out, 'utf8')).toBe('{"timestamp_ns": 7}\n')
   })
 })

@@ -30,7 +30,12 @@ function toMooncake(text: string): string {
 }
 
 const cases: Array<{name: string; input: string; args: string[]; expected: string}> = [
-  {name: 'publisher log', input: 'event_publisher.log', args: ['-f', 'publisher_log'], expected: 'event_publisher.expected.jsonl'},
+  {
+    name: 'publisher log',
+    input: 'event_publisher.log',
+    args: ['-f', 'publisher_log'],
+    expected: 'event_publisher.expected.jsonl',
+  },
   {
     name: 'publisher edge cases',
     input: 'publisher_edge_cases.log',
@@ -74,7 +79,17 @@ describe('lmt convert reproduces the original converter byte for byte', () => {
     [['--instance-block-sizes', 'instance:16'], 'mooncake_conversation_head200.bs16.expected.jsonl'],
   ])('mooncake format %j equals the qwen output with ms timestamps', async (extra, name) => {
     const out = join(tmp.dir, `mc-${extra.length}.jsonl`)
-    const r = await lmt(['convert', '-q', '-i', join(tmp.dir, 'mooncake_conversation_head200.jsonl'), '-f', 'mooncake', '-o', out, ...extra])
+    const r = await lmt([
+      'convert',
+      '-q',
+      '-i',
+      join(tmp.dir, 'mooncake_conversation_head200.jsonl'),
+      '-f',
+      'mooncake',
+      '-o',
+      out,
+      ...extra,
+    ])
     expect(r.exitCode).toBe(0)
     expect(readFileSync(out, 'utf8')).toBe(toMooncake(expected(name).toString('utf8')))
   })
@@ -82,10 +97,26 @@ describe('lmt convert reproduces the original converter byte for byte', () => {
   it('names the output <stem>_optimizer.jsonl beside the input and leaves nothing else', async () => {
     const {dir, cleanup} = tempDir()
     copyFixtures(dir, 'convert', ['qwen_bailian_sample.jsonl'])
-    const r = await lmt(['convert', '-q', '-i', join(dir, 'qwen_bailian_sample.jsonl'), '-f', 'qwen_bailian', '--instance-id', 'my_instance'])
+    const r = await lmt([
+      'convert',
+      '-q',
+      '-i',
+      join(dir, 'qwen_bailian_sample.jsonl'),
+      '-f',
+      'qwen_bailian',
+      '--instance-id',
+      'my_instance',
+    ])
     expect(r.exitCode).toBe(0)
-    expect(readdirSync(dir).sort()).toEqual(['qwen_bailian_sample.jsonl', 'qwen_bailian_sample_optimizer.jsonl'])
-    expect(readFileSync(join(dir, 'qwen_bailian_sample_optimizer.jsonl')).equals(expected('qwen_bailian_sample.expected.jsonl'))).toBe(true)
+    expect(readdirSync(dir).sort()).toEqual([
+      'qwen_bailian_sample.jsonl',
+      'qwen_bailian_sample_optimizer.jsonl',
+    ])
+    expect(
+      readFileSync(join(dir, 'qwen_bailian_sample_optimizer.jsonl')).equals(
+        expected('qwen_bailian_sample.expected.jsonl'),
+      ),
+    ).toBe(true)
     cleanup()
   })
 })
@@ -94,7 +125,18 @@ describe('summary and warnings', () => {
   it('prints every warning of the original with file, line, code and preview, and the JSON summary', async () => {
     const input = join(tmp.dir, 'qwen_bailian_sample.jsonl')
     const out = join(tmp.dir, 'q-summary.jsonl')
-    const r = await lmt(['convert', '-i', input, '-f', 'qwen_bailian', '--instance-id', 'my_instance', '-o', out, '--json'])
+    const r = await lmt([
+      'convert',
+      '-i',
+      input,
+      '-f',
+      'qwen_bailian',
+      '--instance-id',
+      'my_instance',
+      '-o',
+      out,
+      '--json',
+    ])
     expect(r.exitCode).toBe(0)
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning: '))
     expect(warnings).toEqual([
@@ -129,7 +171,18 @@ describe('summary and warnings', () => {
 
   it('accounts for every publisher line (spec §8.4 worked example)', async () => {
     const input = join(tmp.dir, 'publisher_edge_cases.log')
-    const r = await lmt(['convert', '-i', input, '-f', 'publisher_log', '--instance-block-sizes', 'instA:16,instB:32', '-o', join(tmp.dir, 'pe.jsonl'), '--json'])
+    const r = await lmt([
+      'convert',
+      '-i',
+      input,
+      '-f',
+      'publisher_log',
+      '--instance-block-sizes',
+      'instA:16,instB:32',
+      '-o',
+      join(tmp.dir, 'pe.jsonl'),
+      '--json',
+    ])
     const s = JSON.parse(r.stdout)
     const i = s.inputs[0]
     expect(i).toMatchObject({
@@ -145,8 +198,15 @@ describe('summary and warnings', () => {
       {instanceId: 'instA', blockSize: 16, traces: 4},
       {instanceId: 'instB', blockSize: 32, traces: 2},
     ])
-    const warned = r.stderr.split('\n').filter((l) => l.startsWith('warning: ')).map((l) => l.split(': ').slice(1, 3).join(': '))
-    expect(warned).toEqual([`${input}:7: input_len_from_keys`, `${input}:12: invalid_json`, `${input}:14: nonpositive_input_length`])
+    const warned = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('warning: '))
+      .map((l) => l.split(': ').slice(1, 3).join(': '))
+    expect(warned).toEqual([
+      `${input}:7: input_len_from_keys`,
+      `${input}:12: invalid_json`,
+      `${input}:14: nonpositive_input_length`,
+    ])
   })
 
   it.each([
@@ -155,14 +215,33 @@ describe('summary and warnings', () => {
     ['qwen_bailian_sample.jsonl', ['-f', 'qwen_bailian']],
     ['mooncake_conversation_head200.jsonl', ['-f', 'mooncake']],
   ])('line accounting identity holds for %s', async (name, args) => {
-    const r = await lmt(['convert', '-q', '-i', join(tmp.dir, name), ...args, '-o', join(tmp.dir, `acc-${name}`), '--json'])
+    const r = await lmt([
+      'convert',
+      '-q',
+      '-i',
+      join(tmp.dir, name),
+      ...args,
+      '-o',
+      join(tmp.dir, `acc-${name}`),
+      '--json',
+    ])
     const i = JSON.parse(r.stdout).inputs[0]
     const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0)
     expect(i.linesRead).toBe(i.blankLines + i.converted + sum(i.skipped) + sum(i.dropped))
   })
 
   it('the real publisher log: 300 lines, 204 traces, one instance, note input_len_from_keys 102', async () => {
-    const r = await lmt(['convert', '-q', '-i', join(tmp.dir, 'event_publisher.log'), '-f', 'publisher_log', '-o', join(tmp.dir, 'ep.jsonl'), '--json'])
+    const r = await lmt([
+      'convert',
+      '-q',
+      '-i',
+      join(tmp.dir, 'event_publisher.log'),
+      '-f',
+      'publisher_log',
+      '-o',
+      join(tmp.dir, 'ep.jsonl'),
+      '--json',
+    ])
     const s = JSON.parse(r.stdout)
     expect(s.inputs[0]).toMatchObject({linesRead: 300, converted: 300, notes: {input_len_from_keys: 102}})
     expect(s.traces).toEqual({total: 204, byType: {get: 102, write: 102}})
@@ -177,7 +256,13 @@ describe('summary and warnings', () => {
         expect(ok, JSON.stringify(validate.errors)).toBe(true)
       }
     }
-    expect(validate(JSON.parse('{"type": "get", "instance_id": "i", "trace_id": "trace_i_1", "timestamp_ns": 1, "keys": []}'))).toBe(false)
+    expect(
+      validate(
+        JSON.parse(
+          '{"type": "get", "instance_id": "i", "trace_id": "trace_i_1", "timestamp_ns": 1, "keys": []}',
+        ),
+      ),
+    ).toBe(false)
     expect(existsSync(join(tmp.dir, 'nothing'))).toBe(false)
   })
 })

@@ -33,7 +33,12 @@ describe('BaseConverter', () => {
     expect(serializeJson(get)).toBe(
       '{"type": "get", "instance_id": "my_instance", "trace_id": "trace_my_instance_1704110400000000000", "timestamp_ns": 1704110400000000000, "keys": [1, 2, 3], "input_len": 48, "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}',
     )
-    const cut = c.createGetTrace(0n, [1, 2, 3], 'big', {inputLen: 70n, blockMask: [true, false, true], swSize: null, queryType: {a: 1}})
+    const cut = c.createGetTrace(0n, [1, 2, 3], 'big', {
+      inputLen: 70n,
+      blockMask: [true, false, true],
+      swSize: null,
+      queryType: {a: 1},
+    })
     expect(cut.keys).toEqual([1, 2])
     expect(cut.block_mask).toEqual([true, false])
     expect(cut.sw_size).toBeNull()
@@ -47,15 +52,21 @@ describe('BaseConverter', () => {
 
   it('a rejected get still uses up its timestamp', () => {
     const c = new BaseConverter()
-    expect(() => c.createGetTrace(5n, [], undefined, {inputLen: 0})).toThrow('optimizer get trace input_len must be positive')
-    expect(() => c.createGetTrace(5n, [], undefined, {inputLen: undefined})).toThrow('optimizer get trace requires input_len')
+    expect(() => c.createGetTrace(5n, [], undefined, {inputLen: 0})).toThrow(
+      'optimizer get trace input_len must be positive',
+    )
+    expect(() => c.createGetTrace(5n, [], undefined, {inputLen: undefined})).toThrow(
+      'optimizer get trace requires input_len',
+    )
     expect(c.allocateTimestamp('instance', 5n)).toBe(7n)
   })
 
   it('writes keep every key; block size must be positive', () => {
     const c = new BaseConverter({instanceBlockSizes: new Map([['z', 0]])})
     expect(c.createWriteTrace(1n, [1, 2, 3, 4]).keys).toEqual([1, 2, 3, 4])
-    expect(() => c.truncateKeysToFullBlocks([1], 16n, 'z')).toThrow('block_size must be positive for instance z')
+    expect(() => c.truncateKeysToFullBlocks([1], 16n, 'z')).toThrow(
+      'block_size must be positive for instance z',
+    )
   })
 
   it('records are frozen and the byte encoder equals the generic serializer', () => {

@@ -24,15 +24,18 @@ describe('--instance-block-sizes', () => {
     expect(Object.fromEntries(parseInstanceBlockSizes(text))).toEqual(expected)
   })
 
-  it.each(['a:16,', 'a:16:3', 'a:x', 'a:0', 'a:-16', 'a', 'a:1__6', 'a:１６'])('rejects %j as a usage error', (text) => {
-    try {
-      parseInstanceBlockSizes(text)
-      expect.unreachable()
-    } catch (err) {
-      expect(err).toBeInstanceOf(LmtError)
-      expect((err as LmtError).exitCode).toBe(2)
-    }
-  })
+  it.each(['a:16,', 'a:16:3', 'a:x', 'a:0', 'a:-16', 'a', 'a:1__6', 'a:１６'])(
+    'rejects %j as a usage error',
+    (text) => {
+      try {
+        parseInstanceBlockSizes(text)
+        expect.unreachable()
+      } catch (err) {
+        expect(err).toBeInstanceOf(LmtError)
+        expect((err as LmtError).exitCode).toBe(2)
+      }
+    },
+  )
 })
 
 describe('--model-mapping', () => {
@@ -56,7 +59,9 @@ describe('converter config', () => {
     expect(loadConverterConfig(undefined, undefined)).toBeUndefined()
     writeFileSync(file, '[1]')
     expect(() => loadConverterConfig(file, undefined)).toThrow(/^invalid converter config: /)
-    expect(() => loadConverterConfig(join(tmp.dir, 'missing.json'), undefined)).toThrow(/invalid converter config: cannot read/)
+    expect(() => loadConverterConfig(join(tmp.dir, 'missing.json'), undefined)).toThrow(
+      /invalid converter config: cannot read/,
+    )
     expect(() => loadConverterConfig(undefined, '{bad')).toThrow(/invalid converter config/)
     tmp.cleanup()
   })

@@ -15,10 +15,18 @@ function line(ts: bigint, n: number): StoredLine {
   return arena.add(Buffer.from(text(ts, n)))
 }
 
-async function sortThrough(items: Array<[bigint, number]>, opts: {windowSize: number; chunkChars: number; direct: boolean}) {
+async function sortThrough(
+  items: Array<[bigint, number]>,
+  opts: {windowSize: number; chunkChars: number; direct: boolean},
+) {
   const tmp = tempDir()
   const out = join(tmp.dir, 'out.jsonl')
-  const sorter = new TraceSorter({tempDir: tmp.dir, name: 'in', directPath: opts.direct ? join(tmp.dir, 'direct.jsonl') : undefined, ...opts})
+  const sorter = new TraceSorter({
+    tempDir: tmp.dir,
+    name: 'in',
+    directPath: opts.direct ? join(tmp.dir, 'direct.jsonl') : undefined,
+    ...opts,
+  })
   for (const [ts, n] of items) sorter.push(ts, line(ts, n))
   const runs = await sorter.finish()
   const w = new BufferedWriter(out)
@@ -30,7 +38,9 @@ async function sortThrough(items: Array<[bigint, number]>, opts: {windowSize: nu
 }
 
 function expected(items: Array<[bigint, number]>): string {
-  const sorted = items.map((x, i) => ({x, i})).sort((a, b) => (a.x[0] < b.x[0] ? -1 : a.x[0] > b.x[0] ? 1 : a.i - b.i))
+  const sorted = items
+    .map((x, i) => ({x, i}))
+    .sort((a, b) => (a.x[0] < b.x[0] ? -1 : a.x[0] > b.x[0] ? 1 : a.i - b.i))
   return sorted.map(({x}) => text(x[0], x[1])).join('')
 }
 
@@ -39,24 +49,35 @@ describe('TraceSorter', () => {
   const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
 
   it('streams sorted and locally disordered input through one run', async () => {
-    const items: Array<[bigint, number]> = Array.from({length: 3000}, (_, i) => [BigInt(i - (i % 7 === 0 ? 3 : 0)), i])
+    const items: Array<[bigint, number]> = Array.from({length: 3000}, (_, i) => [
+      BigInt(i - (i % 7 === 0 ? 3 : 0)),
+      i,
+    ])
     const r = await sortThrough(items, {windowSize: 16, chunkChars: 1 << 20, direct: true})
     expect(r.spilled).toBe(false)
     expect(r.runs).toBe(1)
     expect(r.text).toBe(expected(items))
   })
 
-  it.each([true, false])('falls back to an external merge sort on shuffled input (direct first run: %s), stably', async (direct) => {
-    const items: Array<[bigint, number]> = Array.from({length: 5000}, (_, i) => [BigInt(Math.floor(rand() * 300)), i])
-    const r = await sortThrough(items, {windowSize: 8, chunkChars: 4000, direct})
-    expect(r.spilled).toBe(true)
-    expect(r.runs).toBeGreaterThan(3)
-    expect(r.text).toBe(expected(items))
-  })
+  it.each([true, false])(
+    'falls back to an external merge sort on shuffled input (direct first run: %s), stably',
+    async (direct) => {
+      const items: Array<[bigint, number]> = Array.from({length: 5000}, (_, i) => [
+        BigInt(Math.floor(rand() * 300)),
+        i,
+      ])
+      const r = await sortThrough(items, {windowSize: 8, chunkChars: 4000, direct})
+      expect(r.spilled).toBe(true)
+      expect(r.runs).toBeGreaterThan(3)
+      expect(r.text).toBe(expected(items))
+    },
+  )
 
   it('merges several inputs by (timestamp, input order)', async () => {
     const tmp = tempDir()
-    const sorters = [0, 1, 2].map((k) => new TraceSorter({tempDir: tmp.dir, name: `in${k}`, windowSize: 4, chunkChars: 500}))
+    const sorters = [0, 1, 2].map(
+      (k) => new TraceSorter({tempDir: tmp.dir, name: `in${k}`, windowSize: 4, chunkChars: 500}),
+    )
     const all: Array<[bigint, number]> = []
     for (let k = 0; k < 3; k++)
       for (let i = 0; i < 400; i++) {

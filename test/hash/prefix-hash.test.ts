@@ -5,7 +5,11 @@ import {formatInt64, formatUint64} from '../../src/jsonl/int64-format.js'
 
 describe('prefix hash golden vectors (spec convert.md §7)', () => {
   it('chains over ids', () => {
-    expect(prefixHash([1, 2, 3])).toEqual([-7046029254386353130n, -8366447756632839738n, 8024461590772477417n])
+    expect(prefixHash([1, 2, 3])).toEqual([
+      -7046029254386353130n,
+      -8366447756632839738n,
+      8024461590772477417n,
+    ])
     expect(prefixHash([-5, 7])).toEqual([-7046029254386353136n, -8366447756632880699n])
     expect(prefixHash([42])).toEqual([-7046029254386353089n])
   })
@@ -30,7 +34,15 @@ describe('prefix hash golden vectors (spec convert.md §7)', () => {
       const ids: Array<number | bigint> = []
       for (let i = 0; i < 20; i++) {
         const r = next() % 4
-        ids.push(r === 0 ? next() - 1e9 : r === 1 ? BigInt(next()) * 2n ** 40n - 2n ** 62n : r === 2 ? Number.MAX_SAFE_INTEGER - next() : -next())
+        ids.push(
+          r === 0
+            ? next() - 1e9
+            : r === 1
+              ? BigInt(next()) * 2n ** 40n - 2n ** 62n
+              : r === 2
+                ? Number.MAX_SAFE_INTEGER - next()
+                : -next(),
+        )
       }
       let prev = 0n
       const expected = ids.map((v) => (prev = hashInt64(prev, v)))
@@ -60,7 +72,25 @@ describe('KeyList', () => {
 
 describe('int64 decimal formatting', () => {
   it('equals String(bigint) on edge and random values', () => {
-    const values = [0n, 1n, -1n, 9n, 10n, 9999999n, 10000000n, 2n ** 31n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 10n ** 14n, 10n ** 14n - 1n, 123456789012345678n]
+    const values = [
+      0n,
+      1n,
+      -1n,
+      9n,
+      10n,
+      9999999n,
+      10000000n,
+      2n ** 31n,
+      2n ** 32n - 1n,
+      2n ** 32n,
+      2n ** 53n,
+      2n ** 53n + 1n,
+      2n ** 63n - 1n,
+      -(2n ** 63n),
+      10n ** 14n,
+      10n ** 14n - 1n,
+      123456789012345678n,
+    ]
     let s = 99n
     for (let i = 0; i < 20000; i++) {
       s = BigInt.asUintN(64, s * 6364136223846793005n + 1442695040888963407n)

@@ -3,7 +3,10 @@ import {describe, expect, it} from 'vitest'
 import {type InputLine, LineReader} from '../../src/jsonl/line-reader.js'
 
 /** Reads `bytes` delivered in pieces of `piece` bytes (exercises chunk boundaries). */
-async function readAll(bytes: Buffer, piece = 3): Promise<{lines: InputLine[]; reader: LineReader; invalid: number[]}> {
+async function readAll(
+  bytes: Buffer,
+  piece = 3,
+): Promise<{lines: InputLine[]; reader: LineReader; invalid: number[]}> {
   const parts: Buffer[] = []
   for (let i = 0; i < bytes.length; i += piece) parts.push(bytes.subarray(i, i + piece))
   const invalid: number[] = []

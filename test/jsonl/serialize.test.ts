@@ -38,7 +38,14 @@ describe('serializeJson (Python json.dumps, ensure_ascii=False)', () => {
       '{"a": 1, "b": [1, 2, {}], "c": [], "d": null, "e": true, "f": false}',
     )
     expect(serializeJson({x: undefined, y: 1})).toBe('{"y": 1}')
-    expect(serializeJson(new Map<string, unknown>([['2', 1], ['1', 2]]))).toBe('{"2": 1, "1": 2}')
+    expect(
+      serializeJson(
+        new Map<string, unknown>([
+          ['2', 1],
+          ['1', 2],
+        ]),
+      ),
+    ).toBe('{"2": 1, "1": 2}')
     expect(serializeJson(-0)).toBe('0')
     expect(serializeJson(2.5)).toBe('2.5')
     expect(serializeJson(new JsonFloat(1))).toBe('1.0')

@@ -40,14 +40,16 @@ export function decodeHashIdRow(text: string, config: HashIdRowConfig): HashIdRo
   if (!row.has('input_length')) return {skip: 'missing_input_length', message: 'missing input_length'}
   const inputLen = pythonInt(row.get('input_length'))
   if (inputLen === undefined) return {skip: 'invalid_input_length', message: 'input_length is not an integer'}
-  if (inputLen <= 0n) return {skip: 'nonpositive_input_length', message: `input_length must be positive (got ${inputLen})`}
+  if (inputLen <= 0n)
+    return {skip: 'nonpositive_input_length', message: `input_length must be positive (got ${inputLen})`}
   const hashIds = row.has('hash_ids') ? row.get('hash_ids') : []
   if (!Array.isArray(hashIds)) return {skip: 'invalid_hash_ids', message: 'hash_ids is not an array'}
   const fullBlocks = inputLen / BigInt(config.blockSize)
   const n = fullBlocks < BigInt(hashIds.length) ? Number(fullBlocks) : hashIds.length
   for (let i = 0; i < n; i++) {
     const t = typeof hashIds[i]
-    if (t !== 'number' && t !== 'bigint' && t !== 'boolean') return {skip: 'invalid_hash_ids', message: `hash_ids[${i}] is not an integer`}
+    if (t !== 'number' && t !== 'bigint' && t !== 'boolean')
+      return {skip: 'invalid_hash_ids', message: `hash_ids[${i}] is not an integer`}
   }
   const keys = KeyList.prefixHash(hashIds as Array<number | bigint | boolean>, n)
   const ts = scaledTimestamp(row.get('timestamp'), config.intScale, config.floatScale)

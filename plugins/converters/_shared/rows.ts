@@ -1,4 +1,10 @@
-import {type InputContext, type InputLine, type JsonObject, JsonSyntaxError, parseJson} from '../../../src/index.js'
+import {
+  type InputContext,
+  type InputLine,
+  type JsonObject,
+  JsonSyntaxError,
+  parseJson,
+} from '../../../src/index.js'
 
 /** Why a line cannot be used: a reason code and a message (the framework adds file, line and preview). */
 export interface LineProblem {
@@ -12,7 +18,8 @@ export function parseObjectLine(text: string): JsonObject | LineProblem {
   try {
     row = parseJson(text)
   } catch (err) {
-    if (err instanceof JsonSyntaxError) return {skip: 'invalid_json', message: `invalid JSON: ${err.reason} at column ${err.column}`}
+    if (err instanceof JsonSyntaxError)
+      return {skip: 'invalid_json', message: `invalid JSON: ${err.reason} at column ${err.column}`}
     throw err
   }
   if (!(row instanceof Map)) return {skip: 'not_an_object', message: 'the line is not a JSON object'}

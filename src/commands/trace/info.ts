@@ -1,0 +1,48 @@
+import {Args, Flags} from '@oclif/core'
+import {LmtCommand} from '../../cli/lmt-command.js'
+import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../cli/trace-report.js'
+import {DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../../lct/constants.js'
+import {countTrace} from '../../lct/reader.js'
+import {lctErrorJson} from '../../cli/lct-errors.js'
+
+export default class TraceInfo extends LmtCommand {
+  static override summary = 'Summarise an LMCache .lct trace: header, duration, records per operation'
+
+  static override description = `Reads the header strictly and counts the records in one streaming pass (constant memory), without
+decoding their arguments. A truncated tail or skipped frames are warnings on stderr; the exit code stays 0.
+Exit 1 when the file is not a readable trace (bad magic, unsupported version, first-generation header, …).`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> samples/lct/v2_full_prefetch_cycle.lct',
+    '<%= config.bin %> <%= command.id %> trace.lct --json',
+  ]
+
+  static override enableJsonFlag = true
+
+  static override args = {
+    file: Args.string({description: '.lct trace file', required: true}),
+  }
+
+  static override flags = {
+    'max-frame-bytes': Flags.integer({
+      summary: 'Largest frame body read (bytes); larger record frames are skipped.',
+      default: DEFAULT_MAX_FRAME_BYTES,
+      min: MIN_MAX_FRAME_BYTES,
+    }),
+  }
+
+  protected override toErrorJson(err: unknown) {
+    return lctErrorJson(err, super.toErrorJson(err))
+  }
+
+  async run(): Promise<TraceInfoJson> {
+    const {args, flags} = await this.parse(TraceInfo)
+    const count = await countTrace(args.file, {maxFrameBytes: flags['max-frame-bytes'], name: args.file})
+    if (!this.jsonEnabled()) process.stdout.write(renderTraceInfo(args.file, count).join('\n') + '\n')
+    writeLctWarnings(
+      count.warnings.map((w) => w.message),
+      count.warningCount,
+    )
+    return traceInfoJson(args.file, count)
+  }
+}

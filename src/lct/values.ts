@@ -1,0 +1,163 @@
+import {dtypeItemSize} from './dtypes.js'
+
+/** Value classes of the argument codecs (lct.md §5.3); instances are frozen. */
+
+function hex(bytes: Uint8Array): string {
+  let out = ''
+  for (const b of bytes) out += (b < 16 ? '0' : '') + b.toString(16)
+  return out
+}
+
+/** LMCache's ObjectKey; two keys are equal iff their `id`s are equal (all five fields, salt included). */
+export class ObjectKey {
+  #id: string | undefined
+
+  constructor(
+    readonly chunkHash: Uint8Array,
+    readonly modelName: string,
+    readonly kvRank: number | bigint,
+    readonly objectGroupId: number = 0,
+    readonly cacheSalt: string = '',
+  ) {
+    Object.freeze(this)
+  }
+
+  /** `hex(chunk_hash):kv_rank:object_group_id:len(model_name):model_name:cache_salt` (lct.md §5.5) */
+  get id(): string {
+    this.#id ??= `${hex(this.chunkHash)}:${this.kvRank}:${this.objectGroupId}:${this.modelName.length}:${this.modelName}:${this.cacheSalt}`
+    return this.#id
+  }
+}
+
+/** Identity of a tuple of keys (pairs context-manager enter/exit records). */
+export function keyTupleId(keys: readonly ObjectKey[]): string {
+  let out = ''
+  for (const k of keys) out += `${k.id.length}:${k.id}`
+  return out
+}
+
+export class MemoryLayoutDesc {
+  constructor(
+    readonly shapes: readonly (readonly number[])[],
+    readonly dtypes: readonly string[],
+  ) {
+    Object.freeze(this.shapes)
+    Object.freeze(this.dtypes)
+    Object.freeze(this)
+  }
+
+  /** Σ product(shape_i) × itemSize(dtype_i) */
+  rawSizeBytes(): number {
+    let total = 0
+    for (let i = 0; i < this.shapes.length; i++) {
+      let n = 1
+      for (const d of this.shapes[i]) n *= d
+      total += n * (dtypeItemSize(this.dtypes[i]) ?? 0)
+    }
+    return total
+  }
+}
+
+export class TorchSize {
+  constructor(readonly dims: readonly number[]) {
+    Object.freeze(this.dims)
+    Object.freeze(this)
+  }
+}
+
+export class TorchDtype {
+  constructor(readonly name: string) {
+    Object.freeze(this)
+  }
+}
+
+/** A Python tuple. */
+export class PyTuple {
+  constructor(readonly items: readonly unknown[]) {
+    Object.freeze(this.items)
+    Object.freeze(this)
+  }
+}
+
+/** A Python set, in file order. */
+export class PySet {
+  constructor(readonly items: readonly unknown[]) {
+    Object.freeze(this.items)
+    Object.freeze(this)
+  }
+}
+
+export class TrimPolicy {
+  static readonly PREFIX = new TrimPolicy('PREFIX')
+  static readonly SEGMENTED_PREFIX = new TrimPolicy('SEGMENTED_PREFIX')
+  static readonly SPARSE = new TrimPolicy('SPARSE')
+
+  private constructor(readonly name: 'PREFIX' | 'SEGMENTED_PREFIX' | 'SPARSE') {
+    Object.freeze(this)
+  }
+
+  static byName(name: string): TrimPolicy | undefined {
+    return name === 'PREFIX'
+      ? TrimPolicy.PREFIX
+      : name === 'SEGMENTED_PREFIX'
+        ? TrimPolicy.SEGMENTED_PREFIX
+        : name === 'SPARSE'
+          ? TrimPolicy.SPARSE
+          : undefined
+  }
+}
+
+export class PrefetchMode {
+  static readonly LOOKUP = new PrefetchMode('LOOKUP')
+  static readonly WARM = new PrefetchMode('WARM')
+
+  private constructor(readonly name: 'LOOKUP' | 'WARM') {
+    Object.freeze(this)
+  }
+
+  static byName(name: string): PrefetchMode | undefined {
+    return name === 'LOOKUP' ? PrefetchMode.LOOKUP : name === 'WARM' ? PrefetchMode.WARM : undefined
+  }
+}
+
+export class AttnWindowDesc {
+  constructor(
+    readonly numChunksInSw: readonly number[] = [-1],
+    readonly worldSize: number = 1,
+  ) {
+    Object.freeze(this.numChunksInSw)
+    Object.freeze(this)
+  }
+}
+
+export class PrefetchHandle {
+  constructor(
+    readonly prefetchRequestId: number | bigint,
+    readonly externalRequestId: string,
+    readonly l1FoundIndices: readonly number[],
+    readonly l1HitChunks: number,
+    readonly totalRequestedKeys: number,
+    readonly submitTime: number,
+    readonly l2OrigIndices: readonly number[] = [],
+    readonly generation: number = 0,
+  ) {
+    Object.freeze(this.l1FoundIndices)
+    Object.freeze(this.l2OrigIndices)
+    Object.freeze(this)
+  }
+}
+
+export class PrefetchRequestSpec {
+  constructor(
+    readonly keys: readonly ObjectKey[],
+    readonly groupLayoutDescs: ReadonlyMap<number, MemoryLayoutDesc>,
+    readonly numKvReaders: number,
+    readonly policy: TrimPolicy,
+    readonly attnDesc: AttnWindowDesc,
+    readonly mode: PrefetchMode,
+    readonly generation: number = 0,
+  ) {
+    Object.freeze(this.keys)
+    Object.freeze(this)
+  }
+}

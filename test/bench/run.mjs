@@ -1,0 +1,3 @@
+// `npm run bench`: every benchmark, one after the other.
+await import('./convert.mjs')
+await import('./trace.mjs')
