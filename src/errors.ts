@@ -2,6 +2,10 @@
  * The one catalogue of lmt's coded errors. Library code throws {@link LmtError}s made here; commands render them
  * (message, suggestions, exit code, and the `--json` error document).
  */
+function detail(text: string): string {
+  return text
+}
+
 function lctMessage(source: string, detail: string): string {
   return `trace file '${source}': ${detail}`
 }
@@ -35,6 +39,21 @@ const catalogue = {
   LCT_UNSUPPORTED_FORMAT: {exit: 1, message: lctMessage},
   LCT_UNSUPPORTED_SCHEMA: {exit: 1, message: lctMessage},
   LCT_CLOSED: {exit: 1, message: lctMessage},
+  // lmt simulate (simulate.md §1.4)
+  SIM_USAGE: {exit: 2, message: detail},
+  SIM_CONFIG_READ: {exit: 2, message: detail},
+  SIM_CONFIG_SCHEMA: {exit: 2, message: detail},
+  SIM_CONFIG_LEGACY: {exit: 2, message: detail},
+  SIM_CONFIG_DUPLICATE: {exit: 2, message: detail},
+  SIM_CAPACITY_MISSING: {exit: 2, message: detail},
+  SIM_BYTES_PER_TOKEN_MISSING: {exit: 2, message: detail},
+  SIM_TRACE_READ: {exit: 1, message: detail},
+  SIM_TRACE_ROW: {exit: 1, message: detail},
+  SIM_TRACE_MODE: {exit: 1, message: detail},
+  SIM_PARTIAL_TAIL: {exit: 1, message: detail},
+  SIM_UNKNOWN_INSTANCE: {exit: 1, message: detail},
+  SIM_TS_OVERFLOW: {exit: 1, message: detail},
+  SIM_OUTPUT: {exit: 1, message: detail},
 } as const
 
 export type ErrorKind = keyof typeof catalogue

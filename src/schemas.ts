@@ -23,7 +23,7 @@ let ajv: Ajv2020 | undefined
 /** An ajv (draft 2020-12) instance holding every schema of the package, referable by file name. */
 export function schemaRegistry(): Ajv2020 {
   if (ajv) return ajv
-  ajv = new Ajv2020({allErrors: true, strict: true})
+  ajv = new Ajv2020({allErrors: true})
   const dir = schemasDir()
   for (const name of readdirSync(dir)
     .filter((n) => n.endsWith('.schema.json'))

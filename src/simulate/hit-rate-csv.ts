@@ -1,0 +1,92 @@
+import {closeSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {formatG} from './format-g.js'
+
+export const CSV_HEADER =
+  'TimestampNs,CachedBlocks,CachedBlocksAllInstances,ReadBlocks,LocalHitBlocks,RemoteHitBlocks,HitBlocks,InputTokens,LocalHitTokens,RemoteHitTokens,HitTokens,LocalHitRate,RemoteHitRate,HitRate,AccReadBlocks,AccHitBlocks,AccInputTokens,AccLocalHitTokens,AccRemoteHitTokens,AccHitTokens,AccLocalHitRate,AccRemoteHitRate,AccHitRate,AccWriteBlocks'
+
+export function rate(a: number, b: number): number {
+  return b > 0 ? a / b : 0
+}
+
+/** One instance's `<id>_hit_rates.csv`, written to `<path>.tmp` and renamed on {@link commit}. */
+export class HitRateCsv {
+  private fd: number
+  private parts: string[] = []
+  private size = 0
+
+  constructor(readonly path: string) {
+    this.fd = openSync(path + '.tmp', 'w')
+    this.write(CSV_HEADER + '\n')
+  }
+
+  write(text: string): void {
+    this.parts.push(text)
+    this.size += text.length
+    if (this.size > 1 << 20) this.flush()
+  }
+
+  private flush(): void {
+    if (this.parts.length === 0) return
+    writeSync(this.fd, this.parts.join(''))
+    this.parts = []
+    this.size = 0
+  }
+
+  commit(): void {
+    this.flush()
+    closeSync(this.fd)
+    renameSync(this.path + '.tmp', this.path)
+  }
+
+  abandon(): void {
+    try {
+      closeSync(this.fd)
+    } catch {
+      // closed
+    }
+    rmSync(this.path + '.tmp', {force: true})
+  }
+}
+
+/** The fields of a read record known at the get; AccWriteBlocks is filled when the timestamp is over. */
+export function csvRowPrefix(
+  ts: bigint,
+  cached: number,
+  cachedAll: number,
+  read: number,
+  localHit: number,
+  remoteHit: number,
+  inputTokens: number,
+  bs: number,
+  acc: {read: number; hit: number; input: number; localTok: number; remoteTok: number; hitTok: number},
+): string {
+  const hit = localHit + remoteHit
+  const lt = localHit * bs
+  const rt = remoteHit * bs
+  const ht = hit * bs
+  return [
+    ts.toString(),
+    cached,
+    cachedAll,
+    read,
+    localHit,
+    remoteHit,
+    hit,
+    inputTokens,
+    lt,
+    rt,
+    ht,
+    formatG(rate(lt, inputTokens)),
+    formatG(rate(rt, inputTokens)),
+    formatG(rate(ht, inputTokens)),
+    acc.read,
+    acc.hit,
+    acc.input,
+    acc.localTok,
+    acc.remoteTok,
+    acc.hitTok,
+    formatG(rate(acc.localTok, acc.input)),
+    formatG(rate(acc.remoteTok, acc.input)),
+    formatG(rate(acc.hitTok, acc.input)),
+  ].join(',')
+}

@@ -1,0 +1,391 @@
+import {lmtError} from '../errors.js'
+import type {GroupConfig, InstanceConfig, SimConfig} from './config.js'
+import {evictIfNeeded, type GroupSettings, LeafAwareLruPolicy, LruPolicy, type Policy, RandomLruPolicy, SimInstance, TtlPolicy} from './engine.js'
+import {csvRowPrefix, HitRateCsv, rate} from './hit-rate-csv.js'
+import type {TraceRow} from './trace-rows.js'
+
+const INT64_MAX = 2n ** 63n - 1n
+const PLOT_POINTS = 2000
+
+export interface InstanceCounters {
+  get_rows: number
+  read_blocks: number
+  local_read_blocks: number
+  hit_blocks: number
+  local_hit_blocks: number
+  remote_hit_blocks: number
+  input_tokens: number
+  hit_tokens: number
+  local_hit_tokens: number
+  remote_hit_tokens: number
+  write_rows: number
+  write_blocks: number
+  newly_inserted_blocks: number
+  evictions: number
+  final_cached_blocks: number
+  peak_cached_blocks: number
+}
+
+export interface PlotPoint {
+  ts: bigint
+  accHitRate: number
+}
+
+export class InstState {
+  readonly counters: InstanceCounters = {
+    get_rows: 0,
+    read_blocks: 0,
+    local_read_blocks: 0,
+    hit_blocks: 0,
+    local_hit_blocks: 0,
+    remote_hit_blocks: 0,
+    input_tokens: 0,
+    hit_tokens: 0,
+    local_hit_tokens: 0,
+    remote_hit_tokens: 0,
+    write_rows: 0,
+    write_blocks: 0,
+    newly_inserted_blocks: 0,
+    evictions: 0,
+    final_cached_blocks: 0,
+    peak_cached_blocks: 0,
+  }
+  accWrite = 0
+  csv: HitRateCsv | undefined
+  /** decimated plot data: every 2^step-th read record, plus the last */
+  plot: PlotPoint[] = []
+  private plotStep = 1
+  private reads = 0
+  last: PlotPoint | undefined
+
+  constructor(
+    readonly cfg: InstanceConfig,
+    readonly group: GroupState,
+    readonly engine: SimInstance,
+    readonly order: number,
+  ) {}
+
+  addPlotPoint(p: PlotPoint): void {
+    this.last = p
+    if (this.reads++ % this.plotStep === 0) {
+      this.plot.push(p)
+      if (this.plot.length >= PLOT_POINTS) {
+        this.plot = this.plot.filter((_, i) => i % 2 === 0)
+        this.plotStep *= 2
+      }
+    }
+  }
+}
+
+export class GroupState {
+  readonly members: InstState[] = []
+  readonly engines: SimInstance[] = []
+
+  constructor(
+    readonly cfg: GroupConfig,
+    readonly settings: GroupSettings,
+  ) {}
+}
+
+export interface ReplayOptions {
+  config: SimConfig
+  seed: bigint
+  /** quick form: instances created on first appearance with these settings */
+  quickInstance?: Omit<InstanceConfig, 'instance_id'>
+  /** write hit-rate CSVs into this directory (file name from the instance id) */
+  csvName?: (instanceId: string) => string | undefined
+  strictInstances: boolean
+  plots: boolean
+  /** only replay rows of these instances (sweeps); others are ignored */
+  onlyGroup?: string
+  /** capacity used instead of the group's (sweeps) */
+  capacityOverride?: {group: string; blocks?: number; gb?: number}
+  /** never evict in any group (the infinite oracle) */
+  infinite?: boolean
+  traceName: string
+}
+
+/** `quota_units` of a group (null = infinite), from its capacity and weights (simulate.md §2.3). */
+export function quotaUnits(g: GroupConfig): number | null {
+  if (g.quota_capacity !== undefined) {
+    if (g.quota_capacity < 0) return null
+    return Math.trunc(Math.trunc(g.quota_capacity * 2 ** 30) * g.used_percentage)
+  }
+  const blocks = g.quota_capacity_blocks as number
+  if (blocks === -1) return null
+  return Math.trunc(blocks * g.used_percentage)
+}
+
+export function weightOf(g: GroupConfig, i: InstanceConfig): number {
+  return g.quota_capacity !== undefined ? i.block_size * (i.bytes_per_token ?? 0) : 1
+}
+
+function makePolicy(i: InstanceConfig, batch: number, seed: bigint): Policy {
+  switch (i.eviction_policy_type) {
+    case 'random_lru':
+      return new RandomLruPolicy(batch, i.eviction_policy_params.sample_rate, seed)
+    case 'leaf_aware_lru':
+      return new LeafAwareLruPolicy()
+    case 'ttl':
+      return new TtlPolicy(i.eviction_policy_params.fallback_on_pressure !== false)
+    default:
+      return new LruPolicy()
+  }
+}
+
+interface PendingWrite {
+  ts: bigint
+  seq: number
+  inst: InstState
+  keys: number[]
+}
+
+/** A min-heap of scheduled writes by (ts, seq). */
+class WriteHeap {
+  private readonly h: PendingWrite[] = []
+
+  get size(): number {
+    return this.h.length
+  }
+
+  peek(): PendingWrite | undefined {
+    return this.h[0]
+  }
+
+  private less(a: PendingWrite, b: PendingWrite): boolean {
+    return a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq)
+  }
+
+  push(w: PendingWrite): void {
+    const h = this.h
+    h.push(w)
+    let i = h.length - 1
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      if (!this.less(h[i], h[p])) break
+      ;[h[i], h[p]] = [h[p], h[i]]
+      i = p
+    }
+  }
+
+  pop(): PendingWrite {
+    const h = this.h
+    const top = h[0]
+    const last = h.pop() as PendingWrite
+    if (h.length > 0) {
+      h[0] = last
+      let i = 0
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < h.length && this.less(h[l], h[m])) m = l
+        if (r < h.length && this.less(h[r], h[m])) m = r
+        if (m === i) break
+        ;[h[i], h[m]] = [h[m], h[i]]
+        i = m
+      }
+    }
+    return top
+  }
+}
+
+export interface SkipCounts {
+  unknown_instance: number
+  unsupported_query_type: number
+  unknownInstances: Map<string, {get: number; write: number; request: number}>
+  queryTypes: Map<string, number>
+}
+
+/**
+ * Applies rows in replay order to the caches (simulate.md §4.2): GETs, WRITEs, request-mode scheduled writes,
+ * eviction after every write; streams the hit-rate CSVs and keeps the counters.
+ */
+export class Replayer {
+  readonly instances = new Map<string, InstState>()
+  readonly ordered: InstState[] = []
+  readonly groups: GroupState[] = []
+  readonly skips: SkipCounts = {unknown_instance: 0, unsupported_query_type: 0, unknownInstances: new Map(), queryTypes: new Map()}
+  blockLookups = 0
+  firstTs: bigint | undefined
+  lastTs: bigint | undefined
+  private readonly heap = new WriteHeap()
+  private seq = 0
+  private readonly buffered: Array<{inst: InstState; prefix: string}> = []
+  private bufferTs: bigint | undefined
+  private readonly mode: 'read_write' | 'request'
+  private readonly delay: bigint
+
+  constructor(private readonly opts: ReplayOptions) {
+    this.mode = opts.config.trace_replay.mode
+    this.delay = BigInt(opts.config.trace_replay.write_delay_ns)
+    for (const g of opts.config.instance_groups) {
+      const cfg = this.groupConfig(g)
+      const state = new GroupState(cfg, {
+        quotaUnits: opts.infinite ? null : quotaUnits(cfg),
+        mode: opts.config.eviction_params.eviction_mode,
+        batch: opts.config.eviction_params.eviction_batch_size_per_instance,
+      })
+      this.groups.push(state)
+      for (const i of g.instances) this.addInstance(i, state)
+    }
+  }
+
+  private groupConfig(g: GroupConfig): GroupConfig {
+    const o = this.opts.capacityOverride
+    if (!o || o.group !== g.group_name) return g
+    const copy: GroupConfig = {...g}
+    delete copy.quota_capacity
+    delete copy.quota_capacity_blocks
+    if (o.gb !== undefined) copy.quota_capacity = o.gb
+    else copy.quota_capacity_blocks = o.blocks
+    return copy
+  }
+
+  private addInstance(i: InstanceConfig, group: GroupState): InstState {
+    const engine = new SimInstance(makePolicy(i, this.opts.config.eviction_params.eviction_mode ? this.opts.config.eviction_params.eviction_batch_size_per_instance : 100, this.opts.seed), weightOf(group.cfg, i))
+    const state = new InstState(i, group, engine, this.ordered.length)
+    group.members.push(state)
+    group.engines.push(engine)
+    this.instances.set(i.instance_id, state)
+    this.ordered.push(state)
+    return state
+  }
+
+  private instanceFor(row: TraceRow): InstState | undefined {
+    let inst = this.instances.get(row.instance)
+    if (inst === undefined && this.opts.quickInstance) {
+      const cfg: InstanceConfig = {instance_id: row.instance, ...this.opts.quickInstance}
+      this.opts.config.instance_groups[0].instances.push(cfg)
+      inst = this.addInstance(cfg, this.groups[0])
+    }
+    if (inst && this.opts.onlyGroup !== undefined && inst.group.cfg.group_name !== this.opts.onlyGroup) return undefined
+    return inst
+  }
+
+  /** Applies one row; rows must come in replay order. */
+  apply(row: TraceRow): void {
+    while (this.heap.size > 0 && (this.heap.peek() as PendingWrite).ts <= row.ts) {
+      const w = this.heap.pop()
+      this.write(w.inst, w.ts, w.keys)
+    }
+    this.flushBefore(row.ts)
+    if (this.firstTs === undefined) this.firstTs = row.ts
+    this.lastTs = row.ts
+    const inst = this.instanceFor(row)
+    if (inst === undefined) {
+      if (this.opts.onlyGroup !== undefined && this.instances.has(row.instance)) return
+      if (this.opts.strictInstances)
+        throw lmtError('SIM_UNKNOWN_INSTANCE', `${this.opts.traceName}:${row.lineNo}: instance "${row.instance}" is not configured (--strict-instances)`)
+      this.skips.unknown_instance++
+      let c = this.skips.unknownInstances.get(row.instance)
+      if (!c) this.skips.unknownInstances.set(row.instance, (c = {get: 0, write: 0, request: 0}))
+      c[row.type]++
+      return
+    }
+    if (row.type === 'write') return this.write(inst, row.ts, row.keys)
+    this.checkPartialTail(row, inst)
+    if (row.queryType === 'prefix_match') this.get(inst, row)
+    else {
+      this.skips.unsupported_query_type++
+      this.skips.queryTypes.set(row.queryType, (this.skips.queryTypes.get(row.queryType) ?? 0) + 1)
+    }
+    if (row.type === 'request') {
+      const due = row.ts + this.delay
+      if (due > INT64_MAX) throw lmtError('SIM_TS_OVERFLOW', `${this.opts.traceName}:${row.lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`)
+      this.heap.push({ts: due, seq: this.seq++, inst, keys: row.keys})
+    }
+  }
+
+  /** Applies the remaining scheduled writes and flushes the CSVs. */
+  finish(): void {
+    while (this.heap.size > 0) {
+      const w = this.heap.pop()
+      this.flushBefore(w.ts)
+      this.write(w.inst, w.ts, w.keys)
+    }
+    this.flushBefore(undefined)
+    for (const i of this.ordered) i.counters.final_cached_blocks = i.engine.policy.size
+  }
+
+  /** Commits (or abandons) the CSV files. */
+  closeCsvs(commit: boolean): void {
+    for (const i of this.ordered) {
+      if (!i.csv) continue
+      if (commit) i.csv.commit()
+      else i.csv.abandon()
+    }
+  }
+
+  private checkPartialTail(row: TraceRow, inst: InstState): void {
+    const bs = inst.cfg.block_size
+    const maxKeys = Math.floor(row.inputLen / bs)
+    if (row.keys.length > maxKeys)
+      throw lmtError(
+        'SIM_PARTIAL_TAIL',
+        `${this.opts.traceName}:${row.lineNo}: contains partial tail block keys: ${row.keys.length} keys, input_len ${row.inputLen}, block_size ${bs} (at most ${maxKeys} keys) [V10]`,
+        {suggestions: [`check block_size of instance "${inst.cfg.instance_id}": the trace was probably converted with another block size`]},
+      )
+  }
+
+  private cachedAll(): number {
+    let n = 0
+    for (const i of this.ordered) n += i.engine.policy.size
+    return n
+  }
+
+  private get(inst: InstState, row: TraceRow): void {
+    const r = inst.engine.get(row.keys, row.mask, row.ts)
+    this.blockLookups += row.keys.length
+    const c = inst.counters
+    const bs = inst.cfg.block_size
+    const hit = r.localHit + r.remoteHit
+    const cached = inst.engine.policy.size
+    c.get_rows++
+    c.read_blocks += row.keys.length
+    c.local_read_blocks += r.localRead
+    c.hit_blocks += hit
+    c.local_hit_blocks += r.localHit
+    c.remote_hit_blocks += r.remoteHit
+    c.input_tokens += row.inputLen
+    c.hit_tokens += hit * bs
+    c.local_hit_tokens += r.localHit * bs
+    c.remote_hit_tokens += r.remoteHit * bs
+    if (cached > c.peak_cached_blocks) c.peak_cached_blocks = cached
+    if (this.opts.plots) inst.addPlotPoint({ts: row.ts, accHitRate: rate(c.hit_tokens, c.input_tokens)})
+    const name = this.opts.csvName?.(inst.cfg.instance_id)
+    if (name === undefined) return
+    inst.csv ??= new HitRateCsv(name)
+    const prefix = csvRowPrefix(row.ts, cached, this.cachedAll(), row.keys.length, r.localHit, r.remoteHit, row.inputLen, bs, {
+      read: c.read_blocks,
+      hit: c.hit_blocks,
+      input: c.input_tokens,
+      localTok: c.local_hit_tokens,
+      remoteTok: c.remote_hit_tokens,
+      hitTok: c.hit_tokens,
+    })
+    this.bufferTs = row.ts
+    this.buffered.push({inst, prefix})
+  }
+
+  private write(inst: InstState, ts: bigint, keys: number[]): void {
+    this.flushBefore(ts)
+    const inserted = inst.engine.insert(keys, ts)
+    evictIfNeeded(inst.group.engines, inst.group.settings, inst.engine)
+    this.blockLookups += keys.length
+    const c = inst.counters
+    c.write_rows++
+    c.write_blocks += keys.length
+    c.newly_inserted_blocks += inserted
+    inst.accWrite += keys.length
+    for (const m of inst.group.members) m.counters.evictions = m.engine.evictions
+  }
+
+  /** Finishes buffered CSV rows once replay moves past their timestamp (AccWriteBlocks is then known). */
+  private flushBefore(ts: bigint | undefined): void {
+    if (this.buffered.length === 0 || (ts !== undefined && this.bufferTs !== undefined && ts <= this.bufferTs)) return
+    for (const b of this.buffered) b.inst.csv?.write(`${b.prefix},${b.inst.accWrite}\n`)
+    this.buffered.length = 0
+    this.bufferTs = undefined
+  }
+}

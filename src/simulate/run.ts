@@ -1,0 +1,550 @@
+import {mkdirSync, renameSync, writeFileSync} from 'node:fs'
+import {basename, join} from 'node:path'
+import {lmtError} from '../errors.js'
+import {type Notice, readConfigFile, resolveConfig, type ResolvedConfig, type SimConfig, type SimFlags} from './config.js'
+import {formatG} from './format-g.js'
+import {rate} from './hit-rate-csv.js'
+import {type InstState, quotaUnits, Replayer, weightOf} from './replayer.js'
+import {KeyInterner, type TraceRow} from './trace-rows.js'
+import {firstRowType, newStats, readTraceRows, type TraceReadStats} from './trace-source.js'
+
+export type OracleChoice = 'none' | 'infinite' | 'belady' | 'all'
+
+export interface SweepRequest {
+  capacities?: number[]
+  min?: number
+  max?: number
+  points: number
+  unit: 'blocks' | 'gb' | 'fraction'
+  group?: string
+}
+
+export interface SimulateRequest {
+  configPath?: string
+  flags: SimFlags
+  seed: bigint
+  skipInvalid: boolean
+  strictInstances: boolean
+  plots: boolean
+  oracle: OracleChoice
+  sweep?: SweepRequest
+  keepPointCsv: boolean
+  version: string
+  onProgress?(p: {bytes: number; total: number; rows: number; replays?: [number, number]}): void
+}
+
+export interface SimulateOutcome {
+  summary: Record<string, unknown>
+  table: string[]
+  lines: string[]
+  notices: Notice[]
+  outputDir: string
+}
+
+const UNSAFE_NAME = /[/\\:*?"<>|\u0000-\u001f\u007f]/
+
+/** The CSV file name of an instance (escaped when unsafe, simulate.md §5.1). */
+export function csvFileName(id: string): {name: string; escaped: boolean} {
+  if (!UNSAFE_NAME.test(id) && id !== '.' && id !== '..') return {name: `${id}_hit_rates.csv`, escaped: false}
+  let out = ''
+  for (const ch of id) {
+    const c = ch.codePointAt(0) as number
+    out += ch === '%' || UNSAFE_NAME.test(ch) ? encodeURIComponent(ch).replace(/[!'()*]/g, (x) => '%' + x.charCodeAt(0).toString(16).toUpperCase()) : ch
+    void c
+  }
+  if (out === '.' || out === '..') out = out.replace(/\./g, '%2E')
+  return {name: `${out}_hit_rates.csv`, escaped: true}
+}
+
+class Notes {
+  constructor(readonly list: Notice[]) {}
+  add(code: string, message: string, level: 'notice' | 'warning' = 'notice'): void {
+    this.list.push({code, level, message})
+  }
+}
+
+interface ReplayRun {
+  replayer: Replayer
+  seconds: number
+}
+
+/** Replays rows held in memory (sorted) with the given options. */
+function replayRows(rows: readonly TraceRow[], make: () => Replayer): ReplayRun {
+  const started = performance.now()
+  const r = make()
+  for (const row of rows) r.apply(row)
+  r.finish()
+  return {replayer: r, seconds: (performance.now() - started) / 1000}
+}
+
+function stableSortRows(rows: TraceRow[]): TraceRow[] {
+  return rows.map((row, i) => ({row, i})).sort((a, b) => (a.row.ts < b.row.ts ? -1 : a.row.ts > b.row.ts ? 1 : a.i - b.i)).map((x) => x.row)
+}
+
+async function loadSorted(path: string, name: string, resolved: ResolvedConfig, req: SimulateRequest, stats: TraceReadStats, notes: Notes): Promise<TraceRow[]> {
+  const rows: TraceRow[] = []
+  let prev: bigint | undefined
+  let unsortedAt: number | undefined
+  const keys = new KeyInterner()
+  for await (const row of readTraceRows({path, name, skipInvalid: req.skipInvalid, mode: resolved.config.trace_replay.mode, keys}, stats)) {
+    if (prev !== undefined && row.ts < prev && unsortedAt === undefined) unsortedAt = row.lineNo
+    prev = row.ts
+    rows.push(row)
+  }
+  if (unsortedAt === undefined) return rows
+  notes.add('LMT_SIM_RESORT', `${name}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was stable-sorted in memory`)
+  return stableSortRows(rows)
+}
+
+function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
+  const g = cfg.instance_groups[groupIdx]
+  const q = quotaUnits(g)
+  if (q === null) return 'inf'
+  if (g.quota_capacity_blocks !== undefined) return `${q} blocks`
+  const weights = new Set(g.instances.map((i) => weightOf(g, i)))
+  const gb = formatG(g.quota_capacity as number)
+  if (weights.size === 1) return `${Math.floor(q / [...weights][0])} blocks (${gb} GB)`
+  return `${gb} GB`
+}
+
+function instanceSummary(i: InstState, csv: string | null): Record<string, unknown> {
+  const c = i.counters
+  return {
+    instance_id: i.cfg.instance_id,
+    group_name: i.group.cfg.group_name,
+    block_size: i.cfg.block_size,
+    bytes_per_token: i.cfg.bytes_per_token ?? null,
+    policy: i.cfg.eviction_policy_type,
+    ...c,
+    token_hit_rate: rate(c.hit_tokens, c.input_tokens),
+    local_token_hit_rate: rate(c.local_hit_tokens, c.input_tokens),
+    remote_token_hit_rate: rate(c.remote_hit_tokens, c.input_tokens),
+    block_hit_rate: rate(c.hit_blocks, c.read_blocks),
+    csv,
+  }
+}
+
+function totalsOf(members: InstState[]): Record<string, number> {
+  const keys = ['get_rows', 'read_blocks', 'local_read_blocks', 'hit_blocks', 'local_hit_blocks', 'remote_hit_blocks', 'input_tokens', 'hit_tokens', 'local_hit_tokens', 'remote_hit_tokens', 'write_rows', 'write_blocks', 'newly_inserted_blocks', 'evictions', 'final_cached_blocks', 'peak_cached_blocks'] as const
+  const t: Record<string, number> = {}
+  for (const k of keys) t[k] = members.reduce((a, m) => a + m.counters[k], 0)
+  t.token_hit_rate = rate(t.hit_tokens, t.input_tokens)
+  t.local_token_hit_rate = rate(t.local_hit_tokens, t.input_tokens)
+  t.remote_token_hit_rate = rate(t.remote_hit_tokens, t.input_tokens)
+  t.block_hit_rate = rate(t.hit_blocks, t.read_blocks)
+  return t
+}
+
+function groupSummary(r: Replayer): Array<Record<string, unknown>> {
+  return r.groups.map((g) => {
+    const q = quotaUnits(g.cfg)
+    const byBlocks = g.cfg.quota_capacity_blocks !== undefined
+    const weights = new Set(g.members.map((m) => m.engine.weight))
+    const w = g.cfg.instances.map((i) => weightOf(g.cfg, i))
+    const equal = new Set(w).size <= 1
+    const cap = byBlocks ? g.cfg.quota_capacity_blocks : g.cfg.quota_capacity
+    const infinite = q === null
+    let capacityGb: number | null = null
+    if (!byBlocks && !infinite) capacityGb = g.cfg.quota_capacity as number
+    else if (byBlocks && !infinite && equal && g.cfg.instances.every((i) => i.bytes_per_token !== undefined))
+      capacityGb = ((g.cfg.quota_capacity_blocks as number) * g.cfg.instances[0].block_size * (g.cfg.instances[0].bytes_per_token as number)) / 2 ** 30
+    void weights
+    return {
+      group_name: g.cfg.group_name,
+      unit: byBlocks ? 'block' : 'byte',
+      capacity: infinite ? null : cap,
+      infinite,
+      used_percentage: g.cfg.used_percentage,
+      quota_units: q,
+      quota_blocks: q === null || !equal || w.length === 0 ? null : Math.floor(q / w[0]),
+      capacity_gb: capacityGb,
+      eviction_mode: g.settings.mode,
+      eviction_batch_size_per_instance: g.settings.batch,
+      instances: g.members.map((m) => m.cfg.instance_id),
+      totals: totalsOf(g.members),
+    }
+  })
+}
+
+function traceSummary(path: string, stats: TraceReadStats, r: Replayer, cfg: SimConfig, sorted: boolean): Record<string, unknown> {
+  return {
+    path,
+    bytes: stats.bytes,
+    rows: stats.rows,
+    rows_by_type: stats.rowsByType,
+    replay_mode: cfg.trace_replay.mode,
+    write_delay_ns: cfg.trace_replay.write_delay_ns,
+    sorted_input: sorted,
+    first_timestamp_ns: r.firstTs?.toString() ?? null,
+    last_timestamp_ns: r.lastTs?.toString() ?? null,
+    skipped: {
+      unknown_instance: r.skips.unknown_instance,
+      unsupported_query_type: r.skips.unsupported_query_type,
+      invalid: Object.fromEntries(Object.entries(stats.invalid).sort()),
+    },
+    unknown_instances: [...r.skips.unknownInstances].map(([instance_id, c]) => ({instance_id, ...c})),
+  }
+}
+
+function writeAtomic(path: string, text: string): void {
+  writeFileSync(path + '.tmp', text)
+  renameSync(path + '.tmp', path)
+}
+
+/** Runs `lmt simulate` end to end: configuration, replay(s), outputs. */
+export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
+  const started = performance.now()
+  const file = req.configPath ? readConfigFile(req.configPath) : undefined
+  const tracePathForQuick = req.flags.trace
+  const first = !file && tracePathForQuick ? await firstRowType(tracePathForQuick) : undefined
+  const resolved = resolveConfig(file, req.flags, first)
+  const notes = new Notes([...resolved.notices])
+  const cfg = resolved.config
+  const out = cfg.output_result_path
+  try {
+    mkdirSync(out, {recursive: true})
+  } catch (err) {
+    throw lmtError('SIM_OUTPUT', `cannot create the output directory ${out}: ${(err as Error).message}`)
+  }
+  const tracePath = cfg.trace_file_path
+  const traceName = basename(tracePath)
+  const stats = newStats(tracePath)
+  const outputs: string[] = []
+
+  const csvNames = new Map<string, string>()
+  const csvName = (dir: string) => (id: string) => {
+    let n = csvNames.get(id)
+    if (n === undefined) {
+      const f = csvFileName(id)
+      if (f.escaped) notes.add('LMT_SIM_FILENAME_ESCAPED', `instance_id "${id}" was escaped to the file name ${f.name}`)
+      csvNames.set(id, (n = f.name))
+    }
+    return join(dir, n)
+  }
+
+  const baseOptions = {
+    config: cfg,
+    seed: req.seed,
+    quickInstance: resolved.quickInstance,
+    strictInstances: req.strictInstances,
+    traceName,
+  }
+
+  // ------------------------------------------------------------------ single run: stream, re-sort if needed
+  let sorted = true
+  let rowsInMemory: TraceRow[] | undefined
+  let main: Replayer
+  let replaySeconds = 0
+  const parseStart = performance.now()
+  if (!req.sweep) {
+    const keys = new KeyInterner()
+    main = new Replayer({...baseOptions, config: structuredClone(cfg), csvName: csvName(out), plots: req.plots})
+    let prev: bigint | undefined
+    let unsortedAt: number | undefined
+    let replayTime = 0
+    try {
+      for await (const row of readTraceRows({path: tracePath, name: traceName, skipInvalid: req.skipInvalid, mode: cfg.trace_replay.mode, keys, onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows})}, stats)) {
+        if (prev !== undefined && row.ts < prev) {
+          unsortedAt = row.lineNo
+          break
+        }
+        prev = row.ts
+        const t0 = performance.now()
+        main.apply(row)
+        replayTime += performance.now() - t0
+      }
+      if (unsortedAt === undefined) {
+        const t0 = performance.now()
+        main.finish()
+        replayTime += performance.now() - t0
+      }
+    } catch (err) {
+      main.closeCsvs(false)
+      throw err
+    }
+    replaySeconds = replayTime / 1000
+    if (unsortedAt !== undefined) {
+      main.closeCsvs(false)
+      sorted = false
+      notes.add('LMT_SIM_RESORT', `${traceName}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was re-read and stable-sorted in memory`)
+      const stats2 = newStats(tracePath)
+      const rows = stableSortRows(await collect(readTraceRows({path: tracePath, name: traceName, skipInvalid: req.skipInvalid, mode: cfg.trace_replay.mode, keys: new KeyInterner()}, stats2)))
+      Object.assign(stats, stats2)
+      const run = replayRows(rows, () => new Replayer({...baseOptions, config: structuredClone(cfg), csvName: csvName(out), plots: req.plots}))
+      main = run.replayer
+      replaySeconds = run.seconds
+      rowsInMemory = rows
+    }
+    main.closeCsvs(true)
+    for (const i of main.ordered) {
+      if (i.counters.get_rows === 0) notes.add('LMT_SIM_NO_READS', `instance "${i.cfg.instance_id}" had no replayed get; no CSV is written for it`)
+      else outputs.push(csvNames.get(i.cfg.instance_id) as string)
+    }
+  } else {
+    rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, stats, notes)
+    sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')
+    main = new Replayer({...baseOptions, config: structuredClone(cfg), plots: false}) // replaced below
+  }
+  const parseSeconds = (performance.now() - parseStart) / 1000 - replaySeconds
+
+  // ------------------------------------------------------------------ oracles and sweeps
+  const oracles: Record<string, unknown> | null = req.oracle === 'none' && !req.sweep ? null : {infinite: null, belady: null}
+  let sweepDoc: Record<string, unknown> | null = null
+  const lines: string[] = []
+  let effective = main
+  if (!req.sweep && oracles) {
+    const rows = rowsInMemory ?? (await loadSorted(tracePath, traceName, resolved, {...req, skipInvalid: true}, newStats(tracePath), new Notes([])))
+    if (req.oracle === 'infinite' || req.oracle === 'all') {
+      const inf = replayRows(rows, () => new Replayer({...baseOptions, config: structuredClone(main.ordered.length ? cfgWithInstances(cfg, main) : cfg), plots: false, infinite: true, strictInstances: false}))
+      oracles.infinite = inf.replayer.groups.map((g) => {
+        const t = totalsOf(g.members)
+        return {group_name: g.cfg.group_name, token_hit_rate: t.token_hit_rate, block_hit_rate: t.block_hit_rate, hit_blocks: t.hit_blocks}
+      })
+      for (const o of oracles.infinite as Array<{group_name: string; token_hit_rate: number}>) lines.push(`oracle infinite: group ${o.group_name} token hit rate ${formatG(o.token_hit_rate)}`)
+    }
+    if (req.oracle === 'belady' || req.oracle === 'all') notes.add('LMT_SIM_NOT_MODELLED', 'the belady oracle is not available in this version; only the infinite ceiling is computed')
+  }
+  if (req.sweep) {
+    const result = await runSweep(rowsInMemory as TraceRow[], req, cfg, resolved, baseOptions, notes, out, csvName)
+    effective = result.largest
+    sweepDoc = result.doc
+    replaySeconds = result.replaySeconds
+    lines.push(...result.lines)
+    outputs.push('sweep.csv')
+    if (oracles) oracles.infinite = result.infinite
+  }
+
+  // ------------------------------------------------------------------ summary
+  const instances = effective.ordered.map((i) => instanceSummary(i, req.sweep ? null : (csvNames.get(i.cfg.instance_id) ?? null)))
+  const groups = groupSummary(effective)
+  const totalSeconds = (performance.now() - started) / 1000
+  const blockLookups = req.sweep ? (sweepDoc?.block_lookups as number) : main.blockLookups
+  const unknown = [...effective.skips.unknownInstances]
+  if (unknown.length > 0) {
+    const shown = unknown.slice(0, 10).map(([id, c]) => `${id} (get ${c.get}, write ${c.write}, request ${c.request})`)
+    notes.add('LMT_SIM_UNKNOWN_INSTANCE', `rows of instances that are not configured were skipped: ${shown.join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`, 'warning')
+  }
+  const skippedQuery = [...effective.skips.queryTypes]
+  const invalid = Object.entries(stats.invalid)
+  if (skippedQuery.length > 0 || invalid.length > 0)
+    notes.add(
+      'LMT_SIM_SKIPPED_ROWS',
+      [...skippedQuery.map(([q, n]) => `${n} rows with query_type "${q}"`), ...invalid.map(([rule, n]) => `${n} invalid rows (${rule})`)].join(', ') + ' skipped',
+      'warning',
+    )
+  const summary: Record<string, unknown> = {
+    format: 'lmt.simulate.summary',
+    format_version: 1,
+    lmt_version: req.version,
+    kind: req.sweep ? 'sweep' : 'run',
+    trace: traceSummary(tracePath, stats, effective, cfg, sorted),
+    config: effectiveConfig(cfg, effective),
+    seed: req.seed.toString(),
+    notices: notes.list,
+    groups,
+    instances,
+    oracles,
+    sweep: sweepDoc === null ? null : publicSweepDoc(sweepDoc),
+    performance: {
+      block_lookups: blockLookups,
+      replay_seconds: replaySeconds,
+      block_lookups_per_second: replaySeconds > 0 ? blockLookups / replaySeconds : 0,
+      parse_seconds: Math.max(0, parseSeconds),
+      parse_mb_per_second: parseSeconds > 0 ? stats.bytes / 1e6 / parseSeconds : 0,
+      total_seconds: totalSeconds,
+      peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+      jobs: 1,
+    },
+    outputs,
+  }
+
+  // ------------------------------------------------------------------ plots, summary.json
+  if (req.plots) {
+    const {plotHitRateOverTime, plotSweep} = await import('./plots.js')
+    try {
+      if (req.sweep) outputs.push(...(await plotSweep(out, sweepDoc as Record<string, unknown>, traceName)))
+      else outputs.push(...(await plotHitRateOverTime(out, main, traceName, capacityLabel(cfg), main.firstTs ?? 0n)))
+    } catch (err) {
+      notes.add('LMT_SIM_PLOT_FAILED', `a plot could not be rendered: ${(err as Error).message}`, 'warning')
+    }
+  }
+  outputs.push('summary.json')
+  try {
+    writeAtomic(join(out, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
+  } catch (err) {
+    throw lmtError('SIM_OUTPUT', `cannot write ${join(out, 'summary.json')}: ${(err as Error).message}`)
+  }
+  const table = renderTable(summary)
+  const policies = [...new Set(cfg.instance_groups.flatMap((g) => g.instances.map((i) => i.eviction_policy_type)).concat(resolved.quickInstance ? [resolved.quickInstance.eviction_policy_type] : []))].join('+')
+  if (!req.sweep) {
+    const t = totalsOf(main.ordered)
+    lines.push(
+      `${traceName} ${policies} cache size ${capacityLabel(cfg)}, ${t.get_rows} req, token hit rate ${formatG(t.token_hit_rate)}, block hit rate ${formatG(t.block_hit_rate)}, throughput ${(replaySeconds > 0 ? main.blockLookups / replaySeconds / 1e6 : 0).toFixed(2)} M lookups/s`,
+    )
+  }
+  return {summary, table, lines, notices: notes.list, outputDir: out}
+}
+
+/** The sweep document without the internal fields used for the plot and the totals. */
+function publicSweepDoc(doc: Record<string, unknown>): Record<string, unknown> {
+  const {group_name, unit, points, wss_blocks, series, stack, csv} = doc
+  return {group_name, unit, points, wss_blocks, series, stack, csv}
+}
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = []
+  for await (const x of it) out.push(x)
+  return out
+}
+
+/** The configuration with quick-form instances filled in (what `config` in summary.json echoes). */
+function cfgWithInstances(cfg: SimConfig, r: Replayer): SimConfig {
+  const copy = structuredClone(cfg)
+  if (copy.instance_groups.length === 1 && copy.instance_groups[0].instances.length === 0)
+    copy.instance_groups[0].instances = r.ordered.map((i) => structuredClone(i.cfg))
+  return copy
+}
+
+function effectiveConfig(cfg: SimConfig, r: Replayer): SimConfig {
+  return cfgWithInstances(cfg, r)
+}
+
+function pad(cells: string[][], rightAligned: boolean[]): string[] {
+  const widths = cells[0].map((_, c) => Math.max(...cells.map((r) => r[c].length)))
+  return cells.map((r) => r.map((cell, c) => (rightAligned[c] ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd())
+}
+
+/** The terminal table of simulate.md §5.4. */
+export function renderTable(summary: Record<string, unknown>): string[] {
+  const head = ['group', 'instance', 'policy', 'requests', 'read blocks', 'hit blocks', 'token hit rate', 'local', 'remote', 'evictions', 'cached blocks']
+  const rows: string[][] = [head]
+  const instances = summary.instances as Array<Record<string, number | string>>
+  for (const g of summary.groups as Array<Record<string, unknown>>) {
+    const members = instances.filter((i) => i.group_name === g.group_name)
+    const row = (name: string, policy: string, c: Record<string, number | string>) => [
+      g.group_name as string,
+      name,
+      policy,
+      String(c.get_rows),
+      String(c.read_blocks),
+      String(c.hit_blocks),
+      formatG(c.token_hit_rate as number),
+      formatG(c.local_token_hit_rate as number),
+      formatG(c.remote_token_hit_rate as number),
+      String(c.evictions),
+      String(c.final_cached_blocks),
+    ]
+    for (const m of members) rows.push(row(m.instance_id as string, m.policy as string, m))
+    rows.push(row('*', [...new Set(members.map((m) => m.policy as string))].join('+'), g.totals as Record<string, number>))
+  }
+  return pad(rows, head.map((_, i) => i >= 3))
+}
+
+// ------------------------------------------------------------------------------------------------ sweeps
+
+interface SweepResult {
+  doc: Record<string, unknown>
+  largest: Replayer
+  replaySeconds: number
+  lines: string[]
+  infinite: unknown
+}
+
+async function runSweep(
+  rows: TraceRow[],
+  req: SimulateRequest,
+  cfg: SimConfig,
+  resolved: ResolvedConfig,
+  base: {config: SimConfig; seed: bigint; quickInstance?: ResolvedConfig['quickInstance']; strictInstances: boolean; traceName: string},
+  notes: Notes,
+  out: string,
+  csvName: (dir: string) => (id: string) => string,
+): Promise<SweepResult> {
+  const sw = req.sweep as SweepRequest
+  const groupName = sw.group ?? (cfg.instance_groups.length === 1 ? cfg.instance_groups[0].group_name : undefined)
+  if (groupName === undefined || !cfg.instance_groups.some((g) => g.group_name === groupName))
+    throw lmtError('SIM_USAGE', groupName === undefined ? 'several groups: name the one to sweep with --sweep-group' : `--sweep-group: no group "${groupName}"`)
+  const t0 = performance.now()
+  let lookups = 0
+  // the infinite run gives the working-set size and the infinite ceiling
+  const inf = replayRows(rows, () => new Replayer({...base, config: structuredClone(cfg), plots: false, infinite: true, onlyGroup: groupName, strictInstances: false}))
+  lookups += inf.replayer.blockLookups
+  const effCfg = cfgWithInstances(cfg, inf.replayer)
+  const group = inf.replayer.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<Replayer['groups'][number]>
+  const wss = group.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
+  const weights = effCfg.instance_groups.find((g) => g.group_name === groupName)?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
+  let points: number[]
+  if (sw.capacities) points = [...new Set(sw.capacities)].sort((a, b) => a - b)
+  else {
+    const min = sw.min ?? (sw.unit === 'fraction' ? 0.001 : 1)
+    const max = sw.max ?? (sw.unit === 'fraction' ? 1 : Math.max(2, wss))
+    points = Array.from({length: sw.points}, (_, i) => Math.exp(Math.log(min) + (i * (Math.log(max) - Math.log(min))) / (sw.points - 1)))
+  }
+  let caps: Array<{blocks?: number; gb?: number}>
+  if (sw.unit === 'gb') caps = points.filter((v) => v >= 0).map((gb) => ({gb}))
+  else {
+    const blocks = points.filter((v) => v >= 0).map((v) => Math.max(1, Math.round(sw.unit === 'fraction' ? v * wss : v)))
+    caps = [...new Set(blocks)].sort((a, b) => a - b).map((b) => ({blocks: b}))
+    if (new Set(weights).size > 1) notes.add('LMT_SIM_UNUSUAL_VALUE', 'the swept group has instances of different weights; block and fraction units count every block as 1')
+  }
+  const policy = [...new Set(effCfg.instance_groups.find((g) => g.group_name === groupName)?.instances.map((i) => i.eviction_policy_type))].join('+')
+  const csvRows: string[] = ['series,capacity_blocks,capacity_gb,quota_blocks,instance_id,requests,read_blocks,hit_blocks,input_tokens,hit_tokens,token_hit_rate,block_hit_rate,evictions,method']
+  const docPoints: Array<Record<string, unknown>> = []
+  const series: Array<{capacity: number; rate: number}> = []
+  let largest: Replayer = inf.replayer
+  const lines: string[] = []
+  const rowFor = (seriesName: string, capBlocks: string, capGb: string, quotaBlocks: string, id: string, c: Record<string, number>) =>
+    [seriesName, capBlocks, capGb, quotaBlocks, id, c.get_rows, c.read_blocks, c.hit_blocks, c.input_tokens, c.hit_tokens, formatG(rate(c.hit_tokens, c.input_tokens)), formatG(rate(c.hit_blocks, c.read_blocks)), c.evictions, seriesName === 'infinite' ? 'replay' : 'replay'].join(',')
+  for (let p = 0; p < caps.length; p++) {
+    req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [p, caps.length]})
+    const cap = caps[p]
+    const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
+    const dir = join(out, 'points', label)
+    if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
+    const run = replayRows(rows, () =>
+      new Replayer({...base, config: structuredClone(effCfg), quickInstance: undefined, plots: false, onlyGroup: groupName, capacityOverride: {group: groupName, ...cap}, csvName: req.keepPointCsv ? csvName(dir) : undefined, strictInstances: false}),
+    )
+    run.replayer.closeCsvs(true)
+    lookups += run.replayer.blockLookups
+    const g = run.replayer.groups.find((x) => x.cfg.group_name === groupName) as NonNullable<Replayer['groups'][number]>
+    const q = quotaUnits(g.cfg)
+    const equal = new Set(weights).size <= 1
+    const w0 = g.members[0]?.engine.weight ?? 1
+    const capBlocks = cap.blocks !== undefined ? String(cap.blocks) : equal && q !== null ? String(Math.floor(((cap.gb as number) * 2 ** 30) / w0)) : ''
+    const capGb = cap.gb !== undefined ? formatG(cap.gb) : equal && weights.length > 0 && weights[0] > 0 ? formatG(((cap.blocks as number) * weights[0]) / 2 ** 30) : ''
+    const quotaBlocks = q !== null && equal ? String(Math.floor(q / w0)) : ''
+    for (const m of g.members) csvRows.push(rowFor(policy, capBlocks, capGb, quotaBlocks, m.cfg.instance_id, m.counters as unknown as Record<string, number>))
+    const totals = totalsOf(g.members)
+    csvRows.push(rowFor(policy, capBlocks, capGb, quotaBlocks, '*', totals))
+    docPoints.push({capacity_blocks: capBlocks === '' ? null : Number(capBlocks), capacity_gb: capGb === '' ? null : Number(capGb), quota_blocks: quotaBlocks === '' ? null : Number(quotaBlocks), method: 'replay'})
+    series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
+    lines.push(`capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(totals.token_hit_rate)}`)
+    largest = run.replayer
+  }
+  const infTotals = totalsOf(group.members)
+  for (const m of group.members) csvRows.push(rowFor('infinite', 'inf', 'inf', 'inf', m.cfg.instance_id, m.counters as unknown as Record<string, number>))
+  csvRows.push(rowFor('infinite', 'inf', 'inf', 'inf', '*', infTotals))
+  writeAtomic(join(out, 'sweep.csv'), csvRows.join('\n') + '\n')
+  const replaySeconds = (performance.now() - t0) / 1000
+  lines.push(`infinite capacity: token hit rate ${formatG(infTotals.token_hit_rate)} (working set ${wss} blocks)`)
+  lines.push(`${base.traceName} sweep of group ${groupName}: ${caps.length} points, aggregate over 1 workers ${(lookups / replaySeconds / 1e6).toFixed(2)} M lookups/s`)
+  void resolved
+  return {
+    doc: {
+      group_name: groupName,
+      unit: sw.unit,
+      points: docPoints,
+      wss_blocks: wss,
+      series: [policy, 'infinite'],
+      stack: {eligible: false, reason: 'the one-pass stack method is not used by this version; every point is replayed', certified_points: 0, replayed_points: caps.length},
+      csv: 'sweep.csv',
+      block_lookups: lookups,
+      curve: series,
+      infinite_token_hit_rate: infTotals.token_hit_rate,
+    },
+    largest,
+    replaySeconds,
+    lines,
+    infinite: [{group_name: groupName, token_hit_rate: infTotals.token_hit_rate, block_hit_rate: infTotals.block_hit_rate, hit_blocks: infTotals.hit_blocks}],
+  }
+}

@@ -1,0 +1,81 @@
+import {statSync} from 'node:fs'
+import {lmtError} from '../errors.js'
+import {LineReader} from '../jsonl/line-reader.js'
+import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
+
+export interface TraceReadStats {
+  rows: number
+  rowsByType: {get: number; write: number; request: number}
+  invalid: Record<string, number>
+  bytes: number
+}
+
+export interface TraceReadOptions {
+  path: string
+  name: string
+  skipInvalid: boolean
+  mode: 'read_write' | 'request'
+  keys: KeyInterner
+  onBytes?(bytes: number): void
+}
+
+export function newStats(path: string): TraceReadStats {
+  let bytes = 0
+  try {
+    bytes = statSync(path).size
+  } catch {
+    // reported when reading
+  }
+  return {rows: 0, rowsByType: {get: 0, write: 0, request: 0}, invalid: {}, bytes}
+}
+
+/** Streams validated rows in file order (rules V1–V9 and the mode rule); invalid rows throw or are counted. */
+export async function* readTraceRows(opts: TraceReadOptions, stats: TraceReadStats): AsyncGenerator<TraceRow> {
+  const reader = new LineReader(opts.path, {
+    invalidUtf8: (lineNo) => {
+      const err = new RowError('V1', 'the line is not valid UTF-8')
+      if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
+      stats.rows++
+      stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+    },
+    progress: (b) => opts.onBytes?.(b),
+  })
+  try {
+    for await (const line of reader.lines()) {
+      stats.rows++
+      let row: TraceRow
+      try {
+        row = parseRow(line.text, line.lineNo, opts.keys)
+      } catch (err) {
+        if (!(err instanceof RowError)) throw err
+        if (!opts.skipInvalid) throw traceRowError(opts.name, line.lineNo, err)
+        stats.invalid[err.rule] = (stats.invalid[err.rule] ?? 0) + 1
+        continue
+      }
+      stats.rowsByType[row.type]++
+      if ((opts.mode === 'read_write') !== (row.type !== 'request'))
+        throw lmtError('SIM_TRACE_MODE', `${opts.name}:${line.lineNo}: a "${row.type}" row in trace_replay.mode "${opts.mode}"`, {
+          suggestions: [opts.mode === 'read_write' ? 'set trace_replay.mode to "request" (or --replay-mode request)' : 'set trace_replay.mode to "read_write" (or --replay-mode read_write)'],
+        })
+      yield row
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EISDIR' || (err as NodeJS.ErrnoException).code === 'EACCES')
+      throw lmtError('SIM_TRACE_READ', `cannot read trace ${opts.name}: ${(err as Error).message}`)
+    throw err
+  }
+}
+
+/** The type of the first non-blank row (quick form's replay mode), or undefined. */
+export async function firstRowType(path: string): Promise<string | undefined> {
+  const reader = new LineReader(path)
+  try {
+    for await (const line of reader.lines()) {
+      const m = /"type"\s*:\s*"(\w+)"/.exec(line.text)
+      return m?.[1]
+    }
+  } catch (err) {
+    throw lmtError('SIM_TRACE_READ', `cannot read trace ${path}: ${(err as Error).message}`)
+  }
+  return undefined
+}
