@@ -29,5 +29,9 @@ lmt("convert the bundled Mooncake FAST'25 conversation trace (12,031 requests) t
   join('demo-out', 'mooncake_optimizer.jsonl'),
   '--no-progress',
 ])
-lmt('summarise a bundled LMCache .lct trace', ['trace', 'info', join('samples', 'lct', 'v2_full_prefetch_cycle.lct')])
+lmt('summarise a bundled LMCache .lct trace', [
+  'trace',
+  'info',
+  join('samples', 'lct', 'v2_full_prefetch_cycle.lct'),
+])
 console.log(`\ndemo outputs are in ${out}`)

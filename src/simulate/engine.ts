@@ -453,7 +453,11 @@ export interface GroupSettings {
 }
 
 /** EVICT_IF_NEEDED (§4.5) for the group of `writer`. */
-export function evictIfNeeded(group: readonly SimInstance[], settings: GroupSettings, writer: SimInstance): void {
+export function evictIfNeeded(
+  group: readonly SimInstance[],
+  settings: GroupSettings,
+  writer: SimInstance,
+): void {
   if (settings.quotaUnits === null) return
   let used = 0
   for (const inst of group) used += inst.policy.size * inst.weight
@@ -482,7 +486,10 @@ export function evictIfNeeded(group: readonly SimInstance[], settings: GroupSett
     }
   } else {
     while (total < excess && writer.policy.canEvict) {
-      const count = settings.mode === 2 ? settings.batch : Math.min(settings.batch, Math.ceil((excess - total) / writer.weight))
+      const count =
+        settings.mode === 2
+          ? settings.batch
+          : Math.min(settings.batch, Math.ceil((excess - total) / writer.weight))
       const out = writer.evict(count)
       if (out.length === 0) break
       take(writer, out)

@@ -22,12 +22,19 @@ async function writePlot(dir: string, name: string, spec: Record<string, unknown
 }
 
 /** `hit_rate_over_time.svg`: cumulative token hit rate per instance over trace time (simulate.md §5.6). */
-export async function plotHitRateOverTime(dir: string, r: Replayer, traceName: string, capacity: string, firstTs: bigint): Promise<string[]> {
+export async function plotHitRateOverTime(
+  dir: string,
+  r: Replayer,
+  traceName: string,
+  capacity: string,
+  firstTs: bigint,
+): Promise<string[]> {
   const values: Array<{t: number; rate: number; instance: string}> = []
   for (const i of r.ordered) {
     const pts = [...i.plot]
     if (i.last && pts[pts.length - 1] !== i.last) pts.push(i.last)
-    for (const p of pts) values.push({t: Number(p.ts - firstTs) / 1e9, rate: p.accHitRate, instance: i.cfg.instance_id})
+    for (const p of pts)
+      values.push({t: Number(p.ts - firstTs) / 1e9, rate: p.accHitRate, instance: i.cfg.instance_id})
   }
   const policies = [...new Set(r.ordered.map((i) => i.cfg.eviction_policy_type))].join('+')
   const spec = {
@@ -47,7 +54,11 @@ export async function plotHitRateOverTime(dir: string, r: Replayer, traceName: s
 }
 
 /** `sweep_hit_rate.svg`: token hit rate against capacity, with the infinite-capacity ceiling (§6.7). */
-export async function plotSweep(dir: string, sweep: Record<string, unknown>, traceName: string): Promise<string[]> {
+export async function plotSweep(
+  dir: string,
+  sweep: Record<string, unknown>,
+  traceName: string,
+): Promise<string[]> {
   const curve = sweep.curve as Array<{capacity: number; rate: number}>
   const series = (sweep.series as string[])[0]
   const unit = sweep.unit === 'gb' ? 'GB' : 'blocks'
@@ -69,8 +80,14 @@ export async function plotSweep(dir: string, sweep: Record<string, unknown>, tra
       {
         data: {values: [{rate: sweep.infinite_token_hit_rate, label: 'infinite capacity'}]},
         layer: [
-          {mark: {type: 'rule', strokeDash: [6, 4], color: 'gray'}, encoding: {y: {field: 'rate', type: 'quantitative'}}},
-          {mark: {type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray'}, encoding: {y: {field: 'rate', type: 'quantitative'}, x: {value: 0}, text: {field: 'label'}}},
+          {
+            mark: {type: 'rule', strokeDash: [6, 4], color: 'gray'},
+            encoding: {y: {field: 'rate', type: 'quantitative'}},
+          },
+          {
+            mark: {type: 'text', align: 'left', dx: 4, dy: -6, color: 'gray'},
+            encoding: {y: {field: 'rate', type: 'quantitative'}, x: {value: 0}, text: {field: 'label'}},
+          },
         ],
       },
     ],

@@ -1,6 +1,15 @@
 import {lmtError} from '../errors.js'
 import type {GroupConfig, InstanceConfig, SimConfig} from './config.js'
-import {evictIfNeeded, type GroupSettings, LeafAwareLruPolicy, LruPolicy, type Policy, RandomLruPolicy, SimInstance, TtlPolicy} from './engine.js'
+import {
+  evictIfNeeded,
+  type GroupSettings,
+  LeafAwareLruPolicy,
+  LruPolicy,
+  type Policy,
+  RandomLruPolicy,
+  SimInstance,
+  TtlPolicy,
+} from './engine.js'
 import {csvRowPrefix, HitRateCsv, rate} from './hit-rate-csv.js'
 import type {TraceRow} from './trace-rows.js'
 
@@ -205,7 +214,12 @@ export class Replayer {
   readonly instances = new Map<string, InstState>()
   readonly ordered: InstState[] = []
   readonly groups: GroupState[] = []
-  readonly skips: SkipCounts = {unknown_instance: 0, unsupported_query_type: 0, unknownInstances: new Map(), queryTypes: new Map()}
+  readonly skips: SkipCounts = {
+    unknown_instance: 0,
+    unsupported_query_type: 0,
+    unknownInstances: new Map(),
+    queryTypes: new Map(),
+  }
   blockLookups = 0
   firstTs: bigint | undefined
   lastTs: bigint | undefined
@@ -243,7 +257,16 @@ export class Replayer {
   }
 
   private addInstance(i: InstanceConfig, group: GroupState): InstState {
-    const engine = new SimInstance(makePolicy(i, this.opts.config.eviction_params.eviction_mode ? this.opts.config.eviction_params.eviction_batch_size_per_instance : 100, this.opts.seed), weightOf(group.cfg, i))
+    const engine = new SimInstance(
+      makePolicy(
+        i,
+        this.opts.config.eviction_params.eviction_mode
+          ? this.opts.config.eviction_params.eviction_batch_size_per_instance
+          : 100,
+        this.opts.seed,
+      ),
+      weightOf(group.cfg, i),
+    )
     const state = new InstState(i, group, engine, this.ordered.length)
     group.members.push(state)
     group.engines.push(engine)
@@ -259,7 +282,8 @@ export class Replayer {
       this.opts.config.instance_groups[0].instances.push(cfg)
       inst = this.addInstance(cfg, this.groups[0])
     }
-    if (inst && this.opts.onlyGroup !== undefined && inst.group.cfg.group_name !== this.opts.onlyGroup) return undefined
+    if (inst && this.opts.onlyGroup !== undefined && inst.group.cfg.group_name !== this.opts.onlyGroup)
+      return undefined
     return inst
   }
 
@@ -276,7 +300,10 @@ export class Replayer {
     if (inst === undefined) {
       if (this.opts.onlyGroup !== undefined && this.instances.has(row.instance)) return
       if (this.opts.strictInstances)
-        throw lmtError('SIM_UNKNOWN_INSTANCE', `${this.opts.traceName}:${row.lineNo}: instance "${row.instance}" is not configured (--strict-instances)`)
+        throw lmtError(
+          'SIM_UNKNOWN_INSTANCE',
+          `${this.opts.traceName}:${row.lineNo}: instance "${row.instance}" is not configured (--strict-instances)`,
+        )
       this.skips.unknown_instance++
       let c = this.skips.unknownInstances.get(row.instance)
       if (!c) this.skips.unknownInstances.set(row.instance, (c = {get: 0, write: 0, request: 0}))
@@ -292,7 +319,11 @@ export class Replayer {
     }
     if (row.type === 'request') {
       const due = row.ts + this.delay
-      if (due > INT64_MAX) throw lmtError('SIM_TS_OVERFLOW', `${this.opts.traceName}:${row.lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`)
+      if (due > INT64_MAX)
+        throw lmtError(
+          'SIM_TS_OVERFLOW',
+          `${this.opts.traceName}:${row.lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`,
+        )
       this.heap.push({ts: due, seq: this.seq++, inst, keys: row.keys})
     }
   }
@@ -324,7 +355,11 @@ export class Replayer {
       throw lmtError(
         'SIM_PARTIAL_TAIL',
         `${this.opts.traceName}:${row.lineNo}: contains partial tail block keys: ${row.keys.length} keys, input_len ${row.inputLen}, block_size ${bs} (at most ${maxKeys} keys) [V10]`,
-        {suggestions: [`check block_size of instance "${inst.cfg.instance_id}": the trace was probably converted with another block size`]},
+        {
+          suggestions: [
+            `check block_size of instance "${inst.cfg.instance_id}": the trace was probably converted with another block size`,
+          ],
+        },
       )
   }
 
@@ -356,14 +391,24 @@ export class Replayer {
     const name = this.opts.csvName?.(inst.cfg.instance_id)
     if (name === undefined) return
     inst.csv ??= new HitRateCsv(name)
-    const prefix = csvRowPrefix(row.ts, cached, this.cachedAll(), row.keys.length, r.localHit, r.remoteHit, row.inputLen, bs, {
-      read: c.read_blocks,
-      hit: c.hit_blocks,
-      input: c.input_tokens,
-      localTok: c.local_hit_tokens,
-      remoteTok: c.remote_hit_tokens,
-      hitTok: c.hit_tokens,
-    })
+    const prefix = csvRowPrefix(
+      row.ts,
+      cached,
+      this.cachedAll(),
+      row.keys.length,
+      r.localHit,
+      r.remoteHit,
+      row.inputLen,
+      bs,
+      {
+        read: c.read_blocks,
+        hit: c.hit_blocks,
+        input: c.input_tokens,
+        localTok: c.local_hit_tokens,
+        remoteTok: c.remote_hit_tokens,
+        hitTok: c.hit_tokens,
+      },
+    )
     this.bufferTs = row.ts
     this.buffered.push({inst, prefix})
   }
@@ -383,7 +428,11 @@ export class Replayer {
 
   /** Finishes buffered CSV rows once replay moves past their timestamp (AccWriteBlocks is then known). */
   private flushBefore(ts: bigint | undefined): void {
-    if (this.buffered.length === 0 || (ts !== undefined && this.bufferTs !== undefined && ts <= this.bufferTs)) return
+    if (
+      this.buffered.length === 0 ||
+      (ts !== undefined && this.bufferTs !== undefined && ts <= this.bufferTs)
+    )
+      return
     for (const b of this.buffered) b.inst.csv?.write(`${b.prefix},${b.inst.accWrite}\n`)
     this.buffered.length = 0
     this.bufferTs = undefined

@@ -1,7 +1,14 @@
 import {mkdirSync, renameSync, writeFileSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {lmtError} from '../errors.js'
-import {type Notice, readConfigFile, resolveConfig, type ResolvedConfig, type SimConfig, type SimFlags} from './config.js'
+import {
+  type Notice,
+  readConfigFile,
+  resolveConfig,
+  type ResolvedConfig,
+  type SimConfig,
+  type SimFlags,
+} from './config.js'
 import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
 import {type InstState, quotaUnits, Replayer, weightOf} from './replayer.js'
@@ -41,6 +48,7 @@ export interface SimulateOutcome {
   outputDir: string
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are unsafe in file names
 const UNSAFE_NAME = /[/\\:*?"<>|\u0000-\u001f\u007f]/
 
 /** The CSV file name of an instance (escaped when unsafe, simulate.md §5.1). */
@@ -49,7 +57,10 @@ export function csvFileName(id: string): {name: string; escaped: boolean} {
   let out = ''
   for (const ch of id) {
     const c = ch.codePointAt(0) as number
-    out += ch === '%' || UNSAFE_NAME.test(ch) ? encodeURIComponent(ch).replace(/[!'()*]/g, (x) => '%' + x.charCodeAt(0).toString(16).toUpperCase()) : ch
+    out +=
+      ch === '%' || UNSAFE_NAME.test(ch)
+        ? encodeURIComponent(ch).replace(/[!'()*]/g, (x) => '%' + x.charCodeAt(0).toString(16).toUpperCase())
+        : ch
     void c
   }
   if (out === '.' || out === '..') out = out.replace(/\./g, '%2E')
@@ -78,21 +89,37 @@ function replayRows(rows: readonly TraceRow[], make: () => Replayer): ReplayRun 
 }
 
 function stableSortRows(rows: TraceRow[]): TraceRow[] {
-  return rows.map((row, i) => ({row, i})).sort((a, b) => (a.row.ts < b.row.ts ? -1 : a.row.ts > b.row.ts ? 1 : a.i - b.i)).map((x) => x.row)
+  return rows
+    .map((row, i) => ({row, i}))
+    .sort((a, b) => (a.row.ts < b.row.ts ? -1 : a.row.ts > b.row.ts ? 1 : a.i - b.i))
+    .map((x) => x.row)
 }
 
-async function loadSorted(path: string, name: string, resolved: ResolvedConfig, req: SimulateRequest, stats: TraceReadStats, notes: Notes): Promise<TraceRow[]> {
+async function loadSorted(
+  path: string,
+  name: string,
+  resolved: ResolvedConfig,
+  req: SimulateRequest,
+  stats: TraceReadStats,
+  notes: Notes,
+): Promise<TraceRow[]> {
   const rows: TraceRow[] = []
   let prev: bigint | undefined
   let unsortedAt: number | undefined
   const keys = new KeyInterner()
-  for await (const row of readTraceRows({path, name, skipInvalid: req.skipInvalid, mode: resolved.config.trace_replay.mode, keys}, stats)) {
+  for await (const row of readTraceRows(
+    {path, name, skipInvalid: req.skipInvalid, mode: resolved.config.trace_replay.mode, keys},
+    stats,
+  )) {
     if (prev !== undefined && row.ts < prev && unsortedAt === undefined) unsortedAt = row.lineNo
     prev = row.ts
     rows.push(row)
   }
   if (unsortedAt === undefined) return rows
-  notes.add('LMT_SIM_RESORT', `${name}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was stable-sorted in memory`)
+  notes.add(
+    'LMT_SIM_RESORT',
+    `${name}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was stable-sorted in memory`,
+  )
   return stableSortRows(rows)
 }
 
@@ -125,7 +152,24 @@ function instanceSummary(i: InstState, csv: string | null): Record<string, unkno
 }
 
 function totalsOf(members: InstState[]): Record<string, number> {
-  const keys = ['get_rows', 'read_blocks', 'local_read_blocks', 'hit_blocks', 'local_hit_blocks', 'remote_hit_blocks', 'input_tokens', 'hit_tokens', 'local_hit_tokens', 'remote_hit_tokens', 'write_rows', 'write_blocks', 'newly_inserted_blocks', 'evictions', 'final_cached_blocks', 'peak_cached_blocks'] as const
+  const keys = [
+    'get_rows',
+    'read_blocks',
+    'local_read_blocks',
+    'hit_blocks',
+    'local_hit_blocks',
+    'remote_hit_blocks',
+    'input_tokens',
+    'hit_tokens',
+    'local_hit_tokens',
+    'remote_hit_tokens',
+    'write_rows',
+    'write_blocks',
+    'newly_inserted_blocks',
+    'evictions',
+    'final_cached_blocks',
+    'peak_cached_blocks',
+  ] as const
   const t: Record<string, number> = {}
   for (const k of keys) t[k] = members.reduce((a, m) => a + m.counters[k], 0)
   t.token_hit_rate = rate(t.hit_tokens, t.input_tokens)
@@ -147,7 +191,11 @@ function groupSummary(r: Replayer): Array<Record<string, unknown>> {
     let capacityGb: number | null = null
     if (!byBlocks && !infinite) capacityGb = g.cfg.quota_capacity as number
     else if (byBlocks && !infinite && equal && g.cfg.instances.every((i) => i.bytes_per_token !== undefined))
-      capacityGb = ((g.cfg.quota_capacity_blocks as number) * g.cfg.instances[0].block_size * (g.cfg.instances[0].bytes_per_token as number)) / 2 ** 30
+      capacityGb =
+        ((g.cfg.quota_capacity_blocks as number) *
+          g.cfg.instances[0].block_size *
+          (g.cfg.instances[0].bytes_per_token as number)) /
+        2 ** 30
     void weights
     return {
       group_name: g.cfg.group_name,
@@ -166,7 +214,13 @@ function groupSummary(r: Replayer): Array<Record<string, unknown>> {
   })
 }
 
-function traceSummary(path: string, stats: TraceReadStats, r: Replayer, cfg: SimConfig, sorted: boolean): Record<string, unknown> {
+function traceSummary(
+  path: string,
+  stats: TraceReadStats,
+  r: Replayer,
+  cfg: SimConfig,
+  sorted: boolean,
+): Record<string, unknown> {
   return {
     path,
     bytes: stats.bytes,
@@ -216,7 +270,8 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     let n = csvNames.get(id)
     if (n === undefined) {
       const f = csvFileName(id)
-      if (f.escaped) notes.add('LMT_SIM_FILENAME_ESCAPED', `instance_id "${id}" was escaped to the file name ${f.name}`)
+      if (f.escaped)
+        notes.add('LMT_SIM_FILENAME_ESCAPED', `instance_id "${id}" was escaped to the file name ${f.name}`)
       csvNames.set(id, (n = f.name))
     }
     return join(dir, n)
@@ -238,12 +293,27 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const parseStart = performance.now()
   if (!req.sweep) {
     const keys = new KeyInterner()
-    main = new Replayer({...baseOptions, config: structuredClone(cfg), csvName: csvName(out), plots: req.plots})
+    main = new Replayer({
+      ...baseOptions,
+      config: structuredClone(cfg),
+      csvName: csvName(out),
+      plots: req.plots,
+    })
     let prev: bigint | undefined
     let unsortedAt: number | undefined
     let replayTime = 0
     try {
-      for await (const row of readTraceRows({path: tracePath, name: traceName, skipInvalid: req.skipInvalid, mode: cfg.trace_replay.mode, keys, onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows})}, stats)) {
+      for await (const row of readTraceRows(
+        {
+          path: tracePath,
+          name: traceName,
+          skipInvalid: req.skipInvalid,
+          mode: cfg.trace_replay.mode,
+          keys,
+          onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
+        },
+        stats,
+      )) {
         if (prev !== undefined && row.ts < prev) {
           unsortedAt = row.lineNo
           break
@@ -266,18 +336,47 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     if (unsortedAt !== undefined) {
       main.closeCsvs(false)
       sorted = false
-      notes.add('LMT_SIM_RESORT', `${traceName}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was re-read and stable-sorted in memory`)
+      notes.add(
+        'LMT_SIM_RESORT',
+        `${traceName}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was re-read and stable-sorted in memory`,
+      )
       const stats2 = newStats(tracePath)
-      const rows = stableSortRows(await collect(readTraceRows({path: tracePath, name: traceName, skipInvalid: req.skipInvalid, mode: cfg.trace_replay.mode, keys: new KeyInterner()}, stats2)))
+      const rows = stableSortRows(
+        await collect(
+          readTraceRows(
+            {
+              path: tracePath,
+              name: traceName,
+              skipInvalid: req.skipInvalid,
+              mode: cfg.trace_replay.mode,
+              keys: new KeyInterner(),
+            },
+            stats2,
+          ),
+        ),
+      )
       Object.assign(stats, stats2)
-      const run = replayRows(rows, () => new Replayer({...baseOptions, config: structuredClone(cfg), csvName: csvName(out), plots: req.plots}))
+      const run = replayRows(
+        rows,
+        () =>
+          new Replayer({
+            ...baseOptions,
+            config: structuredClone(cfg),
+            csvName: csvName(out),
+            plots: req.plots,
+          }),
+      )
       main = run.replayer
       replaySeconds = run.seconds
       rowsInMemory = rows
     }
     main.closeCsvs(true)
     for (const i of main.ordered) {
-      if (i.counters.get_rows === 0) notes.add('LMT_SIM_NO_READS', `instance "${i.cfg.instance_id}" had no replayed get; no CSV is written for it`)
+      if (i.counters.get_rows === 0)
+        notes.add(
+          'LMT_SIM_NO_READS',
+          `instance "${i.cfg.instance_id}" had no replayed get; no CSV is written for it`,
+        )
       else outputs.push(csvNames.get(i.cfg.instance_id) as string)
     }
   } else {
@@ -288,24 +387,63 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const parseSeconds = (performance.now() - parseStart) / 1000 - replaySeconds
 
   // ------------------------------------------------------------------ oracles and sweeps
-  const oracles: Record<string, unknown> | null = req.oracle === 'none' && !req.sweep ? null : {infinite: null, belady: null}
+  const oracles: Record<string, unknown> | null =
+    req.oracle === 'none' && !req.sweep ? null : {infinite: null, belady: null}
   let sweepDoc: Record<string, unknown> | null = null
   const lines: string[] = []
   let effective = main
   if (!req.sweep && oracles) {
-    const rows = rowsInMemory ?? (await loadSorted(tracePath, traceName, resolved, {...req, skipInvalid: true}, newStats(tracePath), new Notes([])))
+    const rows =
+      rowsInMemory ??
+      (await loadSorted(
+        tracePath,
+        traceName,
+        resolved,
+        {...req, skipInvalid: true},
+        newStats(tracePath),
+        new Notes([]),
+      ))
     if (req.oracle === 'infinite' || req.oracle === 'all') {
-      const inf = replayRows(rows, () => new Replayer({...baseOptions, config: structuredClone(main.ordered.length ? cfgWithInstances(cfg, main) : cfg), plots: false, infinite: true, strictInstances: false}))
+      const inf = replayRows(
+        rows,
+        () =>
+          new Replayer({
+            ...baseOptions,
+            config: structuredClone(main.ordered.length ? cfgWithInstances(cfg, main) : cfg),
+            plots: false,
+            infinite: true,
+            strictInstances: false,
+          }),
+      )
       oracles.infinite = inf.replayer.groups.map((g) => {
         const t = totalsOf(g.members)
-        return {group_name: g.cfg.group_name, token_hit_rate: t.token_hit_rate, block_hit_rate: t.block_hit_rate, hit_blocks: t.hit_blocks}
+        return {
+          group_name: g.cfg.group_name,
+          token_hit_rate: t.token_hit_rate,
+          block_hit_rate: t.block_hit_rate,
+          hit_blocks: t.hit_blocks,
+        }
       })
-      for (const o of oracles.infinite as Array<{group_name: string; token_hit_rate: number}>) lines.push(`oracle infinite: group ${o.group_name} token hit rate ${formatG(o.token_hit_rate)}`)
+      for (const o of oracles.infinite as Array<{group_name: string; token_hit_rate: number}>)
+        lines.push(`oracle infinite: group ${o.group_name} token hit rate ${formatG(o.token_hit_rate)}`)
     }
-    if (req.oracle === 'belady' || req.oracle === 'all') notes.add('LMT_SIM_NOT_MODELLED', 'the belady oracle is not available in this version; only the infinite ceiling is computed')
+    if (req.oracle === 'belady' || req.oracle === 'all')
+      notes.add(
+        'LMT_SIM_NOT_MODELLED',
+        'the belady oracle is not available in this version; only the infinite ceiling is computed',
+      )
   }
   if (req.sweep) {
-    const result = await runSweep(rowsInMemory as TraceRow[], req, cfg, resolved, baseOptions, notes, out, csvName)
+    const result = await runSweep(
+      rowsInMemory as TraceRow[],
+      req,
+      cfg,
+      resolved,
+      baseOptions,
+      notes,
+      out,
+      csvName,
+    )
     effective = result.largest
     sweepDoc = result.doc
     replaySeconds = result.replaySeconds
@@ -315,21 +453,32 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   }
 
   // ------------------------------------------------------------------ summary
-  const instances = effective.ordered.map((i) => instanceSummary(i, req.sweep ? null : (csvNames.get(i.cfg.instance_id) ?? null)))
+  const instances = effective.ordered.map((i) =>
+    instanceSummary(i, req.sweep ? null : (csvNames.get(i.cfg.instance_id) ?? null)),
+  )
   const groups = groupSummary(effective)
   const totalSeconds = (performance.now() - started) / 1000
   const blockLookups = req.sweep ? (sweepDoc?.block_lookups as number) : main.blockLookups
   const unknown = [...effective.skips.unknownInstances]
   if (unknown.length > 0) {
-    const shown = unknown.slice(0, 10).map(([id, c]) => `${id} (get ${c.get}, write ${c.write}, request ${c.request})`)
-    notes.add('LMT_SIM_UNKNOWN_INSTANCE', `rows of instances that are not configured were skipped: ${shown.join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`, 'warning')
+    const shown = unknown
+      .slice(0, 10)
+      .map(([id, c]) => `${id} (get ${c.get}, write ${c.write}, request ${c.request})`)
+    notes.add(
+      'LMT_SIM_UNKNOWN_INSTANCE',
+      `rows of instances that are not configured were skipped: ${shown.join(', ')}${unknown.length > 10 ? ` and ${unknown.length - 10} more` : ''}`,
+      'warning',
+    )
   }
   const skippedQuery = [...effective.skips.queryTypes]
   const invalid = Object.entries(stats.invalid)
   if (skippedQuery.length > 0 || invalid.length > 0)
     notes.add(
       'LMT_SIM_SKIPPED_ROWS',
-      [...skippedQuery.map(([q, n]) => `${n} rows with query_type "${q}"`), ...invalid.map(([rule, n]) => `${n} invalid rows (${rule})`)].join(', ') + ' skipped',
+      [
+        ...skippedQuery.map(([q, n]) => `${n} rows with query_type "${q}"`),
+        ...invalid.map(([rule, n]) => `${n} invalid rows (${rule})`),
+      ].join(', ') + ' skipped',
       'warning',
     )
   const summary: Record<string, unknown> = {
@@ -363,7 +512,10 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     const {plotHitRateOverTime, plotSweep} = await import('./plots.js')
     try {
       if (req.sweep) outputs.push(...(await plotSweep(out, sweepDoc as Record<string, unknown>, traceName)))
-      else outputs.push(...(await plotHitRateOverTime(out, main, traceName, capacityLabel(cfg), main.firstTs ?? 0n)))
+      else
+        outputs.push(
+          ...(await plotHitRateOverTime(out, main, traceName, capacityLabel(cfg), main.firstTs ?? 0n)),
+        )
     } catch (err) {
       notes.add('LMT_SIM_PLOT_FAILED', `a plot could not be rendered: ${(err as Error).message}`, 'warning')
     }
@@ -375,7 +527,13 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     throw lmtError('SIM_OUTPUT', `cannot write ${join(out, 'summary.json')}: ${(err as Error).message}`)
   }
   const table = renderTable(summary)
-  const policies = [...new Set(cfg.instance_groups.flatMap((g) => g.instances.map((i) => i.eviction_policy_type)).concat(resolved.quickInstance ? [resolved.quickInstance.eviction_policy_type] : []))].join('+')
+  const policies = [
+    ...new Set(
+      cfg.instance_groups
+        .flatMap((g) => g.instances.map((i) => i.eviction_policy_type))
+        .concat(resolved.quickInstance ? [resolved.quickInstance.eviction_policy_type] : []),
+    ),
+  ].join('+')
   if (!req.sweep) {
     const t = totalsOf(main.ordered)
     lines.push(
@@ -411,12 +569,29 @@ function effectiveConfig(cfg: SimConfig, r: Replayer): SimConfig {
 
 function pad(cells: string[][], rightAligned: boolean[]): string[] {
   const widths = cells[0].map((_, c) => Math.max(...cells.map((r) => r[c].length)))
-  return cells.map((r) => r.map((cell, c) => (rightAligned[c] ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd())
+  return cells.map((r) =>
+    r
+      .map((cell, c) => (rightAligned[c] ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd(),
+  )
 }
 
 /** The terminal table of simulate.md §5.4. */
 export function renderTable(summary: Record<string, unknown>): string[] {
-  const head = ['group', 'instance', 'policy', 'requests', 'read blocks', 'hit blocks', 'token hit rate', 'local', 'remote', 'evictions', 'cached blocks']
+  const head = [
+    'group',
+    'instance',
+    'policy',
+    'requests',
+    'read blocks',
+    'hit blocks',
+    'token hit rate',
+    'local',
+    'remote',
+    'evictions',
+    'cached blocks',
+  ]
   const rows: string[][] = [head]
   const instances = summary.instances as Array<Record<string, number | string>>
   for (const g of summary.groups as Array<Record<string, unknown>>) {
@@ -435,9 +610,18 @@ export function renderTable(summary: Record<string, unknown>): string[] {
       String(c.final_cached_blocks),
     ]
     for (const m of members) rows.push(row(m.instance_id as string, m.policy as string, m))
-    rows.push(row('*', [...new Set(members.map((m) => m.policy as string))].join('+'), g.totals as Record<string, number>))
+    rows.push(
+      row(
+        '*',
+        [...new Set(members.map((m) => m.policy as string))].join('+'),
+        g.totals as Record<string, number>,
+      ),
+    )
   }
-  return pad(rows, head.map((_, i) => i >= 3))
+  return pad(
+    rows,
+    head.map((_, i) => i >= 3),
+  )
 }
 
 // ------------------------------------------------------------------------------------------------ sweeps
@@ -455,79 +639,199 @@ async function runSweep(
   req: SimulateRequest,
   cfg: SimConfig,
   resolved: ResolvedConfig,
-  base: {config: SimConfig; seed: bigint; quickInstance?: ResolvedConfig['quickInstance']; strictInstances: boolean; traceName: string},
+  base: {
+    config: SimConfig
+    seed: bigint
+    quickInstance?: ResolvedConfig['quickInstance']
+    strictInstances: boolean
+    traceName: string
+  },
   notes: Notes,
   out: string,
   csvName: (dir: string) => (id: string) => string,
 ): Promise<SweepResult> {
   const sw = req.sweep as SweepRequest
-  const groupName = sw.group ?? (cfg.instance_groups.length === 1 ? cfg.instance_groups[0].group_name : undefined)
+  const groupName =
+    sw.group ?? (cfg.instance_groups.length === 1 ? cfg.instance_groups[0].group_name : undefined)
   if (groupName === undefined || !cfg.instance_groups.some((g) => g.group_name === groupName))
-    throw lmtError('SIM_USAGE', groupName === undefined ? 'several groups: name the one to sweep with --sweep-group' : `--sweep-group: no group "${groupName}"`)
+    throw lmtError(
+      'SIM_USAGE',
+      groupName === undefined
+        ? 'several groups: name the one to sweep with --sweep-group'
+        : `--sweep-group: no group "${groupName}"`,
+    )
   const t0 = performance.now()
   let lookups = 0
   // the infinite run gives the working-set size and the infinite ceiling
-  const inf = replayRows(rows, () => new Replayer({...base, config: structuredClone(cfg), plots: false, infinite: true, onlyGroup: groupName, strictInstances: false}))
+  const inf = replayRows(
+    rows,
+    () =>
+      new Replayer({
+        ...base,
+        config: structuredClone(cfg),
+        plots: false,
+        infinite: true,
+        onlyGroup: groupName,
+        strictInstances: false,
+      }),
+  )
   lookups += inf.replayer.blockLookups
   const effCfg = cfgWithInstances(cfg, inf.replayer)
-  const group = inf.replayer.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<Replayer['groups'][number]>
+  const group = inf.replayer.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<
+    Replayer['groups'][number]
+  >
   const wss = group.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
-  const weights = effCfg.instance_groups.find((g) => g.group_name === groupName)?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
+  const weights =
+    effCfg.instance_groups
+      .find((g) => g.group_name === groupName)
+      ?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
   let points: number[]
   if (sw.capacities) points = [...new Set(sw.capacities)].sort((a, b) => a - b)
   else {
     const min = sw.min ?? (sw.unit === 'fraction' ? 0.001 : 1)
     const max = sw.max ?? (sw.unit === 'fraction' ? 1 : Math.max(2, wss))
-    points = Array.from({length: sw.points}, (_, i) => Math.exp(Math.log(min) + (i * (Math.log(max) - Math.log(min))) / (sw.points - 1)))
+    points = Array.from({length: sw.points}, (_, i) =>
+      Math.exp(Math.log(min) + (i * (Math.log(max) - Math.log(min))) / (sw.points - 1)),
+    )
   }
   let caps: Array<{blocks?: number; gb?: number}>
   if (sw.unit === 'gb') caps = points.filter((v) => v >= 0).map((gb) => ({gb}))
   else {
-    const blocks = points.filter((v) => v >= 0).map((v) => Math.max(1, Math.round(sw.unit === 'fraction' ? v * wss : v)))
+    const blocks = points
+      .filter((v) => v >= 0)
+      .map((v) => Math.max(1, Math.round(sw.unit === 'fraction' ? v * wss : v)))
     caps = [...new Set(blocks)].sort((a, b) => a - b).map((b) => ({blocks: b}))
-    if (new Set(weights).size > 1) notes.add('LMT_SIM_UNUSUAL_VALUE', 'the swept group has instances of different weights; block and fraction units count every block as 1')
+    if (new Set(weights).size > 1)
+      notes.add(
+        'LMT_SIM_UNUSUAL_VALUE',
+        'the swept group has instances of different weights; block and fraction units count every block as 1',
+      )
   }
-  const policy = [...new Set(effCfg.instance_groups.find((g) => g.group_name === groupName)?.instances.map((i) => i.eviction_policy_type))].join('+')
-  const csvRows: string[] = ['series,capacity_blocks,capacity_gb,quota_blocks,instance_id,requests,read_blocks,hit_blocks,input_tokens,hit_tokens,token_hit_rate,block_hit_rate,evictions,method']
+  const policy = [
+    ...new Set(
+      effCfg.instance_groups
+        .find((g) => g.group_name === groupName)
+        ?.instances.map((i) => i.eviction_policy_type),
+    ),
+  ].join('+')
+  const csvRows: string[] = [
+    'series,capacity_blocks,capacity_gb,quota_blocks,instance_id,requests,read_blocks,hit_blocks,input_tokens,hit_tokens,token_hit_rate,block_hit_rate,evictions,method',
+  ]
   const docPoints: Array<Record<string, unknown>> = []
   const series: Array<{capacity: number; rate: number}> = []
   let largest: Replayer = inf.replayer
   const lines: string[] = []
-  const rowFor = (seriesName: string, capBlocks: string, capGb: string, quotaBlocks: string, id: string, c: Record<string, number>) =>
-    [seriesName, capBlocks, capGb, quotaBlocks, id, c.get_rows, c.read_blocks, c.hit_blocks, c.input_tokens, c.hit_tokens, formatG(rate(c.hit_tokens, c.input_tokens)), formatG(rate(c.hit_blocks, c.read_blocks)), c.evictions, seriesName === 'infinite' ? 'replay' : 'replay'].join(',')
+  const rowFor = (
+    seriesName: string,
+    capBlocks: string,
+    capGb: string,
+    quotaBlocks: string,
+    id: string,
+    c: Record<string, number>,
+  ) =>
+    [
+      seriesName,
+      capBlocks,
+      capGb,
+      quotaBlocks,
+      id,
+      c.get_rows,
+      c.read_blocks,
+      c.hit_blocks,
+      c.input_tokens,
+      c.hit_tokens,
+      formatG(rate(c.hit_tokens, c.input_tokens)),
+      formatG(rate(c.hit_blocks, c.read_blocks)),
+      c.evictions,
+      seriesName === 'infinite' ? 'replay' : 'replay',
+    ].join(',')
   for (let p = 0; p < caps.length; p++) {
     req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [p, caps.length]})
     const cap = caps[p]
     const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
     const dir = join(out, 'points', label)
     if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
-    const run = replayRows(rows, () =>
-      new Replayer({...base, config: structuredClone(effCfg), quickInstance: undefined, plots: false, onlyGroup: groupName, capacityOverride: {group: groupName, ...cap}, csvName: req.keepPointCsv ? csvName(dir) : undefined, strictInstances: false}),
+    const run = replayRows(
+      rows,
+      () =>
+        new Replayer({
+          ...base,
+          config: structuredClone(effCfg),
+          quickInstance: undefined,
+          plots: false,
+          onlyGroup: groupName,
+          capacityOverride: {group: groupName, ...cap},
+          csvName: req.keepPointCsv ? csvName(dir) : undefined,
+          strictInstances: false,
+        }),
     )
     run.replayer.closeCsvs(true)
     lookups += run.replayer.blockLookups
-    const g = run.replayer.groups.find((x) => x.cfg.group_name === groupName) as NonNullable<Replayer['groups'][number]>
+    const g = run.replayer.groups.find((x) => x.cfg.group_name === groupName) as NonNullable<
+      Replayer['groups'][number]
+    >
     const q = quotaUnits(g.cfg)
     const equal = new Set(weights).size <= 1
     const w0 = g.members[0]?.engine.weight ?? 1
-    const capBlocks = cap.blocks !== undefined ? String(cap.blocks) : equal && q !== null ? String(Math.floor(((cap.gb as number) * 2 ** 30) / w0)) : ''
-    const capGb = cap.gb !== undefined ? formatG(cap.gb) : equal && weights.length > 0 && weights[0] > 0 ? formatG(((cap.blocks as number) * weights[0]) / 2 ** 30) : ''
+    const capBlocks =
+      cap.blocks !== undefined
+        ? String(cap.blocks)
+        : equal && q !== null
+          ? String(Math.floor(((cap.gb as number) * 2 ** 30) / w0))
+          : ''
+    const capGb =
+      cap.gb !== undefined
+        ? formatG(cap.gb)
+        : equal && weights.length > 0 && weights[0] > 0
+          ? formatG(((cap.blocks as number) * weights[0]) / 2 ** 30)
+          : ''
     const quotaBlocks = q !== null && equal ? String(Math.floor(q / w0)) : ''
-    for (const m of g.members) csvRows.push(rowFor(policy, capBlocks, capGb, quotaBlocks, m.cfg.instance_id, m.counters as unknown as Record<string, number>))
+    for (const m of g.members)
+      csvRows.push(
+        rowFor(
+          policy,
+          capBlocks,
+          capGb,
+          quotaBlocks,
+          m.cfg.instance_id,
+          m.counters as unknown as Record<string, number>,
+        ),
+      )
     const totals = totalsOf(g.members)
     csvRows.push(rowFor(policy, capBlocks, capGb, quotaBlocks, '*', totals))
-    docPoints.push({capacity_blocks: capBlocks === '' ? null : Number(capBlocks), capacity_gb: capGb === '' ? null : Number(capGb), quota_blocks: quotaBlocks === '' ? null : Number(quotaBlocks), method: 'replay'})
+    docPoints.push({
+      capacity_blocks: capBlocks === '' ? null : Number(capBlocks),
+      capacity_gb: capGb === '' ? null : Number(capGb),
+      quota_blocks: quotaBlocks === '' ? null : Number(quotaBlocks),
+      method: 'replay',
+    })
     series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
-    lines.push(`capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(totals.token_hit_rate)}`)
+    lines.push(
+      `capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(totals.token_hit_rate)}`,
+    )
     largest = run.replayer
   }
   const infTotals = totalsOf(group.members)
-  for (const m of group.members) csvRows.push(rowFor('infinite', 'inf', 'inf', 'inf', m.cfg.instance_id, m.counters as unknown as Record<string, number>))
+  for (const m of group.members)
+    csvRows.push(
+      rowFor(
+        'infinite',
+        'inf',
+        'inf',
+        'inf',
+        m.cfg.instance_id,
+        m.counters as unknown as Record<string, number>,
+      ),
+    )
   csvRows.push(rowFor('infinite', 'inf', 'inf', 'inf', '*', infTotals))
   writeAtomic(join(out, 'sweep.csv'), csvRows.join('\n') + '\n')
   const replaySeconds = (performance.now() - t0) / 1000
-  lines.push(`infinite capacity: token hit rate ${formatG(infTotals.token_hit_rate)} (working set ${wss} blocks)`)
-  lines.push(`${base.traceName} sweep of group ${groupName}: ${caps.length} points, aggregate over 1 workers ${(lookups / replaySeconds / 1e6).toFixed(2)} M lookups/s`)
+  lines.push(
+    `infinite capacity: token hit rate ${formatG(infTotals.token_hit_rate)} (working set ${wss} blocks)`,
+  )
+  lines.push(
+    `${base.traceName} sweep of group ${groupName}: ${caps.length} points, aggregate over 1 workers ${(lookups / replaySeconds / 1e6).toFixed(2)} M lookups/s`,
+  )
   void resolved
   return {
     doc: {
@@ -536,7 +840,12 @@ async function runSweep(
       points: docPoints,
       wss_blocks: wss,
       series: [policy, 'infinite'],
-      stack: {eligible: false, reason: 'the one-pass stack method is not used by this version; every point is replayed', certified_points: 0, replayed_points: caps.length},
+      stack: {
+        eligible: false,
+        reason: 'the one-pass stack method is not used by this version; every point is replayed',
+        certified_points: 0,
+        replayed_points: caps.length,
+      },
       csv: 'sweep.csv',
       block_lookups: lookups,
       curve: series,
@@ -545,6 +854,13 @@ async function runSweep(
     largest,
     replaySeconds,
     lines,
-    infinite: [{group_name: groupName, token_hit_rate: infTotals.token_hit_rate, block_hit_rate: infTotals.block_hit_rate, hit_blocks: infTotals.hit_blocks}],
+    infinite: [
+      {
+        group_name: groupName,
+        token_hit_rate: infTotals.token_hit_rate,
+        block_hit_rate: infTotals.block_hit_rate,
+        hit_blocks: infTotals.hit_blocks,
+      },
+    ],
   }
 }

@@ -30,7 +30,10 @@ export function newStats(path: string): TraceReadStats {
 }
 
 /** Streams validated rows in file order (rules V1–V9 and the mode rule); invalid rows throw or are counted. */
-export async function* readTraceRows(opts: TraceReadOptions, stats: TraceReadStats): AsyncGenerator<TraceRow> {
+export async function* readTraceRows(
+  opts: TraceReadOptions,
+  stats: TraceReadStats,
+): AsyncGenerator<TraceRow> {
   const reader = new LineReader(opts.path, {
     invalidUtf8: (lineNo) => {
       const err = new RowError('V1', 'the line is not valid UTF-8')
@@ -54,13 +57,25 @@ export async function* readTraceRows(opts: TraceReadOptions, stats: TraceReadSta
       }
       stats.rowsByType[row.type]++
       if ((opts.mode === 'read_write') !== (row.type !== 'request'))
-        throw lmtError('SIM_TRACE_MODE', `${opts.name}:${line.lineNo}: a "${row.type}" row in trace_replay.mode "${opts.mode}"`, {
-          suggestions: [opts.mode === 'read_write' ? 'set trace_replay.mode to "request" (or --replay-mode request)' : 'set trace_replay.mode to "read_write" (or --replay-mode read_write)'],
-        })
+        throw lmtError(
+          'SIM_TRACE_MODE',
+          `${opts.name}:${line.lineNo}: a "${row.type}" row in trace_replay.mode "${opts.mode}"`,
+          {
+            suggestions: [
+              opts.mode === 'read_write'
+                ? 'set trace_replay.mode to "request" (or --replay-mode request)'
+                : 'set trace_replay.mode to "read_write" (or --replay-mode read_write)',
+            ],
+          },
+        )
       yield row
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'EISDIR' || (err as NodeJS.ErrnoException).code === 'EACCES')
+    if (
+      (err as NodeJS.ErrnoException).code === 'ENOENT' ||
+      (err as NodeJS.ErrnoException).code === 'EISDIR' ||
+      (err as NodeJS.ErrnoException).code === 'EACCES'
+    )
       throw lmtError('SIM_TRACE_READ', `cannot read trace ${opts.name}: ${(err as Error).message}`)
     throw err
   }
