@@ -7,7 +7,7 @@ export function formatG(x: number, precision = 6): string {
   if (Number.isNaN(x)) return 'nan'
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf'
   const negative = x < 0
-  const {digits, exp10} = exactDigits(Math.abs(x))
+  const {digits, exp10} = fastDigits(Math.abs(x), precision) ?? exactDigits(Math.abs(x))
   // round the exact decimal digits to `precision` significant digits, ties to even
   let kept = digits.slice(0, precision)
   const rest = digits.slice(precision)
@@ -38,6 +38,19 @@ function stripZeros(s: string): string {
   if (!s.includes('.')) return s
   s = s.replace(/0+$/, '')
   return s.endsWith('.') ? s.slice(0, -1) : s
+}
+
+/**
+ * 20 correctly rounded significant digits decide the rounding to `precision` digits unless the digits after the
+ * cut look like a tie (…5000… or …4999…); then the exact expansion is needed.
+ */
+function fastDigits(x: number, precision: number): {digits: string; exp10: number} | undefined {
+  const s = x.toExponential(19) // d.ddddddddddddddddddde±x
+  const e = s.indexOf('e')
+  const digits = s[0] + s.slice(2, e)
+  const after = digits.slice(precision)
+  if (/^50*$/.test(after.slice(0, 14)) || /^49{13}/.test(after)) return undefined
+  return {digits: digits.replace(/0+$/, '') || '0', exp10: Number(s.slice(e + 1))}
 }
 
 /** The exact decimal digits of a positive finite double and the exponent of its first digit. */

@@ -59,8 +59,11 @@ export async function plotSweep(
   sweep: Record<string, unknown>,
   traceName: string,
 ): Promise<string[]> {
-  const curve = sweep.curve as Array<{capacity: number; rate: number}>
   const series = (sweep.series as string[])[0]
+  const curve = [
+    ...(sweep.curve as Array<{capacity: number; rate: number}>).map((p) => ({...p, series})),
+    ...((sweep.beladyCurve as Array<{capacity: number; rate: number}> | undefined) ?? []).map((p) => ({...p, series: 'Belady (next need)'})),
+  ]
   const unit = sweep.unit === 'gb' ? 'GB' : 'blocks'
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
@@ -69,7 +72,7 @@ export async function plotSweep(
     height: 320,
     layer: [
       {
-        data: {values: curve.map((p) => ({capacity: p.capacity, rate: p.rate, series}))},
+        data: {values: curve},
         mark: {type: 'line', point: true},
         encoding: {
           x: {field: 'capacity', type: 'quantitative', scale: {type: 'log'}, title: `capacity (${unit})`},

@@ -11,6 +11,7 @@ import {
 } from './config.js'
 import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
+import {beladyOracle, prepareBelady} from './belady.js'
 import {type InstState, quotaUnits, Replayer, weightOf} from './replayer.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
 import {firstRowType, newStats, readTraceRows, type TraceReadStats} from './trace-source.js'
@@ -427,11 +428,20 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       for (const o of oracles.infinite as Array<{group_name: string; token_hit_rate: number}>)
         lines.push(`oracle infinite: group ${o.group_name} token hit rate ${formatG(o.token_hit_rate)}`)
     }
-    if (req.oracle === 'belady' || req.oracle === 'all')
-      notes.add(
-        'LMT_SIM_NOT_MODELLED',
-        'the belady oracle is not available in this version; only the infinite ceiling is computed',
-      )
+    if (req.oracle === 'belady' || req.oracle === 'all') {
+      const bel = beladyOracle(rows, cfgWithInstances(cfg, main))
+      oracles.belady = bel.map(({instances: _instances, ...g}) => g)
+      for (const b of bel) {
+        const policyRate = totalsOf(main.groups.find((g) => g.cfg.group_name === b.group_name)?.members ?? []).token_hit_rate
+        lines.push(`oracle belady: group ${b.group_name} token hit rate ${formatG(b.token_hit_rate)} at cache size ${b.quota_units === null ? 'inf' : `${b.quota_units} units`}`)
+        if (policyRate > b.token_hit_rate)
+          notes.add(
+            'LMT_SIM_UNUSUAL_VALUE',
+            `group ${b.group_name}: the policy (${formatG(policyRate)}) beats the Belady next-need reference (${formatG(b.token_hit_rate)}); Belady is not an upper bound in this replay model (a miss does not insert)`,
+            'warning',
+          )
+      }
+    }
   }
   if (req.sweep) {
     const result = await runSweep(
@@ -719,6 +729,7 @@ async function runSweep(
   ]
   const docPoints: Array<Record<string, unknown>> = []
   const series: Array<{capacity: number; rate: number}> = []
+  const beladyCurve: Array<{capacity: number; rate: number}> = []
   let largest: Replayer = inf.replayer
   const lines: string[] = []
   const rowFor = (
@@ -811,6 +822,32 @@ async function runSweep(
     )
     largest = run.replayer
   }
+  if (req.oracle === 'belady' || req.oracle === 'all') {
+    const belady = prepareBelady(rows, effCfg, groupName)
+    for (let p = 0; p < caps.length; p++) {
+      const cap = caps[p]
+      const capCfg = structuredClone(effCfg)
+      const g = capCfg.instance_groups.find((x) => x.group_name === groupName) as SimConfig['instance_groups'][number]
+      delete g.quota_capacity
+      delete g.quota_capacity_blocks
+      if (cap.gb !== undefined) g.quota_capacity = cap.gb
+      else g.quota_capacity_blocks = cap.blocks
+      const [bel] = belady(capCfg)
+      const point = docPoints[p]
+      const fmt = (v: unknown) => (v === null || v === undefined ? '' : String(v))
+      const capBlocks = fmt(point.capacity_blocks)
+      const capGb = point.capacity_gb === null ? '' : formatG(point.capacity_gb as number)
+      const tot = {get_rows: 0, read_blocks: 0, hit_blocks: 0, input_tokens: 0, hit_tokens: 0, evictions: 0}
+      for (const c of bel.instances) {
+        csvRows.push(rowFor('belady', capBlocks, capGb, fmt(point.quota_blocks), c.instance_id, c as unknown as Record<string, number>))
+        for (const k of Object.keys(tot) as Array<keyof typeof tot>) tot[k] += c[k]
+      }
+      csvRows.push(rowFor('belady', capBlocks, capGb, fmt(point.quota_blocks), '*', tot))
+      beladyCurve.push({capacity: cap.blocks ?? (cap.gb as number), rate: bel.token_hit_rate})
+      if (series[p].rate > bel.token_hit_rate)
+        notes.add('LMT_SIM_UNUSUAL_VALUE', `capacity ${cap.blocks ?? cap.gb}: ${policy} (${formatG(series[p].rate)}) beats the Belady next-need reference (${formatG(bel.token_hit_rate)})`, 'warning')
+    }
+  }
   const infTotals = totalsOf(group.members)
   for (const m of group.members)
     csvRows.push(
@@ -839,7 +876,7 @@ async function runSweep(
       unit: sw.unit,
       points: docPoints,
       wss_blocks: wss,
-      series: [policy, 'infinite'],
+      series: beladyCurve.length > 0 ? [policy, 'belady', 'infinite'] : [policy, 'infinite'],
       stack: {
         eligible: false,
         reason: 'the one-pass stack method is not used by this version; every point is replayed',
@@ -849,6 +886,7 @@ async function runSweep(
       csv: 'sweep.csv',
       block_lookups: lookups,
       curve: series,
+      beladyCurve,
       infinite_token_hit_rate: infTotals.token_hit_rate,
     },
     largest,
