@@ -11,8 +11,10 @@ export interface LineMapperSpec {
   module: string
   /** passed to `createLineMapper`; structured-cloneable */
   config: unknown
-  /** worker threads to use; 0 or 1 with a small input runs the mapper inline */
+  /** worker threads to use; 0 runs the mapper inline on the main thread */
   workers?: number
+  /** inputs smaller than this run inline (worker start-up costs ~50 ms each); default 4 MiB */
+  inlineBelowBytes?: number
 }
 
 export interface MappedLine<R> {

@@ -110,6 +110,6 @@ export function mapLines<R>(
 ): AsyncIterable<MappedLine<R>> {
   const workers = spec.workers ?? 1
   // worker start-up (~50 ms each) only pays off on inputs of a few MB
-  if (workers < 1 || inputBytes < 4 << 20) return mapInline<R>(lines, spec)
+  if (workers < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20)) return mapInline<R>(lines, spec)
   return mapOnWorkers<R>(lines, spec, workers)
 }

@@ -62,7 +62,10 @@ export async function plotSweep(
   const series = (sweep.series as string[])[0]
   const curve = [
     ...(sweep.curve as Array<{capacity: number; rate: number}>).map((p) => ({...p, series})),
-    ...((sweep.beladyCurve as Array<{capacity: number; rate: number}> | undefined) ?? []).map((p) => ({...p, series: 'Belady (next need)'})),
+    ...((sweep.beladyCurve as Array<{capacity: number; rate: number}> | undefined) ?? []).map((p) => ({
+      ...p,
+      series: 'Belady (next need)',
+    })),
   ]
   const unit = sweep.unit === 'gb' ? 'GB' : 'blocks'
   const spec = {

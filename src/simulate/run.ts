@@ -432,8 +432,12 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       const bel = beladyOracle(rows, cfgWithInstances(cfg, main))
       oracles.belady = bel.map(({instances: _instances, ...g}) => g)
       for (const b of bel) {
-        const policyRate = totalsOf(main.groups.find((g) => g.cfg.group_name === b.group_name)?.members ?? []).token_hit_rate
-        lines.push(`oracle belady: group ${b.group_name} token hit rate ${formatG(b.token_hit_rate)} at cache size ${b.quota_units === null ? 'inf' : `${b.quota_units} units`}`)
+        const policyRate = totalsOf(
+          main.groups.find((g) => g.cfg.group_name === b.group_name)?.members ?? [],
+        ).token_hit_rate
+        lines.push(
+          `oracle belady: group ${b.group_name} token hit rate ${formatG(b.token_hit_rate)} at cache size ${b.quota_units === null ? 'inf' : `${b.quota_units} units`}`,
+        )
         if (policyRate > b.token_hit_rate)
           notes.add(
             'LMT_SIM_UNUSUAL_VALUE',
@@ -827,7 +831,9 @@ async function runSweep(
     for (let p = 0; p < caps.length; p++) {
       const cap = caps[p]
       const capCfg = structuredClone(effCfg)
-      const g = capCfg.instance_groups.find((x) => x.group_name === groupName) as SimConfig['instance_groups'][number]
+      const g = capCfg.instance_groups.find(
+        (x) => x.group_name === groupName,
+      ) as SimConfig['instance_groups'][number]
       delete g.quota_capacity
       delete g.quota_capacity_blocks
       if (cap.gb !== undefined) g.quota_capacity = cap.gb
@@ -839,13 +845,26 @@ async function runSweep(
       const capGb = point.capacity_gb === null ? '' : formatG(point.capacity_gb as number)
       const tot = {get_rows: 0, read_blocks: 0, hit_blocks: 0, input_tokens: 0, hit_tokens: 0, evictions: 0}
       for (const c of bel.instances) {
-        csvRows.push(rowFor('belady', capBlocks, capGb, fmt(point.quota_blocks), c.instance_id, c as unknown as Record<string, number>))
+        csvRows.push(
+          rowFor(
+            'belady',
+            capBlocks,
+            capGb,
+            fmt(point.quota_blocks),
+            c.instance_id,
+            c as unknown as Record<string, number>,
+          ),
+        )
         for (const k of Object.keys(tot) as Array<keyof typeof tot>) tot[k] += c[k]
       }
       csvRows.push(rowFor('belady', capBlocks, capGb, fmt(point.quota_blocks), '*', tot))
       beladyCurve.push({capacity: cap.blocks ?? (cap.gb as number), rate: bel.token_hit_rate})
       if (series[p].rate > bel.token_hit_rate)
-        notes.add('LMT_SIM_UNUSUAL_VALUE', `capacity ${cap.blocks ?? cap.gb}: ${policy} (${formatG(series[p].rate)}) beats the Belady next-need reference (${formatG(bel.token_hit_rate)})`, 'warning')
+        notes.add(
+          'LMT_SIM_UNUSUAL_VALUE',
+          `capacity ${cap.blocks ?? cap.gb}: ${policy} (${formatG(series[p].rate)}) beats the Belady next-need reference (${formatG(bel.token_hit_rate)})`,
+          'warning',
+        )
     }
   }
   const infTotals = totalsOf(group.members)

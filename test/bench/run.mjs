@@ -2,3 +2,4 @@
 await import('./convert.mjs')
 await import('./trace.mjs')
 await import('./simulate.mjs')
+await import('./text.mjs')

@@ -9,10 +9,36 @@ const sample = join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')
 const conv = {}
 for (const bs of [512, 16]) {
   conv[bs] = join(dir, `conversation_bs${bs}.jsonl`)
-  if (!existsSync(conv[bs])) runLmt(['convert', '-q', '-i', sample, '-f', 'qwen_bailian', '--instance-block-sizes', `instance:${bs}`, '-o', conv[bs]])
+  if (!existsSync(conv[bs]))
+    runLmt([
+      'convert',
+      '-q',
+      '-i',
+      sample,
+      '-f',
+      'qwen_bailian',
+      '--instance-block-sizes',
+      `instance:${bs}`,
+      '-o',
+      conv[bs],
+    ])
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-const sim = (trace, bs, extra) => runLmt(['simulate', '--trace', trace, '--block-size', String(bs), '-o', join(dir, 'sim-out'), '--no-plots', ...extra], {json: true})
+const sim = (trace, bs, extra) =>
+  runLmt(
+    [
+      'simulate',
+      '--trace',
+      trace,
+      '--block-size',
+      String(bs),
+      '-o',
+      join(dir, 'sim-out'),
+      '--no-plots',
+      ...extra,
+    ],
+    {json: true},
+  )
 
 const results = []
 for (const bs of [512, 16]) {
@@ -20,7 +46,13 @@ for (const bs of [512, 16]) {
     sim(conv[bs], bs, ['--capacity-blocks', cap]) // warm-up
     const runs = Array.from({length: 5}, () => sim(conv[bs], bs, ['--capacity-blocks', cap]))
     const rate = median(runs.map((r) => r.output.performance.block_lookups_per_second))
-    results.push({check: `P1 lru bs ${bs} cap ${cap === '-1' ? 'inf' : cap}`, value: `${(rate / 1e6).toFixed(2)} M lookups/s`, target: '≥ 5 M', wall: `${median(runs.map((r) => r.seconds)).toFixed(2)} s`, peakRssMb: median(runs.map((r) => r.rssMb)).toFixed(0)})
+    results.push({
+      check: `P1 lru bs ${bs} cap ${cap === '-1' ? 'inf' : cap}`,
+      value: `${(rate / 1e6).toFixed(2)} M lookups/s`,
+      target: '≥ 5 M',
+      wall: `${median(runs.map((r) => r.seconds)).toFixed(2)} s`,
+      peakRssMb: median(runs.map((r) => r.rssMb)).toFixed(0),
+    })
   }
 }
 // P2: the bs-512 trace repeated 8 times (timestamps shifted), same keys
@@ -31,17 +63,86 @@ if (!existsSync(x8)) {
   const out = []
   for (let c = 0; c < 8; c++) {
     const shift = BigInt(c) * (last + 1_000_000_000n)
-    for (const l of lines) out.push(l.replace(/"trace_id": "trace_instance_(\d+)", "timestamp_ns": (\d+)/, (_, a, b) => `"trace_id": "trace_instance_${BigInt(a) + shift}", "timestamp_ns": ${BigInt(b) + shift}`))
+    for (const l of lines)
+      out.push(
+        l.replace(
+          /"trace_id": "trace_instance_(\d+)", "timestamp_ns": (\d+)/,
+          (_, a, b) =>
+            `"trace_id": "trace_instance_${BigInt(a) + shift}", "timestamp_ns": ${BigInt(b) + shift}`,
+        ),
+      )
   }
   writeFileSync(x8, out.join('\n') + '\n')
 }
-const one = runLmt(['simulate', '--trace', conv[512], '--block-size', '512', '--capacity-blocks', '-1', '-o', join(dir, 'sim-out')], {json: true})
-const eight = runLmt(['simulate', '--trace', x8, '--block-size', '512', '--capacity-blocks', '-1', '-o', join(dir, 'sim-out')], {json: true})
-results.push({check: 'P2 memory 8× trace vs 1×', value: `${eight.rssMb.toFixed(0)} MB vs ${one.rssMb.toFixed(0)} MB`, target: `≤ ${(1.2 * one.rssMb + 16).toFixed(0)} MB`, wall: `${eight.seconds.toFixed(2)} s`, peakRssMb: eight.rssMb.toFixed(0)})
+const one = runLmt(
+  [
+    'simulate',
+    '--trace',
+    conv[512],
+    '--block-size',
+    '512',
+    '--capacity-blocks',
+    '-1',
+    '-o',
+    join(dir, 'sim-out'),
+  ],
+  {json: true},
+)
+const eight = runLmt(
+  ['simulate', '--trace', x8, '--block-size', '512', '--capacity-blocks', '-1', '-o', join(dir, 'sim-out')],
+  {json: true},
+)
+results.push({
+  check: 'P2 memory 8× trace vs 1×',
+  value: `${eight.rssMb.toFixed(0)} MB vs ${one.rssMb.toFixed(0)} MB`,
+  target: `≤ ${(1.2 * one.rssMb + 16).toFixed(0)} MB`,
+  wall: `${eight.seconds.toFixed(2)} s`,
+  peakRssMb: eight.rssMb.toFixed(0),
+})
 // P3: 30-point sweep against one single run
 const single = sim(conv[512], 512, ['--capacity-blocks', '17090'])
-const sweep = runLmt(['simulate', '--trace', conv[512], '--block-size', '512', '--sweep', '--oracle', 'none', '-o', join(dir, 'sweep-out'), '--no-plots'], {json: true})
-results.push({check: 'P3 30-point sweep / single run', value: `${(sweep.seconds / single.seconds).toFixed(2)}×`, target: '≤ 3×', wall: `${sweep.seconds.toFixed(2)} s`, peakRssMb: sweep.rssMb.toFixed(0)})
-const withOracles = runLmt(['simulate', '--trace', conv[512], '--block-size', '512', '--sweep', '-o', join(dir, 'sweep-out'), '--no-plots'], {json: true})
-results.push({check: 'sweep with belady + infinite', value: `${(withOracles.seconds / single.seconds).toFixed(2)}×`, target: '(reported)', wall: `${withOracles.seconds.toFixed(2)} s`, peakRssMb: withOracles.rssMb.toFixed(0)})
+const sweep = runLmt(
+  [
+    'simulate',
+    '--trace',
+    conv[512],
+    '--block-size',
+    '512',
+    '--sweep',
+    '--oracle',
+    'none',
+    '-o',
+    join(dir, 'sweep-out'),
+    '--no-plots',
+  ],
+  {json: true},
+)
+results.push({
+  check: 'P3 30-point sweep / single run',
+  value: `${(sweep.seconds / single.seconds).toFixed(2)}×`,
+  target: '≤ 3×',
+  wall: `${sweep.seconds.toFixed(2)} s`,
+  peakRssMb: sweep.rssMb.toFixed(0),
+})
+const withOracles = runLmt(
+  [
+    'simulate',
+    '--trace',
+    conv[512],
+    '--block-size',
+    '512',
+    '--sweep',
+    '-o',
+    join(dir, 'sweep-out'),
+    '--no-plots',
+  ],
+  {json: true},
+)
+results.push({
+  check: 'sweep with belady + infinite',
+  value: `${(withOracles.seconds / single.seconds).toFixed(2)}×`,
+  target: '(reported)',
+  wall: `${withOracles.seconds.toFixed(2)} s`,
+  peakRssMb: withOracles.rssMb.toFixed(0),
+})
 console.table(results)

@@ -137,13 +137,25 @@ describe('worked examples (simulate.md §7.1)', () => {
     expect(inst(x.summary).hit_blocks).toBe(2)
     expect(x.summary.oracles.infinite[0]).toMatchObject({hit_blocks: 3, token_hit_rate: 0.75})
     expect(x.summary.oracles.belady[0]).toMatchObject({hit_blocks: 1, token_hit_rate: 0.25, quota_units: 1})
-    expect(x.summary.notices.some((n: {level: string; message: string}) => n.level === 'warning' && n.message.includes('beats the Belady'))).toBe(true)
+    expect(
+      x.summary.notices.some(
+        (n: {level: string; message: string}) =>
+          n.level === 'warning' && n.message.includes('beats the Belady'),
+      ),
+    ).toBe(true)
   })
 
   it('B swept over K = 1…5 reproduces the table; infinite bounds every point; belady at K ≥ WSS equals infinite', async () => {
     const x = await run('B', ['--sweep', '--sweep-capacities', '1,2,3,4,5'])
-    const rows = readFileSync(join(x.dir, 'out', 'sweep.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','))
-    const group = (series: string) => rows.filter((r) => r[0] === series && r[4] === '*').map((r) => [Number(r[1]), Number(r[7]), Number(r[12])])
+    const rows = readFileSync(join(x.dir, 'out', 'sweep.csv'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','))
+    const group = (series: string) =>
+      rows
+        .filter((r) => r[0] === series && r[4] === '*')
+        .map((r) => [Number(r[1]), Number(r[7]), Number(r[12])])
     expect(group('lru')).toEqual([
       [1, 1, 6],
       [2, 3, 4],
@@ -153,7 +165,11 @@ describe('worked examples (simulate.md §7.1)', () => {
     ])
     const inf = rows.find((r) => r[0] === 'infinite' && r[4] === '*') as string[]
     for (const [, hits] of group('lru')) expect(hits).toBeLessThanOrEqual(Number(inf[7]))
-    expect(group('belady').filter(([k]) => k >= 4).map(([, h]) => h)).toEqual([Number(inf[7]), Number(inf[7])])
+    expect(
+      group('belady')
+        .filter(([k]) => k >= 4)
+        .map(([, h]) => h),
+    ).toEqual([Number(inf[7]), Number(inf[7])])
     expect(x.summary.sweep.series).toEqual(['lru', 'belady', 'infinite'])
   })
 
