@@ -54,6 +54,15 @@ const catalogue = {
   SIM_UNKNOWN_INSTANCE: {exit: 1, message: detail},
   SIM_TS_OVERFLOW: {exit: 1, message: detail},
   SIM_OUTPUT: {exit: 1, message: detail},
+  // lmt replay (storage-replay.md §1.4)
+  REPLAY_USAGE: {exit: 2, message: detail},
+  REPLAY_UNKNOWN_LEVEL: {exit: 2, message: detail},
+  REPLAY_LEVEL_MISMATCH: {exit: 2, message: detail},
+  REPLAY_SCHEMA_NOT_REPLAYABLE: {exit: 2, message: detail},
+  REPLAY_CONFIG: {exit: 2, message: detail},
+  REPLAY_OUTPUT: {exit: 1, message: detail},
+  REPLAY_RECORDS_FAILED: {exit: 1, message: detail},
+  REPLAY_INTERNAL: {exit: 1, message: detail},
 } as const
 
 export type ErrorKind = keyof typeof catalogue

@@ -132,7 +132,7 @@ function isRawMap(v: unknown): v is RawMap {
 /** Decodes one wire value (wrappers become value classes). */
 export function decodeValue(v: RawValue): DecodedValue {
   if (Array.isArray(v)) return v.map(decodeValue)
-  if (!isRawMap(v)) return v
+  if (!isRawMap(v) || (v as unknown) instanceof ObjectKey) return v // an interned key is already decoded
   const tag = v[WRAP_KEY]
   if (tag === undefined || tag === null) {
     const out = nullObject()

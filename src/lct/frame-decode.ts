@@ -2,6 +2,7 @@ import {LctError} from '../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
 import {familyOf, MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
+import {InterningReader, type ObjectKeyInterner} from './key-intern.js'
 import type {LctHeader} from './types.js'
 
 /** A field rule broken by an otherwise well-formed frame (the detail of a malformed-frame message). */
@@ -217,8 +218,16 @@ function checkRecord(fields: Map<string, Field>): void {
 }
 
 /** Full decoding of a record body (args built, not codec-decoded). Throws MsgpackError or FieldError. */
-export function decodeRecordBody(body: Uint8Array, start: number, end: number): DecodedRecordFields {
-  const fields = walkTop(new MsgpackReader(body, start, end), RECORD_DECODE_FULL, NOTHING, ARGS)
+export function decodeRecordBody(
+  body: Uint8Array,
+  start: number,
+  end: number,
+  interner?: ObjectKeyInterner,
+): DecodedRecordFields {
+  const reader = interner
+    ? new InterningReader(body, start, end, interner)
+    : new MsgpackReader(body, start, end)
+  const fields = walkTop(reader, RECORD_DECODE_FULL, NOTHING, ARGS)
   checkRecord(fields)
   return {
     tMono: toNumber(fields.get('t_mono')?.value),

@@ -258,7 +258,7 @@ export class MsgpackReader {
     if (++this.depth > MAX_NESTING) this.fail(`nesting deeper than ${MAX_NESTING}`, at)
   }
 
-  private arrayBody(n: number, at: number): RawValue[] {
+  protected arrayBody(n: number, at: number): RawValue[] {
     if (n > this.end - this.pos) this.fail('truncated value')
     this.enter(at)
     const out = new Array<RawValue>(n)
@@ -267,7 +267,7 @@ export class MsgpackReader {
     return out
   }
 
-  private mapBody(n: number, at: number): RawMap {
+  protected mapBody(n: number, at: number): RawMap {
     if (n * 2 > this.end - this.pos) this.fail('truncated value')
     this.enter(at)
     const out = Object.create(null) as RawMap

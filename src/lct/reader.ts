@@ -3,6 +3,7 @@ import {ByteWindow, type LctSource} from './byte-source.js'
 import {DEFAULT_MAX_FRAME_BYTES} from './constants.js'
 import {decodeHeader, decodeRecordBody, FieldError, scanRecordBody} from './frame-decode.js'
 import {MsgpackError, readU32} from './msgpack.js'
+import {ObjectKeyInterner} from './key-intern.js'
 import type {
   LctFrame,
   LctHeader,
@@ -213,7 +214,10 @@ class Reader implements TraceReader {
   private started = false
   private closed = false
 
-  constructor(private readonly fs: FrameSource) {}
+  constructor(
+    private readonly fs: FrameSource,
+    private readonly interner?: ObjectKeyInterner,
+  ) {}
 
   get header(): LctHeader {
     return this.fs.header
@@ -244,7 +248,7 @@ class Reader implements TraceReader {
 
   private toRecord(f: {offset: number; length: number; buf: Buffer; start: number}): LctRecord | undefined {
     try {
-      const r = decodeRecordBody(f.buf, f.start, f.start + f.length)
+      const r = decodeRecordBody(f.buf, f.start, f.start + f.length, this.interner)
       return {...r, offset: f.offset, length: f.length, index: this.fs.state.records++}
     } catch (err) {
       if (!isDecodeError(err)) throw err
@@ -337,7 +341,10 @@ async function openFrames(source: LctSource, opts: LctReadOptions): Promise<Fram
 
 /** Opens a trace: reads and validates the header strictly (rejects with LctError), records follow lazily. */
 export async function openTrace(source: LctSource, opts: LctReadOptions = {}): Promise<TraceReader> {
-  return new Reader(await openFrames(source, opts))
+  return new Reader(
+    await openFrames(source, opts),
+    opts.internObjectKeys ? new ObjectKeyInterner() : undefined,
+  )
 }
 
 /**

@@ -59,6 +59,8 @@ export interface LctReadOptions {
   /** shown in messages; default: the path, or "<stream>" */
   name?: string
   onWarning?: (w: LctWarning) => void
+  /** decode ObjectKey wrappers straight to interned ObjectKeys (the replay hot path) */
+  internObjectKeys?: boolean
 }
 
 export interface TraceCount {

@@ -70,6 +70,7 @@ describe('converter discovery', () => {
       'mooncake:MooncakeConverter:built-in',
       'publisher_log:PublisherLogConverter:built-in',
       'qwen_bailian:QwenBailianConverter:built-in',
+      'text_trace:TextTraceConverter:built-in',
       'typed:TypedConverter:dir',
     ])
     expect(reg.resolve('deep_alias')?.className).toBe('DeepConverter')
@@ -122,7 +123,7 @@ describe('converter discovery', () => {
       modules: ['no-such-package-lmt-xyz'],
       onWarning: (w) => warnings.push(w),
     })
-    expect(reg.list()).toHaveLength(3)
+    expect(reg.list()).toHaveLength(4)
     expect(warnings[0]).toBe(`converter directory not found: ${join(tmp.dir, 'missing-dir')}`)
     expect(warnings[1]).toMatch(/^cannot load converter module no-such-package-lmt-xyz: /)
   })

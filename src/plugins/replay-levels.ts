@@ -1,0 +1,121 @@
+import {dirname, join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import type {Config} from '@oclif/core'
+import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
+import {importFile, loadTsx, scanModuleDir} from './module-loader.js'
+
+export interface LevelRegistration {
+  level: ReplayLevel
+  source: string
+}
+
+/** Base flags of `lmt replay`: a level flag may not reuse one of these names. */
+export const BASE_REPLAY_FLAGS = new Set([
+  'level',
+  'pace',
+  'speed',
+  'verbose',
+  'progress',
+  'jsonl-out',
+  'output-dir',
+  'no-csv',
+  'csv',
+  'json',
+  'quiet',
+  'record',
+  'allow-schema-1',
+  'max-frame-bytes',
+  'exact-latency',
+  'list-levels',
+  'help',
+])
+
+const programmatic: LevelRegistration[] = []
+
+/** Registers a level from code (tests, embedding); it is added after discovered ones. */
+export function registerReplayLevel(level: ReplayLevel, source = 'programmatic'): void {
+  programmatic.push({level, source})
+}
+
+export function builtinLevelsDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  return resolve(here, '..', '..', 'plugins', 'levels')
+}
+
+/** name → level; last writer wins with a warning. */
+export class LevelRegistry {
+  readonly levels = new Map<string, LevelRegistration>()
+
+  constructor(readonly warn: (m: string) => void) {}
+
+  add(level: ReplayLevel, source: string): void {
+    const clash = Object.keys(level.flags ?? {}).find((f) => BASE_REPLAY_FLAGS.has(f))
+    if (clash)
+      return this.warn(
+        `replay level "${level.name}" from ${source}: flag --${clash} collides with a base flag of lmt replay; level not registered`,
+      )
+    const prev = this.levels.get(level.name)
+    if (prev && prev.level === level) return
+    if (prev) this.warn(`replay level "${level.name}": ${source} overrides ${prev.source}`)
+    this.levels.set(level.name, {level, source})
+  }
+
+  names(): string[] {
+    return [...this.levels.keys()].sort()
+  }
+}
+
+async function addModule(path: string, source: string, reg: LevelRegistry): Promise<void> {
+  let ns: Record<string, unknown>
+  try {
+    ns = await importFile(path)
+  } catch (err) {
+    reg.warn(`cannot load replay level module ${path}: ${(err as Error)?.message ?? String(err)}`)
+    return
+  }
+  for (const name of Object.keys(ns).sort())
+    if (isReplayLevel(ns[name])) reg.add(ns[name] as ReplayLevel, source)
+}
+
+/** Built-in levels, then plugin levels (package.json "lmt": {"replayLevels"} or the lmt:replay-levels hook). */
+export async function discoverLevels(
+  config: Config | undefined,
+  warn: (m: string) => void,
+  builtinDir = builtinLevelsDir(),
+): Promise<LevelRegistry> {
+  const reg = new LevelRegistry(warn)
+  const scanned = await scanModuleDir(builtinDir, (await loadTsx()) !== undefined)
+  for (const f of scanned.files) await addModule(f, 'built-in', reg)
+  if (config) {
+    for (const plugin of config.getPluginsList()) {
+      if (plugin.name === config.name || plugin.type === 'core') continue
+      const m = (plugin.pjson as {lmt?: {replayLevels?: unknown; levels?: unknown}}).lmt
+      const rel = m?.replayLevels ?? m?.levels
+      if (rel === undefined) continue
+      if (typeof rel !== 'string') {
+        warn(`plugin ${plugin.name}: "lmt.replayLevels" must be a module path; ignored`)
+        continue
+      }
+      const path = join(plugin.root, rel)
+      const st = await scanModuleDir(path, true)
+      if (!st.missing) for (const f of st.files) await addModule(f, `plugin:${plugin.name}`, reg)
+      else await addModule(path, `plugin:${plugin.name}`, reg)
+    }
+    const hook = await config.runHook('lmt:replay-levels' as never, {} as never)
+    for (const f of hook.failures)
+      warn(`plugin ${f.plugin.name}: lmt:replay-levels hook failed: ${f.error.message}`)
+    for (const s of hook.successes) {
+      const r = s.result as {levels?: unknown[]} | unknown[] | undefined
+      const list = Array.isArray(r) ? r : (r?.levels ?? [])
+      for (const l of list) {
+        if (isReplayLevel(l)) reg.add(l, `plugin:${s.plugin.name}`)
+        else
+          warn(
+            `plugin ${s.plugin.name}: lmt:replay-levels returned something that is not a replay level; ignored`,
+          )
+      }
+    }
+  }
+  for (const p of programmatic) reg.add(p.level, p.source)
+  return reg
+}

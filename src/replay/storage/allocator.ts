@@ -1,0 +1,74 @@
+// First-fit aligned allocator with an address-ordered free list (storage-replay.md §6.3).
+
+export interface Block {
+  offset: number
+  size: number
+}
+
+export class Allocator {
+  /** free blocks sorted by offset, coalesced */
+  readonly free: Block[]
+  used = 0
+
+  constructor(readonly total: number) {
+    this.free = total > 0 ? [{offset: 0, size: total}] : []
+  }
+
+  get usage(): number {
+    return this.total > 0 ? this.used / this.total : 0
+  }
+
+  /** How many objects of `aligned` bytes fit in the free blocks. */
+  capacityFor(aligned: number): number {
+    let n = 0
+    for (const b of this.free) n += Math.floor(b.size / aligned)
+    return n
+  }
+
+  /** n objects of `aligned` bytes, first fit in address order; all or nothing. */
+  allocateBatch(n: number, aligned: number): Block[] | undefined {
+    if (n === 0) return []
+    if (this.capacityFor(aligned) < n) return undefined
+    const out: Block[] = []
+    let remaining = n
+    for (let i = 0; i < this.free.length && remaining > 0; i++) {
+      const b = this.free[i]
+      const take = Math.min(remaining, Math.floor(b.size / aligned))
+      for (let k = 0; k < take; k++) out.push({offset: b.offset + k * aligned, size: aligned})
+      remaining -= take
+      b.offset += take * aligned
+      b.size -= take * aligned
+      if (b.size === 0) {
+        this.free.splice(i, 1)
+        i--
+      }
+    }
+    this.used += n * aligned
+    return out
+  }
+
+  /** Returns a block, coalescing with its neighbours. */
+  release(block: Block): void {
+    this.used -= block.size
+    const f = this.free
+    let lo = 0
+    let hi = f.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (f[mid].offset < block.offset) lo = mid + 1
+      else hi = mid
+    }
+    const entry = {offset: block.offset, size: block.size}
+    f.splice(lo, 0, entry)
+    const next = f[lo + 1]
+    if (next && entry.offset + entry.size === next.offset) {
+      entry.size += next.size
+      f.splice(lo + 1, 1)
+    }
+    const prev = f[lo - 1]
+    if (prev && prev.offset + prev.size === entry.offset) {
+      prev.size += entry.size
+      f.splice(lo, 1)
+    }
+  }
+}

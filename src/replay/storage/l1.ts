@@ -1,0 +1,342 @@
+// L1: entries with TTL read/write locks on top of the allocator (storage-replay.md §6.5–§6.7).
+import type {MemoryLayoutDesc, ObjectKey} from '../../lct/values.js'
+import {Allocator, type Block} from './allocator.js'
+import {TtlLock} from './ttl-lock.js'
+
+export type L1Code =
+  | 'SUCCESS'
+  | 'KEY_NOT_EXIST'
+  | 'KEY_NOT_READABLE'
+  | 'KEY_NOT_WRITABLE'
+  | 'KEY_IN_WRONG_STATE'
+  | 'KEY_IS_LOCKED'
+  | 'OUT_OF_MEMORY'
+
+export interface L1Entry {
+  key: ObjectKey
+  block: Block
+  rawSize: number
+  writeLock: TtlLock
+  readLock: TtlLock
+  temporary: boolean
+  writePending: boolean
+}
+
+export interface L1Listener {
+  reservedWrite?(keys: ObjectKey[]): void
+  writeFinished?(keys: ObjectKey[]): void
+  reservedRead?(keys: ObjectKey[]): void
+  readFinished?(keys: ObjectKey[]): void
+  writeFinishedAndReadReserved?(keys: ObjectKey[]): void
+  deletedByManager?(keys: ObjectKey[]): void
+}
+
+export interface L1Options {
+  sizeInBytes: number
+  alignBytes: number
+  writeTtl: number
+  readTtl: number
+  allocMode: 'all-or-nothing' | 'largest-prefix'
+  writePendingReadable: boolean
+  now: () => number
+  warn: (code: string, key: string, message: string) => void
+}
+
+export type Results = Map<string, L1Code>
+
+/** Raw and aligned size of an object of this layout (§6.2); throws for zero or negative sizes. */
+export function objectSize(layout: MemoryLayoutDesc, align: number): {raw: number; aligned: number} {
+  for (const s of layout.shapes) for (const d of s) if (d < 0) throw new Error('negative dimension')
+  const raw = layout.rawSizeBytes()
+  if (!(raw > 0)) throw new Error('zero-size layout')
+  return {raw, aligned: Math.ceil(raw / align) * align}
+}
+
+export class L1 {
+  readonly entries = new Map<string, L1Entry>()
+  readonly allocator: Allocator
+  readonly listeners: L1Listener[] = []
+  readonly errors: Record<string, Record<string, number>> = {}
+  expiredWriteLocks = 0
+  expiredReadLocks = 0
+  leakedDuplicateBytes = 0
+  peakUsed = 0
+  peakAt = 0
+
+  constructor(private readonly o: L1Options) {
+    this.allocator = new Allocator(o.sizeInBytes)
+  }
+
+  private count(op: string, results: Results): void {
+    for (const code of results.values()) {
+      if (code === 'SUCCESS') continue
+      const m = (this.errors[op] ??= {})
+      m[code] = (m[code] ?? 0) + 1
+    }
+  }
+
+  private notify(event: keyof L1Listener, keys: ObjectKey[]): void {
+    if (keys.length === 0) return
+    for (const l of this.listeners) l[event]?.(keys)
+  }
+
+  /** Looks an entry up and drops its leaked locks whose TTL passed (counted). */
+  private get(id: string): L1Entry | undefined {
+    const e = this.entries.get(id)
+    if (e) {
+      const now = this.o.now()
+      if (e.writeLock.expire(now)) this.expiredWriteLocks++
+      if (e.readLock.expire(now)) this.expiredReadLocks++
+    }
+    return e
+  }
+
+  private total(extra: number | bigint): number {
+    const v = Number(extra)
+    if (v < 0 || v > 127) this.o.warn('extra_clamped', String(v), `extra_count=${v} clamped`)
+    return 1 + Math.min(127, Math.max(0, v))
+  }
+
+  writeLocked(e: L1Entry): boolean {
+    return e.writeLock.isLocked(this.o.now())
+  }
+
+  readLocked(e: L1Entry): boolean {
+    return e.readLock.isLocked(this.o.now())
+  }
+
+  private readable(e: L1Entry): boolean {
+    return !this.writeLocked(e) && !(this.o.writePendingReadable && e.writePending)
+  }
+
+  private writable(e: L1Entry): boolean {
+    return !this.writeLocked(e) && !this.readLocked(e) && !e.temporary
+  }
+
+  private remove(e: L1Entry): void {
+    this.entries.delete(e.key.id)
+    this.allocator.release(e.block)
+  }
+
+  reserveWrite(
+    keys: readonly ObjectKey[],
+    temporary: readonly boolean[],
+    layout: MemoryLayoutDesc,
+    mode: string,
+  ): Results {
+    const {raw, aligned} = objectSize(layout, this.o.alignBytes)
+    const now = this.o.now()
+    const results: Results = new Map()
+    const toAlloc: number[] = []
+    const successes: ObjectKey[] = []
+    keys.forEach((k, i) => {
+      const e = this.get(k.id)
+      if (!e) return void toAlloc.push(i)
+      if (mode === 'new' || !this.writable(e)) return void results.set(k.id, 'KEY_NOT_WRITABLE')
+      e.writeLock.lock(now)
+      e.writePending = true
+      results.set(k.id, 'SUCCESS')
+      successes.push(k)
+    })
+    if (toAlloc.length > 0) {
+      if (mode === 'update') for (const i of toAlloc) results.set(keys[i].id, 'KEY_NOT_WRITABLE')
+      else {
+        let n = toAlloc.length
+        let blocks = this.allocator.allocateBatch(n, aligned)
+        if (!blocks && this.o.allocMode === 'largest-prefix' && n > 1) {
+          const k = Math.min(n, this.allocator.capacityFor(aligned))
+          if (k > 0) {
+            blocks = this.allocator.allocateBatch(k, aligned)
+            this.o.warn(
+              'partial_l1_allocation',
+              `${k}/${n}`,
+              `partial L1 allocation: ${k}/${n} objects (prefix) allocated`,
+            )
+            for (const i of toAlloc.slice(k)) results.set(keys[i].id, 'OUT_OF_MEMORY')
+            n = k
+          }
+        }
+        if (!blocks) for (const i of toAlloc) results.set(keys[i].id, 'OUT_OF_MEMORY')
+        else {
+          for (let j = 0; j < n; j++) {
+            const k = keys[toAlloc[j]]
+            const old = this.entries.get(k.id)
+            if (old) this.leakedDuplicateBytes += old.block.size // the first allocation is never freed, as in LMCache
+            const writeLock = new TtlLock(this.o.writeTtl)
+            writeLock.lock(now)
+            this.entries.set(k.id, {
+              key: k,
+              block: blocks[j],
+              rawSize: raw,
+              writeLock,
+              readLock: new TtlLock(this.o.readTtl),
+              temporary: temporary[toAlloc[j]] ?? false,
+              writePending: true,
+            })
+            results.set(k.id, 'SUCCESS')
+            successes.push(k)
+          }
+          if (this.allocator.used > this.peakUsed) {
+            this.peakUsed = this.allocator.used
+            this.peakAt = now
+          }
+        }
+      }
+    }
+    this.count('reserve_write', results)
+    this.notify('reservedWrite', successes)
+    return results
+  }
+
+  finishWrite(keys: readonly ObjectKey[]): Results {
+    const now = this.o.now()
+    const results: Results = new Map()
+    const ok: ObjectKey[] = []
+    for (const k of keys) {
+      const e = this.get(k.id)
+      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
+      else if (!this.writeLocked(e) || this.readLocked(e)) results.set(k.id, 'KEY_IN_WRONG_STATE')
+      else {
+        e.writeLock.unlock(now)
+        e.writePending = false
+        results.set(k.id, 'SUCCESS')
+        ok.push(k)
+      }
+    }
+    this.count('finish_write', results)
+    this.notify('writeFinished', ok)
+    return results
+  }
+
+  reserveRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
+    const now = this.o.now()
+    const total = this.total(extra)
+    const results: Results = new Map()
+    const ok: ObjectKey[] = []
+    for (const k of keys) {
+      const e = this.get(k.id)
+      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
+      else if (!this.readable(e)) results.set(k.id, 'KEY_NOT_READABLE')
+      else {
+        for (let i = 0; i < total; i++) e.readLock.lock(now)
+        results.set(k.id, 'SUCCESS')
+        ok.push(k)
+      }
+    }
+    this.count('reserve_read', results)
+    this.notify('reservedRead', ok)
+    return results
+  }
+
+  unsafeRead(keys: readonly ObjectKey[]): Results {
+    const results: Results = new Map()
+    for (const k of keys) {
+      const e = this.get(k.id)
+      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
+      else if (!this.readLocked(e)) results.set(k.id, 'KEY_NOT_READABLE')
+      else results.set(k.id, 'SUCCESS')
+    }
+    this.count('unsafe_read', results)
+    return results
+  }
+
+  finishRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
+    const now = this.o.now()
+    const total = this.total(extra)
+    const results: Results = new Map()
+    const ok: ObjectKey[] = []
+    const freed: ObjectKey[] = []
+    for (const k of keys) {
+      const e = this.get(k.id)
+      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
+      else if (this.writeLocked(e) || !this.readLocked(e)) results.set(k.id, 'KEY_IN_WRONG_STATE')
+      else {
+        for (let i = 0; i < total; i++) e.readLock.unlock(now)
+        results.set(k.id, 'SUCCESS')
+        ok.push(k)
+        if (e.temporary && !this.readLocked(e)) {
+          this.remove(e)
+          freed.push(k)
+        }
+      }
+    }
+    this.count('finish_read', results)
+    this.notify('readFinished', ok)
+    this.notify('deletedByManager', freed)
+    return results
+  }
+
+  finishWriteAndReserveRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
+    const now = this.o.now()
+    const total = this.total(extra)
+    const results: Results = new Map()
+    const ok: ObjectKey[] = []
+    for (const k of keys) {
+      const e = this.get(k.id)
+      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
+      else if (!this.writeLocked(e) || this.readLocked(e)) results.set(k.id, 'KEY_IN_WRONG_STATE')
+      else {
+        e.writeLock.unlock(now)
+        e.writePending = false
+        for (let i = 0; i < total; i++) e.readLock.lock(now)
+        results.set(k.id, 'SUCCESS')
+        ok.push(k)
+      }
+    }
+    this.count('finish_write_and_reserve_read', results)
+    this.notify('writeFinishedAndReadReserved', ok)
+    return results
+  }
+
+  delete(keys: readonly ObjectKey[]): Results {
+    const results: Results = new Map()
+    const ok: ObjectKey[] = []
+    for (const k of keys) {
+      const e = this.get(k.id)
+      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
+      else if (this.readLocked(e) || this.writeLocked(e)) results.set(k.id, 'KEY_IS_LOCKED')
+      else {
+        this.remove(e)
+        results.set(k.id, 'SUCCESS')
+        ok.push(k)
+      }
+    }
+    this.count('delete', results)
+    this.notify('deletedByManager', ok)
+    return results
+  }
+
+  finishWriteAndDelete(keys: readonly ObjectKey[]): Results {
+    const now = this.o.now()
+    const results: Results = new Map()
+    const ok: ObjectKey[] = []
+    for (const k of keys) {
+      const e = this.get(k.id)
+      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
+      else if (!this.writeLocked(e) || this.readLocked(e)) results.set(k.id, 'KEY_IN_WRONG_STATE')
+      else {
+        e.writeLock.unlock(now)
+        this.remove(e)
+        results.set(k.id, 'SUCCESS')
+        ok.push(k)
+      }
+    }
+    this.count('finish_write_and_delete', results)
+    this.notify('deletedByManager', ok)
+    return results
+  }
+
+  /** End of replay: drop expired leaked locks (counted) and report what is still held. */
+  finalScan(): {writeLocked: number; readLocked: number; temporary: number} {
+    let writeLocked = 0
+    let readLocked = 0
+    let temporary = 0
+    for (const id of this.entries.keys()) {
+      const e = this.get(id) as L1Entry
+      if (this.writeLocked(e)) writeLocked++
+      if (this.readLocked(e)) readLocked++
+      if (e.temporary) temporary++
+    }
+    return {writeLocked, readLocked, temporary}
+  }
+}

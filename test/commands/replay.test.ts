@@ -1,0 +1,204 @@
+import {readFileSync, existsSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {discoverLevels, registerReplayLevel} from '../../src/plugins/replay-levels.js'
+import {MapDispatcher} from '../../src/replay/level.js'
+import {FIXTURES, lmt, lmtProcess, ROOT, tempDir} from '../helpers/cli.js'
+import {keys, LAYOUT, writeTrace} from '../replay/helpers.js'
+
+const tmp = tempDir()
+afterAll(() => tmp.cleanup())
+const LCT = join(FIXTURES, 'lct')
+const FLAGS = ['--l1-size-gb', '0.0625', '--no-l1-use-lazy', '--eviction-policy', 'LRU']
+
+describe('lmt replay', () => {
+  it('replays the fixture: table, CSV (CRLF, %.6f, sorted), JSON summary (sorted, indent 2), JSONL', async () => {
+    const out = join(tmp.dir, 'out')
+    const jsonl = join(tmp.dir, 'j', 'records.jsonl')
+    const r = await lmt([
+      'replay',
+      join(LCT, 'v2_full_prefetch_cycle.lct'),
+      ...FLAGS,
+      '--json',
+      '--output-dir',
+      out,
+      '--jsonl-out',
+      jsonl,
+    ])
+    expect(r.exitCode).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toBe('===================== Trace Replay Result ======================')
+    expect(lines[1]).toBe('--------------------------- Overall ----------------------------')
+    expect(lines).toContain('Trace level:                                             storage')
+    expect(lines).toContain('Config digest:                                  match (6bddebcb)')
+    expect(lines).toContain('Prefetch L1 prefix hits (keys):                                3')
+    expect(lines).toContain('L1 peak usage (bytes):                                     12288')
+    expect(lines).toContain('Trace time covered (s):                                     0.20')
+    expect(lines[lines.length - 1]).toBe('='.repeat(64))
+    expect(lines.every((l) => [...l].length === 64)).toBe(true)
+    expect(r.stderr).toContain('!! REPLAY ENVIRONMENT MISMATCH MAY CAUSE RETRIEVE MISSES !!')
+    const csv = readFileSync(join(out, 'trace_replay_ops.csv'), 'utf8')
+    expect(csv.startsWith('qualname,count,errors,mean_ms,p50_ms,p90_ms,p99_ms,min_ms,max_ms\r\n')).toBe(true)
+    const rows = csv.trimEnd().split('\r\n').slice(1)
+    expect(rows.map((l) => l.split(',')[0])).toEqual([...rows.map((l) => l.split(',')[0])].sort())
+    expect(rows[0]).toMatch(
+      /^lmcache\.v1\.distributed\.storage_manager\.StorageManager\.finish_read_prefetched,1,0,\d+\.\d{6},/,
+    )
+    const summary = readFileSync(join(out, 'trace_replay_summary.json'), 'utf8')
+    expect(summary.endsWith('}\n')).toBe(true)
+    expect(summary).toMatch(
+      /^\{\n {2}"duration_s": [0-9.e-]+,\n {2}"latency_source": "lmt-model-cost",\n {2}"model": \{/,
+    )
+    const doc = JSON.parse(summary)
+    expect(doc.model.l1.prefix_hit_keys).toBe(3)
+    expect(Object.keys(doc.ops)).toHaveLength(6)
+    const jl = readFileSync(jsonl, 'utf8').trim().split('\n')
+    expect(jl).toHaveLength(6)
+    expect(jl[0]).toMatch(
+      /^\{"qualname": "lmcache\.v1\.distributed\.storage_manager\.StorageManager\.reserve_write", "latency_ms": [0-9.e-]+, "failed": false\}$/,
+    )
+  })
+
+  it('verbose and progress lines, a mismatching digest row, -q', async () => {
+    const r = await lmt([
+      'replay',
+      join(LCT, 'v2_full_prefetch_cycle.lct'),
+      '--l1-size-gb',
+      '1',
+      '--eviction-policy',
+      'LRU',
+      '--verbose',
+      '--progress',
+      '--no-csv',
+      '--output-dir',
+      tmp.dir,
+    ])
+    expect(r.stdout).toMatch(
+      /^ {2}\[1\/6\] {2}OK {4} {2} +\d+\.\d{3}ms {2}lmcache\.v1\.distributed\.storage_manager\.StorageManager\.reserve_write$/m,
+    )
+    expect(r.stderr).toMatch(
+      /^\[6\/6\] OK lmcache\.v1\.distributed\.storage_manager\.StorageManager\.finish_read_prefetched \(\d+\.\d{3}ms\)$/m,
+    )
+    expect(r.stdout).toMatch(/Config digest: +MISMATCH \(rec=6bddebcb, run=[0-9a-f]{8}\)/)
+    const q = await lmt(['replay', join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '-q', '--no-csv'])
+    expect(q.stdout).toBe('')
+  })
+
+  it.each([
+    [['v1_reserve_finish.lct'], 2, 'trace_schema_version 1 is not replay-safe'],
+    [['events_level_meta_INFERRED.lct'], 2, "unknown replay level 'events'; known levels: storage"],
+    [['v2_full_prefetch_cycle.lct', '--level', 'mq'], 2, "trace level is 'storage' but --level mq was given"],
+    [['v0_pr1_lmcache_version_header.lct'], 2, 'first LMCache trace recorder'],
+    [['bad_magic.lct'], 1, 'bad magic'],
+    [['v2_full_prefetch_cycle.lct', '--speed', '2'], 2, '--speed applies to --pace realtime only'],
+    [
+      ['v2_full_prefetch_cycle.lct', '--eviction-policy', 'IsolatedLRU'],
+      2,
+      "eviction policy 'IsolatedLRU' is not yet supported",
+    ],
+    [
+      ['v2_full_prefetch_cycle.lct', '--l2-adapter', '{"type":"fs"}'],
+      2,
+      "--l2-adapter #1: unsupported L2 adapter type 'fs' (this build models: mock)",
+    ],
+  ])('%j exits %i', async (args, exit, message) => {
+    const [file, ...rest] = args
+    const extra = rest.includes('--eviction-policy') ? ['--l1-size-gb', '1'] : FLAGS
+    const r = await lmt(['replay', join(LCT, file), ...extra, ...rest, '-q', '--no-csv'])
+    expect(r.exitCode).toBe(exit)
+    expect(r.stderr).toContain(message)
+  })
+
+  it('schema 1 replays with --allow-schema-1 (warning), codec shapes are skipped, not failed', async () => {
+    const r = await lmt([
+      'replay',
+      join(LCT, 'v1_reserve_finish.lct'),
+      ...FLAGS,
+      '--allow-schema-1',
+      '--no-csv',
+    ])
+    expect(r.exitCode).toBe(0)
+    expect(r.stderr).toContain('replaying a schema-1 trace')
+    expect(r.stdout).toContain('Records replayed:                                              2')
+    const s = await lmt(['replay', join(LCT, 'v2_all_codec_shapes.lct'), ...FLAGS, '--no-csv'])
+    expect(s.exitCode).toBe(0)
+    expect(s.stdout).toContain('Skipped: no_handler:                                           1')
+  })
+
+  it('exit 1 when a record failed; the output directory exists before the replay', async () => {
+    const p = writeTrace(join(tmp.dir, 'fail.lct'), [[0.1, 'finish_write', {keys: keys(0), bogus: 1}]])
+    const out = join(tmp.dir, 'made-before')
+    const r = await lmt(['replay', p, ...FLAGS, '--output-dir', out])
+    expect(r.exitCode).toBe(1)
+    expect(existsSync(join(out, 'trace_replay_ops.csv'))).toBe(true)
+  })
+
+  it('--config-from-header takes the header config; a placeholder header has none', async () => {
+    const r = await lmt([
+      'replay',
+      join(LCT, 'v2_full_prefetch_cycle.lct'),
+      '--config-from-header',
+      '--no-csv',
+    ])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain('match (6bddebcb)')
+    const p = writeTrace(join(tmp.dir, 'placeholder.lct'), [[0.1, 'finish_write', {keys: keys(0)}]])
+    expect((await lmt(['replay', p, '--config-from-header'])).exitCode).toBe(2)
+  })
+
+  it('--pace realtime waits for the recorded gaps (scaled by --speed)', async () => {
+    const p = writeTrace(join(tmp.dir, 'slow.lct'), [
+      [0.0, 'reserve_write', {keys: keys(0), layout_desc: LAYOUT, mode: 'new'}],
+      [0.5, 'finish_write', {keys: keys(0)}],
+    ])
+    const t0 = performance.now()
+    const r = lmtProcess([
+      'replay',
+      p,
+      ...FLAGS,
+      '--pace',
+      'realtime',
+      '--speed',
+      '50',
+      '-q',
+      '--no-csv',
+      '--no-progress',
+    ])
+    const ms = performance.now() - t0
+    expect(r.exitCode).toBe(0)
+    expect(ms).toBeGreaterThanOrEqual(9)
+  })
+
+  it('--list-levels shows the built-in level and its flags', async () => {
+    const r = await lmt(['replay', '--list-levels'])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toMatch(/^storage {2}built-in {2}LMCache's StorageManager/m)
+    expect(r.stdout).toContain('--l1-size-gb')
+  })
+})
+
+describe('replay-level registry', () => {
+  it('registers levels programmatically; a flag colliding with a base flag is refused with a warning', async () => {
+    const level = {
+      name: 'toy',
+      description: 'a test level',
+      flags: {},
+      replayableSchemaVersions: [2],
+      parseConfig: () => ({}),
+      createTarget: () => ({}),
+      buildDispatcher: () => new MapDispatcher(),
+    }
+    registerReplayLevel(level, 'test')
+    registerReplayLevel({...level, name: 'clash', flags: {pace: {}}}, 'test')
+    const warnings: string[] = []
+    const reg = await discoverLevels(
+      undefined,
+      (w) => warnings.push(w),
+      join(ROOT, 'dist', 'plugins', 'levels'),
+    )
+    expect(reg.names()).toEqual(['storage', 'toy'])
+    expect(warnings).toEqual([
+      'replay level "clash" from test: flag --pace collides with a base flag of lmt replay; level not registered',
+    ])
+  })
+})
