@@ -62,4 +62,5 @@ lmt('summarise a bundled LMCache .lct trace', [
   'info',
   join('samples', 'lct', 'v2_full_prefetch_cycle.lct'),
 ])
+lmt('replay it against the StorageManager model (virtual time, deterministic)', ['replay', join('samples', 'lct', 'v2_full_prefetch_cycle.lct'), '--l1-size-gb', '0.0625', '--no-l1-use-lazy', '--eviction-policy', 'LRU', '--output-dir', join('demo-out', 'replay'), '-q'])
 console.log(`\ndemo outputs are in ${out}`)
