@@ -62,5 +62,44 @@ lmt('summarise a bundled LMCache .lct trace', [
   'info',
   join('samples', 'lct', 'v2_full_prefetch_cycle.lct'),
 ])
-lmt('replay it against the StorageManager model (virtual time, deterministic)', ['replay', join('samples', 'lct', 'v2_full_prefetch_cycle.lct'), '--l1-size-gb', '0.0625', '--no-l1-use-lazy', '--eviction-policy', 'LRU', '--output-dir', join('demo-out', 'replay'), '-q'])
+lmt('replay it against the StorageManager model (virtual time, deterministic)', [
+  'replay',
+  join('samples', 'lct', 'v2_full_prefetch_cycle.lct'),
+  '--l1-size-gb',
+  '0.0625',
+  '--no-l1-use-lazy',
+  '--eviction-policy',
+  'LRU',
+  '--output-dir',
+  join('demo-out', 'replay'),
+])
+lmt('the bridge: the Mooncake trace as LMCache calls (.lct) …', [
+  'convert',
+  '-i',
+  trace,
+  '-f',
+  'mooncake',
+  '--mode',
+  'lct',
+  '-o',
+  join('demo-out', 'mooncake.lct'),
+  '--kv-layout',
+  '2x36x512x8x128:bfloat16',
+  '--l1-size-gb',
+  '64',
+  '--eviction-policy',
+  'LRU',
+  '--no-progress',
+  '-q',
+])
+lmt('… replayed through the StorageManager model with a 64 GB L1', [
+  'replay',
+  join('demo-out', 'mooncake.lct'),
+  '--l1-size-gb',
+  '64',
+  '--eviction-policy',
+  'LRU',
+  '--output-dir',
+  join('demo-out', 'replay-mooncake'),
+])
 console.log(`\ndemo outputs are in ${out}`)

@@ -18,6 +18,21 @@ import type {ConvertSummary} from '../convert/summary.js'
 import {lmtError} from '../errors.js'
 import {discoverConverters} from '../plugins/converter-discovery.js'
 import {pluginConverterSources} from '../plugins/installed-plugins.js'
+import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
+import {buildConfig, storageConfigDict} from '../replay/storage/config.js'
+import {storageLevel} from '../../plugins/levels/storage.js'
+import {randomBytes} from 'node:crypto'
+import {basename as pathBasename, join as pathJoin} from 'node:path'
+import {rmSync} from 'node:fs'
+
+// the storage-manager flags of `lmt replay`, for the header config of --mode lct (same digest as such a replay)
+const {
+  'config-from-header': _cfh,
+  'model-l1-alloc': _a,
+  'model-lru-order': _o,
+  'model-write-pending': _w,
+  ...lctStorageFlags
+} = storageLevel.flags as Record<string, never>
 
 export default class Convert extends LmtCommand {
   static override summary = 'Convert request traces to the Optimizer standard Get+Write JSONL'
@@ -69,7 +84,28 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       summary: 'Input format: a format name or alias (see "lmt converters").',
       required: true,
     }),
-    mode: Flags.string({summary: 'Output mode.', options: ['optimizer'], default: 'optimizer'}),
+    mode: Flags.string({
+      summary: 'Output: optimizer (Get+Write JSONL) or lct (an LMCache storage .lct trace).',
+      options: ['optimizer', 'lct'],
+      default: 'optimizer',
+    }),
+    't-wall-start': Flags.string({
+      summary: 'lct mode: t_wall of the first record (epoch s); default: each timestamp.',
+    }),
+    'chunk-tokens': Flags.integer({
+      summary: 'lmcache_lct: tokens per LMCache chunk (input_len = keys × this).',
+      default: 256,
+      min: 1,
+    }),
+    'kv-rank': Flags.integer({summary: 'lct mode: ObjectKey kv_rank.', default: 0}),
+    'kv-layout': Flags.string({
+      summary: 'lct mode: per-block KV layout, JSON {"shapes","dtypes"} or 2x36x16x8x128:bfloat16.',
+    }),
+    'bytes-per-block': Flags.integer({
+      summary: 'lct mode: bytes of one block (instead of --kv-layout).',
+      min: 1,
+    }),
+    ...lctStorageFlags,
     'instance-id': Flags.string({summary: 'Instance id for formats without one.', default: 'instance'}),
     'instance-block-sizes': Flags.string({summary: 'Per-instance block sizes in tokens: id:n[,id:n…].'}),
     'converter-dir': Flags.string({
@@ -92,7 +128,9 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     'tokenizer-path': Flags.string({
       summary: 'text_trace: tokenizer directory (or Hub model id with --allow-download).',
     }),
-    'model-name': Flags.string({summary: 'text_trace: use ./model/<name> if that directory exists.'}),
+    'model-name': Flags.string({
+      summary: 'text_trace: use ./model/<name> if that directory exists; lct mode: ObjectKey model_name.',
+    }),
     'model-mapping': Flags.string({summary: 'a:b[,c:d…], passed to converters.'}),
     'time-field': Flags.string({summary: 'text_trace: field holding the time.', default: 'time'}),
     'content-field': Flags.string({
@@ -158,8 +196,39 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     // 5. inputs
     for (const input of flags.input) checkInput(input)
     // 6. output
-    const output = flags.output ?? defaultOutputPath(flags.input)
+    const lctMode = flags.mode === 'lct'
+    const output =
+      flags.output ??
+      (lctMode
+        ? defaultOutputPath(flags.input).replace(/_optimizer\.jsonl$/, '.lct')
+        : defaultOutputPath(flags.input))
     checkOutput(output, flags.input)
+    let lct: Parameters<typeof jsonlToLct>[2] | undefined
+    if (lctMode) {
+      if (flags['kv-layout'] !== undefined && flags['bytes-per-block'] !== undefined)
+        throw lmtError('USAGE', '--kv-layout and --bytes-per-block are mutually exclusive')
+      const layout =
+        flags['kv-layout'] !== undefined
+          ? parseKvLayout(flags['kv-layout'])
+          : bytesLayout(flags['bytes-per-block'] ?? 65536)
+      const tWall = flags['t-wall-start'] === undefined ? undefined : Number(flags['t-wall-start'])
+      if (tWall !== undefined && !Number.isFinite(tWall))
+        throw lmtError('USAGE', '--t-wall-start must be a number of epoch seconds')
+      const sf = flags as unknown as Record<string, unknown>
+      const storage = storageLevel.parseConfig(
+        {...sf, 'l1-size-gb': sf['l1-size-gb'] ?? '8', 'eviction-policy': sf['eviction-policy'] ?? 'LRU'},
+        undefined as never,
+        () => {},
+      )
+      void buildConfig
+      lct = {
+        modelName: flags['model-name'],
+        kvRank: flags['kv-rank'],
+        layout,
+        tWallStart: tWall,
+        configDict: storageConfigDict(storage.config),
+      }
+    }
     // 7. converter config
     const converterConfig = loadConverterConfig(
       flags['converter-config-file'],
@@ -178,9 +247,12 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     )
     reporter.beforeWrite = () => bar.clearLine()
     const controller = new AbortController()
+    const jsonlOutput = lctMode
+      ? pathJoin(dirname(resolve(output)), `.${pathBasename(output)}.jsonl-${randomBytes(6).toString('hex')}`)
+      : output
     const run = new ConversionRun({
       inputs: flags.input,
-      output,
+      output: jsonlOutput,
       format: reg.format,
       converterClass: reg.cls,
       converterSource: reg.source,
@@ -200,6 +272,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
         truncate: flags.truncate,
         timezone,
         allowDownload: flags['allow-download'],
+        chunkTokens: flags['chunk-tokens'],
       },
       sort: flags.sort,
       strict: flags.strict,
@@ -212,6 +285,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       controller.abort()
       bar.stop()
       run.cleanupSync()
+      if (lctMode) rmSync(jsonlOutput, {force: true})
       const exit = signal === 'SIGINT' ? 130 : 143
       if (this.jsonEnabled())
         process.stdout.write(
@@ -227,6 +301,17 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     try {
       const summary = await run.run()
       bar.stop()
+      if (lct) {
+        try {
+          const bridged = await jsonlToLct(jsonlOutput, output, lct)
+          summary.output = output
+          reporter.info(
+            `  .lct: ${bridged.records} records (${bridged.gets} gets, ${bridged.writes} writes${bridged.skipped ? `, ${bridged.skipped} not mappable` : ''})`,
+          )
+        } finally {
+          rmSync(jsonlOutput, {force: true})
+        }
+      }
       for (const line of renderSummary(summary)) reporter.info(line)
       return summary
     } finally {

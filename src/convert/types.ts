@@ -27,6 +27,8 @@ export interface ConverterOptions {
   truncate: boolean
   timezone: string
   allowDownload: boolean
+  /** lmcache_lct: tokens per LMCache chunk */
+  chunkTokens?: number
   logger: Logger
   /** Framework-private directory where a converter may spill bounded-memory state (e.g. collision sets). */
   spillDir?: string

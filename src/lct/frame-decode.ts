@@ -284,7 +284,7 @@ function qualnameAt(r: MsgpackReader): string {
   r.pos = save
   const text = r.readStr()
   if (nameCache.length >= 32) nameCache.pop()
-  nameCache.push({bytes: buf.slice(span.start, span.start + span.length), text})
+  nameCache.push({bytes: Uint8Array.prototype.slice.call(buf, span.start, span.start + span.length), text}) // a copy, not a view of the window
   return text
 }
 

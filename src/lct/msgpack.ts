@@ -249,7 +249,8 @@ export class MsgpackReader {
 
   private binBody(n: number): Uint8Array {
     this.need(n)
-    const out = this.buf.slice(this.pos, this.pos + n) // a copy: never alias the reader's buffers
+    // a copy: never alias the reader's buffers (Buffer#slice would return a view)
+    const out = Uint8Array.prototype.slice.call(this.buf, this.pos, this.pos + n)
     this.pos += n
     return out
   }

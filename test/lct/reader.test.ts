@@ -422,6 +422,27 @@ describe('lenient records (§4.4)', () => {
     expect((a.__proto__ as Record<string, unknown>).polluted).toBe(true)
   })
 
+  it('decoded bytes never alias the read window (records collected across many refills keep their values)', async () => {
+    const frames = [header()]
+    for (let i = 0; i < 3000; i++)
+      frames.push(record('q', {blob: Uint8Array.from({length: 600}, (_, j) => (i + j) & 0xff)}))
+    const bytes = Buffer.concat(frames)
+    const chunks: Buffer[] = []
+    for (let i = 0; i < bytes.length; i += 777) chunks.push(bytes.subarray(i, i + 777))
+    const r = await openTrace(Readable.from(chunks))
+    const all = []
+    for await (const rec of r) all.push(rec)
+    expect(all).toHaveLength(3000)
+    all.forEach((rec, i) => expect((rec.args.blob as Uint8Array)[0]).toBe(i & 0xff))
+    const {writeFileSync} = await import('node:fs')
+    const {tmpdir} = await import('node:os')
+    const p = join(tmpdir(), `lmt-alias-${process.pid}.lct`)
+    writeFileSync(p, bytes) // a file read with the 1 MiB window: records span several refills
+    const f = await openTrace(p)
+    let i = 0
+    for await (const rec of f) expect((rec.args.blob as Uint8Array)[0]).toBe(i++ & 0xff)
+  })
+
   it('batches() yields the same records with fewer awaits; a reader iterates once', async () => {
     const frames = [header(), ...Array.from({length: 50}, (_, i) => record(`q${i}`))]
     const r = await openTrace(src(Buffer.concat(frames)))

@@ -1,0 +1,65 @@
+import {
+  BaseConverter,
+  CodecError,
+  decodeArgs,
+  type InputContext,
+  KeyList,
+  ObjectKey,
+  openTrace,
+  PrefetchRequestSpec,
+  PyTuple,
+} from '../../src/index.js'
+import type {Trace} from '../../src/index.js'
+import {keyOfObjectKey} from '../../src/convert/lct-bridge.js'
+
+const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
+
+function objectKeys(v: unknown): ObjectKey[] | undefined {
+  const list = v instanceof PyTuple ? v.items : v
+  return Array.isArray(list) && list.every((k) => k instanceof ObjectKey) ? (list as ObjectKey[]) : undefined
+}
+
+/**
+ * LMCache storage `.lct` traces → Get+Write records: every `submit_prefetch_task` is a get (keys from the
+ * ObjectKeys' chunk hashes, input_len = keys × chunk tokens), every `finish_write` a write; timestamps from t_wall;
+ * the instance is the keys' model name (with `#<kv_rank>` for ranks other than 0).
+ */
+export class LmcacheLctConverter extends BaseConverter {
+  static description = 'LMCache storage .lct traces (submit_prefetch_task → get, finish_write → write)'
+
+  async *convertToTraces(inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
+    const chunkTokens = BigInt((this.options as {chunkTokens?: number}).chunkTokens ?? 256)
+    const reader = await openTrace(inputPath, {internObjectKeys: true})
+    try {
+      for await (const r of reader) {
+        const op = r.qualname.startsWith(`${SM}.`) ? r.qualname.slice(SM.length + 1) : undefined
+        if (op !== 'submit_prefetch_task' && op !== 'finish_write') {
+          ctx.note('unmapped_records')
+          continue
+        }
+        let args
+        try {
+          args = decodeArgs(r.args)
+        } catch (err) {
+          if (!(err instanceof CodecError)) throw err
+          ctx.note('undecodable_records')
+          continue
+        }
+        const keys = objectKeys(args.spec instanceof PrefetchRequestSpec ? args.spec.keys : args.keys)
+        if (!keys || keys.length === 0) {
+          ctx.note(keys ? 'empty_key_records' : 'unmapped_records')
+          continue
+        }
+        const k0 = keys[0]
+        const instance = Number(k0.kvRank) === 0 ? k0.modelName : `${k0.modelName}#${k0.kvRank}`
+        const list = KeyList.from(keys.map(keyOfObjectKey))
+        const ts = BigInt(Math.round(r.tWall * 1e9))
+        if (op === 'submit_prefetch_task')
+          yield this.createGetTrace(ts, list, instance, {inputLen: BigInt(keys.length) * chunkTokens})
+        else yield this.createWriteTrace(ts, list, instance)
+      }
+    } finally {
+      await reader.close()
+    }
+  }
+}

@@ -1,0 +1,188 @@
+// Get+Write JSONL → LMCache storage `.lct` (the calls an inference engine makes), and the key mapping both ways.
+import {createHash} from 'node:crypto'
+import {renameSync, rmSync} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
+import {randomBytes} from 'node:crypto'
+import {lmtError} from '../errors.js'
+import {LineReader} from '../jsonl/line-reader.js'
+import {parseJson} from '../jsonl/parse.js'
+import {TraceRecorder} from '../lct/recorder.js'
+import {dtypeItemSize} from '../lct/dtypes.js'
+import {MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
+import type {PyJsonValue} from '../util/pyfmt.js'
+
+const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
+
+export interface LctBridgeOptions {
+  /** ObjectKey.model_name; default: the record's instance id */
+  modelName?: string
+  kvRank: number
+  layout: MemoryLayoutDesc
+  /** t_wall of the first record (epoch seconds); default: each record's timestamp */
+  tWallStart?: number
+  /** the storage config dict for the header (the same flags as `lmt replay`) */
+  configDict: PyJsonValue
+}
+
+export interface LctBridgeSummary {
+  gets: number
+  writes: number
+  records: number
+  skipped: number
+}
+
+/** ObjectKey.chunk_hash of a 64-bit key: its 8 bytes, big-endian, two's complement. */
+export function chunkHashOf(key: bigint): Uint8Array {
+  const b = Buffer.alloc(8)
+  b.writeBigInt64BE(BigInt.asIntN(64, key))
+  return b
+}
+
+/** The 64-bit key of an ObjectKey: the chunk hash when it has 8 bytes, else the first 8 bytes of SHA-256(id). */
+export function keyOfObjectKey(k: ObjectKey): bigint {
+  if (k.chunkHash.length === 8) return Buffer.from(k.chunkHash).readBigInt64BE(0)
+  return createHash('sha256').update(k.id, 'utf8').digest().readBigInt64BE(0)
+}
+
+const DTYPE_SHORT = /^[a-z0-9_]+$/
+
+/**
+ * `--kv-layout`: a JSON `{"shapes": [[…]], "dtypes": ["torch.bfloat16"]}`, or the shorthand
+ * `2x32x16x8x128:bfloat16[;…]` (one shape per `;`).
+ */
+export function parseKvLayout(text: string): MemoryLayoutDesc {
+  const bad = (why: string) =>
+    lmtError('USAGE', `--kv-layout: ${why}`, {
+      suggestions: [
+        'e.g. --kv-layout 2x36x16x8x128:bfloat16 (K and V, 36 layers, 16 tokens, 8 heads, head size 128)',
+      ],
+    })
+  let shapes: number[][]
+  let dtypes: string[]
+  if (text.trim().startsWith('{')) {
+    let v: {shapes?: unknown; dtypes?: unknown}
+    try {
+      v = JSON.parse(text)
+    } catch (err) {
+      throw bad((err as Error).message)
+    }
+    if (!Array.isArray(v.shapes) || !Array.isArray(v.dtypes)) throw bad('needs "shapes" and "dtypes" arrays')
+    shapes = v.shapes as number[][]
+    dtypes = v.dtypes as string[]
+  } else {
+    shapes = []
+    dtypes = []
+    for (const part of text.split(';')) {
+      const [dims, dtype = 'bfloat16'] = part.split(':')
+      shapes.push(dims.split('x').map((d) => Number(d)))
+      dtypes.push(DTYPE_SHORT.test(dtype) ? `torch.${dtype}` : dtype)
+    }
+  }
+  if (shapes.length === 0 || shapes.length !== dtypes.length)
+    throw bad('shapes and dtypes must have the same, non-zero length')
+  for (const s of shapes)
+    if (!Array.isArray(s) || s.length === 0 || !s.every((d) => Number.isInteger(d) && d > 0))
+      throw bad('every dimension must be a positive integer')
+  for (const d of dtypes) if (dtypeItemSize(d) === undefined) throw bad(`unknown dtype '${d}'`)
+  return new MemoryLayoutDesc(shapes, dtypes)
+}
+
+/** `--bytes-per-block N`: a one-dimensional uint8 layout of N bytes. */
+export function bytesLayout(n: number): MemoryLayoutDesc {
+  return new MemoryLayoutDesc([[n]], ['torch.uint8'])
+}
+
+/**
+ * Writes the storage `.lct` of a Get+Write JSONL: each get becomes submit_prefetch_task, the read context
+ * enter/exit and finish_read_prefetched; each write becomes reserve_write (mode "new") and finish_write. The file is
+ * written to a temporary name beside `output` and renamed.
+ */
+export async function jsonlToLct(
+  jsonlPath: string,
+  output: string,
+  o: LctBridgeOptions,
+): Promise<LctBridgeSummary> {
+  const tmp = join(dirname(output), `.${basename(output)}.lmt-tmp-${randomBytes(6).toString('hex')}`)
+  let first: bigint | undefined
+  let now = 0
+  let wall = o.tWallStart ?? 0
+  // created at the first record, so that the header's t_wall_start is the first record's wall time
+  let recorder: TraceRecorder | undefined
+  const open = (): TraceRecorder => {
+    if (!recorder) {
+      recorder = new TraceRecorder({
+        path: tmp,
+        capturesCalls: false,
+        clock: {mono: () => now, wall: () => wall},
+      })
+      recorder.attachConfig(o.configDict)
+    }
+    return recorder
+  }
+  const summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
+  try {
+    const reader = new LineReader(jsonlPath)
+    for await (const line of reader.lines()) {
+      const row = parseJson(line.text)
+      if (!(row instanceof Map)) {
+        summary.skipped++
+        continue
+      }
+      const ts = row.get('timestamp_ns')
+      const keys = row.get('keys')
+      const type = row.get('type')
+      if (
+        (typeof ts !== 'number' && typeof ts !== 'bigint') ||
+        !Array.isArray(keys) ||
+        (type !== 'get' && type !== 'write')
+      ) {
+        summary.skipped++
+        continue
+      }
+      const t = BigInt(ts)
+      first ??= t
+      now = Number(t - first) / 1e9
+      wall = o.tWallStart !== undefined ? o.tWallStart + now : Number(t) / 1e9
+      const rec = open()
+      if (!keys.every((k) => typeof k === 'bigint' || (typeof k === 'number' && Number.isInteger(k)))) {
+        summary.skipped++ // keys that are not 64-bit integers have no chunk hash
+        continue
+      }
+      const instance = String(row.get('instance_id') ?? 'instance')
+      const objectKeys = keys.map(
+        (k) =>
+          new ObjectKey(chunkHashOf(BigInt(k as number | bigint)), o.modelName ?? instance, o.kvRank, 0, ''),
+      )
+      const emit = (op: string, args: Record<string, unknown>) => {
+        rec.writeRecord(`${SM}.${op}`, args, now, wall)
+        summary.records++
+      }
+      if (type === 'get') {
+        summary.gets++
+        emit('submit_prefetch_task', {
+          keys: objectKeys,
+          layout_desc: o.layout,
+          extra_count: 0,
+          external_request_id: String(row.get('trace_id') ?? ''),
+        })
+        emit('read_prefetched_results.__enter__', {keys: objectKeys})
+        emit('read_prefetched_results.__exit__', {keys: objectKeys})
+        emit('finish_read_prefetched', {keys: objectKeys, extra_count: 0})
+      } else {
+        summary.writes++
+        emit('reserve_write', {keys: objectKeys, layout_desc: o.layout, mode: 'new'})
+        emit('finish_write', {keys: objectKeys})
+      }
+    }
+    const done = open()
+    done.close()
+    if (done.droppedCount > 0)
+      throw lmtError('OUTPUT_FAILED', `${done.droppedCount} records could not be written to ${output}`)
+    renameSync(tmp, output)
+  } catch (err) {
+    recorder?.close()
+    rmSync(tmp, {force: true})
+    throw err
+  }
+  return summary
+}
