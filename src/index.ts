@@ -31,3 +31,14 @@ export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'
 export {LctError} from './errors.js'
 export * from './lct/index.js'
 export {pyFormatFixed, pyJsonDumps, pyRound, type PyJsonValue} from './util/pyfmt.js'
+export {
+  MapDispatcher,
+  type Dispatcher,
+  type Handler,
+  type LevelObservations,
+  type ReplayContext,
+  type ReplayEnv,
+  type ReplayLevel,
+} from './replay/level.js'
+export type {Scheduler} from './replay/scheduler.js'
+export {registerReplayLevel} from './plugins/replay-levels.js'

@@ -47,12 +47,15 @@ export function examineExport(
   value: unknown,
   path: string,
   registry: ConverterRegistry,
+  source = '',
 ): value is ConverterClass {
   if (typeof value !== 'function' || !value.prototype) return false
   const name = (value as {name: string}).name
   if (formatNameOf(name) === undefined) return false
   if (hasMethod(value, 'convertToTraces') || hasMethod(value, 'convertToTraceJsonl')) return true
-  registry.warn(`${name} in ${path} has neither convertToTraces nor convertToTraceJsonl; ignored`)
+  registry.warn(
+    `${name} in ${path}${source ? ` (${source})` : ''} has neither convertToTraces nor convertToTraceJsonl; ignored`,
+  )
   return false
 }
 
@@ -68,7 +71,8 @@ function registerModule(
   if ('default' in ns) names.push('default')
   for (const name of names) {
     const value = ns[name]
-    if (examineExport(value, path, registry)) registry.register(value, source, path)
+    if (examineExport(value, path, registry, source.startsWith('plugin:') ? source : ''))
+      registry.register(value, source, path)
   }
 }
 
@@ -77,7 +81,8 @@ async function loadModule(path: string, source: string, registry: ConverterRegis
   try {
     ns = await importFile(path)
   } catch (err) {
-    registry.warn(`cannot load converter module ${path}: ${(err as Error)?.message ?? String(err)}`)
+    const from = source.startsWith('plugin:') ? ` (${source})` : ''
+    registry.warn(`cannot load converter module ${path}${from}: ${(err as Error)?.message ?? String(err)}`)
     return
   }
   registerModule(ns, path, source, registry)

@@ -70,11 +70,22 @@ async function addModule(path: string, source: string, reg: LevelRegistry): Prom
   try {
     ns = await importFile(path)
   } catch (err) {
-    reg.warn(`cannot load replay level module ${path}: ${(err as Error)?.message ?? String(err)}`)
+    reg.warn(`cannot load replay level module ${path} (${source}): ${(err as Error)?.message ?? String(err)}`)
     return
   }
-  for (const name of Object.keys(ns).sort())
-    if (isReplayLevel(ns[name])) reg.add(ns[name] as ReplayLevel, source)
+  for (const name of Object.keys(ns).sort()) {
+    const v = ns[name]
+    if (isReplayLevel(v)) reg.add(v as ReplayLevel, source)
+    else if (
+      v !== null &&
+      typeof v === 'object' &&
+      typeof (v as {name?: unknown}).name === 'string' &&
+      source !== 'built-in'
+    )
+      reg.warn(
+        `${name} in ${path} (${source}) is not a replay level (it needs a name, createTarget and buildDispatcher); ignored`,
+      )
+  }
 }
 
 /** Built-in levels, then plugin levels (package.json "lmt": {"replayLevels"} or the lmt:replay-levels hook). */

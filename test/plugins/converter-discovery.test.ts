@@ -67,6 +67,7 @@ describe('converter discovery', () => {
       'cjs_thing:CjsThingConverter:dir',
       'deep:DeepConverter:dir',
       'foo:FooConverter:dir',
+      'lmcache_lct:LmcacheLctConverter:built-in',
       'mooncake:MooncakeConverter:built-in',
       'publisher_log:PublisherLogConverter:built-in',
       'qwen_bailian:QwenBailianConverter:built-in',
@@ -123,7 +124,7 @@ describe('converter discovery', () => {
       modules: ['no-such-package-lmt-xyz'],
       onWarning: (w) => warnings.push(w),
     })
-    expect(reg.list()).toHaveLength(4)
+    expect(reg.list()).toHaveLength(5)
     expect(warnings[0]).toBe(`converter directory not found: ${join(tmp.dir, 'missing-dir')}`)
     expect(warnings[1]).toMatch(/^cannot load converter module no-such-package-lmt-xyz: /)
   })

@@ -1,0 +1,146 @@
+import {cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {FIXTURES, lmtProcess, ROOT, tempDir} from '../helpers/cli.js'
+
+// plugins live in an isolated oclif data directory per test file
+const tmp = tempDir()
+const env = {
+  LMT_DATA_DIR: join(tmp.dir, 'data'),
+  LMT_CACHE_DIR: join(tmp.dir, 'cache'),
+  LMT_CONFIG_DIR: join(tmp.dir, 'config'),
+}
+const run = (args: string[]) => lmtProcess(args, {env})
+afterAll(() => tmp.cleanup())
+
+/** A copy of a plugin folder whose `lmt` dependency points at this checkout (what npm install would do). */
+function pluginCopy(from: string, name: string): string {
+  const dir = join(tmp.dir, name)
+  cpSync(from, dir, {recursive: true})
+  mkdirSync(join(dir, 'node_modules'), {recursive: true})
+  symlinkSync(ROOT, join(dir, 'node_modules', 'lmt'))
+  return dir
+}
+
+describe('the example plugin', () => {
+  let example = ''
+  beforeAll(() => {
+    example = pluginCopy(join(ROOT, 'examples', 'lmt-plugin-example'), 'example')
+    expect(run(['plugins', 'link', example, '--no-install']).exitCode).toBe(0)
+  })
+
+  it('contributes a converter usable with -f and no other flag', () => {
+    const listing = JSON.parse(run(['converters', '--json']).stdout)
+    const f = listing.formats.find((x: {format: string}) => x.format === 'lookup_hash_log')
+    expect(f).toMatchObject({
+      className: 'LookupHashLogConverter',
+      source: 'plugin:lmt-plugin-example',
+      aliases: ['lmcache_lookup'],
+    })
+    const input = join(tmp.dir, 'lookups.jsonl')
+    writeFileSync(
+      input,
+      '{"timestamp": 1750000000.5, "request_id": "r1", "model_name": "qwen3", "chunk_size": 256, "seq_len": 600, "chunk_hashes": [11, 22, 33]}\nnot json\n',
+    )
+    const out = join(tmp.dir, 'lookups_out.jsonl')
+    const r = run(['convert', '-i', input, '-f', 'lmcache_lookup', '-o', out])
+    expect(r.exitCode).toBe(0)
+    expect(r.stderr).toContain(`${input}:2: invalid_json:`)
+    expect(readFileSync(out, 'utf8')).toBe(
+      '{"type": "get", "instance_id": "qwen3", "trace_id": "trace_qwen3_1750000000500000000", "timestamp_ns": 1750000000500000000, "keys": [11, 22], "input_len": 600, "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}\n' +
+        '{"type": "write", "instance_id": "qwen3", "trace_id": "trace_qwen3_1750000000500000001", "timestamp_ns": 1750000000500000001, "keys": [11, 22, 33]}\n',
+    )
+  })
+
+  it('contributes a replay level: an events trace replays with no --level flag', () => {
+    const levels = JSON.parse(run(['levels', '--json']).stdout).levels
+    expect(levels.map((l: {name: string; source: string}) => `${l.name}:${l.source}`)).toEqual([
+      'events:plugin:lmt-plugin-example',
+      'storage:built-in',
+    ])
+    const r = run([
+      'replay',
+      join(FIXTURES, 'lct', 'events_level_meta_INFERRED.lct'),
+      '--no-csv',
+      '--output-dir',
+      tmp.dir,
+    ])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain('Records replayed:                                              2')
+    expect(r.stdout).toMatch(/^Events: +2$/m)
+  })
+
+  it('uninstalling removes its formats and levels', () => {
+    expect(run(['plugins', 'uninstall', 'lmt-plugin-example']).exitCode).toBe(0)
+    expect(
+      JSON.parse(run(['converters', '--json']).stdout).formats.some(
+        (f: {format: string}) => f.format === 'lookup_hash_log',
+      ),
+    ).toBe(false)
+    expect(
+      run(['replay', join(FIXTURES, 'lct', 'events_level_meta_INFERRED.lct'), '--no-csv']).exitCode,
+    ).toBe(2)
+  })
+})
+
+describe('a broken plugin cannot break lmt', () => {
+  it('syntax errors, wrong shapes and duplicate names are warnings naming the plugin', () => {
+    const dir = join(tmp.dir, 'broken')
+    mkdirSync(join(dir, 'conv'), {recursive: true})
+    mkdirSync(join(dir, 'levels'), {recursive: true})
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'lmt-plugin-broken',
+        version: '1.0.0',
+        type: 'module',
+        oclif: {},
+        lmt: {converters: 'conv', replayLevels: 'levels'},
+      }),
+    )
+    writeFileSync(join(dir, 'conv', 'syntax.js'), 'export class OopsConverter {\n')
+    writeFileSync(join(dir, 'conv', 'shape.js'), 'export class WrongShapeConverter { convert() {} }\n')
+    writeFileSync(
+      join(dir, 'conv', 'dup.js'),
+      'export class MooncakeConverter { convertToTraces() { return [] } }\n',
+    )
+    writeFileSync(
+      join(dir, 'levels', 'bad.js'),
+      "export const halfLevel = {name: 'half', description: 'no dispatcher', flags: {}}\nexport const clash = {name: 'clash', description: '', flags: {pace: {}}, replayableSchemaVersions: [2], createTarget() {}, buildDispatcher() {}}\n",
+    )
+    expect(run(['plugins', 'link', dir, '--no-install']).exitCode).toBe(0)
+    const c = run(['converters'])
+    expect(c.exitCode).toBe(0)
+    expect(c.stderr).toMatch(
+      /warning: cannot load converter module .*syntax\.js \(plugin:lmt-plugin-broken\)/,
+    )
+    expect(c.stderr).toContain('WrongShapeConverter')
+    expect(c.stderr).toContain(
+      'format "mooncake": MooncakeConverter from plugin:lmt-plugin-broken overrides MooncakeConverter from built-in',
+    )
+    const l = run(['levels'])
+    expect(l.exitCode).toBe(0)
+    expect(l.stderr).toContain('halfLevel')
+    expect(l.stderr).toContain('flag --pace collides with a base flag')
+    // the rest still works
+    const q = run([
+      'convert',
+      '-q',
+      '-i',
+      join(FIXTURES, 'convert', 'qwen_bailian_sample.jsonl'),
+      '-f',
+      'qwen_bailian',
+      '--instance-id',
+      'my_instance',
+      '-o',
+      join(tmp.dir, 'q.jsonl'),
+    ])
+    expect(q.exitCode).toBe(0)
+    expect(
+      readFileSync(join(tmp.dir, 'q.jsonl')).equals(
+        readFileSync(join(FIXTURES, 'convert', 'qwen_bailian_sample.expected.jsonl')),
+      ),
+    ).toBe(true)
+    expect(run(['plugins', 'uninstall', 'lmt-plugin-broken']).exitCode).toBe(0)
+  })
+})
