@@ -104,7 +104,13 @@ async function scanDir(dir: string, source: string, registry: ConverterRegistry)
 function resolveModuleSpec(spec: string): string {
   if (existsSync(spec)) return resolve(spec)
   const parent = pathToFileURL(join(process.cwd(), 'lmt-resolve.js')).href
-  return fileURLToPath(resolveSpecifier(spec, parent))
+  try {
+    return fileURLToPath(resolveSpecifier(spec, parent))
+  } catch (err) {
+    // a value with a path separator or a module extension is most likely a file the user meant
+    if (/[\\/]|\.(?:[cm]?js|ts)$/.test(spec)) throw new Error(`no such file: ${resolve(spec)}`)
+    throw err
+  }
 }
 
 /**

@@ -88,7 +88,7 @@ async function addModule(path: string, source: string, reg: LevelRegistry): Prom
   }
 }
 
-/** Built-in levels, then plugin levels (package.json "lmt": {"replayLevels"} or the lmt:replay-levels hook). */
+/** Built-in levels, then plugin levels (package.json "lmt": {"levels"} or the lmt:levels hook). */
 export async function discoverLevels(
   config: Config | undefined,
   warn: (m: string) => void,
@@ -101,10 +101,10 @@ export async function discoverLevels(
     for (const plugin of config.getPluginsList()) {
       if (plugin.name === config.name || plugin.type === 'core') continue
       const m = (plugin.pjson as {lmt?: {replayLevels?: unknown; levels?: unknown}}).lmt
-      const rel = m?.replayLevels ?? m?.levels
+      const rel = m?.levels ?? m?.replayLevels // "replayLevels" is an accepted alias
       if (rel === undefined) continue
       if (typeof rel !== 'string') {
-        warn(`plugin ${plugin.name}: "lmt.replayLevels" must be a module path; ignored`)
+        warn(`plugin ${plugin.name}: "lmt.levels" must be a directory or module path; ignored`)
         continue
       }
       const path = join(plugin.root, rel)
@@ -112,18 +112,21 @@ export async function discoverLevels(
       if (!st.missing) for (const f of st.files) await addModule(f, `plugin:${plugin.name}`, reg)
       else await addModule(path, `plugin:${plugin.name}`, reg)
     }
-    const hook = await config.runHook('lmt:replay-levels' as never, {} as never)
-    for (const f of hook.failures)
-      warn(`plugin ${f.plugin.name}: lmt:replay-levels hook failed: ${f.error.message}`)
-    for (const s of hook.successes) {
-      const r = s.result as {levels?: unknown[]} | unknown[] | undefined
-      const list = Array.isArray(r) ? r : (r?.levels ?? [])
-      for (const l of list) {
-        if (isReplayLevel(l)) reg.add(l, `plugin:${s.plugin.name}`)
-        else
-          warn(
-            `plugin ${s.plugin.name}: lmt:replay-levels returned something that is not a replay level; ignored`,
-          )
+    // `lmt:levels` is the documented hook; `lmt:replay-levels` is accepted as an alias
+    for (const hookName of ['lmt:levels', 'lmt:replay-levels']) {
+      const hook = await config.runHook(hookName as never, {} as never)
+      for (const f of hook.failures)
+        warn(`plugin ${f.plugin.name}: ${hookName} hook failed: ${f.error.message}`)
+      for (const s of hook.successes) {
+        const r = s.result as {levels?: unknown[]} | unknown[] | undefined
+        const list = Array.isArray(r) ? r : (r?.levels ?? [])
+        for (const l of list) {
+          if (isReplayLevel(l)) reg.add(l, `plugin:${s.plugin.name}`)
+          else
+            warn(
+              `plugin ${s.plugin.name}: ${hookName} returned something that is not a replay level; ignored`,
+            )
+        }
       }
     }
   }

@@ -12,7 +12,13 @@ describe('lmt converters', () => {
     expect(r.exitCode).toBe(0)
     const lines = r.stdout.trim().split('\n')
     expect(lines[0]).toMatch(/^FORMAT\s+CLASS\s+SOURCE\s+ALIASES\s+DESCRIPTION$/)
-    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(['lmcache_lct', 'mooncake', 'publisher_log', 'qwen_bailian', 'text_trace'])
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([
+      'lmcache_lct',
+      'mooncake',
+      'publisher_log',
+      'qwen_bailian',
+      'text_trace',
+    ])
     expect(r.stdout).toContain("Mooncake FAST'25 traces (timestamp in ms, 512-token blocks)")
   })
 

@@ -1,4 +1,4 @@
-import {cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {cpSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {FIXTURES, lmtProcess, ROOT, tempDir} from '../helpers/cli.js'
@@ -13,12 +13,10 @@ const env = {
 const run = (args: string[]) => lmtProcess(args, {env})
 afterAll(() => tmp.cleanup())
 
-/** A copy of a plugin folder whose `lmt` dependency points at this checkout (what npm install would do). */
+/** A copy of a plugin folder, with no node_modules: its `import … from 'lmt'` must resolve to the running lmt. */
 function pluginCopy(from: string, name: string): string {
   const dir = join(tmp.dir, name)
-  cpSync(from, dir, {recursive: true})
-  mkdirSync(join(dir, 'node_modules'), {recursive: true})
-  symlinkSync(ROOT, join(dir, 'node_modules', 'lmt'))
+  cpSync(from, dir, {recursive: true, filter: (src) => !src.includes('node_modules')})
   return dir
 }
 
@@ -83,6 +81,27 @@ describe('the example plugin', () => {
   })
 })
 
+describe('installing from a folder', () => {
+  it('lmt plugins install file:<folder> works offline and the converter runs', () => {
+    const folder = pluginCopy(join(ROOT, 'examples', 'lmt-plugin-example'), 'example-install')
+    const inst = run(['plugins', 'install', `file:${folder}`])
+    expect(inst.exitCode, inst.stderr).toBe(0)
+    expect(run(['plugins']).stdout).toContain('lmt-plugin-example 0.1.0')
+    const input = join(tmp.dir, 'lookups2.jsonl')
+    writeFileSync(
+      input,
+      '{"timestamp": 2, "request_id": "r", "model_name": "m", "chunk_size": 16, "seq_len": 16, "chunk_hashes": [-5]}\n',
+    )
+    const out = join(tmp.dir, 'lookups2_out.jsonl')
+    expect(run(['convert', '-q', '-i', input, '-f', 'lookup_hash_log', '-o', out]).exitCode).toBe(0)
+    expect(readFileSync(out, 'utf8')).toBe(
+      '{"type": "get", "instance_id": "m", "trace_id": "trace_m_2000000000", "timestamp_ns": 2000000000, "keys": [-5], "input_len": 16, "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}\n' +
+        '{"type": "write", "instance_id": "m", "trace_id": "trace_m_2000000001", "timestamp_ns": 2000000001, "keys": [-5]}\n',
+    )
+    expect(run(['plugins', 'uninstall', 'lmt-plugin-example']).exitCode).toBe(0)
+  })
+})
+
 describe('a broken plugin cannot break lmt', () => {
   it('syntax errors, wrong shapes and duplicate names are warnings naming the plugin', () => {
     const dir = join(tmp.dir, 'broken')
@@ -142,5 +161,55 @@ describe('a broken plugin cannot break lmt', () => {
       ),
     ).toBe(true)
     expect(run(['plugins', 'uninstall', 'lmt-plugin-broken']).exitCode).toBe(0)
+  })
+})
+
+describe('hook-based contributions', () => {
+  it('lmt:converters and lmt:levels hooks contribute classes and levels; a failing hook is a warning', () => {
+    const dir = join(tmp.dir, 'hooked')
+    mkdirSync(join(dir, 'hooks'), {recursive: true})
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'lmt-plugin-hooked',
+        version: '1.0.0',
+        type: 'module',
+        oclif: {
+          hooks: {
+            'lmt:converters': './hooks/converters.js',
+            'lmt:levels': ['./hooks/levels.js', './hooks/fails.js'],
+          },
+        },
+      }),
+    )
+    writeFileSync(
+      join(dir, 'hooks', 'converters.js'),
+      "class EchoLogConverter { static description = 'echo'; convertToTraces() { return [] } }\n" +
+        'export default async function () { return [EchoLogConverter] }\n',
+    )
+    writeFileSync(
+      join(dir, 'hooks', 'levels.js'),
+      "const quiet = {name: 'quiet', description: 'a level from a hook', flags: {}, replayableSchemaVersions: [2],\n" +
+        '  createTarget() { return {} }, buildDispatcher() { return new Map() }}\n' +
+        'export default async function () { return [quiet] }\n',
+    )
+    writeFileSync(
+      join(dir, 'hooks', 'fails.js'),
+      "export default async function () { throw new Error('hook exploded') }\n",
+    )
+    expect(run(['plugins', 'link', dir, '--no-install']).exitCode).toBe(0)
+    const formats = JSON.parse(run(['converters', '--json']).stdout).formats
+    expect(formats.find((f: {format: string}) => f.format === 'echo_log')).toMatchObject({
+      className: 'EchoLogConverter',
+      source: 'plugin:lmt-plugin-hooked',
+    })
+    const l = run(['levels', '--json'])
+    expect(l.exitCode).toBe(0)
+    expect(l.stderr).toContain('plugin lmt-plugin-hooked: lmt:levels hook failed: hook exploded')
+    const levels = JSON.parse(l.stdout).levels
+    expect(levels.find((x: {name: string}) => x.name === 'quiet')).toMatchObject({
+      source: 'plugin:lmt-plugin-hooked',
+    })
+    expect(run(['plugins', 'uninstall', 'lmt-plugin-hooked']).exitCode).toBe(0)
   })
 })

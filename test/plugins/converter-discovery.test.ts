@@ -1,5 +1,5 @@
 import {mkdirSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {discoverConverters} from '../../src/plugins/converter-discovery.js'
 import {ROOT, tempDir} from '../helpers/cli.js'
@@ -121,10 +121,13 @@ describe('converter discovery', () => {
     const reg = await discoverConverters({
       builtinDir: BUILTIN,
       dirs: [join(tmp.dir, 'missing-dir')],
-      modules: ['no-such-package-lmt-xyz'],
+      modules: ['no-such-package-lmt-xyz', 'no-such-dir/mine.mjs'],
       onWarning: (w) => warnings.push(w),
     })
     expect(reg.list()).toHaveLength(5)
+    expect(warnings[2]).toBe(
+      `cannot load converter module no-such-dir/mine.mjs: no such file: ${resolve('no-such-dir/mine.mjs')}`,
+    )
     expect(warnings[0]).toBe(`converter directory not found: ${join(tmp.dir, 'missing-dir')}`)
     expect(warnings[1]).toMatch(/^cannot load converter module no-such-package-lmt-xyz: /)
   })
