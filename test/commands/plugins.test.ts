@@ -81,6 +81,47 @@ describe('the example plugin', () => {
   })
 })
 
+describe('a one-off --converter-module outside the lmt folder', () => {
+  it('imports lmt by name (resolved to the running lmt) and converts', () => {
+    const dir = join(tmp.dir, 'one-off')
+    mkdirSync(dir, {recursive: true})
+    writeFileSync(
+      join(dir, 'my_converter.mjs'),
+      "import {BaseConverter, parseJson} from 'lmt'\n" +
+        'export class MyConverter extends BaseConverter {\n' +
+        '  async *convertToTraces(_p, ctx) {\n' +
+        '    for await (const line of ctx.lines()) {\n' +
+        '      const row = parseJson(line.text)\n' +
+        "      const get = this.createGetTrace(BigInt(row.get('ts')), [row.get('key')], undefined, {inputLen: 16})\n" +
+        '      yield get\n' +
+        '      ctx.converted(line)\n' +
+        '    }\n' +
+        '  }\n' +
+        '}\n',
+    )
+    writeFileSync(join(dir, 'in.jsonl'), '{"ts": 7, "key": 9223372036854775807}\n')
+    const r = lmtProcess(
+      [
+        'convert',
+        '-q',
+        '-i',
+        'in.jsonl',
+        '-f',
+        'my',
+        '--converter-module',
+        './my_converter.mjs',
+        '-o',
+        'out.jsonl',
+      ],
+      {cwd: dir, env},
+    )
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe(
+      '{"type": "get", "instance_id": "instance", "trace_id": "trace_instance_7", "timestamp_ns": 7, "keys": [9223372036854775807], "input_len": 16, "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}\n',
+    )
+  })
+})
+
 describe('installing from a folder', () => {
   it('lmt plugins install file:<folder> works offline and the converter runs', () => {
     const folder = pluginCopy(join(ROOT, 'examples', 'lmt-plugin-example'), 'example-install')
