@@ -6,6 +6,32 @@ export function formatG(x: number, precision = 6): string {
   if (x === 0) return Object.is(x, -0) ? '-0' : '0'
   if (Number.isNaN(x)) return 'nan'
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf'
+  if (precision === 6 && !Number.isInteger(x * 1024)) return formatG6(x)
+  return formatGExact(x, precision)
+}
+
+/**
+ * The hot path of the CSV writers. A decimal tie at the 7th significant digit needs an exact expansion of 7
+ * digits ending in 5, i.e. x = m·2^e with m·5^-e < 10^7, so -e ≤ 10: x·1024 is an integer. For every other x
+ * there is no tie, and toExponential (correctly rounded from the exact value) gives C's digits.
+ */
+function formatG6(x: number): string {
+  const s = x.toExponential(5) // [-]d.ddddde±X
+  const e = s.indexOf('e')
+  const X = Number(s.slice(e + 1))
+  const negative = x < 0
+  const digits = negative ? s[1] + s.slice(3, e) : s[0] + s.slice(2, e)
+  let out: string
+  if (X < -4 || X >= 6) {
+    const mant = stripZeros(digits[0] + '.' + digits.slice(1))
+    out = `${mant}e${X < 0 ? '-' : '+'}${X < 0 ? (X > -10 ? '0' : '') + -X : (X < 10 ? '0' : '') + X}`
+  } else if (X >= 0) out = stripZeros(digits.slice(0, X + 1) + '.' + digits.slice(X + 1))
+  else out = stripZeros('0.' + '0'.repeat(-X - 1) + digits)
+  return negative ? '-' + out : out
+}
+
+/** C `%g` by the exact decimal expansion (any precision; ties to even). */
+export function formatGExact(x: number, precision: number): string {
   const negative = x < 0
   const {digits, exp10} = fastDigits(Math.abs(x), precision) ?? exactDigits(Math.abs(x))
   // round the exact decimal digits to `precision` significant digits, ties to even
@@ -36,8 +62,10 @@ export function formatG(x: number, precision = 6): string {
 
 function stripZeros(s: string): string {
   if (!s.includes('.')) return s
-  s = s.replace(/0+$/, '')
-  return s.endsWith('.') ? s.slice(0, -1) : s
+  let end = s.length
+  while (s.charCodeAt(end - 1) === 48) end--
+  if (s.charCodeAt(end - 1) === 46) end--
+  return s.slice(0, end)
 }
 
 /**

@@ -61,6 +61,8 @@ export class InstState {
   }
   accWrite = 0
   csv: HitRateCsv | undefined
+  /** the CSV path, asked for once (null: this run writes no CSV for the instance) */
+  csvPath: string | null | undefined
   /** decimated plot data: every 2^step-th read record, plus the last */
   plot: PlotPoint[] = []
   private plotStep = 1
@@ -388,9 +390,9 @@ export class Replayer {
     c.remote_hit_tokens += r.remoteHit * bs
     if (cached > c.peak_cached_blocks) c.peak_cached_blocks = cached
     if (this.opts.plots) inst.addPlotPoint({ts: row.ts, accHitRate: rate(c.hit_tokens, c.input_tokens)})
-    const name = this.opts.csvName?.(inst.cfg.instance_id)
-    if (name === undefined) return
-    inst.csv ??= new HitRateCsv(name)
+    if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
+    if (inst.csvPath === null) return
+    inst.csv ??= new HitRateCsv(inst.csvPath)
     const prefix = csvRowPrefix(
       row.ts,
       cached,

@@ -34,7 +34,7 @@ const UINT64_MAX = 2n ** 64n - 1n
 
 /** Interns canonical signed-64-bit key values to dense integers (keys are compared by value). */
 export class KeyInterner {
-  private readonly ids = new Map<string, number>()
+  private readonly ids = new Map<number, number>() // SameValueZero: 0 and -0 are one key
   private readonly bigIds = new Map<bigint, number>()
 
   get size(): number {
@@ -44,12 +44,11 @@ export class KeyInterner {
   /** undefined when the value is not an integer in [−2^63, 2^64 − 1] */
   id(v: unknown): number | undefined {
     if (typeof v === 'number') {
-      const k = String(v)
-      let id = this.ids.get(k)
+      let id = this.ids.get(v)
       if (id === undefined) {
         // a safe integer and a bigint never denote the same value (the parser yields bigint only beyond 2^53)
         id = this.size
-        this.ids.set(k, id)
+        this.ids.set(v, id)
       }
       return id
     }

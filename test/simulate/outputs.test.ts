@@ -2,7 +2,7 @@ import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {validatorFor} from '../../src/schemas.js'
-import {formatG} from '../../src/simulate/format-g.js'
+import {formatG, formatGExact} from '../../src/simulate/format-g.js'
 import {XorShift64, DEFAULT_SEED} from '../../src/simulate/engine.js'
 import {FIXTURES, lmt, ROOT, tempDir} from '../helpers/cli.js'
 
@@ -344,6 +344,20 @@ describe('number formatting and generator', () => {
       return strip('0.' + '0'.repeat(-e - 1) + digits)
     }
     for (let b = 1; b <= 400; b++) for (let a = 1; a <= b; a++) expect(formatG(a / b)).toBe(reference(a / b))
+  })
+
+  it('the fast path agrees with the exact expansion on random doubles of every magnitude and sign', () => {
+    const g = new XorShift64(12345n)
+    const view = new DataView(new ArrayBuffer(8))
+    for (let i = 0; i < 200_000; i++) {
+      let x: number
+      if (i % 2 === 0) {
+        view.setBigUint64(0, g.next()) // any bit pattern
+        x = view.getFloat64(0)
+        if (!Number.isFinite(x) || x === 0) continue
+      } else x = Number(g.next() % 1_000_000n) / Number((g.next() % 999_999n) + 1n) // ratios like the CSV rates
+      expect(formatG(x)).toBe(formatGExact(x, 6))
+    }
   })
 
   it('xorshift64 test vectors from the default state', () => {
