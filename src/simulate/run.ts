@@ -287,7 +287,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   }
 
   // ------------------------------------------------------------------ single run: stream, re-sort if needed
-  const REPLAY_BATCH = 4096
+  const REPLAY_BATCH = 256
   let sorted = true
   let rowsInMemory: TraceRow[] | undefined
   let main: Replayer
