@@ -235,12 +235,6 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       flags['converter-config-json'],
     )
 
-    reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
-    const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
-    reporter.info(
-      `  instance id: ${flags['instance-id']}; block sizes: ${sizes || '(converter default)'}; truncate: ${flags.truncate}; ` +
-        `model mapping: ${modelMapping ? [...modelMapping].map(([a, b]) => `${a}→${b}`).join(', ') : 'none'}`,
-    )
     const bar = createProgressBar(
       flags.progress && !flags.quiet,
       'converting [{bar}] {percentage}% | {traces} traces',
@@ -299,6 +293,13 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     process.once('SIGINT', onSignal)
     process.once('SIGTERM', onSignal)
     try {
+      // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
+      reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
+      const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
+      reporter.info(
+        `  instance id: ${flags['instance-id']}; block sizes: ${sizes || '(converter default)'}; truncate: ${flags.truncate}; ` +
+          `model mapping: ${modelMapping ? [...modelMapping].map(([a, b]) => `${a}→${b}`).join(', ') : 'none'}`,
+      )
       const summary = await run.run()
       bar.stop()
       if (lct) {

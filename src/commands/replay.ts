@@ -223,6 +223,15 @@ undecodable args) are counted, not failed.`
         ? (await countTrace(file, {maxFrameBytes: flags['max-frame-bytes']})).totalRecords
         : 0
     const runDigest = level.configDigest?.(config).digest ?? ''
+    const controller = new AbortController()
+    const onSignal = (signal: NodeJS.Signals) => {
+      controller.abort()
+      if (jsonlFd !== undefined) closeSync(jsonlFd)
+      process.exit(signal === 'SIGINT' ? 130 : 143)
+    }
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
+    // the banner comes once an interruption is handled
     if (!flags.quiet)
       process.stderr.write(
         banner(
@@ -233,14 +242,6 @@ undecodable args) are counted, not failed.`
           Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
         ) + '\n',
       )
-    const controller = new AbortController()
-    const onSignal = (signal: NodeJS.Signals) => {
-      controller.abort()
-      if (jsonlFd !== undefined) closeSync(jsonlFd)
-      process.exit(signal === 'SIGINT' ? 130 : 143)
-    }
-    process.once('SIGINT', onSignal)
-    process.once('SIGTERM', onSignal)
     let result
     try {
       result = await replayTrace({

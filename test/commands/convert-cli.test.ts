@@ -283,8 +283,10 @@ describe('lmt convert: errors and exit codes', () => {
       stderr += d
       if (stderr.includes('lmt convert: format')) setTimeout(() => child.kill('SIGINT'), 150)
     })
-    const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)))
-    expect(code).toBe(130)
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((res) =>
+      child.on('close', (c, sig) => res([c, sig])),
+    )
+    expect({code, signal}, stderr).toEqual({code: 130, signal: null})
     expect(readdirSync(dir).sort()).toEqual(['big.jsonl', 'out.jsonl'])
     expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe('previous\n')
     cleanup()
