@@ -275,7 +275,10 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, {traces: p.traces}),
       onInputDone: (s) => reporter.info(renderInputLine(s)),
     })
+    let interrupted = false
     const onSignal = (signal: NodeJS.Signals): void => {
+      if (interrupted) return
+      interrupted = true
       controller.abort()
       bar.stop()
       run.cleanupSync()
@@ -290,8 +293,9 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       else process.stderr.write(`error: interrupted by ${signal}\n`)
       process.exit(exit)
     }
-    process.once('SIGINT', onSignal)
-    process.once('SIGTERM', onSignal)
+    // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
     try {
       // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
       reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)

@@ -224,13 +224,17 @@ undecodable args) are counted, not failed.`
         : 0
     const runDigest = level.configDigest?.(config).digest ?? ''
     const controller = new AbortController()
+    let interrupted = false
     const onSignal = (signal: NodeJS.Signals) => {
+      if (interrupted) return
+      interrupted = true
       controller.abort()
       if (jsonlFd !== undefined) closeSync(jsonlFd)
       process.exit(signal === 'SIGINT' ? 130 : 143)
     }
-    process.once('SIGINT', onSignal)
-    process.once('SIGTERM', onSignal)
+    // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
     // the banner comes once an interruption is handled
     if (!flags.quiet)
       process.stderr.write(

@@ -262,35 +262,46 @@ describe('lmt convert: errors and exit codes', () => {
     expect(JSON.parse(r.stdout).error.code).toBe('OUTPUT_FAILED')
   })
 
-  it('SIGINT during a long conversion: exit 130, temporary files removed, old output untouched', async () => {
-    const {dir, cleanup} = tempDir()
-    const rows: string[] = []
-    for (let i = 0; i < 60000; i++)
-      rows.push(row(String(i), `[${Array.from({length: 60}, (_, k) => i * 61 + k).join(', ')}]`, 960))
-    writeFileSync(join(dir, 'big.jsonl'), rows.join('\n'))
-    writeFileSync(join(dir, 'out.jsonl'), 'previous\n')
-    const child = spawnLmt([
-      'convert',
-      '-i',
-      join(dir, 'big.jsonl'),
-      '-f',
-      'qwen_bailian',
-      '-o',
-      join(dir, 'out.jsonl'),
-    ])
-    let stderr = ''
-    child.stderr.on('data', (d) => {
-      stderr += d
-      if (stderr.includes('lmt convert: format')) setTimeout(() => child.kill('SIGINT'), 150)
-    })
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((res) =>
-      child.on('close', (c, sig) => res([c, sig])),
-    )
-    expect({code, signal}, stderr).toEqual({code: 130, signal: null})
-    expect(readdirSync(dir).sort()).toEqual(['big.jsonl', 'out.jsonl'])
-    expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe('previous\n')
-    cleanup()
-  })
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s during a long conversion: exit code, temporary files removed, old output untouched',
+    async (sig, exitCode) => {
+      const {dir, cleanup} = tempDir()
+      const rows: string[] = []
+      for (let i = 0; i < 60000; i++)
+        rows.push(row(String(i), `[${Array.from({length: 60}, (_, k) => i * 61 + k).join(', ')}]`, 960))
+      writeFileSync(join(dir, 'big.jsonl'), rows.join('\n'))
+      writeFileSync(join(dir, 'out.jsonl'), 'previous\n')
+      const child = spawnLmt([
+        'convert',
+        '-i',
+        join(dir, 'big.jsonl'),
+        '-f',
+        'qwen_bailian',
+        '-o',
+        join(dir, 'out.jsonl'),
+      ])
+      let stderr = ''
+      let sent = false
+      child.stderr.on('data', (d) => {
+        stderr += d
+        if (!sent && stderr.includes('lmt convert: format')) {
+          sent = true
+          setTimeout(() => child.kill(sig), 150)
+        }
+      })
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((res) =>
+        child.on('close', (c, s) => res([c, s])),
+      )
+      expect({code, signal}, stderr).toEqual({code: exitCode, signal: null})
+      expect(stderr).toContain(`error: interrupted by ${sig}`)
+      expect(readdirSync(dir).sort()).toEqual(['big.jsonl', 'out.jsonl'])
+      expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe('previous\n')
+      cleanup()
+    },
+  )
 
   it('the real binary exits 2 on a parse error and prints error: lines', () => {
     const r = lmtProcess(['convert', '-f', 'qwen_bailian'])
