@@ -1,4 +1,5 @@
 // The event clock of a replay (storage-replay.md §4): a binary min-heap of events keyed by (time, seq).
+import {BinaryHeap} from '../util/binary-heap.js'
 
 export type EventId = number
 
@@ -24,7 +25,10 @@ export class EventScheduler implements Scheduler {
   private current = 0
   private seq = 0
   private nextId = 1
-  private readonly heap: Ev[] = []
+  /** a min-heap by (time, seq): FIFO among equal times */
+  private readonly queue = new BinaryHeap<Ev>(
+    (a, b) => a.time < b.time || (a.time === b.time && a.seq < b.seq),
+  )
   private readonly cancelled = new Set<EventId>()
   private oneShots = 0
 
@@ -39,7 +43,7 @@ export class EventScheduler implements Scheduler {
 
   at(t: number, kind: string, fn: () => void): EventId {
     const id = this.nextId++
-    this.push({time: Math.max(t, this.current), seq: this.seq++, id, kind, fn})
+    this.queue.push({time: Math.max(t, this.current), seq: this.seq++, id, kind, fn})
     this.oneShots++
     return id
   }
@@ -50,7 +54,7 @@ export class EventScheduler implements Scheduler {
 
   every(period: number, firstAt: number, kind: string, fn: () => void): EventId {
     const id = this.nextId++
-    this.push({time: firstAt, seq: this.seq++, id, kind, fn, periodic: {period, firstAt, k: 0}})
+    this.queue.push({time: firstAt, seq: this.seq++, id, kind, fn, periodic: {period, firstAt, k: 0}})
     return id
   }
 
@@ -61,7 +65,7 @@ export class EventScheduler implements Scheduler {
   /** Time of the earliest live event, or undefined. */
   peekTime(): number | undefined {
     this.dropCancelled()
-    return this.heap[0]?.time
+    return this.queue.peek()?.time
   }
 
   get pendingOneShots(): number {
@@ -72,9 +76,9 @@ export class EventScheduler implements Scheduler {
   runUpTo(t: number, beforeEach?: (time: number) => void): void {
     for (;;) {
       this.dropCancelled()
-      const top = this.heap[0]
+      const top = this.queue.peek()
       if (top === undefined || top.time > t) return
-      this.pop()
+      this.queue.pop()
       beforeEach?.(top.time)
       this.setNow(top.time)
       this.fire(top)
@@ -85,19 +89,19 @@ export class EventScheduler implements Scheduler {
   drain(beforeEach?: (time: number) => void): void {
     while (this.oneShots > 0) {
       this.dropCancelled()
-      const top = this.heap[0]
+      const top = this.queue.peek()
       if (top === undefined) break
-      this.pop()
+      this.queue.pop()
       beforeEach?.(top.time)
       this.setNow(top.time)
       this.fire(top)
     }
-    this.heap.length = 0
+    this.queue.clear()
   }
 
   /** Pending events as (time, kind), in (time, seq) order (for snapshots). */
   pending(): Array<{time: number; kind: string}> {
-    return [...this.heap]
+    return [...this.queue.items]
       .filter((e) => !this.cancelled.has(e.id))
       .sort((a, b) => a.time - b.time || a.seq - b.seq)
       .map((e) => ({time: e.time, kind: e.kind}))
@@ -108,53 +112,16 @@ export class EventScheduler implements Scheduler {
       const p = e.periodic
       p.k++
       // re-armed before running, with a new seq: FIFO among equal times
-      this.push({...e, time: p.firstAt + p.k * p.period, seq: this.seq++})
+      this.queue.push({...e, time: p.firstAt + p.k * p.period, seq: this.seq++})
     } else this.oneShots--
     e.fn()
   }
 
   private dropCancelled(): void {
-    while (this.heap.length > 0 && this.cancelled.has(this.heap[0].id)) {
-      const e = this.pop()
+    while (this.queue.size > 0 && this.cancelled.has((this.queue.peek() as Ev).id)) {
+      const e = this.queue.pop() as Ev
       if (!e.periodic) this.oneShots--
       this.cancelled.delete(e.id)
     }
-  }
-
-  private less(a: Ev, b: Ev): boolean {
-    return a.time < b.time || (a.time === b.time && a.seq < b.seq)
-  }
-
-  private push(e: Ev): void {
-    const h = this.heap
-    h.push(e)
-    let i = h.length - 1
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      if (!this.less(h[i], h[p])) break
-      ;[h[i], h[p]] = [h[p], h[i]]
-      i = p
-    }
-  }
-
-  private pop(): Ev {
-    const h = this.heap
-    const top = h[0]
-    const last = h.pop() as Ev
-    if (h.length > 0) {
-      h[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < h.length && this.less(h[l], h[m])) m = l
-        if (r < h.length && this.less(h[r], h[m])) m = r
-        if (m === i) break
-        ;[h[i], h[m]] = [h[m], h[i]]
-        i = m
-      }
-    }
-    return top
   }
 }

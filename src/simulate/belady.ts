@@ -1,4 +1,5 @@
 // The `belady` oracle (simulate.md §6.4): farthest-next-need eviction, computed offline over the replay sequence.
+import {BinaryHeap} from '../util/binary-heap.js'
 import type {SimConfig} from './config.js'
 import {quotaUnits, weightOf} from './replayer.js'
 import type {TraceRow} from './trace-rows.js'
@@ -32,51 +33,12 @@ export interface BeladyGroupResult {
   quota_units: number | null
 }
 
-/** Max-heap of eviction candidates: (next need, depth, −instance order, creation sequence), lazily invalidated. */
-class CandidateHeap {
-  private readonly h: Array<[number, number, number, number, number, number]> = []
+type Candidate = [number, number, number, number, number, number]
 
-  get size(): number {
-    return this.h.length
-  }
-
-  private greater(a: readonly number[], b: readonly number[]): boolean {
-    for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return a[i] > b[i]
-    return false
-  }
-
-  push(e: [number, number, number, number, number, number]): void {
-    const h = this.h
-    h.push(e)
-    let i = h.length - 1
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      if (!this.greater(h[i], h[p])) break
-      ;[h[i], h[p]] = [h[p], h[i]]
-      i = p
-    }
-  }
-
-  pop(): [number, number, number, number, number, number] {
-    const h = this.h
-    const top = h[0]
-    const last = h.pop() as [number, number, number, number, number, number]
-    if (h.length > 0) {
-      h[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < h.length && this.greater(h[l], h[m])) m = l
-        if (r < h.length && this.greater(h[r], h[m])) m = r
-        if (m === i) break
-        ;[h[i], h[m]] = [h[m], h[i]]
-        i = m
-      }
-    }
-    return top
-  }
+/** Eviction candidates come out largest first by (next need, depth, −instance order, creation sequence). */
+function evictsFirst(a: Candidate, b: Candidate): boolean {
+  for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return a[i] > b[i]
+  return false
 }
 
 /**
@@ -191,7 +153,7 @@ export function prepareBelady(
       g,
       quota: quotaUnits(g),
       used: 0,
-      heap: new CandidateHeap(),
+      heap: new BinaryHeap<Candidate>(evictsFirst), // lazily invalidated by version
       hit: 0,
       read: 0,
       hitTokens: 0,
@@ -232,7 +194,7 @@ export function prepareBelady(
       }
       if (grp.quota === null) continue
       while (grp.used > grp.quota && grp.heap.size > 0) {
-        const [, , , , id, v] = grp.heap.pop()
+        const [, , , , id, v] = grp.heap.pop() as Candidate
         if (v !== version[id] || !live[id]) continue
         live[id] = 0
         version[id]++

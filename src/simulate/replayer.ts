@@ -10,6 +10,7 @@ import {
   SimInstance,
   TtlPolicy,
 } from './engine.js'
+import {BinaryHeap} from '../util/binary-heap.js'
 import {csvRowPrefix, HitRateCsv, rate} from './hit-rate-csv.js'
 import type {TraceRow} from './trace-rows.js'
 
@@ -151,56 +152,6 @@ interface PendingWrite {
   keys: number[]
 }
 
-/** A min-heap of scheduled writes by (ts, seq). */
-class WriteHeap {
-  private readonly h: PendingWrite[] = []
-
-  get size(): number {
-    return this.h.length
-  }
-
-  peek(): PendingWrite | undefined {
-    return this.h[0]
-  }
-
-  private less(a: PendingWrite, b: PendingWrite): boolean {
-    return a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq)
-  }
-
-  push(w: PendingWrite): void {
-    const h = this.h
-    h.push(w)
-    let i = h.length - 1
-    while (i > 0) {
-      const p = (i - 1) >> 1
-      if (!this.less(h[i], h[p])) break
-      ;[h[i], h[p]] = [h[p], h[i]]
-      i = p
-    }
-  }
-
-  pop(): PendingWrite {
-    const h = this.h
-    const top = h[0]
-    const last = h.pop() as PendingWrite
-    if (h.length > 0) {
-      h[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < h.length && this.less(h[l], h[m])) m = l
-        if (r < h.length && this.less(h[r], h[m])) m = r
-        if (m === i) break
-        ;[h[i], h[m]] = [h[m], h[i]]
-        i = m
-      }
-    }
-    return top
-  }
-}
-
 export interface SkipCounts {
   unknown_instance: number
   unsupported_query_type: number
@@ -225,7 +176,10 @@ export class Replayer {
   blockLookups = 0
   firstTs: bigint | undefined
   lastTs: bigint | undefined
-  private readonly heap = new WriteHeap()
+  /** scheduled writes, a min-heap by (ts, seq) */
+  private readonly heap = new BinaryHeap<PendingWrite>(
+    (a, b) => a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq),
+  )
   private seq = 0
   private readonly buffered: Array<{inst: InstState; prefix: string}> = []
   private bufferTs: bigint | undefined
@@ -292,7 +246,7 @@ export class Replayer {
   /** Applies one row; rows must come in replay order. */
   apply(row: TraceRow): void {
     while (this.heap.size > 0 && (this.heap.peek() as PendingWrite).ts <= row.ts) {
-      const w = this.heap.pop()
+      const w = this.heap.pop() as PendingWrite
       this.write(w.inst, w.ts, w.keys)
     }
     this.flushBefore(row.ts)
@@ -333,7 +287,7 @@ export class Replayer {
   /** Applies the remaining scheduled writes and flushes the CSVs. */
   finish(): void {
     while (this.heap.size > 0) {
-      const w = this.heap.pop()
+      const w = this.heap.pop() as PendingWrite
       this.flushBefore(w.ts)
       this.write(w.inst, w.ts, w.keys)
     }
