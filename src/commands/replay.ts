@@ -1,9 +1,9 @@
 import {closeSync, mkdirSync, openSync, writeFileSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {Args, Flags} from '@oclif/core'
+import {maxFrameBytesFlag} from '../cli/lct-flags.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {LctError, LmtError, lmtError} from '../errors.js'
-import {DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../lct/constants.js'
 import {countTrace, openTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
@@ -46,11 +46,7 @@ const baseFlags = {
     summary: 'Replay schema-1 traces (cache salts were not recorded).',
     default: false,
   }),
-  'max-frame-bytes': Flags.integer({
-    summary: 'Reader frame limit in bytes.',
-    default: DEFAULT_MAX_FRAME_BYTES,
-    min: MIN_MAX_FRAME_BYTES,
-  }),
+  'max-frame-bytes': maxFrameBytesFlag,
   'exact-latency': Flags.boolean({
     summary: 'Keep every latency sample (no histogram after 2 M samples).',
     default: false,

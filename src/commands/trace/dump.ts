@@ -1,9 +1,9 @@
 import {Args, Flags} from '@oclif/core'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
+import {maxFrameBytesFlag} from '../../cli/lct-flags.js'
 import {writeLctWarnings} from '../../cli/trace-report.js'
 import {decodeArgs} from '../../lct/codecs.js'
-import {DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../../lct/constants.js'
 import {decodeBody, type RawMap} from '../../lct/msgpack.js'
 import {readable} from '../../lct/readable.js'
 import {openTrace} from '../../lct/reader.js'
@@ -29,11 +29,7 @@ file holds it. Bytes print as {"$bytes_hex"}, integers beyond 2^53 as {"$int"}. 
   static override flags = {
     limit: Flags.integer({summary: 'Print at most N record frames after the header.', min: 0}),
     raw: Flags.boolean({summary: 'Do not codec-decode record arguments.', default: false}),
-    'max-frame-bytes': Flags.integer({
-      summary: 'Largest frame body read (bytes); larger record frames are skipped.',
-      default: DEFAULT_MAX_FRAME_BYTES,
-      min: MIN_MAX_FRAME_BYTES,
-    }),
+    'max-frame-bytes': maxFrameBytesFlag,
   }
 
   protected override toErrorJson(err: unknown) {

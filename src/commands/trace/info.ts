@@ -1,9 +1,9 @@
-import {Args, Flags} from '@oclif/core'
+import {Args} from '@oclif/core'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../cli/trace-report.js'
-import {DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../../lct/constants.js'
 import {countTrace} from '../../lct/reader.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
+import {maxFrameBytesFlag} from '../../cli/lct-flags.js'
 
 export default class TraceInfo extends LmtCommand {
   static override summary = 'Summarise an LMCache .lct trace: header, duration, records per operation'
@@ -24,11 +24,7 @@ Exit 1 when the file is not a readable trace (bad magic, unsupported version, fi
   }
 
   static override flags = {
-    'max-frame-bytes': Flags.integer({
-      summary: 'Largest frame body read (bytes); larger record frames are skipped.',
-      default: DEFAULT_MAX_FRAME_BYTES,
-      min: MIN_MAX_FRAME_BYTES,
-    }),
+    'max-frame-bytes': maxFrameBytesFlag,
   }
 
   protected override toErrorJson(err: unknown) {
