@@ -188,80 +188,92 @@ export class L1 {
     return results
   }
 
-  finishWrite(keys: readonly ObjectKey[]): Results {
-    const now = this.o.now()
+  /**
+   * The shape LMCache's per-key L1 operations share: a missing key is KEY_NOT_EXIST, `refuse` gives the error of a
+   * key in the wrong state (undefined: go ahead), `apply` changes the entry; results are counted under `op` and the
+   * keys that succeeded are announced as `event`.
+   */
+  private eachKey(
+    op: string,
+    event: keyof L1Listener | undefined,
+    keys: readonly ObjectKey[],
+    refuse: (e: L1Entry) => L1Code | undefined,
+    apply?: (e: L1Entry, k: ObjectKey) => void,
+  ): Results {
     const results: Results = new Map()
     const ok: ObjectKey[] = []
     for (const k of keys) {
       const e = this.get(k.id)
-      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
-      else if (!this.writeLocked(e) || this.readLocked(e)) results.set(k.id, 'KEY_IN_WRONG_STATE')
-      else {
+      const error = e === undefined ? 'KEY_NOT_EXIST' : refuse(e)
+      if (error !== undefined) {
+        results.set(k.id, error)
+        continue
+      }
+      apply?.(e as L1Entry, k)
+      results.set(k.id, 'SUCCESS')
+      ok.push(k)
+    }
+    this.count(op, results)
+    if (event !== undefined) this.notify(event, ok)
+    return results
+  }
+
+  /** A write-locked, not read-locked entry (the state a finished write needs). */
+  private notWriting(e: L1Entry): L1Code | undefined {
+    return !this.writeLocked(e) || this.readLocked(e) ? 'KEY_IN_WRONG_STATE' : undefined
+  }
+
+  finishWrite(keys: readonly ObjectKey[]): Results {
+    const now = this.o.now()
+    return this.eachKey(
+      'finish_write',
+      'writeFinished',
+      keys,
+      (e) => this.notWriting(e),
+      (e) => {
         e.writeLock.unlock(now)
         e.writePending = false
-        results.set(k.id, 'SUCCESS')
-        ok.push(k)
-      }
-    }
-    this.count('finish_write', results)
-    this.notify('writeFinished', ok)
-    return results
+      },
+    )
   }
 
   reserveRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
     const now = this.o.now()
     const total = this.total(extra)
-    const results: Results = new Map()
-    const ok: ObjectKey[] = []
-    for (const k of keys) {
-      const e = this.get(k.id)
-      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
-      else if (!this.readable(e)) results.set(k.id, 'KEY_NOT_READABLE')
-      else {
+    return this.eachKey(
+      'reserve_read',
+      'reservedRead',
+      keys,
+      (e) => (this.readable(e) ? undefined : 'KEY_NOT_READABLE'),
+      (e) => {
         for (let i = 0; i < total; i++) e.readLock.lock(now)
-        results.set(k.id, 'SUCCESS')
-        ok.push(k)
-      }
-    }
-    this.count('reserve_read', results)
-    this.notify('reservedRead', ok)
-    return results
+      },
+    )
   }
 
   unsafeRead(keys: readonly ObjectKey[]): Results {
-    const results: Results = new Map()
-    for (const k of keys) {
-      const e = this.get(k.id)
-      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
-      else if (!this.readLocked(e)) results.set(k.id, 'KEY_NOT_READABLE')
-      else results.set(k.id, 'SUCCESS')
-    }
-    this.count('unsafe_read', results)
-    return results
+    return this.eachKey('unsafe_read', undefined, keys, (e) =>
+      this.readLocked(e) ? undefined : 'KEY_NOT_READABLE',
+    )
   }
 
   finishRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
     const now = this.o.now()
     const total = this.total(extra)
-    const results: Results = new Map()
-    const ok: ObjectKey[] = []
     const freed: ObjectKey[] = []
-    for (const k of keys) {
-      const e = this.get(k.id)
-      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
-      else if (this.writeLocked(e) || !this.readLocked(e)) results.set(k.id, 'KEY_IN_WRONG_STATE')
-      else {
+    const results = this.eachKey(
+      'finish_read',
+      'readFinished',
+      keys,
+      (e) => (this.writeLocked(e) || !this.readLocked(e) ? 'KEY_IN_WRONG_STATE' : undefined),
+      (e, k) => {
         for (let i = 0; i < total; i++) e.readLock.unlock(now)
-        results.set(k.id, 'SUCCESS')
-        ok.push(k)
         if (e.temporary && !this.readLocked(e)) {
           this.remove(e)
           freed.push(k)
         }
-      }
-    }
-    this.count('finish_read', results)
-    this.notify('readFinished', ok)
+      },
+    )
     this.notify('deletedByManager', freed)
     return results
   }
@@ -269,61 +281,41 @@ export class L1 {
   finishWriteAndReserveRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
     const now = this.o.now()
     const total = this.total(extra)
-    const results: Results = new Map()
-    const ok: ObjectKey[] = []
-    for (const k of keys) {
-      const e = this.get(k.id)
-      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
-      else if (!this.writeLocked(e) || this.readLocked(e)) results.set(k.id, 'KEY_IN_WRONG_STATE')
-      else {
+    return this.eachKey(
+      'finish_write_and_reserve_read',
+      'writeFinishedAndReadReserved',
+      keys,
+      (e) => this.notWriting(e),
+      (e) => {
         e.writeLock.unlock(now)
         e.writePending = false
         for (let i = 0; i < total; i++) e.readLock.lock(now)
-        results.set(k.id, 'SUCCESS')
-        ok.push(k)
-      }
-    }
-    this.count('finish_write_and_reserve_read', results)
-    this.notify('writeFinishedAndReadReserved', ok)
-    return results
+      },
+    )
   }
 
   delete(keys: readonly ObjectKey[]): Results {
-    const results: Results = new Map()
-    const ok: ObjectKey[] = []
-    for (const k of keys) {
-      const e = this.get(k.id)
-      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
-      else if (this.readLocked(e) || this.writeLocked(e)) results.set(k.id, 'KEY_IS_LOCKED')
-      else {
-        this.remove(e)
-        results.set(k.id, 'SUCCESS')
-        ok.push(k)
-      }
-    }
-    this.count('delete', results)
-    this.notify('deletedByManager', ok)
-    return results
+    return this.eachKey(
+      'delete',
+      'deletedByManager',
+      keys,
+      (e) => (this.readLocked(e) || this.writeLocked(e) ? 'KEY_IS_LOCKED' : undefined),
+      (e) => this.remove(e),
+    )
   }
 
   finishWriteAndDelete(keys: readonly ObjectKey[]): Results {
     const now = this.o.now()
-    const results: Results = new Map()
-    const ok: ObjectKey[] = []
-    for (const k of keys) {
-      const e = this.get(k.id)
-      if (!e) results.set(k.id, 'KEY_NOT_EXIST')
-      else if (!this.writeLocked(e) || this.readLocked(e)) results.set(k.id, 'KEY_IN_WRONG_STATE')
-      else {
+    return this.eachKey(
+      'finish_write_and_delete',
+      'deletedByManager',
+      keys,
+      (e) => this.notWriting(e),
+      (e) => {
         e.writeLock.unlock(now)
         this.remove(e)
-        results.set(k.id, 'SUCCESS')
-        ok.push(k)
-      }
-    }
-    this.count('finish_write_and_delete', results)
-    this.notify('deletedByManager', ok)
-    return results
+      },
+    )
   }
 
   /** End of replay: drop expired leaked locks (counted) and report what is still held. */
