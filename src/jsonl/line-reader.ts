@@ -17,6 +17,8 @@ export interface LineReaderEvents {
 }
 
 const CHUNK = 1 << 20
+/** below V8's large-object threshold (128 KiB), so decoded lines die young */
+const DECODE_PIECE = 64 << 10
 const LF = 0x0a
 const CR = 0x0d
 
@@ -83,8 +85,31 @@ export class LineReader {
     this.events.progress?.(this.bytesRead)
   }
 
-  /** Splits a region that ends with a terminator (or at end of file when `final`). */
+  /**
+   * Splits a region that ends with a terminator (or at end of file when `final`), in pieces of about
+   * {@link DECODE_PIECE} bytes cut at line ends: a decoded string that large would be allocated in V8's
+   * large-object space, which only a full GC frees, so the heap would grow with the input.
+   */
   private split(region: Buffer, out: InputLine[], final = false): void {
+    const n = region.length
+    let start = 0
+    while (n - start > DECODE_PIECE) {
+      let p = lastTerminator(region, start + DECODE_PIECE - 1)
+      if (p < start) {
+        // one line longer than a piece: it ends at the next terminator
+        p = start + DECODE_PIECE
+        while (p < n && region[p] !== LF && region[p] !== CR) p++
+        if (p >= n) break
+      }
+      if (region[p] === CR && p + 1 < n && region[p + 1] === LF) p++
+      if (p + 1 >= n) break
+      this.splitPiece(region.subarray(start, p + 1), out, false)
+      start = p + 1
+    }
+    this.splitPiece(start === 0 ? region : region.subarray(start), out, final)
+  }
+
+  private splitPiece(region: Buffer, out: InputLine[], final: boolean): void {
     if (isUtf8(region)) {
       const text = region.toString('utf8')
       const parts = text.indexOf('\r') < 0 ? text.split('\n') : text.split(/\r\n|\r|\n/)

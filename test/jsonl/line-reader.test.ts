@@ -60,4 +60,52 @@ describe('LineReader', () => {
     const {reader} = await readAll(Buffer.from('abc\ndef\n'), 3)
     expect(reader.bytesRead).toBe(8)
   })
+
+  it('matches a reference splitter on large random inputs (decode pieces, CRLF and long lines across them)', async () => {
+    let seed = 0x2545f491
+    const rand = (n: number): number => {
+      seed ^= seed << 13
+      seed ^= seed >>> 17
+      seed ^= seed << 5
+      return (seed >>> 0) % n
+    }
+    const terminators = ['\n', '\r\n', '\r']
+    for (let round = 0; round < 6; round++) {
+      const parts: Buffer[] = []
+      let size = 0
+      while (size < 400_000) {
+        const kind = rand(20)
+        const len = kind === 0 ? 70_000 + rand(90_000) : rand(300) // some lines longer than a decode piece
+        let line = Buffer.from('x'.repeat(len) + (rand(4) === 0 ? ' é ' : ''))
+        if (rand(50) === 0) line = Buffer.concat([line, Buffer.from([0xff])]) // invalid UTF-8
+        const t = Buffer.from(terminators[rand(3)])
+        parts.push(line, t)
+        size += line.length + t.length
+      }
+      if (round % 2 === 1) parts.push(Buffer.from('tail')) // unterminated last line
+      const bytes = Buffer.concat(parts)
+      // reference: split the bytes at universal newlines, one line at a time
+      const want: InputLine[] = []
+      const wantInvalid: number[] = []
+      let lineNo = 0
+      let start = 0
+      for (let i = 0; i <= bytes.length; i++) {
+        const atEnd = i === bytes.length
+        if (!atEnd && bytes[i] !== 0x0a && bytes[i] !== 0x0d) continue
+        if (atEnd && start === bytes.length) break
+        const lineBytes = bytes.subarray(start, i)
+        lineNo++
+        const text = lineBytes.toString('utf8').trim()
+        if (lineBytes.includes(0xff)) wantInvalid.push(lineNo)
+        else if (text.length > 0) want.push({lineNo, text})
+        if (!atEnd && bytes[i] === 0x0d && bytes[i + 1] === 0x0a) i++
+        start = i + 1
+      }
+      const {lines, invalid, reader} = await readAll(bytes, 100_000 + rand(2_000_000))
+      expect(invalid).toEqual(wantInvalid)
+      expect(lines.length).toBe(want.length)
+      expect(lines).toEqual(want)
+      expect(reader.linesRead).toBe(lineNo)
+    }
+  })
 })
