@@ -463,6 +463,27 @@ export function evictIfNeeded(
   for (const inst of group) used += inst.policy.size * inst.weight
   const excess = used - settings.quotaUnits
   if (excess <= 0) return
+  if (settings.mode !== 1) {
+    // modes 2 and 3: only the writer evicts (the hot path; no per-instance bookkeeping)
+    let total = 0
+    let evicted: Block[] | undefined
+    while (total < excess && writer.policy.canEvict) {
+      const count =
+        settings.mode === 2
+          ? settings.batch
+          : Math.min(settings.batch, Math.ceil((excess - total) / writer.weight))
+      const out = writer.evict(count)
+      if (out.length === 0) break
+      total += out.length * writer.weight
+      if (evicted === undefined) evicted = out
+      else for (const b of out) evicted.push(b)
+    }
+    if (evicted !== undefined) {
+      writer.evictions += evicted.length
+      writer.cleanup(evicted)
+    }
+    return
+  }
   let total = 0
   const evicted = new Map<SimInstance, Block[]>()
   const take = (inst: SimInstance, out: Block[]) => {
@@ -471,29 +492,18 @@ export function evictIfNeeded(
     if (!list) evicted.set(inst, (list = []))
     for (const b of out) list.push(b)
   }
-  if (settings.mode === 1) {
-    for (;;) {
-      let any = false
-      for (const inst of group) {
-        if (!inst.policy.canEvict) continue
-        const out = inst.evict(settings.batch)
-        if (out.length > 0) {
-          any = true
-          take(inst, out)
-        }
+  // mode 1: every instance of the group evicts a batch per round
+  for (;;) {
+    let any = false
+    for (const inst of group) {
+      if (!inst.policy.canEvict) continue
+      const out = inst.evict(settings.batch)
+      if (out.length > 0) {
+        any = true
+        take(inst, out)
       }
-      if (!any || total >= excess) break
     }
-  } else {
-    while (total < excess && writer.policy.canEvict) {
-      const count =
-        settings.mode === 2
-          ? settings.batch
-          : Math.min(settings.batch, Math.ceil((excess - total) / writer.weight))
-      const out = writer.evict(count)
-      if (out.length === 0) break
-      take(writer, out)
-    }
+    if (!any || total >= excess) break
   }
   for (const [inst, blocks] of evicted) {
     inst.evictions += blocks.length
