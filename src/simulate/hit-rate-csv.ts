@@ -50,6 +50,16 @@ export class HitRateCsv {
   }
 }
 
+/** The running totals of an instance a CSV row repeats (the instance's counters, passed as they are). */
+export interface AccumulatedCounts {
+  read_blocks: number
+  hit_blocks: number
+  input_tokens: number
+  local_hit_tokens: number
+  remote_hit_tokens: number
+  hit_tokens: number
+}
+
 /** The fields of a read record known at the get; AccWriteBlocks is filled when the timestamp is over. */
 export function csvRowPrefix(
   ts: bigint,
@@ -60,7 +70,7 @@ export function csvRowPrefix(
   remoteHit: number,
   inputTokens: number,
   bs: number,
-  acc: {read: number; hit: number; input: number; localTok: number; remoteTok: number; hitTok: number},
+  acc: AccumulatedCounts,
 ): string {
   const hit = localHit + remoteHit
   const lt = localHit * bs
@@ -69,9 +79,9 @@ export function csvRowPrefix(
   // one template literal: this runs once per replayed get
   return `${ts},${cached},${cachedAll},${read},${localHit},${remoteHit},${hit},${inputTokens},${lt},${rt},${ht},${formatG(
     rate(lt, inputTokens),
-  )},${formatG(rate(rt, inputTokens))},${formatG(rate(ht, inputTokens))},${acc.read},${acc.hit},${acc.input},${
-    acc.localTok
-  },${acc.remoteTok},${acc.hitTok},${formatG(rate(acc.localTok, acc.input))},${formatG(
-    rate(acc.remoteTok, acc.input),
-  )},${formatG(rate(acc.hitTok, acc.input))}`
+  )},${formatG(rate(rt, inputTokens))},${formatG(rate(ht, inputTokens))},${acc.read_blocks},${acc.hit_blocks},${acc.input_tokens},${
+    acc.local_hit_tokens
+  },${acc.remote_hit_tokens},${acc.hit_tokens},${formatG(rate(acc.local_hit_tokens, acc.input_tokens))},${formatG(
+    rate(acc.remote_hit_tokens, acc.input_tokens),
+  )},${formatG(rate(acc.hit_tokens, acc.input_tokens))}`
 }

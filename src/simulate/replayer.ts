@@ -356,14 +356,7 @@ export class Replayer {
       r.remoteHit,
       row.inputLen,
       bs,
-      {
-        read: c.read_blocks,
-        hit: c.hit_blocks,
-        input: c.input_tokens,
-        localTok: c.local_hit_tokens,
-        remoteTok: c.remote_hit_tokens,
-        hitTok: c.hit_tokens,
-      },
+      c,
     )
     this.bufferTs = row.ts
     this.buffered.push({inst, prefix})
