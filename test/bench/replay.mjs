@@ -1,7 +1,8 @@
 // Benchmark of `lmt replay --pace virtual` (storage-replay.md §10): the six-record prefetch cycle repeated.
-import {closeSync, existsSync, mkdirSync, openSync, statSync, writeSync} from 'node:fs'
+import {existsSync, mkdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {fmtRate, ROOT, runLmt} from './harness.mjs'
+import {writeLct} from './lct-generate.mjs'
 
 const dist = (p) => import(join(ROOT, 'dist', 'src', p))
 const dir = join(ROOT, 'bench-out')
@@ -9,72 +10,55 @@ mkdirSync(dir, {recursive: true})
 
 /** Cycles of reserve_write, finish_write, submit_prefetch_task, __enter__, __exit__, finish_read_prefetched. */
 async function writeCycles(path, records, keysPerCycle = 3) {
-  const {encodeHeaderBody, encodeRecordBody, frame} = await dist('lct/writer.js')
-  const {encodeArgs} = await dist('lct/codecs.js')
   const {ObjectKey, MemoryLayoutDesc} = await dist('lct/values.js')
   const {configDigest} = await dist('lct/recorder.js')
-  const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
   const layout = new MemoryLayoutDesc([[16, 16]], ['torch.float16'])
-  const fd = openSync(path, 'w')
-  const cfg = JSON.parse(
-    '{"eviction_config": {"eviction_policy": "LRU", "eviction_ratio": 0.2, "trigger_watermark": 0.8}, "l1_manager_config": {"memory_config": {"align_bytes": 4096, "init_size_in_bytes": 67108864, "size_in_bytes": 67108864, "use_lazy": false}, "read_ttl_seconds": 300, "write_ttl_seconds": 600}, "l2_adapter_config": {"adapters": []}, "prefetch_max_in_flight": 8, "prefetch_policy": "default", "store_policy": "default"}',
-  )
-  void configDigest
-  const json =
-    '{"eviction_config": {"eviction_policy": "LRU", "eviction_ratio": 0.2, "trigger_watermark": 0.8}, "l1_manager_config": {"memory_config": {"align_bytes": 4096, "init_size_in_bytes": 67108864, "size_in_bytes": 67108864, "use_lazy": false}, "read_ttl_seconds": 300, "write_ttl_seconds": 600}, "l2_adapter_config": {"adapters": []}, "prefetch_max_in_flight": 8, "prefetch_policy": "default", "store_policy": "default"}'
-  void cfg
-  const parts = [
-    frame(
-      encodeHeaderBody({
-        magic: Uint8Array.from([0x4c, 0x4d, 0x43, 0x54]),
-        formatVersion: 1,
-        level: 'storage',
-        traceSchemaVersion: 2,
-        tMonoStart: 0,
-        tWallStart: 1750000000,
-        smConfigJson: json,
-        smConfigDigest: '6bddebcb6e17a2fd0b9b5ac9aa8984f6d2e17e3914b2274ec67ba18d084e19e5',
-        levelMeta: {},
-      }),
-    ),
-  ]
-  let size = 0
-  let counter = 0
-  let t = 0
-  for (let i = 0, cycle = 0; i < records; cycle++) {
-    const keys = Array.from({length: keysPerCycle}, () => {
-      const h = Buffer.alloc(4)
-      h.writeUInt32BE(counter++ >>> 0)
-      return new ObjectKey(h, 'test', 0, 0, '')
-    })
-    const ops = [
-      ['reserve_write', {keys, layout_desc: layout, mode: 'new'}],
-      ['finish_write', {keys}],
-      [
-        'submit_prefetch_task',
-        {keys, layout_desc: layout, extra_count: 0, external_request_id: `req-${cycle}`},
-      ],
-      ['read_prefetched_results.__enter__', {keys}],
-      ['read_prefetched_results.__exit__', {keys}],
-      ['finish_read_prefetched', {keys, extra_count: 0}],
-    ]
-    for (const [op, args] of ops) {
-      if (i++ >= records) break
-      t += 0.001
-      const f = frame(
-        encodeRecordBody({tMono: t, tWall: 1750000000 + t, qualname: `${SM}.${op}`, args: encodeArgs(args)}),
-      )
-      parts.push(f)
-      size += f.length
-    }
-    if (size > 4 << 20) {
-      writeSync(fd, Buffer.concat(parts))
-      parts.length = 0
-      size = 0
+  // the storage config of the flags below (64 MiB eager L1, LRU), so the replay reports a digest match
+  const {json, digest} = configDigest({
+    eviction_config: {eviction_policy: 'LRU', eviction_ratio: 0.2, trigger_watermark: 0.8},
+    l1_manager_config: {
+      memory_config: {
+        align_bytes: 4096,
+        init_size_in_bytes: 67108864,
+        size_in_bytes: 67108864,
+        use_lazy: false,
+      },
+      read_ttl_seconds: 300,
+      write_ttl_seconds: 600,
+    },
+    l2_adapter_config: {adapters: []},
+    prefetch_max_in_flight: 8,
+    prefetch_policy: 'default',
+    store_policy: 'default',
+  })
+  function* generate() {
+    let counter = 0
+    let t = 0
+    for (let i = 0, cycle = 0; i < records; cycle++) {
+      const keys = Array.from({length: keysPerCycle}, () => {
+        const h = Buffer.alloc(4)
+        h.writeUInt32BE(counter++ >>> 0)
+        return new ObjectKey(h, 'test', 0, 0, '')
+      })
+      const ops = [
+        ['reserve_write', {keys, layout_desc: layout, mode: 'new'}],
+        ['finish_write', {keys}],
+        [
+          'submit_prefetch_task',
+          {keys, layout_desc: layout, extra_count: 0, external_request_id: `req-${cycle}`},
+        ],
+        ['read_prefetched_results.__enter__', {keys}],
+        ['read_prefetched_results.__exit__', {keys}],
+        ['finish_read_prefetched', {keys, extra_count: 0}],
+      ]
+      for (const [op, args] of ops) {
+        if (i++ >= records) break
+        t += 0.001
+        yield [t, op, args]
+      }
     }
   }
-  writeSync(fd, Buffer.concat(parts))
-  closeSync(fd)
+  await writeLct(path, {tMonoStart: 0, smConfigJson: json, smConfigDigest: digest}, generate())
 }
 
 const results = []
