@@ -17,6 +17,8 @@ export class ByteWindow {
   offset = 0
   eof = false
   private handle: FileHandle | undefined
+  /** the next chunk of a file, read while the caller works through the current one */
+  private ahead: Promise<{chunk: Buffer; bytesRead: number}> | undefined
   private iterator: AsyncIterator<Uint8Array> | undefined
   private closed = false
 
@@ -93,9 +95,21 @@ export class ByteWindow {
       this.buf = next
     }
     if (this.handle) {
-      const {bytesRead} = await this.handle.read(this.buf, this.len, this.buf.length - this.len, null)
-      if (bytesRead === 0) this.eof = true
+      const {chunk, bytesRead} = await (this.ahead ?? this.readAhead())
+      this.ahead = undefined
+      if (bytesRead === 0) {
+        this.eof = true
+        return
+      }
+      if (this.len + bytesRead > this.buf.length) {
+        const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + bytesRead))
+        this.buf.copy(next, 0, 0, this.len)
+        this.buf = next
+      }
+      chunk.copy(this.buf, this.len, 0, bytesRead)
       this.len += bytesRead
+      this.ahead = this.readAhead()
+      this.ahead.catch(() => {}) // reported when awaited
       return
     }
     const it = this.iterator as AsyncIterator<Uint8Array>
@@ -118,9 +132,18 @@ export class ByteWindow {
     }
   }
 
+  private chunk: Buffer | undefined
+
+  private readAhead(): Promise<{chunk: Buffer; bytesRead: number}> {
+    // one chunk buffer suffices: the next read starts only after the previous chunk was copied into the window
+    const chunk = (this.chunk ??= Buffer.allocUnsafe(CHUNK))
+    return (this.handle as FileHandle).read(chunk, 0, CHUNK, null).then(({bytesRead}) => ({chunk, bytesRead}))
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    await this.ahead?.catch(() => {})
     await this.handle?.close()
     await this.iterator?.return?.()
   }

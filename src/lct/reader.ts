@@ -4,6 +4,8 @@ import {DEFAULT_MAX_FRAME_BYTES} from './constants.js'
 import {decodeHeader, decodeRecordBody, FieldError, scanRecordBody} from './frame-decode.js'
 import {MsgpackError, readU32} from './msgpack.js'
 import {ObjectKeyInterner} from './key-intern.js'
+import {fastScanRecord, type ScannedRecord} from './fast-scan.js'
+import {QualnameCounter} from './qualname-counter.js'
 import type {
   LctFrame,
   LctHeader,
@@ -353,13 +355,22 @@ export async function openTrace(source: LctSource, opts: LctReadOptions = {}): P
  */
 export async function countTrace(source: LctSource, opts: LctReadOptions = {}): Promise<TraceCount> {
   const fs = await openFrames(source, opts)
-  const byQualname = new Map<string, number>()
+  const names = new QualnameCounter()
   let maxTMono = 0
+  const scanned: ScannedRecord = {tMono: 0, qualnameStart: 0, qualnameLength: 0}
   const take = (f: {offset: number; length: number; buf: Buffer; start: number}): void => {
+    if (fastScanRecord(f.buf, f.start, f.start + f.length, scanned)) {
+      const counted = names.count(f.buf, scanned.qualnameStart, scanned.qualnameLength)
+      if (counted) {
+        fs.state.records++
+        if (scanned.tMono > maxTMono) maxTMono = scanned.tMono
+        return
+      }
+    }
     try {
       const r = scanRecordBody(f.buf, f.start, f.start + f.length)
       fs.state.records++
-      byQualname.set(r.qualname, (byQualname.get(r.qualname) ?? 0) + 1)
+      names.add(r.qualname)
       if (r.tMono > maxTMono) maxTMono = r.tMono
     } catch (err) {
       if (!isDecodeError(err)) throw err
@@ -383,7 +394,7 @@ export async function countTrace(source: LctSource, opts: LctReadOptions = {}): 
   return {
     header: fs.header,
     totalRecords: fs.state.records,
-    byQualname,
+    byQualname: names.totals(),
     maxTMono,
     framesSkipped: fs.state.framesSkipped,
     truncated: fs.state.truncated,

@@ -441,6 +441,26 @@ describe('lenient records (§4.4)', () => {
     const f = await openTrace(p)
     let i = 0
     for await (const rec of f) expect((rec.args.blob as Uint8Array)[0]).toBe(i++ & 0xff)
+    expect(i).toBe(3000)
+    const c = await countTrace(p) // the counting path over the read-ahead file window
+    expect(c.totalRecords).toBe(3000)
+    expect(c.bytesRead).toBe(bytes.length)
+    const {rmSync} = await import('node:fs')
+    rmSync(p, {force: true})
+  })
+
+  it('counts records per qualname exactly with more names than the name cache holds', async () => {
+    const frames = [header()]
+    const expected = new Map<string, number>()
+    for (let i = 0; i < 2000; i++) {
+      const q = `pkg.op_${(i * 7919) % 45}${i % 3 === 0 ? '_é' : ''}`
+      expected.set(q, (expected.get(q) ?? 0) + 1)
+      frames.push(record(q, {i}, i / 10))
+    }
+    const c = await countTrace(src(Buffer.concat(frames)))
+    expect(c.totalRecords).toBe(2000)
+    expect(new Map([...c.byQualname].sort())).toEqual(new Map([...expected].sort()))
+    expect(c.maxTMono).toBe(199.9)
   })
 
   it('batches() yields the same records with fewer awaits; a reader iterates once', async () => {
