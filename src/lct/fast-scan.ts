@@ -141,8 +141,10 @@ function keyId(buf: Uint8Array, p: number, n: number): number {
       return -1
     case 6:
       if (buf[p] !== 0x74 || buf[p + 1] !== 0x5f) return -1 // "t_"
-      if (buf[p + 2] === 0x6d && buf[p + 3] === 0x6f && buf[p + 4] === 0x6e && buf[p + 5] === 0x6f) return T_MONO
-      if (buf[p + 2] === 0x77 && buf[p + 3] === 0x61 && buf[p + 4] === 0x6c && buf[p + 5] === 0x6c) return T_WALL
+      if (buf[p + 2] === 0x6d && buf[p + 3] === 0x6f && buf[p + 4] === 0x6e && buf[p + 5] === 0x6f)
+        return T_MONO
+      if (buf[p + 2] === 0x77 && buf[p + 3] === 0x61 && buf[p + 4] === 0x6c && buf[p + 5] === 0x6c)
+        return T_WALL
       return -1
     case 8: {
       const q = [0x71, 0x75, 0x61, 0x6c, 0x6e, 0x61, 0x6d, 0x65] // "qualname"
@@ -202,7 +204,8 @@ export function fastScanRecord(buf: Uint8Array, start: number, end: number, out:
         } else return false
         break
       case T_WALL:
-        if (vb !== 0xcb && !(vb <= 0x7f) && !(vb >= 0xcc && vb <= 0xd3) && vb !== 0xca && vb < 0xe0) return false
+        if (vb !== 0xcb && !(vb <= 0x7f) && !(vb >= 0xcc && vb <= 0xd3) && vb !== 0xca && vb < 0xe0)
+          return false
         pos = skipValid(buf, pos, end, 1)
         if (pos < 0) return false
         break

@@ -41,7 +41,8 @@ function exactScan(body: Uint8Array): {tMono: number; qualname: string} | string
 
 function mutated(body: Buffer): Buffer {
   const b = Buffer.from(body)
-  for (let i = 1 + Math.floor(rand() * 3); i > 0; i--) b[Math.floor(rand() * b.length)] = Math.floor(rand() * 256)
+  for (let i = 1 + Math.floor(rand() * 3); i > 0; i--)
+    b[Math.floor(rand() * b.length)] = Math.floor(rand() * 256)
   return rand() < 0.3 ? b.subarray(0, Math.floor(rand() * b.length)) : b
 }
 
@@ -50,7 +51,11 @@ const bodies = [
     recordBodies(fixture(`${n}.lct`)),
   ),
   ...[0, 1, 2].map((i) =>
-    record('é.op', {keys: [{__t__: 'ObjectKey', v: {chunk_hash: Uint8Array.from([i])}}], s: 'ü'.repeat(i)}, i).subarray(4),
+    record(
+      'é.op',
+      {keys: [{__t__: 'ObjectKey', v: {chunk_hash: Uint8Array.from([i])}}], s: 'ü'.repeat(i)},
+      i,
+    ).subarray(4),
   ),
 ]
 
