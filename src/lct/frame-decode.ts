@@ -175,9 +175,6 @@ export function decodeHeader(body: Uint8Array, source: string): LctHeader {
   }
 }
 
-const RECORD_DECODE_FULL = new Set(['type', 't_mono', 't_wall', 'qualname', 'args'])
-const ARGS = new Set(['args'])
-
 export interface DecodedRecordFields {
   tMono: number
   tWall: number
@@ -209,14 +206,6 @@ function checkRecordFamilies(
   if (argsBadKey) throw new FieldError(`args key must be str, got ${argsBadKey}`)
 }
 
-function checkRecord(fields: Map<string, Field>): void {
-  checkRecordFamilies(
-    RECORD_FIELD_NAMES.map((k) => fields.get(k)?.family),
-    fields.get('type')?.value,
-    fields.get('args')?.badKey,
-  )
-}
-
 /** Full decoding of a record body (args built, not codec-decoded). Throws MsgpackError or FieldError. */
 export function decodeRecordBody(
   body: Uint8Array,
@@ -227,14 +216,7 @@ export function decodeRecordBody(
   const reader = interner
     ? new InterningReader(body, start, end, interner)
     : new MsgpackReader(body, start, end)
-  const fields = walkTop(reader, RECORD_DECODE_FULL, NOTHING, ARGS)
-  checkRecord(fields)
-  return {
-    tMono: toNumber(fields.get('t_mono')?.value),
-    tWall: toNumber(fields.get('t_wall')?.value),
-    qualname: fields.get('qualname')?.value as string,
-    args: fields.get('args')?.value as RawMap,
-  }
+  return recordFields(reader, true)
 }
 
 const KEY_BYTES = ['type', 't_mono', 't_wall', 'qualname', 'args'].map((k) => Buffer.from(k, 'latin1'))
@@ -297,7 +279,15 @@ export function scanRecordBody(
   start: number,
   end: number,
 ): {tMono: number; qualname: string} {
-  const r = new MsgpackReader(body, start, end)
+  const f = recordFields(new MsgpackReader(body, start, end), false)
+  return {tMono: f.tMono, qualname: f.qualname}
+}
+
+/**
+ * The five record fields of one body, by key bytes into locals (no per-record map of fields); with `build` false
+ * t_wall is only typed and args only validated. A repeated key keeps its last value.
+ */
+function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
   const first = r.peek()
   const n = r.mapHeader()
   if (n < 0) {
@@ -308,7 +298,9 @@ export function scanRecordBody(
   const fam: Array<string | undefined> = [undefined, undefined, undefined, undefined, undefined]
   let typeValue: RawValue | undefined
   let tMono: RawValue | undefined
+  let tWall: RawValue | undefined
   let qualname: string | undefined
+  let args: RawValue | undefined
   let argsBadKey: string | undefined
   for (let i = 0; i < n; i++) {
     const save = r.pos
@@ -334,19 +326,24 @@ export function scanRecordBody(
       case 1:
         tMono = r.value()
         break
+      case 2:
+        if (build) tWall = r.value()
+        else r.skip()
+        break
       case 3:
         if (f === 'str') qualname = qualnameAt(r)
         else r.skip()
         break
       case 4:
-        if (f === 'map') argsBadKey = mapWithStrKeys(r, false).badKey
-        else r.skip()
+        if (f === 'map') {
+          const m = mapWithStrKeys(r, build)
+          argsBadKey = m.badKey
+          args = m.value
+        } else r.skip()
         break
-      default:
-        r.skip()
     }
   }
   r.expectEnd()
   checkRecordFamilies(fam, typeValue, argsBadKey)
-  return {tMono: toNumber(tMono), qualname: qualname as string}
+  return {tMono: toNumber(tMono), tWall: toNumber(tWall), qualname: qualname as string, args: args as RawMap}
 }

@@ -251,7 +251,15 @@ class Reader implements TraceReader {
   private toRecord(f: {offset: number; length: number; buf: Buffer; start: number}): LctRecord | undefined {
     try {
       const r = decodeRecordBody(f.buf, f.start, f.start + f.length, this.interner)
-      return {...r, offset: f.offset, length: f.length, index: this.fs.state.records++}
+      return {
+        tMono: r.tMono,
+        tWall: r.tWall,
+        qualname: r.qualname,
+        args: r.args,
+        offset: f.offset,
+        length: f.length,
+        index: this.fs.state.records++,
+      }
     } catch (err) {
       if (!isDecodeError(err)) throw err
       this.fs.malformed(f.offset, f.length, err)
