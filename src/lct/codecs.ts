@@ -130,20 +130,26 @@ function isRawMap(v: unknown): v is RawMap {
 }
 
 /** Decodes one wire value (wrappers become value classes). */
-export function decodeValue(v: RawValue): DecodedValue {
-  if (Array.isArray(v)) return v.map(decodeValue)
-  if (!isRawMap(v) || (v as unknown) instanceof ObjectKey) return v // an interned key is already decoded
+export function decodeValue(v: RawValue, reuse = false): DecodedValue {
+  if (Array.isArray(v)) {
+    if (!reuse) return v.map((x) => decodeValue(x))
+    for (let i = 0; i < v.length; i++) v[i] = decodeValue(v[i], true) as RawValue
+    return v
+  }
+  // interned wrappers arrive already decoded (key-intern.ts)
+  if (!isRawMap(v) || (v as unknown) instanceof ObjectKey || (v as unknown) instanceof MemoryLayoutDesc)
+    return v
   const tag = v[WRAP_KEY]
   if (tag === undefined || tag === null) {
-    const out = nullObject()
-    for (const k of Object.keys(v)) out[k] = decodeValue(v[k])
+    const out = reuse ? (v as DecodedArgs) : nullObject()
+    for (const k of Object.keys(v)) out[k] = decodeValue(v[k], reuse)
     return out
   }
   if (!(VALUE_KEY in v)) throw new CodecError(`trace.codecs: wrapper '${String(tag)}' has no payload`)
   if (tag === 'tuple') {
     const items = v[VALUE_KEY]
     if (!Array.isArray(items)) throw new CodecError('trace.codecs: tuple payload must be an array')
-    return new PyTuple(items.map(decodeValue))
+    return new PyTuple(items.map((x) => decodeValue(x)))
   }
   const codec = typeof tag === 'string' ? byTag.get(tag) : undefined
   if (!codec) throw new UnknownTagError(tag)
@@ -159,6 +165,17 @@ export function encodeArgs(args: Record<string, unknown>): Record<string, unknow
 export function decodeArgs(args: RawMap): DecodedArgs {
   const out = nullObject()
   for (const k of Object.keys(args)) out[k] = decodeValue(args[k])
+  return out
+}
+
+/**
+ * {@link decodeArgs} that reuses the raw map and its arrays for the decoded values (no second copy per record).
+ * Only for a map nobody else holds, such as a record's args straight from the reader; after a CodecError the map is
+ * partly decoded and must be dropped.
+ */
+export function decodeArgsInPlace(args: RawMap): DecodedArgs {
+  const out = args as DecodedArgs
+  for (const k of Object.keys(args)) out[k] = decodeValue(args[k], true)
   return out
 }
 
@@ -378,7 +395,7 @@ const specCodec: Codec<PrefetchRequestSpec> = {
     const t = 'PrefetchRequestSpec'
     const keysRaw = field(t, p, 'keys')
     if (!Array.isArray(keysRaw)) bad(t, 'keys must be a list')
-    const keys = keysRaw.map(decodeValue)
+    const keys = keysRaw.map((x) => decodeValue(x))
     if (!keys.every((k) => k instanceof ObjectKey)) bad(t, 'keys must be ObjectKeys')
     const policy = decodeValue(field(t, p, 'policy'))
     const attn = decodeValue(field(t, p, 'attn_desc'))

@@ -1,29 +1,101 @@
-// Replay hot path: ObjectKey wrappers decoded once per distinct byte sequence (lct.md §11).
+// Replay hot path: immutable value wrappers decoded once per distinct byte sequence (lct.md §11).
 import {decodeValue} from './codecs.js'
 import {MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
-import {ObjectKey} from './values.js'
+import {MemoryLayoutDesc, ObjectKey} from './values.js'
 
-const PREFIX = Buffer.from([0x82, 0xa5, ...Buffer.from('__t__'), 0xa9, ...Buffer.from('ObjectKey')])
+/** `{"__t__": <fixstr tag>, …}`: a two-entry map whose first key is the wrapper tag key. */
+const PREFIX = Buffer.from([0x82, 0xa5, ...Buffer.from('__t__')])
+/** Tags whose values are immutable and compared by value, so one instance may serve every occurrence. */
+const INTERNED = [ObjectKey, MemoryLayoutDesc].map((c) => ({ctor: c, tag: Buffer.from(c.name, 'latin1')}))
 const MAX_ENTRIES = 1 << 16
+const SLAB_BYTES = 1 << 20
 
-/** A bounded cache of decoded ObjectKeys by their wire bytes (cleared when full). */
-export class ObjectKeyInterner {
-  private readonly cache = new Map<string, ObjectKey>()
+interface Entry {
+  /** the wire bytes, a range of one of the interner's slabs */
+  bytes: Uint8Array
+  value: ObjectKey | MemoryLayoutDesc
+  next: Entry | undefined
+}
 
-  lookup(text: string): ObjectKey | undefined {
-    return this.cache.get(text)
-  }
+function hashBytes(buf: Uint8Array, start: number, end: number): number {
+  let h = 0x811c9dc5 ^ (end - start)
+  for (let i = start; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193)
+  return h
+}
 
-  remember(text: string, key: ObjectKey): void {
-    if (this.cache.size >= MAX_ENTRIES) this.cache.clear()
-    this.cache.set(text, key)
-  }
+function sameBytes(a: Uint8Array, buf: Uint8Array, start: number, end: number): boolean {
+  if (a.length !== end - start) return false
+  // wrappers of one kind share their first bytes: compare from the end
+  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== buf[start + i]) return false
+  return true
 }
 
 /**
- * A reader that returns ObjectKey wrappers as interned ObjectKey instances (so the key, its id and its validation
- * are computed once per distinct key). A wrapper whose payload does not decode stays a raw map, so the record is
- * skipped at argument decoding exactly as without interning.
+ * A bounded cache of decoded wrappers by their wire bytes (cleared when full): a hash of the bytes, then a byte
+ * comparison — no string is built per lookup.
+ */
+export class ObjectKeyInterner {
+  private readonly table = new Map<number, Entry>()
+  private size = 0
+  // copies of the bytes go into shared slabs: one typed array per entry would cost a backing store each
+  private slab = new Uint8Array(SLAB_BYTES)
+  private slabUsed = 0
+
+  lookup(
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    hash: number,
+  ): ObjectKey | MemoryLayoutDesc | undefined {
+    for (let e = this.table.get(hash); e !== undefined; e = e.next)
+      if (sameBytes(e.bytes, buf, start, end)) return e.value
+    return undefined
+  }
+
+  remember(
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    hash: number,
+    value: ObjectKey | MemoryLayoutDesc,
+  ): void {
+    if (this.size >= MAX_ENTRIES) {
+      this.table.clear()
+      this.size = 0
+    }
+    const n = end - start
+    if (this.slabUsed + n > this.slab.length) {
+      this.slab = new Uint8Array(Math.max(SLAB_BYTES, n))
+      this.slabUsed = 0
+    }
+    const bytes = this.slab.subarray(this.slabUsed, this.slabUsed + n)
+    bytes.set(buf.subarray(start, end))
+    this.slabUsed += n
+    this.table.set(hash, {bytes, value, next: this.table.get(hash)})
+    this.size++
+  }
+}
+
+/** Which interned wrapper starts at `p` (index into INTERNED), or -1. */
+function internedTagAt(buf: Uint8Array, p: number, end: number): number {
+  if (buf[p] !== 0x82 || p + PREFIX.length + 1 > end) return -1
+  for (let i = 1; i < PREFIX.length; i++) if (buf[p + i] !== PREFIX[i]) return -1
+  const t = p + PREFIX.length
+  const n = buf[t] - 0xa0
+  for (let k = 0; k < INTERNED.length; k++) {
+    const tag = INTERNED[k].tag
+    if (tag.length !== n || t + 1 + n > end) continue
+    let same = true
+    for (let i = 0; i < n && same; i++) same = buf[t + 1 + i] === tag[i]
+    if (same) return k
+  }
+  return -1
+}
+
+/**
+ * A reader that returns ObjectKey and MemoryLayoutDesc wrappers as interned instances (so the value, its id and
+ * its validation are computed once per distinct byte sequence). A wrapper whose payload does not decode stays a raw
+ * map, so the record is skipped at argument decoding exactly as without interning.
  */
 export class InterningReader extends MsgpackReader {
   constructor(
@@ -38,34 +110,24 @@ export class InterningReader extends MsgpackReader {
   override value(): RawValue {
     const p = this.pos
     const buf = this.buf
-    if (buf[p] === 0x82 && p + PREFIX.length <= this.end) {
-      let match = true
-      for (let i = 1; i < PREFIX.length; i++) {
-        if (buf[p + i] !== PREFIX[i]) {
-          match = false
-          break
-        }
+    const k = internedTagAt(buf, p, this.end)
+    if (k < 0) return super.value()
+    this.skip() // validates the whole wrapper and finds its end
+    const end = this.pos
+    const hash = hashBytes(buf, p, end)
+    const hit = this.interner.lookup(buf, p, end, hash)
+    if (hit) return hit as unknown as RawValue
+    this.pos = p
+    const raw = super.value() as RawMap
+    try {
+      const value = decodeValue(raw)
+      if (value instanceof INTERNED[k].ctor) {
+        this.interner.remember(buf, p, end, hash, value)
+        return value as unknown as RawValue
       }
-      if (match) {
-        this.skip() // validates the whole wrapper and finds its end
-        const end = this.pos
-        const text = Buffer.from(buf.buffer, buf.byteOffset + p, end - p).toString('latin1')
-        const hit = this.interner.lookup(text)
-        if (hit) return hit as unknown as RawValue
-        this.pos = p
-        const raw = super.value() as RawMap
-        try {
-          const key = decodeValue(raw)
-          if (key instanceof ObjectKey) {
-            this.interner.remember(text, key)
-            return key as unknown as RawValue
-          }
-        } catch {
-          // an invalid payload: keep it raw; decodeArgs reports it
-        }
-        return raw
-      }
+    } catch {
+      // an invalid payload: keep it raw; decodeArgs reports it
     }
-    return super.value()
+    return raw
   }
 }

@@ -2,7 +2,7 @@
 import {mkdirSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {LctError, lmtError} from '../errors.js'
-import {CodecError, decodeArgs, UnknownTagError} from '../lct/codecs.js'
+import {CodecError, decodeArgsInPlace, UnknownTagError} from '../lct/codecs.js'
 import {openTrace} from '../lct/reader.js'
 import {type Clock, TraceRecorder} from '../lct/recorder.js'
 import type {LctHeader} from '../lct/types.js'
@@ -131,7 +131,7 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
         }
         let args
         try {
-          args = decodeArgs(r.args)
+          args = decodeArgsInPlace(r.args) // the record is ours alone
         } catch (err) {
           if (!(err instanceof CodecError)) throw err
           const reason = err instanceof UnknownTagError ? 'unknown_tag' : 'decode_error'
