@@ -7,7 +7,7 @@ export class LineArena {
   private slab: Buffer
   private pos = 0
 
-  constructor(private readonly slabBytes = 4 << 20) {
+  constructor(private readonly slabBytes = 1 << 20) {
     this.slab = Buffer.allocUnsafe(slabBytes)
   }
 

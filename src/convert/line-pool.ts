@@ -46,7 +46,11 @@ async function* mapOnWorkers<R>(
   }
   try {
     for (let i = 0; i < count; i++) {
-      const w = new Worker(entry, {workerData: {module: moduleUrl(spec), config: spec.config}})
+      const w = new Worker(entry, {
+        workerData: {module: moduleUrl(spec), config: spec.config},
+        // a mapper's garbage is short-lived: a small young generation keeps the worker's footprint small
+        resourceLimits: {maxYoungGenerationSizeMb: 8},
+      })
       w.on('message', (msg: {id?: number; results?: unknown[]; error?: string; ready?: boolean}) => {
         if (msg.ready || msg.id === undefined) return
         const p = waiting.get(msg.id)

@@ -4,7 +4,7 @@ import {parseJson} from '../jsonl/parse.js'
 
 const writeAsync = promisify(write)
 
-const WRITE_BUFFER_BYTES = 4 << 20
+const WRITE_BUFFER_BYTES = 1 << 20
 const MAX_IN_FLIGHT = 4
 
 /**

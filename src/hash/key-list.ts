@@ -43,38 +43,66 @@ export class KeyList implements Iterable<bigint> {
 
   /** Keys of the chained prefix hash over `ids[0..count)` (one key per id). */
   static prefixHash(ids: ArrayLike<HashInput>, count = ids.length): KeyList {
+    const hi = new Uint32Array(count)
+    const lo = new Uint32Array(count)
+    for (let i = 0; i < count; i++) {
+      const v = ids[i] as HashInput
+      if (typeof v === 'number') {
+        lo[i] = v >>> 0
+        hi[i] = Math.floor(v / TWO32) >>> 0
+      } else if (typeof v === 'bigint') {
+        const u = BigInt.asUintN(64, v)
+        lo[i] = Number(u & 0xffffffffn)
+        hi[i] = Number(u >> 32n)
+      } else lo[i] = v ? 1 : 0
+    }
     const data = new BigInt64Array(count)
-    const words = new Uint32Array(data.buffer)
+    KeyList.prefixHashHalves(hi, lo, count, new Uint32Array(data.buffer), 0)
+    return new KeyList(data)
+  }
+
+  /**
+   * The chained prefix hash over ids given as unsigned 32-bit halves (`hi[i]·2^32 + lo[i]`, i < count), written
+   * as int64 words (pairs of 32-bit halves in platform order) into `out` from word `at`. The allocation-free form
+   * of {@link prefixHash} for scanners that never build numbers.
+   */
+  static prefixHashHalves(
+    hi: Uint32Array,
+    lo: Uint32Array,
+    count: number,
+    out: Uint32Array,
+    at: number,
+  ): void {
     let uh = 0
     let ul = 0
     for (let i = 0; i < count; i++) {
-      const v = ids[i] as HashInput
-      let vh: number
-      let vl: number
-      if (typeof v === 'number') {
-        vl = v >>> 0
-        vh = Math.floor(v / TWO32) >>> 0
-      } else if (typeof v === 'bigint') {
-        const u = BigInt.asUintN(64, v)
-        vl = Number(u & 0xffffffffn)
-        vh = Number(u >> 32n)
-      } else {
-        vl = v ? 1 : 0
-        vh = 0
-      }
-      // r = v + K + (u << 12) + (u >>> 32), modulo 2^64, then u ^= r
+      const vl = lo[i]
+      const vh = hi[i]
       const sl = (ul << 12) >>> 0
       const sh = ((uh << 12) | (ul >>> 20)) >>> 0
       const lowSum = vl + K_LO + sl + uh
-      const rl = lowSum >>> 0
       const carry = Math.floor(lowSum / TWO32)
       const rh = (vh + K_HI + sh + carry) >>> 0
-      ul = (ul ^ rl) >>> 0
+      ul = (ul ^ (lowSum >>> 0)) >>> 0
       uh = (uh ^ rh) >>> 0
-      words[2 * i + LO] = ul
-      words[2 * i + HI] = uh
+      out[2 * (at + i) + LO] = ul
+      out[2 * (at + i) + HI] = uh
     }
-    return new KeyList(data)
+  }
+
+  /** Writes `[k0, k1, …]` (Python layout) for `n` int64 words of `words` from word `at`; returns the end position. */
+  static writeJson(words: Uint32Array, at: number, n: number, out: Uint8Array, pos: number): number {
+    out[pos++] = 0x5b
+    for (let i = 0; i < n; i++) {
+      if (i > 0) {
+        out[pos] = 0x2c
+        out[pos + 1] = 0x20
+        pos += 2
+      }
+      pos = putInt64(out, pos, words[2 * (at + i) + HI], words[2 * (at + i) + LO])
+    }
+    out[pos++] = 0x5d
+    return pos
   }
 
   /** Keys of the token-block variant: the chain runs over tokens; a block's key is the hash after its last token. */
@@ -125,15 +153,7 @@ export class KeyList implements Iterable<bigint> {
     // digits go straight into bytes: one flat string per list, no per-key strings (20+ chars × 2 + ', ')
     const need = n * 22 + 2
     if (textBuffer.length < need) textBuffer = Buffer.allocUnsafe(Math.max(need, textBuffer.length * 2))
-    const out = textBuffer
-    out[0] = 0x5b
-    let pos = putInt64(out, 1, words[HI], words[LO])
-    for (let i = 1; i < n; i++) {
-      out[pos] = 0x2c
-      out[pos + 1] = 0x20
-      pos = putInt64(out, pos + 2, words[2 * i + HI], words[2 * i + LO])
-    }
-    out[pos] = 0x5d
-    return (this.bytes = Buffer.from(out.subarray(0, pos + 1)))
+    const end = KeyList.writeJson(words, 0, n, textBuffer, 0)
+    return (this.bytes = Buffer.from(textBuffer.subarray(0, end)))
   }
 }

@@ -1,0 +1,301 @@
+// The fast lane of hash-id rows: one pass over the line's characters that validates the JSON, reads `timestamp`,
+// `input_length` and `hash_ids`, and leaves the ids as 64-bit halves — no parsed object, no number or BigInt per
+// id. It accepts a subset of what the exact path (decodeHashIdRow) accepts and gives up (false) on anything else:
+// escapes in keys, repeated fields, NaN/Infinity, non-integer ids, odd numbers. The exact path then decides.
+
+const MAX_DEPTH = 64
+const TWO32 = 4294967296
+
+/** What a successful scan found; `idHi/idLo` hold `idCount` ids as unsigned 64-bit halves (value mod 2^64). */
+export class ScannedHashIdRow {
+  hasTimestamp = false
+  /** integer timestamp literal (≤ 15 digits), or NaN when it was a float literal */
+  tsInt = 0
+  /** the float timestamp's value (when tsInt is NaN) */
+  tsFloat = 0
+  hasInputLength = false
+  inputLength = 0
+  hasHashIds = false
+  idCount = 0
+  idHi = new Uint32Array(256)
+  idLo = new Uint32Array(256)
+
+  reset(): void {
+    this.hasTimestamp = false
+    this.hasInputLength = false
+    this.hasHashIds = false
+    this.idCount = 0
+  }
+
+  pushId(hi: number, lo: number): void {
+    if (this.idCount === this.idHi.length) {
+      const h = new Uint32Array(this.idHi.length * 2)
+      const l = new Uint32Array(this.idLo.length * 2)
+      h.set(this.idHi)
+      l.set(this.idLo)
+      this.idHi = h
+      this.idLo = l
+    }
+    this.idHi[this.idCount] = hi
+    this.idLo[this.idCount] = lo
+    this.idCount++
+  }
+}
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+}
+
+function skipWs(s: string, p: number): number {
+  while (isWs(s.charCodeAt(p))) p++
+  return p
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39
+}
+
+/** End of a well-formed JSON number at p (no NaN/Infinity, no leading zeros), or -1. */
+function numberEnd(s: string, p: number): number {
+  if (s.charCodeAt(p) === 0x2d) p++
+  let c = s.charCodeAt(p)
+  if (c === 0x30) {
+    p++
+    if (isDigit(s.charCodeAt(p))) return -1
+  } else if (c >= 0x31 && c <= 0x39) {
+    do p++
+    while (isDigit(s.charCodeAt(p)))
+  } else return -1
+  if (s.charCodeAt(p) === 0x2e) {
+    if (!isDigit(s.charCodeAt(++p))) return -1
+    do p++
+    while (isDigit(s.charCodeAt(p)))
+  }
+  c = s.charCodeAt(p)
+  if (c === 0x65 || c === 0x45) {
+    c = s.charCodeAt(++p)
+    if (c === 0x2b || c === 0x2d) p++
+    if (!isDigit(s.charCodeAt(p))) return -1
+    do p++
+    while (isDigit(s.charCodeAt(p)))
+  }
+  return p
+}
+
+/** End of a string whose opening quote is at p (escapes validated, no control characters), or -1. */
+function stringEnd(s: string, p: number, allowEscapes: boolean): number {
+  p++
+  for (;;) {
+    const c = s.charCodeAt(p)
+    if (c === 0x22) return p + 1
+    if (c < 0x20 || Number.isNaN(c)) return -1
+    if (c === 0x5c) {
+      if (!allowEscapes) return -1
+      const e = s.charCodeAt(p + 1)
+      if (e === 0x75) {
+        for (let i = 2; i < 6; i++) {
+          const h = s.charCodeAt(p + i)
+          if (!(isDigit(h) || (h >= 0x61 && h <= 0x66) || (h >= 0x41 && h <= 0x46))) return -1
+        }
+        p += 6
+        continue
+      }
+      if (
+        e !== 0x22 &&
+        e !== 0x5c &&
+        e !== 0x2f &&
+        e !== 0x62 &&
+        e !== 0x66 &&
+        e !== 0x6e &&
+        e !== 0x72 &&
+        e !== 0x74
+      )
+        return -1
+      p += 2
+      continue
+    }
+    p++
+  }
+}
+
+/** End of any JSON value at p (validated, not built), or -1 when unsure. */
+function valueEnd(s: string, p: number, depth: number): number {
+  const c = s.charCodeAt(p)
+  if (c === 0x22) return stringEnd(s, p, true)
+  if (c === 0x2d || isDigit(c)) return numberEnd(s, p)
+  if (c === 0x74) return s.startsWith('true', p) ? p + 4 : -1
+  if (c === 0x66) return s.startsWith('false', p) ? p + 5 : -1
+  if (c === 0x6e) return s.startsWith('null', p) ? p + 4 : -1
+  if (depth >= MAX_DEPTH) return -1
+  if (c === 0x5b) {
+    p = skipWs(s, p + 1)
+    if (s.charCodeAt(p) === 0x5d) return p + 1
+    for (;;) {
+      p = valueEnd(s, p, depth + 1)
+      if (p < 0) return -1
+      p = skipWs(s, p)
+      const d = s.charCodeAt(p)
+      if (d === 0x5d) return p + 1
+      if (d !== 0x2c) return -1
+      p = skipWs(s, p + 1)
+    }
+  }
+  if (c === 0x7b) {
+    p = skipWs(s, p + 1)
+    if (s.charCodeAt(p) === 0x7d) return p + 1
+    for (;;) {
+      if (s.charCodeAt(p) !== 0x22) return -1
+      p = stringEnd(s, p, true)
+      if (p < 0) return -1
+      p = skipWs(s, p)
+      if (s.charCodeAt(p) !== 0x3a) return -1
+      p = valueEnd(s, skipWs(s, p + 1), depth + 1)
+      if (p < 0) return -1
+      p = skipWs(s, p)
+      const d = s.charCodeAt(p)
+      if (d === 0x7d) return p + 1
+      if (d !== 0x2c) return -1
+      p = skipWs(s, p + 1)
+    }
+  }
+  return -1
+}
+
+const TIMESTAMP = 1
+const INPUT_LENGTH = 2
+const HASH_IDS = 3
+
+function fieldOf(s: string, start: number, end: number): number {
+  const n = end - start
+  if (n === 9 && s.startsWith('timestamp', start)) return TIMESTAMP
+  if (n === 12 && s.startsWith('input_length', start)) return INPUT_LENGTH
+  if (n === 8 && s.startsWith('hash_ids', start)) return HASH_IDS
+  return 0
+}
+
+/** The hash_ids array at p: integer literals only, kept mod 2^64 as halves. End position or -1. */
+function scanIds(s: string, p: number, out: ScannedHashIdRow): number {
+  p = skipWs(s, p + 1)
+  if (s.charCodeAt(p) === 0x5d) return p + 1
+  for (;;) {
+    let c = s.charCodeAt(p)
+    const negative = c === 0x2d
+    if (negative) c = s.charCodeAt(++p)
+    if (!isDigit(c) || (c === 0x30 && isDigit(s.charCodeAt(p + 1)))) return -1
+    // up to 15 digits the value is exact in a double; beyond, it is carried on in 32-bit halves modulo 2^64
+    const start = p
+    let v = 0
+    do {
+      v = v * 10 + (c - 0x30)
+      c = s.charCodeAt(++p)
+    } while (isDigit(c) && p - start < 15)
+    let lo = v >>> 0
+    let hi = (v - lo) / TWO32
+    while (isDigit(c)) {
+      // (hi, lo) = (hi, lo) × 10 + digit, in doubles below 2^36
+      const l = lo * 10 + (c - 0x30)
+      const carry = Math.floor(l / TWO32)
+      lo = l - carry * TWO32
+      hi = (hi * 10 + carry) >>> 0 // below 2^36, exact; >>> 0 keeps it modulo 2^32
+      c = s.charCodeAt(++p)
+    }
+    if (c === 0x2e || c === 0x65 || c === 0x45) return -1 // a float: the exact path says what to do
+    if (negative && (hi !== 0 || lo !== 0)) {
+      // two's complement of the magnitude
+      lo = (TWO32 - lo) >>> 0
+      hi = (TWO32 - hi - (lo === 0 ? 0 : 1)) >>> 0
+    }
+    out.pushId(hi, lo)
+    p = skipWs(s, p)
+    c = s.charCodeAt(p)
+    if (c === 0x5d) return p + 1
+    if (c !== 0x2c) return -1
+    p = skipWs(s, p + 1)
+  }
+}
+
+/** A number literal at p as a timestamp (integer ≤ 15 digits, or float); end position or -1. */
+function scanTimestamp(s: string, p: number, out: ScannedHashIdRow): number {
+  const end = numberEnd(s, p)
+  if (end < 0) return -1
+  let isFloat = false
+  let digits = 0
+  for (let i = p; i < end; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 0x2e || c === 0x65 || c === 0x45) isFloat = true
+    else if (isDigit(c) && !isFloat) digits++
+  }
+  if (isFloat) {
+    out.tsInt = NaN
+    out.tsFloat = Number(s.slice(p, end))
+  } else {
+    if (digits > 15) return -1
+    const v = Number(s.slice(p, end))
+    out.tsInt = v === 0 ? 0 : v // "-0" is the integer 0
+  }
+  out.hasTimestamp = true
+  return end
+}
+
+/** A positive integer literal of ≤ 15 digits at p as input_length; end position or -1. */
+function scanInputLength(s: string, p: number, out: ScannedHashIdRow): number {
+  let c = s.charCodeAt(p)
+  if (c < 0x31 || c > 0x39) return -1
+  let v = 0
+  let q = p
+  do {
+    v = v * 10 + (c - 0x30)
+    c = s.charCodeAt(++q)
+  } while (isDigit(c))
+  if (q - p > 15 || c === 0x2e || c === 0x65 || c === 0x45) return -1
+  out.inputLength = v
+  out.hasInputLength = true
+  return q
+}
+
+/**
+ * Scans one line; true when it is a JSON object in the usual shape and `out` holds its three fields. False says
+ * nothing about the line's validity: use the exact path.
+ */
+export function scanHashIdRow(s: string, out: ScannedHashIdRow): boolean {
+  out.reset()
+  let p = skipWs(s, 0)
+  if (s.charCodeAt(p) !== 0x7b) return false
+  p = skipWs(s, p + 1)
+  if (s.charCodeAt(p) === 0x7d) p++
+  else
+    for (;;) {
+      if (s.charCodeAt(p) !== 0x22) return false
+      const keyEnd = stringEnd(s, p, false)
+      if (keyEnd < 0) return false
+      const field = fieldOf(s, p + 1, keyEnd - 1)
+      p = skipWs(s, keyEnd)
+      if (s.charCodeAt(p) !== 0x3a) return false
+      p = skipWs(s, p + 1)
+      switch (field) {
+        case TIMESTAMP:
+          p = out.hasTimestamp ? -1 : scanTimestamp(s, p, out)
+          break
+        case INPUT_LENGTH:
+          p = out.hasInputLength ? -1 : scanInputLength(s, p, out)
+          break
+        case HASH_IDS:
+          if (out.hasHashIds || s.charCodeAt(p) !== 0x5b) return false
+          out.hasHashIds = true
+          p = scanIds(s, p, out)
+          break
+        default:
+          p = valueEnd(s, p, 1)
+      }
+      if (p < 0) return false
+      p = skipWs(s, p)
+      const c = s.charCodeAt(p)
+      if (c === 0x7d) {
+        p++
+        break
+      }
+      if (c !== 0x2c) return false
+      p = skipWs(s, p + 1)
+    }
+  return skipWs(s, p) === s.length && out.hasInputLength
+}

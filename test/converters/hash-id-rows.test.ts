@@ -1,0 +1,142 @@
+import {describe, expect, it} from 'vitest'
+import {
+  createBatchMapper,
+  createLineMapper,
+  decodeHashIdRow,
+  type HashIdRowConfig,
+  type HashIdRowResult,
+} from '../../plugins/converters/_shared/hash-id-rows.js'
+import {ScannedHashIdRow, scanHashIdRow} from '../../plugins/converters/_shared/hash-id-scan.js'
+import type {InputLine} from '../../src/index.js'
+
+let seed = 99
+const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
+const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)]
+
+const QWEN: HashIdRowConfig = {blockSize: 16, intScale: 1_000_000_000n, floatScale: 1e9}
+const MOONCAKE: HashIdRowConfig = {blockSize: 512, intScale: 1_000_000n, floatScale: 1e6}
+
+/** An id literal: mostly small, sometimes at and beyond the 53/63/64-bit edges, negative, or not an integer. */
+function idText(clean: boolean): string {
+  const r = rand()
+  if (r < 0.7 || (clean && r < 0.97)) return String(Math.floor(rand() * 100000))
+  if (clean)
+    return pick(['-1', '9223372036854775808', '18446744073709551616', '-123456789012345678901234567890'])
+  return pick([
+    '0',
+    '-0',
+    '-1',
+    '9007199254740991',
+    '9007199254740993',
+    '-9007199254740993',
+    '9223372036854775807',
+    '9223372036854775808',
+    '-9223372036854775808',
+    '18446744073709551615',
+    '18446744073709551616',
+    '123456789012345678901234567890',
+    '-123456789012345678901234567890',
+    '1.0',
+    '2e3',
+    'true',
+    'false',
+    'null',
+    '"7"',
+    'NaN',
+    '01',
+    '1.',
+  ])
+}
+
+/** A qwen-shaped line with random variations (most valid, some not). */
+function line(): string {
+  const clean = rand() < 0.6
+  const ids = Array.from({length: Math.floor(rand() * 70)}, () => idText(clean))
+  const fields: string[] = []
+  const add = (k: string, v: string) => fields.push(`${JSON.stringify(k)}:${pick([' ', '', '  ', '\t'])}${v}`)
+  if (rand() < 0.9) add('chat_id', String(Math.floor(rand() * 1e6)))
+  if (rand() < 0.95)
+    add(
+      'timestamp',
+      clean
+        ? pick(['1700000000.018', '0', '-5', '1700000000', '1e3', '-0'])
+        : pick(['1700000000.018', '12345678901234567', '"x"', 'null', '1.5e400']),
+    )
+  if (rand() < 0.95)
+    add(
+      'input_length',
+      clean
+        ? pick([String(ids.length * 16 - 3), String(ids.length * 16 + 1), '100'])
+        : pick(['0', '-4', '16.0', '"5"', 'true', '1e2', '100']),
+    )
+  if (rand() < 0.3)
+    add(
+      'meta',
+      pick(
+        clean ? ['{"a": [1, 2, {"b": null}]}', '"\\u00e9\\n"', '[]', '{}'] : ['"bad\\x"', '[1,]', 'Infinity'],
+      ),
+    )
+  if (rand() < 0.95) add('hash_ids', `[${ids.join(pick([', ', ',', ' , ']))}]`)
+  if (!clean && rand() < 0.2) add('hash_ids', '[1, 2]') // a repeated field
+  if (!clean && rand() < 0.2) add('input_length', '32')
+  if (rand() < 0.1) add('type', pick(['"text"', '"t\\"x"', '"é"']))
+  for (let i = fields.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1))
+    ;[fields[i], fields[j]] = [fields[j], fields[i]]
+  }
+  const text = `{${fields.join(pick([', ', ',']))}}`
+  const r = rand()
+  if (r < 0.02) return text.slice(0, Math.floor(rand() * text.length)) // truncated
+  if (r < 0.04) return `[${text}]`
+  if (r < 0.06) return ` ${text} `
+  return text
+}
+
+const input = (text: string, lineNo: number): InputLine => ({text, lineNo}) as InputLine
+
+/** Results compared by content (the exact path returns a Buffer, the fast lane a Uint8Array view). */
+function norm(r: HashIdRowResult | undefined): unknown {
+  if (r === undefined || 'skip' in r) return r
+  return {
+    ts: r.ts,
+    inputLen: r.inputLen,
+    words: Array.from(r.words),
+    json: Buffer.from(r.json).toString('latin1'),
+  }
+}
+
+describe('hash-id rows: the scanning fast lane', () => {
+  it('gives exactly the exact path’s result for 5,000 random lines, line by line and in batches', () => {
+    for (const config of [QWEN, MOONCAKE]) {
+      const mapLine = createLineMapper(config)
+      const mapBatch = createBatchMapper(config)
+      const lines = Array.from({length: 2500}, (_, i) => input(line(), i + 1))
+      let fast = 0
+      const scan = new ScannedHashIdRow()
+      const batch = mapBatch(lines)
+      lines.forEach((l, i) => {
+        const exact = decodeHashIdRow(l.text, config)
+        expect(norm(mapLine(l))).toEqual(norm(exact))
+        expect(norm(batch.results[i])).toEqual(norm(exact))
+        if (scanHashIdRow(l.text, scan)) fast++
+      })
+      expect(fast).toBeGreaterThan(lines.length / 4) // the common shapes take the fast lane
+      expect(batch.transfer?.length).toBe(2)
+    }
+  })
+
+  it('keeps ids beyond 64 bits modulo 2^64 and negative ids in two’s complement, like the BigInt path', () => {
+    const ids = [
+      '18446744073709551617',
+      '-1',
+      '-18446744073709551615',
+      '340282366920938463463374607431768211457',
+    ]
+    const text = `{"timestamp": 1, "input_length": 64, "hash_ids": [${ids.join(', ')}]}`
+    const scan = new ScannedHashIdRow()
+    expect(scanHashIdRow(text, scan)).toBe(true)
+    const got = Array.from({length: 4}, (_, i) => (BigInt(scan.idHi[i]) << 32n) | BigInt(scan.idLo[i]))
+    expect(got).toEqual(ids.map((t) => BigInt.asUintN(64, BigInt(t))))
+    expect(norm(createLineMapper(QWEN)(input(text, 1)))).toEqual(norm(decodeHashIdRow(text, QWEN)))
+  })
+})
