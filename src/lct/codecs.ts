@@ -1,7 +1,7 @@
 import {JsonFloat} from '../jsonl/json-float.js'
 import {VALUE_KEY, WRAP_KEY} from './constants.js'
 import {dtypeItemSize} from './dtypes.js'
-import type {RawMap, RawValue} from './msgpack.js'
+import {nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import {
   AttnWindowDesc,
   MemoryLayoutDesc,
@@ -65,7 +65,7 @@ export function codecForValue(v: unknown): Codec<unknown> | undefined {
 }
 
 function nullObject(): Record<string, unknown> {
-  return Object.create(null) as Record<string, unknown>
+  return nullProtoObject()
 }
 
 function wrap(tag: string, payload: unknown): Record<string, unknown> {

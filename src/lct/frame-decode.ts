@@ -1,7 +1,7 @@
 import {LctError} from '../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
-import {familyOf, MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
+import {familyOf, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import {InterningReader, type ObjectKeyInterner} from './key-intern.js'
 import type {LctHeader} from './types.js'
 
@@ -65,7 +65,7 @@ function walkTop(
 function mapWithStrKeys(r: MsgpackReader, build: boolean): Field {
   const at = r.pos
   const n = r.mapHeader()
-  const out = build ? (Object.create(null) as RawMap) : undefined
+  const out = build ? nullProtoObject<RawMap>() : undefined
   let badKey: string | undefined
   void at
   for (let i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ function mapWithStrKeys(r: MsgpackReader, build: boolean): Field {
     if (out) out[key] = r.value()
     else r.skip()
   }
-  return {family: 'map', value: out ?? (Object.create(null) as RawMap), badKey}
+  return {family: 'map', value: out ?? nullProtoObject<RawMap>(), badKey}
 }
 
 const HEADER_FIELDS = [
