@@ -16,6 +16,9 @@ export function formatG(x: number, precision = 6): string {
  * there is no tie, and toExponential (correctly rounded from the exact value) gives C's digits.
  */
 function formatG6(x: number): string {
+  // hit rates: in [1e-4, 1) %g prints 6 significant digits in fixed notation, which toFixed gives directly (also
+  // correctly rounded; when rounding reaches the next power of ten the stripped text is the same)
+  if (x >= 0.0001 && x < 1) return stripZeros(x.toFixed(x >= 0.1 ? 6 : x >= 0.01 ? 7 : x >= 0.001 ? 8 : 9))
   const s = x.toExponential(5) // [-]d.ddddde±X
   const e = s.indexOf('e')
   const X = Number(s.slice(e + 1))

@@ -24,4 +24,6 @@ for (const n of [250_000, 1_000_000]) {
 console.table(results)
 // the difference of the two runs cancels the process start-up: the rate of the streaming loop itself
 const [small, large] = runs
-console.log(`steady state: ${fmtRate(large.n - small.n, large.seconds - small.seconds)} (target ≥ 1,000,000/s incl. start-up)`)
+console.log(
+  `steady state: ${fmtRate(large.n - small.n, large.seconds - small.seconds)} (target ≥ 1,000,000/s incl. start-up)`,
+)
