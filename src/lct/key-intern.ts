@@ -1,6 +1,7 @@
 // Replay hot path: immutable value wrappers decoded once per distinct byte sequence (lct.md §11).
 import {decodeValue} from './codecs.js'
 import {skipValid} from './fast-scan.js'
+import {MAX_NESTING} from './constants.js'
 import {MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
 import {MemoryLayoutDesc, ObjectKey} from './values.js'
 
@@ -9,6 +10,9 @@ const PREFIX = Buffer.from([0x82, 0xa5, ...Buffer.from('__t__')])
 /** Tags whose values are immutable and compared by value, so one instance may serve every occurrence. */
 const INTERNED = [ObjectKey, MemoryLayoutDesc].map((c) => ({ctor: c, tag: Buffer.from(c.name, 'latin1')}))
 const MAX_ENTRIES = 1 << 16
+/** bytes hashed: the wrapper head and, for ObjectKeys, the first bytes of the chunk hash */
+const HASH_WINDOW = 64
+const SHORT_SALT = 0x5bd1e995
 const SLAB_BYTES = 1 << 20
 
 interface Entry {
@@ -48,14 +52,12 @@ export class ObjectKeyInterner {
   private slab = new Uint8Array(SLAB_BYTES)
   private slabUsed = 0
 
-  lookup(
-    buf: Uint8Array,
-    start: number,
-    end: number,
-    hash: number,
-  ): ObjectKey | MemoryLayoutDesc | undefined {
-    for (let e = this.table.get(hash); e !== undefined; e = e.next)
-      if (sameBytes(e.bytes, buf, start, end)) return e.value
+  /** The entry whose bytes start at `start` (and end by `limit`), among those filed under `hash`. */
+  lookup(buf: Uint8Array, start: number, limit: number, hash: number): Entry | undefined {
+    for (let e = this.table.get(hash); e !== undefined; e = e.next) {
+      const n = e.bytes.length
+      if (start + n <= limit && sameBytes(e.bytes, buf, start, start + n)) return e
+    }
     return undefined
   }
 
@@ -119,16 +121,34 @@ export class InterningReader extends MsgpackReader {
     const buf = this.buf
     const k = internedTagAt(buf, p, this.end)
     if (k < 0) return super.value()
+    // Long wrappers are filed by the hash of their first HASH_WINDOW bytes, so a known one is found before its end
+    // is: bytes equal to a value already decoded are that value (an encoding delimits itself), valid without a
+    // second look; interned payloads nest at most 4 deep, so away from the nesting limit the exact path would
+    // accept them too. Shorter wrappers are filed by the hash of all their bytes, found once their end is known.
+    const shortcut = this.depth + 8 < MAX_NESTING
+    let hash = 0
+    if (p + HASH_WINDOW <= this.end) {
+      hash = hashBytes(buf, p, p + HASH_WINDOW)
+      const hit = shortcut ? this.interner.lookup(buf, p, this.end, hash) : undefined
+      if (hit) {
+        this.pos = p + hit.bytes.length
+        return hit.value as unknown as RawValue
+      }
+    }
     // validates the whole wrapper and finds its end: the fast lane, or the exact skipper for the precise error
     let end = skipValid(buf, p, this.end, this.depth + 1)
     if (end < 0) {
       this.skip()
       end = this.pos
     }
-    this.pos = end
-    const hash = hashBytes(buf, p, end)
-    const hit = this.interner.lookup(buf, p, end, hash)
-    if (hit) return hit as unknown as RawValue
+    if (end - p < HASH_WINDOW) {
+      hash = hashBytes(buf, p, end) ^ SHORT_SALT
+      const hit = this.interner.lookup(buf, p, end, hash)
+      if (hit) {
+        this.pos = end
+        return hit.value as unknown as RawValue
+      }
+    }
     this.pos = p
     const raw = super.value() as RawMap
     try {
