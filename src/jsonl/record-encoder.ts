@@ -11,6 +11,10 @@ interface InstancePieces {
 }
 
 const cache = new Map<string, InstancePieces>()
+const INPUT_LEN = Buffer.from(', "input_len": ')
+const DEFAULT_GET_TAIL = Buffer.from(
+  ', "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}\n',
+)
 
 function piecesOf(id: string): InstancePieces {
   let p = cache.get(id)
@@ -52,8 +56,17 @@ export function encodeRecordLine(record: GetRecord | WriteRecord, arena: LineAre
     b.ascii('}\n')
     return b.end()
   }
-  b.ascii(', "input_len": ')
+  b.bytes(INPUT_LEN)
   b.ascii(record.input_len.toString())
+  if (
+    record.query_type === 'prefix_match' &&
+    record.block_mask === NO_BLOCK_MASK &&
+    record.sw_size === 0 &&
+    record.location_spec_names === NO_LOCATION_SPEC_NAMES
+  ) {
+    b.bytes(DEFAULT_GET_TAIL) // the usual get: one copy for the rest of the line
+    return b.end()
+  }
   b.ascii(', "query_type": ')
   if (record.query_type === 'prefix_match') b.ascii('"prefix_match"')
   else json(b, record.query_type)
