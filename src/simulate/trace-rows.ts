@@ -2,6 +2,9 @@ import {lmtError} from '../errors.js'
 import {JsonFloat} from '../jsonl/json-float.js'
 import {JsonSyntaxError, parseJson} from '../jsonl/parse.js'
 import {linePreview} from '../convert/input-accounting.js'
+import type {KeyInterner} from './key-interner.js'
+
+export {KeyInterner} from './key-interner.js'
 
 export type RowType = 'get' | 'write' | 'request'
 
@@ -28,41 +31,7 @@ export class RowError extends Error {
   }
 }
 
-const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
-const UINT64_MAX = 2n ** 64n - 1n
-
-/** Interns canonical signed-64-bit key values to dense integers (keys are compared by value). */
-export class KeyInterner {
-  private readonly ids = new Map<number, number>() // SameValueZero: 0 and -0 are one key
-  private readonly bigIds = new Map<bigint, number>()
-
-  get size(): number {
-    return this.ids.size + this.bigIds.size
-  }
-
-  /** undefined when the value is not an integer in [−2^63, 2^64 − 1] */
-  id(v: unknown): number | undefined {
-    if (typeof v === 'number') {
-      let id = this.ids.get(v)
-      if (id === undefined) {
-        // a safe integer and a bigint never denote the same value (the parser yields bigint only beyond 2^53)
-        id = this.size
-        this.ids.set(v, id)
-      }
-      return id
-    }
-    if (typeof v !== 'bigint' || v < INT64_MIN || v > UINT64_MAX) return undefined
-    const canon = v > INT64_MAX ? v - (1n << 64n) : v
-    if (canon >= -9007199254740991n && canon <= 9007199254740991n) return this.id(Number(canon))
-    let id = this.bigIds.get(canon)
-    if (id === undefined) {
-      id = this.size
-      this.bigIds.set(canon, id)
-    }
-    return id
-  }
-}
 
 function preview(v: unknown): string {
   const text =

@@ -2,6 +2,7 @@ import {statSync} from 'node:fs'
 import {lmtError} from '../errors.js'
 import {LineReader} from '../jsonl/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
+import {RowScanner} from './row-scan.js'
 
 export interface TraceReadStats {
   rows: number
@@ -43,12 +44,13 @@ export async function* readTraceRows(
     },
     progress: (b) => opts.onBytes?.(b),
   })
+  const scanner = new RowScanner()
   try {
     for await (const line of reader.lines()) {
       stats.rows++
       let row: TraceRow
       try {
-        row = parseRow(line.text, line.lineNo, opts.keys)
+        row = scanner.scan(line.text, line.lineNo, opts.keys) ?? parseRow(line.text, line.lineNo, opts.keys)
       } catch (err) {
         if (!(err instanceof RowError)) throw err
         if (!opts.skipInvalid) throw traceRowError(opts.name, line.lineNo, err)

@@ -1,0 +1,287 @@
+// The fast lane of trace rows (simulate.md §3): one pass over the characters of a row in the layout `lmt convert`
+// writes, keys looked up in the interner straight from their digits — no parsed object, no BigInt or string per
+// key. It gives up (undefined) on anything unusual — escapes, repeated fields, keys beyond the int64 text forms
+// it checks, odd masks — and parseRow, the exact path, then decides, errors and messages included.
+import {isDigit, numberEnd, skipWs, stringEnd, valueEnd} from '../jsonl/json-scan.js'
+import type {KeyInterner} from './key-interner.js'
+import type {RowType, TraceRow} from './trace-rows.js'
+
+const TWO32 = 4294967296
+const INT64_MAX = 2n ** 63n - 1n
+const NEG_LIMIT = '9223372036854775808' // |−2^63|
+const POS_LIMIT = '18446744073709551615' // 2^64 − 1
+const NO_MASK: boolean[] = []
+
+const F_TYPE = 1
+const F_INSTANCE = 2
+const F_TS = 4
+const F_KEYS = 8
+const F_INPUT_LEN = 16
+const F_MASK = 32
+const F_QUERY = 64
+
+function fieldOf(s: string, start: number, end: number): number {
+  switch (end - start) {
+    case 4:
+      return s.startsWith('type', start) ? F_TYPE : s.startsWith('keys', start) ? F_KEYS : 0
+    case 9:
+      return s.startsWith('input_len', start) ? F_INPUT_LEN : 0
+    case 10:
+      return s.startsWith('block_mask', start) ? F_MASK : s.startsWith('query_type', start) ? F_QUERY : 0
+    case 11:
+      return s.startsWith('instance_id', start) ? F_INSTANCE : 0
+    case 12:
+      return s.startsWith('timestamp_ns', start) ? F_TS : 0
+    default:
+      return 0
+  }
+}
+
+/** `digits` (a run of `n` digits at p) is at most `limit` (a digit string of the same length). */
+function notAbove(s: string, p: number, n: number, limit: string): boolean {
+  for (let i = 0; i < n; i++) {
+    const d = s.charCodeAt(p + i) - limit.charCodeAt(i)
+    if (d !== 0) return d < 0
+  }
+  return true
+}
+
+/** A positive integer literal of at most 15 digits at p: its value, or -1 (end in `scan.end`). */
+function smallInt(s: string, p: number, scan: RowScanner): number {
+  let c = s.charCodeAt(p)
+  if (!isDigit(c) || (c === 0x30 && isDigit(s.charCodeAt(p + 1)))) return -1
+  let v = 0
+  const start = p
+  do {
+    v = v * 10 + (c - 0x30)
+    c = s.charCodeAt(++p)
+  } while (isDigit(c))
+  if (p - start > 15 || c === 0x2e || c === 0x65 || c === 0x45) return -1
+  scan.end = p
+  return v
+}
+
+/** Reusable scratch of the scanner (one per trace read). */
+export class RowScanner {
+  end = 0
+  private hi = new Uint32Array(256)
+  private lo = new Uint32Array(256)
+  private n = 0
+  private lastInstance = ''
+
+  private push(hi: number, lo: number): void {
+    if (this.n === this.hi.length) {
+      const h = new Uint32Array(this.n * 2)
+      const l = new Uint32Array(this.n * 2)
+      h.set(this.hi)
+      l.set(this.lo)
+      this.hi = h
+      this.lo = l
+    }
+    this.hi[this.n] = hi
+    this.lo[this.n] = lo
+    this.n++
+  }
+
+  /** The keys array at p (integer literals in [−2^63, 2^64 − 1]) into the scratch halves; end or -1. */
+  private keys(s: string, p: number): number {
+    this.n = 0
+    p = skipWs(s, p + 1)
+    if (s.charCodeAt(p) === 0x5d) return p + 1
+    for (;;) {
+      let c = s.charCodeAt(p)
+      const negative = c === 0x2d
+      if (negative) c = s.charCodeAt(++p)
+      if (!isDigit(c) || (c === 0x30 && isDigit(s.charCodeAt(p + 1)))) return -1
+      const start = p
+      let v = 0
+      do {
+        v = v * 10 + (c - 0x30)
+        c = s.charCodeAt(++p)
+      } while (isDigit(c) && p - start < 15)
+      let lo = v >>> 0
+      let hi = (v - lo) / TWO32
+      while (isDigit(c)) {
+        const l = lo * 10 + (c - 0x30)
+        const carry = Math.floor(l / TWO32)
+        lo = l - carry * TWO32
+        hi = (hi * 10 + carry) >>> 0
+        c = s.charCodeAt(++p)
+      }
+      if (c === 0x2e || c === 0x65 || c === 0x45) return -1
+      const digits = p - start
+      // the range check of rule V8 on the digits (19 digits and up), so the halves never wrapped unnoticed
+      if (digits > 20) return -1
+      if (negative && (digits > 19 || (digits === 19 && !notAbove(s, start, 19, NEG_LIMIT)))) return -1
+      if (!negative && digits === 20 && !notAbove(s, start, 20, POS_LIMIT)) return -1
+      if (negative && (hi !== 0 || lo !== 0)) {
+        lo = (TWO32 - lo) >>> 0
+        hi = (TWO32 - hi - (lo === 0 ? 0 : 1)) >>> 0
+      }
+      this.push(hi, lo)
+      p = skipWs(s, p)
+      c = s.charCodeAt(p)
+      if (c === 0x5d) return p + 1
+      if (c !== 0x2c) return -1
+      p = skipWs(s, p + 1)
+    }
+  }
+
+  /** A string without escapes at p: its text (the previous instance id reused when equal); end in `this.end`. */
+  private plainString(s: string, p: number, reuse: boolean): string | undefined {
+    const end = stringEnd(s, p, false)
+    if (end < 0) return undefined
+    this.end = end
+    const n = end - p - 2
+    if (reuse && n === this.lastInstance.length && s.startsWith(this.lastInstance, p + 1))
+      return this.lastInstance
+    const text = s.slice(p + 1, end - 1)
+    if (reuse) this.lastInstance = text
+    return text
+  }
+
+  /** The row, when its text is in the usual layout; undefined leaves the line to parseRow. */
+  scan(s: string, lineNo: number, interner: KeyInterner): TraceRow | undefined {
+    let type: RowType | undefined
+    let instance: string | undefined
+    let ts = 0n
+    let inputLen = -1
+    let mask: boolean[] | number = NO_MASK
+    let maskBad = false
+    let queryType: string | undefined = 'prefix_match'
+    let seen = 0
+    let p = skipWs(s, 0)
+    if (s.charCodeAt(p) !== 0x7b) return undefined
+    p = skipWs(s, p + 1)
+    for (;;) {
+      if (s.charCodeAt(p) !== 0x22) return undefined
+      const keyEnd = stringEnd(s, p, false)
+      if (keyEnd < 0) return undefined
+      const field = fieldOf(s, p + 1, keyEnd - 1)
+      if (field !== 0 && seen & field) return undefined
+      seen |= field
+      p = skipWs(s, keyEnd)
+      if (s.charCodeAt(p) !== 0x3a) return undefined
+      p = skipWs(s, p + 1)
+      const c = s.charCodeAt(p)
+      switch (field) {
+        case F_TYPE: {
+          if (c !== 0x22) return undefined
+          const t = this.plainString(s, p, false)
+          if (t !== 'get' && t !== 'write' && t !== 'request') return undefined
+          type = t
+          p = this.end
+          break
+        }
+        case F_INSTANCE:
+          if (c !== 0x22) return undefined
+          instance = this.plainString(s, p, true)
+          if (!instance) return undefined
+          p = this.end
+          break
+        case F_TS: {
+          const v = smallInt(s, p, this)
+          if (v >= 0) ts = BigInt(v)
+          else {
+            const end = numberEnd(s, p)
+            if (end < 0 || c === 0x2d || end - p > 19) return undefined
+            for (let i = p; i < end; i++) if (!isDigit(s.charCodeAt(i))) return undefined
+            ts = BigInt(s.slice(p, end))
+            if (ts > INT64_MAX) return undefined
+            this.end = end
+          }
+          p = this.end
+          break
+        }
+        case F_KEYS:
+          if (c !== 0x5b) return undefined
+          p = this.keys(s, p)
+          break
+        case F_INPUT_LEN: {
+          const v = smallInt(s, p, this)
+          if (v >= 1) {
+            inputLen = v
+            p = this.end
+          } else p = valueEnd(s, p, 1) // only a get or request needs it: decided at the end
+          break
+        }
+        case F_MASK: {
+          if (c === 0x5b) {
+            const open = p
+            const q = skipWs(s, p + 1)
+            if (s.charCodeAt(q) === 0x5d) {
+              mask = []
+              p = q + 1
+            } else {
+              const bools: boolean[] = []
+              p = q
+              for (;;) {
+                if (s.startsWith('true', p)) {
+                  bools.push(true)
+                  p += 4
+                } else if (s.startsWith('false', p)) {
+                  bools.push(false)
+                  p += 5
+                } else {
+                  maskBad = true
+                  p = valueEnd(s, open, 1)
+                  break
+                }
+                p = skipWs(s, p)
+                const d = s.charCodeAt(p)
+                if (d === 0x5d) {
+                  p++
+                  break
+                }
+                if (d !== 0x2c) return undefined
+                p = skipWs(s, p + 1)
+              }
+              mask = bools
+            }
+          } else {
+            const v = smallInt(s, p, this)
+            if (v >= 0) {
+              mask = v
+              p = this.end
+            } else {
+              maskBad = true
+              p = valueEnd(s, p, 1)
+            }
+          }
+          break
+        }
+        case F_QUERY:
+          if (c === 0x22) {
+            queryType = this.plainString(s, p, false)
+            p = queryType === undefined ? -1 : this.end
+          } else {
+            queryType = undefined
+            p = valueEnd(s, p, 1)
+          }
+          break
+        default:
+          p = valueEnd(s, p, 1)
+      }
+      if (p < 0) return undefined
+      p = skipWs(s, p)
+      const d = s.charCodeAt(p)
+      if (d === 0x7d) break
+      if (d !== 0x2c) return undefined
+      p = skipWs(s, p + 1)
+    }
+    if (skipWs(s, p + 1) !== s.length) return undefined
+    if (type === undefined || instance === undefined || !(seen & F_TS) || !(seen & F_KEYS)) return undefined
+    if (type !== 'write') {
+      if (inputLen < 1 || maskBad || queryType === undefined) return undefined
+    } else {
+      // a write ignores these fields (parseRow reads them only for gets and requests)
+      inputLen = 0
+      mask = NO_MASK
+      queryType = 'prefix_match'
+    }
+    const ids = new Array<number>(this.n)
+    for (let i = 0; i < this.n; i++) ids[i] = interner.idOf(this.hi[i], this.lo[i])
+    if (typeof mask === 'number') mask = Math.min(mask, ids.length)
+    return {type, instance, ts, keys: ids, inputLen, mask, queryType, lineNo}
+  }
+}
