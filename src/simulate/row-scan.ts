@@ -101,12 +101,21 @@ export class RowScanner {
       } while (isDigit(c) && p - start < 15)
       let lo = v >>> 0
       let hi = (v - lo) / TWO32
-      while (isDigit(c)) {
-        const l = lo * 10 + (c - 0x30)
+      if (isDigit(c)) {
+        // the remaining digits (at most 5 in range) as one number r: value = v·10^k + r, modulo 2^64, in
+        // doubles below 2^53 — one carry instead of one per digit
+        let r = 0
+        let m = 1
+        do {
+          r = r * 10 + (c - 0x30)
+          m *= 10
+          c = s.charCodeAt(++p)
+        } while (isDigit(c) && m < 1e6)
+        if (isDigit(c)) return -1 // more than 21 digits: out of range anyway
+        const l = lo * m + r
         const carry = Math.floor(l / TWO32)
         lo = l - carry * TWO32
-        hi = (hi * 10 + carry) >>> 0
-        c = s.charCodeAt(++p)
+        hi = (hi * m + carry) >>> 0 // exact below 2^53, then modulo 2^32
       }
       if (c === 0x2e || c === 0x65 || c === 0x45) return -1
       const digits = p - start
