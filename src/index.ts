@@ -24,7 +24,16 @@ export {KeyList, type HashInput} from './hash/key-list.js'
 export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'
 export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/json-float.js'
 export {JsonSyntaxError, parseJson} from './jsonl/parse.js'
-export {isDigit, isWs, numberEnd, skipWs, stringEnd, valueEnd} from './jsonl/json-scan.js'
+export {
+  IntegerHalves,
+  integerHalves,
+  isDigit,
+  isWs,
+  numberEnd,
+  skipWs,
+  stringEnd,
+  valueEnd,
+} from './jsonl/json-scan.js'
 export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serialize.js'
 export {pythonFloatRepr} from './jsonl/float-repr.js'
 export {pythonStrip} from './jsonl/trim.js'

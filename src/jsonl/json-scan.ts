@@ -122,3 +122,60 @@ export function valueEnd(s: string, p: number, depth: number): number {
   }
   return -1
 }
+
+const TWO32 = 4294967296
+
+/** What {@link integerHalves} read: the value modulo 2^64 as unsigned 32-bit halves, and its written form. */
+export class IntegerHalves {
+  hi = 0
+  lo = 0
+  negative = false
+  /** position and count of the digits (after the sign) */
+  digitsAt = 0
+  digits = 0
+}
+
+/**
+ * An integer literal at p (optional minus, digits without leading zeros, no fraction or exponent), taken modulo
+ * 2^64 (two's complement for negatives) into `out` without a BigInt: 15 digits exact in a double, then one carry
+ * per run of up to 6 more. Returns the end position, or -1 when the text there is not such a literal.
+ */
+export function integerHalves(s: string, p: number, out: IntegerHalves): number {
+  let c = s.charCodeAt(p)
+  const negative = c === 0x2d
+  if (negative) c = s.charCodeAt(++p)
+  if (!isDigit(c) || (c === 0x30 && isDigit(s.charCodeAt(p + 1)))) return -1
+  const start = p
+  let v = 0
+  do {
+    v = v * 10 + (c - 0x30)
+    c = s.charCodeAt(++p)
+  } while (isDigit(c) && p - start < 15)
+  let lo = v >>> 0
+  let hi = (v - lo) / TWO32
+  while (isDigit(c)) {
+    // value = value·10^k + r for the next k ≤ 6 digits r, modulo 2^64, in doubles below 2^53
+    let r = 0
+    let m = 1
+    do {
+      r = r * 10 + (c - 0x30)
+      m *= 10
+      c = s.charCodeAt(++p)
+    } while (isDigit(c) && m < 1e6)
+    const l = lo * m + r
+    const carry = Math.floor(l / TWO32)
+    lo = l - carry * TWO32
+    hi = (hi * m + carry) >>> 0 // hi < 2^32 and m ≤ 10^6: exact below 2^53, then modulo 2^32
+  }
+  if (c === 0x2e || c === 0x65 || c === 0x45) return -1
+  if (negative && (hi !== 0 || lo !== 0)) {
+    lo = (TWO32 - lo) >>> 0
+    hi = (TWO32 - hi - (lo === 0 ? 0 : 1)) >>> 0
+  }
+  out.hi = hi
+  out.lo = lo
+  out.negative = negative
+  out.digitsAt = start
+  out.digits = p - start
+  return p
+}

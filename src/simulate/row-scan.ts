@@ -2,11 +2,18 @@
 // writes, keys looked up in the interner straight from their digits — no parsed object, no BigInt or string per
 // key. It gives up (undefined) on anything unusual — escapes, repeated fields, keys beyond the int64 text forms
 // it checks, odd masks — and parseRow, the exact path, then decides, errors and messages included.
-import {isDigit, numberEnd, skipWs, stringEnd, valueEnd} from '../jsonl/json-scan.js'
+import {
+  IntegerHalves,
+  integerHalves,
+  isDigit,
+  numberEnd,
+  skipWs,
+  stringEnd,
+  valueEnd,
+} from '../jsonl/json-scan.js'
 import type {KeyInterner} from './key-interner.js'
 import type {RowType, TraceRow} from './trace-rows.js'
 
-const TWO32 = 4294967296
 const INT64_MAX = 2n ** 63n - 1n
 const NEG_LIMIT = '9223372036854775808' // |−2^63|
 const POS_LIMIT = '18446744073709551615' // 2^64 − 1
@@ -64,6 +71,7 @@ function smallInt(s: string, p: number, scan: RowScanner): number {
 /** Reusable scratch of the scanner (one per trace read). */
 export class RowScanner {
   end = 0
+  private readonly int = new IntegerHalves()
   private hi = new Uint32Array(256)
   private lo = new Uint32Array(256)
   private n = 0
@@ -89,47 +97,17 @@ export class RowScanner {
     p = skipWs(s, p + 1)
     if (s.charCodeAt(p) === 0x5d) return p + 1
     for (;;) {
-      let c = s.charCodeAt(p)
-      const negative = c === 0x2d
-      if (negative) c = s.charCodeAt(++p)
-      if (!isDigit(c) || (c === 0x30 && isDigit(s.charCodeAt(p + 1)))) return -1
-      const start = p
-      let v = 0
-      do {
-        v = v * 10 + (c - 0x30)
-        c = s.charCodeAt(++p)
-      } while (isDigit(c) && p - start < 15)
-      let lo = v >>> 0
-      let hi = (v - lo) / TWO32
-      if (isDigit(c)) {
-        // the remaining digits (at most 5 in range) as one number r: value = v·10^k + r, modulo 2^64, in
-        // doubles below 2^53 — one carry instead of one per digit
-        let r = 0
-        let m = 1
-        do {
-          r = r * 10 + (c - 0x30)
-          m *= 10
-          c = s.charCodeAt(++p)
-        } while (isDigit(c) && m < 1e6)
-        if (isDigit(c)) return -1 // more than 21 digits: out of range anyway
-        const l = lo * m + r
-        const carry = Math.floor(l / TWO32)
-        lo = l - carry * TWO32
-        hi = (hi * m + carry) >>> 0 // exact below 2^53, then modulo 2^32
-      }
-      if (c === 0x2e || c === 0x65 || c === 0x45) return -1
-      const digits = p - start
+      const int = this.int
+      p = integerHalves(s, p, int)
+      if (p < 0) return -1
       // the range check of rule V8 on the digits (19 digits and up), so the halves never wrapped unnoticed
+      const {digits, digitsAt, negative} = int
       if (digits > 20) return -1
-      if (negative && (digits > 19 || (digits === 19 && !notAbove(s, start, 19, NEG_LIMIT)))) return -1
-      if (!negative && digits === 20 && !notAbove(s, start, 20, POS_LIMIT)) return -1
-      if (negative && (hi !== 0 || lo !== 0)) {
-        lo = (TWO32 - lo) >>> 0
-        hi = (TWO32 - hi - (lo === 0 ? 0 : 1)) >>> 0
-      }
-      this.push(hi, lo)
+      if (negative && (digits > 19 || (digits === 19 && !notAbove(s, digitsAt, 19, NEG_LIMIT)))) return -1
+      if (!negative && digits === 20 && !notAbove(s, digitsAt, 20, POS_LIMIT)) return -1
+      this.push(int.hi, int.lo)
       p = skipWs(s, p)
-      c = s.charCodeAt(p)
+      const c = s.charCodeAt(p)
       if (c === 0x5d) return p + 1
       if (c !== 0x2c) return -1
       p = skipWs(s, p + 1)

@@ -3,9 +3,17 @@
 // id. It accepts a subset of what the exact path (decodeHashIdRow) accepts and gives up (false) on anything else:
 // escapes in keys, repeated fields, NaN/Infinity, non-integer ids, odd numbers. The exact path then decides.
 
-import {isDigit, numberEnd, skipWs, stringEnd, valueEnd} from '../../../src/index.js'
+import {
+  IntegerHalves,
+  integerHalves,
+  isDigit,
+  numberEnd,
+  skipWs,
+  stringEnd,
+  valueEnd,
+} from '../../../src/index.js'
 
-const TWO32 = 4294967296
+const int = new IntegerHalves()
 
 /** What a successful scan found; `idHi/idLo` hold `idCount` ids as unsigned 64-bit halves (value mod 2^64). */
 export class ScannedHashIdRow {
@@ -60,36 +68,11 @@ function scanIds(s: string, p: number, out: ScannedHashIdRow): number {
   p = skipWs(s, p + 1)
   if (s.charCodeAt(p) === 0x5d) return p + 1
   for (;;) {
-    let c = s.charCodeAt(p)
-    const negative = c === 0x2d
-    if (negative) c = s.charCodeAt(++p)
-    if (!isDigit(c) || (c === 0x30 && isDigit(s.charCodeAt(p + 1)))) return -1
-    // up to 15 digits the value is exact in a double; beyond, it is carried on in 32-bit halves modulo 2^64
-    const start = p
-    let v = 0
-    do {
-      v = v * 10 + (c - 0x30)
-      c = s.charCodeAt(++p)
-    } while (isDigit(c) && p - start < 15)
-    let lo = v >>> 0
-    let hi = (v - lo) / TWO32
-    while (isDigit(c)) {
-      // (hi, lo) = (hi, lo) × 10 + digit, in doubles below 2^36
-      const l = lo * 10 + (c - 0x30)
-      const carry = Math.floor(l / TWO32)
-      lo = l - carry * TWO32
-      hi = (hi * 10 + carry) >>> 0 // below 2^36, exact; >>> 0 keeps it modulo 2^32
-      c = s.charCodeAt(++p)
-    }
-    if (c === 0x2e || c === 0x65 || c === 0x45) return -1 // a float: the exact path says what to do
-    if (negative && (hi !== 0 || lo !== 0)) {
-      // two's complement of the magnitude
-      lo = (TWO32 - lo) >>> 0
-      hi = (TWO32 - hi - (lo === 0 ? 0 : 1)) >>> 0
-    }
-    out.pushId(hi, lo)
+    p = integerHalves(s, p, int)
+    if (p < 0) return -1 // a float or an odd literal: the exact path says what to do
+    out.pushId(int.hi, int.lo)
     p = skipWs(s, p)
-    c = s.charCodeAt(p)
+    const c = s.charCodeAt(p)
     if (c === 0x5d) return p + 1
     if (c !== 0x2c) return -1
     p = skipWs(s, p + 1)
