@@ -114,6 +114,7 @@ export async function jsonlToLct(
         path: tmp,
         capturesCalls: false,
         clock: {mono: () => now, wall: () => wall},
+        chunkBytes: 1 << 20, // the file is renamed into place when done: no need for a write per frame
       })
       recorder.attachConfig(o.configDict)
     }

@@ -566,6 +566,24 @@ export class MsgpackWriter {
   }
 
   str(s: string): void {
+    const len = s.length
+    if (len <= 31) {
+      // short ASCII strings (keys, names, ids) by a loop: no calls into the runtime
+      this.ensure(len + 1)
+      const buf = this.buf
+      const at = this.pos
+      let i = 0
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i)
+        if (c >= 0x80) break
+        buf[at + 1 + i] = c
+      }
+      if (i === len) {
+        buf[at] = 0xa0 | len
+        this.pos = at + 1 + len
+        return
+      }
+    }
     const n = Buffer.byteLength(s, 'utf8')
     if (n <= 31) this.byte(0xa0 | n)
     else if (n <= 0xff) this.head(0xd9, n, 1)

@@ -32,6 +32,11 @@ export interface TraceRecorderOptions {
   onWarning?: (message: string) => void
   /** the write call (one per frame); default fs.writeSync — injectable for tests */
   write?: (fd: number, bytes: Buffer) => void
+  /**
+   * Ours: collect frames and write them in chunks of about this many bytes. For files produced in one go and
+   * renamed into place (`convert --mode lct`); the default, one write per frame, is LMCache's crash behaviour.
+   */
+  chunkBytes?: number
 }
 
 /** `json.dumps(cfg, sort_keys=True)` and its SHA-256, as LMCache computes the header's config fields. */
@@ -67,6 +72,9 @@ export class TraceRecorder implements CallSink {
   private readonly levelMeta: Record<string, RawValue>
   private readonly onWarning: (message: string) => void
   private readonly write: (fd: number, bytes: Buffer) => void
+  private readonly chunk: Buffer | undefined
+  private chunkUsed = 0
+  private chunkRecords = 0
 
   constructor(opts: TraceRecorderOptions = {}) {
     this.path = opts.path ?? defaultPath()
@@ -76,6 +84,7 @@ export class TraceRecorder implements CallSink {
     this.onWarning = opts.onWarning ?? (() => {})
     this.capturing = opts.capturesCalls ?? true
     this.write = opts.write ?? ((fd, bytes) => void writeSync(fd, bytes))
+    if (opts.chunkBytes && opts.chunkBytes > 0) this.chunk = Buffer.allocUnsafe(opts.chunkBytes)
     this.fd = openSync(this.path, 'w')
     this.tMonoStart = this.clock.mono()
     this.tWallStart = this.clock.wall()
@@ -133,6 +142,15 @@ export class TraceRecorder implements CallSink {
       this.dropped++
       return
     }
+    if (this.chunk && bytes.length <= this.chunk.length) {
+      if (this.chunkUsed + bytes.length > this.chunk.length) this.flushChunk()
+      bytes.copy(this.chunk, this.chunkUsed)
+      this.chunkUsed += bytes.length
+      this.chunkRecords++
+      this.written++
+      return
+    }
+    this.flushChunk()
     try {
       this.write(this.fd as number, bytes)
       this.written++
@@ -140,6 +158,20 @@ export class TraceRecorder implements CallSink {
       this.dropped++
       this.onWarning(`dropping trace record for ${qualname}: ${(err as Error).message}`)
     }
+  }
+
+  /** Writes the collected frames (chunked mode); a failure drops and counts them. */
+  private flushChunk(): void {
+    if (!this.chunk || this.chunkUsed === 0) return
+    try {
+      this.write(this.fd as number, this.chunk.subarray(0, this.chunkUsed))
+    } catch (err) {
+      this.dropped += this.chunkRecords
+      this.written -= this.chunkRecords
+      this.onWarning(`dropping ${this.chunkRecords} trace records: ${(err as Error).message}`)
+    }
+    this.chunkUsed = 0
+    this.chunkRecords = 0
   }
 
   /** Idempotent: writes the placeholder header if none was written, fsyncs and closes. */
@@ -150,6 +182,7 @@ export class TraceRecorder implements CallSink {
       setActiveRecorder(undefined)
     }
     if (!this.headerWritten) this.writeHeader('', '')
+    this.flushChunk()
     const fd = this.fd as number
     try {
       fsyncSync(fd)

@@ -169,6 +169,38 @@ describe('TraceRecorder', () => {
     expect(writes.reduce((a, b) => a + b, 0)).toBe(readFileSync(p).length)
   })
 
+  it('chunked mode (ours): the same bytes in fewer writes; a failed chunk is counted as dropped', () => {
+    const run = (chunkBytes: number | undefined, fail = false) => {
+      const p = path()
+      let writes = 0
+      const rec = new TraceRecorder({
+        path: p,
+        clock: fakeClock(),
+        capturesCalls: false,
+        chunkBytes,
+        write: (fd, bytes) => {
+          writes++
+          if (fail && writes > 1) throw new Error('disk full')
+          fs.writeSync(fd, bytes)
+        },
+      })
+      rec.attachConfig({a: 1})
+      for (let i = 0; i < 50; i++) rec.writeRecord(`op${i % 3}`, {i, pad: 'y'.repeat(i * 40)}, 100 + i, 0)
+      rec.writeRecord('big', {pad: 'z'.repeat(9000)}, 200, 0) // larger than a chunk: written on its own
+      rec.close()
+      return {bytes: readFileSync(p), writes, written: rec.recordsWritten, dropped: rec.droppedCount}
+    }
+    const plain = run(undefined)
+    const chunked = run(4096)
+    expect(chunked.bytes.equals(plain.bytes)).toBe(true)
+    expect(plain.writes).toBe(52)
+    expect(chunked.writes).toBeLessThan(plain.writes / 3)
+    expect(chunked.written).toBe(51)
+    const failing = run(4096, true)
+    expect(failing.written + failing.dropped).toBe(51)
+    expect(failing.dropped).toBeGreaterThan(0)
+  })
+
   it('a second capturing recorder is an error', () => {
     const a = new TraceRecorder({path: path(), clock: fakeClock()})
     expect(() => new TraceRecorder({path: path(), clock: fakeClock()})).toThrow(/already active/)
