@@ -122,7 +122,11 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
     'sweep-points': Flags.integer({summary: 'Number of log-spaced points.', min: 2}),
     'sweep-unit': Flags.string({summary: 'Unit of the sweep points.', options: ['blocks', 'gb', 'fraction']}),
     'sweep-group': Flags.string({summary: 'Group whose capacity the sweep varies.'}),
-    jobs: Flags.integer({char: 'j', summary: 'Worker threads for sweeps (reserved).', min: 1}),
+    jobs: Flags.integer({
+      char: 'j',
+      summary: 'Threads that replay the points of a sweep (default: the available cores).',
+      min: 1,
+    }),
     stack: Flags.string({
       summary: 'Allow the one-pass stack method where proven exact.',
       options: ['auto', 'off'],
@@ -231,6 +235,7 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       oracle: (flags.oracle ?? (flags.sweep ? 'all' : 'none')) as OracleChoice,
       sweep,
       keepPointCsv: flags['keep-point-csv'],
+      jobs: flags.jobs,
       version: packageVersion(this.config.root),
       onProgress: (p) =>
         p.replays

@@ -1,4 +1,5 @@
 import {mkdirSync, renameSync, writeFileSync} from 'node:fs'
+import {availableParallelism} from 'node:os'
 import {basename, join} from 'node:path'
 import {lmtError} from '../errors.js'
 import {
@@ -12,7 +13,8 @@ import {
 import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
 import {beladyOracle, prepareBelady} from './belady.js'
-import {type InstState, quotaUnits, Replayer, weightOf} from './replayer.js'
+import {type InstanceCounters, type InstState, quotaUnits, Replayer, weightOf} from './replayer.js'
+import {type PointJob, type PointResult, pointResult, replayPointsParallel} from './sweep-pool.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
 import {firstRowType, newStats, readTraceRows, type TraceReadStats} from './trace-source.js'
 
@@ -37,6 +39,8 @@ export interface SimulateRequest {
   oracle: OracleChoice
   sweep?: SweepRequest
   keepPointCsv: boolean
+  /** threads for the points of a sweep (this one included); default: the available cores */
+  jobs?: number
   version: string
   onProgress?(p: {bytes: number; total: number; rows: number; replays?: [number, number]}): void
 }
@@ -152,7 +156,7 @@ function instanceSummary(i: InstState, csv: string | null): Record<string, unkno
   }
 }
 
-function totalsOf(members: InstState[]): Record<string, number> {
+function totalsOf(members: ReadonlyArray<{counters: InstanceCounters}>): Record<string, number> {
   const keys = [
     'get_rows',
     'read_blocks',
@@ -401,6 +405,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const oracles: Record<string, unknown> | null =
     req.oracle === 'none' && !req.sweep ? null : {infinite: null, belady: null}
   let sweepDoc: Record<string, unknown> | null = null
+  let jobsUsed = 1
   const lines: string[] = []
   let effective = main
   if (!req.sweep && oracles) {
@@ -471,6 +476,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     effective = result.largest
     sweepDoc = result.doc
     replaySeconds = result.replaySeconds
+    jobsUsed = result.jobs
     lines.push(...result.lines)
     outputs.push('sweep.csv')
     if (oracles) oracles.infinite = result.infinite
@@ -526,7 +532,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       parse_mb_per_second: parseSeconds > 0 ? stats.bytes / 1e6 / parseSeconds : 0,
       total_seconds: totalSeconds,
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
-      jobs: 1,
+      jobs: jobsUsed,
     },
     outputs,
   }
@@ -653,6 +659,8 @@ export function renderTable(summary: Record<string, unknown>): string[] {
 interface SweepResult {
   doc: Record<string, unknown>
   largest: Replayer
+  /** threads that replayed the points */
+  jobs: number
   replaySeconds: number
   lines: string[]
   infinite: unknown
@@ -770,34 +778,54 @@ async function runSweep(
       c.evictions,
       seriesName === 'infinite' ? 'replay' : 'replay',
     ].join(',')
-  for (let p = 0; p < caps.length; p++) {
-    req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [p, caps.length]})
-    const cap = caps[p]
-    const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
-    const dir = join(out, 'points', label)
-    if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
-    const run = replayRows(
-      rows,
-      () =>
-        new Replayer({
-          ...base,
-          config: structuredClone(effCfg),
-          quickInstance: undefined,
-          plots: false,
-          onlyGroup: groupName,
-          capacityOverride: {group: groupName, ...cap},
-          csvName: req.keepPointCsv ? csvName(dir) : undefined,
-          strictInstances: false,
-        }),
+  // the points are independent replays: on worker threads unless one thread is asked for (or point CSVs, which
+  // this thread writes); results are assembled in point order either way, so they never depend on --jobs
+  const jobs = Math.max(1, Math.min(req.jobs ?? availableParallelism(), caps.length))
+  let parallel: PointResult[] | undefined
+  if (jobs > 1 && !req.keepPointCsv) {
+    let done = 0
+    const job: PointJob = {
+      base: {seed: base.seed, strictInstances: false, traceName: base.traceName},
+      config: effCfg,
+      groupName,
+    }
+    const run = await replayPointsParallel(rows, job, caps, jobs, () =>
+      req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [++done, caps.length]}),
     )
-    run.replayer.closeCsvs(true)
-    lookups += run.replayer.blockLookups
-    const g = run.replayer.groups.find((x) => x.cfg.group_name === groupName) as NonNullable<
-      Replayer['groups'][number]
-    >
-    const q = quotaUnits(g.cfg)
+    parallel = run.results
+    largest = run.last
+  }
+  for (let p = 0; p < caps.length; p++) {
+    const cap = caps[p]
+    let point: PointResult
+    if (parallel) point = parallel[p]
+    else {
+      req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [p, caps.length]})
+      const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
+      const dir = join(out, 'points', label)
+      if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
+      const run = replayRows(
+        rows,
+        () =>
+          new Replayer({
+            ...base,
+            config: structuredClone(effCfg),
+            quickInstance: undefined,
+            plots: false,
+            onlyGroup: groupName,
+            capacityOverride: {group: groupName, ...cap},
+            csvName: req.keepPointCsv ? csvName(dir) : undefined,
+            strictInstances: false,
+          }),
+      )
+      run.replayer.closeCsvs(true)
+      point = pointResult(run.replayer, groupName)
+      largest = run.replayer
+    }
+    lookups += point.blockLookups
+    const q = quotaUnits(point.groupCfg)
     const equal = new Set(weights).size <= 1
-    const w0 = g.members[0]?.engine.weight ?? 1
+    const w0 = point.members[0]?.weight ?? 1
     const capBlocks =
       cap.blocks !== undefined
         ? String(cap.blocks)
@@ -811,18 +839,18 @@ async function runSweep(
           ? formatG(((cap.blocks as number) * weights[0]) / 2 ** 30)
           : ''
     const quotaBlocks = q !== null && equal ? String(Math.floor(q / w0)) : ''
-    for (const m of g.members)
+    for (const m of point.members)
       csvRows.push(
         rowFor(
           policy,
           capBlocks,
           capGb,
           quotaBlocks,
-          m.cfg.instance_id,
+          m.instanceId,
           m.counters as unknown as Record<string, number>,
         ),
       )
-    const totals = totalsOf(g.members)
+    const totals = totalsOf(point.members)
     csvRows.push(rowFor(policy, capBlocks, capGb, quotaBlocks, '*', totals))
     docPoints.push({
       capacity_blocks: capBlocks === '' ? null : Number(capBlocks),
@@ -834,7 +862,6 @@ async function runSweep(
     lines.push(
       `capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(totals.token_hit_rate)}`,
     )
-    largest = run.replayer
   }
   if (req.oracle === 'belady' || req.oracle === 'all') {
     const belady = prepareBelady(rows, effCfg, groupName)
@@ -896,10 +923,11 @@ async function runSweep(
     `infinite capacity: token hit rate ${formatG(infTotals.token_hit_rate)} (working set ${wss} blocks)`,
   )
   lines.push(
-    `${base.traceName} sweep of group ${groupName}: ${caps.length} points, aggregate over 1 workers ${(lookups / replaySeconds / 1e6).toFixed(2)} M lookups/s`,
+    `${base.traceName} sweep of group ${groupName}: ${caps.length} points, aggregate over ${parallel ? jobs : 1} thread${parallel && jobs > 1 ? 's' : ''} ${(lookups / replaySeconds / 1e6).toFixed(2)} M lookups/s`,
   )
   void resolved
   return {
+    jobs: parallel ? jobs : 1,
     doc: {
       group_name: groupName,
       unit: sw.unit,

@@ -1,0 +1,204 @@
+// Sweep points replayed on worker threads (simulate.md §6.5): the rows are encoded once into typed arrays, every
+// worker decodes them once and replays the points it is handed; results come back in point order.
+import {Worker} from 'node:worker_threads'
+import type {GroupConfig, SimConfig} from './config.js'
+import {type InstanceCounters, type ReplayOptions, Replayer} from './replayer.js'
+import type {RowType, TraceRow} from './trace-rows.js'
+
+const TYPES: RowType[] = ['get', 'write', 'request']
+
+/** Rows as typed arrays (structured-cloneable without a per-row object). */
+export interface EncodedRows {
+  n: number
+  strings: string[]
+  type: Uint8Array
+  instance: Int32Array
+  query: Int32Array
+  ts: BigInt64Array
+  inputLen: Float64Array
+  lineNo: Float64Array
+  keyStart: Int32Array
+  keys: Int32Array
+  /** mask as an offset, or NaN when it is a list (then maskStart/maskBits hold it) */
+  maskNum: Float64Array
+  maskStart: Int32Array
+  maskBits: Uint8Array
+}
+
+export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
+  const n = rows.length
+  const strings: string[] = []
+  const index = new Map<string, number>()
+  const str = (s: string): number => {
+    let i = index.get(s)
+    if (i === undefined) index.set(s, (i = strings.push(s) - 1))
+    return i
+  }
+  let keyCount = 0
+  let maskCount = 0
+  for (const r of rows) {
+    keyCount += r.keys.length
+    if (Array.isArray(r.mask)) maskCount += r.mask.length
+  }
+  const e: EncodedRows = {
+    n,
+    strings,
+    type: new Uint8Array(n),
+    instance: new Int32Array(n),
+    query: new Int32Array(n),
+    ts: new BigInt64Array(n),
+    inputLen: new Float64Array(n),
+    lineNo: new Float64Array(n),
+    keyStart: new Int32Array(n + 1),
+    keys: new Int32Array(keyCount),
+    maskNum: new Float64Array(n),
+    maskStart: new Int32Array(n + 1),
+    maskBits: new Uint8Array(maskCount),
+  }
+  let k = 0
+  let m = 0
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]
+    e.type[i] = TYPES.indexOf(r.type)
+    e.instance[i] = str(r.instance)
+    e.query[i] = str(r.queryType)
+    e.ts[i] = r.ts
+    e.inputLen[i] = r.inputLen
+    e.lineNo[i] = r.lineNo
+    e.keyStart[i] = k
+    for (const id of r.keys) e.keys[k++] = id
+    e.maskStart[i] = m
+    if (Array.isArray(r.mask)) {
+      e.maskNum[i] = NaN
+      for (const b of r.mask) e.maskBits[m++] = b ? 1 : 0
+    } else e.maskNum[i] = r.mask
+  }
+  e.keyStart[n] = k
+  e.maskStart[n] = m
+  return e
+}
+
+export function decodeRows(e: EncodedRows): TraceRow[] {
+  const rows = new Array<TraceRow>(e.n)
+  for (let i = 0; i < e.n; i++) {
+    const keys = Array.from(e.keys.subarray(e.keyStart[i], e.keyStart[i + 1]))
+    const mask = Number.isNaN(e.maskNum[i])
+      ? Array.from(e.maskBits.subarray(e.maskStart[i], e.maskStart[i + 1]), (b) => b === 1)
+      : e.maskNum[i]
+    rows[i] = {
+      type: TYPES[e.type[i]],
+      instance: e.strings[e.instance[i]],
+      ts: e.ts[i],
+      keys,
+      inputLen: e.inputLen[i],
+      mask,
+      queryType: e.strings[e.query[i]],
+      lineNo: e.lineNo[i],
+    }
+  }
+  return rows
+}
+
+/** What the sweep needs from one point's replay. */
+export interface PointResult {
+  blockLookups: number
+  groupCfg: GroupConfig
+  members: Array<{instanceId: string; weight: number; counters: InstanceCounters}>
+}
+
+export type SweepCapacity = {blocks?: number; gb?: number}
+
+/** The cloneable part of a point's Replayer options. */
+export interface PointJob {
+  base: Pick<ReplayOptions, 'seed' | 'strictInstances' | 'traceName'>
+  config: SimConfig
+  groupName: string
+}
+
+/** Replays one point (the same options on the main thread and in a worker). */
+export function replayPoint(rows: readonly TraceRow[], job: PointJob, cap: SweepCapacity): Replayer {
+  const r = new Replayer({
+    ...job.base,
+    config: structuredClone(job.config),
+    quickInstance: undefined,
+    plots: false,
+    onlyGroup: job.groupName,
+    capacityOverride: {group: job.groupName, ...cap},
+    strictInstances: false,
+  })
+  for (const row of rows) r.apply(row)
+  r.finish()
+  return r
+}
+
+export function pointResult(r: Replayer, groupName: string): PointResult {
+  const g = r.groups.find((x) => x.cfg.group_name === groupName) as Replayer['groups'][number]
+  return {
+    blockLookups: r.blockLookups,
+    groupCfg: g.cfg,
+    members: g.members.map((m) => ({
+      instanceId: m.cfg.instance_id,
+      weight: m.engine.weight,
+      counters: m.counters,
+    })),
+  }
+}
+
+/**
+ * Replays `caps` on this thread and `jobs - 1` worker threads: workers take points from the front, this thread from
+ * the back (so it replays the last point, whose replayer it returns for the summary). Results in point order.
+ */
+export async function replayPointsParallel(
+  rows: readonly TraceRow[],
+  job: PointJob,
+  caps: readonly SweepCapacity[],
+  jobs: number,
+  onDone?: () => void,
+): Promise<{results: PointResult[]; last: Replayer}> {
+  const results = new Array<PointResult>(caps.length)
+  let front = 0
+  let back = caps.length - 1
+  let last: Replayer | undefined
+  const entry = new URL('./sweep-worker.js', import.meta.url)
+  const encoded = encodeRows(rows)
+  const workers = Array.from(
+    {length: Math.max(0, Math.min(jobs - 1, caps.length - 1))},
+    () => new Worker(entry, {workerData: {encoded, job}}),
+  )
+  const inWorkers = workers.map(
+    (w) =>
+      new Promise<void>((resolve, reject) => {
+        const give = () => {
+          if (front > back) return resolve()
+          const index = front++
+          w.postMessage({index, cap: caps[index]})
+        }
+        w.on('message', (msg: {index: number; result?: PointResult; error?: string}) => {
+          if (msg.error !== undefined) return reject(new Error(`sweep worker: ${msg.error}`))
+          results[msg.index] = msg.result as PointResult
+          onDone?.()
+          give()
+        })
+        w.on('error', reject)
+        w.on('exit', (code) => {
+          if (code !== 0) reject(new Error(`sweep worker exited with code ${code}`))
+        })
+        give()
+      }),
+  )
+  inWorkers.forEach((p) => p.catch(() => {})) // observed below
+  try {
+    while (front <= back) {
+      const index = back--
+      const r = replayPoint(rows, job, caps[index])
+      if (index === caps.length - 1) last = r
+      results[index] = pointResult(r, job.groupName)
+      onDone?.()
+      await new Promise((resolve) => setImmediate(resolve)) // let the workers' messages in
+    }
+    await Promise.all(inWorkers)
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()))
+  }
+  return {results, last: last as Replayer}
+}
