@@ -4,7 +4,6 @@
 export class Block {
   live = false
   last = 0n
-  writing = 0n
   prev: Block | null = null
   next: Block | null = null
   inList = false
@@ -346,7 +345,6 @@ export class SimInstance {
 
   private register(b: Block, ts: bigint): void {
     b.last = ts
-    b.writing = ts
     b.live = true
     b.owner.live++
     this.policy.onWritten(b)

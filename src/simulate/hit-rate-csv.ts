@@ -20,6 +20,17 @@ export class HitRateCsv {
     this.write(CSV_HEADER + '\n')
   }
 
+  /** Appends `src[start, end)` (ASCII bytes). */
+  bytes(src: Uint8Array, start: number, end: number): void {
+    const n = end - start
+    if (this.used + n > this.buf.length) {
+      this.flush()
+      if (n > this.buf.length) this.buf = Buffer.allocUnsafe(n)
+    }
+    this.buf.set(src.subarray(start, end), this.used)
+    this.used += n
+  }
+
   write(text: string): void {
     if (this.used + text.length > this.buf.length) {
       this.flush()
@@ -60,8 +71,55 @@ export interface AccumulatedCounts {
   hit_tokens: number
 }
 
-/** The fields of a read record known at the get; AccWriteBlocks is filled when the timestamp is over. */
-export function csvRowPrefix(
+/**
+ * CSV row prefixes written as ASCII bytes (digits by a loop, no string per field): the rows of one timestamp wait
+ * here until AccWriteBlocks is known, then move to their instance's file.
+ */
+export class CsvRowBuffer {
+  buf = new Uint8Array(1 << 16)
+  used = 0
+
+  private room(n: number): void {
+    if (this.used + n <= this.buf.length) return
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.used + n))
+    next.set(this.buf.subarray(0, this.used))
+    this.buf = next
+  }
+
+  ascii(s: string): void {
+    this.room(s.length)
+    const buf = this.buf
+    let p = this.used
+    for (let i = 0; i < s.length; i++) buf[p++] = s.charCodeAt(i)
+    this.used = p
+  }
+
+  /** A non-negative integer (counters), then a comma. */
+  int(n: number): void {
+    if (!(n >= 0 && n < 2147483648)) return this.ascii(`${n},`)
+    this.room(11)
+    const buf = this.buf
+    let digits = 1
+    for (let v = n; v >= 10; v = (v / 10) | 0) digits++
+    let p = this.used + digits
+    buf[p] = 0x2c
+    let v = n
+    do {
+      const q = (v / 10) | 0
+      buf[--p] = 0x30 + v - q * 10
+      v = q
+    } while (v > 0)
+    this.used += digits + 1
+  }
+
+  clear(): void {
+    this.used = 0
+  }
+}
+
+/** Writes the fields of a read record known at the get (AccWriteBlocks is added when the timestamp is over). */
+export function writeCsvRowPrefix(
+  out: CsvRowBuffer,
   ts: bigint,
   cached: number,
   cachedAll: number,
@@ -71,17 +129,32 @@ export function csvRowPrefix(
   inputTokens: number,
   bs: number,
   acc: AccumulatedCounts,
-): string {
+): void {
   const hit = localHit + remoteHit
   const lt = localHit * bs
   const rt = remoteHit * bs
   const ht = hit * bs
-  // one template literal: this runs once per replayed get
-  return `${ts},${cached},${cachedAll},${read},${localHit},${remoteHit},${hit},${inputTokens},${lt},${rt},${ht},${formatG(
-    rate(lt, inputTokens),
-  )},${formatG(rate(rt, inputTokens))},${formatG(rate(ht, inputTokens))},${acc.read_blocks},${acc.hit_blocks},${acc.input_tokens},${
-    acc.local_hit_tokens
-  },${acc.remote_hit_tokens},${acc.hit_tokens},${formatG(rate(acc.local_hit_tokens, acc.input_tokens))},${formatG(
-    rate(acc.remote_hit_tokens, acc.input_tokens),
-  )},${formatG(rate(acc.hit_tokens, acc.input_tokens))}`
+  out.ascii(`${ts},`)
+  out.int(cached)
+  out.int(cachedAll)
+  out.int(read)
+  out.int(localHit)
+  out.int(remoteHit)
+  out.int(hit)
+  out.int(inputTokens)
+  out.int(lt)
+  out.int(rt)
+  out.int(ht)
+  out.ascii(formatG(rate(lt, inputTokens)) + ',')
+  out.ascii(formatG(rate(rt, inputTokens)) + ',')
+  out.ascii(formatG(rate(ht, inputTokens)) + ',')
+  out.int(acc.read_blocks)
+  out.int(acc.hit_blocks)
+  out.int(acc.input_tokens)
+  out.int(acc.local_hit_tokens)
+  out.int(acc.remote_hit_tokens)
+  out.int(acc.hit_tokens)
+  out.ascii(formatG(rate(acc.local_hit_tokens, acc.input_tokens)) + ',')
+  out.ascii(formatG(rate(acc.remote_hit_tokens, acc.input_tokens)) + ',')
+  out.ascii(formatG(rate(acc.hit_tokens, acc.input_tokens)) + ',')
 }

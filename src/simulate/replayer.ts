@@ -11,7 +11,7 @@ import {
   TtlPolicy,
 } from './engine.js'
 import {BinaryHeap} from '../util/binary-heap.js'
-import {csvRowPrefix, HitRateCsv, rate} from './hit-rate-csv.js'
+import {CsvRowBuffer, HitRateCsv, rate, writeCsvRowPrefix} from './hit-rate-csv.js'
 import type {TraceRow} from './trace-rows.js'
 
 const INT64_MAX = 2n ** 63n - 1n
@@ -181,7 +181,10 @@ export class Replayer {
     (a, b) => a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq),
   )
   private seq = 0
-  private readonly buffered: Array<{inst: InstState; prefix: string}> = []
+  // rows waiting for AccWriteBlocks: their prefixes in one byte buffer, each row's instance and end offset
+  private readonly pending = new CsvRowBuffer()
+  private readonly pendingInst: InstState[] = []
+  private readonly pendingEnd: number[] = []
   private bufferTs: bigint | undefined
   private readonly mode: 'read_write' | 'request'
   private readonly delay: bigint
@@ -347,7 +350,8 @@ export class Replayer {
     if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
     if (inst.csvPath === null) return
     inst.csv ??= new HitRateCsv(inst.csvPath)
-    const prefix = csvRowPrefix(
+    writeCsvRowPrefix(
+      this.pending,
       row.ts,
       cached,
       this.cachedAll(),
@@ -359,7 +363,8 @@ export class Replayer {
       c,
     )
     this.bufferTs = row.ts
-    this.buffered.push({inst, prefix})
+    this.pendingInst.push(inst)
+    this.pendingEnd.push(this.pending.used)
   }
 
   private write(inst: InstState, ts: bigint, keys: number[]): void {
@@ -378,12 +383,22 @@ export class Replayer {
   /** Finishes buffered CSV rows once replay moves past their timestamp (AccWriteBlocks is then known). */
   private flushBefore(ts: bigint | undefined): void {
     if (
-      this.buffered.length === 0 ||
+      this.pendingInst.length === 0 ||
       (ts !== undefined && this.bufferTs !== undefined && ts <= this.bufferTs)
     )
       return
-    for (const b of this.buffered) b.inst.csv?.write(`${b.prefix},${b.inst.accWrite}\n`)
-    this.buffered.length = 0
+    let start = 0
+    for (let i = 0; i < this.pendingInst.length; i++) {
+      const inst = this.pendingInst[i]
+      const end = this.pendingEnd[i]
+      // the prefix ends with its comma; AccWriteBlocks closes the row
+      inst.csv?.bytes(this.pending.buf, start, end)
+      inst.csv?.write(`${inst.accWrite}\n`)
+      start = end
+    }
+    this.pending.clear()
+    this.pendingInst.length = 0
+    this.pendingEnd.length = 0
     this.bufferTs = undefined
   }
 }
