@@ -393,7 +393,7 @@ export class Replayer {
       const end = this.pendingEnd[i]
       // the prefix ends with its comma; AccWriteBlocks closes the row
       inst.csv?.bytes(this.pending.buf, start, end)
-      inst.csv?.write(`${inst.accWrite}\n`)
+      inst.csv?.intLine(inst.accWrite)
       start = end
     }
     this.pending.clear()
