@@ -238,7 +238,10 @@ export class RowScanner {
           break
         }
         case F_QUERY:
-          if (c === 0x22) {
+          if (c === 0x22 && s.startsWith('"prefix_match"', p)) {
+            queryType = 'prefix_match' // the usual value: no string per row
+            p += 14
+          } else if (c === 0x22) {
             queryType = this.plainString(s, p, false)
             p = queryType === undefined ? -1 : this.end
           } else {
