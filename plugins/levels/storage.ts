@@ -45,7 +45,8 @@ function checkNames(
   allowed: readonly string[],
   required: readonly string[],
 ): void {
-  for (const k of Object.keys(args))
+  // for…in: no array of names per call (decoded args are null-prototype, so nothing is inherited)
+  for (const k in args)
     if (!allowed.includes(k)) throw new TypeError(`${method}() got an unexpected argument '${k}'`)
   for (const k of required)
     if (!(k in args)) throw new TypeError(`${method}() missing required argument '${k}'`)
@@ -53,8 +54,9 @@ function checkNames(
 
 function keysOf(method: string, v: unknown): ObjectKey[] {
   const list = v instanceof PyTuple ? v.items : v
-  if (!Array.isArray(list) || !list.every((k) => k instanceof ObjectKey))
-    throw new TypeError(`${method}() argument 'keys' must be a list of ObjectKey`)
+  let ok = Array.isArray(list)
+  for (let i = 0; ok && i < (list as unknown[]).length; i++) ok = (list as unknown[])[i] instanceof ObjectKey
+  if (!ok) throw new TypeError(`${method}() argument 'keys' must be a list of ObjectKey`)
   return list as ObjectKey[]
 }
 

@@ -256,11 +256,15 @@ undecodable args) are counted, not failed.`
         recordPath: flags.record,
         warn,
         signal: controller.signal,
-        onRecord: (o) => {
-          if (progress) process.stderr.write(progressLine(o, total) + '\n')
-          if (flags.verbose) process.stdout.write(verboseLine(o, total) + '\n')
-          if (jsonlFd !== undefined) writeSync(jsonlFd, jsonlLine(o))
-        },
+        // only when something shows per-record outcomes: the driver then builds none
+        onRecord:
+          progress || flags.verbose || jsonlFd !== undefined
+            ? (o) => {
+                if (progress) process.stderr.write(progressLine(o, total) + '\n')
+                if (flags.verbose) process.stdout.write(verboseLine(o, total) + '\n')
+                if (jsonlFd !== undefined) writeSync(jsonlFd, jsonlLine(o))
+              }
+            : undefined,
       })
     } finally {
       process.removeListener('SIGINT', onSignal)
