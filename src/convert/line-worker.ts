@@ -21,6 +21,10 @@ parentPort?.on('message', async (batch: Batch) => {
   try {
     if (mapBatch) {
       const {results, transfer} = mapBatch(batch.lines)
+      if (!Array.isArray(results) || results.length !== batch.lines.length)
+        throw new Error(
+          `createBatchMapper's function returned ${Array.isArray(results) ? results.length : 'no'} results for ${batch.lines.length} lines (${module})`,
+        )
       parentPort?.postMessage({id: batch.id, results}, transfer ?? [])
       return
     }
