@@ -4,6 +4,7 @@ import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './con
 import {familyOf, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import {InterningReader, type ObjectKeyInterner} from './key-intern.js'
 import type {LctHeader} from './types.js'
+import {RecentNames} from './recent-names.js'
 
 /** A field rule broken by an otherwise well-formed frame (the detail of a malformed-frame message). */
 export class FieldError extends Error {}
@@ -238,36 +239,16 @@ function recordKeyId(buf: Uint8Array, start: number, length: number): number {
   return -1
 }
 
-interface CachedName {
-  bytes: Uint8Array
-  text: string
-}
-const nameCache: CachedName[] = []
+const recentNames = new RecentNames()
 
-/** The qualname at pos (a str), from a small cache of recent names compared by bytes. */
+/** The qualname at pos (a str), from the cache of recent names compared by bytes. */
 function qualnameAt(r: MsgpackReader): string {
   const save = r.pos
   const span = r.strSpan() as {start: number; length: number}
-  const {buf} = r
-  const last = span.start + span.length - 1
-  outer: for (let c = 0; c < nameCache.length; c++) {
-    const bytes = nameCache[c].bytes
-    if (bytes.length !== span.length) continue
-    // names share long prefixes (lmcache.v1.…StorageManager.): compare from the end
-    for (let i = span.length - 1; i >= 0; i--) if (buf[span.start + i] !== bytes[i]) continue outer
-    if (c > 0) {
-      const hit = nameCache[c]
-      nameCache[c] = nameCache[c - 1]
-      nameCache[c - 1] = hit
-    }
-    return nameCache[c > 0 ? c - 1 : 0].text
-  }
-  void last
+  const text = recentNames.lookup(r.buf, span.start, span.length)
+  if (text !== undefined) return text
   r.pos = save
-  const text = r.readStr()
-  if (nameCache.length >= 32) nameCache.pop()
-  nameCache.push({bytes: Uint8Array.prototype.slice.call(buf, span.start, span.start + span.length), text}) // a copy, not a view of the window
-  return text
+  return r.readStr() // invalid UTF-8: the reader's error
 }
 
 /**
