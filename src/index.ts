@@ -25,6 +25,7 @@ export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'
 export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/json-float.js'
 export {JsonSyntaxError, parseJson} from './jsonl/parse.js'
 export {
+  HalvesList,
   IntegerHalves,
   integerHalves,
   isDigit,

@@ -179,3 +179,24 @@ export function integerHalves(s: string, p: number, out: IntegerHalves): number 
   out.digits = p - start
   return p
 }
+
+/** A growing list of 64-bit values as unsigned 32-bit halves (what the scanners collect before using them). */
+export class HalvesList {
+  hi = new Uint32Array(256)
+  lo = new Uint32Array(256)
+  length = 0
+
+  push(hi: number, lo: number): void {
+    if (this.length === this.hi.length) {
+      const h = new Uint32Array(this.length * 2)
+      const l = new Uint32Array(this.length * 2)
+      h.set(this.hi)
+      l.set(this.lo)
+      this.hi = h
+      this.lo = l
+    }
+    this.hi[this.length] = hi
+    this.lo[this.length] = lo
+    this.length++
+  }
+}

@@ -4,6 +4,20 @@ import {formatG} from './format-g.js'
 export const CSV_HEADER =
   'TimestampNs,CachedBlocks,CachedBlocksAllInstances,ReadBlocks,LocalHitBlocks,RemoteHitBlocks,HitBlocks,InputTokens,LocalHitTokens,RemoteHitTokens,HitTokens,LocalHitRate,RemoteHitRate,HitRate,AccReadBlocks,AccHitBlocks,AccInputTokens,AccLocalHitTokens,AccRemoteHitTokens,AccHitTokens,AccLocalHitRate,AccRemoteHitRate,AccHitRate,AccWriteBlocks'
 
+/** Writes 0 ≤ n < 2^31 in decimal at `pos`; returns the position after it. */
+function putDigits(buf: Uint8Array, pos: number, n: number): number {
+  let digits = 1
+  for (let v = n; v >= 10; v = (v / 10) | 0) digits++
+  let p = pos + digits
+  let v = n
+  do {
+    const q = (v / 10) | 0
+    buf[--p] = 0x30 + v - q * 10
+    v = q
+  } while (v > 0)
+  return pos + digits
+}
+
 export function rate(a: number, b: number): number {
   return b > 0 ? a / b : 0
 }
@@ -37,18 +51,9 @@ export class HitRateCsv {
   intLine(n: number): void {
     if (!(n >= 0 && n < 2147483648)) return this.write(`${n}\n`)
     if (this.used + 12 > this.buf.length) this.flush()
-    const buf = this.buf
-    let digits = 1
-    for (let v = n; v >= 10; v = (v / 10) | 0) digits++
-    let p = this.used + digits
-    buf[p] = 0x0a
-    let v = n
-    do {
-      const q = (v / 10) | 0
-      buf[--p] = 0x30 + v - q * 10
-      v = q
-    } while (v > 0)
-    this.used += digits + 1
+    const end = putDigits(this.buf, this.used, n)
+    this.buf[end] = 0x0a
+    this.used = end + 1
   }
 
   write(text: string): void {
@@ -118,18 +123,9 @@ export class CsvRowBuffer {
   int(n: number): void {
     if (!(n >= 0 && n < 2147483648)) return this.ascii(`${n},`)
     this.room(11)
-    const buf = this.buf
-    let digits = 1
-    for (let v = n; v >= 10; v = (v / 10) | 0) digits++
-    let p = this.used + digits
-    buf[p] = 0x2c
-    let v = n
-    do {
-      const q = (v / 10) | 0
-      buf[--p] = 0x30 + v - q * 10
-      v = q
-    } while (v > 0)
-    this.used += digits + 1
+    const end = putDigits(this.buf, this.used, n)
+    this.buf[end] = 0x2c
+    this.used = end + 1
   }
 
   clear(): void {

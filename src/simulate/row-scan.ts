@@ -3,6 +3,7 @@
 // key. It gives up (undefined) on anything unusual — escapes, repeated fields, keys beyond the int64 text forms
 // it checks, odd masks — and parseRow, the exact path, then decides, errors and messages included.
 import {
+  HalvesList,
   IntegerHalves,
   integerHalves,
   isDigit,
@@ -72,28 +73,12 @@ function smallInt(s: string, p: number, scan: RowScanner): number {
 export class RowScanner {
   end = 0
   private readonly int = new IntegerHalves()
-  private hi = new Uint32Array(256)
-  private lo = new Uint32Array(256)
-  private n = 0
+  private readonly keyHalves = new HalvesList()
   private lastInstance = ''
-
-  private push(hi: number, lo: number): void {
-    if (this.n === this.hi.length) {
-      const h = new Uint32Array(this.n * 2)
-      const l = new Uint32Array(this.n * 2)
-      h.set(this.hi)
-      l.set(this.lo)
-      this.hi = h
-      this.lo = l
-    }
-    this.hi[this.n] = hi
-    this.lo[this.n] = lo
-    this.n++
-  }
 
   /** The keys array at p (integer literals in [−2^63, 2^64 − 1]) into the scratch halves; end or -1. */
   private keys(s: string, p: number): number {
-    this.n = 0
+    this.keyHalves.length = 0
     p = skipWs(s, p + 1)
     if (s.charCodeAt(p) === 0x5d) return p + 1
     for (;;) {
@@ -105,7 +90,7 @@ export class RowScanner {
       if (digits > 20) return -1
       if (negative && (digits > 19 || (digits === 19 && !notAbove(s, digitsAt, 19, NEG_LIMIT)))) return -1
       if (!negative && digits === 20 && !notAbove(s, digitsAt, 20, POS_LIMIT)) return -1
-      this.push(int.hi, int.lo)
+      this.keyHalves.push(int.hi, int.lo)
       p = skipWs(s, p)
       const c = s.charCodeAt(p)
       if (c === 0x5d) return p + 1
@@ -269,8 +254,9 @@ export class RowScanner {
       mask = NO_MASK
       queryType = 'prefix_match'
     }
-    const ids = new Array<number>(this.n)
-    for (let i = 0; i < this.n; i++) ids[i] = interner.idOf(this.hi[i], this.lo[i])
+    const k = this.keyHalves
+    const ids = new Array<number>(k.length)
+    for (let i = 0; i < k.length; i++) ids[i] = interner.idOf(k.hi[i], k.lo[i])
     if (typeof mask === 'number') mask = Math.min(mask, ids.length)
     return {type, instance, ts, keys: ids, inputLen, mask, queryType, lineNo}
   }

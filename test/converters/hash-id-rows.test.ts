@@ -135,7 +135,7 @@ describe('hash-id rows: the scanning fast lane', () => {
     const text = `{"timestamp": 1, "input_length": 64, "hash_ids": [${ids.join(', ')}]}`
     const scan = new ScannedHashIdRow()
     expect(scanHashIdRow(text, scan)).toBe(true)
-    const got = Array.from({length: 4}, (_, i) => (BigInt(scan.idHi[i]) << 32n) | BigInt(scan.idLo[i]))
+    const got = Array.from({length: 4}, (_, i) => (BigInt(scan.ids.hi[i]) << 32n) | BigInt(scan.ids.lo[i]))
     expect(got).toEqual(ids.map((t) => BigInt.asUintN(64, BigInt(t))))
     expect(norm(createLineMapper(QWEN)(input(text, 1)))).toEqual(norm(decodeHashIdRow(text, QWEN)))
   })

@@ -102,9 +102,9 @@ function fastRow(
     if (!Number.isFinite(product)) return undefined
     ts = BigInt(Math.trunc(product))
   }
-  const n = Math.min(Math.floor(scanned.inputLength / config.blockSize), scanned.idCount)
+  const n = Math.min(Math.floor(scanned.inputLength / config.blockSize), scanned.ids.length)
   const word = slabs.reserve(n)
-  KeyList.prefixHashHalves(scanned.idHi, scanned.idLo, n, slabs.words, word)
+  KeyList.prefixHashHalves(scanned.ids.hi, scanned.ids.lo, n, slabs.words, word)
   slabs.wordCount += n
   const textStart = slabs.textLength
   slabs.textLength = KeyList.writeJson(slabs.words, word, n, slabs.text, textStart)

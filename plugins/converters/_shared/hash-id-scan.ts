@@ -4,6 +4,7 @@
 // escapes in keys, repeated fields, NaN/Infinity, non-integer ids, odd numbers. The exact path then decides.
 
 import {
+  HalvesList,
   IntegerHalves,
   integerHalves,
   isDigit,
@@ -15,7 +16,7 @@ import {
 
 const int = new IntegerHalves()
 
-/** What a successful scan found; `idHi/idLo` hold `idCount` ids as unsigned 64-bit halves (value mod 2^64). */
+/** What a successful scan found. */
 export class ScannedHashIdRow {
   hasTimestamp = false
   /** integer timestamp literal (≤ 15 digits), or NaN when it was a float literal */
@@ -25,29 +26,14 @@ export class ScannedHashIdRow {
   hasInputLength = false
   inputLength = 0
   hasHashIds = false
-  idCount = 0
-  idHi = new Uint32Array(256)
-  idLo = new Uint32Array(256)
+  /** the ids, modulo 2^64 */
+  readonly ids = new HalvesList()
 
   reset(): void {
     this.hasTimestamp = false
     this.hasInputLength = false
     this.hasHashIds = false
-    this.idCount = 0
-  }
-
-  pushId(hi: number, lo: number): void {
-    if (this.idCount === this.idHi.length) {
-      const h = new Uint32Array(this.idHi.length * 2)
-      const l = new Uint32Array(this.idLo.length * 2)
-      h.set(this.idHi)
-      l.set(this.idLo)
-      this.idHi = h
-      this.idLo = l
-    }
-    this.idHi[this.idCount] = hi
-    this.idLo[this.idCount] = lo
-    this.idCount++
+    this.ids.length = 0
   }
 }
 
@@ -70,7 +56,7 @@ function scanIds(s: string, p: number, out: ScannedHashIdRow): number {
   for (;;) {
     p = integerHalves(s, p, int)
     if (p < 0) return -1 // a float or an odd literal: the exact path says what to do
-    out.pushId(int.hi, int.lo)
+    out.ids.push(int.hi, int.lo)
     p = skipWs(s, p)
     const c = s.charCodeAt(p)
     if (c === 0x5d) return p + 1
