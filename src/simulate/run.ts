@@ -14,7 +14,13 @@ import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
 import {beladyOracle, prepareBelady} from './belady.js'
 import {type InstanceCounters, type InstState, quotaUnits, Replayer, weightOf} from './replayer.js'
-import {type PointJob, type PointResult, pointResult, replayPointsParallel} from './sweep-pool.js'
+import {
+  type PointJob,
+  type PointResult,
+  pointResult,
+  replayPoint,
+  replayPointsParallel,
+} from './sweep-pool.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
 import {firstRowType, newStats, readTraceRows, type TraceReadStats} from './trace-source.js'
 
@@ -781,14 +787,14 @@ async function runSweep(
   // the points are independent replays: on worker threads unless one thread is asked for (or point CSVs, which
   // this thread writes); results are assembled in point order either way, so they never depend on --jobs
   const jobs = Math.max(1, Math.min(req.jobs ?? availableParallelism(), caps.length))
+  const job: PointJob = {
+    base: {seed: base.seed, strictInstances: false, traceName: base.traceName},
+    config: effCfg,
+    groupName,
+  }
   let parallel: PointResult[] | undefined
   if (jobs > 1 && !req.keepPointCsv) {
     let done = 0
-    const job: PointJob = {
-      base: {seed: base.seed, strictInstances: false, traceName: base.traceName},
-      config: effCfg,
-      groupName,
-    }
     const run = await replayPointsParallel(rows, job, caps, jobs, () =>
       req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [++done, caps.length]}),
     )
@@ -804,23 +810,10 @@ async function runSweep(
       const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
       const dir = join(out, 'points', label)
       if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
-      const run = replayRows(
-        rows,
-        () =>
-          new Replayer({
-            ...base,
-            config: structuredClone(effCfg),
-            quickInstance: undefined,
-            plots: false,
-            onlyGroup: groupName,
-            capacityOverride: {group: groupName, ...cap},
-            csvName: req.keepPointCsv ? csvName(dir) : undefined,
-            strictInstances: false,
-          }),
-      )
-      run.replayer.closeCsvs(true)
-      point = pointResult(run.replayer, groupName)
-      largest = run.replayer
+      const replayer = replayPoint(rows, job, cap, req.keepPointCsv ? csvName(dir) : undefined)
+      replayer.closeCsvs(true)
+      point = pointResult(replayer, groupName)
+      largest = replayer
     }
     lookups += point.blockLookups
     const q = quotaUnits(point.groupCfg)

@@ -115,8 +115,13 @@ export interface PointJob {
   groupName: string
 }
 
-/** Replays one point (the same options on the main thread and in a worker). */
-export function replayPoint(rows: readonly TraceRow[], job: PointJob, cap: SweepCapacity): Replayer {
+/** Replays one point (the same options on the main thread and in a worker; point CSVs only on the main thread). */
+export function replayPoint(
+  rows: readonly TraceRow[],
+  job: PointJob,
+  cap: SweepCapacity,
+  csvName?: (instanceId: string) => string,
+): Replayer {
   const r = new Replayer({
     ...job.base,
     config: structuredClone(job.config),
@@ -124,6 +129,7 @@ export function replayPoint(rows: readonly TraceRow[], job: PointJob, cap: Sweep
     plots: false,
     onlyGroup: job.groupName,
     capacityOverride: {group: job.groupName, ...cap},
+    csvName,
     strictInstances: false,
   })
   for (const row of rows) r.apply(row)

@@ -228,6 +228,39 @@ describe('summary, plots and sweeps', () => {
     ).toBeGreaterThan(5)
   })
 
+  it('--keep-point-csv writes each point’s hit-rate CSV, equal to an independent run’s', async () => {
+    const out = join(tmp.dir, 'sweep-points')
+    const r = await lmt([
+      'simulate',
+      '--trace',
+      head512,
+      '--block-size',
+      '512',
+      '--sweep',
+      '--sweep-capacities',
+      '120,300',
+      '--keep-point-csv',
+      '--oracle',
+      'none',
+      '--no-plots',
+      '-o',
+      out,
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    for (const cap of [120, 300]) {
+      const single = await quick(head512, [
+        '--block-size',
+        '512',
+        '--capacity-blocks',
+        String(cap),
+        '--no-plots',
+      ])
+      expect(readFileSync(join(out, 'points', `blocks-${cap}`, 'instance_hit_rates.csv'), 'utf8')).toBe(
+        readFileSync(join(single.out, 'instance_hit_rates.csv'), 'utf8'),
+      )
+    }
+  })
+
   it('an unsorted trace is re-sorted stably with a notice and gives the same results', async () => {
     const text = readFileSync(head512, 'utf8').trim().split('\n')
     ;[text[10], text[11]] = [text[11], text[10]]
