@@ -12,14 +12,16 @@ import {
 } from './config.js'
 import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
-import {beladyOracle, prepareBelady} from './belady.js'
+import {type BeladyGroupResult, beladyOracle, prepareBelady} from './belady.js'
 import {type InstanceCounters, type InstState, quotaUnits, Replayer, weightOf} from './replayer.js'
 import {
   type PointJob,
   type PointResult,
   pointResult,
   replayPoint,
-  replayPointsParallel,
+  runSweepTasks,
+  type SweepCapacity,
+  type SweepTask,
 } from './sweep-pool.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
 import {firstRowType, newStats, readTraceRows, type TraceReadStats} from './trace-source.js'
@@ -792,14 +794,36 @@ async function runSweep(
     config: effCfg,
     groupName,
   }
+  const withBelady = req.oracle === 'belady' || req.oracle === 'all'
+  /** the configuration of the swept group at one capacity (for the Belady reference) */
+  const capConfig = (cap: SweepCapacity): SimConfig => {
+    const capCfg = structuredClone(effCfg)
+    const g = capCfg.instance_groups.find(
+      (x) => x.group_name === groupName,
+    ) as SimConfig['instance_groups'][number]
+    delete g.quota_capacity
+    delete g.quota_capacity_blocks
+    if (cap.gb !== undefined) g.quota_capacity = cap.gb
+    else g.quota_capacity_blocks = cap.blocks
+    return capCfg
+  }
   let parallel: PointResult[] | undefined
+  let parallelBelady: BeladyGroupResult[][] | undefined
   if (jobs > 1 && !req.keepPointCsv) {
+    // the Belady references first, the replays last: this thread starts from the end, with the largest capacity,
+    // whose replayer the summary describes
+    const tasks: SweepTask[] = [
+      ...(withBelady ? caps.map((cap): SweepTask => ({kind: 'belady', capConfig: capConfig(cap)})) : []),
+      ...caps.map((cap): SweepTask => ({kind: 'replay', cap})),
+    ]
     let done = 0
-    const run = await replayPointsParallel(rows, job, caps, jobs, () =>
-      req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [++done, caps.length]}),
+    const run = await runSweepTasks(rows, job, tasks, jobs, () =>
+      req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [++done, tasks.length]}),
     )
-    parallel = run.results
-    largest = run.last
+    const n = withBelady ? caps.length : 0
+    parallelBelady = run.results.slice(0, n) as BeladyGroupResult[][]
+    parallel = run.results.slice(n) as PointResult[]
+    largest = run.last as Replayer
   }
   for (let p = 0; p < caps.length; p++) {
     const cap = caps[p]
@@ -856,19 +880,13 @@ async function runSweep(
       `capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(totals.token_hit_rate)}`,
     )
   }
-  if (req.oracle === 'belady' || req.oracle === 'all') {
-    const belady = prepareBelady(rows, effCfg, groupName)
+  if (withBelady) {
+    const belady = parallelBelady ? undefined : prepareBelady(rows, effCfg, groupName)
     for (let p = 0; p < caps.length; p++) {
       const cap = caps[p]
-      const capCfg = structuredClone(effCfg)
-      const g = capCfg.instance_groups.find(
-        (x) => x.group_name === groupName,
-      ) as SimConfig['instance_groups'][number]
-      delete g.quota_capacity
-      delete g.quota_capacity_blocks
-      if (cap.gb !== undefined) g.quota_capacity = cap.gb
-      else g.quota_capacity_blocks = cap.blocks
-      const [bel] = belady(capCfg)
+      const [bel] = parallelBelady
+        ? parallelBelady[p]
+        : (belady as NonNullable<typeof belady>)(capConfig(cap))
       const point = docPoints[p]
       const fmt = (v: unknown) => (v === null || v === undefined ? '' : String(v))
       const capBlocks = fmt(point.capacity_blocks)

@@ -2,6 +2,7 @@
 // worker decodes them once and replays the points it is handed; results come back in point order.
 import {Worker} from 'node:worker_threads'
 import type {GroupConfig, SimConfig} from './config.js'
+import {type BeladyGroupResult, prepareBelady} from './belady.js'
 import {type InstanceCounters, type ReplayOptions, Replayer} from './replayer.js'
 import type {RowType, TraceRow} from './trace-rows.js'
 
@@ -150,25 +151,51 @@ export function pointResult(r: Replayer, groupName: string): PointResult {
   }
 }
 
+/** One unit of a sweep: a point's replay, or the Belady reference at a point's capacity. */
+export type SweepTask = {kind: 'replay'; cap: SweepCapacity} | {kind: 'belady'; capConfig: SimConfig}
+export type SweepTaskResult = PointResult | BeladyGroupResult[]
+
+/** Runs tasks for one thread; Belady's next-need pass is prepared once, on the first Belady task. */
+export class SweepTaskRunner {
+  private belady: ((capCfg: SimConfig) => BeladyGroupResult[]) | undefined
+  /** the replayer of the last replay task run here */
+  lastReplayer: Replayer | undefined
+
+  constructor(
+    private readonly rows: readonly TraceRow[],
+    private readonly job: PointJob,
+  ) {}
+
+  run(task: SweepTask): SweepTaskResult {
+    if (task.kind === 'replay') {
+      this.lastReplayer = replayPoint(this.rows, this.job, task.cap)
+      return pointResult(this.lastReplayer, this.job.groupName)
+    }
+    this.belady ??= prepareBelady(this.rows, this.job.config, this.job.groupName)
+    return this.belady(task.capConfig)
+  }
+}
+
 /**
- * Replays `caps` on this thread and `jobs - 1` worker threads: workers take points from the front, this thread from
- * the back (so it replays the last point, whose replayer it returns for the summary). Results in point order.
+ * Runs `tasks` on this thread and `jobs - 1` worker threads: workers take tasks from the front, this thread from
+ * the back — so it runs the last task first and returns that replayer (the caller puts the replay whose replayer
+ * it needs last). Results in task order.
  */
-export async function replayPointsParallel(
+export async function runSweepTasks(
   rows: readonly TraceRow[],
   job: PointJob,
-  caps: readonly SweepCapacity[],
+  tasks: readonly SweepTask[],
   jobs: number,
   onDone?: () => void,
-): Promise<{results: PointResult[]; last: Replayer}> {
-  const results = new Array<PointResult>(caps.length)
+): Promise<{results: SweepTaskResult[]; last: Replayer | undefined}> {
+  const results = new Array<SweepTaskResult>(tasks.length)
   let front = 0
-  let back = caps.length - 1
+  let back = tasks.length - 1
   let last: Replayer | undefined
   const entry = new URL('./sweep-worker.js', import.meta.url)
   const encoded = encodeRows(rows)
   const workers = Array.from(
-    {length: Math.max(0, Math.min(jobs - 1, caps.length - 1))},
+    {length: Math.max(0, Math.min(jobs - 1, tasks.length - 1))},
     () => new Worker(entry, {workerData: {encoded, job}}),
   )
   const inWorkers = workers.map(
@@ -177,11 +204,11 @@ export async function replayPointsParallel(
         const give = () => {
           if (front > back) return resolve()
           const index = front++
-          w.postMessage({index, cap: caps[index]})
+          w.postMessage({index, task: tasks[index]})
         }
-        w.on('message', (msg: {index: number; result?: PointResult; error?: string}) => {
+        w.on('message', (msg: {index: number; result?: SweepTaskResult; error?: string}) => {
           if (msg.error !== undefined) return reject(new Error(`sweep worker: ${msg.error}`))
-          results[msg.index] = msg.result as PointResult
+          results[msg.index] = msg.result as SweepTaskResult
           onDone?.()
           give()
         })
@@ -193,12 +220,12 @@ export async function replayPointsParallel(
       }),
   )
   inWorkers.forEach((p) => p.catch(() => {})) // observed below
+  const here = new SweepTaskRunner(rows, job)
   try {
     while (front <= back) {
       const index = back--
-      const r = replayPoint(rows, job, caps[index])
-      if (index === caps.length - 1) last = r
-      results[index] = pointResult(r, job.groupName)
+      results[index] = here.run(tasks[index])
+      if (index === tasks.length - 1) last = here.lastReplayer
       onDone?.()
       await new Promise((resolve) => setImmediate(resolve)) // let the workers' messages in
     }
@@ -206,5 +233,5 @@ export async function replayPointsParallel(
   } finally {
     await Promise.all(workers.map((w) => w.terminate()))
   }
-  return {results, last: last as Replayer}
+  return {results, last}
 }

@@ -1,21 +1,13 @@
-// Worker-thread entry of a sweep: decodes the rows once, then replays the points it is sent (sweep-pool.ts).
+// Worker-thread entry of a sweep: decodes the rows once, then runs the tasks it is sent (sweep-pool.ts).
 import {parentPort, workerData} from 'node:worker_threads'
-import {
-  decodeRows,
-  type EncodedRows,
-  type PointJob,
-  pointResult,
-  replayPoint,
-  type SweepCapacity,
-} from './sweep-pool.js'
+import {decodeRows, type EncodedRows, type PointJob, type SweepTask, SweepTaskRunner} from './sweep-pool.js'
 
 const {encoded, job} = workerData as {encoded: EncodedRows; job: PointJob}
-const rows = decodeRows(encoded)
+const runner = new SweepTaskRunner(decodeRows(encoded), job)
 
-parentPort?.on('message', ({index, cap}: {index: number; cap: SweepCapacity}) => {
+parentPort?.on('message', ({index, task}: {index: number; task: SweepTask}) => {
   try {
-    const r = replayPoint(rows, job, cap)
-    parentPort?.postMessage({index, result: pointResult(r, job.groupName)})
+    parentPort?.postMessage({index, result: runner.run(task)})
   } catch (err) {
     parentPort?.postMessage({index, error: (err as Error)?.stack ?? String(err)})
   }
