@@ -188,7 +188,7 @@ describe('summary, plots and sweeps', () => {
     expect(readFileSync(join(out, 'sweep_hit_rate.svg'), 'utf8')).toContain('infinite capacity')
   })
 
-  it('sweep points replayed on 1 or 3 threads give identical outputs (results assembled in point order)', async () => {
+  it('sweep points and their Belady references on 1 or 3 threads give identical outputs (point order)', async () => {
     const run = async (jobs: number) => {
       const out = join(tmp.dir, `sweep-jobs-${jobs}`)
       const r = await lmt([
@@ -200,8 +200,6 @@ describe('summary, plots and sweeps', () => {
         '--sweep',
         '--sweep-points',
         '7',
-        '--oracle',
-        'none',
         '--no-plots',
         '--jobs',
         String(jobs),
@@ -220,12 +218,9 @@ describe('summary, plots and sweeps', () => {
     const three = await run(3)
     expect(three.csv).toBe(one.csv)
     expect(three.summary).toEqual(one.summary)
-    expect(
-      one.csv
-        .trim()
-        .split('\n')
-        .filter((l) => l.startsWith('lru,')).length,
-    ).toBeGreaterThan(5)
+    const lines = one.csv.trim().split('\n')
+    expect(lines.filter((l) => l.startsWith('lru,')).length).toBeGreaterThan(5)
+    expect(lines.filter((l) => l.startsWith('belady,')).length).toBeGreaterThan(5)
   })
 
   it('--keep-point-csv writes each point’s hit-rate CSV, equal to an independent run’s', async () => {
