@@ -19,6 +19,7 @@ import type {
 export type {LctSource}
 
 const MAX_KEPT_WARNINGS = 1000
+const BATCH_RECORDS = 128
 
 function sourceName(source: LctSource, name?: string): string {
   return name ?? (typeof source === 'string' ? source : '<stream>')
@@ -275,12 +276,17 @@ class Reader implements TraceReader {
     this.begin()
     try {
       for (;;) {
-        const batch: LctRecord[] = []
+        let batch: LctRecord[] = []
         let f = this.fs.nextBuffered()
         while (f !== undefined) {
           if (f.kind === 'frame') {
             const r = this.toRecord(f)
             if (r) batch.push(r)
+            // small batches: few decoded records are alive at once, so a collection has little to copy
+            if (batch.length === BATCH_RECORDS) {
+              yield batch
+              batch = []
+            }
           }
           f = this.fs.nextBuffered()
         }
