@@ -17,7 +17,7 @@ const SLAB_BYTES = 1 << 20
 
 interface Entry {
   /** the wire bytes, a range of one of the interner's slabs */
-  bytes: Uint8Array
+  bytes: Buffer
   value: ObjectKey | MemoryLayoutDesc
   next: Entry | undefined
 }
@@ -34,10 +34,13 @@ function hashBytes(buf: Uint8Array, start: number, end: number): number {
   return h
 }
 
-function sameBytes(a: Uint8Array, buf: Uint8Array, start: number, end: number): boolean {
-  if (a.length !== end - start) return false
+function sameBytes(a: Buffer, buf: Uint8Array, start: number, end: number): boolean {
+  const n = a.length
+  if (n !== end - start) return false
+  // long runs by memcmp (one native call, ~80 ns, beats a byte loop from about 60 bytes on)
+  if (n >= 64) return a.compare(buf, start, end) === 0
   // wrappers of one kind share their first bytes: compare from the end
-  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== buf[start + i]) return false
+  for (let i = n - 1; i >= 0; i--) if (a[i] !== buf[start + i]) return false
   return true
 }
 
@@ -77,7 +80,7 @@ export class ObjectKeyInterner {
       this.slab = new Uint8Array(Math.max(SLAB_BYTES, n))
       this.slabUsed = 0
     }
-    const bytes = this.slab.subarray(this.slabUsed, this.slabUsed + n)
+    const bytes = Buffer.from(this.slab.buffer, this.slab.byteOffset + this.slabUsed, n)
     bytes.set(buf.subarray(start, end))
     this.slabUsed += n
     this.table.set(hash, {bytes, value, next: this.table.get(hash)})
