@@ -1,6 +1,8 @@
-interface Name {
+export interface RecentName {
   bytes: Uint8Array
   text: string
+  /** free for the owner (the counting path counts records here) */
+  count: number
 }
 
 const utf8 = new TextDecoder('utf-8', {fatal: true})
@@ -11,12 +13,26 @@ const utf8 = new TextDecoder('utf-8', {fatal: true})
  * a string per record.
  */
 export class RecentNames {
-  private readonly names: Name[] = []
+  private readonly names: RecentName[] = []
 
-  constructor(private readonly capacity = 32) {}
+  constructor(
+    private readonly capacity = 32,
+    /** called with a name that leaves the cache */
+    private readonly onEvict?: (name: RecentName) => void,
+  ) {}
 
   /** The name at `buf[start, start + length)`, or undefined when those bytes are not valid UTF-8. */
   lookup(buf: Uint8Array, start: number, length: number): string | undefined {
+    return this.entry(buf, start, length)?.text
+  }
+
+  /** The names still cached. */
+  cached(): readonly RecentName[] {
+    return this.names
+  }
+
+  /** The cache entry of the name at `buf[start, start + length)` (created on first sight), or undefined. */
+  entry(buf: Uint8Array, start: number, length: number): RecentName | undefined {
     const names = this.names
     outer: for (let c = 0; c < names.length; c++) {
       const bytes = names[c].bytes
@@ -27,7 +43,7 @@ export class RecentNames {
         names[c] = names[c - 1] // one step towards the front: the hot names stay first
         names[c - 1] = hit
       }
-      return hit.text
+      return hit
     }
     const bytes = Uint8Array.prototype.slice.call(buf, start, start + length) as Uint8Array // a copy, not a view
     let text: string
@@ -36,8 +52,9 @@ export class RecentNames {
     } catch {
       return undefined
     }
-    if (names.length >= this.capacity) names.pop()
-    names.push({bytes, text})
-    return text
+    if (names.length >= this.capacity) this.onEvict?.(names.pop() as RecentName)
+    const name = {bytes, text, count: 0}
+    names.push(name)
+    return name
   }
 }
