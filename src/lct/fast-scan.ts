@@ -130,7 +130,8 @@ const T_MONO = 1
 const T_WALL = 2
 const QUALNAME = 3
 const ARGS = 4
-const RECORD_TAG = [0xa6, 0x72, 0x65, 0x63, 0x6f, 0x72, 0x64] // fixstr "record"
+const QUALNAME_BYTES = Uint8Array.from([0x71, 0x75, 0x61, 0x6c, 0x6e, 0x61, 0x6d, 0x65]) // "qualname"
+const RECORD_TAG = Uint8Array.from([0xa6, 0x72, 0x65, 0x63, 0x6f, 0x72, 0x64]) // fixstr "record"
 
 function keyId(buf: Uint8Array, p: number, n: number): number {
   // p: first byte of the key text, n its length; the five names differ in length or first bytes
@@ -146,11 +147,9 @@ function keyId(buf: Uint8Array, p: number, n: number): number {
       if (buf[p + 2] === 0x77 && buf[p + 3] === 0x61 && buf[p + 4] === 0x6c && buf[p + 5] === 0x6c)
         return T_WALL
       return -1
-    case 8: {
-      const q = [0x71, 0x75, 0x61, 0x6c, 0x6e, 0x61, 0x6d, 0x65] // "qualname"
-      for (let i = 0; i < 8; i++) if (buf[p + i] !== q[i]) return -1
+    case 8:
+      for (let i = 0; i < 8; i++) if (buf[p + i] !== QUALNAME_BYTES[i]) return -1
       return QUALNAME
-    }
     default:
       return -1
   }
