@@ -26,6 +26,7 @@ export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/
 export {JsonSyntaxError, parseJson} from './jsonl/parse.js'
 export {
   HalvesList,
+  integerArray,
   IntegerHalves,
   integerHalves,
   isDigit,

@@ -200,3 +200,31 @@ export class HalvesList {
     this.length++
   }
 }
+
+const scratchInteger = new IntegerHalves()
+
+/**
+ * An array of integer literals at p (its `[`), each taken modulo 2^64 into `out` (cleared first); `accept`, when
+ * given, vets each literal as written (sign, digits) and may refuse it. The end position, or -1.
+ */
+export function integerArray(
+  s: string,
+  p: number,
+  out: HalvesList,
+  accept?: (int: IntegerHalves, s: string) => boolean,
+): number {
+  const int = scratchInteger
+  out.length = 0
+  p = skipWs(s, p + 1)
+  if (s.charCodeAt(p) === 0x5d) return p + 1
+  for (;;) {
+    p = integerHalves(s, p, int)
+    if (p < 0 || (accept !== undefined && !accept(int, s))) return -1
+    out.push(int.hi, int.lo)
+    p = skipWs(s, p)
+    const c = s.charCodeAt(p)
+    if (c === 0x5d) return p + 1
+    if (c !== 0x2c) return -1
+    p = skipWs(s, p + 1)
+  }
+}

@@ -4,8 +4,8 @@
 // it checks, odd masks — and parseRow, the exact path, then decides, errors and messages included.
 import {
   HalvesList,
+  integerArray,
   IntegerHalves,
-  integerHalves,
   isDigit,
   numberEnd,
   skipWs,
@@ -54,6 +54,14 @@ function notAbove(s: string, p: number, n: number, limit: string): boolean {
   return true
 }
 
+/** Rule V8 on a key as written: an integer in [−2^63, 2^64 − 1] (checked on the digits from 19 on). */
+function inKeyRange(int: IntegerHalves, s: string): boolean {
+  const {digits, digitsAt, negative} = int
+  if (digits > 20) return false
+  if (negative) return digits < 19 || (digits === 19 && notAbove(s, digitsAt, 19, NEG_LIMIT))
+  return digits < 20 || notAbove(s, digitsAt, 20, POS_LIMIT)
+}
+
 /** A positive integer literal of at most 15 digits at p: its value, or -1 (end in `scan.end`). */
 function smallInt(s: string, p: number, scan: RowScanner): number {
   let c = s.charCodeAt(p)
@@ -72,32 +80,8 @@ function smallInt(s: string, p: number, scan: RowScanner): number {
 /** Reusable scratch of the scanner (one per trace read). */
 export class RowScanner {
   end = 0
-  private readonly int = new IntegerHalves()
   private readonly keyHalves = new HalvesList()
   private lastInstance = ''
-
-  /** The keys array at p (integer literals in [−2^63, 2^64 − 1]) into the scratch halves; end or -1. */
-  private keys(s: string, p: number): number {
-    this.keyHalves.length = 0
-    p = skipWs(s, p + 1)
-    if (s.charCodeAt(p) === 0x5d) return p + 1
-    for (;;) {
-      const int = this.int
-      p = integerHalves(s, p, int)
-      if (p < 0) return -1
-      // the range check of rule V8 on the digits (19 digits and up), so the halves never wrapped unnoticed
-      const {digits, digitsAt, negative} = int
-      if (digits > 20) return -1
-      if (negative && (digits > 19 || (digits === 19 && !notAbove(s, digitsAt, 19, NEG_LIMIT)))) return -1
-      if (!negative && digits === 20 && !notAbove(s, digitsAt, 20, POS_LIMIT)) return -1
-      this.keyHalves.push(int.hi, int.lo)
-      p = skipWs(s, p)
-      const c = s.charCodeAt(p)
-      if (c === 0x5d) return p + 1
-      if (c !== 0x2c) return -1
-      p = skipWs(s, p + 1)
-    }
-  }
 
   /** A string without escapes at p: its text (the previous instance id reused when equal); end in `this.end`. */
   private plainString(s: string, p: number, reuse: boolean): string | undefined {
@@ -167,7 +151,7 @@ export class RowScanner {
         }
         case F_KEYS:
           if (c !== 0x5b) return undefined
-          p = this.keys(s, p)
+          p = integerArray(s, p, this.keyHalves, inKeyRange)
           break
         case F_INPUT_LEN: {
           const v = smallInt(s, p, this)

@@ -5,16 +5,13 @@
 
 import {
   HalvesList,
-  IntegerHalves,
-  integerHalves,
+  integerArray,
   isDigit,
   numberEnd,
   skipWs,
   stringEnd,
   valueEnd,
 } from '../../../src/index.js'
-
-const int = new IntegerHalves()
 
 /** What a successful scan found. */
 export class ScannedHashIdRow {
@@ -50,21 +47,6 @@ function fieldOf(s: string, start: number, end: number): number {
 }
 
 /** The hash_ids array at p: integer literals only, kept mod 2^64 as halves. End position or -1. */
-function scanIds(s: string, p: number, out: ScannedHashIdRow): number {
-  p = skipWs(s, p + 1)
-  if (s.charCodeAt(p) === 0x5d) return p + 1
-  for (;;) {
-    p = integerHalves(s, p, int)
-    if (p < 0) return -1 // a float or an odd literal: the exact path says what to do
-    out.ids.push(int.hi, int.lo)
-    p = skipWs(s, p)
-    const c = s.charCodeAt(p)
-    if (c === 0x5d) return p + 1
-    if (c !== 0x2c) return -1
-    p = skipWs(s, p + 1)
-  }
-}
-
 /** A number literal at p as a timestamp (integer ≤ 15 digits, or float); end position or -1. */
 function scanTimestamp(s: string, p: number, out: ScannedHashIdRow): number {
   const end = numberEnd(s, p)
@@ -133,7 +115,7 @@ export function scanHashIdRow(s: string, out: ScannedHashIdRow): boolean {
         case HASH_IDS:
           if (out.hasHashIds || s.charCodeAt(p) !== 0x5b) return false
           out.hasHashIds = true
-          p = scanIds(s, p, out)
+          p = integerArray(s, p, out.ids) // any integer, modulo 2^64; a float or odd literal: -1
           break
         default:
           p = valueEnd(s, p, 1)
