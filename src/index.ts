@@ -33,6 +33,7 @@ export {
   isWs,
   numberEnd,
   skipWs,
+  smallInteger,
   stringEnd,
   valueEnd,
 } from './jsonl/json-scan.js'

@@ -228,3 +228,21 @@ export function integerArray(
     p = skipWs(s, p + 1)
   }
 }
+
+/**
+ * A non-negative integer literal of at most 15 digits at p (exact in a double): its value, with the end position
+ * left in `at.end`; -1 when the text there is anything else (a sign, a fraction, more digits, leading zeros).
+ */
+export function smallInteger(s: string, p: number, at: {end: number}): number {
+  let c = s.charCodeAt(p)
+  if (!isDigit(c) || (c === 0x30 && isDigit(s.charCodeAt(p + 1)))) return -1
+  let v = 0
+  const start = p
+  do {
+    v = v * 10 + (c - 0x30)
+    c = s.charCodeAt(++p)
+  } while (isDigit(c))
+  if (p - start > 15 || c === 0x2e || c === 0x65 || c === 0x45) return -1
+  at.end = p
+  return v
+}

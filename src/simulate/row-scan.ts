@@ -9,6 +9,7 @@ import {
   isDigit,
   numberEnd,
   skipWs,
+  smallInteger,
   stringEnd,
   valueEnd,
 } from '../jsonl/json-scan.js'
@@ -60,21 +61,6 @@ function inKeyRange(int: IntegerHalves, s: string): boolean {
   if (digits > 20) return false
   if (negative) return digits < 19 || (digits === 19 && notAbove(s, digitsAt, 19, NEG_LIMIT))
   return digits < 20 || notAbove(s, digitsAt, 20, POS_LIMIT)
-}
-
-/** A positive integer literal of at most 15 digits at p: its value, or -1 (end in `scan.end`). */
-function smallInt(s: string, p: number, scan: RowScanner): number {
-  let c = s.charCodeAt(p)
-  if (!isDigit(c) || (c === 0x30 && isDigit(s.charCodeAt(p + 1)))) return -1
-  let v = 0
-  const start = p
-  do {
-    v = v * 10 + (c - 0x30)
-    c = s.charCodeAt(++p)
-  } while (isDigit(c))
-  if (p - start > 15 || c === 0x2e || c === 0x65 || c === 0x45) return -1
-  scan.end = p
-  return v
 }
 
 /** Reusable scratch of the scanner (one per trace read). */
@@ -136,7 +122,7 @@ export class RowScanner {
           p = this.end
           break
         case F_TS: {
-          const v = smallInt(s, p, this)
+          const v = smallInteger(s, p, this)
           if (v >= 0) ts = BigInt(v)
           else {
             const end = numberEnd(s, p)
@@ -154,7 +140,7 @@ export class RowScanner {
           p = integerArray(s, p, this.keyHalves, inKeyRange)
           break
         case F_INPUT_LEN: {
-          const v = smallInt(s, p, this)
+          const v = smallInteger(s, p, this)
           if (v >= 1) {
             inputLen = v
             p = this.end
@@ -195,7 +181,7 @@ export class RowScanner {
               mask = bools
             }
           } else {
-            const v = smallInt(s, p, this)
+            const v = smallInteger(s, p, this)
             if (v >= 0) {
               mask = v
               p = this.end

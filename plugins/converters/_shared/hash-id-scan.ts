@@ -9,6 +9,7 @@ import {
   isDigit,
   numberEnd,
   skipWs,
+  smallInteger,
   stringEnd,
   valueEnd,
 } from '../../../src/index.js'
@@ -70,20 +71,15 @@ function scanTimestamp(s: string, p: number, out: ScannedHashIdRow): number {
   return end
 }
 
+const end = {end: 0}
+
 /** A positive integer literal of ≤ 15 digits at p as input_length; end position or -1. */
 function scanInputLength(s: string, p: number, out: ScannedHashIdRow): number {
-  let c = s.charCodeAt(p)
-  if (c < 0x31 || c > 0x39) return -1
-  let v = 0
-  let q = p
-  do {
-    v = v * 10 + (c - 0x30)
-    c = s.charCodeAt(++q)
-  } while (isDigit(c))
-  if (q - p > 15 || c === 0x2e || c === 0x65 || c === 0x45) return -1
+  const v = smallInteger(s, p, end)
+  if (v < 1) return -1
   out.inputLength = v
   out.hasInputLength = true
-  return q
+  return end.end
 }
 
 /**
