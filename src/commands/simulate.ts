@@ -56,6 +56,11 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
         '<%= config.bin %> <%= command.id %> --trace trace.jsonl --sweep --block-size 512 -o sweep-out',
     },
     {
+      description: 'Listed capacities, policy curve only, the points replayed on 4 threads',
+      command:
+        '<%= config.bin %> <%= command.id %> --trace trace.jsonl --block-size 512 --sweep --sweep-capacities 1000,5000,20000 --oracle none -j 4',
+    },
+    {
       description: 'Machine-readable summary',
       command: '<%= config.bin %> <%= command.id %> config.json --json',
     },
