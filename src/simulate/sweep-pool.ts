@@ -1,5 +1,6 @@
-// Sweep points replayed on worker threads (simulate.md §6.5): the rows are encoded once into typed arrays, every
-// worker decodes them once and replays the points it is handed; results come back in point order.
+// Sweep points replayed on worker threads (simulate.md §6.5): the rows are encoded once into typed arrays on shared
+// memory; every worker replays the points it is handed straight from them (a row object exists only while it is
+// replayed, so a worker's memory does not grow with the trace); results come back in point order.
 import {Worker} from 'node:worker_threads'
 import type {GroupConfig, SimConfig} from './config.js'
 import {type BeladyGroupResult, prepareBelady} from './belady.js'
@@ -26,6 +27,14 @@ export interface EncodedRows {
   maskBits: Uint8Array
 }
 
+/** Typed arrays on shared memory: the workers see the same bytes, nothing is copied per worker. */
+const shared = {
+  u8: (n: number) => new Uint8Array(new SharedArrayBuffer(Math.max(1, n))),
+  i32: (n: number) => new Int32Array(new SharedArrayBuffer(Math.max(1, n) * 4)),
+  f64: (n: number) => new Float64Array(new SharedArrayBuffer(Math.max(1, n) * 8)),
+  i64: (n: number) => new BigInt64Array(new SharedArrayBuffer(Math.max(1, n) * 8)),
+}
+
 export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
   const n = rows.length
   const strings: string[] = []
@@ -44,17 +53,17 @@ export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
   const e: EncodedRows = {
     n,
     strings,
-    type: new Uint8Array(n),
-    instance: new Int32Array(n),
-    query: new Int32Array(n),
-    ts: new BigInt64Array(n),
-    inputLen: new Float64Array(n),
-    lineNo: new Float64Array(n),
-    keyStart: new Int32Array(n + 1),
-    keys: new Int32Array(keyCount),
-    maskNum: new Float64Array(n),
-    maskStart: new Int32Array(n + 1),
-    maskBits: new Uint8Array(maskCount),
+    type: shared.u8(n),
+    instance: shared.i32(n),
+    query: shared.i32(n),
+    ts: shared.i64(n),
+    inputLen: shared.f64(n),
+    lineNo: shared.f64(n),
+    keyStart: shared.i32(n + 1),
+    keys: shared.i32(keyCount),
+    maskNum: shared.f64(n),
+    maskStart: shared.i32(n + 1),
+    maskBits: shared.u8(maskCount),
   }
   let k = 0
   let m = 0
@@ -79,25 +88,26 @@ export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
   return e
 }
 
-export function decodeRows(e: EncodedRows): TraceRow[] {
-  const rows = new Array<TraceRow>(e.n)
-  for (let i = 0; i < e.n; i++) {
-    const keys = Array.from(e.keys.subarray(e.keyStart[i], e.keyStart[i + 1]))
-    const mask = Number.isNaN(e.maskNum[i])
-      ? Array.from(e.maskBits.subarray(e.maskStart[i], e.maskStart[i + 1]), (b) => b === 1)
-      : e.maskNum[i]
-    rows[i] = {
-      type: TYPES[e.type[i]],
-      instance: e.strings[e.instance[i]],
-      ts: e.ts[i],
-      keys,
-      inputLen: e.inputLen[i],
-      mask,
-      queryType: e.strings[e.query[i]],
-      lineNo: e.lineNo[i],
-    }
+/** Row `i` of an encoding, as a fresh object (the replay may keep its keys, e.g. for a scheduled write). */
+export function decodeRow(e: EncodedRows, i: number): TraceRow {
+  const mask = Number.isNaN(e.maskNum[i])
+    ? Array.from(e.maskBits.subarray(e.maskStart[i], e.maskStart[i + 1]), (b) => b === 1)
+    : e.maskNum[i]
+  return {
+    type: TYPES[e.type[i]],
+    instance: e.strings[e.instance[i]],
+    ts: e.ts[i],
+    keys: Array.from(e.keys.subarray(e.keyStart[i], e.keyStart[i + 1])),
+    inputLen: e.inputLen[i],
+    mask,
+    queryType: e.strings[e.query[i]],
+    lineNo: e.lineNo[i],
   }
-  return rows
+}
+
+/** The rows of an encoding, decoded one at a time. */
+export function* encodedRows(e: EncodedRows): Generator<TraceRow> {
+  for (let i = 0; i < e.n; i++) yield decodeRow(e, i)
 }
 
 /** What the sweep needs from one point's replay. */
@@ -118,7 +128,7 @@ export interface PointJob {
 
 /** Replays one point (the same options on the main thread and in a worker; point CSVs only on the main thread). */
 export function replayPoint(
-  rows: readonly TraceRow[],
+  rows: Iterable<TraceRow>,
   job: PointJob,
   cap: SweepCapacity,
   csvName?: (instanceId: string) => string,
@@ -161,17 +171,22 @@ export class SweepTaskRunner {
   /** the replayer of the last replay task run here */
   lastReplayer: Replayer | undefined
 
+  /** `rows`: the rows in memory (this thread), or a function giving them afresh for each use (a worker) */
   constructor(
-    private readonly rows: readonly TraceRow[],
+    private readonly rows: readonly TraceRow[] | (() => Iterable<TraceRow>),
     private readonly job: PointJob,
   ) {}
 
+  private source(): Iterable<TraceRow> {
+    return typeof this.rows === 'function' ? this.rows() : this.rows
+  }
+
   run(task: SweepTask): SweepTaskResult {
     if (task.kind === 'replay') {
-      this.lastReplayer = replayPoint(this.rows, this.job, task.cap)
+      this.lastReplayer = replayPoint(this.source(), this.job, task.cap)
       return pointResult(this.lastReplayer, this.job.groupName)
     }
-    this.belady ??= prepareBelady(this.rows, this.job.config, this.job.groupName)
+    this.belady ??= prepareBelady([...this.source()], this.job.config, this.job.groupName)
     return this.belady(task.capConfig)
   }
 }

@@ -1,9 +1,9 @@
-// Worker-thread entry of a sweep: decodes the rows once, then runs the tasks it is sent (sweep-pool.ts).
+// Worker-thread entry of a sweep: runs the tasks it is sent over the shared encoded rows (sweep-pool.ts).
 import {parentPort, workerData} from 'node:worker_threads'
-import {decodeRows, type EncodedRows, type PointJob, type SweepTask, SweepTaskRunner} from './sweep-pool.js'
+import {type EncodedRows, encodedRows, type PointJob, type SweepTask, SweepTaskRunner} from './sweep-pool.js'
 
 const {encoded, job} = workerData as {encoded: EncodedRows; job: PointJob}
-const runner = new SweepTaskRunner(decodeRows(encoded), job)
+const runner = new SweepTaskRunner(() => encodedRows(encoded), job)
 
 parentPort?.on('message', ({index, task}: {index: number; task: SweepTask}) => {
   try {
