@@ -485,16 +485,6 @@ export class MsgpackWriter {
     return this.buf.subarray(0, this.pos)
   }
 
-  /** The written bytes, framed: 4-byte big-endian length, then the body, in one fresh buffer. */
-  framed(): Buffer {
-    const body = this.pos
-    if (body > 0xffffffff) throw new MsgpackEncodeError(`frame body of ${body} bytes exceeds 2^32 - 1`)
-    const out = Buffer.allocUnsafe(body + 4)
-    out.writeUInt32BE(body, 0)
-    this.buf.copy(out, 4, 0, body)
-    return out
-  }
-
   nil(): void {
     this.ensure(1)
     this.buf[this.pos++] = 0xc0
