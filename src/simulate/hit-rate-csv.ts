@@ -18,6 +18,8 @@ function putDigits(buf: Uint8Array, pos: number, n: number): number {
   return pos + digits
 }
 
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9]
+
 export function rate(a: number, b: number): number {
   return b > 0 ? a / b : 0
 }
@@ -119,6 +121,41 @@ export class CsvRowBuffer {
     this.used = p
   }
 
+  /**
+   * `%g` of the rate a/b (0 when b is 0), then a comma. Rates in [1e-4, 1) are written from one rounded
+   * product: x·10^k is within 2^-53 relative of its exact value, so unless its fraction is within 1e-6 of a half
+   * the rounding is the correctly rounded one C uses; every other value goes through {@link formatG}.
+   */
+  rate(a: number, b: number): void {
+    const x = b > 0 ? a / b : 0
+    if (x >= 0.0001 && x < 1) {
+      const k = x >= 0.1 ? 6 : x >= 0.01 ? 7 : x >= 0.001 ? 8 : 9
+      const y = x * POW10[k]
+      const r = Math.round(y)
+      const f = y - Math.floor(y)
+      if (r < POW10[k] && (f < 0.499999 || f > 0.500001)) {
+        this.room(k + 3)
+        const buf = this.buf
+        let p = this.used
+        buf[p++] = 0x30
+        buf[p++] = 0x2e
+        // r with k digits (leading zeros kept), then the trailing zeros dropped
+        let v = r
+        let end = p + k
+        for (let i = end - 1; i >= p; i--) {
+          const q = (v / 10) | 0
+          buf[i] = 0x30 + v - q * 10
+          v = q
+        }
+        while (buf[end - 1] === 0x30) end--
+        buf[end] = 0x2c
+        this.used = end + 1
+        return
+      }
+    }
+    this.ascii(formatG(x) + ',')
+  }
+
   /** A non-negative integer (counters), then a comma. */
   int(n: number): void {
     if (!(n >= 0 && n < 2147483648)) return this.ascii(`${n},`)
@@ -161,16 +198,16 @@ export function writeCsvRowPrefix(
   out.int(lt)
   out.int(rt)
   out.int(ht)
-  out.ascii(formatG(rate(lt, inputTokens)) + ',')
-  out.ascii(formatG(rate(rt, inputTokens)) + ',')
-  out.ascii(formatG(rate(ht, inputTokens)) + ',')
+  out.rate(lt, inputTokens)
+  out.rate(rt, inputTokens)
+  out.rate(ht, inputTokens)
   out.int(acc.read_blocks)
   out.int(acc.hit_blocks)
   out.int(acc.input_tokens)
   out.int(acc.local_hit_tokens)
   out.int(acc.remote_hit_tokens)
   out.int(acc.hit_tokens)
-  out.ascii(formatG(rate(acc.local_hit_tokens, acc.input_tokens)) + ',')
-  out.ascii(formatG(rate(acc.remote_hit_tokens, acc.input_tokens)) + ',')
-  out.ascii(formatG(rate(acc.hit_tokens, acc.input_tokens)) + ',')
+  out.rate(acc.local_hit_tokens, acc.input_tokens)
+  out.rate(acc.remote_hit_tokens, acc.input_tokens)
+  out.rate(acc.hit_tokens, acc.input_tokens)
 }
