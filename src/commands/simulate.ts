@@ -129,7 +129,8 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
     'sweep-group': Flags.string({summary: 'Group whose capacity the sweep varies.'}),
     jobs: Flags.integer({
       char: 'j',
-      summary: 'Threads that replay the points of a sweep (default: the available cores).',
+      summary:
+        'Threads: sweeps replay their points on this many; a single run with 2 or more writes its CSVs on a second thread (default: the available cores).',
       min: 1,
     }),
     stack: Flags.string({

@@ -29,7 +29,9 @@ export interface Policy {
   readonly name: string
   size: number
   readonly canEvict: boolean
-  onWritten(b: Block): void
+  /** whether the policy reads `Block.last` (only then does the engine store a timestamp per touched block) */
+  readonly readsBlockTime: boolean
+  onWritten(b: Block, ts: bigint): void
   onAccessed(b: Block, ts: bigint): void
   /** removes up to n blocks (they become placeholders in the engine) */
   evict(n: number): Block[]
@@ -87,6 +89,7 @@ export class LruPolicy implements Policy {
   readonly name: string = 'lru'
   size = 0
   readonly canEvict: boolean = true
+  readonly readsBlockTime: boolean = false
   private readonly list = new BlockList()
 
   onWritten(b: Block): void {
@@ -146,6 +149,7 @@ export class XorShift64 {
 export class RandomLruPolicy implements Policy {
   readonly name = 'random_lru'
   readonly canEvict = true
+  readonly readsBlockTime = false
   private readonly blocks: Block[] = []
   private readonly stamps: bigint[] = []
   private readonly rng: XorShift64
@@ -161,10 +165,10 @@ export class RandomLruPolicy implements Policy {
     return this.blocks.length
   }
 
-  onWritten(b: Block): void {
+  onWritten(b: Block, ts: bigint): void {
     b.pos = this.blocks.length
     this.blocks.push(b)
-    this.stamps.push(b.last)
+    this.stamps.push(ts)
   }
 
   onAccessed(b: Block, ts: bigint): void {
@@ -210,6 +214,7 @@ function isDataLeaf(n: RNode): boolean {
 export class LeafAwareLruPolicy implements Policy {
   readonly name = 'leaf_aware_lru'
   readonly canEvict = true
+  readonly readsBlockTime = true
   size = 0
   private readonly list = new BlockList()
 
@@ -291,14 +296,19 @@ export interface ReadResult {
 export class SimInstance {
   readonly root = new RNode(null)
   evictions = 0
+  /** the result of the last {@link get}, reused (read it before the next call) */
+  private readonly result: ReadResult = {localHit: 0, remoteHit: 0, localRead: 0}
+  private readonly stamps: boolean
 
   constructor(
     readonly policy: Policy,
     /** units one live block occupies */
     readonly weight: number,
-  ) {}
+  ) {
+    this.stamps = policy.readsBlockTime
+  }
 
-  /** GET (§4.3): the longest live prefix; hits touched root → leaf. */
+  /** GET (§4.3): the longest live prefix; hits touched root → leaf. The result object is reused by the next call. */
   get(keys: readonly number[], mask: readonly boolean[] | number, ts: bigint): ReadResult {
     const n = keys.length
     let unmasked: Set<number> | undefined
@@ -332,7 +342,7 @@ export class SimInstance {
         if (!b.live) break outer
         if (unmasked === undefined || unmasked.has(keys[i + m])) remote++
         else local++
-        b.last = ts
+        if (this.stamps) b.last = ts
         this.policy.onAccessed(b, ts)
         m++
       }
@@ -340,14 +350,18 @@ export class SimInstance {
       node = child
       i += m
     }
-    return {localHit: local, remoteHit: remote, localRead}
+    const r = this.result
+    r.localHit = local
+    r.remoteHit = remote
+    r.localRead = localRead
+    return r
   }
 
   private register(b: Block, ts: bigint): void {
-    b.last = ts
+    if (this.stamps) b.last = ts
     b.live = true
     b.owner.live++
-    this.policy.onWritten(b)
+    this.policy.onWritten(b, ts)
   }
 
   private newBlocks(node: RNode, keys: readonly number[], from: number, ts: bigint): number {
@@ -427,7 +441,13 @@ export class SimInstance {
   /** CLEANUP (§4.6) */
   cleanup(evicted: readonly Block[]): void {
     const candidates = new Set<RNode>()
-    for (const b of evicted) if (!b.live && b.owner !== this.root) candidates.add(b.owner)
+    let previous: RNode | undefined
+    for (const b of evicted) {
+      // blocks of one node are mostly evicted together: skip the set for a repeat
+      if (b.owner === previous || b.live || b.owner === this.root) continue
+      previous = b.owner
+      candidates.add(b.owner)
+    }
     let deleted = true
     while (deleted) {
       deleted = false

@@ -11,7 +11,9 @@ import {
   TtlPolicy,
 } from './engine.js'
 import {BinaryHeap} from '../util/binary-heap.js'
-import {CsvRowBuffer, HitRateCsv, rate, writeCsvRowPrefix} from './hit-rate-csv.js'
+import {rate} from './hit-rate-csv.js'
+import {type HitRateSink, InlineHitRateSink} from './hit-rate-sink.js'
+import {ThreadedHitRateSink} from './hit-rate-thread.js'
 import type {TraceRow} from './trace-rows.js'
 
 const INT64_MAX = 2n ** 63n - 1n
@@ -61,7 +63,8 @@ export class InstState {
     peak_cached_blocks: 0,
   }
   accWrite = 0
-  csv: HitRateCsv | undefined
+  /** the number of the instance's CSV in the replay's sink (-1: not opened) */
+  csvFile = -1
   /** the CSV path, asked for once (null: this run writes no CSV for the instance) */
   csvPath: string | null | undefined
   /** decimated plot data: every 2^step-th read record, plus the last */
@@ -106,6 +109,8 @@ export interface ReplayOptions {
   quickInstance?: Omit<InstanceConfig, 'instance_id'>
   /** write hit-rate CSVs into this directory (file name from the instance id) */
   csvName?: (instanceId: string) => string | undefined
+  /** format and write the CSVs on a worker thread (else on this one) */
+  csvThread?: boolean
   strictInstances: boolean
   plots: boolean
   /** only replay rows of these instances (sweeps); others are ignored */
@@ -181,10 +186,11 @@ export class Replayer {
     (a, b) => a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq),
   )
   private seq = 0
-  // rows waiting for AccWriteBlocks: their prefixes in one byte buffer, each row's instance and end offset
-  private readonly pending = new CsvRowBuffer()
-  private readonly pendingInst: InstState[] = []
-  private readonly pendingEnd: number[] = []
+  /** the CSV rows' destination (made when the first CSV is opened, or at once for a writer thread) */
+  private sink: HitRateSink | undefined
+  private readonly byFile: InstState[] = []
+  private readonly accWriteOf = (file: number): number => this.byFile[file].accWrite
+  /** the timestamp of the rows waiting in the sink for AccWriteBlocks */
   private bufferTs: bigint | undefined
   private readonly mode: 'read_write' | 'request'
   private readonly delay: bigint
@@ -192,6 +198,8 @@ export class Replayer {
   constructor(private readonly opts: ReplayOptions) {
     this.mode = opts.config.trace_replay.mode
     this.delay = BigInt(opts.config.trace_replay.write_delay_ns)
+    // the writer thread starts now, so its start-up overlaps the trace's parsing rather than the replay
+    if (opts.csvThread && opts.csvName) this.sink = new ThreadedHitRateSink()
     for (const g of opts.config.instance_groups) {
       const cfg = this.groupConfig(g)
       const state = new GroupState(cfg, {
@@ -299,12 +307,10 @@ export class Replayer {
   }
 
   /** Commits (or abandons) the CSV files. */
-  closeCsvs(commit: boolean): void {
-    for (const i of this.ordered) {
-      if (!i.csv) continue
-      if (commit) i.csv.commit()
-      else i.csv.abandon()
-    }
+  async closeCsvs(commit: boolean): Promise<void> {
+    const sink = this.sink
+    this.sink = undefined
+    await sink?.close(commit)
   }
 
   private checkPartialTail(row: TraceRow, inst: InstState): void {
@@ -349,9 +355,14 @@ export class Replayer {
     if (this.opts.plots) inst.addPlotPoint({ts: row.ts, accHitRate: rate(c.hit_tokens, c.input_tokens)})
     if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
     if (inst.csvPath === null) return
-    inst.csv ??= new HitRateCsv(inst.csvPath)
-    writeCsvRowPrefix(
-      this.pending,
+    if (inst.csvFile < 0) {
+      this.sink ??= this.opts.csvThread ? new ThreadedHitRateSink() : new InlineHitRateSink()
+      inst.csvFile = this.byFile.length
+      this.byFile.push(inst)
+      this.sink.open(inst.csvFile, inst.csvPath)
+    }
+    this.sink?.row(
+      inst.csvFile,
       row.ts,
       cached,
       this.cachedAll(),
@@ -363,8 +374,6 @@ export class Replayer {
       c,
     )
     this.bufferTs = row.ts
-    this.pendingInst.push(inst)
-    this.pendingEnd.push(this.pending.used)
   }
 
   private write(inst: InstState, ts: bigint, keys: number[]): void {
@@ -382,23 +391,9 @@ export class Replayer {
 
   /** Finishes buffered CSV rows once replay moves past their timestamp (AccWriteBlocks is then known). */
   private flushBefore(ts: bigint | undefined): void {
-    if (
-      this.pendingInst.length === 0 ||
-      (ts !== undefined && this.bufferTs !== undefined && ts <= this.bufferTs)
-    )
-      return
-    let start = 0
-    for (let i = 0; i < this.pendingInst.length; i++) {
-      const inst = this.pendingInst[i]
-      const end = this.pendingEnd[i]
-      // the prefix ends with its comma; AccWriteBlocks closes the row
-      inst.csv?.bytes(this.pending.buf, start, end)
-      inst.csv?.intLine(inst.accWrite)
-      start = end
-    }
-    this.pending.clear()
-    this.pendingInst.length = 0
-    this.pendingEnd.length = 0
+    // bufferTs is set exactly while rows wait in the sink
+    if (this.bufferTs === undefined || (ts !== undefined && ts <= this.bufferTs)) return
+    this.sink?.complete(this.accWriteOf)
     this.bufferTs = undefined
   }
 }

@@ -96,8 +96,13 @@ interface ReplayRun {
 function replayRows(rows: readonly TraceRow[], make: () => Replayer): ReplayRun {
   const started = performance.now()
   const r = make()
-  for (const row of rows) r.apply(row)
-  r.finish()
+  try {
+    for (const row of rows) r.apply(row)
+    r.finish()
+  } catch (err) {
+    r.closeCsvs(false).catch(() => {}) // the files are removed; the error is the one to report
+    throw err
+  }
   return {replayer: r, seconds: (performance.now() - started) / 1000}
 }
 
@@ -300,6 +305,8 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
 
   // ------------------------------------------------------------------ single run: stream, re-sort if needed
   const REPLAY_BATCH = 256
+  // with a second core the CSVs are formatted and written beside the replay (--jobs 1 keeps one thread)
+  const csvThread = (req.jobs ?? availableParallelism()) > 1
   let sorted = true
   let rowsInMemory: TraceRow[] | undefined
   let main: Replayer
@@ -311,6 +318,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       ...baseOptions,
       config: structuredClone(cfg),
       csvName: csvName(out),
+      csvThread,
       plots: req.plots,
     })
     let prev: bigint | undefined
@@ -352,12 +360,12 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         replayTime += performance.now() - t0
       }
     } catch (err) {
-      main.closeCsvs(false)
+      await main.closeCsvs(false)
       throw err
     }
     replaySeconds = replayTime / 1000
     if (unsortedAt !== undefined) {
-      main.closeCsvs(false)
+      await main.closeCsvs(false)
       sorted = false
       notes.add(
         'LMT_SIM_RESORT',
@@ -386,6 +394,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
             ...baseOptions,
             config: structuredClone(cfg),
             csvName: csvName(out),
+            csvThread,
             plots: req.plots,
           }),
       )
@@ -393,7 +402,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       replaySeconds = run.seconds
       rowsInMemory = rows
     }
-    main.closeCsvs(true)
+    await main.closeCsvs(true)
     for (const i of main.ordered) {
       if (i.counters.get_rows === 0)
         notes.add(
@@ -835,7 +844,7 @@ async function runSweep(
       const dir = join(out, 'points', label)
       if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
       const replayer = replayPoint(rows, job, cap, req.keepPointCsv ? csvName(dir) : undefined)
-      replayer.closeCsvs(true)
+      await replayer.closeCsvs(true)
       point = pointResult(replayer, groupName)
       largest = replayer
     }

@@ -1,0 +1,86 @@
+// Where a replay's hit-rate CSV rows go (simulate.md §5.2). A read record's fields are known at its get, its
+// AccWriteBlocks only once replay moves past its timestamp; a sink holds the rows in between.
+import {lmtError} from '../errors.js'
+import {type AccumulatedCounts, CsvRowBuffer, HitRateCsv, writeCsvRowPrefix} from './hit-rate-csv.js'
+
+export interface HitRateSink {
+  /** opens the CSV of file number `file` (numbers are dense, from 0, in order of first use) */
+  open(file: number, path: string): void
+  /** a read record of `file`, pending until the next {@link complete} */
+  row(
+    file: number,
+    ts: bigint,
+    cached: number,
+    cachedAll: number,
+    read: number,
+    localHit: number,
+    remoteHit: number,
+    inputTokens: number,
+    bs: number,
+    acc: AccumulatedCounts,
+  ): void
+  /** closes the pending rows, each with AccWriteBlocks = `accWrite(file)` */
+  complete(accWrite: (file: number) => number): void
+  /** renames the files into place (commit) or removes them; the rows must have been completed */
+  close(commit: boolean): Promise<void> | void
+}
+
+/** Formats and writes the rows on this thread. */
+export class InlineHitRateSink implements HitRateSink {
+  private readonly files: HitRateCsv[] = []
+  // pending rows: their prefixes in one byte buffer, each row's file and end offset
+  private readonly prefixes = new CsvRowBuffer()
+  private readonly pendingFile: number[] = []
+  private readonly pendingEnd: number[] = []
+
+  open(file: number, path: string): void {
+    try {
+      this.files[file] = new HitRateCsv(path)
+    } catch (err) {
+      throw lmtError('SIM_OUTPUT', `cannot write ${path}: ${(err as Error).message}`, {
+        suggestions: ['check that the output directory is writable'],
+      })
+    }
+  }
+
+  row(
+    file: number,
+    ts: bigint,
+    cached: number,
+    cachedAll: number,
+    read: number,
+    localHit: number,
+    remoteHit: number,
+    inputTokens: number,
+    bs: number,
+    acc: AccumulatedCounts,
+  ): void {
+    writeCsvRowPrefix(this.prefixes, ts, cached, cachedAll, read, localHit, remoteHit, inputTokens, bs, acc)
+    this.pendingFile.push(file)
+    this.pendingEnd.push(this.prefixes.used)
+  }
+
+  complete(accWrite: (file: number) => number): void {
+    let start = 0
+    for (let i = 0; i < this.pendingFile.length; i++) {
+      const file = this.files[this.pendingFile[i]]
+      const end = this.pendingEnd[i]
+      // the prefix ends with its comma; AccWriteBlocks closes the row
+      file.bytes(this.prefixes.buf, start, end)
+      file.intLine(accWrite(this.pendingFile[i]))
+      start = end
+    }
+    this.prefixes.clear()
+    this.pendingFile.length = 0
+    this.pendingEnd.length = 0
+  }
+
+  close(commit: boolean): void {
+    for (const f of this.files) {
+      if (f === undefined) continue // its open failed
+      if (commit) f.commit()
+      else f.abandon()
+    }
+    this.files.length = 0
+  }
+}

@@ -1,0 +1,59 @@
+// Worker-thread entry of the hit-rate CSV writer (hit-rate-thread.ts): formats the rows it is sent, in order.
+import {parentPort, workerData} from 'node:worker_threads'
+import type {AccumulatedCounts} from './hit-rate-csv.js'
+import {InlineHitRateSink} from './hit-rate-sink.js'
+import {ROW_SLOTS, type RowBatchMessage, type WriterMessage} from './hit-rate-thread.js'
+
+const {state} = workerData as {state: Int32Array}
+const sink = new InlineHitRateSink()
+const acc: AccumulatedCounts = {
+  read_blocks: 0,
+  hit_blocks: 0,
+  input_tokens: 0,
+  local_hit_tokens: 0,
+  remote_hit_tokens: 0,
+  hit_tokens: 0,
+}
+let accWrite = 0
+const accWriteOf = (): number => accWrite
+let failure: string | undefined
+
+function writeRows(m: RowBatchMessage): void {
+  const f = new Float64Array(m.numbers)
+  const ts = new BigInt64Array(m.timestamps)
+  for (let r = 0; r < m.n; r++) {
+    const o = r * ROW_SLOTS
+    acc.read_blocks = f[o + 8]
+    acc.hit_blocks = f[o + 9]
+    acc.input_tokens = f[o + 10]
+    acc.local_hit_tokens = f[o + 11]
+    acc.remote_hit_tokens = f[o + 12]
+    acc.hit_tokens = f[o + 13]
+    sink.row(f[o], ts[r], f[o + 1], f[o + 2], f[o + 3], f[o + 4], f[o + 5], f[o + 6], f[o + 7], acc)
+    accWrite = f[o + 14]
+    sink.complete(accWriteOf)
+  }
+}
+
+parentPort?.on('message', (m: WriterMessage) => {
+  try {
+    if (failure === undefined) {
+      if (m.kind === 'rows') writeRows(m)
+      else if (m.kind === 'open') sink.open(m.file, m.path)
+    }
+  } catch (err) {
+    failure = (err as Error)?.message ?? String(err)
+    Atomics.store(state, 1, 1)
+  }
+  if (m.kind === 'rows') {
+    Atomics.sub(state, 0, 1)
+    Atomics.notify(state, 0)
+  } else if (m.kind === 'close') {
+    try {
+      sink.close(failure === undefined && m.commit)
+    } catch (err) {
+      failure ??= (err as Error)?.message ?? String(err)
+    }
+    parentPort?.postMessage({closed: true, error: failure})
+  }
+})
