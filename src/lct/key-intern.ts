@@ -9,18 +9,14 @@ import {MemoryLayoutDesc, ObjectKey} from './values.js'
 const PREFIX = Buffer.from([0x82, 0xa5, ...Buffer.from('__t__')])
 /** Tags whose values are immutable and compared by value, so one instance may serve every occurrence. */
 const INTERNED = [ObjectKey, MemoryLayoutDesc].map((c) => ({ctor: c, tag: Buffer.from(c.name, 'latin1')}))
+/** entries kept before the cache starts afresh; the table has twice as many slots (load ≤ ½) */
 const MAX_ENTRIES = 1 << 16
+const SLOTS = MAX_ENTRIES * 2
+/** bytes of wrappers kept before the cache starts afresh (a longer wrapper is decoded every time) */
+const SLAB_BYTES = 8 << 20
 /** bytes hashed: the wrapper head and, for ObjectKeys, the first bytes of the chunk hash */
 const HASH_WINDOW = 64
 const SHORT_SALT = 0x5bd1e995
-const SLAB_BYTES = 1 << 20
-
-interface Entry {
-  /** the wire bytes, a range of one of the interner's slabs */
-  bytes: Buffer
-  value: ObjectKey | MemoryLayoutDesc
-  next: Entry | undefined
-}
 
 function hashBytes(buf: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5 ^ (end - start)
@@ -34,34 +30,44 @@ function hashBytes(buf: Uint8Array, start: number, end: number): number {
   return h
 }
 
-function sameBytes(a: Buffer, buf: Uint8Array, start: number, end: number): boolean {
-  const n = a.length
-  if (n !== end - start) return false
-  // long runs by memcmp (one native call, ~80 ns, beats a byte loop from about 60 bytes on)
-  if (n >= 64) return a.compare(buf, start, end) === 0
-  // wrappers of one kind share their first bytes: compare from the end
-  for (let i = n - 1; i >= 0; i--) if (a[i] !== buf[start + i]) return false
-  return true
-}
-
 /**
- * A bounded cache of decoded wrappers by their wire bytes (cleared when full): a hash of the bytes, then a byte
- * comparison — no string is built per lookup.
+ * A bounded cache of decoded wrappers by their wire bytes (started afresh when full): an open-addressing table of
+ * typed arrays (hash, and the bytes' place in one slab) — no object per entry but the value, no string per lookup.
  */
 export class ObjectKeyInterner {
-  private readonly table = new Map<number, Entry>()
-  private size = 0
-  // copies of the bytes go into shared slabs: one typed array per entry would cost a backing store each
-  private slab = new Uint8Array(SLAB_BYTES)
+  private readonly hashes = new Int32Array(SLOTS)
+  /** where an entry's bytes start in the slab */
+  private readonly offsets = new Int32Array(SLOTS)
+  /** 0 = an empty slot (a wrapper has at least 8 bytes) */
+  private readonly lengths = new Int32Array(SLOTS)
+  private readonly values: Array<ObjectKey | MemoryLayoutDesc | undefined> = new Array(SLOTS).fill(undefined)
+  private readonly slab = Buffer.allocUnsafe(SLAB_BYTES)
   private slabUsed = 0
+  private size = 0
+  /** the byte length of the value {@link lookup} returned last */
+  found = 0
 
-  /** The entry whose bytes start at `start` (and end by `limit`), among those filed under `hash`. */
-  lookup(buf: Uint8Array, start: number, limit: number, hash: number): Entry | undefined {
-    for (let e = this.table.get(hash); e !== undefined; e = e.next) {
-      const n = e.bytes.length
-      if (start + n <= limit && sameBytes(e.bytes, buf, start, start + n)) return e
+  /** The value whose bytes start at `start` (and end by `limit`), among those filed under `hash`; its length in `found`. */
+  lookup(buf: Uint8Array, start: number, limit: number, hash: number): ObjectKey | MemoryLayoutDesc | undefined {
+    const mask = SLOTS - 1
+    for (let i = (hash ^ (hash >>> 17)) & mask; this.lengths[i] !== 0; i = (i + 1) & mask) {
+      if (this.hashes[i] !== hash) continue
+      const n = this.lengths[i]
+      if (start + n <= limit && this.sameBytes(this.offsets[i], n, buf, start)) {
+        this.found = n
+        return this.values[i]
+      }
     }
     return undefined
+  }
+
+  private sameBytes(off: number, n: number, buf: Uint8Array, start: number): boolean {
+    // long runs by memcmp (one native call beats a byte loop from about 60 bytes on)
+    if (n >= 64) return this.slab.compare(buf, start, start + n, off, off + n) === 0
+    // wrappers of one kind share their first bytes: compare from the end
+    const slab = this.slab
+    for (let i = n - 1; i >= 0; i--) if (slab[off + i] !== buf[start + i]) return false
+    return true
   }
 
   remember(
@@ -71,20 +77,26 @@ export class ObjectKeyInterner {
     hash: number,
     value: ObjectKey | MemoryLayoutDesc,
   ): void {
-    if (this.size >= MAX_ENTRIES) {
-      this.table.clear()
-      this.size = 0
-    }
     const n = end - start
-    if (this.slabUsed + n > this.slab.length) {
-      this.slab = new Uint8Array(Math.max(SLAB_BYTES, n))
-      this.slabUsed = 0
-    }
-    const bytes = Buffer.from(this.slab.buffer, this.slab.byteOffset + this.slabUsed, n)
-    bytes.set(buf.subarray(start, end))
+    if (n > SLAB_BYTES) return
+    if (this.size >= MAX_ENTRIES || this.slabUsed + n > SLAB_BYTES) this.clear()
+    const mask = SLOTS - 1
+    let i = (hash ^ (hash >>> 17)) & mask
+    while (this.lengths[i] !== 0) i = (i + 1) & mask
+    this.slab.set(buf.subarray(start, end), this.slabUsed)
+    this.hashes[i] = hash
+    this.offsets[i] = this.slabUsed
+    this.lengths[i] = n
+    this.values[i] = value
     this.slabUsed += n
-    this.table.set(hash, {bytes, value, next: this.table.get(hash)})
     this.size++
+  }
+
+  private clear(): void {
+    this.lengths.fill(0)
+    this.values.fill(undefined)
+    this.slabUsed = 0
+    this.size = 0
   }
 }
 
@@ -134,8 +146,8 @@ export class InterningReader extends MsgpackReader {
       hash = hashBytes(buf, p, p + HASH_WINDOW)
       const hit = shortcut ? this.interner.lookup(buf, p, this.end, hash) : undefined
       if (hit) {
-        this.pos = p + hit.bytes.length
-        return hit.value as unknown as RawValue
+        this.pos = p + this.interner.found
+        return hit as unknown as RawValue
       }
     }
     // validates the whole wrapper and finds its end: the fast lane, or the exact skipper for the precise error
@@ -149,7 +161,7 @@ export class InterningReader extends MsgpackReader {
       const hit = this.interner.lookup(buf, p, end, hash)
       if (hit) {
         this.pos = end
-        return hit.value as unknown as RawValue
+        return hit as unknown as RawValue
       }
     }
     this.pos = p

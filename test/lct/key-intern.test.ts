@@ -3,6 +3,7 @@ import {describe, expect, it} from 'vitest'
 import {decodeArgs, decodeArgsInPlace, encodeArgs} from '../../src/lct/codecs.js'
 import {openTrace} from '../../src/lct/reader.js'
 import {readable} from '../../src/lct/readable.js'
+import {ObjectKeyInterner} from '../../src/lct/key-intern.js'
 import {MemoryLayoutDesc, ObjectKey} from '../../src/lct/values.js'
 import type {LctRecord} from '../../src/lct/types.js'
 import {header, record} from './helpers.js'
@@ -50,5 +51,46 @@ describe('interning ObjectKey and MemoryLayoutDesc wrappers', () => {
     // a wrapper whose payload does not decode stays raw, so decoding the args reports it as before
     expect(() => decodeArgs(plain[300].args)).toThrow(/ObjectKey/)
     expect(() => decodeArgsInPlace(interned[300].args)).toThrow(/ObjectKey/)
+  })
+})
+
+describe('ObjectKeyInterner table', () => {
+  const bytesOf = (i: number, n = 24) => {
+    const b = Buffer.alloc(n, 0x61)
+    b.writeUInt32BE(i, n - 4)
+    return b
+  }
+  const valueOf = (i: number) => new ObjectKey(Uint8Array.from([i & 0xff]), 'm', 0, 0, '')
+
+  it('finds entries by hash and bytes, tells apart equal hashes, and respects the limit', () => {
+    const t = new ObjectKeyInterner()
+    const a = bytesOf(1)
+    const b = bytesOf(2)
+    const long = bytesOf(3, 100)
+    const va = valueOf(1)
+    const vb = valueOf(2)
+    const vl = valueOf(3)
+    t.remember(a, 0, a.length, 42, va)
+    t.remember(b, 0, b.length, 42, vb) // the same hash: probed past the first entry
+    t.remember(long, 0, long.length, 7, vl)
+    const buf = Buffer.concat([Buffer.from([9, 9]), b, Buffer.from([1])])
+    expect(t.lookup(buf, 2, buf.length, 42)).toBe(vb)
+    expect(t.found).toBe(b.length)
+    expect(t.lookup(a, 0, a.length, 42)).toBe(va)
+    expect(t.lookup(a, 0, a.length, 43)).toBeUndefined()
+    expect(t.lookup(buf, 2, buf.length - 2, 42)).toBeUndefined() // the entry would run past the limit
+    const other = Buffer.from(long)
+    other[50] ^= 1 // differs after the hashed head: memcmp tells
+    expect(t.lookup(long, 0, long.length, 7)).toBe(vl)
+    expect(t.lookup(other, 0, other.length, 7)).toBeUndefined()
+  })
+
+  it('starts afresh when full, so its memory is bounded', () => {
+    const t = new ObjectKeyInterner()
+    const n = (1 << 16) + 10
+    for (let i = 0; i < n; i++) t.remember(bytesOf(i), 0, 24, Math.imul(i, 0x9e3779b1), valueOf(i))
+    const last = n - 1
+    expect(t.lookup(bytesOf(last), 0, 24, Math.imul(last, 0x9e3779b1))?.chunkHash).toEqual(Uint8Array.from([last & 0xff]))
+    expect(t.lookup(bytesOf(5), 0, 24, Math.imul(5, 0x9e3779b1))).toBeUndefined() // dropped with the first generation
   })
 })
