@@ -15,13 +15,22 @@ export class Block {
   ) {}
 }
 
+/** the children of every leaf: most nodes are leaves, so a node gets its own map with its first child */
+const NO_CHILDREN: ReadonlyMap<number, RNode> = new Map()
+
 export class RNode {
   blocks: Block[] = []
-  readonly children = new Map<number, RNode>()
+  /** read-only while it is {@link NO_CHILDREN}: add children with {@link setChild} */
+  children = NO_CHILDREN as Map<number, RNode>
   /** live blocks among `blocks` */
   live = 0
 
   constructor(public parent: RNode | null) {}
+
+  setChild(key: number, child: RNode): void {
+    if (this.children === NO_CHILDREN) this.children = new Map()
+    this.children.set(key, child)
+  }
 }
 
 /** The policy interface of §4.7. */
@@ -384,7 +393,7 @@ export class SimInstance {
       const child = node.children.get(keys[i])
       if (!child) {
         const fresh = new RNode(node)
-        node.children.set(keys[i], fresh)
+        node.setChild(keys[i], fresh)
         return inserted + this.newBlocks(fresh, keys, i, ts)
       }
       const blocks = child.blocks
@@ -404,7 +413,7 @@ export class SimInstance {
       if (i + m === n) return inserted
       const mid = this.split(child, m)
       const leaf = new RNode(mid)
-      mid.children.set(keys[i + m], leaf)
+      mid.setChild(keys[i + m], leaf)
       return inserted + this.newBlocks(leaf, keys, i + m, ts)
     }
     return inserted
@@ -423,8 +432,8 @@ export class SimInstance {
     child.blocks = child.blocks.slice(m)
     child.live -= live
     child.parent = mid
-    mid.children.set(child.blocks[0].key, child)
-    parent.children.set(mid.blocks[0].key, mid)
+    mid.setChild(child.blocks[0].key, child)
+    parent.setChild(mid.blocks[0].key, mid)
     return mid
   }
 
