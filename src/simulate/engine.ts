@@ -449,27 +449,35 @@ export class SimInstance {
 
   /** CLEANUP (§4.6) */
   cleanup(evicted: readonly Block[]): void {
-    const candidates = new Set<RNode>()
+    // plain arrays and indexed loops: this runs after every evicting write, and small code is optimised sooner
+    const candidates = this.candidates
     let previous: RNode | undefined
-    for (const b of evicted) {
-      // blocks of one node are mostly evicted together: skip the set for a repeat
+    for (let k = 0; k < evicted.length; k++) {
+      const b = evicted[k]
+      // blocks of one node are mostly evicted together: a repeat is skipped (a later one is harmless)
       if (b.owner === previous || b.live || b.owner === this.root) continue
       previous = b.owner
-      candidates.add(b.owner)
+      candidates.push(b.owner)
     }
+    // a node goes once it has blocks, none of them live, and no children; its parent may then follow
     let deleted = true
     while (deleted) {
       deleted = false
-      for (const n of candidates) {
-        if (n.blocks.length > 0 && n.live === 0 && n.children.size === 0) {
-          const parent = n.parent as RNode
-          if (parent.children.get(n.blocks[0].key) === n) parent.children.delete(n.blocks[0].key)
-          candidates.delete(n)
-          deleted = true
-        }
+      for (let k = 0; k < candidates.length; k++) {
+        const n = candidates[k]
+        if (n === null || n.blocks.length === 0 || n.live !== 0 || n.children.size !== 0) continue
+        const parent = n.parent as RNode
+        const key = n.blocks[0].key
+        if (parent.children.get(key) === n) parent.children.delete(key)
+        candidates[k] = null
+        deleted = true
       }
     }
+    candidates.length = 0
   }
+
+  /** the nodes {@link cleanup} examines (reused) */
+  private readonly candidates: Array<RNode | null> = []
 }
 
 export interface GroupSettings {
