@@ -61,6 +61,15 @@ const KEY_CACHE_SLOTS = 256
 const keyCacheBytes: Array<Uint8Array | undefined> = new Array<Uint8Array | undefined>(KEY_CACHE_SLOTS)
 const keyCacheText: string[] = new Array<string>(KEY_CACHE_SLOTS).fill('')
 
+const WORD = new Uint8Array(8)
+const WORD_VIEW = new DataView(WORD.buffer)
+
+/** `n` (4 or 8) bytes at `p` copied into one scratch word: no DataView per number on the hot path. */
+function wordView(buf: Uint8Array, p: number, n: number): DataView {
+  for (let i = 0; i < n; i++) WORD[i] = buf[p + i]
+  return WORD_VIEW
+}
+
 /**
  * Decoder and validating skipper over one frame body `buf[start, end)`. Never allocates from a declared length
  * before checking it against the bytes left.
@@ -201,13 +210,13 @@ export class MsgpackReader {
         return this.binBody(this.u32())
       case 0xca: {
         this.need(4)
-        const v = new DataView(buf.buffer, buf.byteOffset + this.pos, 4).getFloat32(0)
+        const v = wordView(buf, this.pos, 4).getFloat32(0)
         this.pos += 4
         return v
       }
       case 0xcb: {
         this.need(8)
-        const v = new DataView(buf.buffer, buf.byteOffset + this.pos, 8).getFloat64(0)
+        const v = wordView(buf, this.pos, 8).getFloat64(0)
         this.pos += 8
         return v
       }
@@ -219,7 +228,7 @@ export class MsgpackReader {
         return this.u32()
       case 0xcf: {
         this.need(8)
-        const v = new DataView(buf.buffer, buf.byteOffset + this.pos, 8).getBigUint64(0)
+        const v = wordView(buf, this.pos, 8).getBigUint64(0)
         this.pos += 8
         return v <= 9007199254740991n ? Number(v) : v
       }
@@ -237,7 +246,7 @@ export class MsgpackReader {
       }
       case 0xd3: {
         this.need(8)
-        const v = new DataView(buf.buffer, buf.byteOffset + this.pos, 8).getBigInt64(0)
+        const v = wordView(buf, this.pos, 8).getBigInt64(0)
         this.pos += 8
         return v >= -9007199254740991n && v <= 9007199254740991n ? Number(v) : v
       }
