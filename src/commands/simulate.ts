@@ -5,6 +5,7 @@ import {createProgressBar} from '../cli/progress.js'
 import {isLmtError, lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
 import {type OracleChoice, simulate, type SweepRequest} from '../simulate/run.js'
+import {PendingFiles} from '../simulate/pending-files.js'
 
 function parseSeed(text: string): bigint {
   let v: bigint
@@ -231,6 +232,26 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       flags.progress && !flags.quiet && !json,
       'simulating [{bar}] {percentage}% | {rows} rows',
     )
+    const pending = new PendingFiles()
+    let interrupted = false
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (interrupted) return
+      interrupted = true
+      bar.stop()
+      pending.removeAll() // the finished outputs stay; no partial file or temporary is left
+      const exit = signal === 'SIGINT' ? 130 : 143
+      if (json)
+        process.stdout.write(
+          JSON.stringify({
+            error: {code: 'INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit},
+          }) + '\n',
+        )
+      else process.stderr.write(`error: interrupted by ${signal}\n`)
+      process.exit(exit)
+    }
+    // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
     const outcome = await simulate({
       configPath: args.config,
       flags: simFlags,
@@ -242,12 +263,17 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       sweep,
       keepPointCsv: flags['keep-point-csv'],
       jobs: flags.jobs,
+      pending,
       version: packageVersion(this.config.root),
       onProgress: (p) =>
         p.replays
           ? bar.update(p.replays[0], p.replays[1], {rows: 0})
           : bar.update(p.bytes, p.total, {rows: p.rows}),
-    }).finally(() => bar.stop())
+    }).finally(() => {
+      bar.stop()
+      process.removeListener('SIGINT', onSignal)
+      process.removeListener('SIGTERM', onSignal)
+    })
     if (!flags.quiet && !json) {
       for (const n of outcome.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
       for (const line of outcome.table) this.log(line)

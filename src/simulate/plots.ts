@@ -1,5 +1,5 @@
-import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import type {PendingFiles} from './pending-files.js'
 import type {Replayer} from './replayer.js'
 
 async function renderSvg(spec: Record<string, unknown>): Promise<string> {
@@ -14,15 +14,21 @@ async function renderSvg(spec: Record<string, unknown>): Promise<string> {
   }
 }
 
-async function writePlot(dir: string, name: string, spec: Record<string, unknown>): Promise<string[]> {
+async function writePlot(
+  files: PendingFiles,
+  dir: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<string[]> {
   const svg = await renderSvg(spec)
-  writeFileSync(join(dir, `${name}.vl.json`), JSON.stringify(spec, null, 2) + '\n')
-  writeFileSync(join(dir, `${name}.svg`), svg)
+  files.writeAtomic(join(dir, `${name}.vl.json`), JSON.stringify(spec, null, 2) + '\n')
+  files.writeAtomic(join(dir, `${name}.svg`), svg)
   return [`${name}.svg`, `${name}.vl.json`]
 }
 
 /** `hit_rate_over_time.svg`: cumulative token hit rate per instance over trace time (simulate.md §5.6). */
 export async function plotHitRateOverTime(
+  files: PendingFiles,
   dir: string,
   r: Replayer,
   traceName: string,
@@ -50,11 +56,12 @@ export async function plotHitRateOverTime(
       color: {field: 'instance', type: 'nominal', title: 'instance'},
     },
   }
-  return writePlot(dir, 'hit_rate_over_time', spec)
+  return writePlot(files, dir, 'hit_rate_over_time', spec)
 }
 
 /** `sweep_hit_rate.svg`: token hit rate against capacity, with the infinite-capacity ceiling (§6.7). */
 export async function plotSweep(
+  files: PendingFiles,
   dir: string,
   sweep: Record<string, unknown>,
   traceName: string,
@@ -98,5 +105,5 @@ export async function plotSweep(
       },
     ],
   }
-  return writePlot(dir, 'sweep_hit_rate', spec)
+  return writePlot(files, dir, 'sweep_hit_rate', spec)
 }

@@ -1,6 +1,7 @@
-import {mkdirSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {basename, join} from 'node:path'
+import {PendingFiles} from './pending-files.js'
 import {lmtError} from '../errors.js'
 import {
   type Notice,
@@ -49,6 +50,8 @@ export interface SimulateRequest {
   keepPointCsv: boolean
   /** threads for the points of a sweep (this one included); default: the available cores */
   jobs?: number
+  /** filled with the run's temporary files while they exist (a signal handler removes them) */
+  pending?: PendingFiles
   version: string
   onProgress?(p: {bytes: number; total: number; rows: number; replays?: [number, number]}): void
 }
@@ -258,11 +261,6 @@ function traceSummary(
   }
 }
 
-function writeAtomic(path: string, text: string): void {
-  writeFileSync(path + '.tmp', text)
-  renameSync(path + '.tmp', path)
-}
-
 /** Runs `lmt simulate` end to end: configuration, replay(s), outputs. */
 export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const started = performance.now()
@@ -283,6 +281,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const stats = newStats(tracePath)
   const outputs: string[] = []
 
+  const pending = req.pending ?? new PendingFiles()
   const csvNames = new Map<string, string>()
   const csvName = (dir: string) => (id: string) => {
     let n = csvNames.get(id)
@@ -292,7 +291,9 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         notes.add('LMT_SIM_FILENAME_ESCAPED', `instance_id "${id}" was escaped to the file name ${f.name}`)
       csvNames.set(id, (n = f.name))
     }
-    return join(dir, n)
+    const path = join(dir, n)
+    pending.add(path + '.tmp') // the CSV's temporary file (its writer renames or removes it)
+    return path
   }
 
   const baseOptions = {
@@ -558,10 +559,18 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   if (req.plots) {
     const {plotHitRateOverTime, plotSweep} = await import('./plots.js')
     try {
-      if (req.sweep) outputs.push(...(await plotSweep(out, sweepDoc as Record<string, unknown>, traceName)))
+      if (req.sweep)
+        outputs.push(...(await plotSweep(pending, out, sweepDoc as Record<string, unknown>, traceName)))
       else
         outputs.push(
-          ...(await plotHitRateOverTime(out, main, traceName, capacityLabel(cfg), main.firstTs ?? 0n)),
+          ...(await plotHitRateOverTime(
+            pending,
+            out,
+            main,
+            traceName,
+            capacityLabel(cfg),
+            main.firstTs ?? 0n,
+          )),
         )
     } catch (err) {
       notes.add('LMT_SIM_PLOT_FAILED', `a plot could not be rendered: ${(err as Error).message}`, 'warning')
@@ -569,7 +578,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   }
   outputs.push('summary.json')
   try {
-    writeAtomic(join(out, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
+    pending.writeAtomic(join(out, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
   } catch (err) {
     throw lmtError('SIM_OUTPUT', `cannot write ${join(out, 'summary.json')}: ${(err as Error).message}`)
   }
@@ -937,7 +946,8 @@ async function runSweep(
       ),
     )
   csvRows.push(rowFor('infinite', 'inf', 'inf', 'inf', '*', infTotals))
-  writeAtomic(join(out, 'sweep.csv'), csvRows.join('\n') + '\n')
+  const files = req.pending ?? new PendingFiles()
+  files.writeAtomic(join(out, 'sweep.csv'), csvRows.join('\n') + '\n')
   const replaySeconds = (performance.now() - t0) / 1000
   lines.push(
     `infinite capacity: token hit rate ${formatG(infTotals.token_hit_rate)} (working set ${wss} blocks)`,

@@ -1,7 +1,7 @@
-import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {lmt, tempDir} from '../helpers/cli.js'
+import {lmt, spawnLmt, tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -28,7 +28,19 @@ beforeAll(() => {
 })
 
 const run = (out: string, extra: string[]) =>
-  lmt(['simulate', '--trace', trace, '--block-size', '4', '--capacity-blocks', '30', '-o', out, '--no-plots', ...extra])
+  lmt([
+    'simulate',
+    '--trace',
+    trace,
+    '--block-size',
+    '4',
+    '--capacity-blocks',
+    '30',
+    '-o',
+    out,
+    '--no-plots',
+    ...extra,
+  ])
 
 describe('hit-rate CSVs written on a writer thread', () => {
   it('are byte-identical to the ones written on the replay thread (--jobs 1)', async () => {
@@ -55,4 +67,51 @@ describe('hit-rate CSVs written on a writer thread', () => {
       expect(readdirSync(out).filter((f) => f.endsWith('.csv.tmp'))).toEqual(['b_hit_rates.csv.tmp'])
     },
   )
+})
+
+describe('an interrupted simulation', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('%s: exit code, and neither a CSV nor a temporary file is left', async (sig, exitCode) => {
+    const big = join(tmp.dir, `big-${sig}.jsonl`)
+    const lines: string[] = []
+    for (let t = 0; t < 400_000; t++) {
+      const keys = [t % 7, (t * 13) % 101, t % 1009, t]
+      lines.push(
+        t % 2
+          ? `{"type": "write", "instance_id": "i", "timestamp_ns": ${t}, "keys": [${keys.join(', ')}]}`
+          : `{"type": "get", "instance_id": "i", "timestamp_ns": ${t}, "keys": [${keys.join(', ')}], "input_len": 64}`,
+      )
+    }
+    writeFileSync(big, lines.join('\n') + '\n')
+    const out = join(tmp.dir, `interrupted-${sig}`)
+    const child = spawnLmt([
+      'simulate',
+      '--trace',
+      big,
+      '--block-size',
+      '16',
+      '--capacity-blocks',
+      '1000',
+      '-o',
+      out,
+    ])
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    // interrupt once the CSV is being written
+    const timer = setInterval(() => {
+      if (existsSync(join(out, 'i_hit_rates.csv.tmp'))) {
+        clearInterval(timer)
+        child.kill(sig)
+      }
+    }, 5)
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((res) =>
+      child.on('close', (c, s) => res([c, s])),
+    )
+    clearInterval(timer)
+    expect({code, signal}, stderr).toEqual({code: exitCode, signal: null})
+    expect(stderr).toContain(`error: interrupted by ${sig}`)
+    expect(readdirSync(out)).toEqual([])
+  })
 })

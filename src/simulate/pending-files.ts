@@ -1,0 +1,33 @@
+// The temporary files of a simulation while they exist: an interrupted run removes them (the command's signal
+// handler), so Ctrl-C leaves neither a partial output nor a stray `.tmp` behind.
+import {renameSync, rmSync, writeFileSync} from 'node:fs'
+
+export class PendingFiles {
+  private readonly paths = new Set<string>()
+
+  add(path: string): void {
+    this.paths.add(path)
+  }
+
+  delete(path: string): void {
+    this.paths.delete(path)
+  }
+
+  /** Removes every file still pending (synchronous: called from a signal handler). */
+  removeAll(): void {
+    for (const p of this.paths) rmSync(p, {force: true})
+    this.paths.clear()
+  }
+
+  /** Writes `path` through `<path>.tmp` and a rename. */
+  writeAtomic(path: string, data: string): void {
+    const tmp = path + '.tmp'
+    this.add(tmp)
+    try {
+      writeFileSync(tmp, data)
+      renameSync(tmp, path)
+    } finally {
+      this.delete(tmp)
+    }
+  }
+}
