@@ -31,7 +31,15 @@ const ESC: Record<number, string> = {
   0x09: '\\t',
 }
 
+/** characters json.dumps escapes: quote, backslash, controls, and (ensure_ascii) everything beyond ASCII */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const NEEDS_ESCAPE_ASCII = /["\\\x00-\x1f\x7f-\uffff]/
+// eslint-disable-next-line no-control-regex -- as above
+const NEEDS_ESCAPE = /["\\\x00-\x1f]/
+
 function pyString(s: string, ensureAscii: boolean): string {
+  // most strings (ids, names) need no escape: one regex test instead of a loop building the copy
+  if (!(ensureAscii ? NEEDS_ESCAPE_ASCII : NEEDS_ESCAPE).test(s)) return '"' + s + '"'
   let out = '"'
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
@@ -43,8 +51,20 @@ function pyString(s: string, ensureAscii: boolean): string {
   return out + '"'
 }
 
+/** Code point order (Python's str order), not UTF-16 unit order: they differ only where a surrogate is involved. */
 const byCodePoint = (a: string, b: string): number => {
-  // code point order: compare by code points, not UTF-16 units
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    if (x < 0xd800 && y < 0xd800) return x - y
+    return byCodePointSlow(a, b)
+  }
+  return a.length - b.length
+}
+
+function byCodePointSlow(a: string, b: string): number {
   const ca = [...a]
   const cb = [...b]
   for (let i = 0; i < Math.min(ca.length, cb.length); i++) {

@@ -23,6 +23,20 @@ describe('Python formatting helpers', () => {
     )
   })
 
+  it('sort_keys in code point order (surrogate pairs after U+E000–U+FFFF), escapes only where Python does', () => {
+    // expected texts from CPython 3 json.dumps
+    const d = {'\ue000': 1, '\u{1f600}': 2, z: 3, é: 4, 'a\u{1f600}': 5, 'a\uffff': 6, '': 7}
+    expect(pyJsonDumps(d, {sortKeys: true})).toBe(
+      '{"": 7, "a\\uffff": 6, "a\\ud83d\\ude00": 5, "z": 3, "\\u00e9": 4, "\\ue000": 1, "\\ud83d\\ude00": 2}',
+    )
+    expect(pyJsonDumps(d, {sortKeys: true, ensureAscii: false})).toBe(
+      '{"": 7, "a\uffff": 6, "a\u{1f600}": 5, "z": 3, "é": 4, "\ue000": 1, "\u{1f600}": 2}',
+    )
+    expect(pyJsonDumps({k: 'plain-id:0:0:4:test:', q: 'a\u007fb', c: 'x\u001fy'}, {ensureAscii: false})).toBe(
+      '{"k": "plain-id:0:0:4:test:", "q": "a\u007fb", "c": "x\\u001fy"}',
+    )
+  })
+
   it.each<[number, number, string]>([
     [0.125, 2, '0.12'],
     [0.375, 2, '0.38'],

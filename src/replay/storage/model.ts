@@ -249,9 +249,10 @@ export class StorageManagerModel {
     const now = this.scheduler.now()
     const lockState = (l: {count: number; expiry: number; expired(n: number): boolean}) =>
       l.count > 0 && !l.expired(now) ? {count: l.count, expiry: l.expiry} : {count: 0, expiry: null}
-    const entries = [...this.l1.entries.values()]
-      .sort((a, b) => (a.key.id < b.key.id ? -1 : a.key.id > b.key.id ? 1 : 0))
-      .map((e) => {
+    // the map's keys are the entries' ids: sorted without a getter call per comparison
+    const entries = [...this.l1.entries]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, e]) => {
         const w = lockState(e.writeLock)
         const r = lockState(e.readLock)
         return {
