@@ -32,6 +32,10 @@ export interface ReplayResult {
   traceTimeS: number
   nonfiniteTMono: number
   observations?: LevelObservations
+  /**
+   * The model's canonical state and its digest (§6.15), computed when first read: it serializes the whole model,
+   * which a replay that does not look at it should not pay for.
+   */
   snapshot?: {state: unknown; digest: string}
 }
 
@@ -208,7 +212,7 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
     recorder?.close()
   }
   const wall = (performance.now() - started) / 1000
-  return {
+  const result: ReplayResult = {
     recordsReplayed: replayed,
     recordsSkipped:
       skipped.decode_error +
@@ -224,6 +228,11 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
     traceTimeS: scheduler.now(),
     nonfiniteTMono: nonfinite,
     observations: o.level.observations?.(target),
-    snapshot: o.level.snapshot?.(target),
   }
+  const snapshot = o.level.snapshot?.bind(o.level)
+  if (snapshot) {
+    let value: {state: unknown; digest: string} | undefined
+    Object.defineProperty(result, 'snapshot', {enumerable: true, get: () => (value ??= snapshot(target))})
+  }
+  return result
 }
