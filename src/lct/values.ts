@@ -3,9 +3,7 @@ import {dtypeItemSize} from './dtypes.js'
 /** Value classes of the argument codecs (lct.md §5.3); instances are frozen. */
 
 function hex(bytes: Uint8Array): string {
-  let out = ''
-  for (const b of bytes) out += (b < 16 ? '0' : '') + b.toString(16)
-  return out
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex') // native, lowercase
 }
 
 /** LMCache's ObjectKey; two keys are equal iff their `id`s are equal (all five fields, salt included). */

@@ -125,6 +125,7 @@ describe('codecs', () => {
 
   it('identity: salt is part of it; schema-1 keys equal salt ""', () => {
     expect(key([0, 0, 0, 0]).id).toBe('00000000:0:0:4:test:')
+    expect(key([0xab, 0x0f, 0xff]).id).toBe('ab0fff:0:0:4:test:') // lowercase, two digits per byte
     expect(key([1]).id).not.toBe(key([1], 's').id)
     const s1 = decodeValue(
       raw({
