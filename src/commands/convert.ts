@@ -2,6 +2,7 @@ import {accessSync, constants, mkdirSync, realpathSync, statSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
 import {Flags} from '@oclif/core'
+import {handleInterrupts} from '../cli/interrupts.js'
 import {createProgressBar} from '../cli/progress.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
@@ -275,27 +276,15 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, {traces: p.traces}),
       onInputDone: (s) => reporter.info(renderInputLine(s)),
     })
-    let interrupted = false
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (interrupted) return
-      interrupted = true
-      controller.abort()
-      bar.stop()
-      run.cleanupSync()
-      if (lctMode) rmSync(jsonlOutput, {force: true})
-      const exit = signal === 'SIGINT' ? 130 : 143
-      if (this.jsonEnabled())
-        process.stdout.write(
-          JSON.stringify({
-            error: {code: 'INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit},
-          }) + '\n',
-        )
-      else process.stderr.write(`error: interrupted by ${signal}\n`)
-      process.exit(exit)
-    }
-    // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
+    const stopHandling = handleInterrupts({
+      json: this.jsonEnabled(),
+      cleanup: () => {
+        controller.abort()
+        bar.stop()
+        run.cleanupSync()
+        if (lctMode) rmSync(jsonlOutput, {force: true})
+      },
+    })
     try {
       // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
       reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
@@ -321,8 +310,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       return summary
     } finally {
       bar.stop()
-      process.removeListener('SIGINT', onSignal)
-      process.removeListener('SIGTERM', onSignal)
+      stopHandling()
     }
   }
 }

@@ -1,6 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {LmtCommand, exitCodeOf} from '../cli/lmt-command.js'
+import {handleInterrupts} from '../cli/interrupts.js'
 import {createProgressBar} from '../cli/progress.js'
 import {isLmtError, lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
@@ -233,25 +234,13 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       'simulating [{bar}] {percentage}% | {rows} rows',
     )
     const pending = new PendingFiles()
-    let interrupted = false
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (interrupted) return
-      interrupted = true
-      bar.stop()
-      pending.removeAll() // the finished outputs stay; no partial file or temporary is left
-      const exit = signal === 'SIGINT' ? 130 : 143
-      if (json)
-        process.stdout.write(
-          JSON.stringify({
-            error: {code: 'INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit},
-          }) + '\n',
-        )
-      else process.stderr.write(`error: interrupted by ${signal}\n`)
-      process.exit(exit)
-    }
-    // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
+    const stopHandling = handleInterrupts({
+      json,
+      cleanup: () => {
+        bar.stop()
+        pending.removeAll() // the finished outputs stay; no partial file or temporary is left
+      },
+    })
     const outcome = await simulate({
       configPath: args.config,
       flags: simFlags,
@@ -271,8 +260,7 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
           : bar.update(p.bytes, p.total, {rows: p.rows}),
     }).finally(() => {
       bar.stop()
-      process.removeListener('SIGINT', onSignal)
-      process.removeListener('SIGTERM', onSignal)
+      stopHandling()
     })
     if (!flags.quiet && !json) {
       for (const n of outcome.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)

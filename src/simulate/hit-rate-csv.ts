@@ -170,19 +170,30 @@ export class CsvRowBuffer {
   }
 }
 
+/** The numbers of one read record known at its get (AccWriteBlocks comes once its timestamp is over). */
+export interface ReadRecord {
+  cached: number
+  cachedAll: number
+  read: number
+  localHit: number
+  remoteHit: number
+  inputTokens: number
+  bs: number
+}
+
+/** A zeroed {@link ReadRecord}, for a caller that fills and reuses one. */
+export function newReadRecord(): ReadRecord {
+  return {cached: 0, cachedAll: 0, read: 0, localHit: 0, remoteHit: 0, inputTokens: 0, bs: 0}
+}
+
 /** Writes the fields of a read record known at the get (AccWriteBlocks is added when the timestamp is over). */
 export function writeCsvRowPrefix(
   out: CsvRowBuffer,
   ts: bigint,
-  cached: number,
-  cachedAll: number,
-  read: number,
-  localHit: number,
-  remoteHit: number,
-  inputTokens: number,
-  bs: number,
+  r: ReadRecord,
   acc: AccumulatedCounts,
 ): void {
+  const {cached, cachedAll, read, localHit, remoteHit, inputTokens, bs} = r
   const hit = localHit + remoteHit
   const lt = localHit * bs
   const rt = remoteHit * bs

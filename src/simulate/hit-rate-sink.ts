@@ -1,24 +1,19 @@
 // Where a replay's hit-rate CSV rows go (simulate.md §5.2). A read record's fields are known at its get, its
 // AccWriteBlocks only once replay moves past its timestamp; a sink holds the rows in between.
 import {lmtError} from '../errors.js'
-import {type AccumulatedCounts, CsvRowBuffer, HitRateCsv, writeCsvRowPrefix} from './hit-rate-csv.js'
+import {
+  type AccumulatedCounts,
+  CsvRowBuffer,
+  HitRateCsv,
+  type ReadRecord,
+  writeCsvRowPrefix,
+} from './hit-rate-csv.js'
 
 export interface HitRateSink {
   /** opens the CSV of file number `file` (numbers are dense, from 0, in order of first use) */
   open(file: number, path: string): void
-  /** a read record of `file`, pending until the next {@link complete} */
-  row(
-    file: number,
-    ts: bigint,
-    cached: number,
-    cachedAll: number,
-    read: number,
-    localHit: number,
-    remoteHit: number,
-    inputTokens: number,
-    bs: number,
-    acc: AccumulatedCounts,
-  ): void
+  /** a read record of `file` (its objects are read now, not kept), pending until the next {@link complete} */
+  row(file: number, ts: bigint, r: ReadRecord, acc: AccumulatedCounts): void
   /** closes the pending rows, each with AccWriteBlocks = `accWrite(file)` */
   complete(accWrite: (file: number) => number): void
   /** renames the files into place (commit) or removes them; the rows must have been completed */
@@ -43,19 +38,8 @@ export class InlineHitRateSink implements HitRateSink {
     }
   }
 
-  row(
-    file: number,
-    ts: bigint,
-    cached: number,
-    cachedAll: number,
-    read: number,
-    localHit: number,
-    remoteHit: number,
-    inputTokens: number,
-    bs: number,
-    acc: AccumulatedCounts,
-  ): void {
-    writeCsvRowPrefix(this.prefixes, ts, cached, cachedAll, read, localHit, remoteHit, inputTokens, bs, acc)
+  row(file: number, ts: bigint, r: ReadRecord, acc: AccumulatedCounts): void {
+    writeCsvRowPrefix(this.prefixes, ts, r, acc)
     this.pendingFile.push(file)
     this.pendingEnd.push(this.prefixes.used)
   }

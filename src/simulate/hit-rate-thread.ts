@@ -2,7 +2,7 @@
 // timestamp) in transferred batches, so formatting and writing run beside the replay on another core.
 import {Worker} from 'node:worker_threads'
 import {lmtError} from '../errors.js'
-import type {AccumulatedCounts} from './hit-rate-csv.js'
+import type {AccumulatedCounts, ReadRecord} from './hit-rate-csv.js'
 import type {HitRateSink} from './hit-rate-sink.js'
 
 /** numbers per row: file, cached, cachedAll, read, localHit, remoteHit, inputTokens, bs, 6 totals, AccWriteBlocks */
@@ -20,9 +20,7 @@ export interface RowBatchMessage {
   timestamps: ArrayBuffer
 }
 export type WriterMessage =
-  | RowBatchMessage
-  | {kind: 'open'; file: number; path: string}
-  | {kind: 'close'; commit: boolean}
+  RowBatchMessage | {kind: 'open'; file: number; path: string} | {kind: 'close'; commit: boolean}
 
 export class ThreadedHitRateSink implements HitRateSink {
   private readonly worker: Worker
@@ -35,7 +33,9 @@ export class ThreadedHitRateSink implements HitRateSink {
   private completed = 0
 
   constructor() {
-    this.worker = new Worker(new URL('./hit-rate-worker.js', import.meta.url), {workerData: {state: this.state}})
+    this.worker = new Worker(new URL('./hit-rate-worker.js', import.meta.url), {
+      workerData: {state: this.state},
+    })
     this.closed = new Promise((resolve) => {
       this.worker.on('message', (m: {closed: true; error?: string}) => resolve(m.error))
       this.worker.on('error', (e) => resolve(e.message))
@@ -51,29 +51,18 @@ export class ThreadedHitRateSink implements HitRateSink {
     this.post({kind: 'open', file, path})
   }
 
-  row(
-    file: number,
-    ts: bigint,
-    cached: number,
-    cachedAll: number,
-    read: number,
-    localHit: number,
-    remoteHit: number,
-    inputTokens: number,
-    bs: number,
-    acc: AccumulatedCounts,
-  ): void {
+  row(file: number, ts: bigint, r: ReadRecord, acc: AccumulatedCounts): void {
     if (this.rows === this.timestamps.length) this.grow()
     const f = this.numbers
     const o = this.rows * ROW_SLOTS
     f[o] = file
-    f[o + 1] = cached
-    f[o + 2] = cachedAll
-    f[o + 3] = read
-    f[o + 4] = localHit
-    f[o + 5] = remoteHit
-    f[o + 6] = inputTokens
-    f[o + 7] = bs
+    f[o + 1] = r.cached
+    f[o + 2] = r.cachedAll
+    f[o + 3] = r.read
+    f[o + 4] = r.localHit
+    f[o + 5] = r.remoteHit
+    f[o + 6] = r.inputTokens
+    f[o + 7] = r.bs
     f[o + 8] = acc.read_blocks
     f[o + 9] = acc.hit_blocks
     f[o + 10] = acc.input_tokens
@@ -102,10 +91,10 @@ export class ThreadedHitRateSink implements HitRateSink {
 
   private send(): void {
     if (this.completed === 0) return
-    this.post({kind: 'rows', n: this.completed, numbers: this.numbers.buffer, timestamps: this.timestamps.buffer}, [
-      this.numbers.buffer,
-      this.timestamps.buffer,
-    ])
+    this.post(
+      {kind: 'rows', n: this.completed, numbers: this.numbers.buffer, timestamps: this.timestamps.buffer},
+      [this.numbers.buffer, this.timestamps.buffer],
+    )
     this.numbers = new Float64Array(BATCH_ROWS * ROW_SLOTS)
     this.timestamps = new BigInt64Array(BATCH_ROWS)
     this.rows = this.completed = 0

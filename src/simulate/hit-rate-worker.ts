@@ -1,6 +1,6 @@
 // Worker-thread entry of the hit-rate CSV writer (hit-rate-thread.ts): formats the rows it is sent, in order.
 import {parentPort, workerData} from 'node:worker_threads'
-import type {AccumulatedCounts} from './hit-rate-csv.js'
+import {type AccumulatedCounts, newReadRecord} from './hit-rate-csv.js'
 import {InlineHitRateSink} from './hit-rate-sink.js'
 import {ROW_SLOTS, type RowBatchMessage, type WriterMessage} from './hit-rate-thread.js'
 
@@ -14,6 +14,7 @@ const acc: AccumulatedCounts = {
   remote_hit_tokens: 0,
   hit_tokens: 0,
 }
+const record = newReadRecord()
 let accWrite = 0
 const accWriteOf = (): number => accWrite
 let failure: string | undefined
@@ -29,7 +30,14 @@ function writeRows(m: RowBatchMessage): void {
     acc.local_hit_tokens = f[o + 11]
     acc.remote_hit_tokens = f[o + 12]
     acc.hit_tokens = f[o + 13]
-    sink.row(f[o], ts[r], f[o + 1], f[o + 2], f[o + 3], f[o + 4], f[o + 5], f[o + 6], f[o + 7], acc)
+    record.cached = f[o + 1]
+    record.cachedAll = f[o + 2]
+    record.read = f[o + 3]
+    record.localHit = f[o + 4]
+    record.remoteHit = f[o + 5]
+    record.inputTokens = f[o + 6]
+    record.bs = f[o + 7]
+    sink.row(f[o], ts[r], record, acc)
     accWrite = f[o + 14]
     sink.complete(accWriteOf)
   }

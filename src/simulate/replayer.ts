@@ -11,7 +11,7 @@ import {
   TtlPolicy,
 } from './engine.js'
 import {BinaryHeap} from '../util/binary-heap.js'
-import {rate} from './hit-rate-csv.js'
+import {newReadRecord, rate, type ReadRecord} from './hit-rate-csv.js'
 import {type HitRateSink, InlineHitRateSink} from './hit-rate-sink.js'
 import {ThreadedHitRateSink} from './hit-rate-thread.js'
 import type {TraceRow} from './trace-rows.js'
@@ -190,6 +190,8 @@ export class Replayer {
   private sink: HitRateSink | undefined
   private readonly byFile: InstState[] = []
   private readonly accWriteOf = (file: number): number => this.byFile[file].accWrite
+  /** the read record handed to the sink (reused: the sink reads it at once) */
+  private readonly readRecord: ReadRecord = newReadRecord()
   /** the timestamp of the rows waiting in the sink for AccWriteBlocks */
   private bufferTs: bigint | undefined
   private readonly mode: 'read_write' | 'request'
@@ -361,18 +363,15 @@ export class Replayer {
       this.byFile.push(inst)
       this.sink.open(inst.csvFile, inst.csvPath)
     }
-    this.sink?.row(
-      inst.csvFile,
-      row.ts,
-      cached,
-      this.cachedAll(),
-      row.keys.length,
-      r.localHit,
-      r.remoteHit,
-      row.inputLen,
-      bs,
-      c,
-    )
+    const rec = this.readRecord
+    rec.cached = cached
+    rec.cachedAll = this.cachedAll()
+    rec.read = row.keys.length
+    rec.localHit = r.localHit
+    rec.remoteHit = r.remoteHit
+    rec.inputTokens = row.inputLen
+    rec.bs = bs
+    this.sink?.row(inst.csvFile, row.ts, rec, c)
     this.bufferTs = row.ts
   }
 
