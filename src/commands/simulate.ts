@@ -136,7 +136,8 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       min: 1,
     }),
     stack: Flags.string({
-      summary: 'Allow the one-pass stack method where proven exact.',
+      summary:
+        'Sweeps: take the points the one-pass stack method proves exact from it (auto), or replay every point (off).',
       options: ['auto', 'off'],
       default: 'auto',
     }),
@@ -251,6 +252,7 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       oracle: (flags.oracle ?? (flags.sweep ? 'all' : 'none')) as OracleChoice,
       sweep,
       keepPointCsv: flags['keep-point-csv'],
+      stack: flags.stack as 'auto' | 'off',
       jobs: flags.jobs,
       pending,
       version: packageVersion(this.config.root),

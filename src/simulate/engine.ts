@@ -301,6 +301,35 @@ export interface ReadResult {
   localRead: number
 }
 
+/**
+ * A get's block_mask (§4.3): how many of its blocks are local reads, and the keys of the unmasked positions (a hit
+ * on one of those keys is remote; undefined: every hit is remote).
+ */
+export function splitByMask(
+  keys: readonly number[],
+  mask: readonly boolean[] | number,
+): {localRead: number; unmasked: Set<number> | undefined} {
+  const n = keys.length
+  let unmasked: Set<number> | undefined
+  let localRead: number
+  if (Array.isArray(mask)) {
+    localRead = 0
+    const lim = Math.min(mask.length, n)
+    for (let i = 0; i < lim; i++) if (mask[i]) localRead++
+    if (localRead > 0) {
+      unmasked = new Set()
+      for (let i = 0; i < n; i++) if (!(i < mask.length && mask[i])) unmasked.add(keys[i])
+    }
+  } else {
+    localRead = Math.min(mask as number, n)
+    if (localRead > 0) {
+      unmasked = new Set()
+      for (let i = localRead; i < n; i++) unmasked.add(keys[i])
+    }
+  }
+  return {localRead, unmasked}
+}
+
 /** One instance's cache: radix tree plus policy. */
 export class SimInstance {
   readonly root = new RNode(null)
@@ -320,23 +349,7 @@ export class SimInstance {
   /** GET (§4.3): the longest live prefix; hits touched root → leaf. The result object is reused by the next call. */
   get(keys: readonly number[], mask: readonly boolean[] | number, ts: bigint): ReadResult {
     const n = keys.length
-    let unmasked: Set<number> | undefined
-    let localRead: number
-    if (Array.isArray(mask)) {
-      localRead = 0
-      const lim = Math.min(mask.length, n)
-      for (let i = 0; i < lim; i++) if (mask[i]) localRead++
-      if (localRead > 0) {
-        unmasked = new Set()
-        for (let i = 0; i < n; i++) if (!(i < mask.length && mask[i])) unmasked.add(keys[i])
-      }
-    } else {
-      localRead = Math.min(mask as number, n)
-      if (localRead > 0) {
-        unmasked = new Set()
-        for (let i = localRead; i < n; i++) unmasked.add(keys[i])
-      }
-    }
+    const {localRead, unmasked} = splitByMask(keys, mask)
     let local = 0
     let remote = 0
     let node = this.root

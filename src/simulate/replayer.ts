@@ -122,6 +122,16 @@ export interface ReplayOptions {
   traceName: string
 }
 
+/** A copy of group `g` with the capacity of a sweep point. */
+export function groupAtCapacity(g: GroupConfig, cap: {blocks?: number; gb?: number}): GroupConfig {
+  const copy: GroupConfig = {...g}
+  delete copy.quota_capacity
+  delete copy.quota_capacity_blocks
+  if (cap.gb !== undefined) copy.quota_capacity = cap.gb
+  else copy.quota_capacity_blocks = cap.blocks
+  return copy
+}
+
 /** `quota_units` of a group (null = infinite), from its capacity and weights (simulate.md §2.3). */
 export function quotaUnits(g: GroupConfig): number | null {
   if (g.quota_capacity !== undefined) {
@@ -216,13 +226,7 @@ export class Replayer {
 
   private groupConfig(g: GroupConfig): GroupConfig {
     const o = this.opts.capacityOverride
-    if (!o || o.group !== g.group_name) return g
-    const copy: GroupConfig = {...g}
-    delete copy.quota_capacity
-    delete copy.quota_capacity_blocks
-    if (o.gb !== undefined) copy.quota_capacity = o.gb
-    else copy.quota_capacity_blocks = o.blocks
-    return copy
+    return o && o.group === g.group_name ? groupAtCapacity(g, o) : g
   }
 
   private addInstance(i: InstanceConfig, group: GroupState): InstState {

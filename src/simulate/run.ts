@@ -14,6 +14,7 @@ import {
 import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
 import {type BeladyGroupResult, beladyOracle, prepareBelady} from './belady.js'
+import {stackPass, type StackPassResult} from './stack-pass.js'
 import {type InstanceCounters, type InstState, quotaUnits, Replayer, weightOf} from './replayer.js'
 import {
   type PointJob,
@@ -48,6 +49,8 @@ export interface SimulateRequest {
   oracle: OracleChoice
   sweep?: SweepRequest
   keepPointCsv: boolean
+  /** sweeps: the one-pass stack method where it is certified exact (auto, the default), or never */
+  stack?: 'auto' | 'off'
   /** threads for the points of a sweep (this one included); default: the available cores */
   jobs?: number
   /** filled with the run's temporary files while they exist (a signal handler removes them) */
@@ -96,6 +99,10 @@ interface ReplayRun {
 }
 
 /** Replays rows held in memory (sorted) with the given options. */
+function notUsed(points: number, reason: string): StackPassResult {
+  return {eligible: false, reason, certified: new Array<undefined>(points).fill(undefined), blockLookups: 0}
+}
+
 function replayRows(rows: readonly TraceRow[], make: () => Replayer): ReplayRun {
   const started = performance.now()
   const r = make()
@@ -787,6 +794,7 @@ async function runSweep(
     quotaBlocks: string,
     id: string,
     c: Record<string, number>,
+    method = 'replay',
   ) =>
     [
       seriesName,
@@ -802,7 +810,7 @@ async function runSweep(
       formatG(rate(c.hit_tokens, c.input_tokens)),
       formatG(rate(c.hit_blocks, c.read_blocks)),
       c.evictions,
-      seriesName === 'infinite' ? 'replay' : 'replay',
+      method,
     ].join(',')
   // the points are independent replays: on worker threads unless one thread is asked for (or point CSVs, which
   // this thread writes); results are assembled in point order either way, so they never depend on --jobs
@@ -825,14 +833,25 @@ async function runSweep(
     else g.quota_capacity_blocks = cap.blocks
     return capCfg
   }
-  let parallel: PointResult[] | undefined
+  // the one-pass stack method (§6.6) gives the points it certifies; the largest point is always replayed, as the
+  // summary describes its replay
+  let stack: StackPassResult
+  if (req.stack === 'off') stack = notUsed(caps.length, '--stack off')
+  else if (req.keepPointCsv)
+    stack = notUsed(caps.length, "--keep-point-csv writes every point's CSVs, which needs its replay")
+  else stack = stackPass(rows, effCfg, groupName, caps)
+  const fromStack = (p: number): PointResult | undefined =>
+    p === caps.length - 1 ? undefined : stack.certified[p]
+  const toReplay = caps.map((_, p) => p).filter((p) => fromStack(p) === undefined)
+  lookups += stack.blockLookups
+  let parallel: Array<PointResult | undefined> | undefined
   let parallelBelady: BeladyGroupResult[][] | undefined
   if (jobs > 1 && !req.keepPointCsv) {
     // the Belady references first, the replays last: this thread starts from the end, with the largest capacity,
     // whose replayer the summary describes
     const tasks: SweepTask[] = [
       ...(withBelady ? caps.map((cap): SweepTask => ({kind: 'belady', capConfig: capConfig(cap)})) : []),
-      ...caps.map((cap): SweepTask => ({kind: 'replay', cap})),
+      ...toReplay.map((p): SweepTask => ({kind: 'replay', cap: caps[p]})),
     ]
     let done = 0
     const run = await runSweepTasks(rows, job, tasks, jobs, () =>
@@ -840,13 +859,16 @@ async function runSweep(
     )
     const n = withBelady ? caps.length : 0
     parallelBelady = run.results.slice(0, n) as BeladyGroupResult[][]
-    parallel = run.results.slice(n) as PointResult[]
+    const replayed = run.results.slice(n) as PointResult[]
+    parallel = caps.map((_, p) => fromStack(p) ?? replayed[toReplay.indexOf(p)])
     largest = run.last as Replayer
   }
   for (let p = 0; p < caps.length; p++) {
     const cap = caps[p]
     let point: PointResult
-    if (parallel) point = parallel[p]
+    const method = fromStack(p) === undefined ? 'replay' : 'stack'
+    if (parallel) point = parallel[p] as PointResult
+    else if (method === 'stack') point = fromStack(p) as PointResult
     else {
       req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [p, caps.length]})
       const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
@@ -857,7 +879,7 @@ async function runSweep(
       point = pointResult(replayer, groupName)
       largest = replayer
     }
-    lookups += point.blockLookups
+    if (method === 'replay') lookups += point.blockLookups
     const q = quotaUnits(point.groupCfg)
     const equal = new Set(weights).size <= 1
     const w0 = point.members[0]?.weight ?? 1
@@ -883,15 +905,16 @@ async function runSweep(
           quotaBlocks,
           m.instanceId,
           m.counters as unknown as Record<string, number>,
+          method,
         ),
       )
     const totals = totalsOf(point.members)
-    csvRows.push(rowFor(policy, capBlocks, capGb, quotaBlocks, '*', totals))
+    csvRows.push(rowFor(policy, capBlocks, capGb, quotaBlocks, '*', totals, method))
     docPoints.push({
       capacity_blocks: capBlocks === '' ? null : Number(capBlocks),
       capacity_gb: capGb === '' ? null : Number(capGb),
       quota_blocks: quotaBlocks === '' ? null : Number(quotaBlocks),
-      method: 'replay',
+      method,
     })
     series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
     lines.push(
@@ -965,10 +988,10 @@ async function runSweep(
       wss_blocks: wss,
       series: beladyCurve.length > 0 ? [policy, 'belady', 'infinite'] : [policy, 'infinite'],
       stack: {
-        eligible: false,
-        reason: 'the one-pass stack method is not used by this version; every point is replayed',
-        certified_points: 0,
-        replayed_points: caps.length,
+        eligible: stack.eligible,
+        reason: stack.reason,
+        certified_points: caps.length - toReplay.length,
+        replayed_points: toReplay.length,
       },
       csv: 'sweep.csv',
       block_lookups: lookups,

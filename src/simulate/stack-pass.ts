@@ -1,0 +1,254 @@
+// The one-pass stack method of a sweep (simulate.md §6.6): one LRU reference stack over the blocks gives every
+// capacity's results at once, and a certificate computed in the same pass says at which capacities they are
+// proven equal to an independent replay. Only those points use it; the others are replayed.
+import type {SimConfig} from './config.js'
+import {splitByMask} from './engine.js'
+import {groupAtCapacity, type InstanceCounters, quotaUnits, weightOf} from './replayer.js'
+import type {PointResult, SweepCapacity} from './sweep-pool.js'
+import type {TraceRow} from './trace-rows.js'
+
+export interface StackPassResult {
+  eligible: boolean
+  /** why the method is not used (null when eligible) */
+  reason: string | null
+  /** per point, in the order given: its result when certified, else undefined */
+  certified: Array<PointResult | undefined>
+  /** block lookups the pass went through (each get and write once) */
+  blockLookups: number
+}
+
+/** Block ids of the prefix tree: (parent block, key id) → block, an open-addressing table of typed arrays. */
+class PrefixBlocks {
+  private parents = new Int32Array(1 << 16)
+  private keys = new Int32Array(1 << 16)
+  private ids = new Int32Array(1 << 16).fill(-1)
+  count = 0
+
+  /** The block of key `key` below block `parent` (-1: the root), created when new. */
+  block(parent: number, key: number): number {
+    if (2 * (this.count + 1) > this.ids.length) this.grow()
+    const mask = this.ids.length - 1
+    let i = (Math.imul(parent + 1, 0x9e3779b1) ^ Math.imul(key, 0x85ebca6b)) & mask
+    for (; this.ids[i] !== -1; i = (i + 1) & mask)
+      if (this.parents[i] === parent && this.keys[i] === key) return this.ids[i]
+    this.parents[i] = parent
+    this.keys[i] = key
+    this.ids[i] = this.count
+    return this.count++
+  }
+
+  private grow(): void {
+    const {parents, keys, ids} = this
+    this.parents = new Int32Array(ids.length * 2)
+    this.keys = new Int32Array(ids.length * 2)
+    this.ids = new Int32Array(ids.length * 2).fill(-1)
+    const mask = this.ids.length - 1
+    for (let j = 0; j < ids.length; j++) {
+      if (ids[j] === -1) continue
+      let i = (Math.imul(parents[j] + 1, 0x9e3779b1) ^ Math.imul(keys[j], 0x85ebca6b)) & mask
+      while (this.ids[i] !== -1) i = (i + 1) & mask
+      this.parents[i] = parents[j]
+      this.keys[i] = keys[j]
+      this.ids[i] = ids[j]
+    }
+  }
+}
+
+/** Fenwick tree over reference times 1…n: one mark at each block's last reference. */
+class Fenwick {
+  private readonly t: Int32Array
+  constructor(n: number) {
+    this.t = new Int32Array(n + 1)
+  }
+  add(i: number, v: number): void {
+    for (; i < this.t.length; i += i & -i) this.t[i] += v
+  }
+  /** marks at times 1…i */
+  prefix(i: number): number {
+    let s = 0
+    for (; i > 0; i -= i & -i) s += this.t[i]
+    return s
+  }
+}
+
+const ineligible = (caps: number, reason: string): StackPassResult => ({
+  eligible: false,
+  reason,
+  certified: new Array<undefined>(caps).fill(undefined),
+  blockLookups: 0,
+})
+
+/** Runs the pass over the rows (in replay order) for the swept group's capacities. */
+export function stackPass(
+  rows: readonly TraceRow[],
+  config: SimConfig,
+  groupName: string,
+  caps: readonly SweepCapacity[],
+): StackPassResult {
+  const group = config.instance_groups.find((g) => g.group_name === groupName)
+  if (!group || group.instances.length !== 1)
+    return ineligible(caps.length, `E1: the swept group has ${group?.instances.length ?? 0} instances, not one`)
+  const inst = group.instances[0]
+  const policy = inst.eviction_policy_type
+  if (
+    !(policy === 'lru' || (policy === 'ttl' && inst.eviction_policy_params.fallback_on_pressure !== false))
+  )
+    return ineligible(caps.length, `E2: policy ${policy} (lru, or ttl falling back to LRU, is needed)`)
+  const {eviction_mode: mode, eviction_batch_size_per_instance: batch} = config.eviction_params
+  if (mode !== 3 && batch !== 1)
+    return ineligible(caps.length, `E3: eviction_mode ${mode} with batch ${batch} does not evict exactly`)
+  if (config.trace_replay.mode !== 'read_write')
+    return ineligible(caps.length, 'request mode: this version checks E4 on get/write rows only')
+
+  const id = inst.instance_id
+  const bs = inst.block_size
+  // capacity in blocks of each point: what exact eviction keeps live
+  const K = caps.map((cap) => {
+    const g = groupAtCapacity(group, cap)
+    const q = quotaUnits(g)
+    return q === null ? Infinity : Math.floor(q / weightOf(g, inst))
+  })
+  const points = K.length
+  let refs = 0
+  for (const r of rows) if (r.instance === id && r.type === 'write') refs += r.keys.length
+  const blocks = new PrefixBlocks()
+  let lastRef = new Int32Array(1 << 16) // 0 = never referenced
+  const marks = new Fenwick(refs)
+  let time = 0
+  let distinct = 0
+  let distinctAtLastGet = 0
+  const hit = new Float64Array(points)
+  const localHit = new Float64Array(points)
+  const remoteHit = new Float64Array(points)
+  const inserted = new Float64Array(points)
+  const deviates = new Uint8Array(points)
+  let gets = 0
+  let readBlocks = 0
+  let localRead = 0
+  let inputTokens = 0
+  let writes = 0
+  let writeBlocks = 0
+  let d = new Float64Array(64)
+  let M = new Float64Array(64)
+  let remoteBefore = new Int32Array(65)
+  let blockOf = new Int32Array(64)
+  let get: TraceRow | undefined
+  for (const row of rows) {
+    if (row.instance !== id) continue
+    if (row.type === 'get') {
+      if (row.queryType !== 'prefix_match')
+        return ineligible(points, `E4: line ${row.lineNo}: a get with query_type ${row.queryType}`)
+      if (get) return ineligible(points, `E4: line ${get.lineNo}: a get not followed by its write`)
+      get = row
+      continue
+    }
+    if (row.type !== 'write' || !get)
+      return ineligible(points, `E4: line ${row.lineNo}: a ${row.type} not preceded by a get`)
+    const P = get.keys
+    const Q = row.keys
+    const p = P.length
+    const n = Q.length
+    if (n < p) return ineligible(points, `E4: line ${row.lineNo}: the write's keys do not start with its get's`)
+    for (let j = 0; j < p; j++)
+      if (P[j] !== Q[j])
+        return ineligible(points, `E4: line ${row.lineNo}: the write's keys do not start with its get's`)
+    if (n > d.length) {
+      const size = 2 * n
+      d = new Float64Array(size)
+      M = new Float64Array(size)
+      remoteBefore = new Int32Array(size + 1)
+      blockOf = new Int32Array(size)
+    }
+    // the get's local/remote split, exactly as the engine makes it
+    const split = splitByMask(P, get.mask)
+    for (let j = 0; j < p; j++)
+      remoteBefore[j + 1] =
+        remoteBefore[j] + (split.unmasked === undefined || split.unmasked.has(P[j]) ? 1 : 0)
+    // depths before the unit (1 = most recent; Infinity = never referenced), and their running maximum
+    let parent = -1
+    let max = 0
+    for (let j = 0; j < n; j++) {
+      const b = blocks.block(parent, Q[j])
+      parent = b
+      blockOf[j] = b
+      if (b >= lastRef.length) {
+        const grown = new Int32Array(lastRef.length * 2)
+        grown.set(lastRef)
+        lastRef = grown
+      }
+      const t = lastRef[b]
+      d[j] = t === 0 ? Infinity : distinct - marks.prefix(t - 1)
+      if (d[j] > max) max = d[j]
+      M[j] = max
+    }
+    for (let k = 0; k < points; k++) {
+      const cap = K[k]
+      // hits: the leading positions whose running maximum depth is within the capacity (M is non-decreasing)
+      let h = 0
+      while (h < p && M[h] <= cap) h++
+      hit[k] += h
+      remoteHit[k] += remoteBefore[h]
+      localHit[k] += h - remoteBefore[h]
+      let ins = 0
+      for (let j = 0; j < n; j++) if (d[j] > cap) ins++
+      inserted[k] += ins
+      if (deviates[k]) continue
+      // a live block behind a missing one (j < p), or a live block beyond the get's keys (j ≥ p)
+      for (let j = 0; j < n && !deviates[k]; j++)
+        if (d[j] <= cap && (j >= p || (j > 0 && cap < M[j - 1]))) deviates[k] = 1
+    }
+    // the unit references Q in key order
+    for (let j = 0; j < n; j++) {
+      const b = blockOf[j]
+      if (lastRef[b] !== 0) marks.add(lastRef[b], -1)
+      else distinct++
+      marks.add(++time, 1)
+      lastRef[b] = time
+    }
+    gets++
+    readBlocks += p
+    localRead += split.localRead
+    inputTokens += get.inputLen
+    distinctAtLastGet = distinct - countNew(d, n)
+    writes++
+    writeBlocks += n
+    get = undefined
+  }
+  if (get) return ineligible(points, `E4: line ${get.lineNo}: a get not followed by its write`)
+  const certified = K.map((cap, k): PointResult | undefined => {
+    if (deviates[k]) return undefined
+    const live = Math.min(cap, distinct)
+    const counters: InstanceCounters = {
+      get_rows: gets,
+      read_blocks: readBlocks,
+      local_read_blocks: localRead,
+      hit_blocks: hit[k],
+      local_hit_blocks: localHit[k],
+      remote_hit_blocks: remoteHit[k],
+      input_tokens: inputTokens,
+      hit_tokens: hit[k] * bs,
+      local_hit_tokens: localHit[k] * bs,
+      remote_hit_tokens: remoteHit[k] * bs,
+      write_rows: writes,
+      write_blocks: writeBlocks,
+      newly_inserted_blocks: inserted[k],
+      evictions: inserted[k] - live,
+      final_cached_blocks: live,
+      peak_cached_blocks: gets > 0 ? Math.min(cap, distinctAtLastGet) : 0,
+    }
+    const g = groupAtCapacity(group, caps[k])
+    return {
+      blockLookups: readBlocks + writeBlocks,
+      groupCfg: g,
+      members: [{instanceId: id, weight: weightOf(g, inst), counters}],
+    }
+  })
+  return {eligible: true, reason: null, certified, blockLookups: readBlocks + writeBlocks}
+}
+
+/** blocks of the unit never referenced before it */
+function countNew(d: Float64Array, n: number): number {
+  let c = 0
+  for (let j = 0; j < n; j++) if (d[j] === Infinity) c++
+  return c
+}

@@ -1,0 +1,205 @@
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {stackPass} from '../../src/simulate/stack-pass.js'
+import {KeyInterner, type TraceRow} from '../../src/simulate/trace-rows.js'
+import {newStats, readTraceRows} from '../../src/simulate/trace-source.js'
+import type {SimConfig} from '../../src/simulate/config.js'
+import {lmt, ROOT, tempDir} from '../helpers/cli.js'
+
+const tmp = tempDir()
+afterAll(() => tmp.cleanup())
+
+/** Get/write units as the converters write them: each get is followed by the write of its keys plus `extra`. */
+function unitTrace(units: Array<{keys: number[]; extra?: number[]; mask?: unknown}>, instance = 'i'): string {
+  const lines: string[] = []
+  units.forEach((u, t) => {
+    const get: Record<string, unknown> = {
+      type: 'get',
+      instance_id: instance,
+      timestamp_ns: 2 * t,
+      keys: u.keys,
+      input_len: 4 * (u.keys.length + 1),
+    }
+    if (u.mask !== undefined) get.block_mask = u.mask
+    lines.push(JSON.stringify(get))
+    lines.push(
+      JSON.stringify({
+        type: 'write',
+        instance_id: instance,
+        timestamp_ns: 2 * t + 1,
+        keys: [...u.keys, ...(u.extra ?? [])],
+      }),
+    )
+  })
+  return lines.join('\n') + '\n'
+}
+
+async function sweep(trace: string, caps: string, extra: string[] = []) {
+  const out = join(tmp.dir, `s${Math.random().toString(36).slice(2)}`)
+  const r = await lmt([
+    'simulate',
+    '--trace',
+    trace,
+    '--block-size',
+    '4',
+    '--sweep',
+    '--sweep-capacities',
+    caps,
+    '--oracle',
+    'none',
+    '--no-plots',
+    '-o',
+    out,
+    '--json',
+    ...extra,
+  ])
+  expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+  const csv = readFileSync(join(out, 'sweep.csv'), 'utf8').trim().split('\n')
+  return {summary: JSON.parse(r.stdout), csv}
+}
+
+/** sweep.csv without its method column */
+const numbers = (csv: string[]) => csv.map((l) => l.split(',').slice(0, -1).join(','))
+
+describe('one-pass stack method (simulate.md §6.6, T8)', () => {
+  it('equals independent replays at every point it takes, on random unit-shaped traces', async () => {
+    let seed = 12345
+    const rand = (n: number) => (seed = (seed * 48271) % 2147483647) % n
+    let taken = 0
+    let replayed = 0
+    for (let t = 0; t < 12; t++) {
+      const units = Array.from({length: 40 + rand(40)}, () => {
+        const keys = Array.from({length: rand(5)}, () => rand(4))
+        const extra = rand(3) === 0 ? Array.from({length: 1 + rand(2)}, () => rand(6)) : []
+        const mask =
+          rand(3) === 0 ? rand(keys.length + 1) : rand(3) === 0 ? keys.map(() => rand(2) === 0) : undefined
+        return {keys, extra, mask}
+      })
+      const trace = join(tmp.dir, `units${t}.jsonl`)
+      writeFileSync(trace, unitTrace(units))
+      const caps = '1,2,3,4,5,6,8,10,13,17,22,30,40,60'
+      const auto = await sweep(trace, caps)
+      const off = await sweep(trace, caps, ['--stack', 'off'])
+      expect(numbers(auto.csv)).toEqual(numbers(off.csv))
+      expect(off.summary.sweep.stack).toMatchObject({certified_points: 0, reason: '--stack off'})
+      expect(auto.summary.sweep.stack.eligible).toBe(true)
+      taken += auto.summary.sweep.stack.certified_points
+      replayed += auto.summary.sweep.stack.replayed_points
+      const methods = auto.summary.sweep.points.map((p: {method: string}) => p.method)
+      expect(methods.filter((m: string) => m === 'stack')).toHaveLength(
+        auto.summary.sweep.stack.certified_points,
+      )
+      expect(methods.at(-1)).toBe('replay') // the largest point is replayed: the summary describes it
+    }
+    // both paths were exercised
+    expect(taken).toBeGreaterThan(15)
+    expect(replayed).toBeGreaterThan(12)
+  })
+
+  it('the counterexample of §6.6 (capacity 2 hits more than 3) is not taken from the stack where it deviates', async () => {
+    const trace = join(tmp.dir, 'counter.jsonl')
+    writeFileSync(trace, unitTrace([{keys: [1]}, {keys: [1, 2, 3, 4]}, {keys: [1, 2]}, {keys: [1, 2]}]))
+    const auto = await sweep(trace, '1,2,3,4,5')
+    const off = await sweep(trace, '1,2,3,4,5', ['--stack', 'off'])
+    expect(numbers(auto.csv)).toEqual(numbers(off.csv))
+    const hits = (csv: string[], cap: string) =>
+      Number(csv.find((l) => l.startsWith(`lru,${cap},`) && l.includes(',*,'))?.split(',')[7])
+    expect([hits(auto.csv, '2'), hits(auto.csv, '3')]).toEqual([3, 2])
+  })
+
+  it('is not used, with the reason, where a rule of eligibility fails', async () => {
+    const units = [{keys: [1, 2]}, {keys: [1, 2, 3]}]
+    const two = join(tmp.dir, 'two.jsonl')
+    writeFileSync(two, unitTrace(units, 'a') + unitTrace(units, 'b'))
+    expect((await sweep(two, '1,2,3')).summary.sweep.stack.reason).toMatch(/^E1: /)
+    const one = join(tmp.dir, 'one.jsonl')
+    writeFileSync(one, unitTrace(units))
+    expect((await sweep(one, '1,2,3', ['--policy', 'leaf_aware_lru'])).summary.sweep.stack.reason).toMatch(
+      /^E2: /,
+    )
+    expect(
+      (await sweep(one, '1,2,3', ['--eviction-mode', '1', '--batch-size', '2'])).summary.sweep.stack.reason,
+    ).toMatch(/^E3: /)
+    const lonely = join(tmp.dir, 'lonely.jsonl')
+    writeFileSync(
+      lonely,
+      unitTrace(units) +
+        '{"type": "get", "instance_id": "i", "timestamp_ns": 9, "keys": [1], "input_len": 8}\n',
+    )
+    expect((await sweep(lonely, '1,2,3')).summary.sweep.stack.reason).toMatch(
+      /^E4: .*not followed by its write/,
+    )
+    expect((await sweep(one, '1,2,3', ['--keep-point-csv'])).summary.sweep.stack.reason).toMatch(
+      /keep-point-csv/,
+    )
+  })
+})
+
+describe('one-pass stack method on the Mooncake conversation trace (block size 512)', () => {
+  let trace = ''
+  beforeAll(async () => {
+    trace = join(tmp.dir, 'conv512.jsonl')
+    const r = await lmt([
+      'convert',
+      '-q',
+      '-i',
+      join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl'),
+      '-f',
+      'mooncake',
+      '-o',
+      trace,
+    ])
+    expect(r.exitCode).toBe(0)
+  })
+
+  it('certifies 13 of the 30 default points, and the sweep equals replaying every point', async () => {
+    const run = async (stack: string) => {
+      const out = join(tmp.dir, `mc-${stack}`)
+      const r = await lmt([
+        'simulate',
+        '--trace',
+        trace,
+        '--block-size',
+        '512',
+        '--sweep',
+        '--oracle',
+        'none',
+        '--no-plots',
+        '--stack',
+        stack,
+        '-o',
+        out,
+        '--json',
+      ])
+      expect(r.exitCode, r.stderr).toBe(0)
+      return {
+        summary: JSON.parse(r.stdout),
+        csv: readFileSync(join(out, 'sweep.csv'), 'utf8').trim().split('\n'),
+      }
+    }
+    const auto = await run('auto')
+    const off = await run('off')
+    expect(numbers(auto.csv)).toEqual(numbers(off.csv))
+    // the largest point is certified too, but replayed for the summary
+    expect(auto.summary.sweep.stack).toEqual({
+      eligible: true,
+      reason: null,
+      certified_points: 12,
+      replayed_points: 18,
+    })
+
+    const rows: TraceRow[] = []
+    for await (const row of readTraceRows(
+      {path: trace, name: 'conv', skipInvalid: false, mode: 'read_write', keys: new KeyInterner()},
+      newStats(trace),
+    ))
+      rows.push(row)
+    const config = auto.summary.config as SimConfig
+    const caps = auto.summary.sweep.points.map((p: {capacity_blocks: number}) => ({
+      blocks: p.capacity_blocks,
+    }))
+    const pass = stackPass(rows, config, 'default', caps)
+    expect(pass.certified.filter((c) => c !== undefined)).toHaveLength(13)
+  })
+})
