@@ -117,11 +117,13 @@ export function stackPass(
   let time = 0
   let distinct = 0
   let distinctAtLastGet = 0
-  const hit = new Float64Array(points)
-  const localHit = new Float64Array(points)
-  const remoteHit = new Float64Array(points)
-  const inserted = new Float64Array(points)
-  const deviates = new Uint8Array(points)
+  // the points in capacity order, and difference arrays over that order (one extra slot for "no point")
+  const order = K.map((_, k) => k).sort((a, b) => K[a] - K[b])
+  const sortedK = order.map((k) => K[k])
+  const hitDiff = new Float64Array(points + 1)
+  const remoteDiff = new Float64Array(points + 1)
+  const insDiff = new Float64Array(points + 1)
+  const devDiff = new Float64Array(points + 1)
   let gets = 0
   let readBlocks = 0
   let localRead = 0
@@ -181,21 +183,25 @@ export function stackPass(
       if (d[j] > max) max = d[j]
       M[j] = max
     }
-    for (let k = 0; k < points; k++) {
-      const cap = K[k]
-      // hits: the leading positions whose running maximum depth is within the capacity (M is non-decreasing)
-      let h = 0
-      while (h < p && M[h] <= cap) h++
-      hit[k] += h
-      remoteHit[k] += remoteBefore[h]
-      localHit[k] += h - remoteBefore[h]
-      let ins = 0
-      for (let j = 0; j < n; j++) if (d[j] > cap) ins++
-      inserted[k] += ins
-      if (deviates[k]) continue
-      // a live block behind a missing one (j < p), or a live block beyond the get's keys (j ≥ p)
-      for (let j = 0; j < n && !deviates[k]; j++)
-        if (d[j] <= cap && (j >= p || (j > 0 && cap < M[j - 1]))) deviates[k] = 1
+    // per point, through difference arrays over the points in capacity order: a quantity that holds for
+    // capacities ≥ x (or < x) adds to a suffix (or prefix) of the order
+    for (let j = 0; j < p; j++) {
+      // hit at every capacity ≥ M_j (M is non-decreasing, so these are leading positions)
+      const from = firstAtLeast(sortedK, M[j])
+      hitDiff[from]++
+      if (remoteBefore[j + 1] > remoteBefore[j]) remoteDiff[from]++
+      // a live block behind a missing one: capacities in [d_j, M_{j−1})
+      if (j > 0 && d[j] < M[j - 1]) {
+        devDiff[firstAtLeast(sortedK, d[j])]++
+        devDiff[firstAtLeast(sortedK, M[j - 1])]--
+      }
+    }
+    for (let j = 0; j < n; j++) {
+      // inserted at every capacity below d_j
+      insDiff[0]++
+      insDiff[firstAtLeast(sortedK, d[j])]--
+      // a live block beyond the get's keys: capacities ≥ d_j
+      if (j >= p) devDiff[firstAtLeast(sortedK, d[j])]++
     }
     // the unit references Q in key order
     for (let j = 0; j < n; j++) {
@@ -215,6 +221,28 @@ export function stackPass(
     get = undefined
   }
   if (get) return ineligible(points, `E4: line ${get.lineNo}: a get not followed by its write`)
+  // prefix sums: the totals of each point, in capacity order, then back in the order given
+  const hit = new Float64Array(points)
+  const remoteHit = new Float64Array(points)
+  const localHit = new Float64Array(points)
+  const inserted = new Float64Array(points)
+  const deviates = new Uint8Array(points)
+  let h = 0
+  let r = 0
+  let ins = 0
+  let dev = 0
+  for (let i = 0; i < points; i++) {
+    h += hitDiff[i]
+    r += remoteDiff[i]
+    ins += insDiff[i]
+    dev += devDiff[i]
+    const k = order[i]
+    hit[k] = h
+    remoteHit[k] = r
+    localHit[k] = h - r
+    inserted[k] = ins
+    deviates[k] = dev > 0 ? 1 : 0
+  }
   const certified = K.map((cap, k): PointResult | undefined => {
     if (deviates[k]) return undefined
     const live = Math.min(cap, distinct)
@@ -244,6 +272,18 @@ export function stackPass(
     }
   })
   return {eligible: true, reason: null, certified, blockLookups: readBlocks + writeBlocks}
+}
+
+/** The first index of ascending `sorted` whose value is ≥ x (sorted.length when none). */
+function firstAtLeast(sorted: readonly number[], x: number): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (sorted[mid] < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 /** blocks of the unit never referenced before it */
