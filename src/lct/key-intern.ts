@@ -83,7 +83,10 @@ export class ObjectKeyInterner {
     const mask = SLOTS - 1
     let i = (hash ^ (hash >>> 17)) & mask
     while (this.lengths[i] !== 0) i = (i + 1) & mask
-    this.slab.set(buf.subarray(start, end), this.slabUsed)
+    const slab = this.slab
+    const at = this.slabUsed
+    if (n <= 256) for (let i = 0; i < n; i++) slab[at + i] = buf[start + i] // no view object per wrapper
+    else slab.set(buf.subarray(start, end), at)
     this.hashes[i] = hash
     this.offsets[i] = this.slabUsed
     this.lengths[i] = n

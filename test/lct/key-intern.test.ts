@@ -83,6 +83,11 @@ describe('ObjectKeyInterner table', () => {
     other[50] ^= 1 // differs after the hashed head: memcmp tells
     expect(t.lookup(long, 0, long.length, 7)).toBe(vl)
     expect(t.lookup(other, 0, other.length, 7)).toBeUndefined()
+    const huge = Buffer.concat([Buffer.from([1, 2, 3]), bytesOf(4, 300)]) // copied by set(), not the byte loop
+    const vh = valueOf(4)
+    t.remember(huge, 3, huge.length, 9, vh)
+    expect(t.lookup(bytesOf(4, 300), 0, 300, 9)).toBe(vh)
+    expect(t.found).toBe(300)
   })
 
   it('starts afresh when full, so its memory is bounded', () => {
