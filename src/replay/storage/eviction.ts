@@ -19,9 +19,10 @@ export class LruPolicy implements EvictionPolicy {
 
   private walk(keys: ObjectKey[], onlyTracked: boolean): void {
     const step = (k: ObjectKey) => {
-      if (onlyTracked && !this.map.has(k.id)) return
-      this.map.delete(k.id)
-      this.map.set(k.id, k)
+      const id = k.id
+      // delete reports whether the key was tracked: one lookup fewer for the read path
+      if (!this.map.delete(id) && onlyTracked) return
+      this.map.set(id, k)
     }
     if (this.reversed) for (let i = keys.length - 1; i >= 0; i--) step(keys[i])
     else for (const k of keys) step(k)

@@ -81,10 +81,9 @@ export class L1 {
   }
 
   /** Looks an entry up and drops its leaked locks whose TTL passed (counted). */
-  private get(id: string): L1Entry | undefined {
+  private get(id: string, now: number): L1Entry | undefined {
     const e = this.entries.get(id)
     if (e) {
-      const now = this.o.now()
       if (e.writeLock.expire(now)) this.expiredWriteLocks++
       if (e.readLock.expire(now)) this.expiredReadLocks++
     }
@@ -130,7 +129,7 @@ export class L1 {
     const toAlloc: number[] = []
     const successes: ObjectKey[] = []
     keys.forEach((k, i) => {
-      const e = this.get(k.id)
+      const e = this.get(k.id, now)
       if (!e) return void toAlloc.push(i)
       if (mode === 'new' || !this.writable(e)) return void results.set(k.id, 'KEY_NOT_WRITABLE')
       e.writeLock.lock(now)
@@ -202,8 +201,9 @@ export class L1 {
   ): Results {
     const results: Results = new Map()
     const ok: ObjectKey[] = []
+    const now = this.o.now() // the clock does not move within one call
     for (const k of keys) {
-      const e = this.get(k.id)
+      const e = this.get(k.id, now)
       const error = e === undefined ? 'KEY_NOT_EXIST' : refuse(e)
       if (error !== undefined) {
         results.set(k.id, error)
@@ -323,8 +323,9 @@ export class L1 {
     let writeLocked = 0
     let readLocked = 0
     let temporary = 0
+    const now = this.o.now()
     for (const id of this.entries.keys()) {
-      const e = this.get(id) as L1Entry
+      const e = this.get(id, now) as L1Entry
       if (this.writeLocked(e)) writeLocked++
       if (this.readLocked(e)) readLocked++
       if (e.temporary) temporary++
