@@ -71,6 +71,48 @@ class Fenwick {
   }
 }
 
+/** A get or a write of the swept instance, in the order the replay applies them (§4.2). */
+interface InstanceEvent {
+  get: boolean
+  keys: number[]
+  mask: boolean[] | number
+  inputLen: number
+  queryType: string
+  /** the line of the row (of the request, for a scheduled write) */
+  lineNo: number
+}
+
+/**
+ * The instance's gets and writes in replay order: rows as they come, and in request mode each request's scheduled
+ * write, applied before the first later row whose timestamp reaches it (ties in scheduling order), or at the end.
+ */
+function* instanceEvents(rows: readonly TraceRow[], id: string, delay: bigint): Generator<InstanceEvent> {
+  const due: Array<{ts: bigint; row: TraceRow}> = [] // in scheduling order, which is also due order
+  let next = 0
+  const write = (r: TraceRow): InstanceEvent => ({...asEvent(r), get: false})
+  for (const row of rows) {
+    if (row.instance !== id) continue
+    while (next < due.length && due[next].ts <= row.ts) yield write(due[next++].row)
+    if (row.type === 'write') yield write(row)
+    else {
+      yield asEvent(row)
+      if (row.type === 'request') due.push({ts: row.ts + delay, row})
+    }
+  }
+  while (next < due.length) yield write(due[next++].row)
+}
+
+function asEvent(r: TraceRow): InstanceEvent {
+  return {
+    get: true,
+    keys: r.keys,
+    mask: r.mask,
+    inputLen: r.inputLen,
+    queryType: r.queryType,
+    lineNo: r.lineNo,
+  }
+}
+
 const ineligible = (caps: number, reason: string): StackPassResult => ({
   eligible: false,
   reason,
@@ -87,18 +129,17 @@ export function stackPass(
 ): StackPassResult {
   const group = config.instance_groups.find((g) => g.group_name === groupName)
   if (!group || group.instances.length !== 1)
-    return ineligible(caps.length, `E1: the swept group has ${group?.instances.length ?? 0} instances, not one`)
+    return ineligible(
+      caps.length,
+      `E1: the swept group has ${group?.instances.length ?? 0} instances, not one`,
+    )
   const inst = group.instances[0]
   const policy = inst.eviction_policy_type
-  if (
-    !(policy === 'lru' || (policy === 'ttl' && inst.eviction_policy_params.fallback_on_pressure !== false))
-  )
+  if (!(policy === 'lru' || (policy === 'ttl' && inst.eviction_policy_params.fallback_on_pressure !== false)))
     return ineligible(caps.length, `E2: policy ${policy} (lru, or ttl falling back to LRU, is needed)`)
   const {eviction_mode: mode, eviction_batch_size_per_instance: batch} = config.eviction_params
   if (mode !== 3 && batch !== 1)
     return ineligible(caps.length, `E3: eviction_mode ${mode} with batch ${batch} does not evict exactly`)
-  if (config.trace_replay.mode !== 'read_write')
-    return ineligible(caps.length, 'request mode: this version checks E4 on get/write rows only')
 
   const id = inst.instance_id
   const bs = inst.block_size
@@ -110,7 +151,7 @@ export function stackPass(
   })
   const points = K.length
   let refs = 0
-  for (const r of rows) if (r.instance === id && r.type === 'write') refs += r.keys.length
+  for (const r of rows) if (r.instance === id && r.type !== 'get') refs += r.keys.length // writes and requests
   const blocks = new PrefixBlocks()
   let lastRef = new Int32Array(1 << 16) // 0 = never referenced
   const marks = new Fenwick(refs)
@@ -134,26 +175,25 @@ export function stackPass(
   let M = new Float64Array(64)
   let remoteBefore = new Int32Array(65)
   let blockOf = new Int32Array(64)
-  let get: TraceRow | undefined
-  for (const row of rows) {
-    if (row.instance !== id) continue
-    if (row.type === 'get') {
-      if (row.queryType !== 'prefix_match')
-        return ineligible(points, `E4: line ${row.lineNo}: a get with query_type ${row.queryType}`)
+  let get: InstanceEvent | undefined
+  for (const event of instanceEvents(rows, id, BigInt(config.trace_replay.write_delay_ns))) {
+    if (event.get) {
+      if (event.queryType !== 'prefix_match')
+        return ineligible(points, `E4: line ${event.lineNo}: a get with query_type ${event.queryType}`)
       if (get) return ineligible(points, `E4: line ${get.lineNo}: a get not followed by its write`)
-      get = row
+      get = event
       continue
     }
-    if (row.type !== 'write' || !get)
-      return ineligible(points, `E4: line ${row.lineNo}: a ${row.type} not preceded by a get`)
+    if (!get) return ineligible(points, `E4: line ${event.lineNo}: a write not preceded by its get`)
     const P = get.keys
-    const Q = row.keys
+    const Q = event.keys
     const p = P.length
     const n = Q.length
-    if (n < p) return ineligible(points, `E4: line ${row.lineNo}: the write's keys do not start with its get's`)
+    if (n < p)
+      return ineligible(points, `E4: line ${event.lineNo}: the write's keys do not start with its get's`)
     for (let j = 0; j < p; j++)
       if (P[j] !== Q[j])
-        return ineligible(points, `E4: line ${row.lineNo}: the write's keys do not start with its get's`)
+        return ineligible(points, `E4: line ${event.lineNo}: the write's keys do not start with its get's`)
     if (n > d.length) {
       const size = 2 * n
       d = new Float64Array(size)

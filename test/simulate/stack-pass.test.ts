@@ -97,6 +97,38 @@ describe('one-pass stack method (simulate.md §6.6, T8)', () => {
     expect(replayed).toBeGreaterThan(12)
   })
 
+  it('in request mode: used when every scheduled write comes right after its request, equal to replays', async () => {
+    let seed = 777
+    const rand = (n: number) => (seed = (seed * 48271) % 2147483647) % n
+    const lines: string[] = []
+    for (let t = 0; t < 120; t++) {
+      const keys = Array.from({length: rand(5)}, () => rand(4))
+      lines.push(
+        JSON.stringify({
+          type: 'request',
+          instance_id: 'i',
+          timestamp_ns: 10 * t,
+          keys,
+          input_len: 4 * keys.length + 4,
+        }),
+      )
+    }
+    const trace = join(tmp.dir, 'requests.jsonl')
+    writeFileSync(trace, lines.join('\n') + '\n')
+    const caps = '1,2,3,5,8,13,21'
+    // a write due 5 ns later comes before the next request (10 ns later): every request is a unit
+    const near = await sweep(trace, caps, ['--write-delay-ns', '5'])
+    expect(near.summary.sweep.stack.eligible).toBe(true)
+    expect(near.summary.sweep.stack.certified_points).toBeGreaterThan(0)
+    expect(numbers(near.csv)).toEqual(
+      numbers((await sweep(trace, caps, ['--write-delay-ns', '5', '--stack', 'off'])).csv),
+    )
+    // due 15 ns later, the next request comes first: not units
+    const far = await sweep(trace, caps, ['--write-delay-ns', '15'])
+    expect(far.summary.sweep.stack).toMatchObject({eligible: false, certified_points: 0})
+    expect(far.summary.sweep.stack.reason).toMatch(/^E4: line \d+: a get not followed by its write/)
+  })
+
   it('the counterexample of §6.6 (capacity 2 hits more than 3) is not taken from the stack where it deviates', async () => {
     const trace = join(tmp.dir, 'counter.jsonl')
     writeFileSync(trace, unitTrace([{keys: [1]}, {keys: [1, 2, 3, 4]}, {keys: [1, 2]}, {keys: [1, 2]}]))
