@@ -918,7 +918,7 @@ async function runSweep(
     })
     series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
     lines.push(
-      `capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(totals.token_hit_rate)}`,
+      `capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(totals.token_hit_rate)}${method === 'stack' ? ' (stack pass)' : ''}`,
     )
   }
   if (withBelady) {
@@ -974,6 +974,11 @@ async function runSweep(
   const replaySeconds = (performance.now() - t0) / 1000
   lines.push(
     `infinite capacity: token hit rate ${formatG(infTotals.token_hit_rate)} (working set ${wss} blocks)`,
+  )
+  lines.push(
+    stack.eligible
+      ? `one-pass stack method: ${caps.length - toReplay.length} of ${caps.length} points taken from it, the others replayed`
+      : `one-pass stack method not used (${stack.reason}): every point replayed`,
   )
   lines.push(
     `${base.traceName} sweep of group ${groupName}: ${caps.length} points, aggregate over ${parallel ? jobs : 1} thread${parallel && jobs > 1 ? 's' : ''} ${(lookups / replaySeconds / 1e6).toFixed(2)} M lookups/s`,

@@ -138,6 +138,33 @@ describe('one-pass stack method (simulate.md §6.6, T8)', () => {
     const hits = (csv: string[], cap: string) =>
       Number(csv.find((l) => l.startsWith(`lru,${cap},`) && l.includes(',*,'))?.split(',')[7])
     expect([hits(auto.csv, '2'), hits(auto.csv, '3')]).toEqual([3, 2])
+    // the terminal says which points came from the pass
+    const text = async (stack: string) => {
+      const r = await lmt([
+        'simulate',
+        '--trace',
+        trace,
+        '--block-size',
+        '4',
+        '--sweep',
+        '--sweep-capacities',
+        '1,2,3,4,5',
+        '--oracle',
+        'none',
+        '--no-plots',
+        '--stack',
+        stack,
+        '-o',
+        join(tmp.dir, `counter-${stack}`),
+      ])
+      expect(r.exitCode, r.stderr).toBe(0)
+      return r.stdout
+    }
+    const taken = auto.summary.sweep.stack.certified_points
+    const shown = await text('auto')
+    expect(shown).toContain(`one-pass stack method: ${taken} of 5 points taken from it, the others replayed`)
+    expect(shown.match(/\(stack pass\)/g) ?? []).toHaveLength(taken)
+    expect(await text('off')).toContain('one-pass stack method not used (--stack off): every point replayed')
   })
 
   it('is not used, with the reason, where a rule of eligibility fails', async () => {
