@@ -1,5 +1,4 @@
 // The `belady` oracle (simulate.md §6.4): farthest-next-need eviction, computed offline over the replay sequence.
-import {BinaryHeap} from '../util/binary-heap.js'
 import type {SimConfig} from './config.js'
 import {quotaUnits, weightOf} from './replayer.js'
 import type {TraceRow} from './trace-rows.js'
@@ -33,12 +32,88 @@ export interface BeladyGroupResult {
   quota_units: number | null
 }
 
-type Candidate = [number, number, number, number, number, number]
+/**
+ * The live blocks of one group as eviction candidates: an indexed binary heap of block ids, largest first by
+ * (next need, depth, −instance order, sequence of the last mark). Each live block has one entry, moved when its
+ * block is marked again, so the heap never holds more than the group's live blocks.
+ */
+class CandidateHeap {
+  private readonly heap: Int32Array
+  /** a block's place in the heap, −1 when absent */
+  private readonly at: Int32Array
+  size = 0
 
-/** Eviction candidates come out largest first by (next need, depth, −instance order, creation sequence). */
-function evictsFirst(a: Candidate, b: Candidate): boolean {
-  for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return a[i] > b[i]
-  return false
+  constructor(
+    blocks: number,
+    private readonly need: Int32Array,
+    private readonly depth: Int32Array,
+    private readonly negInst: Int32Array,
+    private readonly seq: Int32Array,
+  ) {
+    this.heap = new Int32Array(Math.max(1, blocks))
+    this.at = new Int32Array(Math.max(1, blocks)).fill(-1)
+  }
+
+  private before(a: number, b: number): boolean {
+    if (this.need[a] !== this.need[b]) return this.need[a] > this.need[b]
+    if (this.depth[a] !== this.depth[b]) return this.depth[a] > this.depth[b]
+    if (this.negInst[a] !== this.negInst[b]) return this.negInst[a] > this.negInst[b]
+    return this.seq[a] > this.seq[b]
+  }
+
+  private place(i: number, id: number): void {
+    this.heap[i] = id
+    this.at[id] = i
+  }
+
+  private up(i: number): void {
+    const id = this.heap[i]
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      if (!this.before(id, this.heap[p])) break
+      this.place(i, this.heap[p])
+      i = p
+    }
+    this.place(i, id)
+  }
+
+  private down(i: number): void {
+    const id = this.heap[i]
+    for (;;) {
+      const l = 2 * i + 1
+      if (l >= this.size) break
+      const r = l + 1
+      const c = r < this.size && this.before(this.heap[r], this.heap[l]) ? r : l
+      if (!this.before(this.heap[c], id)) break
+      this.place(i, this.heap[c])
+      i = c
+    }
+    this.place(i, id)
+  }
+
+  /** Adds block `id`, or moves it after its key changed (set the key arrays first). */
+  update(id: number): void {
+    const i = this.at[id]
+    if (i < 0) {
+      this.place(this.size, id)
+      this.up(this.size++)
+    } else {
+      this.up(i)
+      this.down(this.at[id])
+    }
+  }
+
+  /** Removes and returns the first block. */
+  pop(): number {
+    const top = this.heap[0]
+    this.at[top] = -1
+    const last = --this.size
+    if (last > 0) {
+      this.place(0, this.heap[last])
+      this.down(0)
+    }
+    return top
+  }
 }
 
 /**
@@ -146,14 +221,17 @@ export function prepareBelady(
         evictions: 0,
       })
     const live = new Uint8Array(nextId)
-    const version = new Int32Array(nextId)
+    // each live block's key: next need, depth, −instance, sequence of its last mark
+    const nextNeed = new Int32Array(nextId)
     const depth = new Int32Array(nextId)
+    const negInst = new Int32Array(nextId)
+    const markSeq = new Int32Array(nextId)
     const owner = new Int32Array(nextId)
     const groups = capCfg.instance_groups.map((g) => ({
       g,
       quota: quotaUnits(g),
       used: 0,
-      heap: new BinaryHeap<Candidate>(evictsFirst), // lazily invalidated by version
+      heap: new CandidateHeap(nextId, nextNeed, depth, negInst, markSeq),
       hit: 0,
       read: 0,
       hitTokens: 0,
@@ -161,10 +239,13 @@ export function prepareBelady(
     }))
     let creation = 0
     const mark = (inst: number, id: number, j: number, nn: number) => {
-      version[id]++
+      nextNeed[id] = nn
       depth[id] = j
+      negInst[id] = -inst
+      markSeq[id] = creation++
       owner[id] = inst
-      groups[instGroup[inst]].heap.push([nn, j, -inst, creation++, id, version[id]])
+      const grp = groups[instGroup[inst]]
+      if (grp.quota !== null) grp.heap.update(id) // an infinite group never evicts
     }
     for (let p = 0; p < ops.length; p++) {
       const {ids, get, inst, inputLen} = ops[p]
@@ -194,10 +275,8 @@ export function prepareBelady(
       }
       if (grp.quota === null) continue
       while (grp.used > grp.quota && grp.heap.size > 0) {
-        const [, , , , id, v] = grp.heap.pop() as Candidate
-        if (v !== version[id] || !live[id]) continue
+        const id = grp.heap.pop()
         live[id] = 0
-        version[id]++
         grp.used -= weights[owner[id]]
         counts[owner[id]].evictions++
       }
