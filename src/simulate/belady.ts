@@ -1,5 +1,6 @@
 // The `belady` oracle (simulate.md §6.4): farthest-next-need eviction, computed offline over the replay sequence.
 import type {SimConfig} from './config.js'
+import {PrefixBlocks} from './prefix-blocks.js'
 import {quotaUnits, weightOf} from './replayer.js'
 import type {TraceRow} from './trace-rows.js'
 
@@ -160,17 +161,11 @@ export function prepareBelady(
       blockSizes.push(i.block_size)
     }
   })
-  const paths = new Map<string, number>()
-  let nextId = 0
+  const paths = new PrefixBlocks()
   const idsOf = (inst: number, keys: readonly number[]): Int32Array => {
     const ids = new Int32Array(keys.length)
-    let parent = -1 - inst
-    for (let j = 0; j < keys.length; j++) {
-      const k = `${parent}:${keys[j]}`
-      let id = paths.get(k)
-      if (id === undefined) paths.set(k, (id = nextId++))
-      ids[j] = parent = id
-    }
+    let parent = -1 - inst // each instance has its own root
+    for (let j = 0; j < keys.length; j++) ids[j] = parent = paths.block(parent, keys[j])
     return ids
   }
   // ---- the replay sequence
@@ -198,6 +193,7 @@ export function prepareBelady(
     }
   }
   flush(undefined)
+  const nextId = paths.count
   // ---- next need, one backward pass
   const nextGet = new Int32Array(nextId).fill(NEVER)
   const nextWrite = new Int32Array(nextId).fill(NEVER)
