@@ -2,6 +2,7 @@ import {closeSync, mkdirSync, openSync, writeFileSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {maxFrameBytesFlag} from '../cli/lct-flags.js'
+import {ChunkedText} from '../cli/chunked-text.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {LctError, LmtError, lmtError} from '../errors.js'
 import {countTrace, openTrace} from '../lct/reader.js'
@@ -101,11 +102,14 @@ undecodable args) are counted, not failed.`
 
   async run(): Promise<void> {
     const warnings = new Map<string, number>()
+    // per-record lines, chunked unless a terminal shows them; warnings keep their place among the progress lines
+    const progressText = new ChunkedText((c) => process.stderr.write(c), process.stderr.isTTY)
+    const verboseText = new ChunkedText((c) => process.stdout.write(c), process.stdout.isTTY)
     const warn = (code: string, key: string, message: string): void => {
       const k = `${code}\u0000${key}`
       const n = (warnings.get(k) ?? 0) + 1
       warnings.set(k, n)
-      if (n === 1) process.stderr.write(`warning: ${message}\n`)
+      if (n === 1) progressText.add(`warning: ${message}\n`)
     }
     // 1. base flags; every known level's flags are accepted here, the header decides which apply (step 7)
     const levels = await discoverLevels(this.config, (m) => process.stderr.write(`warning: ${m}\n`))
@@ -204,11 +208,14 @@ undecodable args) are counted, not failed.`
     const flags = second.flags as typeof first.flags
     const outDir = flags['output-dir']
     let jsonlFd: number | undefined
+    let jsonlText: ChunkedText | undefined
     try {
       mkdirSync(outDir, {recursive: true})
       if (flags['jsonl-out']) {
         mkdirSync(dirname(flags['jsonl-out']), {recursive: true})
-        jsonlFd = openSync(flags['jsonl-out'], 'w')
+        const fd = openSync(flags['jsonl-out'], 'w')
+        jsonlFd = fd
+        jsonlText = new ChunkedText((c) => writeSync(fd, c))
       }
     } catch (err) {
       throw lmtError('REPLAY_OUTPUT', `cannot prepare outputs: ${(err as Error).message}`)
@@ -220,18 +227,25 @@ undecodable args) are counted, not failed.`
         : 0
     const runDigest = level.configDigest?.(config).digest ?? ''
     const controller = new AbortController()
+    const flushAll = (): void => {
+      progressText.flush()
+      verboseText.flush()
+      jsonlText?.flush()
+    }
     let interrupted = false
     const onSignal = (signal: NodeJS.Signals) => {
       if (interrupted) return
       interrupted = true
       controller.abort()
+      flushAll()
       if (jsonlFd !== undefined) closeSync(jsonlFd)
       process.exit(signal === 'SIGINT' ? 130 : 143)
     }
     // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)
-    // the banner comes once an interruption is handled
+    // the banner comes once an interruption is handled, after the warnings so far
+    progressText.flush()
     if (!flags.quiet)
       process.stderr.write(
         banner(
@@ -260,15 +274,16 @@ undecodable args) are counted, not failed.`
         onRecord:
           progress || flags.verbose || jsonlFd !== undefined
             ? (o) => {
-                if (progress) process.stderr.write(progressLine(o, total) + '\n')
-                if (flags.verbose) process.stdout.write(verboseLine(o, total) + '\n')
-                if (jsonlFd !== undefined) writeSync(jsonlFd, jsonlLine(o))
+                if (progress) progressText.add(progressLine(o, total) + '\n')
+                if (flags.verbose) verboseText.add(verboseLine(o, total) + '\n')
+                jsonlText?.add(jsonlLine(o))
               }
             : undefined,
       })
     } finally {
       process.removeListener('SIGINT', onSignal)
       process.removeListener('SIGTERM', onSignal)
+      flushAll()
       if (jsonlFd !== undefined) closeSync(jsonlFd)
     }
     for (const [k, n] of warnings)

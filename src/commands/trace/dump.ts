@@ -1,5 +1,5 @@
 import {Args, Flags} from '@oclif/core'
-import {LineOutput} from '../../cli/line-output.js'
+import {ChunkedText} from '../../cli/chunked-text.js'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
 import {maxFrameBytesFlag} from '../../cli/lct-flags.js'
@@ -46,12 +46,12 @@ file holds it. Bytes print as {"$bytes_hex"}, integers beyond 2^53 as {"$int"}. 
         process.exit(0)
       }
     })
-    const lines = new LineOutput(process.stdout)
-    const out = async (obj: unknown): Promise<void> => {
-      if (!closed) await lines.line(JSON.stringify(obj))
+    const lines = new ChunkedText((chunk) => process.stdout.write(chunk), process.stdout.isTTY)
+    const out = (obj: unknown): void => {
+      if (!closed) lines.add(JSON.stringify(obj) + '\n')
     }
     const reader = await openTrace(args.file, {maxFrameBytes: flags['max-frame-bytes'], name: args.file})
-    await out({
+    out({
       frame: 0,
       offset: 0,
       length: reader.headerLength,
@@ -68,27 +68,27 @@ file holds it. Bytes print as {"$bytes_hex"}, integers beyond 2^53 as {"$int"}. 
         }
         shown++
         const head = {frame: f.index, offset: f.offset, length: f.length, kind: f.kind}
-        if (f.kind === 'oversized') await out(head)
-        else if (f.kind === 'malformed') await out({...head, error: f.error})
+        if (f.kind === 'oversized') out(head)
+        else if (f.kind === 'malformed') out({...head, error: f.error})
         else {
           const value = decodeBody(f.body as Uint8Array) as RawMap
-          if (flags.raw) await out({...head, value: readable(value)})
+          if (flags.raw) out({...head, value: readable(value)})
           else {
             try {
               const decoded = Object.assign(Object.create(null) as RawMap, value)
-              await out({
+              out({
                 ...head,
                 value: readable({...spread(decoded), args: decodeArgs(value.args as RawMap)}, true),
               })
             } catch (err) {
-              await out({...head, value: readable(value), decode_error: (err as Error).message})
+              out({...head, value: readable(value), decode_error: (err as Error).message})
             }
           }
         }
       }
     } finally {
       // lines read before an error are shown before it
-      if (!closed) await lines.flush()
+      if (!closed) lines.flush()
     }
     await reader.close()
     if (end === undefined) {
@@ -97,8 +97,8 @@ file holds it. Bytes print as {"$bytes_hex"}, integers beyond 2^53 as {"$int"}. 
       )
       end = reader.state.truncated && last ? last.message : 'clean EOF'
     }
-    await out({end})
-    if (!closed) await lines.flush()
+    out({end})
+    if (!closed) lines.flush()
     writeLctWarnings(
       reader.state.warnings.map((w) => w.message),
       reader.state.warningCount,
