@@ -301,6 +301,8 @@ export interface ReadResult {
   localRead: number
 }
 
+const NO_MASK: {localRead: number; unmasked: Set<number> | undefined} = {localRead: 0, unmasked: undefined}
+
 /**
  * A get's block_mask (§4.3): how many of its blocks are local reads, and the keys of the unmasked positions (a hit
  * on one of those keys is remote; undefined: every hit is remote).
@@ -349,7 +351,9 @@ export class SimInstance {
   /** GET (§4.3): the longest live prefix; hits touched root → leaf. The result object is reused by the next call. */
   get(keys: readonly number[], mask: readonly boolean[] | number, ts: bigint): ReadResult {
     const n = keys.length
-    const {localRead, unmasked} = splitByMask(keys, mask)
+    // no mask (the usual row): every hit is remote, without building a split
+    const split = (Array.isArray(mask) ? mask.length === 0 : mask === 0) ? NO_MASK : splitByMask(keys, mask)
+    const {localRead, unmasked} = split
     let local = 0
     let remote = 0
     let node = this.root
