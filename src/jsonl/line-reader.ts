@@ -78,7 +78,7 @@ export class LineReader {
     }
     if (carry && carry.length > 0) {
       if (atStart && carry[0] === 0xef && carry[1] === 0xbb && carry[2] === 0xbf) carry = carry.subarray(3)
-      this.split(carry, out, true)
+      this.split(carry, out) // the unterminated tail at end of file is a line too
       for (let i = 0; i < out.length; i++) yield out[i]
       out.length = 0
     }
@@ -86,11 +86,10 @@ export class LineReader {
   }
 
   /**
-   * Splits a region that ends with a terminator (or at end of file when `final`), in pieces of about
-   * {@link DECODE_PIECE} bytes cut at line ends: a decoded string that large would be allocated in V8's
-   * large-object space, which only a full GC frees, so the heap would grow with the input.
+   * Splits a region that ends with a terminator (or the tail at end of file), in pieces of about
+   * {@link DECODE_PIECE} bytes cut at line ends, so that one UTF-8 check covers many lines.
    */
-  private split(region: Buffer, out: InputLine[], final = false): void {
+  private split(region: Buffer, out: InputLine[]): void {
     const n = region.length
     let start = 0
     while (n - start > DECODE_PIECE) {
@@ -103,19 +102,31 @@ export class LineReader {
       }
       if (region[p] === CR && p + 1 < n && region[p + 1] === LF) p++
       if (p + 1 >= n) break
-      this.splitPiece(region.subarray(start, p + 1), out, false)
+      this.splitPiece(region.subarray(start, p + 1), out)
       start = p + 1
     }
-    this.splitPiece(start === 0 ? region : region.subarray(start), out, final)
+    this.splitPiece(start === 0 ? region : region.subarray(start), out)
   }
 
-  private splitPiece(region: Buffer, out: InputLine[], final: boolean): void {
+  private splitPiece(region: Buffer, out: InputLine[]): void {
     if (isUtf8(region)) {
-      const text = region.toString('utf8')
-      const parts = text.indexOf('\r') < 0 ? text.split('\n') : text.split(/\r\n|\r|\n/)
-      // the region ends with a terminator, so the last part is empty unless this is the unterminated tail
-      const count = final && !/[\r\n]$/.test(text) ? parts.length : parts.length - 1
-      for (let i = 0; i < count; i++) this.accept(pythonStrip(parts[i]), out)
+      // each line decoded on its own: a line is then a string of its own, so a value kept from it (an id, a name)
+      // keeps that line alive at most, never the whole piece it was read with
+      let start = 0
+      const n = region.length
+      const crs = region.indexOf(CR) >= 0 // a CR (alone or before LF) ends a line too
+      while (start < n) {
+        let end: number
+        if (!crs) {
+          end = region.indexOf(LF, start)
+          if (end < 0) end = n
+        } else {
+          end = start
+          while (end < n && region[end] !== LF && region[end] !== CR) end++
+        }
+        this.accept(pythonStrip(region.toString('utf8', start, end)), out)
+        start = region[end] === CR && region[end + 1] === LF ? end + 2 : end + 1
+      }
       return
     }
     let start = 0
