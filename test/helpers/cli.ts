@@ -49,3 +49,18 @@ export function tempDir(prefix = 'lmt-test-'): {dir: string; cleanup: () => void
 export function copyFixtures(dir: string, sub: string, names: string[]): void {
   for (const n of names) cpSync(join(FIXTURES, sub, n), join(dir, n))
 }
+
+/** The bundled Mooncake conversation trace converted (block size 512) to `out`, through the CLI. */
+export async function convertSampleMooncake(out: string): Promise<void> {
+  const r = await lmt([
+    'convert',
+    '-q',
+    '-i',
+    join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl'),
+    '-f',
+    'mooncake',
+    '-o',
+    out,
+  ])
+  if (r.exitCode !== 0) throw new Error(`converting the sample failed: ${r.stderr}`)
+}

@@ -4,7 +4,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {validatorFor} from '../../src/schemas.js'
 import {formatG, formatGExact} from '../../src/simulate/format-g.js'
 import {XorShift64, DEFAULT_SEED} from '../../src/simulate/engine.js'
-import {FIXTURES, lmt, ROOT, tempDir} from '../helpers/cli.js'
+import {convertSampleMooncake, FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -14,17 +14,7 @@ let conversation512 = ''
 
 beforeAll(async () => {
   conversation512 = join(tmp.dir, 'conv512.jsonl')
-  const r = await lmt([
-    'convert',
-    '-q',
-    '-i',
-    join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl'),
-    '-f',
-    'mooncake',
-    '-o',
-    conversation512,
-  ])
-  expect(r.exitCode).toBe(0)
+  await convertSampleMooncake(conversation512)
 })
 
 async function quick(trace: string, args: string[]) {

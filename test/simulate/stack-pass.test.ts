@@ -5,7 +5,7 @@ import {stackPass} from '../../src/simulate/stack-pass.js'
 import {KeyInterner, type TraceRow} from '../../src/simulate/trace-rows.js'
 import {newStats, readTraceRows} from '../../src/simulate/trace-source.js'
 import type {SimConfig} from '../../src/simulate/config.js'
-import {lmt, ROOT, tempDir} from '../helpers/cli.js'
+import {convertSampleMooncake, lmt, tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -35,28 +35,27 @@ function unitTrace(units: Array<{keys: number[]; extra?: number[]; mask?: unknow
   return lines.join('\n') + '\n'
 }
 
+/** A listed-capacity sweep without oracles; its summary (the --json output) and sweep.csv lines. */
 async function sweep(trace: string, caps: string, extra: string[] = []) {
+  const r = await sweepText(trace, caps, ['--json', ...extra])
+  return {summary: JSON.parse(r.stdout), csv: r.csv}
+}
+
+/** The same sweep printing its terminal text. */
+async function sweepText(trace: string, caps: string, extra: string[] = []) {
   const out = join(tmp.dir, `s${Math.random().toString(36).slice(2)}`)
-  const r = await lmt([
-    'simulate',
-    '--trace',
-    trace,
-    '--block-size',
-    '4',
-    '--sweep',
-    '--sweep-capacities',
-    caps,
-    '--oracle',
-    'none',
-    '--no-plots',
-    '-o',
-    out,
-    '--json',
-    ...extra,
-  ])
+  const r = await lmt(
+    ['simulate', '--trace', trace, '--block-size', '4', '--sweep', '--sweep-capacities', caps].concat([
+      '--oracle',
+      'none',
+      '--no-plots',
+      '-o',
+      out,
+      ...extra,
+    ]),
+  )
   expect(r.exitCode, r.stdout + r.stderr).toBe(0)
-  const csv = readFileSync(join(out, 'sweep.csv'), 'utf8').trim().split('\n')
-  return {summary: JSON.parse(r.stdout), csv}
+  return {stdout: r.stdout, csv: readFileSync(join(out, 'sweep.csv'), 'utf8').trim().split('\n')}
 }
 
 /** sweep.csv without its method column */
@@ -139,27 +138,7 @@ describe('one-pass stack method (simulate.md §6.6, T8)', () => {
       Number(csv.find((l) => l.startsWith(`lru,${cap},`) && l.includes(',*,'))?.split(',')[7])
     expect([hits(auto.csv, '2'), hits(auto.csv, '3')]).toEqual([3, 2])
     // the terminal says which points came from the pass
-    const text = async (stack: string) => {
-      const r = await lmt([
-        'simulate',
-        '--trace',
-        trace,
-        '--block-size',
-        '4',
-        '--sweep',
-        '--sweep-capacities',
-        '1,2,3,4,5',
-        '--oracle',
-        'none',
-        '--no-plots',
-        '--stack',
-        stack,
-        '-o',
-        join(tmp.dir, `counter-${stack}`),
-      ])
-      expect(r.exitCode, r.stderr).toBe(0)
-      return r.stdout
-    }
+    const text = async (stack: string) => (await sweepText(trace, '1,2,3,4,5', ['--stack', stack])).stdout
     const taken = auto.summary.sweep.stack.certified_points
     const shown = await text('auto')
     expect(shown).toContain(`one-pass stack method: ${taken} of 5 points taken from it, the others replayed`)
@@ -199,17 +178,7 @@ describe('one-pass stack method on the Mooncake conversation trace (block size 5
   let trace = ''
   beforeAll(async () => {
     trace = join(tmp.dir, 'conv512.jsonl')
-    const r = await lmt([
-      'convert',
-      '-q',
-      '-i',
-      join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl'),
-      '-f',
-      'mooncake',
-      '-o',
-      trace,
-    ])
-    expect(r.exitCode).toBe(0)
+    await convertSampleMooncake(trace)
   })
 
   it('certifies 13 of the 30 default points, and the sweep equals replaying every point', async () => {
