@@ -104,12 +104,14 @@ undecodable args) are counted, not failed.`
     const warnings = new Map<string, number>()
     // per-record lines, chunked unless a terminal shows them; warnings keep their place among the progress lines
     const progressText = new ChunkedText((c) => process.stderr.write(c), process.stderr.isTTY)
+    let replaying = false
     const verboseText = new ChunkedText((c) => process.stdout.write(c), process.stdout.isTTY)
     const warn = (code: string, key: string, message: string): void => {
       const k = `${code}\u0000${key}`
       const n = (warnings.get(k) ?? 0) + 1
       warnings.set(k, n)
       if (n === 1) progressText.add(`warning: ${message}\n`)
+      if (!replaying) progressText.flush() // outside the replay a warning shows at once
     }
     // 1. base flags; every known level's flags are accepted here, the header decides which apply (step 7)
     const levels = await discoverLevels(this.config, (m) => process.stderr.write(`warning: ${m}\n`))
@@ -244,8 +246,7 @@ undecodable args) are counted, not failed.`
     // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)
-    // the banner comes once an interruption is handled, after the warnings so far
-    progressText.flush()
+    // the banner comes once an interruption is handled
     if (!flags.quiet)
       process.stderr.write(
         banner(
@@ -257,6 +258,7 @@ undecodable args) are counted, not failed.`
         ) + '\n',
       )
     let result
+    replaying = true
     try {
       result = await replayTrace({
         file,
@@ -283,6 +285,7 @@ undecodable args) are counted, not failed.`
     } finally {
       process.removeListener('SIGINT', onSignal)
       process.removeListener('SIGTERM', onSignal)
+      replaying = false
       flushAll()
       if (jsonlFd !== undefined) closeSync(jsonlFd)
     }
