@@ -2,9 +2,14 @@
 
 /**
  * Installs the handler; returns the function that removes it. `cleanup` runs once, before the report; the error is
- * printed as `{"error": …}` on stdout with `json`, else as an `error:` line on stderr.
+ * printed as `{"error": …}` on stdout with `json`, else as an `error:` line on stderr; then `exit` ends the process
+ * (the command's own call).
  */
-export function handleInterrupts(opts: {json: boolean; cleanup: () => void}): () => void {
+export function handleInterrupts(opts: {
+  json: boolean
+  cleanup: () => void
+  exit: (code: number) => void
+}): () => void {
   let interrupted = false
   const onSignal = (signal: NodeJS.Signals): void => {
     if (interrupted) return
@@ -17,7 +22,7 @@ export function handleInterrupts(opts: {json: boolean; cleanup: () => void}): ()
           '\n',
       )
     else process.stderr.write(`error: interrupted by ${signal}\n`)
-    process.exit(exit)
+    opts.exit(exit)
   }
   // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
   process.on('SIGINT', onSignal)

@@ -277,6 +277,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       onInputDone: (s) => reporter.info(renderInputLine(s)),
     })
     const stopHandling = handleInterrupts({
+      exit: (code) => process.exit(code),
       json: this.jsonEnabled(),
       cleanup: () => {
         controller.abort()

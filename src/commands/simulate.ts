@@ -236,6 +236,7 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
     )
     const pending = new PendingFiles()
     const stopHandling = handleInterrupts({
+      exit: (code) => process.exit(code),
       json,
       cleanup: () => {
         bar.stop()
