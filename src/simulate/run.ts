@@ -783,6 +783,8 @@ async function runSweep(
     'series,capacity_blocks,capacity_gb,quota_blocks,instance_id,requests,read_blocks,hit_blocks,input_tokens,hit_tokens,token_hit_rate,block_hit_rate,evictions,method',
   ]
   const docPoints: Array<Record<string, unknown>> = []
+  /** where each point's terminal line is in `lines` (the Belady figure is added to it) */
+  const pointLine: number[] = []
   const series: Array<{capacity: number; rate: number}> = []
   const beladyCurve: Array<{capacity: number; rate: number}> = []
   let largest: Replayer = inf.replayer
@@ -917,6 +919,7 @@ async function runSweep(
       method,
     })
     series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
+    pointLine.push(lines.length)
     lines.push(
       `capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(totals.token_hit_rate)}${method === 'stack' ? ' (stack pass)' : ''}`,
     )
@@ -948,6 +951,7 @@ async function runSweep(
       }
       csvRows.push(rowFor('belady', capBlocks, capGb, fmt(point.quota_blocks), '*', tot))
       beladyCurve.push({capacity: cap.blocks ?? (cap.gb as number), rate: bel.token_hit_rate})
+      lines[pointLine[p]] += `, Belady ${formatG(bel.token_hit_rate)}` // how far the policy is from the reference
       if (series[p].rate > bel.token_hit_rate)
         notes.add(
           'LMT_SIM_UNUSUAL_VALUE',

@@ -146,6 +146,39 @@ describe('one-pass stack method (simulate.md §6.6, T8)', () => {
     expect(await text('off')).toContain('one-pass stack method not used (--stack off): every point replayed')
   })
 
+  it("with the default references, each point's line also gives the Belady reference", async () => {
+    const trace = join(tmp.dir, 'belady-lines.jsonl')
+    writeFileSync(trace, unitTrace([{keys: [1]}, {keys: [1, 2, 3, 4]}, {keys: [1, 2]}, {keys: [1, 2]}]))
+    const out = join(tmp.dir, 'with-belady')
+    const r = await lmt([
+      'simulate',
+      '--trace',
+      trace,
+      '--block-size',
+      '4',
+      '--sweep',
+      '--sweep-capacities',
+      '1,2,3,4,5',
+      '--no-plots',
+      '-o',
+      out,
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('capacity '))
+    expect(lines).toHaveLength(5)
+    const belady = readFileSync(join(out, 'sweep.csv'), 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('belady,') && l.includes(',*,'))
+      .map((l) => l.split(',')[10])
+    lines.forEach((l, i) =>
+      expect(l).toMatch(
+        new RegExp(
+          `^capacity ${i + 1} blocks: lru token hit rate \\S+( \\(stack pass\\))?, Belady ${belady[i]}$`,
+        ),
+      ),
+    )
+  })
+
   it('is not used, with the reason, where a rule of eligibility fails', async () => {
     const units = [{keys: [1, 2]}, {keys: [1, 2, 3]}]
     const two = join(tmp.dir, 'two.jsonl')
