@@ -5,7 +5,7 @@ import {resolve as resolveSpecifier} from 'import-meta-resolve'
 import type {ConverterClass} from '../convert/types.js'
 import {ConverterRegistry} from './converter-registry.js'
 import {formatNameOf} from './format-name.js'
-import {importFile, loadTsx, scanModuleDir} from './module-loader.js'
+import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
 
 /** Converters contributed by an installed lmt plugin (see the plugin guide). */
 export interface PluginConverterSource {
@@ -89,8 +89,7 @@ async function loadModule(path: string, source: string, registry: ConverterRegis
 }
 
 async function scanDir(dir: string, source: string, registry: ConverterRegistry): Promise<void> {
-  const typescript = (await loadTsx()) !== undefined
-  const scanned = await scanModuleDir(dir, typescript)
+  const scanned = source === 'built-in' ? await listBuiltinModules(dir) : await scanModuleDir(dir)
   if (scanned.missing) {
     registry.warn(`converter directory not found: ${dir}`)
     return

@@ -1,5 +1,4 @@
-import {existsSync, statSync} from 'node:fs'
-import {globby} from 'globby'
+import {existsSync, readFileSync, statSync} from 'node:fs'
 import {createRequire, register} from 'node:module'
 import {extname, join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
@@ -93,13 +92,31 @@ function byPathSegments(a: string, b: string): number {
   return sa.length - sb.length
 }
 
-/** Module files under a directory, recursively, in code-unit order of their paths (deterministic discovery). */
-export async function scanModuleDir(dir: string, typescript: boolean): Promise<ScannedDir> {
+/** Whether tsx can be imported, resolved without loading it (loading costs ~70 ms; only TypeScript files need it). */
+function tsxResolvable(): boolean {
+  for (const from of [import.meta.url, pathToFileURL(join(process.cwd(), 'noop.js')).href]) {
+    try {
+      createRequire(from).resolve('tsx/esm/api')
+      return true
+    } catch {
+      // not installed there
+    }
+  }
+  return false
+}
+
+/**
+ * Module files under a directory, recursively, in code-unit order of their paths (deterministic discovery).
+ * TypeScript files are listed when `typescript` is true, or when it is left out and tsx is installed (checked only
+ * if the directory has TypeScript files); otherwise they are counted in `skippedTs`.
+ */
+export async function scanModuleDir(dir: string, typescript?: boolean): Promise<ScannedDir> {
   const result: ScannedDir = {files: [], skippedTs: 0, missing: false}
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     result.missing = true
     return result
   }
+  const {globby} = await import('globby') // loaded on first use: it costs ~50 ms of start-up
   const found = await globby(PATTERNS, {
     cwd: dir,
     ignore: IGNORE,
@@ -108,10 +125,33 @@ export async function scanModuleDir(dir: string, typescript: boolean): Promise<S
     followSymbolicLinks: true,
   })
   found.sort(byPathSegments)
+  if (typescript === undefined && found.some((rel) => !JS_EXTENSIONS.has(extname(rel))))
+    typescript = tsxResolvable()
   for (const rel of found) {
     if (JS_EXTENSIONS.has(extname(rel))) result.files.push(join(dir, rel))
     else if (typescript) result.files.push(join(dir, rel))
     else result.skippedTs++
   }
   return result
+}
+
+/** File name of the listing the build writes into each built-in plugin directory. */
+export const MODULE_LISTING = 'modules.json'
+
+/**
+ * The module files of one of lmt's own plugin directories: from the listing written at build time when there is
+ * one (a directory scan loads globby and walks the tree, ~50 ms of every command's start-up), else by scanning.
+ */
+export async function listBuiltinModules(dir: string): Promise<ScannedDir> {
+  const listing = join(dir, MODULE_LISTING)
+  if (existsSync(listing)) {
+    try {
+      const files: unknown = JSON.parse(readFileSync(listing, 'utf8'))
+      if (Array.isArray(files) && files.every((f) => typeof f === 'string'))
+        return {files: files.map((f: string) => join(dir, f)), skippedTs: 0, missing: false}
+    } catch {
+      // unreadable: scan instead
+    }
+  }
+  return scanModuleDir(dir)
 }

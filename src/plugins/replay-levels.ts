@@ -2,7 +2,7 @@ import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {Config} from '@oclif/core'
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
-import {importFile, loadTsx, scanModuleDir} from './module-loader.js'
+import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
 
 export interface LevelRegistration {
   level: ReplayLevel
@@ -95,7 +95,7 @@ export async function discoverLevels(
   builtinDir = builtinLevelsDir(),
 ): Promise<LevelRegistry> {
   const reg = new LevelRegistry(warn)
-  const scanned = await scanModuleDir(builtinDir, (await loadTsx()) !== undefined)
+  const scanned = await listBuiltinModules(builtinDir)
   for (const f of scanned.files) await addModule(f, 'built-in', reg)
   if (config) {
     for (const plugin of config.getPluginsList()) {
