@@ -132,10 +132,25 @@ export class KeyList implements Iterable<bigint> {
     return this.data[Symbol.iterator]()
   }
 
-  /** The first `count` keys (this very list when nothing is cut: it is immutable). */
+  /** The first `count` keys (this very list when nothing is cut: it is immutable); a computed text is cut too. */
   head(count: number): KeyList {
     if (count >= this.data.length) return this
-    return new KeyList(this.data.slice(0, Math.max(0, count)))
+    const n = Math.max(0, count)
+    const list = new KeyList(this.data.slice(0, n))
+    const bytes = this.bytes
+    if (bytes !== undefined) {
+      if (n === 0) list.bytes = EMPTY_LIST
+      else {
+        // the text ends before the separator after the n-th key (digits hold no comma)
+        let at = -1
+        for (let k = 0; k < n; k++) at = bytes.indexOf(0x2c, at + 1)
+        const cut = Buffer.allocUnsafe(at + 1)
+        bytes.copy(cut, 0, 0, at)
+        cut[at] = 0x5d
+        list.bytes = cut
+      }
+    }
+    return list
   }
 
   /** JSON array text in Python `json.dumps` layout, computed once. */

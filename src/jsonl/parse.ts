@@ -140,7 +140,11 @@ class Parser {
     this.pos = p
     if (isFloat) return new JsonFloat(Number(s.slice(start, p)))
     const digits = intEnd - start - (s.charCodeAt(start) === 0x2d ? 1 : 0)
-    if (digits <= MAX_SAFE_DIGITS) return acc === 0 ? 0 : s.charCodeAt(start) === 0x2d ? -acc : acc // "-0" is the integer 0
+    // ≤ 15 digits are exact as a double; so is a 16-digit value up to 2^53 − 1 (each step of the accumulation
+    // rounds correctly, and rounding is monotonic: a true value above that cannot come out at or below it), which
+    // covers microsecond timestamps without a BigInt
+    if (digits <= MAX_SAFE_DIGITS || (digits === MAX_SAFE_DIGITS + 1 && acc <= Number.MAX_SAFE_INTEGER))
+      return acc === 0 ? 0 : s.charCodeAt(start) === 0x2d ? -acc : acc // "-0" is the integer 0
     const big = BigInt(s.slice(start, intEnd))
     return big >= -9007199254740991n && big <= 9007199254740991n ? Number(big) : big
   }

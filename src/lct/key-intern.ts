@@ -48,7 +48,12 @@ export class ObjectKeyInterner {
   found = 0
 
   /** The value whose bytes start at `start` (and end by `limit`), among those filed under `hash`; its length in `found`. */
-  lookup(buf: Uint8Array, start: number, limit: number, hash: number): ObjectKey | MemoryLayoutDesc | undefined {
+  lookup(
+    buf: Uint8Array,
+    start: number,
+    limit: number,
+    hash: number,
+  ): ObjectKey | MemoryLayoutDesc | undefined {
     const mask = SLOTS - 1
     for (let i = (hash ^ (hash >>> 17)) & mask; this.lengths[i] !== 0; i = (i + 1) & mask) {
       if (this.hashes[i] !== hash) continue
@@ -85,7 +90,8 @@ export class ObjectKeyInterner {
     while (this.lengths[i] !== 0) i = (i + 1) & mask
     const slab = this.slab
     const at = this.slabUsed
-    if (n <= 256) for (let i = 0; i < n; i++) slab[at + i] = buf[start + i] // no view object per wrapper
+    if (n <= 256)
+      for (let i = 0; i < n; i++) slab[at + i] = buf[start + i] // no view object per wrapper
     else slab.set(buf.subarray(start, end), at)
     this.hashes[i] = hash
     this.offsets[i] = this.slabUsed

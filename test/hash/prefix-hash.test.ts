@@ -68,6 +68,20 @@ describe('KeyList', () => {
     expect(KeyList.from([]).toJsonText()).toBe('[]')
     expect(keys.at(-1)).toBe(8024461590772477417n)
   })
+
+  it('cuts a computed text with the keys: every head serializes like a fresh list of its keys', () => {
+    const ids = Array.from({length: 40}, (_, i) => i * 7919 - 150)
+    const keys = KeyList.prefixHash(ids)
+    keys.toJsonBytes() // computed before the cut
+    for (let n = 0; n <= 40; n++) {
+      const fresh = KeyList.from(keys.head(n).toArray())
+      expect(keys.head(n).toJsonText()).toBe(fresh.toJsonText())
+    }
+    // a list built from parts (a worker's text) is cut the same way
+    const parts = KeyList.fromParts(keys.words(), keys.toJsonBytes())
+    expect(parts.head(2).toJsonText()).toBe(KeyList.from(keys.toArray().slice(0, 2)).toJsonText())
+    expect(parts.head(0).toJsonText()).toBe('[]')
+  })
 })
 
 describe('int64 decimal formatting', () => {

@@ -14,6 +14,26 @@ describe('parseJson (lossless, Python json.loads acceptance)', () => {
     expect(Object.is(parseJson('-0'), -0)).toBe(false)
   })
 
+  it('reads 16-digit integers (microsecond timestamps) exactly on both sides of 2^53', () => {
+    expect(parseJson('1763975741000023')).toBe(1763975741000023)
+    expect(parseJson('-9007199254740991')).toBe(-9007199254740991)
+    expect(parseJson('-9007199254740992')).toBe(-9007199254740992n)
+    expect(parseJson('9999999999999999')).toBe(9999999999999999n)
+    let seed = 7n
+    for (let i = 0; i < 20_000; i++) {
+      seed = (seed * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn
+      // 16-digit values spread over [10^15, 10^16), half of them near 2^53
+      const v =
+        i % 2 === 0 ? 10n ** 15n + (seed % (9n * 10n ** 15n)) : 9007199254740992n + (seed % 2001n) - 1000n
+      for (const text of [`${v}`, `-${v}`]) {
+        const want = BigInt(text)
+        const got = parseJson(text)
+        if (want >= -9007199254740991n && want <= 9007199254740991n) expect(got).toBe(Number(want))
+        else expect(got).toBe(want)
+      }
+    }
+  })
+
   it('marks float literals as JsonFloat, including 1.0, exponents, NaN and infinities', () => {
     expect(parseJson('1.0')).toEqual(new JsonFloat(1))
     expect(parseJson('1e16')).toEqual(new JsonFloat(1e16))

@@ -95,7 +95,9 @@ describe('ObjectKeyInterner table', () => {
     const n = (1 << 16) + 10
     for (let i = 0; i < n; i++) t.remember(bytesOf(i), 0, 24, Math.imul(i, 0x9e3779b1), valueOf(i))
     const last = n - 1
-    expect((t.lookup(bytesOf(last), 0, 24, Math.imul(last, 0x9e3779b1)) as ObjectKey | undefined)?.chunkHash).toEqual(Uint8Array.from([last & 0xff]))
+    expect(
+      (t.lookup(bytesOf(last), 0, 24, Math.imul(last, 0x9e3779b1)) as ObjectKey | undefined)?.chunkHash,
+    ).toEqual(Uint8Array.from([last & 0xff]))
     expect(t.lookup(bytesOf(5), 0, 24, Math.imul(5, 0x9e3779b1))).toBeUndefined() // dropped with the first generation
   })
 })

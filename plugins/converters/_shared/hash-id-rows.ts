@@ -3,6 +3,7 @@
 import {type InputLine, JsonFloat, KeyList, pythonInt} from '../../../src/index.js'
 import {type LineProblem, parseObjectLine} from './rows.js'
 import {ScannedHashIdRow, scanHashIdRow} from './hash-id-scan.js'
+import {BatchSlabs} from './batch-slabs.js'
 
 export interface HashIdRowConfig {
   blockSize: number
@@ -59,33 +60,6 @@ export function decodeHashIdRow(text: string, config: HashIdRowConfig): HashIdRo
 }
 
 const scanned = new ScannedHashIdRow()
-
-/**
- * Output space for the rows of one batch: the int64 words and the JSON texts of all rows in two growing buffers,
- * handed out as views once the batch is done (so the batch crosses to the main thread as two transferred buffers).
- */
-class BatchSlabs {
-  words = new Uint32Array(1 << 16)
-  wordCount = 0
-  text = new Uint8Array(1 << 20)
-  textLength = 0
-
-  /** Room for `n` more keys; returns the word index where they go. */
-  reserve(n: number): number {
-    if (2 * (this.wordCount + n) > this.words.length) {
-      const w = new Uint32Array(Math.max(this.words.length * 2, 2 * (this.wordCount + n)))
-      w.set(this.words.subarray(0, 2 * this.wordCount))
-      this.words = w
-    }
-    const needText = this.textLength + n * 22 + 2
-    if (needText > this.text.length) {
-      const t = new Uint8Array(Math.max(this.text.length * 2, needText))
-      t.set(this.text.subarray(0, this.textLength))
-      this.text = t
-    }
-    return this.wordCount
-  }
-}
 
 /** The fast lane for one line: keys hashed and formatted into `slabs`; undefined when the exact path must decide. */
 function fastRow(
