@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {lmtError} from '../errors.js'
 import type {LineMapperSpec, MappedLine} from './line-mapper.js'
 import {mapLines} from './line-pool.js'
-import {type InputLine, LineReader} from '../jsonl/line-reader.js'
+import {type InputLine, LineReader, tooLongMessage} from '../jsonl/line-reader.js'
 import type {InputContext, Logger} from './types.js'
 
 const WARNINGS_PER_CODE = 100
@@ -75,6 +75,8 @@ export class InputAccounting implements InputContext {
     const reader = new LineReader(this.path, {
       invalidUtf8: (lineNo, preview) =>
         this.skip({lineNo, text: preview}, 'invalid_utf8', 'line is not valid UTF-8'),
+      tooLong: (lineNo, preview, bytes) =>
+        this.skip({lineNo, text: preview}, 'line_too_long', tooLongMessage(bytes, reader.maxLineBytes)),
       progress: (bytes) => this.hooks.onBytes?.(bytes),
     })
     this.reader = reader

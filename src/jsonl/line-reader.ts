@@ -12,19 +12,65 @@ export interface InputLine {
 export interface LineReaderEvents {
   /** A line whose bytes are not valid UTF-8; `preview` is its lossy decoding, trimmed. */
   invalidUtf8?(lineNo: number, preview: string): void
+  /**
+   * A line longer than the reader's limit, skipped without being held in memory; `preview` is the lossy decoding
+   * of its first bytes, `bytes` its length.
+   */
+  tooLong?(lineNo: number, preview: string, bytes: number): void
   /** Called after every chunk with the running byte count. */
   progress?(bytesRead: number): void
 }
 
 const CHUNK = 1 << 20
+/**
+ * Longest line read by default: far beyond any real trace line (a conversation of a million tokens is a few MB),
+ * well below V8's longest string (~512 MiB); a file without line breaks (a binary passed by mistake) is thus skipped
+ * in bounded memory instead of being accumulated whole.
+ */
+export const MAX_LINE_BYTES = 64 << 20
+const PREVIEW_BYTES = 512
 /** below V8's large-object threshold (128 KiB), so decoded lines die young */
 const DECODE_PIECE = 64 << 10
 const LF = 0x0a
 const CR = 0x0d
 
+function firstTerminator(buf: Buffer): number {
+  const lf = buf.indexOf(LF)
+  const cr = buf.indexOf(CR)
+  return lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
+}
+
+/** A copy of the first bytes of an over-long line (given in parts), for its preview; the line itself is not kept. */
+function firstBytes(parts: Buffer[]): Buffer {
+  const out = Buffer.allocUnsafe(PREVIEW_BYTES)
+  let n = 0
+  for (const p of parts) {
+    if (n === PREVIEW_BYTES) break
+    n += p.copy(out, n, 0, Math.min(p.length, PREVIEW_BYTES - n))
+  }
+  return out.subarray(0, n)
+}
+
 function lastTerminator(buf: Buffer, from: number): number {
   if (from < 0) return -1
   return Math.max(buf.lastIndexOf(LF, from), buf.lastIndexOf(CR, from))
+}
+
+/** A line over a reader's limit, met by a reader that was given no `tooLong` handler. */
+export class LineTooLongError extends Error {
+  constructor(
+    readonly lineNo: number,
+    readonly bytes: number,
+    readonly maxLineBytes: number,
+  ) {
+    super(`line ${lineNo} is ${bytes} bytes long; lines longer than ${maxLineBytes} bytes are not read`)
+    this.name = 'LineTooLongError'
+  }
+}
+
+/** The reason given for a line over the limit (convert's warnings, simulate's row errors). */
+export function tooLongMessage(bytes: number, maxLineBytes: number): string {
+  return `the line is ${bytes} bytes long; lines longer than ${maxLineBytes} bytes (${maxLineBytes / 2 ** 20} MiB) are not read`
 }
 
 /**
@@ -35,22 +81,69 @@ export class LineReader {
   linesRead = 0
   blankLines = 0
   bytesRead = 0
+  /** lines skipped for exceeding {@link maxLineBytes} */
+  tooLong = 0
+  readonly maxLineBytes: number
 
   constructor(
     private readonly source: string | Readable,
     private readonly events: LineReaderEvents = {},
-  ) {}
+    options: {maxLineBytes?: number} = {},
+  ) {
+    this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES
+  }
 
   async *lines(): AsyncGenerator<InputLine> {
     const stream =
       typeof this.source === 'string' ? createReadStream(this.source, {highWaterMark: CHUNK}) : this.source
     let carry: Buffer | undefined
+    // an unterminated line's later pieces, joined once its end arrives (joining at every piece is quadratic)
+    const pending: Buffer[] = []
+    let pendingBytes = 0
+    // a line over the limit: its preview and length so far, while its remaining bytes are dropped
+    let skipping: {first: Buffer; bytes: number} | undefined
+    // the skipped line ended with CR at the end of a piece: an LF starting the next piece belongs to it
+    let afterCr = false
     let atStart = true
     const out: InputLine[] = []
-    for await (const piece of stream as AsyncIterable<Buffer>) {
-      this.bytesRead += piece.length
-      let buf = carry ? Buffer.concat([carry, piece]) : piece
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      this.bytesRead += chunk.length
+      let piece = chunk
+      if (afterCr) {
+        afterCr = false
+        if (piece[0] === LF) piece = piece.subarray(1)
+      }
+      if (skipping) {
+        const t = firstTerminator(piece)
+        if (t < 0) {
+          skipping.bytes += piece.length
+          this.events.progress?.(this.bytesRead)
+          continue
+        }
+        skipping.bytes += t
+        this.skipTooLong(skipping.first, 0, skipping.first.length, skipping.bytes)
+        skipping = undefined
+        if (piece[t] === CR && t + 1 === piece.length) afterCr = true
+        piece = piece.subarray(piece[t] === CR && piece[t + 1] === LF ? t + 2 : t + 1)
+      }
+      if (carry && carry[carry.length - 1] !== CR && piece.indexOf(LF) < 0 && piece.indexOf(CR) < 0) {
+        // still no end of line: keep the piece aside, unless the line is now too long to keep
+        pending.push(piece)
+        pendingBytes += piece.length
+        if (carry.length + pendingBytes > this.maxLineBytes) {
+          skipping = {first: firstBytes([carry, ...pending]), bytes: carry.length + pendingBytes}
+          atStart = false
+          carry = undefined
+          pending.length = 0
+          pendingBytes = 0
+        }
+        this.events.progress?.(this.bytesRead)
+        continue
+      }
+      let buf = carry ? Buffer.concat([carry, ...pending, piece]) : piece
       carry = undefined
+      pending.length = 0
+      pendingBytes = 0
       if (atStart) {
         if (
           buf.length < 3 &&
@@ -68,14 +161,25 @@ export class LineReader {
       if (end === buf.length - 1 && buf[end] === CR) end = lastTerminator(buf, end - 1)
       if (end < 0) {
         carry = buf
-        continue
+      } else {
+        this.split(buf.subarray(0, end + 1), out)
+        if (end + 1 < buf.length) carry = Buffer.from(buf.subarray(end + 1))
       }
-      this.split(buf.subarray(0, end + 1), out)
-      if (end + 1 < buf.length) carry = Buffer.from(buf.subarray(end + 1))
+      // (a carry ending with CR is a whole line and its CR)
+      if (carry && carry.length - (carry[carry.length - 1] === CR ? 1 : 0) > this.maxLineBytes) {
+        if (carry[carry.length - 1] === CR) {
+          // complete already (its CR waited for a possible LF, which would belong to it)
+          this.skipTooLong(carry, 0, carry.length - 1)
+          afterCr = true
+        } else skipping = {first: firstBytes([carry]), bytes: carry.length}
+        carry = undefined
+      }
       this.events.progress?.(this.bytesRead)
       for (let i = 0; i < out.length; i++) yield out[i]
       out.length = 0
     }
+    if (skipping) this.skipTooLong(skipping.first, 0, skipping.first.length, skipping.bytes)
+    else if (pending.length > 0) carry = Buffer.concat([carry as Buffer, ...pending])
     if (carry && carry.length > 0) {
       if (atStart && carry[0] === 0xef && carry[1] === 0xbb && carry[2] === 0xbf) carry = carry.subarray(3)
       this.split(carry, out) // the unterminated tail at end of file is a line too
@@ -124,7 +228,8 @@ export class LineReader {
           end = start
           while (end < n && region[end] !== LF && region[end] !== CR) end++
         }
-        this.accept(pythonStrip(region.toString('utf8', start, end)), out)
+        if (end - start > this.maxLineBytes) this.skipTooLong(region, start, end)
+        else this.accept(pythonStrip(region.toString('utf8', start, end)), out)
         start = region[end] === CR && region[end + 1] === LF ? end + 2 : end + 1
       }
       return
@@ -135,7 +240,8 @@ export class LineReader {
       let p = start
       while (p < n && region[p] !== LF && region[p] !== CR) p++
       const bytes = region.subarray(start, p)
-      if (isUtf8(bytes)) this.accept(pythonStrip(bytes.toString('utf8')), out)
+      if (p - start > this.maxLineBytes) this.skipTooLong(region, start, p)
+      else if (isUtf8(bytes)) this.accept(pythonStrip(bytes.toString('utf8')), out)
       else {
         this.linesRead++
         this.events.invalidUtf8?.(this.linesRead, pythonStrip(bytes.toString('utf8')))
@@ -143,6 +249,21 @@ export class LineReader {
       if (p < n && region[p] === CR && region[p + 1] === LF) p++
       start = p + 1
     }
+  }
+
+  /**
+   * Counts and reports a line over the limit, given as its first bytes and its length (or as a whole). Without a
+   * `tooLong` handler such a line is an error: no reader drops a line silently.
+   */
+  private skipTooLong(first: Buffer, start = 0, end = first.length, bytes = end - start): void {
+    this.linesRead++
+    this.tooLong++
+    if (!this.events.tooLong) throw new LineTooLongError(this.linesRead, bytes, this.maxLineBytes)
+    this.events.tooLong(
+      this.linesRead,
+      pythonStrip(first.toString('utf8', start, Math.min(end, start + PREVIEW_BYTES))),
+      bytes,
+    )
   }
 
   private accept(text: string, out: InputLine[]): void {

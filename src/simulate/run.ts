@@ -218,7 +218,13 @@ function groupSummary(r: Replayer): Array<Record<string, unknown>> {
     const infinite = q === null
     let capacityGb: number | null = null
     if (!byBlocks && !infinite) capacityGb = g.cfg.quota_capacity as number
-    else if (byBlocks && !infinite && equal && g.cfg.instances.every((i) => i.bytes_per_token !== undefined))
+    else if (
+      byBlocks &&
+      !infinite &&
+      equal &&
+      g.cfg.instances.length > 0 && // the quick form's group is empty when the trace had no row to replay
+      g.cfg.instances.every((i) => i.bytes_per_token !== undefined)
+    )
       capacityGb =
         ((g.cfg.quota_capacity_blocks as number) *
           g.cfg.instances[0].block_size *
@@ -419,6 +425,11 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         )
       else outputs.push(csvNames.get(i.cfg.instance_id) as string)
     }
+    if (main.ordered.length === 0)
+      notes.add(
+        'LMT_SIM_NO_READS',
+        `${traceName}: no row was replayed (the trace has none); no CSV is written`,
+      )
   } else {
     rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, stats, notes)
     sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')

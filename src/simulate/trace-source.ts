@@ -1,6 +1,6 @@
 import {statSync} from 'node:fs'
 import {lmtError} from '../errors.js'
-import {LineReader} from '../jsonl/line-reader.js'
+import {LineReader, tooLongMessage} from '../jsonl/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
 import {RowScanner} from './row-scan.js'
 
@@ -38,6 +38,12 @@ export async function* readTraceRows(
   const reader = new LineReader(opts.path, {
     invalidUtf8: (lineNo) => {
       const err = new RowError('V1', 'the line is not valid UTF-8')
+      if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
+      stats.rows++
+      stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+    },
+    tooLong: (lineNo, _preview, bytes) => {
+      const err = new RowError('V1', tooLongMessage(bytes, reader.maxLineBytes))
       if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
       stats.rows++
       stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
@@ -85,7 +91,8 @@ export async function* readTraceRows(
 
 /** The type of the first non-blank row (quick form's replay mode), or undefined. */
 export async function firstRowType(path: string): Promise<string | undefined> {
-  const reader = new LineReader(path)
+  // an over-long line is passed over here: the full read reports it (V1)
+  const reader = new LineReader(path, {tooLong: () => {}})
   try {
     for await (const line of reader.lines()) {
       const m = /"type"\s*:\s*"(\w+)"/.exec(line.text)

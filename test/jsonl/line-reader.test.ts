@@ -108,4 +108,79 @@ describe('LineReader', () => {
       expect(reader.linesRead).toBe(lineNo)
     }
   })
+
+  it('skips lines over the limit without holding them, and keeps splitting the rest exactly', async () => {
+    let seed = 0x1b873593
+    const rand = (n: number): number => {
+      seed ^= seed << 13
+      seed ^= seed >>> 17
+      seed ^= seed << 5
+      return (seed >>> 0) % n
+    }
+    const limit = 1000
+    const terminators = ['\n', '\r\n', '\r']
+    for (let round = 0; round < 8; round++) {
+      const parts: Buffer[] = []
+      for (let k = 0; k < 400; k++) {
+        const len = rand(8) === 0 ? limit - 2 + rand(5) : rand(6) === 0 ? limit + rand(6000) : rand(200)
+        let line = Buffer.from((rand(3) === 0 ? ' é' : '') + 'y'.repeat(len))
+        if (rand(40) === 0) line = Buffer.concat([line, Buffer.from([0xfe])]) // invalid UTF-8
+        parts.push(line, Buffer.from(terminators[rand(3)]))
+      }
+      if (round % 2 === 1) parts.push(Buffer.from('z'.repeat(rand(3) === 0 ? 3000 : 10))) // unterminated tail
+      const bytes = Buffer.concat(parts)
+      const want: InputLine[] = []
+      const wantLong: Array<[number, number, string]> = []
+      const wantInvalid: number[] = []
+      let lineNo = 0
+      let start = 0
+      for (let i = 0; i <= bytes.length; i++) {
+        const atEnd = i === bytes.length
+        if (!atEnd && bytes[i] !== 0x0a && bytes[i] !== 0x0d) continue
+        if (atEnd && start === bytes.length) break
+        const lineBytes = bytes.subarray(start, i)
+        lineNo++
+        if (lineBytes.length > limit)
+          wantLong.push([lineNo, lineBytes.length, lineBytes.subarray(0, 512).toString('utf8').trim()])
+        else if (lineBytes.includes(0xfe)) wantInvalid.push(lineNo)
+        else if (lineBytes.toString('utf8').trim().length > 0)
+          want.push({lineNo, text: lineBytes.toString('utf8').trim()})
+        if (!atEnd && bytes[i] === 0x0d && bytes[i + 1] === 0x0a) i++
+        start = i + 1
+      }
+      const piece = [1, 7, 333, 999, 1001, 4096][round % 6]
+      const chunks: Buffer[] = []
+      for (let i = 0; i < bytes.length; i += piece) chunks.push(bytes.subarray(i, i + piece))
+      const long: Array<[number, number, string]> = []
+      const invalid: number[] = []
+      const reader = new LineReader(
+        Readable.from(chunks),
+        {tooLong: (n, preview, size) => long.push([n, size, preview]), invalidUtf8: (n) => invalid.push(n)},
+        {maxLineBytes: limit},
+      )
+      const lines: InputLine[] = []
+      for await (const l of reader.lines()) lines.push(l)
+      expect(long.length).toBeGreaterThan(10)
+      expect(long).toEqual(wantLong)
+      expect(invalid).toEqual(wantInvalid)
+      expect(lines).toEqual(want)
+      expect(reader.linesRead).toBe(lineNo)
+      expect(reader.tooLong).toBe(wantLong.length)
+    }
+  })
+
+  it('reads a file without line breaks as one over-long line, in pieces, never whole', async () => {
+    const piece = Buffer.alloc(1 << 20, 0x61)
+    const chunks = Array.from({length: 48}, () => piece)
+    const long: number[] = []
+    const reader = new LineReader(
+      Readable.from([...chunks, Buffer.from('\n{"a": 1}\n')]),
+      {tooLong: (_n, _preview, size) => long.push(size)},
+      {maxLineBytes: 4 << 20},
+    )
+    const lines: InputLine[] = []
+    for await (const l of reader.lines()) lines.push(l)
+    expect(long).toEqual([48 << 20])
+    expect(lines).toEqual([{lineNo: 2, text: '{"a": 1}'}])
+  })
 })
