@@ -115,8 +115,9 @@ export class LctError extends LmtError {
     readonly source: string,
     detail: string,
     readonly offset: number,
+    suggestions?: string[],
   ) {
-    super(kind, lctMessage(source, detail))
+    super(kind, lctMessage(source, detail), {suggestions})
     this.name = 'LctError'
   }
 }

@@ -92,6 +92,11 @@ class FrameSource {
         this.name,
         `header frame at offset 0 declares ${n} bytes, above the frame limit of ${this.maxFrameBytes} bytes (see --max-frame-bytes)`,
         0,
+        looksLikeText(w.buf, w.pos)
+          ? [
+              'the file starts with text, so it is not an LMCache trace (.lct); `lmt convert -f <format> --mode lct` makes one from a trace',
+            ]
+          : undefined,
       )
     try {
       ok = await w.ensure(4 + n)
@@ -416,4 +421,10 @@ export async function countTrace(source: LctSource, opts: LctReadOptions = {}): 
     warningCount: fs.state.warningCount,
     bytesRead: fs.state.endOffset,
   }
+}
+
+/** Whether the 4 bytes at `pos` are printable ASCII (a JSONL or text file given where an .lct is expected). */
+function looksLikeText(buf: Uint8Array, pos: number): boolean {
+  for (let i = pos; i < pos + 4; i++) if (buf[i] < 0x20 || buf[i] > 0x7e) return false
+  return true
 }

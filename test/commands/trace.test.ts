@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {decodedFixture, FIXTURE_NAMES, LCT} from '../lct/helpers.js'
-import {lmt, lmtProcess} from '../helpers/cli.js'
+import {lmt, lmtProcess, ROOT} from '../helpers/cli.js'
 
 const OPS = 'lmcache.v1.distributed.storage_manager.StorageManager'
 
@@ -94,6 +94,11 @@ describe('lmt trace info', () => {
     expect(g0.stderr).toMatch(
       /^error: trace file '.*': this trace was written by the first LMCache trace recorder/,
     )
+    // a text file where an .lct is expected: the frame-limit error, with a hint saying what the file is not
+    const text = await lmt(['trace', 'info', join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')])
+    expect(text.exitCode).toBe(1)
+    expect(text.stderr).toMatch(/header frame at offset 0 declares \d+ bytes, above the frame limit/)
+    expect(text.stderr).toContain('hint: the file starts with text, so it is not an LMCache trace (.lct)')
     expect((await lmt(['trace', 'info'])).exitCode).toBe(2)
     expect(
       (await lmt(['trace', 'info', join(LCT, 'v1_reserve_finish.lct'), '--max-frame-bytes', '10'])).exitCode,
