@@ -441,9 +441,10 @@ export class SimInstance {
     const mid = new RNode(parent)
     mid.blocks = child.blocks.slice(0, m)
     let live = 0
-    for (const b of mid.blocks) {
-      b.owner = mid
-      if (b.live) live++
+    const moved = mid.blocks
+    for (let k = 0; k < moved.length; k++) {
+      moved[k].owner = mid
+      if (moved[k].live) live++
     }
     mid.live = live
     child.blocks = child.blocks.slice(m)
@@ -457,9 +458,9 @@ export class SimInstance {
   /** Runs the policy's evict and turns the blocks into placeholders. */
   evict(n: number): Block[] {
     const out = this.policy.evict(n)
-    for (const b of out) {
-      b.live = false
-      b.owner.live--
+    for (let k = 0; k < out.length; k++) {
+      out[k].live = false
+      out[k].owner.live--
     }
     return out
   }
@@ -511,8 +512,9 @@ export function evictIfNeeded(
   writer: SimInstance,
 ): void {
   if (settings.quotaUnits === null) return
+  // indexed loops on this per-write path: cheaper than iterators until the code is optimised
   let used = 0
-  for (const inst of group) used += inst.policy.size * inst.weight
+  for (let k = 0; k < group.length; k++) used += group[k].policy.size * group[k].weight
   const excess = used - settings.quotaUnits
   if (excess <= 0) return
   if (settings.mode !== 1) {
@@ -528,7 +530,7 @@ export function evictIfNeeded(
       if (out.length === 0) break
       total += out.length * writer.weight
       if (evicted === undefined) evicted = out
-      else for (const b of out) evicted.push(b)
+      else for (let k = 0; k < out.length; k++) evicted.push(out[k])
     }
     if (evicted !== undefined) {
       writer.evictions += evicted.length

@@ -336,7 +336,8 @@ export class Replayer {
 
   private cachedAll(): number {
     let n = 0
-    for (const i of this.ordered) n += i.engine.policy.size
+    const all = this.ordered
+    for (let k = 0; k < all.length; k++) n += all[k].engine.policy.size
     return n
   }
 
@@ -389,7 +390,8 @@ export class Replayer {
     c.write_blocks += keys.length
     c.newly_inserted_blocks += inserted
     inst.accWrite += keys.length
-    for (const m of inst.group.members) m.counters.evictions = m.engine.evictions
+    const members = inst.group.members
+    for (let k = 0; k < members.length; k++) members[k].counters.evictions = members[k].engine.evictions
   }
 
   /** Finishes buffered CSV rows once replay moves past their timestamp (AccWriteBlocks is then known). */
