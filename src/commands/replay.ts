@@ -105,7 +105,15 @@ undecodable args) are counted, not failed.`
     // per-record lines, chunked unless a terminal shows them; warnings keep their place among the progress lines
     const progressText = new ChunkedText((c) => process.stderr.write(c), process.stderr.isTTY)
     let replaying = false
-    const verboseText = new ChunkedText((c) => process.stdout.write(c), process.stdout.isTTY)
+    // stdout closed early (`lmt replay … --verbose | head`): the per-record lines stop, the replay and its files go on
+    let stdoutClosed = false
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') stdoutClosed = true
+      else throw err
+    })
+    const verboseText = new ChunkedText((c) => {
+      if (!stdoutClosed) process.stdout.write(c)
+    }, process.stdout.isTTY)
     const warn = (code: string, key: string, message: string): void => {
       const k = `${code}\u0000${key}`
       const n = (warnings.get(k) ?? 0) + 1
@@ -277,7 +285,7 @@ undecodable args) are counted, not failed.`
           progress || flags.verbose || jsonlFd !== undefined
             ? (o) => {
                 if (progress) progressText.add(progressLine(o, total) + '\n')
-                if (flags.verbose) verboseText.add(verboseLine(o, total) + '\n')
+                if (flags.verbose && !stdoutClosed) verboseText.add(verboseLine(o, total) + '\n')
                 jsonlText?.add(jsonlLine(o))
               }
             : undefined,

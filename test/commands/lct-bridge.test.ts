@@ -1,10 +1,10 @@
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parseJson} from '../../src/jsonl/parse.js'
 import {chunkHashOf, keyOfObjectKey, parseKvLayout} from '../../src/convert/lct-bridge.js'
 import {ObjectKey} from '../../src/lct/values.js'
-import {FIXTURES, lmt, ROOT, tempDir} from '../helpers/cli.js'
+import {FIXTURES, lmt, ROOT, spawnLmt, tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -150,6 +150,30 @@ describe('Get+Write JSONL → .lct → Get+Write JSONL', () => {
       ])
     }
   })
+})
+
+describe('replay --verbose into a pipe closed early (`| head`)', () => {
+  it('stops printing, finishes the replay and writes its files, exit 0', async () => {
+    const out = join(tmp.dir, 'epipe')
+    const child = spawnLmt([
+      'replay',
+      lctPath,
+      '--config-from-header',
+      '--verbose',
+      '-q',
+      '--output-dir',
+      out,
+    ])
+    let first = ''
+    child.stdout.once('data', (d: Buffer) => {
+      first = d.toString()
+      child.stdout.destroy() // the reader goes away after its first chunk, as `head` does
+    })
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+    expect(first).toMatch(/^ {2}\[1\/\d+\] {2}OK /)
+    expect(code).toBe(0)
+    expect(existsSync(join(out, 'trace_replay_ops.csv'))).toBe(true)
+  }, 60_000)
 })
 
 describe('key mapping', () => {
