@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {lmtError} from '../errors.js'
-import {pythonStrip} from '../jsonl/trim.js'
+import {pythonStrip, withoutBom} from '../jsonl/trim.js'
 
 const SIZE_TEXT = /^[+-]?[0-9]+(?:_[0-9]+)*$/
 
@@ -65,7 +65,7 @@ export function loadConverterConfig(
     }
     let parsed: unknown
     try {
-      parsed = JSON.parse(text)
+      parsed = JSON.parse(withoutBom(text))
     } catch (err) {
       throw lmtError('BAD_CONFIG', `${file}: ${(err as Error).message}`)
     }

@@ -36,3 +36,8 @@ export function parsePythonIntText(text: string): bigint | undefined {
   if (!PY_INT_TEXT.test(t)) return undefined
   return BigInt(t.replace(/_/g, ''))
 }
+
+/** The text without a leading UTF-8 byte order mark (editors on Windows write one into JSON files). */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}

@@ -1,6 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
 import {lmtError} from '../errors.js'
+import {withoutBom} from '../jsonl/trim.js'
 import {validatorFor} from '../schemas.js'
 import {fileStem} from '../convert/settings.js'
 
@@ -138,7 +139,7 @@ export function readConfigFile(path: string): {raw: Json; dir: string} {
   }
   let raw: unknown
   try {
-    raw = JSON.parse(text)
+    raw = JSON.parse(withoutBom(text))
   } catch (err) {
     throw lmtError('SIM_CONFIG_READ', `configuration ${path} is not valid JSON: ${(err as Error).message}`)
   }

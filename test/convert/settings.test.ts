@@ -57,6 +57,8 @@ describe('converter config', () => {
     expect(JSON.stringify(loadConverterConfig(file, '{"b":2,"c":null}'))).toBe('{"a":1,"b":2,"c":null}')
     expect(loadConverterConfig(undefined, '')).toEqual({})
     expect(loadConverterConfig(undefined, undefined)).toBeUndefined()
+    writeFileSync(file, '\ufeff{"a": 2}') // a UTF-8 BOM (Windows editors) is skipped
+    expect(loadConverterConfig(file, undefined)).toEqual({a: 2})
     writeFileSync(file, '[1]')
     expect(() => loadConverterConfig(file, undefined)).toThrow(/^invalid converter config: /)
     expect(() => loadConverterConfig(join(tmp.dir, 'missing.json'), undefined)).toThrow(

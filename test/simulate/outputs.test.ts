@@ -273,6 +273,14 @@ describe('configuration (T1)', () => {
     ],
   })
 
+  it('reads a configuration written with a UTF-8 BOM', async () => {
+    const p = join(tmp.dir, 'bom.json')
+    writeFileSync(p, '\ufeff' + JSON.stringify(base()))
+    const r = await lmt(['simulate', p, '--json', '--no-plots'])
+    expect(r.exitCode).toBe(0)
+    expect(JSON.parse(r.stdout).trace.rows_by_type.get).toBe(200)
+  })
+
   it('reports defaults, unknown and ignored keys as notices', async () => {
     const cfg = {...base(), mamba_state: {}, whatever: 1}
     const r = await lmt(['simulate', write('c1.json', cfg), '--json', '--no-plots'])
