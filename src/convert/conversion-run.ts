@@ -5,7 +5,7 @@ import {isLmtError, LmtError, lmtError} from '../errors.js'
 import {JsonSerializeError, serializeJson} from '../jsonl/serialize.js'
 import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
 import {LineReader} from '../jsonl/line-reader.js'
-import {encodeRecordLine} from '../jsonl/record-encoder.js'
+import {deferredRecordSize, encodeRecordLine} from '../jsonl/record-encoder.js'
 import {InputAccounting} from './input-accounting.js'
 import {LineArena, type StoredLine} from './line-arena.js'
 import {GetRecord, WriteRecord} from './records.js'
@@ -38,6 +38,8 @@ export interface ConvertRequest {
 interface TraceSink {
   /** Takes one encoded trace line; true when the caller should await settle() before the next. */
   accept(ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean
+  /** Takes a record to be encoded when it is written (`size`: see deferredRecordSize); like accept. */
+  acceptRecord(record: GetRecord | WriteRecord, size: number): boolean
   settle(): Promise<void>
 }
 
@@ -165,8 +167,7 @@ export class ConversionRun {
           onBytes: (bytes) => this.progress(bytes),
         })
         const traceCounts = counts()
-        const accept = (ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean => {
-          sorter.push(ts, line)
+        const count = (type: string, instanceId: unknown): boolean => {
           traceCounts.total++
           traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
           if (typeof instanceId === 'string')
@@ -174,7 +175,15 @@ export class ConversionRun {
           if ((++this.tracesSoFar & 0x3fff) === 0) this.checkAbort()
           return sorter.backlogged
         }
-        const sink: TraceSink = {accept, settle: () => sorter.settle()}
+        const accept = (ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean => {
+          sorter.push(ts, line)
+          return count(type, instanceId)
+        }
+        const acceptRecord = (record: GetRecord | WriteRecord, size: number): boolean => {
+          sorter.pushRecord(record.timestamp_ns, record, size)
+          return count(record.type, record.instance_id)
+        }
+        const sink: TraceSink = {accept, acceptRecord, settle: () => sorter.settle()}
         try {
           if (typeof converter.convertToTraceJsonl === 'function')
             await this.viaJsonl(converter, className, path, ctx, sink)
@@ -282,13 +291,16 @@ export class ConversionRun {
       ctx,
     )
     const take = (trace: unknown): boolean => {
-      if (trace instanceof GetRecord || trace instanceof WriteRecord)
+      if (trace instanceof GetRecord || trace instanceof WriteRecord) {
+        const size = deferredRecordSize(trace)
+        if (size !== undefined) return sink.acceptRecord(trace, size)
         return sink.accept(
           trace.timestamp_ns,
           trace.type,
           trace.instance_id,
           encodeRecordLine(trace, this.arena),
         )
+      }
       const info = inspectTrace(trace, className)
       return sink.accept(
         info.ts,

@@ -72,6 +72,10 @@ export class InputAccounting implements InputContext {
   }
 
   lines(): AsyncIterable<InputLine> {
+    return this.openReader().lines()
+  }
+
+  private openReader(): LineReader {
     const reader = new LineReader(this.path, {
       invalidUtf8: (lineNo, preview) =>
         this.skip({lineNo, text: preview}, 'invalid_utf8', 'line is not valid UTF-8'),
@@ -80,7 +84,7 @@ export class InputAccounting implements InputContext {
       progress: (bytes) => this.hooks.onBytes?.(bytes),
     })
     this.reader = reader
-    return reader.lines()
+    return reader
   }
 
   mapLines<R>(spec: LineMapperSpec): AsyncIterable<MappedLine<R>> {
@@ -90,7 +94,7 @@ export class InputAccounting implements InputContext {
     } catch {
       // the reader reports the problem
     }
-    return mapLines<R>(this.lines(), spec, size)
+    return mapLines<R>(this.openReader().batches(), spec, size)
   }
 
   skip(line: InputLine, code: string, message: string): void {

@@ -19,12 +19,12 @@ function moduleUrl(spec: LineMapperSpec): string {
 
 /** Runs the mapper on the main thread (small inputs, tests, one worker requested). */
 async function* mapInline<R>(
-  lines: AsyncIterable<InputLine>,
+  batches: AsyncIterable<readonly InputLine[]>,
   spec: LineMapperSpec,
 ): AsyncGenerator<MappedLine<R>> {
   const mod = (await import(moduleUrl(spec))) as LineMapperModule<R>
   const map: LineMapFunction<R> = await mod.createLineMapper(spec.config)
-  for await (const line of lines) yield {line, result: await map(line)}
+  for await (const lines of batches) for (const line of lines) yield {line, result: await map(line)}
 }
 
 /**
@@ -32,7 +32,7 @@ async function* mapInline<R>(
  * batches in flight (memory stays bounded however large the input).
  */
 async function* mapOnWorkers<R>(
-  lines: AsyncIterable<InputLine>,
+  batches: AsyncIterable<readonly InputLine[]>,
   spec: LineMapperSpec,
   count: number,
 ): AsyncGenerator<MappedLine<R>> {
@@ -84,16 +84,18 @@ async function* mapOnWorkers<R>(
       batch = []
     }
     const maxQueue = IN_FLIGHT_PER_WORKER * workers.length
-    for await (const line of lines) {
-      batch.push(line)
-      if (batch.length < BATCH_LINES) continue
-      send()
-      while (queue.length >= maxQueue) {
-        const head = queue.shift() as Pending
-        const results = await head.promise
-        for (let i = 0; i < head.lines.length; i++) yield {line: head.lines[i], result: results[i] as R}
+    for await (const lines of batches) {
+      for (let k = 0; k < lines.length; k++) {
+        batch.push(lines[k])
+        if (batch.length < BATCH_LINES) continue
+        send()
+        while (queue.length >= maxQueue) {
+          const head = queue.shift() as Pending
+          const results = await head.promise
+          for (let i = 0; i < head.lines.length; i++) yield {line: head.lines[i], result: results[i] as R}
+        }
+        if (failure) throw failure
       }
-      if (failure) throw failure
     }
     if (batch.length > 0) send()
     while (queue.length > 0) {
@@ -106,14 +108,17 @@ async function* mapOnWorkers<R>(
   }
 }
 
-/** Maps an input's lines with `spec`, inline or on worker threads (see {@link LineMapperSpec}). */
+/**
+ * Maps an input's lines, given in batches as the reader read them, with `spec`, inline or on worker threads (see
+ * {@link LineMapperSpec}); results come one line at a time.
+ */
 export function mapLines<R>(
-  lines: AsyncIterable<InputLine>,
+  batches: AsyncIterable<readonly InputLine[]>,
   spec: LineMapperSpec,
   inputBytes: number,
 ): AsyncIterable<MappedLine<R>> {
   const workers = spec.workers ?? 1
   // worker start-up (~50 ms each) only pays off on inputs of a few MB
-  if (workers < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20)) return mapInline<R>(lines, spec)
-  return mapOnWorkers<R>(lines, spec, workers)
+  if (workers < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20)) return mapInline<R>(batches, spec)
+  return mapOnWorkers<R>(batches, spec, workers)
 }

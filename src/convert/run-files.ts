@@ -35,6 +35,21 @@ export class BufferedWriter {
     this.used += this.buf.write(text, this.used, 'utf8')
   }
 
+  /** Appends ASCII-only text (digits, punctuation, field names); short pieces by a loop, not a runtime call. */
+  ascii(s: string): void {
+    const n = s.length
+    if (n > 48 || this.used + n > this.buf.length) return this.write(s)
+    const buf = this.buf
+    let p = this.used
+    for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i)
+    this.used = p
+  }
+
+  /** Appends any text (UTF-8). */
+  text(s: string): void {
+    this.write(s)
+  }
+
   /** Appends bytes (copied into the buffer, or queued as they are when large). */
   bytes(bytes: Buffer): void {
     if (this.used + bytes.length > this.buf.length) {

@@ -1,14 +1,23 @@
 import {join} from 'node:path'
+import {encodeRecordInto} from '../jsonl/record-encoder.js'
 import type {StoredLine} from './line-arena.js'
+import type {GetRecord, WriteRecord} from './records.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 
 interface Item {
   ts: bigint
-  /** the encoded line, newline included */
-  line: StoredLine
+  /** the encoded line, newline included; or null when the item is a record encoded as it is written */
+  line: StoredLine | null
+  record: GetRecord | WriteRecord | null
+  /** bytes of the line (about, for a record) */
+  size: number
 }
 
-const sizeOf = (l: StoredLine): number => l.end - l.start
+/** Writes an item's line: a stored line is copied, a record is encoded straight into the writer. */
+function writeItem(w: BufferedWriter, item: Item): void {
+  if (item.line !== null) w.range(item.line.slab, item.line.start, item.line.end)
+  else encodeRecordInto(item.record as GetRecord | WriteRecord, w)
+}
 
 export interface TraceSorterOptions {
   /** Private temporary directory for runs. */
@@ -69,14 +78,26 @@ export class TraceSorter {
   }
 
   push(ts: bigint, line: StoredLine): void {
+    this.pushItem({ts, line, record: null, size: line.end - line.start})
+  }
+
+  /**
+   * Takes a record whose line is encoded only when it is written (see deferredRecordSize): one copy of its bytes
+   * fewer, and no arena space held while it waits in the window.
+   */
+  pushRecord(ts: bigint, record: GetRecord | WriteRecord, size: number): void {
+    this.pushItem({ts, line: null, record, size})
+  }
+
+  private pushItem(item: Item): void {
+    const ts = item.ts
     this.count++
-    if (this.spilling) return this.pushChunk({ts, line})
+    if (this.spilling) return this.pushChunk(item)
     if (this.lastWritten !== undefined && ts < this.lastWritten) {
       this.startSpilling()
-      return this.pushChunk({ts, line})
+      return this.pushChunk(item)
     }
     const w = this.window
-    const item = {ts, line}
     if (w.length === this.head || ts >= w[w.length - 1].ts) w.push(item)
     else {
       // upper bound: after every item with an equal timestamp (emission order)
@@ -89,11 +110,11 @@ export class TraceSorter {
       }
       w.splice(lo, 0, item)
     }
-    this.windowText += sizeOf(line)
+    this.windowText += item.size
     while (w.length - this.head > this.windowSize || this.windowText > this.windowChars) {
       const oldest = w[this.head]
       this.writeFirst(oldest)
-      this.windowText -= sizeOf(oldest.line)
+      this.windowText -= oldest.size
       w[this.head++] = undefined as unknown as Item
       if (this.head >= 4096 && this.head * 2 >= w.length) {
         w.splice(0, this.head)
@@ -135,7 +156,7 @@ export class TraceSorter {
   private writeFirst(item: Item): void {
     const w = this.first as BufferedWriter
     if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
-    w.range(item.line.slab, item.line.start, item.line.end)
+    writeItem(w, item)
     this.firstRun.count++
     this.lastWritten = item.ts
   }
@@ -155,7 +176,7 @@ export class TraceSorter {
 
   private pushChunk(item: Item): void {
     this.chunk.push(item)
-    this.chunkSize += sizeOf(item.line) + 24
+    this.chunkSize += item.size + 24
     if (this.chunkSize >= this.chunkChars) this.spillChunk()
   }
 
@@ -169,7 +190,7 @@ export class TraceSorter {
     const w = new BufferedWriter(run.path)
     for (const item of this.chunk) {
       w.write(`${item.ts}\t`)
-      w.range(item.line.slab, item.line.start, item.line.end)
+      writeItem(w, item)
     }
     this.pendingCloses.push(w.close())
     run.count = this.chunk.length

@@ -55,8 +55,79 @@ function putVar(out: Uint8Array, pos: number, v: number): number {
   return pos + digits
 }
 
-/** Writes the unsigned 64-bit value hi·2^32 + lo in decimal at `pos`; returns the new position. */
+/** Four ASCII digits of i (0 ≤ i < 10^4, zero-padded) packed little-endian, for one 4-byte store. */
+const DIGITS4 = new Uint32Array(10000)
+/** How many digits i has (1–4). */
+const WIDTH4 = new Uint8Array(10000)
+for (let i = 0; i < 10000; i++) {
+  const s = String(i).padStart(4, '0')
+  DIGITS4[i] = s.charCodeAt(0) | (s.charCodeAt(1) << 8) | (s.charCodeAt(2) << 16) | (s.charCodeAt(3) << 24)
+  WIDTH4[i] = i >= 1000 ? 4 : i >= 100 ? 3 : i >= 10 ? 2 : 1
+}
+
+/** Room a fast write may touch after pos: 20 characters and the spare bytes of a 4-byte store. */
+const FAST_ROOM = 24
+
+// one DataView for the buffer written last: the hot callers write many numbers into one buffer
+let viewTarget: Uint8Array | undefined
+let view: DataView = new DataView(new ArrayBuffer(0))
+function viewOf(out: Uint8Array): DataView {
+  if (out !== viewTarget) {
+    view = new DataView(out.buffer, out.byteOffset, out.byteLength)
+    viewTarget = out
+  }
+  return view
+}
+
+/** v (< 10^4) without leading zeros; the store may touch up to 3 bytes after the digits (overwritten later). */
+function put4Lead(dv: DataView, pos: number, v: number): number {
+  const n = WIDTH4[v]
+  dv.setUint32(pos, DIGITS4[v] >>> (8 * (4 - n)), true)
+  return pos + n
+}
+
+/** v (< 10^8) as exactly 8 digits. */
+function put8(dv: DataView, pos: number, v: number): number {
+  const a = (v / 10000) | 0
+  dv.setUint32(pos, DIGITS4[a], true)
+  dv.setUint32(pos + 4, DIGITS4[v - a * 10000], true)
+  return pos + 8
+}
+
+/** v (< 10^8) without leading zeros. */
+function put8Lead(dv: DataView, pos: number, v: number): number {
+  if (v < 10000) return put4Lead(dv, pos, v)
+  const a = (v / 10000) | 0
+  pos = put4Lead(dv, pos, a)
+  dv.setUint32(pos, DIGITS4[v - a * 10000], true)
+  return pos + 4
+}
+
+/**
+ * Writes the unsigned 64-bit value hi·2^32 + lo in decimal at `pos`; returns the new position. Digits go four at
+ * a time (one table load, one store); the bytes after the returned position, up to 3, may be overwritten.
+ */
 export function putUint64(out: Uint8Array, pos: number, hi: number, lo: number): number {
+  if (pos + FAST_ROOM > out.length) return putUint64Bytes(out, pos, hi, lo)
+  const dv = viewOf(out)
+  // base-10^8 limbs from 16-bit pieces of hi, each step exact below 2^53:
+  // 2^32 = 42·10^8 + 94967296, 2^48 = 2814749·10^8 + 76710656
+  const h1 = hi >>> 16
+  const h0 = hi & 0xffff
+  let low = lo + h0 * 94967296 + h1 * 76710656
+  let mid = h0 * 42 + h1 * 2814749
+  let carry = Math.floor(low / 1e8)
+  low -= carry * 1e8
+  mid += carry
+  carry = Math.floor(mid / 1e8) // the top limb, < 1845
+  mid -= carry * 1e8
+  if (carry > 0) return put8(dv, put8(dv, put4Lead(dv, pos, carry), mid), low)
+  if (mid > 0) return put8(dv, put8Lead(dv, pos, mid), low)
+  return put8Lead(dv, pos, low)
+}
+
+/** {@link putUint64} one byte at a time: near the end of `out`, where 4-byte stores would not fit. */
+function putUint64Bytes(out: Uint8Array, pos: number, hi: number, lo: number): number {
   // 24-bit limbs a + b·2^24 + c·2^48, re-based to 10^7 digits (2^24 = 1·10^7 + 6777216, 2^48 = 2·10^14 + 8147497·10^7 + 6710656)
   const a = lo & 0xffffff
   const b = ((lo >>> 24) | ((hi & 0xffff) << 8)) >>> 0

@@ -94,6 +94,11 @@ export class LineReader {
   }
 
   async *lines(): AsyncGenerator<InputLine> {
+    for await (const batch of this.batches()) for (let i = 0; i < batch.length; i++) yield batch[i]
+  }
+
+  /** The lines in the batches they were read in (one per chunk read; never empty): one resumption per batch. */
+  async *batches(): AsyncGenerator<InputLine[]> {
     const stream =
       typeof this.source === 'string' ? createReadStream(this.source, {highWaterMark: CHUNK}) : this.source
     let carry: Buffer | undefined
@@ -105,7 +110,7 @@ export class LineReader {
     // the skipped line ended with CR at the end of a piece: an LF starting the next piece belongs to it
     let afterCr = false
     let atStart = true
-    const out: InputLine[] = []
+    let out: InputLine[] = []
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       this.bytesRead += chunk.length
       let piece = chunk
@@ -175,16 +180,17 @@ export class LineReader {
         carry = undefined
       }
       this.events.progress?.(this.bytesRead)
-      for (let i = 0; i < out.length; i++) yield out[i]
-      out.length = 0
+      if (out.length > 0) {
+        yield out
+        out = []
+      }
     }
     if (skipping) this.skipTooLong(skipping.first, 0, skipping.first.length, skipping.bytes)
     else if (pending.length > 0) carry = Buffer.concat([carry as Buffer, ...pending])
     if (carry && carry.length > 0) {
       if (atStart && carry[0] === 0xef && carry[1] === 0xbb && carry[2] === 0xbf) carry = carry.subarray(3)
       this.split(carry, out) // the unterminated tail at end of file is a line too
-      for (let i = 0; i < out.length; i++) yield out[i]
-      out.length = 0
+      if (out.length > 0) yield out
     }
     this.events.progress?.(this.bytesRead)
   }

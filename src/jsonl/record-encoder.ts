@@ -1,7 +1,15 @@
 import {KeyList} from '../hash/key-list.js'
 import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../convert/records.js'
 import {serializeJson, serializeString} from './serialize.js'
-import type {LineArena, LineSlot, StoredLine} from '../convert/line-arena.js'
+import type {LineArena, StoredLine} from '../convert/line-arena.js'
+
+/** Where an encoded line goes: a slot of the line arena, or an output file's buffer. */
+export interface ByteSink {
+  bytes(b: Buffer): void
+  /** ASCII-only text */
+  ascii(s: string): void
+  text(s: string): void
+}
 
 /** Byte pieces of one instance id, cached: most runs have a handful of instances. */
 interface InstancePieces {
@@ -32,7 +40,7 @@ function piecesOf(id: string): InstancePieces {
 }
 
 /** Appends JSON values as text: KeyList keys as their ready-made bytes, anything else serialized. */
-function json(b: LineSlot, value: unknown): void {
+function json(b: ByteSink, value: unknown): void {
   if (value instanceof KeyList) b.bytes(value.toJsonBytes())
   else b.text(serializeJson(value))
 }
@@ -44,6 +52,32 @@ function json(b: LineSlot, value: unknown): void {
  */
 export function encodeRecordLine(record: GetRecord | WriteRecord, arena: LineArena): StoredLine {
   const b = arena.begin()
+  encodeRecordInto(record, b)
+  return b.end()
+}
+
+/**
+ * The length a record's line will about have when it can be encoded later at the same cost as now — a write, or a
+ * get with the default tail, whose keys are a KeyList (immutable, its text ready) — else undefined. Records are
+ * frozen, so a line encoded later equals one encoded now; the sorter then holds the record, not a copy of its bytes.
+ */
+export function deferredRecordSize(record: GetRecord | WriteRecord): number | undefined {
+  if (!(record.keys instanceof KeyList)) return undefined
+  if (
+    record instanceof GetRecord &&
+    !(
+      record.query_type === 'prefix_match' &&
+      record.block_mask === NO_BLOCK_MASK &&
+      record.sw_size === 0 &&
+      record.location_spec_names === NO_LOCATION_SPEC_NAMES
+    )
+  )
+    return undefined
+  return record.keys.toJsonBytes().length + 2 * record.instance_id.length + 200
+}
+
+/** Writes one record's line (with its newline) to `b`: {@link encodeRecordLine}'s bytes. */
+export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): void {
   const pieces = piecesOf(record.instance_id)
   const ts = record.timestamp_ns.toString()
   b.bytes(record instanceof GetRecord ? pieces.get : pieces.write)
@@ -54,7 +88,7 @@ export function encodeRecordLine(record: GetRecord | WriteRecord, arena: LineAre
   json(b, record.keys)
   if (record instanceof WriteRecord) {
     b.ascii('}\n')
-    return b.end()
+    return
   }
   b.bytes(INPUT_LEN)
   b.ascii(record.input_len.toString())
@@ -65,7 +99,7 @@ export function encodeRecordLine(record: GetRecord | WriteRecord, arena: LineAre
     record.location_spec_names === NO_LOCATION_SPEC_NAMES
   ) {
     b.bytes(DEFAULT_GET_TAIL) // the usual get: one copy for the rest of the line
-    return b.end()
+    return
   }
   b.ascii(', "query_type": ')
   if (record.query_type === 'prefix_match') b.ascii('"prefix_match"')
@@ -80,5 +114,4 @@ export function encodeRecordLine(record: GetRecord | WriteRecord, arena: LineAre
   if (record.location_spec_names === NO_LOCATION_SPEC_NAMES) b.ascii('[]')
   else json(b, record.location_spec_names)
   b.ascii('}\n')
-  return b.end()
 }

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {KeyList} from '../../src/hash/key-list.js'
 import {hashInt64, prefixHash, tokensToBlockIds} from '../../src/hash/prefix-hash.js'
-import {formatInt64, formatUint64} from '../../src/jsonl/int64-format.js'
+import {formatInt64, formatUint64, putInt64} from '../../src/jsonl/int64-format.js'
 
 describe('prefix hash golden vectors (spec convert.md §7)', () => {
   it('chains over ids', () => {
@@ -104,6 +104,9 @@ describe('int64 decimal formatting', () => {
       10n ** 14n,
       10n ** 14n - 1n,
       123456789012345678n,
+      ...[4n, 8n, 12n, 16n, 18n].flatMap((e) => [10n ** e - 1n, 10n ** e, 10n ** e + 1n]),
+      2n ** 48n - 1n,
+      2n ** 48n,
     ]
     let s = 99n
     for (let i = 0; i < 20000; i++) {
@@ -117,6 +120,19 @@ describe('int64 decimal formatting', () => {
       const lo = Number(u & 0xffffffffn)
       expect(formatInt64(hi, lo)).toBe(v.toString())
       expect(formatUint64(hi, lo)).toBe(u.toString())
+    }
+  })
+
+  it('writes exactly up to the end of a buffer (no room for 4-byte stores there)', () => {
+    for (const v of [0n, 7n, 12345n, 10n ** 8n, 2n ** 63n - 1n, -(2n ** 63n), -12345n]) {
+      const text = v.toString()
+      const u = BigInt.asUintN(64, v)
+      const out = new Uint8Array(text.length + 1)
+      out.fill(0x7e)
+      const end = putInt64(out, 1, Number(u >> 32n), Number(u & 0xffffffffn))
+      expect(end).toBe(text.length + 1)
+      expect(Buffer.from(out.subarray(1)).toString()).toBe(text)
+      expect(out[0]).toBe(0x7e) // nothing before pos is touched
     }
   })
 })
