@@ -187,21 +187,67 @@ export class HalvesList {
   length = 0
 
   push(hi: number, lo: number): void {
-    if (this.length === this.hi.length) {
-      const h = new Uint32Array(this.length * 2)
-      const l = new Uint32Array(this.length * 2)
-      h.set(this.hi)
-      l.set(this.lo)
-      this.hi = h
-      this.lo = l
-    }
+    if (this.length === this.hi.length) this.grow()
     this.hi[this.length] = hi
     this.lo[this.length] = lo
     this.length++
   }
+
+  /** Doubles the capacity, keeping the first `length` values. */
+  grow(): void {
+    const h = new Uint32Array(this.hi.length * 2)
+    const l = new Uint32Array(this.hi.length * 2)
+    h.set(this.hi.subarray(0, this.length))
+    l.set(this.lo.subarray(0, this.length))
+    this.hi = h
+    this.lo = l
+  }
 }
 
 const scratchInteger = new IntegerHalves()
+
+/**
+ * The common array of {@link integerArray}: non-negative literals of at most 15 digits (exact as doubles)
+ * separated by `,` and spaces, from p (its first element). Returns the end position, or -2 when anything else is
+ * met: the general path then reads the array (and decides whether it is valid); `out` is left as garbage.
+ */
+function smallIntegers(s: string, p: number, out: HalvesList): number {
+  let n = 0
+  let hi = out.hi
+  let lo = out.lo
+  for (;;) {
+    let c = s.charCodeAt(p)
+    if (!(c >= 0x30 && c <= 0x39)) return -2
+    const start = p
+    let v = c - 0x30
+    c = s.charCodeAt(++p)
+    if (v === 0 && c >= 0x30 && c <= 0x39) return -2 // a leading zero: the general path refuses it
+    while (c >= 0x30 && c <= 0x39) {
+      v = v * 10 + (c - 0x30)
+      c = s.charCodeAt(++p)
+    }
+    if (p - start > 15 || c === 0x2e || c === 0x65 || c === 0x45) return -2
+    if (n === hi.length) {
+      out.length = n
+      out.grow()
+      hi = out.hi
+      lo = out.lo
+    }
+    const low = v >>> 0 // v mod 2^32
+    lo[n] = low
+    hi[n] = (v - low) / TWO32
+    n++
+    while (c === 0x20) c = s.charCodeAt(++p)
+    if (c === 0x2c) {
+      c = s.charCodeAt(++p)
+      while (c === 0x20) c = s.charCodeAt(++p)
+      continue
+    }
+    if (c !== 0x5d) return -2
+    out.length = n
+    return p + 1
+  }
+}
 
 /**
  * An array of integer literals at p (its `[`), each taken modulo 2^64 into `out` (cleared first); `accept`, when
@@ -217,6 +263,12 @@ export function integerArray(
   out.length = 0
   p = skipWs(s, p + 1)
   if (s.charCodeAt(p) === 0x5d) return p + 1
+  if (accept === undefined) {
+    // ids, token ids: small non-negative integers, one tight loop (a tenth of the general path's cost)
+    const end = smallIntegers(s, p, out)
+    if (end !== -2) return end
+    out.length = 0
+  }
   for (;;) {
     p = integerHalves(s, p, int)
     if (p < 0 || (accept !== undefined && !accept(int, s))) return -1
