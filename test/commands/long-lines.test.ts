@@ -19,6 +19,10 @@ beforeAll(() => {
 })
 afterAll(() => tmp.cleanup())
 
+/** `lmt simulate` in the quick form over `trace` with 10 blocks, outputs in `out`. */
+const simulate = (trace: string, out: string, ...extra: string[]) =>
+  lmt(['simulate', '--trace', trace, '--capacity-blocks', '10', '-o', out, ...extra])
+
 describe('lines over the length limit', () => {
   it('convert skips such a line with a warning and counts it; the good rows convert', async () => {
     const out = join(tmp.dir, 'out.jsonl')
@@ -39,29 +43,12 @@ describe('lines over the length limit', () => {
     const good = '{"type": "get", "instance_id": "i", "timestamp_ns": 5, "keys": [1], "input_len": 16}\n'
     writeFileSync(trace, readFileSync(noBreaks).subarray(0, MAX_LINE_BYTES + 10))
     writeFileSync(trace, '\n' + good, {flag: 'a'})
-    const failed = await lmt([
-      'simulate',
-      '--trace',
-      trace,
-      '--capacity-blocks',
-      '10',
-      '-o',
-      join(tmp.dir, 's1'),
-    ])
+    const failed = await simulate(trace, join(tmp.dir, 's1'))
     expect(failed.exitCode).toBe(1)
     expect(failed.stderr).toContain('trace.jsonl:1: the line is')
     expect(failed.stderr).toContain('[V1]')
     const out = join(tmp.dir, 's2')
-    const skipped = await lmt([
-      'simulate',
-      '--trace',
-      trace,
-      '--capacity-blocks',
-      '10',
-      '-o',
-      out,
-      '--skip-invalid',
-    ])
+    const skipped = await simulate(trace, out, '--skip-invalid')
     expect(skipped.exitCode).toBe(0)
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))
     expect(summary.trace.skipped.invalid).toEqual({V1: 1})
@@ -77,16 +64,7 @@ describe('a trace without a row to replay (quick form)', () => {
     const trace = join(tmp.dir, `t-${text.length}.jsonl`)
     writeFileSync(trace, text)
     const out = join(tmp.dir, `o-${text.length}`)
-    const r = await lmt([
-      'simulate',
-      '--trace',
-      trace,
-      '--capacity-blocks',
-      '10',
-      '-o',
-      out,
-      '--skip-invalid',
-    ])
+    const r = await simulate(trace, out, '--skip-invalid')
     expect(r.exitCode).toBe(0)
     expect(r.stderr).toContain('no row was replayed')
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))

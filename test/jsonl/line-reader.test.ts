@@ -16,6 +16,43 @@ async function readAll(
   return {lines, reader, invalid}
 }
 
+/** xorshift32 from `seed`: an integer in [0, n) per call. */
+function xorshift(seed: number): (n: number) => number {
+  return (n) => {
+    seed ^= seed << 13
+    seed ^= seed >>> 17
+    seed ^= seed << 5
+    return (seed >>> 0) % n
+  }
+}
+
+/**
+ * The reference: `bytes` split at universal newlines one line at a time; lines longer than `limit` bytes are
+ * too long (with their length and the preview of their first 512 bytes), lines holding `bad` are invalid UTF-8.
+ */
+function referenceSplit(bytes: Buffer, bad: number, limit = Infinity) {
+  const lines: InputLine[] = []
+  const invalid: number[] = []
+  const tooLong: Array<[number, number, string]> = []
+  let lineNo = 0
+  let start = 0
+  for (let i = 0; i <= bytes.length; i++) {
+    const atEnd = i === bytes.length
+    if (!atEnd && bytes[i] !== 0x0a && bytes[i] !== 0x0d) continue
+    if (atEnd && start === bytes.length) break
+    const lineBytes = bytes.subarray(start, i)
+    lineNo++
+    const text = lineBytes.toString('utf8').trim()
+    if (lineBytes.length > limit)
+      tooLong.push([lineNo, lineBytes.length, lineBytes.subarray(0, 512).toString('utf8').trim()])
+    else if (lineBytes.includes(bad)) invalid.push(lineNo)
+    else if (text.length > 0) lines.push({lineNo, text})
+    if (!atEnd && bytes[i] === 0x0d && bytes[i + 1] === 0x0a) i++
+    start = i + 1
+  }
+  return {lines, invalid, tooLong, lineCount: lineNo}
+}
+
 describe('LineReader', () => {
   it.each([1, 2, 3, 7, 64])('splits universal newlines with %i-byte pieces', async (piece) => {
     const {lines, reader} = await readAll(Buffer.from('a\nb\r\nc\rd\r\r\ne\n\n  f  \n\u00a0\ng'), piece)
@@ -62,13 +99,7 @@ describe('LineReader', () => {
   })
 
   it('matches a reference splitter on large random inputs (decode pieces, CRLF and long lines across them)', async () => {
-    let seed = 0x2545f491
-    const rand = (n: number): number => {
-      seed ^= seed << 13
-      seed ^= seed >>> 17
-      seed ^= seed << 5
-      return (seed >>> 0) % n
-    }
+    const rand = xorshift(0x2545f491)
     const terminators = ['\n', '\r\n', '\r']
     for (let round = 0; round < 6; round++) {
       const parts: Buffer[] = []
@@ -84,39 +115,17 @@ describe('LineReader', () => {
       }
       if (round % 2 === 1) parts.push(Buffer.from('tail')) // unterminated last line
       const bytes = Buffer.concat(parts)
-      // reference: split the bytes at universal newlines, one line at a time
-      const want: InputLine[] = []
-      const wantInvalid: number[] = []
-      let lineNo = 0
-      let start = 0
-      for (let i = 0; i <= bytes.length; i++) {
-        const atEnd = i === bytes.length
-        if (!atEnd && bytes[i] !== 0x0a && bytes[i] !== 0x0d) continue
-        if (atEnd && start === bytes.length) break
-        const lineBytes = bytes.subarray(start, i)
-        lineNo++
-        const text = lineBytes.toString('utf8').trim()
-        if (lineBytes.includes(0xff)) wantInvalid.push(lineNo)
-        else if (text.length > 0) want.push({lineNo, text})
-        if (!atEnd && bytes[i] === 0x0d && bytes[i + 1] === 0x0a) i++
-        start = i + 1
-      }
+      const want = referenceSplit(bytes, 0xff)
       const {lines, invalid, reader} = await readAll(bytes, 100_000 + rand(2_000_000))
-      expect(invalid).toEqual(wantInvalid)
-      expect(lines.length).toBe(want.length)
-      expect(lines).toEqual(want)
-      expect(reader.linesRead).toBe(lineNo)
+      expect(invalid).toEqual(want.invalid)
+      expect(lines.length).toBe(want.lines.length)
+      expect(lines).toEqual(want.lines)
+      expect(reader.linesRead).toBe(want.lineCount)
     }
   })
 
   it('skips lines over the limit without holding them, and keeps splitting the rest exactly', async () => {
-    let seed = 0x1b873593
-    const rand = (n: number): number => {
-      seed ^= seed << 13
-      seed ^= seed >>> 17
-      seed ^= seed << 5
-      return (seed >>> 0) % n
-    }
+    const rand = xorshift(0x1b873593)
     const limit = 1000
     const terminators = ['\n', '\r\n', '\r']
     for (let round = 0; round < 8; round++) {
@@ -129,25 +138,7 @@ describe('LineReader', () => {
       }
       if (round % 2 === 1) parts.push(Buffer.from('z'.repeat(rand(3) === 0 ? 3000 : 10))) // unterminated tail
       const bytes = Buffer.concat(parts)
-      const want: InputLine[] = []
-      const wantLong: Array<[number, number, string]> = []
-      const wantInvalid: number[] = []
-      let lineNo = 0
-      let start = 0
-      for (let i = 0; i <= bytes.length; i++) {
-        const atEnd = i === bytes.length
-        if (!atEnd && bytes[i] !== 0x0a && bytes[i] !== 0x0d) continue
-        if (atEnd && start === bytes.length) break
-        const lineBytes = bytes.subarray(start, i)
-        lineNo++
-        if (lineBytes.length > limit)
-          wantLong.push([lineNo, lineBytes.length, lineBytes.subarray(0, 512).toString('utf8').trim()])
-        else if (lineBytes.includes(0xfe)) wantInvalid.push(lineNo)
-        else if (lineBytes.toString('utf8').trim().length > 0)
-          want.push({lineNo, text: lineBytes.toString('utf8').trim()})
-        if (!atEnd && bytes[i] === 0x0d && bytes[i + 1] === 0x0a) i++
-        start = i + 1
-      }
+      const want = referenceSplit(bytes, 0xfe, limit)
       const piece = [1, 7, 333, 999, 1001, 4096][round % 6]
       const chunks: Buffer[] = []
       for (let i = 0; i < bytes.length; i += piece) chunks.push(bytes.subarray(i, i + piece))
@@ -161,11 +152,11 @@ describe('LineReader', () => {
       const lines: InputLine[] = []
       for await (const l of reader.lines()) lines.push(l)
       expect(long.length).toBeGreaterThan(10)
-      expect(long).toEqual(wantLong)
-      expect(invalid).toEqual(wantInvalid)
-      expect(lines).toEqual(want)
-      expect(reader.linesRead).toBe(lineNo)
-      expect(reader.tooLong).toBe(wantLong.length)
+      expect(long).toEqual(want.tooLong)
+      expect(invalid).toEqual(want.invalid)
+      expect(lines).toEqual(want.lines)
+      expect(reader.linesRead).toBe(want.lineCount)
+      expect(reader.tooLong).toBe(want.tooLong.length)
     }
   })
 
