@@ -6,6 +6,10 @@ import {BufferedWriter} from '../../src/convert/run-files.js'
 import {TraceSorter} from '../../src/convert/trace-sorter.js'
 import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {tempDir} from '../helpers/cli.js'
+import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../../src/convert/records.js'
+import {KeyList} from '../../src/hash/key-list.js'
+import {deferredRecordSize} from '../../src/jsonl/record-encoder.js'
+import {serializeJson} from '../../src/jsonl/serialize.js'
 
 const arena = new LineArena(256)
 function text(ts: bigint, n: number): string {
@@ -93,5 +97,50 @@ describe('TraceSorter', () => {
     await w.close()
     expect(readFileSync(out, 'utf8')).toBe(expected(all))
     tmp.cleanup()
+  })
+
+  it.each([
+    [16, 1 << 20],
+    [4, 3000],
+  ])(
+    'writes records held unencoded (window %i) byte for byte as their serialization, among stored lines',
+    async (windowSize, chunkChars) => {
+      const tmp = tempDir()
+      const out = join(tmp.dir, 'out.jsonl')
+      const sorter = new TraceSorter({tempDir: tmp.dir, name: 'rec', windowSize, chunkChars})
+      const want: Array<{ts: bigint; i: number; text: string}> = []
+      for (let i = 0; i < 1500; i++) {
+        // mostly increasing, with disorder that the small window cannot absorb
+        const ts = BigInt(i * 10 + (chunkChars < 10_000 ? Math.floor(rand() * 400) : 0))
+        const keys = KeyList.prefixHash([i, i + 1, i + 2].slice(0, 1 + (i % 3)))
+        keys.toJsonBytes()
+        const record =
+          i % 3 === 0
+            ? new WriteRecord('inst é', ts, keys)
+            : new GetRecord('inst é', ts, keys, 48, 'prefix_match', NO_BLOCK_MASK, 0, NO_LOCATION_SPEC_NAMES)
+        const size = deferredRecordSize(record)
+        expect(size).toBeGreaterThan(0)
+        if (i % 5 === 0) sorter.push(ts, line(ts, i))
+        else sorter.pushRecord(ts, record, size as number)
+        want.push({ts, i, text: i % 5 === 0 ? text(ts, i) : serializeJson(record) + '\n'})
+      }
+      const runs = await sorter.finish()
+      const w = new BufferedWriter(out)
+      await mergeRuns(runs, w)
+      await w.close()
+      want.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.i - b.i))
+      expect(readFileSync(out, 'utf8')).toBe(want.map((x) => x.text).join(''))
+      expect(sorter.spilled).toBe(chunkChars < 10_000)
+      tmp.cleanup()
+    },
+  )
+
+  it('encodes later only records whose line costs the same then: KeyList keys, the default get tail', () => {
+    const keys = KeyList.prefixHash([1, 2])
+    const get = (mask: unknown) =>
+      new GetRecord('i', 1n, keys, 32, 'prefix_match', mask, 0, NO_LOCATION_SPEC_NAMES)
+    expect(deferredRecordSize(get(NO_BLOCK_MASK))).toBe(keys.toJsonBytes().length + 2 + 200)
+    expect(deferredRecordSize(get([true, false]))).toBeUndefined()
+    expect(deferredRecordSize(new WriteRecord('i', 1n, [1n, 2n]))).toBeUndefined()
   })
 })
