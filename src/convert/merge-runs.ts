@@ -31,10 +31,12 @@ export async function mergeRuns(runs: readonly RunFile[], out: BufferedWriter): 
     })
     while (heap.items.length > 0) {
       const top = heap.items[0]
-      out.write(top.row.line + '\n')
+      const row = top.row
+      out.range(row.buf, row.start, row.end)
+      if (row.end === row.start || row.buf[row.end - 1] !== 0x0a) out.ascii('\n') // a last line without one
       if ((++written & 0xfff) === 0 && out.backlogged) await out.drain()
-      const row = top.reader.read()
-      if (row) heap.replaceTop({row, order: top.order, reader: top.reader})
+      const next = top.reader.read()
+      if (next) heap.replaceTop({row: next, order: top.order, reader: top.reader})
       else heap.pop()
     }
   } finally {

@@ -144,18 +144,24 @@ export interface RunFile {
   count: number
 }
 
+/** One row of a run: its timestamp and its line's bytes `buf[start, end)`, newline included if the file had it. */
 export interface RunRow {
   ts: bigint
-  line: string
+  buf: Buffer
+  start: number
+  end: number
 }
 
-/** Reads a run file row by row with synchronous chunked reads. */
+/**
+ * Reads a run file row by row with synchronous chunked reads, as bytes: the merge copies lines from file to file
+ * without decoding them (a row's bytes stay valid until the reader's next read).
+ */
 export class RunReader {
   private fd: number | undefined
-  private rows: string[] = []
-  private next = 0
-  private rest: Buffer = Buffer.alloc(0)
-  private readonly buf: Buffer
+  private buf: Buffer
+  /** the valid bytes of `buf`: `[0, len)`, as a view (searches must not see stale bytes) */
+  private data: Buffer
+  private pos = 0
 
   constructor(
     readonly run: RunFile,
@@ -163,18 +169,29 @@ export class RunReader {
   ) {
     this.fd = openSync(run.path, 'r')
     this.buf = Buffer.allocUnsafe(bufferBytes)
+    this.data = this.buf.subarray(0, 0)
   }
 
   read(): RunRow | undefined {
-    while (this.next >= this.rows.length) {
-      if (!this.fill()) return undefined
+    for (;;) {
+      const nl = this.data.indexOf(0x0a, this.pos)
+      if (nl >= 0) return this.row(this.pos, nl, nl + 1)
+      if (!this.fill()) {
+        // end of file: a last line without its newline is a row too
+        if (this.pos < this.data.length) return this.row(this.pos, this.data.length, this.data.length)
+        return undefined
+      }
     }
-    const row = this.rows[this.next++]
+  }
+
+  private row(start: number, lineEnd: number, next: number): RunRow {
+    const data = this.data
+    this.pos = next
     if (this.run.prefixed) {
-      const tab = row.indexOf('\t')
-      return {ts: BigInt(row.slice(0, tab)), line: row.slice(tab + 1)}
+      const tab = data.indexOf(0x09, start)
+      return {ts: BigInt(data.toString('latin1', start, tab)), buf: data, start: tab + 1, end: next}
     }
-    return {ts: timestampOfLine(row), line: row}
+    return {ts: timestampOfLine(data.toString('utf8', start, lineEnd)), buf: data, start, end: next}
   }
 
   close(): void {
@@ -182,27 +199,22 @@ export class RunReader {
     this.fd = undefined
   }
 
+  /** Keeps the unread bytes, reads more after them (growing the buffer for a line longer than it); false at EOF. */
   private fill(): boolean {
     if (this.fd === undefined) return false
-    const n = readSync(this.fd, this.buf, 0, this.buf.length, null)
-    this.next = 0
+    const kept = this.data.length - this.pos
+    if (kept === this.buf.length) {
+      const bigger = Buffer.allocUnsafe(this.buf.length * 2)
+      this.data.copy(bigger, 0, this.pos)
+      this.buf = bigger
+    } else if (kept > 0) this.buf.copy(this.buf, 0, this.pos, this.data.length)
+    const n = readSync(this.fd, this.buf, kept, this.buf.length - kept, null)
+    this.data = this.buf.subarray(0, kept + n)
+    this.pos = 0
     if (n === 0) {
       this.close()
-      this.rows = this.rest.length === 0 ? [] : [this.rest.toString('utf8')]
-      this.rest = Buffer.alloc(0)
-      return this.rows.length > 0
+      return false
     }
-    const data =
-      this.rest.length > 0 ? Buffer.concat([this.rest, this.buf.subarray(0, n)]) : this.buf.subarray(0, n)
-    // cut at the last newline so that no UTF-8 sequence is split
-    const lastNl = data.lastIndexOf(0x0a)
-    if (lastNl < 0) {
-      this.rest = Buffer.from(data)
-      this.rows = []
-      return true
-    }
-    this.rows = data.toString('utf8', 0, lastNl).split('\n')
-    this.rest = Buffer.from(data.subarray(lastNl + 1))
     return true
   }
 }

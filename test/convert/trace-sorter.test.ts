@@ -1,8 +1,8 @@
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {mergeRuns} from '../../src/convert/merge-runs.js'
-import {BufferedWriter} from '../../src/convert/run-files.js'
+import {BufferedWriter, RunReader} from '../../src/convert/run-files.js'
 import {TraceSorter} from '../../src/convert/trace-sorter.js'
 import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {tempDir} from '../helpers/cli.js'
@@ -142,5 +142,32 @@ describe('TraceSorter', () => {
     expect(deferredRecordSize(get(NO_BLOCK_MASK))).toBe(keys.toJsonBytes().length + 2 + 200)
     expect(deferredRecordSize(get([true, false]))).toBeUndefined()
     expect(deferredRecordSize(new WriteRecord('i', 1n, [1n, 2n]))).toBeUndefined()
+  })
+
+  it('reads runs as bytes through buffers smaller than a line, with or without a last newline', () => {
+    const tmp = tempDir()
+    const lines = Array.from(
+      {length: 40},
+      (_, i) => `{"timestamp_ns": ${i * 7}, "pad": "${'é'.repeat(i * 3)}"}`,
+    )
+    const cases = [
+      {prefixed: true, text: lines.map((l, i) => `${i * 7}\t${l}\n`).join('')},
+      {prefixed: false, text: lines.join('\n')}, // the last line has no newline
+    ]
+    for (const {prefixed, text} of cases) {
+      const path = join(tmp.dir, `run-${prefixed}.txt`)
+      writeFileSync(path, text)
+      for (const bufferBytes of [1, 5, 64, 1 << 16]) {
+        const reader = new RunReader({path, prefixed, count: lines.length}, bufferBytes)
+        const got: string[] = []
+        for (let row = reader.read(); row; row = reader.read()) {
+          expect(row.ts).toBe(BigInt(got.length * 7))
+          got.push(row.buf.toString('utf8', row.start, row.end))
+        }
+        reader.close()
+        expect(got).toEqual(lines.map((l, i) => (prefixed || i < lines.length - 1 ? l + '\n' : l)))
+      }
+    }
+    tmp.cleanup()
   })
 })
