@@ -20,7 +20,7 @@ import {lmtError} from '../errors.js'
 import {discoverConverters} from '../plugins/converter-discovery.js'
 import {pluginConverterSources} from '../plugins/installed-plugins.js'
 import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
-import {buildConfig, storageConfigDict} from '../replay/storage/config.js'
+import {storageConfigDict} from '../replay/storage/config.js'
 import {storageLevel} from '../../plugins/levels/storage.js'
 import {randomBytes} from 'node:crypto'
 import {basename as pathBasename, join as pathJoin} from 'node:path'
@@ -32,8 +32,14 @@ const {
   'model-l1-alloc': _a,
   'model-lru-order': _o,
   'model-write-pending': _w,
-  ...lctStorageFlags
+  ...replayStorageFlags
 } = storageLevel.flags as Record<string, never>
+// without a header to take them from, the two flags a replay requires have defaults here
+const lctStorageFlags = {
+  ...replayStorageFlags,
+  'l1-size-gb': Flags.string({summary: 'lct mode: L1 size in GB for the header config (default 8).'}),
+  'eviction-policy': Flags.string({summary: 'lct mode: LRU or noop for the header config (default LRU).'}),
+}
 
 export default class Convert extends LmtCommand {
   static override summary = 'Convert request traces to the Optimizer standard Get+Write JSONL'
@@ -219,9 +225,8 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       const storage = storageLevel.parseConfig(
         {...sf, 'l1-size-gb': sf['l1-size-gb'] ?? '8', 'eviction-policy': sf['eviction-policy'] ?? 'LRU'},
         undefined as never,
-        () => {},
+        (m) => reporter.warn(m),
       )
-      void buildConfig
       lct = {
         modelName: flags['model-name'],
         kvRank: flags['kv-rank'],
