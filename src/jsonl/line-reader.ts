@@ -105,7 +105,7 @@ export class LineReader {
     // an unterminated line's later pieces, joined once its end arrives (joining at every piece is quadratic)
     const pending: Buffer[] = []
     let pendingBytes = 0
-    // a line over the limit: its preview and length so far, while its remaining bytes are dropped
+    // a line over the limit: its first bytes (for the preview) and its length so far, while the rest is dropped
     let skipping: {first: Buffer; bytes: number} | undefined
     // the skipped line ended with CR at the end of a piece: an LF starting the next piece belongs to it
     let afterCr = false
@@ -114,7 +114,7 @@ export class LineReader {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       this.bytesRead += chunk.length
       let piece = chunk
-      if (afterCr) {
+      if (afterCr && piece.length > 0) {
         afterCr = false
         if (piece[0] === LF) piece = piece.subarray(1)
       }
