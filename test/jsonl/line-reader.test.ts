@@ -160,6 +160,19 @@ describe('LineReader', () => {
     }
   })
 
+  it('keeps an over-long line and its CRLF together across empty chunks', async () => {
+    const long: number[] = []
+    const reader = new LineReader(
+      Readable.from([Buffer.from('x'.repeat(50) + '\r'), Buffer.alloc(0), Buffer.from('\na\n')]),
+      {tooLong: (n) => long.push(n)},
+      {maxLineBytes: 10},
+    )
+    const lines: InputLine[] = []
+    for await (const l of reader.lines()) lines.push(l)
+    expect(long).toEqual([1])
+    expect(lines).toEqual([{lineNo: 2, text: 'a'}])
+  })
+
   it('reads a file without line breaks as one over-long line, in pieces, never whole', async () => {
     const piece = Buffer.alloc(1 << 20, 0x61)
     const chunks = Array.from({length: 48}, () => piece)
