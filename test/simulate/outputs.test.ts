@@ -24,6 +24,10 @@ async function quick(trace: string, args: string[]) {
   return {s: JSON.parse(r.stdout), out}
 }
 
+/** `lmt simulate` over the head-200 trace at block size 512, outputs in `out`. */
+const simulateHead512 = (out: string, ...extra: string[]) =>
+  lmt(['simulate', '--trace', head512, '--block-size', '512', ...extra, '-o', out])
+
 describe('Mooncake reference values (simulate.md §7.2 T7)', () => {
   it.each([
     [
@@ -103,17 +107,7 @@ describe('Mooncake reference values (simulate.md §7.2 T7)', () => {
 describe('summary, plots and sweeps', () => {
   it('summary.json validates; SVG is written with its Vega-Lite spec; the table and summary line are printed', async () => {
     const out = join(tmp.dir, 'plots')
-    const r = await lmt([
-      'simulate',
-      '--trace',
-      head512,
-      '--block-size',
-      '512',
-      '--capacity-blocks',
-      '300',
-      '-o',
-      out,
-    ])
+    const r = await simulateHead512(out, '--capacity-blocks', '300')
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toMatch(/^group\s+instance\s+policy\s+requests/)
     expect(r.stdout).toMatch(
@@ -137,19 +131,7 @@ describe('summary, plots and sweeps', () => {
   it('a sweep equals independent runs, point for point; sweep.csv and its plot', async () => {
     const out = join(tmp.dir, 'sweep')
     const caps = [50, 120, 300, 800, 5015]
-    const r = await lmt([
-      'simulate',
-      '--trace',
-      head512,
-      '--block-size',
-      '512',
-      '--sweep',
-      '--sweep-capacities',
-      caps.join(','),
-      '-o',
-      out,
-      '--json',
-    ])
+    const r = await simulateHead512(out, '--sweep', '--sweep-capacities', caps.join(','), '--json')
     expect(r.exitCode, r.stderr).toBe(0)
     const s = JSON.parse(r.stdout)
     expect(validatorFor('simulate-summary.schema.json')(s)).toBe(true)
@@ -181,22 +163,16 @@ describe('summary, plots and sweeps', () => {
   it('sweep points and their Belady references on 1 or 3 threads give identical outputs (point order)', async () => {
     const run = async (jobs: number) => {
       const out = join(tmp.dir, `sweep-jobs-${jobs}`)
-      const r = await lmt([
-        'simulate',
-        '--trace',
-        head512,
-        '--block-size',
-        '512',
+      const r = await simulateHead512(
+        out,
         '--sweep',
         '--sweep-points',
         '7',
         '--no-plots',
         '--jobs',
         String(jobs),
-        '-o',
-        out,
         '--json',
-      ])
+      )
       expect(r.exitCode, r.stderr).toBe(0)
       const summary = JSON.parse(r.stdout)
       expect(summary.performance.jobs).toBe(jobs)
@@ -215,12 +191,8 @@ describe('summary, plots and sweeps', () => {
 
   it('--keep-point-csv writes each point’s hit-rate CSV, equal to an independent run’s', async () => {
     const out = join(tmp.dir, 'sweep-points')
-    const r = await lmt([
-      'simulate',
-      '--trace',
-      head512,
-      '--block-size',
-      '512',
+    const r = await simulateHead512(
+      out,
       '--sweep',
       '--sweep-capacities',
       '120,300',
@@ -228,9 +200,7 @@ describe('summary, plots and sweeps', () => {
       '--oracle',
       'none',
       '--no-plots',
-      '-o',
-      out,
-    ])
+    )
     expect(r.exitCode, r.stderr).toBe(0)
     for (const cap of [120, 300]) {
       const single = await quick(head512, [
