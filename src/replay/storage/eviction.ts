@@ -10,22 +10,57 @@ export interface EvictionPolicy extends L1Listener {
   order(): string[]
 }
 
+/** A tracked key in recency order (an intrusive list: a touch relinks, it does not re-hash). */
+interface LruNode {
+  key: ObjectKey
+  prev: LruNode | undefined
+  next: LruNode | undefined
+}
+
 export class LruPolicy implements EvictionPolicy {
   readonly name = 'LRU'
-  /** key id → key; insertion order = recency (first = least recent) */
-  private readonly map = new Map<string, ObjectKey>()
+  /** key id → its node; the list runs from the least recent (head) to the most recent (tail) */
+  private readonly nodes = new Map<string, LruNode>()
+  private head: LruNode | undefined
+  private tail: LruNode | undefined
 
   constructor(private readonly reversed: boolean) {}
 
-  private walk(keys: ObjectKey[], onlyTracked: boolean): void {
-    const step = (k: ObjectKey) => {
-      const id = k.id
-      // delete reports whether the key was tracked: one lookup fewer for the read path
-      if (!this.map.delete(id) && onlyTracked) return
-      this.map.set(id, k)
+  private unlink(n: LruNode): void {
+    if (n.prev) n.prev.next = n.next
+    else this.head = n.next
+    if (n.next) n.next.prev = n.prev
+    else this.tail = n.prev
+  }
+
+  private append(n: LruNode): void {
+    n.prev = this.tail
+    n.next = undefined
+    if (this.tail) this.tail.next = n
+    else this.head = n
+    this.tail = n
+  }
+
+  /** Makes k the most recent key (tracking it unless `onlyTracked`); the node keeps the newest key instance. */
+  private touch(k: ObjectKey, onlyTracked: boolean): void {
+    const id = k.id
+    const n = this.nodes.get(id)
+    if (n) {
+      n.key = k
+      if (n !== this.tail) {
+        this.unlink(n)
+        this.append(n)
+      }
+    } else if (!onlyTracked) {
+      const fresh: LruNode = {key: k, prev: undefined, next: undefined}
+      this.nodes.set(id, fresh)
+      this.append(fresh)
     }
-    if (this.reversed) for (let i = keys.length - 1; i >= 0; i--) step(keys[i])
-    else for (const k of keys) step(k)
+  }
+
+  private walk(keys: ObjectKey[], onlyTracked: boolean): void {
+    if (this.reversed) for (let i = keys.length - 1; i >= 0; i--) this.touch(keys[i], onlyTracked)
+    else for (let i = 0; i < keys.length; i++) this.touch(keys[i], onlyTracked)
   }
 
   writeFinished(keys: ObjectKey[]): void {
@@ -41,25 +76,31 @@ export class LruPolicy implements EvictionPolicy {
   }
 
   deletedByManager(keys: ObjectKey[]): void {
-    for (const k of keys) this.map.delete(k.id)
+    for (let i = 0; i < keys.length; i++) {
+      const id = keys[i].id
+      const n = this.nodes.get(id)
+      if (n) {
+        this.nodes.delete(id)
+        this.unlink(n)
+      }
+    }
   }
 
   actions(ratio: number): ObjectKey[][] {
-    if (this.map.size === 0) return []
+    if (this.nodes.size === 0) return []
     const r = Math.min(1, Math.max(0, ratio))
-    let n = Math.floor(this.map.size * r)
+    let n = Math.floor(this.nodes.size * r)
     if (r > 0) n = Math.max(1, n)
     if (n === 0) return []
     const out: ObjectKey[] = []
-    for (const k of this.map.values()) {
-      if (out.length >= n) break
-      out.push(k)
-    }
+    for (let node = this.head; node && out.length < n; node = node.next) out.push(node.key)
     return [out]
   }
 
   order(): string[] {
-    return [...this.map.keys()]
+    const ids: string[] = []
+    for (let node = this.head; node; node = node.next) ids.push(node.key.id)
+    return ids
   }
 }
 
@@ -106,14 +147,10 @@ export class EvictionController {
     if (this.l1.allocator.usage < this.watermark) return
     this.counters.triggered_ticks++
     for (const keys of this.policy.actions(this.ratio)) {
-      const sizes = new Map(keys.map((k) => [k.id, this.l1.entries.get(k.id)?.block.size ?? 0]))
-      const results = this.l1.delete(keys)
-      for (const [id, code] of results) {
-        if (code === 'SUCCESS') {
-          this.counters.evicted_keys++
-          this.counters.evicted_bytes += sizes.get(id) ?? 0
-        } else if (code === 'KEY_IS_LOCKED') this.counters.refused_locked_keys++
-      }
+      const outcome = this.l1.evict(keys)
+      this.counters.evicted_keys += outcome.deleted
+      this.counters.evicted_bytes += outcome.bytes
+      this.counters.refused_locked_keys += outcome.locked
     }
   }
 }

@@ -304,6 +304,31 @@ export class L1 {
     )
   }
 
+  /**
+   * {@link delete} for the eviction controller: the same checks, counts and events, returning how many keys went
+   * (and their aligned bytes) and how many were refused as locked.
+   */
+  evict(keys: readonly ObjectKey[]): {deleted: number; bytes: number; locked: number} {
+    let bytes = 0
+    const results = this.eachKey(
+      'delete',
+      'deletedByManager',
+      keys,
+      (e) => (this.readLocked(e) || this.writeLocked(e) ? 'KEY_IS_LOCKED' : undefined),
+      (e) => {
+        bytes += e.block.size
+        this.remove(e)
+      },
+    )
+    let deleted = 0
+    let locked = 0
+    for (const code of results.values()) {
+      if (code === 'SUCCESS') deleted++
+      else if (code === 'KEY_IS_LOCKED') locked++
+    }
+    return {deleted, bytes, locked}
+  }
+
   finishWriteAndDelete(keys: readonly ObjectKey[]): Results {
     const now = this.o.now()
     return this.eachKey(
