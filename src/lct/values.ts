@@ -9,6 +9,10 @@ function hex(bytes: Uint8Array): string {
 /** LMCache's ObjectKey; two keys are equal iff their `id`s are equal (all five fields, salt included). */
 export class ObjectKey {
   #id: string | undefined
+  // a value one owner caches on this instance (the replay model's per-key state): interned keys recur, and a field
+  // read is cheaper than a lookup by id; private fields stay writable on a frozen instance
+  #memoOwner: object | undefined
+  #memoValue: unknown
 
   constructor(
     readonly chunkHash: Uint8Array,
@@ -24,6 +28,16 @@ export class ObjectKey {
   get id(): string {
     this.#id ??= `${hex(this.chunkHash)}:${this.kvRank}:${this.objectGroupId}:${this.modelName.length}:${this.modelName}:${this.cacheSalt}`
     return this.#id
+  }
+
+  /** What `owner` cached on this instance with {@link setMemo} (undefined for any other owner). */
+  memo(owner: object): unknown {
+    return this.#memoOwner === owner ? this.#memoValue : undefined
+  }
+
+  setMemo(owner: object, value: unknown): void {
+    this.#memoOwner = owner
+    this.#memoValue = value
   }
 }
 

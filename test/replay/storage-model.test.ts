@@ -319,3 +319,32 @@ describe('building blocks', () => {
     expect(obs(r).l1.objects_final).toBe(2)
   })
 })
+
+describe('a key given twice in one call (LMCache answers with a dict by key)', () => {
+  const trace = () =>
+    writeTrace(path(), [
+      // both positions allocate: the second allocation replaces the first, which is never freed
+      [0.1, 'reserve_write', {keys: keys(7, 7), layout_desc: LAYOUT, mode: 'new'}],
+      // the first position finishes the write, the second then finds the key in the wrong state
+      [0.2, 'finish_write', {keys: keys(7, 7)}],
+      // 7 is writable once, then write-locked: its last outcome (not writable) is its answer at both positions
+      [0.3, 'reserve_write', {keys: keys(7, 8, 7), layout_desc: LAYOUT, mode: 'all'}],
+    ])
+
+  it('counts errors once per key, with the last outcome, and keeps the leaked first allocation', async () => {
+    const o = obs(await replay(trace(), fixtureFlags))
+    expect(o.l1).toMatchObject({
+      leaked_duplicate_bytes: 4096,
+      used_bytes_final: 3 * 4096,
+      objects_final: 2,
+      reserve_write_calls: 2,
+      reserve_write_keys: 5,
+      reserved_keys: 3,
+      not_writable_keys: 2,
+    })
+    expect(o.l1.errors).toEqual({
+      finish_write: {KEY_IN_WRONG_STATE: 1},
+      reserve_write: {KEY_NOT_WRITABLE: 1},
+    })
+  })
+})

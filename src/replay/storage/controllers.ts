@@ -27,9 +27,9 @@ export class StoreController implements L1Listener {
     this.pending = []
     for (const adapter of this.adapters) {
       const r = this.l1.reserveRead(keys, 0)
-      const ok = keys.filter((k) => r.get(k.id) === 'SUCCESS')
+      const ok = keys.filter((_, i) => r[i] === 'SUCCESS')
       if (ok.length === 0) continue
-      const sizes = ok.map((k) => this.l1.entries.get(k.id)?.rawSize ?? 0)
+      const sizes = ok.map((k) => this.l1.entryOf(k)?.rawSize ?? 0)
       adapter.submitStore(ok, sizes, () => {
         this.l1.finishRead(ok, 0)
       })
@@ -162,8 +162,8 @@ export class PrefetchController {
         layout,
         'new',
       )
-      idx.forEach((i) => {
-        const code = r.get(req.keys[i].id)
+      idx.forEach((i, j) => {
+        const code = r[j]
         if (code === 'SUCCESS') reserved.add(i)
         else if (code === 'OUT_OF_MEMORY') this.counters.oom_keys++
       })

@@ -1,6 +1,7 @@
 // LRU and noop eviction policies and the watermark controller (storage-replay.md §6.8).
 import type {ObjectKey} from '../../lct/values.js'
 import type {Scheduler} from '../scheduler.js'
+import type {KeySlot, KeySlots} from './key-slots.js'
 import type {L1, L1Listener} from './l1.js'
 
 export interface EvictionPolicy extends L1Listener {
@@ -10,52 +11,50 @@ export interface EvictionPolicy extends L1Listener {
   order(): string[]
 }
 
-/** A tracked key in recency order (an intrusive list: a touch relinks, it does not re-hash). */
-interface LruNode {
-  key: ObjectKey
-  prev: LruNode | undefined
-  next: LruNode | undefined
-}
-
 export class LruPolicy implements EvictionPolicy {
   readonly name = 'LRU'
-  /** key id → its node; the list runs from the least recent (head) to the most recent (tail) */
-  private readonly nodes = new Map<string, LruNode>()
-  private head: LruNode | undefined
-  private tail: LruNode | undefined
+  /** tracked keys from the least recent (head) to the most recent (tail), linked through their slots */
+  private head: KeySlot | undefined
+  private tail: KeySlot | undefined
+  private tracked = 0
 
-  constructor(private readonly reversed: boolean) {}
+  constructor(
+    private readonly reversed: boolean,
+    private readonly slots: KeySlots,
+  ) {}
 
-  private unlink(n: LruNode): void {
-    if (n.prev) n.prev.next = n.next
-    else this.head = n.next
-    if (n.next) n.next.prev = n.prev
-    else this.tail = n.prev
+  private unlink(s: KeySlot): void {
+    if (s.lruPrev) s.lruPrev.lruNext = s.lruNext
+    else this.head = s.lruNext
+    if (s.lruNext) s.lruNext.lruPrev = s.lruPrev
+    else this.tail = s.lruPrev
+    s.lruPrev = s.lruNext = undefined
   }
 
-  private append(n: LruNode): void {
-    n.prev = this.tail
-    n.next = undefined
-    if (this.tail) this.tail.next = n
-    else this.head = n
-    this.tail = n
+  private append(s: KeySlot): void {
+    s.lruPrev = this.tail
+    s.lruNext = undefined
+    if (this.tail) this.tail.lruNext = s
+    else this.head = s
+    this.tail = s
   }
 
-  /** Makes k the most recent key (tracking it unless `onlyTracked`); the node keeps the newest key instance. */
+  /** Makes k the most recent key (tracking it unless `onlyTracked`); the newest key instance is kept. */
   private touch(k: ObjectKey, onlyTracked: boolean): void {
-    const id = k.id
-    const n = this.nodes.get(id)
-    if (n) {
-      n.key = k
-      if (n !== this.tail) {
-        this.unlink(n)
-        this.append(n)
+    const s = onlyTracked ? this.slots.find(k) : this.slots.of(k)
+    if (s === undefined) return
+    if (s.lruTracked) {
+      if (s !== this.tail) {
+        this.unlink(s)
+        this.append(s)
       }
-    } else if (!onlyTracked) {
-      const fresh: LruNode = {key: k, prev: undefined, next: undefined}
-      this.nodes.set(id, fresh)
-      this.append(fresh)
+    } else if (onlyTracked) return
+    else {
+      s.lruTracked = true
+      this.tracked++
+      this.append(s)
     }
+    s.lruKey = k
   }
 
   private walk(keys: ObjectKey[], onlyTracked: boolean): void {
@@ -77,29 +76,29 @@ export class LruPolicy implements EvictionPolicy {
 
   deletedByManager(keys: ObjectKey[]): void {
     for (let i = 0; i < keys.length; i++) {
-      const id = keys[i].id
-      const n = this.nodes.get(id)
-      if (n) {
-        this.nodes.delete(id)
-        this.unlink(n)
-      }
+      const s = this.slots.find(keys[i])
+      if (s === undefined || !s.lruTracked) continue
+      this.unlink(s)
+      s.lruTracked = false
+      this.tracked--
+      this.slots.releaseIfUnused(s)
     }
   }
 
   actions(ratio: number): ObjectKey[][] {
-    if (this.nodes.size === 0) return []
+    if (this.tracked === 0) return []
     const r = Math.min(1, Math.max(0, ratio))
-    let n = Math.floor(this.nodes.size * r)
+    let n = Math.floor(this.tracked * r)
     if (r > 0) n = Math.max(1, n)
     if (n === 0) return []
     const out: ObjectKey[] = []
-    for (let node = this.head; node && out.length < n; node = node.next) out.push(node.key)
+    for (let s = this.head; s && out.length < n; s = s.lruNext) out.push(s.lruKey)
     return [out]
   }
 
   order(): string[] {
     const ids: string[] = []
-    for (let node = this.head; node; node = node.next) ids.push(node.key.id)
+    for (let s = this.head; s; s = s.lruNext) ids.push(s.id)
     return ids
   }
 }

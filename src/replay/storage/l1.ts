@@ -1,6 +1,7 @@
 // L1: entries with TTL read/write locks on top of the allocator (storage-replay.md §6.5–§6.7).
 import type {MemoryLayoutDesc, ObjectKey} from '../../lct/values.js'
 import {Allocator, type Block} from './allocator.js'
+import type {KeySlots} from './key-slots.js'
 import {TtlLock} from './ttl-lock.js'
 
 export type L1Code =
@@ -40,9 +41,69 @@ export interface L1Options {
   writePendingReadable: boolean
   now: () => number
   warn: (code: string, key: string, message: string) => void
+  /** the model's per-key state, shared with the eviction policy */
+  slots: KeySlots
 }
 
-export type Results = Map<string, L1Code>
+/** One code per position of the keys given (a key given twice reports, like LMCache's dict, its last outcome). */
+export type Results = L1Code[]
+
+/** Whether two of the keys share an id (then outcomes are kept by id, as in LMCache's dict). */
+function hasDuplicateIds(keys: readonly ObjectKey[]): boolean {
+  const n = keys.length
+  if (n < 2) return false
+  if (n <= 8) {
+    for (let i = 1; i < n; i++) {
+      const id = keys[i].id
+      for (let j = 0; j < i; j++) if (keys[j].id === id) return true
+    }
+    return false
+  }
+  const seen = new Set<string>()
+  for (let i = 0; i < n; i++) seen.add(keys[i].id)
+  return seen.size < n
+}
+
+/**
+ * The outcomes of one batch call. Without repeated keys every position is set once and counted as it is set; with
+ * them the codes are kept by id (the last set wins) and counted once per id at the end, exactly as a dict would.
+ */
+class Outcomes {
+  readonly codes: L1Code[]
+  private readonly byId: Map<string, L1Code> | undefined
+
+  constructor(
+    private readonly keys: readonly ObjectKey[],
+    private readonly errors: Record<string, Record<string, number>>,
+    private readonly op: string,
+  ) {
+    this.codes = new Array<L1Code>(keys.length)
+    this.byId = hasDuplicateIds(keys) ? new Map() : undefined
+  }
+
+  set(i: number, code: L1Code): void {
+    if (this.byId !== undefined) this.byId.set(this.keys[i].id, code)
+    else {
+      this.codes[i] = code
+      if (code !== 'SUCCESS') this.count(code)
+    }
+  }
+
+  /** error counts by op are created on first use, as LMCache's are */
+  private count(code: L1Code): void {
+    const m = (this.errors[this.op] ??= {})
+    m[code] = (m[code] ?? 0) + 1
+  }
+
+  /** The codes by position, counted. */
+  settle(): Results {
+    const byId = this.byId
+    if (byId === undefined) return this.codes
+    for (let i = 0; i < this.keys.length; i++) this.codes[i] = byId.get(this.keys[i].id) as L1Code
+    for (const code of byId.values()) if (code !== 'SUCCESS') this.count(code)
+    return this.codes
+  }
+}
 
 /** Raw and aligned size of an object of this layout (§6.2); throws for zero or negative sizes. */
 export function objectSize(layout: MemoryLayoutDesc, align: number): {raw: number; aligned: number} {
@@ -63,16 +124,16 @@ export class L1 {
   peakUsed = 0
   peakAt = 0
 
+  private readonly slots: KeySlots
+
   constructor(private readonly o: L1Options) {
     this.allocator = new Allocator(o.sizeInBytes)
+    this.slots = o.slots
   }
 
-  private count(op: string, results: Results): void {
-    for (const code of results.values()) {
-      if (code === 'SUCCESS') continue
-      const m = (this.errors[op] ??= {})
-      m[code] = (m[code] ?? 0) + 1
-    }
+  /** The outcomes of a call of `op`. */
+  private outcomes(op: string, keys: readonly ObjectKey[]): Outcomes {
+    return new Outcomes(keys, this.errors, op)
   }
 
   private notify(event: keyof L1Listener, keys: ObjectKey[]): void {
@@ -80,14 +141,21 @@ export class L1 {
     for (const l of this.listeners) l[event]?.(keys)
   }
 
-  /** Looks an entry up and drops its leaked locks whose TTL passed (counted). */
-  private get(id: string, now: number): L1Entry | undefined {
-    const e = this.entries.get(id)
-    if (e) {
-      if (e.writeLock.expire(now)) this.expiredWriteLocks++
-      if (e.readLock.expire(now)) this.expiredReadLocks++
-    }
+  /** Looks the entry of k's id up and drops its leaked locks whose TTL passed (counted). */
+  private get(k: ObjectKey, now: number): L1Entry | undefined {
+    const e = this.slots.find(k)?.entry
+    if (e) this.expireLocks(e, now)
     return e
+  }
+
+  private expireLocks(e: L1Entry, now: number): void {
+    if (e.writeLock.expire(now)) this.expiredWriteLocks++
+    if (e.readLock.expire(now)) this.expiredReadLocks++
+  }
+
+  /** The entry of k's id as it stands (no lock expiry). */
+  entryOf(k: ObjectKey): L1Entry | undefined {
+    return this.slots.find(k)?.entry
   }
 
   private total(extra: number | bigint): number {
@@ -114,6 +182,11 @@ export class L1 {
 
   private remove(e: L1Entry): void {
     this.entries.delete(e.key.id)
+    const slot = this.slots.find(e.key)
+    if (slot !== undefined && slot.entry === e) {
+      slot.entry = undefined
+      this.slots.releaseIfUnused(slot)
+    }
     this.allocator.release(e.block)
   }
 
@@ -125,20 +198,23 @@ export class L1 {
   ): Results {
     const {raw, aligned} = objectSize(layout, this.o.alignBytes)
     const now = this.o.now()
-    const results: Results = new Map()
+    const results = this.outcomes('reserve_write', keys)
     const toAlloc: number[] = []
     const successes: ObjectKey[] = []
-    keys.forEach((k, i) => {
-      const e = this.get(k.id, now)
-      if (!e) return void toAlloc.push(i)
-      if (mode === 'new' || !this.writable(e)) return void results.set(k.id, 'KEY_NOT_WRITABLE')
-      e.writeLock.lock(now)
-      e.writePending = true
-      results.set(k.id, 'SUCCESS')
-      successes.push(k)
-    })
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]
+      const e = this.get(k, now)
+      if (!e) toAlloc.push(i)
+      else if (mode === 'new' || !this.writable(e)) results.set(i, 'KEY_NOT_WRITABLE')
+      else {
+        e.writeLock.lock(now)
+        e.writePending = true
+        results.set(i, 'SUCCESS')
+        successes.push(k)
+      }
+    }
     if (toAlloc.length > 0) {
-      if (mode === 'update') for (const i of toAlloc) results.set(keys[i].id, 'KEY_NOT_WRITABLE')
+      if (mode === 'update') for (const i of toAlloc) results.set(i, 'KEY_NOT_WRITABLE')
       else {
         let n = toAlloc.length
         let blocks = this.allocator.allocateBatch(n, aligned)
@@ -151,19 +227,20 @@ export class L1 {
               `${k}/${n}`,
               `partial L1 allocation: ${k}/${n} objects (prefix) allocated`,
             )
-            for (const i of toAlloc.slice(k)) results.set(keys[i].id, 'OUT_OF_MEMORY')
+            for (const i of toAlloc.slice(k)) results.set(i, 'OUT_OF_MEMORY')
             n = k
           }
         }
-        if (!blocks) for (const i of toAlloc) results.set(keys[i].id, 'OUT_OF_MEMORY')
+        if (!blocks) for (const i of toAlloc) results.set(i, 'OUT_OF_MEMORY')
         else {
           for (let j = 0; j < n; j++) {
             const k = keys[toAlloc[j]]
-            const old = this.entries.get(k.id)
+            const slot = this.slots.of(k)
+            const old = slot.entry
             if (old) this.leakedDuplicateBytes += old.block.size // the first allocation is never freed, as in LMCache
             const writeLock = new TtlLock(this.o.writeTtl)
             writeLock.lock(now)
-            this.entries.set(k.id, {
+            const entry: L1Entry = {
               key: k,
               block: blocks[j],
               rawSize: raw,
@@ -171,8 +248,10 @@ export class L1 {
               readLock: new TtlLock(this.o.readTtl),
               temporary: temporary[toAlloc[j]] ?? false,
               writePending: true,
-            })
-            results.set(k.id, 'SUCCESS')
+            }
+            slot.entry = entry
+            this.entries.set(slot.id, entry)
+            results.set(toAlloc[j], 'SUCCESS')
             successes.push(k)
           }
           if (this.allocator.used > this.peakUsed) {
@@ -182,9 +261,9 @@ export class L1 {
         }
       }
     }
-    this.count('reserve_write', results)
+    const codes = results.settle()
     this.notify('reservedWrite', successes)
-    return results
+    return codes
   }
 
   /**
@@ -199,23 +278,24 @@ export class L1 {
     refuse: (e: L1Entry) => L1Code | undefined,
     apply?: (e: L1Entry, k: ObjectKey) => void,
   ): Results {
-    const results: Results = new Map()
+    const results = this.outcomes(op, keys)
     const ok: ObjectKey[] = []
     const now = this.o.now() // the clock does not move within one call
-    for (const k of keys) {
-      const e = this.get(k.id, now)
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]
+      const e = this.get(k, now)
       const error = e === undefined ? 'KEY_NOT_EXIST' : refuse(e)
       if (error !== undefined) {
-        results.set(k.id, error)
+        results.set(i, error)
         continue
       }
       apply?.(e as L1Entry, k)
-      results.set(k.id, 'SUCCESS')
+      results.set(i, 'SUCCESS')
       ok.push(k)
     }
-    this.count(op, results)
+    const codes = results.settle()
     if (event !== undefined) this.notify(event, ok)
-    return results
+    return codes
   }
 
   /** A write-locked, not read-locked entry (the state a finished write needs). */
@@ -320,9 +400,13 @@ export class L1 {
         this.remove(e)
       },
     )
+    // counted per distinct key, as the dict LMCache returns (the policy names each key once anyway)
+    const codeById = new Map<string, L1Code>()
+    if (hasDuplicateIds(keys)) for (let i = 0; i < keys.length; i++) codeById.set(keys[i].id, results[i])
     let deleted = 0
     let locked = 0
-    for (const code of results.values()) {
+    const codes = codeById.size > 0 ? codeById.values() : results
+    for (const code of codes) {
       if (code === 'SUCCESS') deleted++
       else if (code === 'KEY_IS_LOCKED') locked++
     }
@@ -349,8 +433,8 @@ export class L1 {
     let readLocked = 0
     let temporary = 0
     const now = this.o.now()
-    for (const id of this.entries.keys()) {
-      const e = this.get(id, now) as L1Entry
+    for (const e of this.entries.values()) {
+      this.expireLocks(e, now)
       if (this.writeLocked(e)) writeLocked++
       if (this.readLocked(e)) readLocked++
       if (e.temporary) temporary++

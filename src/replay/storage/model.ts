@@ -13,7 +13,8 @@ import {pyJsonDumps} from '../../util/pyfmt.js'
 import type {Scheduler} from '../scheduler.js'
 import type {ModelOptions, StorageManagerConfig} from './config.js'
 import {EvictionController, type EvictionPolicy, LruPolicy, NoopPolicy} from './eviction.js'
-import {L1} from './l1.js'
+import {KeySlots} from './key-slots.js'
+import {L1, type L1Code} from './l1.js'
 import {MockL2} from './mock-l2.js'
 import {PrefetchController, StoreController} from './controllers.js'
 
@@ -62,7 +63,9 @@ export class StorageManagerModel {
     readonly scheduler: Scheduler,
     warn: (code: string, key: string, message: string) => void,
   ) {
+    const slots = new KeySlots()
     this.l1 = new L1({
+      slots,
       sizeInBytes: config.l1.sizeInBytes,
       alignBytes: config.l1.alignBytes,
       writeTtl: config.l1.writeTtlSeconds,
@@ -73,7 +76,9 @@ export class StorageManagerModel {
       warn,
     })
     this.policy =
-      config.eviction.policy === 'LRU' ? new LruPolicy(options.lruOrder === 'reversed') : new NoopPolicy()
+      config.eviction.policy === 'LRU'
+        ? new LruPolicy(options.lruOrder === 'reversed', slots)
+        : new NoopPolicy()
     this.adapters = config.l2Adapters.map((c, i) => new MockL2(i, c, scheduler))
     this.l1.listeners.push(this.policy, new StoreController(this.l1, this.adapters, scheduler))
     this.eviction = new EvictionController(
@@ -96,7 +101,7 @@ export class StorageManagerModel {
     this.approximations[name] = (this.approximations[name] ?? 0) + 1
   }
 
-  reserveWrite(keys: ObjectKey[], layoutDesc: MemoryLayoutDesc, mode: string): Map<string, string> {
+  reserveWrite(keys: ObjectKey[], layoutDesc: MemoryLayoutDesc, mode: string): L1Code[] {
     const r = this.l1.reserveWrite(
       keys,
       keys.map(() => false),
@@ -107,8 +112,7 @@ export class StorageManagerModel {
     c.reserve_write_calls++
     c.reserve_write_keys += keys.length
     let oom = 0
-    for (const k of keys) {
-      const code = r.get(k.id)
+    for (const code of r) {
       if (code === 'SUCCESS') c.reserved_keys++
       else if (code === 'OUT_OF_MEMORY') oom++
       else if (code === 'KEY_NOT_WRITABLE') c.not_writable_keys++
@@ -138,7 +142,7 @@ export class StorageManagerModel {
       // WARM takes no read locks: count the readable prefix only (approximation)
       let hit = 0
       while (hit < keys.length) {
-        const e = this.l1.entries.get(keys[hit].id)
+        const e = this.l1.entryOf(keys[hit])
         if (!e || this.l1.writeLocked(e)) break
         hit++
       }
@@ -148,11 +152,11 @@ export class StorageManagerModel {
     }
     const r = this.l1.reserveRead(keys, extra)
     let hit = 0
-    while (hit < keys.length && r.get(keys[hit].id) === 'SUCCESS') hit++
+    while (hit < keys.length && r[hit] === 'SUCCESS') hit++
     this.counters.prefix_hit_keys += hit
     this.counters.prefix_miss_keys += keys.length - hit
-    if (policy === TrimPolicy.SPARSE) return {hit, rest: keys.filter((k) => r.get(k.id) !== 'SUCCESS')}
-    const after = keys.slice(hit).filter((k) => r.get(k.id) === 'SUCCESS')
+    if (policy === TrimPolicy.SPARSE) return {hit, rest: keys.filter((_, i) => r[i] !== 'SUCCESS')}
+    const after = keys.filter((_, i) => i >= hit && r[i] === 'SUCCESS')
     if (after.length > 0) this.l1.finishRead(after, extra)
     return {hit, rest: keys.slice(hit)}
   }
@@ -223,9 +227,9 @@ export class StorageManagerModel {
         if (isTracingEnabled()) publishCallEvent(`${qualname}.__enter__`, {keys})
         this.readContexts.entered++
         const r = this.l1.unsafeRead(keys)
-        ready = keys.every((k) => r.get(k.id) === 'SUCCESS')
+        ready = r.every((code) => code === 'SUCCESS')
         if (!ready) {
-          good = keys.filter((k) => r.get(k.id) === 'SUCCESS')
+          good = keys.filter((_, i) => r[i] === 'SUCCESS')
           this.readContexts.not_ready++
         }
       },

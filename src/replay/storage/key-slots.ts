@@ -1,0 +1,61 @@
+// Per-key state of the StorageManager model, found from a key instance without a lookup by id when it recurs.
+import type {ObjectKey} from '../../lct/values.js'
+import type {L1Entry} from './l1.js'
+
+/** What the model keeps for one key id: its L1 entry and its place in the LRU recency list. */
+export class KeySlot {
+  entry: L1Entry | undefined = undefined
+  lruTracked = false
+  lruPrev: KeySlot | undefined = undefined
+  lruNext: KeySlot | undefined = undefined
+  /** the newest instance of the key the LRU saw (what its eviction actions name) */
+  lruKey: ObjectKey
+  /** dropped from the table: a key instance still caching it must look its id up again */
+  released = false
+
+  constructor(
+    readonly id: string,
+    key: ObjectKey,
+  ) {
+    this.lruKey = key
+  }
+}
+
+/**
+ * The slots by key id. A slot exists while the key has an L1 entry or is tracked by the LRU, so the table is bounded
+ * by the model's state; each key instance caches its slot (interned keys recur record after record).
+ */
+export class KeySlots {
+  private readonly byId = new Map<string, KeySlot>()
+
+  get size(): number {
+    return this.byId.size
+  }
+
+  /** The slot of k's id, if it has one. */
+  find(k: ObjectKey): KeySlot | undefined {
+    const cached = k.memo(this) as KeySlot | undefined
+    if (cached !== undefined && !cached.released) return cached
+    const slot = this.byId.get(k.id)
+    if (slot !== undefined) k.setMemo(this, slot)
+    return slot
+  }
+
+  /** The slot of k's id, created when missing. */
+  of(k: ObjectKey): KeySlot {
+    let slot = this.find(k)
+    if (slot === undefined) {
+      slot = new KeySlot(k.id, k)
+      this.byId.set(slot.id, slot)
+      k.setMemo(this, slot)
+    }
+    return slot
+  }
+
+  /** Drops the slot once neither L1 nor the LRU uses it. */
+  releaseIfUnused(slot: KeySlot): void {
+    if (slot.entry !== undefined || slot.lruTracked || slot.released) return
+    slot.released = true
+    this.byId.delete(slot.id)
+  }
+}
