@@ -1,6 +1,7 @@
 // Benchmark of `lmt replay --pace virtual` (storage-replay.md §10): the six-record prefetch cycle repeated.
-import {existsSync, mkdirSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
+import {rng} from './generate.mjs'
 import {fmtRate, ROOT, runLmt} from './harness.mjs'
 import {writeLct} from './lct-generate.mjs'
 
@@ -8,8 +9,12 @@ const dist = (p) => import(join(ROOT, 'dist', 'src', p))
 const dir = join(ROOT, 'bench-out')
 mkdirSync(dir, {recursive: true})
 
-/** Cycles of reserve_write, finish_write, submit_prefetch_task, __enter__, __exit__, finish_read_prefetched. */
-async function writeCycles(path, records, keysPerCycle = 3) {
+/**
+ * Cycles of reserve_write, finish_write, submit_prefetch_task, __enter__, __exit__, finish_read_prefetched on new
+ * keys; with `reuse` > 0 that share of cycles instead reads a group written earlier (prefetch, enter, exit, finish
+ * read), picked with a bias to recent groups: most are still in L1, older ones were evicted (prefetch misses).
+ */
+async function writeCycles(path, records, {keysPerCycle = 3, reuse = 0, seed = 11} = {}) {
   const {ObjectKey, MemoryLayoutDesc} = await dist('lct/values.js')
   const {configDigest} = await dist('lct/recorder.js')
   const layout = new MemoryLayoutDesc([[16, 16]], ['torch.float16'])
@@ -31,18 +36,14 @@ async function writeCycles(path, records, keysPerCycle = 3) {
     prefetch_policy: 'default',
     store_policy: 'default',
   })
+  const rand = rng(seed)
   function* generate() {
     let counter = 0
     let t = 0
+    const written = []
     for (let i = 0, cycle = 0; i < records; cycle++) {
-      const keys = Array.from({length: keysPerCycle}, () => {
-        const h = Buffer.alloc(4)
-        h.writeUInt32BE(counter++ >>> 0)
-        return new ObjectKey(h, 'test', 0, 0, '')
-      })
-      const ops = [
-        ['reserve_write', {keys, layout_desc: layout, mode: 'new'}],
-        ['finish_write', {keys}],
+      let keys
+      const prefetchAndRead = () => [
         [
           'submit_prefetch_task',
           {keys, layout_desc: layout, extra_count: 0, external_request_id: `req-${cycle}`},
@@ -51,6 +52,25 @@ async function writeCycles(path, records, keysPerCycle = 3) {
         ['read_prefetched_results.__exit__', {keys}],
         ['finish_read_prefetched', {keys, extra_count: 0}],
       ]
+      let ops
+      if (written.length > 0 && rand() < reuse) {
+        // a group written earlier: ~3000 groups back on average (L1 holds ~5400 groups of 3 objects)
+        const back = Math.floor(-Math.log(1 - rand()) * 3000)
+        keys = written[Math.max(0, written.length - 1 - back)]
+        ops = prefetchAndRead()
+      } else {
+        keys = Array.from({length: keysPerCycle}, () => {
+          const h = Buffer.alloc(4)
+          h.writeUInt32BE(counter++ >>> 0)
+          return new ObjectKey(h, 'test', 0, 0, '')
+        })
+        if (reuse > 0) written.push(keys)
+        ops = [
+          ['reserve_write', {keys, layout_desc: layout, mode: 'new'}],
+          ['finish_write', {keys}],
+          ...prefetchAndRead(),
+        ]
+      }
       for (const [op, args] of ops) {
         if (i++ >= records) break
         t += 0.001
@@ -62,9 +82,14 @@ async function writeCycles(path, records, keysPerCycle = 3) {
 }
 
 const results = []
-for (const n of [250_000, 1_000_000]) {
-  const path = join(dir, `cycles_${n}.lct`)
-  if (!existsSync(path)) await writeCycles(path, n)
+const cases = [
+  {n: 250_000, reuse: 0, file: 'cycles_250000.lct', what: 'every cycle on new keys'},
+  {n: 1_000_000, reuse: 0, file: 'cycles_1000000.lct', what: 'every cycle on new keys'},
+  {n: 1_000_000, reuse: 0.5, file: 'cycles_reuse_1000000.lct', what: 'half the cycles re-read earlier keys'},
+]
+for (const {n, reuse, file, what} of cases) {
+  const path = join(dir, file)
+  if (!existsSync(path)) await writeCycles(path, n, {reuse})
   const r = runLmt([
     'replay',
     path,
@@ -75,15 +100,20 @@ for (const n of [250_000, 1_000_000]) {
     'LRU',
     '-q',
     '--no-csv',
+    '--json',
     '--output-dir',
     join(dir, 'replay-out'),
   ])
+  const summary = JSON.parse(readFileSync(join(dir, 'replay-out', 'trace_replay_summary.json'), 'utf8'))
+  const l1 = summary.model?.l1 ?? {}
   results.push({
-    name: `replay ${n.toLocaleString('en-US')} records`,
+    name: `replay ${n.toLocaleString('en-US')} records: ${what}`,
     MB: (statSync(path).size / 1e6).toFixed(0),
     seconds: r.seconds.toFixed(2),
     rate: fmtRate(n, r.seconds),
     target: '≥ 200,000/s',
+    prefixHits: `${(l1.prefix_hit_keys / Math.max(1, l1.prefix_hit_keys + l1.prefix_miss_keys)).toFixed(2)}`,
+    evicted: summary.model?.eviction?.evicted_keys,
     peakRssMb: r.rssMb.toFixed(0),
   })
 }
