@@ -104,6 +104,8 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
     maxFrameBytes: o.maxFrameBytes,
     name: o.file,
     internObjectKeys: true,
+    // skipped frames and a truncated tail (lct §4.5): printed once per kind with its offset, then counted
+    onWarning: (w) => o.warn(w.code, 'frames', w.message),
   })
   let started = 0
   let n = 0

@@ -1,4 +1,4 @@
-import {readFileSync, existsSync} from 'node:fs'
+import {readFileSync, existsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {discoverLevels, registerReplayLevel} from '../../src/plugins/replay-levels.js'
@@ -123,6 +123,23 @@ describe('lmt replay', () => {
     const s = await lmt(['replay', join(LCT, 'v2_all_codec_shapes.lct'), ...FLAGS, '--no-csv'])
     expect(s.exitCode).toBe(0)
     expect(s.stdout).toContain('Skipped: no_handler:                                           1')
+  })
+
+  it('a malformed frame and a truncated tail are warned about with their offsets, and the replay goes on', async () => {
+    // two frames of the fixture made invalid msgpack (0xc1 is never valid), and its last frame cut short
+    const bytes = Buffer.from(readFileSync(join(LCT, 'v2_full_prefetch_cycle.lct')))
+    const starts: number[] = []
+    for (let p = 4 + bytes.readUInt32BE(0); p < bytes.length; p += 4 + bytes.readUInt32BE(p)) starts.push(p)
+    bytes[starts[1] + 4] = 0xc1
+    bytes[starts[2] + 4] = 0xc1
+    const p = join(tmp.dir, 'corrupt.lct')
+    writeFileSync(p, bytes.subarray(0, bytes.length - 3))
+    const r = await lmt(['replay', p, ...FLAGS, '--no-csv'])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain('Records replayed:                                              3')
+    expect(r.stderr).toContain(`warning: skipping malformed record at offset ${starts[1]} (frame length`)
+    expect(r.stderr).toContain('warning: 1 more of: LMT_LCT_MALFORMED_RECORD')
+    expect(r.stderr).toContain(`warning: truncated frame body at offset ${starts[5] + 4} (got`)
   })
 
   it('exit 1 when a record failed; the output directory exists before the replay', async () => {
