@@ -113,7 +113,8 @@ export class LctError extends LmtError {
   constructor(
     kind: ErrorKind,
     readonly source: string,
-    detail: string,
+    /** the message without the source name (what a worker thread sends to rebuild the error) */
+    readonly detail: string,
     readonly offset: number,
     suggestions?: string[],
   ) {

@@ -2,7 +2,7 @@ import {LctError} from '../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
 import {familyOf, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
-import {InterningReader, type ObjectKeyInterner} from './key-intern.js'
+import {type InternedSpanSink, InterningReader, type ObjectKeyInterner} from './key-intern.js'
 import type {LctHeader} from './types.js'
 import {RecentNames} from './recent-names.js'
 
@@ -63,7 +63,7 @@ function walkTop(
 }
 
 /** A map whose keys must all be str (args, level_meta); int keys are noted, other key types are malformed. */
-function mapWithStrKeys(r: MsgpackReader, build: boolean): Field {
+function mapWithStrKeys(r: MsgpackReader, build: boolean, walk = false): Field {
   const at = r.pos
   const n = r.mapHeader()
   const out = build ? nullProtoObject<RawMap>() : undefined
@@ -74,6 +74,7 @@ function mapWithStrKeys(r: MsgpackReader, build: boolean): Field {
     if (fam !== 'str') badKey ??= fam
     const key = r.mapKey()
     if (out) out[key] = r.value()
+    else if (walk) (r as InterningReader).walk()
     else r.skip()
   }
   return {family: 'map', value: out ?? nullProtoObject<RawMap>(), badKey}
@@ -181,6 +182,9 @@ export interface DecodedRecordFields {
   tWall: number
   qualname: string
   args: RawMap
+  /** where the args map's bytes start and end in the body (its last occurrence when the key repeats) */
+  argsStart: number
+  argsEnd: number
 }
 
 const RECORD_FIELD_NAMES = ['type', 't_mono', 't_wall', 'qualname', 'args'] as const
@@ -213,11 +217,12 @@ export function decodeRecordBody(
   start: number,
   end: number,
   interner?: ObjectKeyInterner,
+  spans?: InternedSpanSink,
 ): DecodedRecordFields {
   const reader = interner
-    ? new InterningReader(body, start, end, interner)
+    ? new InterningReader(body, start, end, interner, spans)
     : new MsgpackReader(body, start, end)
-  return recordFields(reader, true)
+  return recordFields(reader, true, spans !== undefined)
 }
 
 const KEY_BYTES = ['type', 't_mono', 't_wall', 'qualname', 'args'].map((k) => Buffer.from(k, 'latin1'))
@@ -268,7 +273,7 @@ export function scanRecordBody(
  * The five record fields of one body, by key bytes into locals (no per-record map of fields); with `build` false
  * t_wall is only typed and args only validated. A repeated key keeps its last value.
  */
-function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
+function recordFields(r: MsgpackReader, build: boolean, walkArgs = false): DecodedRecordFields {
   const first = r.peek()
   const n = r.mapHeader()
   if (n < 0) {
@@ -282,6 +287,8 @@ function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
   let tWall: RawValue | undefined
   let qualname: string | undefined
   let args: RawValue | undefined
+  let argsStart = 0
+  let argsEnd = 0
   let argsBadKey: string | undefined
   for (let i = 0; i < n; i++) {
     const save = r.pos
@@ -317,7 +324,9 @@ function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
         break
       case 4:
         if (f === 'map') {
-          const m = mapWithStrKeys(r, build)
+          argsStart = r.pos
+          const m = mapWithStrKeys(r, build && !walkArgs, walkArgs)
+          argsEnd = r.pos
           argsBadKey = m.badKey
           args = m.value
         } else r.skip()
@@ -326,5 +335,12 @@ function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
   }
   r.expectEnd()
   checkRecordFamilies(fam, typeValue, argsBadKey)
-  return {tMono: toNumber(tMono), tWall: toNumber(tWall), qualname: qualname as string, args: args as RawMap}
+  return {
+    tMono: toNumber(tMono),
+    tWall: toNumber(tWall),
+    qualname: qualname as string,
+    args: args as RawMap,
+    argsStart,
+    argsEnd,
+  }
 }

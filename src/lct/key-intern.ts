@@ -2,7 +2,7 @@
 import {decodeValue} from './codecs.js'
 import {skipValid} from './fast-scan.js'
 import {MAX_NESTING} from './constants.js'
-import {MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
+import {familyOf, isKeyByte, MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
 import {MemoryLayoutDesc, ObjectKey} from './values.js'
 
 /** `{"__t__": <fixstr tag>, …}`: a two-entry map whose first key is the wrapper tag key. */
@@ -41,11 +41,18 @@ export class ObjectKeyInterner {
   /** 0 = an empty slot (a wrapper has at least 8 bytes) */
   private readonly lengths = new Int32Array(SLOTS)
   private readonly values: Array<ObjectKey | MemoryLayoutDesc | undefined> = new Array(SLOTS).fill(undefined)
+  /** every value gets a number when first remembered, never reused (a decoding thread names values by it) */
+  private readonly ids = new Float64Array(SLOTS)
   private readonly slab = Buffer.allocUnsafe(SLAB_BYTES)
   private slabUsed = 0
   private size = 0
+  private nextId = 0
+  /** the first id of the values now cached: older ones are never returned again */
+  liveFrom = 0
   /** the byte length of the value {@link lookup} returned last */
   found = 0
+  /** the id of the value {@link lookup} returned last */
+  foundId = 0
 
   /** The value whose bytes start at `start` (and end by `limit`), among those filed under `hash`; its length in `found`. */
   lookup(
@@ -60,6 +67,7 @@ export class ObjectKeyInterner {
       const n = this.lengths[i]
       if (start + n <= limit && this.sameBytes(this.offsets[i], n, buf, start)) {
         this.found = n
+        this.foundId = this.ids[i]
         return this.values[i]
       }
     }
@@ -75,16 +83,18 @@ export class ObjectKeyInterner {
     return true
   }
 
+  /** Caches `value` under its bytes; returns its id (a value too long to cache gets one too, used once). */
   remember(
     buf: Uint8Array,
     start: number,
     end: number,
     hash: number,
     value: ObjectKey | MemoryLayoutDesc,
-  ): void {
+  ): number {
+    const id = this.nextId++
     const n = end - start
-    if (n > SLAB_BYTES) return
-    if (this.size >= MAX_ENTRIES || this.slabUsed + n > SLAB_BYTES) this.clear()
+    if (n > SLAB_BYTES) return id
+    if (this.size >= MAX_ENTRIES || this.slabUsed + n > SLAB_BYTES) this.clear(id)
     const mask = SLOTS - 1
     let i = (hash ^ (hash >>> 17)) & mask
     while (this.lengths[i] !== 0) i = (i + 1) & mask
@@ -97,15 +107,18 @@ export class ObjectKeyInterner {
     this.offsets[i] = this.slabUsed
     this.lengths[i] = n
     this.values[i] = value
+    this.ids[i] = id
     this.slabUsed += n
     this.size++
+    return id
   }
 
-  private clear(): void {
+  private clear(nextId: number): void {
     this.lengths.fill(0)
     this.values.fill(undefined)
     this.slabUsed = 0
     this.size = 0
+    this.liveFrom = nextId
   }
 }
 
@@ -130,14 +143,51 @@ function internedTagAt(buf: Uint8Array, p: number, end: number): number {
  * its validation are computed once per distinct byte sequence). A wrapper whose payload does not decode stays a raw
  * map, so the record is skipped at argument decoding exactly as without interning.
  */
+/** Told where each interned value was read: its bytes `[start, end)` and its id. */
+export interface InternedSpanSink {
+  interned(start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void
+}
+
 export class InterningReader extends MsgpackReader {
   constructor(
     buf: Uint8Array,
     start: number,
     end: number,
     private readonly interner: ObjectKeyInterner,
+    private readonly spans?: InternedSpanSink,
   ) {
     super(buf, start, end)
+  }
+
+  /**
+   * Validates the value at pos exactly as `skip()` does (same checks, same errors), building nothing but the interned
+   * wrappers inside it (reported to the span sink): the reading side of a threaded replay, whose values are rebuilt
+   * from bytes on the other side.
+   */
+  walk(): void {
+    const at = this.pos
+    const b = this.buf[at]
+    if (b === 0x82 && internedTagAt(this.buf, at, this.end) >= 0) {
+      this.value()
+      return
+    }
+    if ((b >= 0x80 && b <= 0x9f) || (b >= 0xdc && b <= 0xdf)) {
+      this.u8()
+      const isMap = b <= 0x8f || b >= 0xde
+      const n = b <= 0x9f ? b & 0x0f : b === 0xdc || b === 0xde ? this.u16() : this.u32()
+      if ((isMap ? n * 2 : n) > this.end - this.pos) this.fail('truncated value')
+      this.enter(at)
+      for (let i = 0; i < n; i++) {
+        if (isMap) {
+          if (!isKeyByte(this.peek())) this.fail(`unsupported map key type ${familyOf(this.peek())}`)
+          this.skip()
+        }
+        this.walk()
+      }
+      this.depth--
+      return
+    }
+    this.skip()
   }
 
   override value(): RawValue {
@@ -156,6 +206,7 @@ export class InterningReader extends MsgpackReader {
       const hit = shortcut ? this.interner.lookup(buf, p, this.end, hash) : undefined
       if (hit) {
         this.pos = p + this.interner.found
+        this.spans?.interned(p, this.pos, this.interner.foundId, hit)
         return hit as unknown as RawValue
       }
     }
@@ -170,6 +221,7 @@ export class InterningReader extends MsgpackReader {
       const hit = this.interner.lookup(buf, p, end, hash)
       if (hit) {
         this.pos = end
+        this.spans?.interned(p, end, this.interner.foundId, hit)
         return hit as unknown as RawValue
       }
     }
@@ -178,7 +230,8 @@ export class InterningReader extends MsgpackReader {
     try {
       const value = decodeValue(raw)
       if (value instanceof INTERNED[k].ctor) {
-        this.interner.remember(buf, p, end, hash, value)
+        const id = this.interner.remember(buf, p, end, hash, value)
+        this.spans?.interned(p, end, id, value)
         return value as unknown as RawValue
       }
     } catch {

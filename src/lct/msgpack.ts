@@ -109,19 +109,19 @@ export class MsgpackReader {
     return -1
   }
 
-  private u8(): number {
+  protected u8(): number {
     this.need(1)
     return this.buf[this.pos++]
   }
 
-  private u16(): number {
+  protected u16(): number {
     this.need(2)
     const v = (this.buf[this.pos] << 8) | this.buf[this.pos + 1]
     this.pos += 2
     return v
   }
 
-  private u32(): number {
+  protected u32(): number {
     this.need(4)
     const v = readU32(this.buf, this.pos)
     this.pos += 4
@@ -278,7 +278,7 @@ export class MsgpackReader {
     return out
   }
 
-  private enter(at: number): void {
+  protected enter(at: number): void {
     if (++this.depth > MAX_NESTING) this.fail(`nesting deeper than ${MAX_NESTING}`, at)
   }
 

@@ -6,6 +6,7 @@ import {MsgpackError, readU32} from './msgpack.js'
 import {ObjectKeyInterner} from './key-intern.js'
 import {fastScanRecord, type ScannedRecord} from './fast-scan.js'
 import {QualnameCounter} from './qualname-counter.js'
+import {type TapeBatch, TapeWriter} from './record-tape.js'
 import type {
   LctFrame,
   LctHeader,
@@ -60,11 +61,31 @@ class FrameSource {
     private readonly onWarning?: (w: LctWarning) => void,
   ) {}
 
+  /** warnings held until the records read before them were handed out (see {@link deferWarnings}) */
+  private deferred: LctWarning[] | undefined
+
   warn(code: string, offset: number, message: string): void {
     const w = {code, offset, message}
     this.state.warningCount++
     if (this.state.warnings.length < MAX_KEPT_WARNINGS) this.state.warnings.push(w)
-    this.onWarning?.(w)
+    if (this.deferred) this.deferred.push(w)
+    else this.onWarning?.(w)
+  }
+
+  /** From now on warnings wait for {@link flushWarnings}: a batching reader delivers them between its records. */
+  deferWarnings(): void {
+    this.deferred ??= []
+  }
+
+  get hasDeferredWarnings(): boolean {
+    return this.deferred !== undefined && this.deferred.length > 0
+  }
+
+  flushWarnings(): void {
+    const held = this.deferred
+    if (!held || held.length === 0) return
+    this.deferred = []
+    for (const w of held) this.onWarning?.(w)
   }
 
   async readHeader(): Promise<void> {
@@ -279,13 +300,21 @@ class Reader implements TraceReader {
 
   async *batches(): AsyncIterableIterator<LctRecord[]> {
     this.begin()
+    // a warning reaches onWarning after the records read before it, and before those read after it
+    const fs = this.fs
+    fs.deferWarnings()
     try {
       for (;;) {
         let batch: LctRecord[] = []
-        let f = this.fs.nextBuffered()
+        let f = fs.nextBuffered()
         while (f !== undefined) {
           if (f.kind === 'frame') {
             const r = this.toRecord(f)
+            if (fs.hasDeferredWarnings) {
+              if (batch.length > 0) yield batch
+              batch = []
+              fs.flushWarnings()
+            }
             if (r) batch.push(r)
             // small batches: few decoded records are alive at once, so a collection has little to copy
             if (batch.length === BATCH_RECORDS) {
@@ -293,13 +322,15 @@ class Reader implements TraceReader {
               batch = []
             }
           }
-          f = this.fs.nextBuffered()
+          f = fs.nextBuffered()
         }
         if (batch.length > 0) yield batch
-        const g = await this.fs.next()
+        const g = await fs.next()
+        fs.flushWarnings() // an oversized frame or a truncated tail
         if (g.kind === 'end') return
         if (g.kind === 'frame') {
           const r = this.toRecord(g)
+          fs.flushWarnings()
           if (r) yield [r]
         }
       }
@@ -366,6 +397,54 @@ export async function openTrace(source: LctSource, opts: LctReadOptions = {}): P
     await openFrames(source, opts),
     opts.internObjectKeys ? new ObjectKeyInterner() : undefined,
   )
+}
+
+/**
+ * The records of a trace as {@link TapeBatch}es (for a replay that reads on another thread): the same frames,
+ * validation, interning, skips and warnings as {@link openTrace} with `internObjectKeys`.
+ */
+export async function* readTapes(
+  source: LctSource,
+  opts: LctReadOptions & {batchRecords?: number; batchBytes?: number} = {},
+): AsyncGenerator<TapeBatch> {
+  const writer = new TapeWriter()
+  const fs = await openFrames(source, {
+    ...opts,
+    onWarning: (w) => {
+      opts.onWarning?.(w)
+      writer.warn(w)
+    },
+  })
+  const interner = new ObjectKeyInterner()
+  const maxRecords = opts.batchRecords ?? 2048
+  const maxBytes = opts.batchBytes ?? 1 << 20
+  const take = (f: {offset: number; length: number; buf: Buffer; start: number}): void => {
+    writer.beginRecord()
+    writer.setSource(f.buf)
+    try {
+      const r = decodeRecordBody(f.buf, f.start, f.start + f.length, interner, writer)
+      writer.addRecord(f.buf, r, f.offset, f.length, fs.state.records++)
+    } catch (err) {
+      if (!isDecodeError(err)) throw err
+      fs.malformed(f.offset, f.length, err)
+    }
+  }
+  try {
+    for (;;) {
+      let f = fs.nextBuffered()
+      while (f !== undefined) {
+        if (f.kind === 'frame') take(f)
+        if (writer.count >= maxRecords || writer.bytesUsed >= maxBytes) yield writer.take(interner.liveFrom)
+        f = fs.nextBuffered()
+      }
+      const g = await fs.next()
+      if (g.kind === 'end') break
+      if (g.kind === 'frame') take(g)
+    }
+    if (writer.pending) yield writer.take(interner.liveFrom)
+  } finally {
+    await fs.window.close()
+  }
 }
 
 /**

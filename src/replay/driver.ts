@@ -1,11 +1,13 @@
 // The replay driver (storage-replay.md §3): records in, handlers called at their trace time, events interleaved.
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, statSync} from 'node:fs'
+import {availableParallelism} from 'node:os'
 import {dirname} from 'node:path'
 import {LctError, lmtError} from '../errors.js'
 import {CodecError, decodeArgsInPlace, UnknownTagError} from '../lct/codecs.js'
 import {openTrace} from '../lct/reader.js'
+import {openTraceThreaded} from '../lct/threaded-reader.js'
 import {type Clock, TraceRecorder} from '../lct/recorder.js'
-import type {LctHeader} from '../lct/types.js'
+import type {LctHeader, LctWarning} from '../lct/types.js'
 import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './level.js'
 import {EventScheduler} from './scheduler.js'
 import {ReplayStats} from './stats.js'
@@ -52,9 +54,25 @@ export interface ReplayRunOptions<C> {
   warn: (code: string, key: string, message: string) => void
   onRecord?: (o: RecordOutcome) => void
   signal?: AbortSignal
+  /** decode the trace on a worker thread: `auto` (default) for traces of 8 MiB or more with two cores or more */
+  readerThread?: boolean | 'auto'
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** below this size a trace is decoded on the replay's thread: a worker's start-up would cost more than it saves */
+const THREAD_MIN_BYTES = 8 << 20
+
+/** Whether the trace is decoded on a worker thread, beside the replay (a second core is needed to gain). */
+function readsOnThread(o: {file: string; readerThread?: boolean | 'auto'}): boolean {
+  if (o.readerThread !== undefined && o.readerThread !== 'auto') return o.readerThread
+  if (availableParallelism() < 2) return false
+  try {
+    return statSync(o.file).size >= THREAD_MIN_BYTES
+  } catch {
+    return false // the reader reports it
+  }
+}
 
 /** Replays every record of `file` against a fresh target of the level. */
 export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResult> {
@@ -100,13 +118,11 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
     scheduler.setNow(Math.max(t, wallTrace()))
   }
 
-  const reader = await openTrace(o.file, {
-    maxFrameBytes: o.maxFrameBytes,
-    name: o.file,
-    internObjectKeys: true,
-    // skipped frames and a truncated tail (lct §4.5): printed once per kind with its offset, then counted
-    onWarning: (w) => o.warn(w.code, 'frames', w.message),
-  })
+  // skipped frames and a truncated tail (lct §4.5): printed once per kind with its offset, then counted
+  const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
+  const reader = readsOnThread(o)
+    ? openTraceThreaded(o.file, {maxFrameBytes: o.maxFrameBytes, name: o.file, onWarning})
+    : await openTrace(o.file, {maxFrameBytes: o.maxFrameBytes, name: o.file, internObjectKeys: true, onWarning})
   let started = 0
   let n = 0
   try {

@@ -1,0 +1,305 @@
+// Decoded records handed from a reading thread to the replay thread (storage-replay.md §3, our addition): the
+// reading thread validates every frame and interns keys as the in-thread reader does; what crosses is compact —
+// per record its numbers, and its args bytes with every interned value replaced by a reference to it.
+import {decodeValue} from './codecs.js'
+import type {InternedSpanSink} from './key-intern.js'
+import {MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
+import type {DecodedRecordFields} from './frame-decode.js'
+import {MemoryLayoutDesc, ObjectKey} from './values.js'
+import type {LctRecord, LctWarning} from './types.js'
+
+/** A reference to an interned value: 0xc1 (never valid msgpack, so never in a frame that decoded) + a 48-bit id. */
+const REF = 0xc1
+const REF_BYTES = 7
+/** numbers per record in {@link TapeBatch.nums} and {@link TapeBatch.ints} */
+const NUMS = 4
+const INTS = 4
+/** ObjectKey given by its fields, or any value by its wire bytes */
+const DEF_KEY = 0
+const DEF_BYTES = 1
+/** per definition: id, kind, bytes start, bytes end, model string, salt string, object group, kv rank */
+const DEF_NUMS = 8
+/** distinct model names and salts sent as strings; beyond that keys travel as bytes */
+const MAX_STRINGS = 4096
+
+/** One batch of records, with the values and names they introduce (its buffers are transferred, not copied). */
+export interface TapeBatch {
+  count: number
+  /** per record: t_mono, t_wall, frame offset, index */
+  nums: Float64Array
+  /** per record: qualname number, body length, args start, args end (in `bytes`) */
+  ints: Int32Array
+  bytes: Uint8Array
+  /** new qualnames, numbered after the previous ones */
+  qualnames: string[]
+  /** new model names and salts, numbered after the previous ones */
+  strings: string[]
+  defCount: number
+  defs: Float64Array
+  /** warnings and the number of records of this batch read before each */
+  warnings: Array<{before: number; warning: LctWarning}>
+  /** values with a smaller id are never referenced again */
+  liveFrom: number
+}
+
+class Growable {
+  bytes = new Uint8Array(1 << 20)
+  used = 0
+
+  reserve(n: number): void {
+    if (this.used + n <= this.bytes.length) return
+    let size = this.bytes.length * 2
+    while (size < this.used + n) size *= 2
+    const next = new Uint8Array(size)
+    next.set(this.bytes.subarray(0, this.used))
+    this.bytes = next
+  }
+
+  copy(src: Uint8Array, start: number, end: number): void {
+    const n = end - start
+    this.reserve(n)
+    const out = this.bytes
+    let at = this.used
+    if (n <= 64) for (let i = start; i < end; i++) out[at++] = src[i]
+    else out.set(src.subarray(start, end), at)
+    this.used += n
+  }
+}
+
+/** The reading side: collects records into batches (also the sink of interned spans during decoding). */
+export class TapeWriter implements InternedSpanSink {
+  private tape = new Growable()
+  private nums: number[] = []
+  private ints: number[] = []
+  private defs: number[] = []
+  private newQualnames: string[] = []
+  private newStrings: string[] = []
+  private warnings: TapeBatch['warnings'] = []
+  private readonly qualnameIds = new Map<string, number>()
+  private readonly stringIds = new Map<string, number>()
+  private definedUpTo = -1
+  /** interned spans of the record being decoded: start, end, id */
+  private spans: number[] = []
+  count = 0
+
+  beginRecord(): void {
+    this.spans.length = 0
+  }
+
+  /** The buffer the record being decoded lives in (spans are positions in it). */
+  setSource(buf: Uint8Array): void {
+    this.source = buf
+  }
+
+  private source: Uint8Array = new Uint8Array(0)
+
+  interned(start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void {
+    if (id > this.definedUpTo) this.define(id, value, start, end)
+    const spans = this.spans
+    // a value decoded inside one that is also interned is covered by it
+    while (spans.length > 0 && spans[spans.length - 3] >= start) spans.length -= 3
+    spans.push(start, end, id)
+  }
+
+  private stringId(s: string): number {
+    let id = this.stringIds.get(s)
+    if (id === undefined) {
+      if (this.stringIds.size >= MAX_STRINGS) return -1
+      id = this.stringIds.size
+      this.stringIds.set(s, id)
+      this.newStrings.push(s)
+    }
+    return id
+  }
+
+  /** A value seen for the first time: an ObjectKey by its fields, anything else by its wire bytes. */
+  private define(id: number, value: ObjectKey | MemoryLayoutDesc, start: number, end: number): void {
+    this.definedUpTo = id
+    const tape = this.tape
+    const at = tape.used
+    if (value instanceof ObjectKey && typeof value.kvRank === 'number') {
+      const model = this.stringId(value.modelName)
+      const salt = model < 0 ? -1 : this.stringId(value.cacheSalt)
+      if (salt >= 0) {
+        tape.copy(value.chunkHash, 0, value.chunkHash.length)
+        this.defs.push(id, DEF_KEY, at, tape.used, model, salt, value.objectGroupId, value.kvRank)
+        return
+      }
+    }
+    tape.copy(this.source, start, end)
+    this.defs.push(id, DEF_BYTES, at, tape.used, 0, 0, 0, 0)
+  }
+
+  /** A warning of the reader, placed before the next record. */
+  warn(warning: LctWarning): void {
+    this.warnings.push({before: this.count, warning})
+  }
+
+  /** Adds a record decoded from `buf` (spans reported since {@link beginRecord} are inside its args). */
+  addRecord(buf: Uint8Array, f: DecodedRecordFields, offset: number, length: number, index: number): void {
+    let q = this.qualnameIds.get(f.qualname)
+    if (q === undefined) {
+      q = this.qualnameIds.size
+      this.qualnameIds.set(f.qualname, q)
+      this.newQualnames.push(f.qualname)
+    }
+    const tape = this.tape
+    const argsStart = tape.used
+    let at = f.argsStart
+    const spans = this.spans
+    for (let s = 0; s < spans.length; s += 3) {
+      const start = spans[s]
+      const end = spans[s + 1]
+      if (start < f.argsStart || end > f.argsEnd) continue // a repeated args key: an earlier value's spans
+      tape.copy(buf, at, start)
+      tape.reserve(REF_BYTES)
+      const id = spans[s + 2]
+      const out = tape.bytes
+      const hi = Math.floor(id / 0x100000000)
+      const lo = id >>> 0
+      out[tape.used] = REF
+      out[tape.used + 1] = hi >>> 8
+      out[tape.used + 2] = hi & 0xff
+      out[tape.used + 3] = lo >>> 24
+      out[tape.used + 4] = (lo >>> 16) & 0xff
+      out[tape.used + 5] = (lo >>> 8) & 0xff
+      out[tape.used + 6] = lo & 0xff
+      tape.used += REF_BYTES
+      at = end
+    }
+    tape.copy(buf, at, f.argsEnd)
+    this.nums.push(f.tMono, f.tWall, offset, index)
+    this.ints.push(q, length, argsStart, tape.used)
+    this.count++
+  }
+
+  get bytesUsed(): number {
+    return this.tape.used
+  }
+
+  /** Whether {@link take} has anything to hand over (records or warnings). */
+  get pending(): boolean {
+    return this.count > 0 || this.warnings.length > 0
+  }
+
+  /** The batch so far (then starts a new one). */
+  take(liveFrom: number): TapeBatch {
+    const batch: TapeBatch = {
+      count: this.count,
+      nums: Float64Array.from(this.nums),
+      ints: Int32Array.from(this.ints),
+      bytes: this.tape.bytes.slice(0, this.tape.used),
+      qualnames: this.newQualnames,
+      strings: this.newStrings,
+      defCount: this.defs.length / DEF_NUMS,
+      defs: Float64Array.from(this.defs),
+      warnings: this.warnings,
+      liveFrom,
+    }
+    this.tape.used = 0
+    this.nums = []
+    this.ints = []
+    this.defs = []
+    this.newQualnames = []
+    this.newStrings = []
+    this.warnings = []
+    this.count = 0
+    return batch
+  }
+}
+
+/** Tape bytes: a reference is the value it names; everything else is msgpack exactly as it was in the frame. */
+class TapeValueReader extends MsgpackReader {
+  constructor(
+    buf: Uint8Array,
+    start: number,
+    end: number,
+    private readonly values: ReadonlyMap<number, ObjectKey | MemoryLayoutDesc>,
+  ) {
+    super(buf, start, end)
+  }
+
+  override value(): RawValue {
+    const p = this.pos
+    const buf = this.buf
+    if (buf[p] !== REF) return super.value()
+    const hi = (buf[p + 1] << 8) | buf[p + 2]
+    const lo = ((buf[p + 3] << 24) | (buf[p + 4] << 16) | (buf[p + 5] << 8) | buf[p + 6]) >>> 0
+    const id = hi * 0x100000000 + lo
+    const v = this.values.get(id)
+    if (v === undefined) throw new Error(`record tape: value ${id} was never defined`)
+    this.pos = p + REF_BYTES
+    return v as unknown as RawValue
+  }
+
+  /** The args map (its keys were checked to be str when the frame was read). */
+  args(): RawMap {
+    const n = this.mapHeader()
+    const out = nullProtoObject<RawMap>()
+    for (let i = 0; i < n; i++) {
+      const key = this.mapKey()
+      out[key] = this.value()
+    }
+    return out
+  }
+}
+
+/** The replaying side: turns batches back into the records the in-thread reader would have yielded. */
+export class TapeDecoder {
+  private readonly values = new Map<number, ObjectKey | MemoryLayoutDesc>()
+  /** defined ids in order, to forget those the reading side no longer returns */
+  private readonly order: number[] = []
+  private orderHead = 0
+  private readonly qualnames: string[] = []
+  private readonly strings: string[] = []
+
+  records(batch: TapeBatch): LctRecord[] {
+    for (const q of batch.qualnames) this.qualnames.push(q)
+    for (const s of batch.strings) this.strings.push(s)
+    // a Buffer view, as the frame was: bytes values are then copied out as the in-thread reader copies them
+    const buf = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength)
+    const d = batch.defs
+    for (let i = 0; i < batch.defCount; i++) {
+      const o = i * DEF_NUMS
+      const id = d[o]
+      const start = d[o + 2]
+      const end = d[o + 3]
+      const value =
+        d[o + 1] === DEF_KEY
+          ? new ObjectKey(
+              Uint8Array.prototype.slice.call(buf, start, end) as Uint8Array,
+              this.strings[d[o + 4]],
+              d[o + 7],
+              d[o + 6],
+              this.strings[d[o + 5]],
+            )
+          : (decodeValue(new MsgpackReader(buf, start, end).value()) as ObjectKey | MemoryLayoutDesc)
+      this.values.set(id, value)
+      this.order.push(id)
+    }
+    const {nums, ints} = batch
+    const out: LctRecord[] = new Array<LctRecord>(batch.count)
+    for (let i = 0; i < batch.count; i++) {
+      const n = i * NUMS
+      const k = i * INTS
+      const args = new TapeValueReader(buf, ints[k + 2], ints[k + 3], this.values).args()
+      out[i] = {
+        tMono: nums[n],
+        tWall: nums[n + 1],
+        qualname: this.qualnames[ints[k]],
+        args,
+        offset: nums[n + 2],
+        length: ints[k + 1],
+        index: nums[n + 3],
+      }
+    }
+    const order = this.order
+    while (this.orderHead < order.length && order[this.orderHead] < batch.liveFrom)
+      this.values.delete(order[this.orderHead++])
+    if (this.orderHead >= 1 << 16) {
+      order.splice(0, this.orderHead)
+      this.orderHead = 0
+    }
+    return out
+  }
+}

@@ -1,0 +1,187 @@
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {afterAll, describe, expect, it} from 'vitest'
+import {FIXTURES, ROOT, tempDir} from '../helpers/cli.js'
+import {key, LAYOUT, type Rec, writeTrace} from './helpers.js'
+
+// the worker path needs the built files (a worker runs JavaScript): `npm test` builds first
+const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href
+const {replayTrace} = (await import(
+  dist('src/replay/driver.js')
+)) as typeof import('../../src/replay/driver.js')
+const {openTrace} = (await import(dist('src/lct/reader.js'))) as typeof import('../../src/lct/reader.js')
+const {openTraceThreaded} = (await import(
+  dist('src/lct/threaded-reader.js')
+)) as typeof import('../../src/lct/threaded-reader.js')
+const {storageLevel} = (await import(
+  dist('plugins/levels/storage.js')
+)) as typeof import('../../plugins/levels/storage.js')
+const {LctError} = (await import(dist('src/errors.js'))) as typeof import('../../src/errors.js')
+
+const tmp = tempDir()
+afterAll(() => tmp.cleanup())
+
+/** A replay's observable outcome: every warning and record outcome in order, the model's state and counters. */
+async function replayLog(file: string, readerThread: boolean, flags: Record<string, unknown>) {
+  const reader = await openTrace(file)
+  const header = reader.header
+  await reader.close()
+  const log: string[] = []
+  const config = storageLevel.parseConfig(flags, header, (m) => log.push(`config ${m}`))
+  const r = await replayTrace({
+    file,
+    level: storageLevel as never,
+    config,
+    header,
+    pace: 'virtual',
+    speed: 1,
+    readerThread,
+    warn: (code, k, message) => log.push(`warn ${code} ${k} ${message}`),
+    onRecord: (o) => log.push(`record ${o.index} ${o.qualname} ${o.status} ${o.error ?? ''}`),
+  })
+  return {
+    log,
+    counts: [r.recordsReplayed, r.recordsSkipped, r.recordsFailed, r.nonfiniteTMono, r.traceTimeS],
+    skipped: r.skippedByReason,
+    observations: r.observations?.json,
+    digest: r.snapshot?.digest,
+  }
+}
+
+/** Random storage records: repeated keys, every op, bad payloads, unknown tags and qualnames, long gaps. */
+function randomRecords(n: number, seed: number, distinctKeys: number): Rec[] {
+  let x = seed
+  const rand = () => ((x = ((Math.imul(x, 48271) + 11) % 2147483647) >>> 0) % 1_000_000) / 1_000_000
+  const pick = (k: number) => Math.floor(rand() * k)
+  const recs: Rec[] = []
+  let t = 0
+  for (let i = 0; i < n; i++) {
+    t += rand() < 0.02 ? 400 : rand() * 0.05
+    const ks = Array.from({length: 1 + pick(4)}, () => key(pick(distinctKeys)))
+    if (rand() < 0.1) ks.push(ks[0])
+    const op = pick(12)
+    if (op === 0)
+      recs.push([t, 'reserve_write', {keys: ks, layout_desc: LAYOUT, mode: ['new', 'all'][pick(2)]}])
+    else if (op === 1) recs.push([t, 'finish_write', {keys: ks}])
+    else if (op === 2) recs.push([t, 'abort_write', {keys: ks}])
+    else if (op === 3)
+      recs.push([t, 'submit_prefetch_task', {keys: ks, layout_desc: LAYOUT, extra_count: pick(2)}])
+    else if (op === 4) recs.push([t, 'read_prefetched_results.__enter__', {keys: ks}])
+    else if (op === 5) recs.push([t, 'read_prefetched_results.__exit__', {keys: ks}])
+    else if (op === 6) recs.push([t, 'finish_read_prefetched', {keys: ks, read_locks: 1 + pick(2)}])
+    else if (op === 7) {
+      // an ObjectKey whose payload is invalid (model name with '@'): it stays a raw map, the record is skipped
+      const bad = {__t__: 'ObjectKey', v: {chunk_hash: Buffer.alloc(4), model_name: 'a@b', kv_rank: 0}}
+      recs.push([t, 'finish_write', {keys: [...ks, bad]}])
+    } else if (op === 8) recs.push([t, 'finish_write', {keys: ks, extra: {__t__: 'NoSuchTag', v: 1}}])
+    else if (op === 9) recs.push([t, 'no_such_method', {keys: ks}])
+    else recs.push([t, 'reserve_write', {keys: ks, layout_desc: LAYOUT}])
+  }
+  return recs
+}
+
+/** Overwrites the first body byte of some frames with 0xc1 (never valid msgpack) and cuts the file short. */
+function corrupt(file: string, every: number): void {
+  const bytes = Buffer.from(readFileSync(file))
+  let i = 0
+  for (let p = 4 + bytes.readUInt32BE(0); p + 4 < bytes.length; p += 4 + bytes.readUInt32BE(p))
+    if (++i % every === 0) bytes[p + 4] = 0xc1
+  writeFileSync(file, bytes.subarray(0, bytes.length - 5))
+}
+
+const FLAGS = {'l1-size-gb': '0.0002', 'eviction-policy': 'LRU', 'l1-write-ttl-seconds': 300}
+
+describe('replay with the trace decoded on a worker thread', () => {
+  it('gives the same outcomes, warnings (in the same places), state and counters as in-thread decoding', async () => {
+    const file = writeTrace(join(tmp.dir, 'random.lct'), randomRecords(6000, 7, 60))
+    corrupt(file, 397)
+    const inThread = await replayLog(file, false, FLAGS)
+    const threaded = await replayLog(file, true, FLAGS)
+    expect(threaded).toEqual(inThread)
+    // the trace exercises what it should
+    const kinds = new Set(inThread.log.map((l) => l.split(' ').slice(0, 2).join(' ')))
+    expect([...kinds].sort()).toEqual(
+      expect.arrayContaining([
+        'record 1',
+        'warn LMT_LCT_MALFORMED_RECORD',
+        'warn LMT_LCT_TRUNCATED_BODY',
+        'warn decode_error',
+        'warn unknown_tag',
+        'warn no_handler',
+      ]),
+    )
+    expect(inThread.skipped.decode_error).toBeGreaterThan(0)
+    expect(inThread.counts[0]).toBeGreaterThan(4000)
+  })
+
+  it('forgets values the reading side no longer returns, and stays exact (more distinct keys than it caches)', async () => {
+    const recs: Rec[] = []
+    for (let c = 0; c < 24_000; c++) {
+      const ks = [key(3 * c), key(3 * c + 1), key(3 * c + 2)]
+      recs.push([c * 0.001, 'reserve_write', {keys: ks, layout_desc: LAYOUT, mode: 'new'}])
+      recs.push([c * 0.001 + 0.0005, 'finish_write', {keys: ks}])
+      // keys from far back: evicted by then, or found again after the reading side's cache started afresh
+      if (c % 7 === 0 && c > 0) recs.push([c * 0.001 + 0.0007, 'finish_write', {keys: [key(c)]}])
+    }
+    const file = writeTrace(join(tmp.dir, 'many-keys.lct'), recs)
+    const flags = {'l1-size-gb': '0.01', 'eviction-policy': 'LRU'}
+    expect(await replayLog(file, true, flags)).toEqual(await replayLog(file, false, flags))
+  })
+
+  it('the fixtures replay the same either way', async () => {
+    for (const name of ['v2_full_prefetch_cycle', 'v2_truncated_tail', 'v2_all_codec_shapes']) {
+      const file = join(FIXTURES, 'lct', `${name}.lct`)
+      const flags = {'l1-size-gb': '0.0625', 'l1-use-lazy': false, 'eviction-policy': 'LRU'}
+      expect(await replayLog(file, true, flags)).toEqual(await replayLog(file, false, flags))
+    }
+  })
+
+  it('an error of the reading thread surfaces as the same coded error', async () => {
+    const dir = tmp.dir // a directory: the file cannot be read
+    const inThread = await openTrace(dir).catch((e: unknown) => e)
+    const threaded = await (async () => {
+      for await (const batch of openTraceThreaded(dir).batches()) void batch
+    })().catch((e: unknown) => e)
+    expect(threaded).toBeInstanceOf(LctError)
+    expect((threaded as Error).message).toBe((inThread as Error).message)
+    expect((threaded as InstanceType<typeof LctError>).code).toBe(
+      (inThread as InstanceType<typeof LctError>).code,
+    )
+  })
+})
+
+describe('record tape', () => {
+  it('references values by ids beyond 32 bits, and rebuilds keys field for field', async () => {
+    const {TapeWriter, TapeDecoder} = await import('../../src/lct/record-tape.js')
+    const {ObjectKey} = await import('../../src/lct/values.js')
+    // {"keys": [nil, 7]}: the nil stands where an interned key was read
+    const body = Buffer.from([0x81, 0xa4, ...Buffer.from('keys'), 0x92, 0xc0, 0x07])
+    const k = new ObjectKey(Buffer.from([1, 2, 3]), 'model', 3, 2, 'salt')
+    const writer = new TapeWriter()
+    writer.beginRecord()
+    writer.setSource(body)
+    const id = 2 ** 40 + 5
+    writer.interned(7, 8, id, k)
+    const fields = {tMono: 1.5, tWall: 2.5, qualname: 'q', args: {}, argsStart: 0, argsEnd: body.length}
+    writer.addRecord(body, fields, 100, body.length, 0)
+    const [record] = new TapeDecoder().records(writer.take(0))
+    const keys = (record.args as {keys: unknown[]}).keys
+    expect(keys[1]).toBe(7)
+    const back = keys[0] as InstanceType<typeof ObjectKey>
+    expect(back).toBeInstanceOf(ObjectKey)
+    expect([back.id, back.kvRank, back.objectGroupId, Buffer.from(back.chunkHash).toString('hex')]).toEqual([
+      k.id,
+      3,
+      2,
+      '010203',
+    ])
+    expect([record.tMono, record.tWall, record.qualname, record.offset, record.length]).toEqual([
+      1.5,
+      2.5,
+      'q',
+      100,
+      body.length,
+    ])
+  })
+})
