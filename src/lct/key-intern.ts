@@ -4,6 +4,7 @@ import {skipValid} from './fast-scan.js'
 import {MAX_NESTING} from './constants.js'
 import {familyOf, isKeyByte, MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
 import {MemoryLayoutDesc, ObjectKey} from './values.js'
+import {canonicalObjectKey} from './object-key-wire.js'
 
 /** `{"__t__": <fixstr tag>, …}`: a two-entry map whose first key is the wrapper tag key. */
 const PREFIX = Buffer.from([0x82, 0xa5, ...Buffer.from('__t__')])
@@ -223,6 +224,16 @@ export class InterningReader extends MsgpackReader {
         this.pos = end
         this.spans?.interned(p, end, this.interner.foundId, hit)
         return hit as unknown as RawValue
+      }
+    }
+    // a new key in the usual layout: read straight from its bytes (its end is known and the bytes are valid)
+    if (INTERNED[k].ctor === ObjectKey) {
+      const key = canonicalObjectKey(buf, p, end)
+      if (key !== undefined) {
+        this.pos = end
+        const id = this.interner.remember(buf, p, end, hash, key)
+        this.spans?.interned(p, end, id, key)
+        return key as unknown as RawValue
       }
     }
     this.pos = p

@@ -122,7 +122,12 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
   const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
   const reader = readsOnThread(o)
     ? openTraceThreaded(o.file, {maxFrameBytes: o.maxFrameBytes, name: o.file, onWarning})
-    : await openTrace(o.file, {maxFrameBytes: o.maxFrameBytes, name: o.file, internObjectKeys: true, onWarning})
+    : await openTrace(o.file, {
+        maxFrameBytes: o.maxFrameBytes,
+        name: o.file,
+        internObjectKeys: true,
+        onWarning,
+      })
   let started = 0
   let n = 0
   try {

@@ -1,0 +1,113 @@
+// The usual wire form of an ObjectKey, read straight from its bytes (the replay's hot path meets one per new key).
+import {ObjectKey} from './values.js'
+
+const ascii = (s: string) => [...Buffer.from(s, 'latin1')]
+/** `{"__t__": "ObjectKey", "v": {"chunk_hash": …` up to the chunk hash's bin8 header */
+const HEAD = Uint8Array.from([
+  0x82,
+  0xa5,
+  ...ascii('__t__'),
+  0xa9,
+  ...ascii('ObjectKey'),
+  0xa1,
+  ...ascii('v'),
+  0x85,
+  0xaa,
+  ...ascii('chunk_hash'),
+  0xc4,
+])
+const MODEL = Uint8Array.from([0xaa, ...ascii('model_name')])
+const RANK = Uint8Array.from([0xa7, ...ascii('kv_rank')])
+const GROUP = Uint8Array.from([0xaf, ...ascii('object_group_id')])
+const SALT = Uint8Array.from([0xaa, ...ascii('cache_salt')])
+
+function matches(buf: Uint8Array, at: number, bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false
+  return true
+}
+
+/**
+ * The ObjectKey encoded at `[start, end)` when it has exactly the layout LMCache and lmt write (canonical field
+ * order, bin8 hash, short ASCII strings, small non-negative ints) and passes ObjectKey's checks; otherwise undefined,
+ * and the general decoder (which reports any error) takes it. Values are those the general decoder gives.
+ */
+export function canonicalObjectKey(buf: Uint8Array, start: number, end: number): ObjectKey | undefined {
+  if (end - start > 512 || !matches(buf, start, HEAD)) return undefined
+  let p = start + HEAD.length
+  const hashLength = buf[p]
+  const hashStart = p + 1
+  p = hashStart + hashLength
+  if (p + MODEL.length > end || !matches(buf, p, MODEL)) return undefined
+  p += MODEL.length
+  const model = shortAscii(buf, p, end)
+  if (model === undefined) return undefined
+  p = nextPos
+  if (p + RANK.length > end || !matches(buf, p, RANK)) return undefined
+  p += RANK.length
+  const rank = smallUint(buf, p, end)
+  if (rank < 0) return undefined
+  p = nextPos
+  if (p + GROUP.length > end || !matches(buf, p, GROUP)) return undefined
+  p += GROUP.length
+  const group = smallUint(buf, p, end)
+  if (group < 0) return undefined
+  p = nextPos
+  if (p + SALT.length > end || !matches(buf, p, SALT)) return undefined
+  p += SALT.length
+  const salt = shortAscii(buf, p, end)
+  if (salt === undefined || nextPos !== end) return undefined
+  // ObjectKey's rules (an ASCII salt has as many code points as characters); a breach is the general path's error
+  // eslint-disable-next-line no-control-regex -- NUL is one of the forbidden characters
+  if (model.includes('@') || salt.length > 128 || /[@/\\\u0000]/.test(salt)) return undefined
+  return new ObjectKey(
+    Uint8Array.prototype.slice.call(buf, hashStart, hashStart + hashLength) as Uint8Array,
+    model,
+    rank,
+    group,
+    salt,
+  )
+}
+
+/** where the last value read by {@link shortAscii} or {@link smallUint} ended */
+let nextPos = 0
+
+/** A fixstr or str8 of ASCII bytes, or undefined. */
+function shortAscii(buf: Uint8Array, p: number, end: number): string | undefined {
+  const b = buf[p]
+  let n: number
+  let s: number
+  if (b >= 0xa0 && b <= 0xbf) {
+    n = b & 0x1f
+    s = p + 1
+  } else if (b === 0xd9) {
+    n = buf[p + 1]
+    s = p + 2
+  } else return undefined
+  if (s + n > end) return undefined
+  let out = ''
+  for (let i = s; i < s + n; i++) {
+    const c = buf[i]
+    if (c >= 0x80) return undefined
+    out += String.fromCharCode(c)
+  }
+  nextPos = s + n
+  return out
+}
+
+/** A positive fixint, uint8 or uint16, or -1. */
+function smallUint(buf: Uint8Array, p: number, end: number): number {
+  const b = buf[p]
+  if (b <= 0x7f) {
+    nextPos = p + 1
+    return b
+  }
+  if (b === 0xcc && p + 2 <= end) {
+    nextPos = p + 2
+    return buf[p + 1]
+  }
+  if (b === 0xcd && p + 3 <= end) {
+    nextPos = p + 3
+    return (buf[p + 1] << 8) | buf[p + 2]
+  }
+  return -1
+}
