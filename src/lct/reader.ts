@@ -418,7 +418,7 @@ export async function* readTapes(
   const interner = new ObjectKeyInterner()
   const maxRecords = opts.batchRecords ?? 2048
   const maxBytes = opts.batchBytes ?? 1 << 20
-  const take = (f: {offset: number; length: number; buf: Buffer; start: number}): void => {
+  const take = (f: FrameRef): void => {
     writer.beginRecord()
     writer.setSource(f.buf)
     try {
@@ -430,20 +430,31 @@ export async function* readTapes(
     }
   }
   try {
-    for (;;) {
-      let f = fs.nextBuffered()
-      while (f !== undefined) {
-        if (f.kind === 'frame') take(f)
-        if (writer.count >= maxRecords || writer.bytesUsed >= maxBytes) yield writer.take(interner.liveFrom)
-        f = fs.nextBuffered()
-      }
-      const g = await fs.next()
-      if (g.kind === 'end') break
-      if (g.kind === 'frame') take(g)
-    }
+    for await (const _ of frameRuns(fs, take))
+      if (writer.count >= maxRecords || writer.bytesUsed >= maxBytes) yield writer.take(interner.liveFrom)
     if (writer.pending) yield writer.take(interner.liveFrom)
   } finally {
     await fs.window.close()
+  }
+}
+
+type FrameRef = {offset: number; length: number; buf: Buffer; start: number}
+
+/**
+ * Hands every record frame to `take`: the buffered ones without awaiting (no promise per frame), then reads on.
+ * Pauses at the end of each buffered run, so the caller can pass on what it collected.
+ */
+async function* frameRuns(fs: FrameSource, take: (f: FrameRef) => void): AsyncGenerator<void> {
+  for (;;) {
+    let f = fs.nextBuffered()
+    while (f !== undefined) {
+      if (f.kind === 'frame') take(f)
+      f = fs.nextBuffered()
+    }
+    yield
+    const g = await fs.next()
+    if (g.kind === 'end') return
+    if (g.kind === 'frame') take(g)
   }
 }
 
@@ -456,7 +467,7 @@ export async function countTrace(source: LctSource, opts: LctReadOptions = {}): 
   const names = new QualnameCounter()
   let maxTMono = 0
   const scanned: ScannedRecord = {tMono: 0, qualnameStart: 0, qualnameLength: 0}
-  const take = (f: {offset: number; length: number; buf: Buffer; start: number}): void => {
+  const take = (f: FrameRef): void => {
     if (fastScanRecord(f.buf, f.start, f.start + f.length, scanned)) {
       const counted = names.count(f.buf, scanned.qualnameStart, scanned.qualnameLength)
       if (counted) {
@@ -476,16 +487,7 @@ export async function countTrace(source: LctSource, opts: LctReadOptions = {}): 
     }
   }
   try {
-    for (;;) {
-      let f = fs.nextBuffered()
-      while (f !== undefined) {
-        if (f.kind === 'frame') take(f)
-        f = fs.nextBuffered()
-      }
-      const g = await fs.next()
-      if (g.kind === 'end') break
-      if (g.kind === 'frame') take(g)
-    }
+    for await (const _ of frameRuns(fs, take)) continue
   } finally {
     await fs.window.close()
   }
