@@ -13,8 +13,9 @@ const {file, maxFrameBytes, name, batchRecords, batchBytes} = workerData as {
 const port = parentPort
 if (!port) throw new Error('tape-worker runs in a worker thread')
 
-// batches the replay is ready to take: it asks for the next as it starts on one, so decoding runs ahead by one
-let credits = 2
+// batches the replay is ready to take (it asks for another as it starts on one): decoding may run up to six batches
+// ahead, which absorbs the pauses of either thread (a collection, a burst of evictions)
+let credits = 6
 let wake: (() => void) | undefined
 port.on('message', () => {
   credits++
