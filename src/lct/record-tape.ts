@@ -21,6 +21,8 @@ const DEF_BYTES = 1
 const DEF_NUMS = 8
 /** distinct model names and salts sent as strings; beyond that keys travel as bytes */
 const MAX_STRINGS = 4096
+/** distinct qualnames numbered once; beyond that (a pathological trace) each record carries its own */
+const MAX_QUALNAMES = 4096
 
 /** One batch of records, with the values and names they introduce (its buffers are transferred, not copied). */
 export interface TapeBatch {
@@ -32,6 +34,8 @@ export interface TapeBatch {
   bytes: Uint8Array
   /** new qualnames, numbered after the previous ones */
   qualnames: string[]
+  /** qualnames given once, for records whose qualname number is negative (−1 is the first) */
+  ownQualnames: string[]
   /** new model names and salts, numbered after the previous ones */
   strings: string[]
   defCount: number
@@ -73,6 +77,7 @@ export class TapeWriter implements InternedSpanSink {
   private ints: number[] = []
   private defs: number[] = []
   private newQualnames: string[] = []
+  private ownQualnames: string[] = []
   private newStrings: string[] = []
   private warnings: TapeBatch['warnings'] = []
   private readonly qualnameIds = new Map<string, number>()
@@ -139,9 +144,11 @@ export class TapeWriter implements InternedSpanSink {
   addRecord(buf: Uint8Array, f: DecodedRecordFields, offset: number, length: number, index: number): void {
     let q = this.qualnameIds.get(f.qualname)
     if (q === undefined) {
-      q = this.qualnameIds.size
-      this.qualnameIds.set(f.qualname, q)
-      this.newQualnames.push(f.qualname)
+      if (this.qualnameIds.size < MAX_QUALNAMES) {
+        q = this.qualnameIds.size
+        this.qualnameIds.set(f.qualname, q)
+        this.newQualnames.push(f.qualname)
+      } else q = -this.ownQualnames.push(f.qualname)
     }
     const tape = this.tape
     const argsStart = tape.used
@@ -190,6 +197,7 @@ export class TapeWriter implements InternedSpanSink {
       ints: Int32Array.from(this.ints),
       bytes: this.tape.bytes.slice(0, this.tape.used),
       qualnames: this.newQualnames,
+      ownQualnames: this.ownQualnames,
       strings: this.newStrings,
       defCount: this.defs.length / DEF_NUMS,
       defs: Float64Array.from(this.defs),
@@ -201,6 +209,7 @@ export class TapeWriter implements InternedSpanSink {
     this.ints = []
     this.defs = []
     this.newQualnames = []
+    this.ownQualnames = []
     this.newStrings = []
     this.warnings = []
     this.count = 0
@@ -286,7 +295,7 @@ export class TapeDecoder {
       out[i] = {
         tMono: nums[n],
         tWall: nums[n + 1],
-        qualname: this.qualnames[ints[k]],
+        qualname: ints[k] >= 0 ? this.qualnames[ints[k]] : batch.ownQualnames[-ints[k] - 1],
         args,
         offset: nums[n + 2],
         length: ints[k + 1],

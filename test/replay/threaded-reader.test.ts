@@ -129,6 +129,17 @@ describe('replay with the trace decoded on a worker thread', () => {
     expect(await replayLog(file, true, flags)).toEqual(await replayLog(file, false, flags))
   })
 
+  it('a trace of thousands of distinct qualnames (beyond those numbered once) replays the same', async () => {
+    const recs: Rec[] = Array.from({length: 5000}, (_, i) => [i * 0.01, `method_${i}`, {keys: [key(i)]}])
+    recs.push([60, 'finish_write', {keys: [key(1)]}])
+    const file = writeTrace(join(tmp.dir, 'qualnames.lct'), recs)
+    const threaded = await replayLog(file, true, FLAGS)
+    expect(threaded).toEqual(await replayLog(file, false, FLAGS))
+    expect(
+      threaded.skipped.no_handler['lmcache.v1.distributed.storage_manager.StorageManager.method_4999'],
+    ).toBe(1)
+  })
+
   it('the fixtures replay the same either way', async () => {
     for (const name of ['v2_full_prefetch_cycle', 'v2_truncated_tail', 'v2_all_codec_shapes']) {
       const file = join(FIXTURES, 'lct', `${name}.lct`)
