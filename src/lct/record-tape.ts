@@ -217,13 +217,74 @@ export class TapeWriter implements InternedSpanSink {
   }
 }
 
+/**
+ * The values the reading side may still reference, by id. Ids only grow, and those below `liveFrom` are never used
+ * again, so the live ones (usually at most two generations of the reading side's cache, 2 × 65,536) fit a ring; a
+ * record with more new keys than that makes it grow.
+ */
+class ValueRing {
+  private values: Array<ObjectKey | MemoryLayoutDesc | undefined>
+  private ids: Float64Array
+  /** ids below this were cleared */
+  private clearedTo = 0
+  private highest = -1
+
+  constructor(private size: number) {
+    this.values = new Array<ObjectKey | MemoryLayoutDesc | undefined>(size).fill(undefined)
+    this.ids = new Float64Array(size).fill(-1)
+  }
+
+  set(id: number, value: ObjectKey | MemoryLayoutDesc): void {
+    let at = id % this.size
+    if (this.values[at] !== undefined && this.ids[at] >= this.clearedTo && this.ids[at] !== id) {
+      this.grow(id)
+      at = id % this.size
+    }
+    this.values[at] = value
+    this.ids[at] = id
+    if (id > this.highest) this.highest = id
+  }
+
+  get(id: number): ObjectKey | MemoryLayoutDesc {
+    const at = id % this.size
+    const v = this.values[at]
+    if (v === undefined || this.ids[at] !== id) throw new Error(`record tape: value ${id} was never defined`)
+    return v
+  }
+
+  /** Drops the values below `liveFrom` (they are never referenced again). */
+  forgetBelow(liveFrom: number): void {
+    const to = Math.min(liveFrom, this.highest + 1)
+    for (let id = Math.max(this.clearedTo, to - this.size); id < to; id++) {
+      const at = id % this.size
+      if (this.ids[at] === id) this.values[at] = undefined
+    }
+    if (to > this.clearedTo) this.clearedTo = to
+  }
+
+  /** A ring large enough for every live id and `id` (no two of them share a place). */
+  private grow(id: number): void {
+    const {values, ids} = this
+    const span = Math.max(id, this.highest) - this.clearedTo + 1
+    while (this.size <= span) this.size *= 2
+    this.values = new Array<ObjectKey | MemoryLayoutDesc | undefined>(this.size).fill(undefined)
+    this.ids = new Float64Array(this.size).fill(-1)
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i]
+      if (v === undefined || ids[i] < this.clearedTo) continue
+      this.values[ids[i] % this.size] = v
+      this.ids[ids[i] % this.size] = ids[i]
+    }
+  }
+}
+
 /** Tape bytes: a reference is the value it names; everything else is msgpack exactly as it was in the frame. */
 class TapeValueReader extends MsgpackReader {
   constructor(
     buf: Uint8Array,
     start: number,
     end: number,
-    private readonly values: ReadonlyMap<number, ObjectKey | MemoryLayoutDesc>,
+    private readonly values: ValueRing,
   ) {
     super(buf, start, end)
   }
@@ -236,7 +297,6 @@ class TapeValueReader extends MsgpackReader {
     const lo = ((buf[p + 3] << 24) | (buf[p + 4] << 16) | (buf[p + 5] << 8) | buf[p + 6]) >>> 0
     const id = hi * 0x100000000 + lo
     const v = this.values.get(id)
-    if (v === undefined) throw new Error(`record tape: value ${id} was never defined`)
     this.pos = p + REF_BYTES
     return v as unknown as RawValue
   }
@@ -255,10 +315,12 @@ class TapeValueReader extends MsgpackReader {
 
 /** The replaying side: turns batches back into the records the in-thread reader would have yielded. */
 export class TapeDecoder {
-  private readonly values = new Map<number, ObjectKey | MemoryLayoutDesc>()
-  /** defined ids in order, to forget those the reading side no longer returns */
-  private readonly order: number[] = []
-  private orderHead = 0
+  private readonly values: ValueRing
+
+  /** `ringSize`: the places for values at first (tests give a small one to see it grow) */
+  constructor(ringSize = 1 << 18) {
+    this.values = new ValueRing(ringSize)
+  }
   private readonly qualnames: string[] = []
   private readonly strings: string[] = []
 
@@ -284,7 +346,6 @@ export class TapeDecoder {
             )
           : (decodeValue(new MsgpackReader(buf, start, end).value()) as ObjectKey | MemoryLayoutDesc)
       this.values.set(id, value)
-      this.order.push(id)
     }
     const {nums, ints} = batch
     const out: LctRecord[] = new Array<LctRecord>(batch.count)
@@ -302,13 +363,7 @@ export class TapeDecoder {
         index: nums[n + 3],
       }
     }
-    const order = this.order
-    while (this.orderHead < order.length && order[this.orderHead] < batch.liveFrom)
-      this.values.delete(order[this.orderHead++])
-    if (this.orderHead >= 1 << 16) {
-      order.splice(0, this.orderHead)
-      this.orderHead = 0
-    }
+    this.values.forgetBelow(batch.liveFrom)
     return out
   }
 }

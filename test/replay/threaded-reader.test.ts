@@ -195,4 +195,31 @@ describe('record tape', () => {
       body.length,
     ])
   })
+
+  it('keeps every value a batch references, however many new values one record brings', async () => {
+    const {TapeWriter, TapeDecoder} = await import('../../src/lct/record-tape.js')
+    const {ObjectKey} = await import('../../src/lct/values.js')
+    // {"keys": [nil × 100]}: each nil stands where a new interned key was read
+    const n = 100
+    const body = Buffer.from([
+      0x81,
+      0xa4,
+      ...Buffer.from('keys'),
+      0xdc,
+      0,
+      n,
+      ...new Array<number>(n).fill(0xc0),
+    ])
+    const writer = new TapeWriter()
+    writer.beginRecord()
+    writer.setSource(body)
+    const keys = Array.from({length: n}, (_, i) => new ObjectKey(Buffer.from([i]), 'm', 0, 0, ''))
+    for (let i = 0; i < n; i++) writer.interned(9 + i, 10 + i, 1000 + i, keys[i])
+    const fields = {tMono: 0, tWall: 0, qualname: 'q', args: {}, argsStart: 0, argsEnd: body.length}
+    writer.addRecord(body, fields, 0, body.length, 0)
+    const decoder = new TapeDecoder(8) // far fewer places than the record's new values: the ring grows
+    const [record] = decoder.records(writer.take(1000))
+    const back = (record.args as unknown as {keys: Array<InstanceType<typeof ObjectKey>>}).keys
+    expect(back.map((k) => k.id)).toEqual(keys.map((k) => k.id))
+  })
 })
