@@ -1,7 +1,7 @@
 import {LctError} from '../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
-import {familyOf, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
+import {familyOf, isKeyByte, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import {type InternedSpanSink, InterningReader, type ObjectKeyInterner} from './key-intern.js'
 import type {LctHeader} from './types.js'
 import {RecentNames} from './recent-names.js'
@@ -72,13 +72,22 @@ function mapWithStrKeys(r: MsgpackReader, build: boolean, walk = false): Field {
   for (let i = 0; i < n; i++) {
     const fam = familyOf(r.peek())
     if (fam !== 'str') badKey ??= fam
-    const key = r.mapKey()
-    if (out) out[key] = r.value()
-    else if (walk) (r as InterningReader).walk()
+    if (out) {
+      const key = r.mapKey()
+      out[key] = r.value()
+      continue
+    }
+    // nothing is built: the key is checked as mapKey() would check it (a str or an int, valid), not decoded
+    if (!isKeyByte(r.peek())) r.fail(`unsupported map key type ${fam}`)
+    r.skip()
+    if (walk) (r as InterningReader).walk()
     else r.skip()
   }
-  return {family: 'map', value: out ?? nullProtoObject<RawMap>(), badKey}
+  return {family: 'map', value: out ?? (walk ? NOTHING_BUILT : nullProtoObject<RawMap>()), badKey}
 }
+
+/** the args of a record read on the reading thread, which are rebuilt from bytes on the other side */
+const NOTHING_BUILT: RawMap = Object.freeze(nullProtoObject<RawMap>())
 
 const HEADER_FIELDS = [
   'magic',

@@ -3,12 +3,19 @@ import {BinaryHeap} from '../util/binary-heap.js'
 
 export type EventId = number
 
+/**
+ * A periodic callback. It may return a function to say that nothing it looks at can change until another event runs
+ * or the next record is due (§4.3): the firings until then are skipped, and the function is called with their number
+ * so that it can count them as if they had run.
+ */
+export type PeriodicFn = () => void | ((skipped: number) => void)
+
 interface Ev {
   time: number
   seq: number
   id: EventId
   kind: string
-  fn: () => void
+  fn: PeriodicFn
   periodic?: {period: number; firstAt: number; k: number}
 }
 
@@ -16,8 +23,17 @@ export interface Scheduler {
   now(): number
   at(t: number, kind: string, fn: () => void): EventId
   after(dt: number, kind: string, fn: () => void): EventId
-  every(period: number, firstAt: number, kind: string, fn: () => void): EventId
+  every(period: number, firstAt: number, kind: string, fn: PeriodicFn): EventId
   cancel(id: EventId): void
+}
+
+/**
+ * The firing after the k-th. Beyond 2^53 (a trace time of 285 million years, met only in a corrupt trace) k + 1 is k
+ * again: step to the next representable count instead, so that time always moves on.
+ */
+function nextCount(k: number): number {
+  const next = k + 1
+  return next > k ? next : k + 2 ** (Math.floor(Math.log2(k)) - 52)
 }
 
 /** Virtual (discrete-event) and realtime pacing share this queue; realtime only waits before running. */
@@ -52,7 +68,7 @@ export class EventScheduler implements Scheduler {
     return this.at(this.current + dt, kind, fn)
   }
 
-  every(period: number, firstAt: number, kind: string, fn: () => void): EventId {
+  every(period: number, firstAt: number, kind: string, fn: PeriodicFn): EventId {
     const id = this.nextId++
     this.queue.push({time: firstAt, seq: this.seq++, id, kind, fn, periodic: {period, firstAt, k: 0}})
     return id
@@ -81,7 +97,7 @@ export class EventScheduler implements Scheduler {
       this.queue.pop()
       beforeEach?.(top.time)
       this.setNow(top.time)
-      this.fire(top)
+      this.fire(top, t)
     }
   }
 
@@ -94,7 +110,7 @@ export class EventScheduler implements Scheduler {
       this.queue.pop()
       beforeEach?.(top.time)
       this.setNow(top.time)
-      this.fire(top)
+      this.fire(top, Infinity)
     }
     this.queue.clear()
   }
@@ -107,14 +123,37 @@ export class EventScheduler implements Scheduler {
       .map((e) => ({time: e.time, kind: e.kind}))
   }
 
-  private fire(e: Ev): void {
-    if (e.periodic) {
-      const p = e.periodic
-      p.k++
-      // re-armed before running, with a new seq: FIFO among equal times
-      this.queue.push({...e, time: p.firstAt + p.k * p.period, seq: this.seq++})
-    } else this.oneShots--
-    e.fn()
+  /** Runs an event; `limit` is the time of the next record (nothing is due after it before the record runs). */
+  private fire(e: Ev, limit: number): void {
+    if (!e.periodic) {
+      this.oneShots--
+      e.fn()
+      return
+    }
+    const p = e.periodic
+    p.k = nextCount(p.k)
+    // re-armed with a seq taken before running: FIFO among equal times, as if re-armed first
+    const seq = this.seq++
+    try {
+      const idle = e.fn()
+      if (typeof idle === 'function') {
+        // idle: skip to the first firing at or after the next other event or record (cancelled ones only stop it
+        // earlier); when there is neither, it fires on
+        const until = Math.min(limit, this.queue.peek()?.time ?? Infinity)
+        if (Number.isFinite(until)) {
+          let k = Math.max(p.k, Math.ceil((until - p.firstAt) / p.period))
+          // the division may round either way by a step
+          for (let i = 0; i < 4 && p.firstAt + k * p.period < until; i++) k = nextCount(k)
+          if (k - 1 > p.k && p.firstAt + (k - 1) * p.period >= until) k -= 1
+          if (k > p.k) {
+            idle(k - p.k)
+            p.k = k
+          }
+        }
+      }
+    } finally {
+      this.queue.push({...e, time: p.firstAt + p.k * p.period, seq})
+    }
   }
 
   private dropCancelled(): void {

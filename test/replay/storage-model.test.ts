@@ -5,7 +5,7 @@ import {Allocator} from '../../src/replay/storage/allocator.js'
 import {fsum, percentile, ReplayStats} from '../../src/replay/stats.js'
 import {TtlLock} from '../../src/replay/storage/ttl-lock.js'
 import {JsonFloat} from '../../src/jsonl/json-float.js'
-import {fixtureFlags, join, key, keys, LAYOUT, obs, replay, writeTrace} from './helpers.js'
+import {fixtureFlags, join, key, keys, LAYOUT, obs, type Rec, replay, writeTrace} from './helpers.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -346,5 +346,59 @@ describe('a key given twice in one call (LMCache answers with a dict by key)', (
       finish_write: {KEY_IN_WRONG_STATE: 1},
       reserve_write: {KEY_NOT_WRITABLE: 1},
     })
+  })
+})
+
+describe('idle eviction ticks (§4.3)', () => {
+  it('the scheduler skips idle firings to the next event or record and counts them as if they had run', async () => {
+    const {EventScheduler} = await import('../../src/replay/scheduler.js')
+    const s = new EventScheduler()
+    const log: string[] = []
+    let fired = 0
+    let counted = 0
+    s.every(1, 1, 'tick', () => {
+      fired++
+      log.push(`tick ${s.now()}`)
+      return (skipped: number) => (counted += skipped)
+    })
+    s.at(2.5, 'a', () => log.push('a 2.5'))
+    s.at(7, 'b', () => log.push('b 7'))
+    s.runUpTo(10)
+    // each idle firing moves to the first second at or after the next event (2.5 → 3, 7 → 7, after it: FIFO by
+    // arming) or the record (10); the others are counted, not run
+    expect(log).toEqual(['tick 1', 'a 2.5', 'tick 3', 'b 7', 'tick 7', 'tick 10'])
+    expect(fired + counted).toBe(10)
+  })
+
+  const gap = (flags: Record<string, unknown>, recs: Rec[]) => replay(writeTrace(path(), recs), flags)
+
+  it('below the watermark: a gap of 10,000 s counts 10,000 ticks, none triggered', async () => {
+    const r = await gap(fixtureFlags, [
+      [0.5, 'reserve_write', {keys: keys(1), layout_desc: LAYOUT, mode: 'new'}],
+      [0.6, 'finish_write', {keys: keys(1)}],
+      [10000.5, 'finish_write', {keys: keys(1)}],
+    ])
+    expect(obs(r).eviction).toMatchObject({ticks: 10000, triggered_ticks: 0, evicted_keys: 0})
+  })
+
+  it('above the watermark with nothing the policy may evict: every tick triggered, nothing evicted', async () => {
+    // one 4 KiB object fills the L1; its write never finishes, so the LRU does not know it
+    const r = await gap({'l1-size-gb': String(4096 / 2 ** 30), 'eviction-policy': 'LRU'}, [
+      [0.5, 'reserve_write', {keys: keys(1), layout_desc: LAYOUT, mode: 'new'}],
+      [10000.5, 'finish_write', {keys: keys(1)}],
+    ])
+    expect(obs(r).eviction).toMatchObject({ticks: 10000, triggered_ticks: 10000, evicted_keys: 0})
+    expect(obs(r).l1.ttl_expired_write_locks).toBe(1) // found expired by the finish_write at 10000.5
+  })
+
+  it('a corrupt t_mono far in the future (1e300 s) is reached, not ticked to', async () => {
+    const r = await gap(fixtureFlags, [
+      [0.5, 'reserve_write', {keys: keys(1), layout_desc: LAYOUT, mode: 'new'}],
+      [1e300, 'finish_write', {keys: keys(1)}],
+      [2, 'finish_write', {keys: keys(2)}],
+    ])
+    expect(r.recordsReplayed).toBe(3)
+    expect(r.traceTimeS).toBe(1e300)
+    expect(obs(r).eviction.ticks).toBeGreaterThan(1e299)
   })
 })

@@ -81,12 +81,20 @@ function randomRecords(n: number, seed: number, distinctKeys: number): Rec[] {
   return recs
 }
 
-/** Overwrites the first body byte of some frames with 0xc1 (never valid msgpack) and cuts the file short. */
+/**
+ * Overwrites the first body byte of some frames with 0xc1 (never valid msgpack), one random byte of others with a
+ * random value (failures anywhere in a record, or a record that still decodes), and cuts the file short.
+ */
 function corrupt(file: string, every: number): void {
   const bytes = Buffer.from(readFileSync(file))
   let i = 0
-  for (let p = 4 + bytes.readUInt32BE(0); p + 4 < bytes.length; p += 4 + bytes.readUInt32BE(p))
+  let x = 12345
+  const rand = (k: number) => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) % k
+  for (let p = 4 + bytes.readUInt32BE(0); p + 4 < bytes.length; p += 4 + bytes.readUInt32BE(p)) {
+    const n = bytes.readUInt32BE(p)
     if (++i % every === 0) bytes[p + 4] = 0xc1
+    else if (i % 13 === 0 && p + 4 + n <= bytes.length) bytes[p + 4 + rand(n)] = rand(256)
+  }
   writeFileSync(file, bytes.subarray(0, bytes.length - 5))
 }
 

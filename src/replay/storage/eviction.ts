@@ -141,15 +141,29 @@ export class EvictionController {
     scheduler.every(1, 1, 'eviction_tick', () => this.tick())
   }
 
-  tick(): void {
+  /** One tick; returns how to count skipped ticks when nothing can change until the next event or record. */
+  tick(): ((skipped: number) => void) | undefined {
     this.counters.ticks++
-    if (this.l1.allocator.usage < this.watermark) return
+    if (this.l1.allocator.usage < this.watermark) return this.countIdle
     this.counters.triggered_ticks++
-    for (const keys of this.policy.actions(this.ratio)) {
+    const actions = this.policy.actions(this.ratio)
+    if (actions.every((keys) => keys.length === 0)) return this.countIdleTriggered
+    for (const keys of actions) {
       const outcome = this.l1.evict(keys)
       this.counters.evicted_keys += outcome.deleted
       this.counters.evicted_bytes += outcome.bytes
       this.counters.refused_locked_keys += outcome.locked
     }
+    return undefined
+  }
+
+  // below the watermark, or above it with nothing to evict: later ticks would do the same until something happens
+  private readonly countIdle = (skipped: number): void => {
+    this.counters.ticks += skipped
+  }
+
+  private readonly countIdleTriggered = (skipped: number): void => {
+    this.counters.ticks += skipped
+    this.counters.triggered_ticks += skipped
   }
 }
