@@ -147,7 +147,29 @@ function internedTagAt(buf: Uint8Array, p: number, end: number): number {
 /** Told where each interned value was read: its bytes `[start, end)` and its id. */
 export interface InternedSpanSink {
   interned(start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void
+  /** {@link InterningReader.walk} passed a wrapper that codec decoding will still have to decode */
+  wrapperLeft(): void
 }
+
+/** Whether the map key at `p` is the str "__t__" (in any str encoding): its map is a codec wrapper. */
+function isWrapKeyAt(buf: Uint8Array, p: number): boolean {
+  const b = buf[p]
+  const at =
+    b === 0xa5
+      ? p + 1
+      : b === 0xd9 && buf[p + 1] === 5
+        ? p + 2
+        : b === 0xda && buf[p + 1] === 0 && buf[p + 2] === 5
+          ? p + 3
+          : b === 0xdb && buf[p + 1] === 0 && buf[p + 2] === 0 && buf[p + 3] === 0 && buf[p + 4] === 5
+            ? p + 5
+            : -1
+  if (at < 0) return false
+  for (let i = 0; i < 5; i++) if (buf[at + i] !== WRAP_KEY[i]) return false
+  return true
+}
+
+const WRAP_KEY = Buffer.from('__t__', 'latin1')
 
 export class InterningReader extends MsgpackReader {
   constructor(
@@ -169,7 +191,8 @@ export class InterningReader extends MsgpackReader {
     const at = this.pos
     const b = this.buf[at]
     if (b === 0x82 && internedTagAt(this.buf, at, this.end) >= 0) {
-      this.value()
+      const v = this.value()
+      if (!(v instanceof ObjectKey) && !(v instanceof MemoryLayoutDesc)) this.spans?.wrapperLeft()
       return
     }
     if ((b >= 0x80 && b <= 0x9f) || (b >= 0xdc && b <= 0xdf)) {
@@ -181,6 +204,7 @@ export class InterningReader extends MsgpackReader {
       for (let i = 0; i < n; i++) {
         if (isMap) {
           if (!isKeyByte(this.peek())) this.fail(`unsupported map key type ${familyOf(this.peek())}`)
+          if (isWrapKeyAt(this.buf, this.pos)) this.spans?.wrapperLeft()
           this.skip()
         }
         this.walk()

@@ -286,6 +286,7 @@ class Reader implements TraceReader {
         offset: f.offset,
         length: f.length,
         index: this.fs.state.records++,
+        argsDecoded: false,
       }
     } catch (err) {
       if (!isDecodeError(err)) throw err

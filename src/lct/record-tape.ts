@@ -13,7 +13,7 @@ const REF = 0xc1
 const REF_BYTES = 7
 /** numbers per record in {@link TapeBatch.nums} and {@link TapeBatch.ints} */
 const NUMS = 4
-const INTS = 4
+const INTS = 5
 /** ObjectKey given by its fields, or any value by its wire bytes */
 const DEF_KEY = 0
 const DEF_BYTES = 1
@@ -29,7 +29,7 @@ export interface TapeBatch {
   count: number
   /** per record: t_mono, t_wall, frame offset, index */
   nums: Float64Array
-  /** per record: qualname number, body length, args start, args end (in `bytes`) */
+  /** per record: qualname number, body length, args start, args end (in `bytes`), 1 if args need codec decoding */
   ints: Int32Array
   bytes: Uint8Array
   /** new qualnames, numbered after the previous ones */
@@ -87,8 +87,16 @@ export class TapeWriter implements InternedSpanSink {
   private spans: number[] = []
   count = 0
 
+  /** whether the record being decoded holds a wrapper that was not interned */
+  private wrappers = false
+
   beginRecord(): void {
     this.spans.length = 0
+    this.wrappers = false
+  }
+
+  wrapperLeft(): void {
+    this.wrappers = true
   }
 
   /** The buffer the record being decoded lives in (spans are positions in it). */
@@ -176,7 +184,7 @@ export class TapeWriter implements InternedSpanSink {
     }
     tape.copy(buf, at, f.argsEnd)
     this.nums.push(f.tMono, f.tWall, offset, index)
-    this.ints.push(q, length, argsStart, tape.used)
+    this.ints.push(q, length, argsStart, tape.used, this.wrappers ? 1 : 0)
     this.count++
   }
 
@@ -361,6 +369,8 @@ export class TapeDecoder {
         offset: nums[n + 2],
         length: ints[k + 1],
         index: nums[n + 3],
+        // every wrapper in them was an interned key or layout, rebuilt already: codec decoding would change nothing
+        argsDecoded: ints[k + 4] === 0,
       }
     }
     this.values.forgetBelow(batch.liveFrom)

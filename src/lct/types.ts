@@ -27,6 +27,8 @@ export interface LctRecord {
   length: number
   /** 0-based number among the records yielded */
   index: number
+  /** true when `args` hold no wrapper left to codec-decode (then decoding them would change nothing) */
+  argsDecoded?: boolean
 }
 
 export interface LctFrame {

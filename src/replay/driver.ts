@@ -3,7 +3,7 @@ import {mkdirSync, statSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {dirname} from 'node:path'
 import {LctError, lmtError} from '../errors.js'
-import {CodecError, decodeArgsInPlace, UnknownTagError} from '../lct/codecs.js'
+import {CodecError, decodeArgsInPlace, type DecodedArgs, UnknownTagError} from '../lct/codecs.js'
 import {openTrace} from '../lct/reader.js'
 import {openTraceThreaded} from '../lct/threaded-reader.js'
 import {type Clock, TraceRecorder} from '../lct/recorder.js'
@@ -158,7 +158,7 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
         }
         let args
         try {
-          args = decodeArgsInPlace(r.args) // the record is ours alone
+          args = r.argsDecoded ? (r.args as DecodedArgs) : decodeArgsInPlace(r.args) // the record is ours alone
         } catch (err) {
           if (!(err instanceof CodecError)) throw err
           const reason = err instanceof UnknownTagError ? 'unknown_tag' : 'decode_error'
