@@ -28,7 +28,11 @@ export class Allocator {
   /** n objects of `aligned` bytes, first fit in address order; all or nothing. */
   allocateBatch(n: number, aligned: number): Block[] | undefined {
     if (n === 0) return []
-    if (this.capacityFor(aligned) < n) return undefined
+    // the capacity is at most the free bytes over `aligned`: most refusals need no look at the free list
+    if (n * aligned > this.total - this.used) return undefined
+    let fits = 0
+    for (let i = 0; i < this.free.length && fits < n; i++) fits += Math.floor(this.free[i].size / aligned)
+    if (fits < n) return undefined
     const out: Block[] = []
     let remaining = n
     for (let i = 0; i < this.free.length && remaining > 0; i++) {
@@ -58,17 +62,18 @@ export class Allocator {
       if (f[mid].offset < block.offset) lo = mid + 1
       else hi = mid
     }
-    const entry = {offset: block.offset, size: block.size}
-    f.splice(lo, 0, entry)
-    const next = f[lo + 1]
-    if (next && entry.offset + entry.size === next.offset) {
-      entry.size += next.size
-      f.splice(lo + 1, 1)
-    }
-    const prev = f[lo - 1]
-    if (prev && prev.offset + prev.size === entry.offset) {
-      prev.size += entry.size
+    // a freed block usually touches a free neighbour: grow it in place rather than insert and merge
+    const prev = lo > 0 ? f[lo - 1] : undefined
+    const next = lo < f.length ? f[lo] : undefined
+    const joinsPrev = prev !== undefined && prev.offset + prev.size === block.offset
+    const joinsNext = next !== undefined && block.offset + block.size === next.offset
+    if (joinsPrev && joinsNext) {
+      prev.size += block.size + next.size
       f.splice(lo, 1)
-    }
+    } else if (joinsPrev) prev.size += block.size
+    else if (joinsNext) {
+      next.offset = block.offset
+      next.size += block.size
+    } else f.splice(lo, 0, {offset: block.offset, size: block.size})
   }
 }
