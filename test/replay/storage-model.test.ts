@@ -271,6 +271,34 @@ describe('building blocks', () => {
     expect(a.capacityFor(8192)).toBe(2)
   })
 
+  it('allocator: blocks too small are skipped, used-up ones leave the list wherever they are', () => {
+    // free: 1 unit at 0, 2 at 2, 1 at 5, 4 at 7 (units of 1024 bytes); objects of 2 units
+    const a = new Allocator(11 * 1024)
+    const all = a.allocateBatch(11, 1024) as Array<{offset: number; size: number}>
+    for (const i of [0, 2, 3, 5, 7, 8, 9, 10]) a.release(all[i])
+    expect(a.free.map((b) => [b.offset / 1024, b.size / 1024])).toEqual([
+      [0, 1],
+      [2, 2],
+      [5, 1],
+      [7, 4],
+    ])
+    expect(a.allocateBatch(4, 2048)).toBeUndefined() // 8 units free, but only 3 objects fit
+    const got = a.allocateBatch(3, 2048) as Array<{offset: number; size: number}>
+    expect(got.map((b) => b.offset / 1024)).toEqual([2, 7, 9])
+    expect(a.free.map((b) => [b.offset / 1024, b.size / 1024])).toEqual([
+      [0, 1],
+      [5, 1],
+    ])
+    expect(a.used).toBe(9 * 1024)
+    // and from the front: a used-up first block
+    a.release(got[0])
+    expect(a.allocateBatch(1, 2048)?.[0].offset).toBe(2048)
+    expect(a.free.map((b) => [b.offset / 1024, b.size / 1024])).toEqual([
+      [0, 1],
+      [5, 1],
+    ])
+  })
+
   it('TTL lock: refresh, unlock after expiry, expiry', () => {
     const l = new TtlLock(10)
     l.lock(0)

@@ -34,19 +34,29 @@ export class Allocator {
     for (let i = 0; i < this.free.length && fits < n; i++) fits += Math.floor(this.free[i].size / aligned)
     if (fits < n) return undefined
     const out: Block[] = []
+    const f = this.free
     let remaining = n
-    for (let i = 0; i < this.free.length && remaining > 0; i++) {
-      const b = this.free[i]
+    // blocks used up leave the list together: usually the first few (one left trim), rarely scattered
+    let usedUpPrefix = 0
+    let scattered = false
+    for (let i = 0; i < f.length && remaining > 0; i++) {
+      const b = f[i]
       const take = Math.min(remaining, Math.floor(b.size / aligned))
       for (let k = 0; k < take; k++) out.push({offset: b.offset + k * aligned, size: aligned})
       remaining -= take
       b.offset += take * aligned
       b.size -= take * aligned
       if (b.size === 0) {
-        this.free.splice(i, 1)
-        i--
+        if (usedUpPrefix === i) usedUpPrefix++
+        else scattered = true
       }
     }
+    if (scattered) {
+      let w = 0
+      for (let r = 0; r < f.length; r++) if (f[r].size > 0) f[w++] = f[r]
+      f.length = w
+    } else if (usedUpPrefix === 1) f.shift()
+    else if (usedUpPrefix > 1) f.splice(0, usedUpPrefix)
     this.used += n * aligned
     return out
   }
