@@ -76,9 +76,11 @@ class Outcomes {
     private readonly keys: readonly ObjectKey[],
     private readonly errors: Record<string, Record<string, number>>,
     private readonly op: string,
+    /** the caller knows no id repeats (an eviction policy names each key once) */
+    distinct: boolean,
   ) {
     this.codes = new Array<L1Code>(keys.length)
-    this.byId = hasDuplicateIds(keys) ? new Map() : undefined
+    this.byId = !distinct && hasDuplicateIds(keys) ? new Map() : undefined
   }
 
   set(i: number, code: L1Code): void {
@@ -132,8 +134,8 @@ export class L1 {
   }
 
   /** The outcomes of a call of `op`. */
-  private outcomes(op: string, keys: readonly ObjectKey[]): Outcomes {
-    return new Outcomes(keys, this.errors, op)
+  private outcomes(op: string, keys: readonly ObjectKey[], distinct = false): Outcomes {
+    return new Outcomes(keys, this.errors, op, distinct)
   }
 
   private notify(event: keyof L1Listener, keys: ObjectKey[]): void {
@@ -277,8 +279,9 @@ export class L1 {
     keys: readonly ObjectKey[],
     refuse: (e: L1Entry) => L1Code | undefined,
     apply?: (e: L1Entry, k: ObjectKey) => void,
+    distinct = false,
   ): Results {
-    const results = this.outcomes(op, keys)
+    const results = this.outcomes(op, keys, distinct)
     const ok: ObjectKey[] = []
     const now = this.o.now() // the clock does not move within one call
     for (let i = 0; i < keys.length; i++) {
@@ -385,8 +388,8 @@ export class L1 {
   }
 
   /**
-   * {@link delete} for the eviction controller: the same checks, counts and events, returning how many keys went
-   * (and their aligned bytes) and how many were refused as locked.
+   * {@link delete} for the eviction controller, whose policy names each key once (no id repeats): the same checks,
+   * counts and events, returning how many keys went (and their aligned bytes) and how many were refused as locked.
    */
   evict(keys: readonly ObjectKey[]): {deleted: number; bytes: number; locked: number} {
     let bytes = 0
@@ -399,14 +402,11 @@ export class L1 {
         bytes += e.block.size
         this.remove(e)
       },
+      true,
     )
-    // counted per distinct key, as the dict LMCache returns (the policy names each key once anyway)
-    const codeById = new Map<string, L1Code>()
-    if (hasDuplicateIds(keys)) for (let i = 0; i < keys.length; i++) codeById.set(keys[i].id, results[i])
     let deleted = 0
     let locked = 0
-    const codes = codeById.size > 0 ? codeById.values() : results
-    for (const code of codes) {
+    for (const code of results) {
       if (code === 'SUCCESS') deleted++
       else if (code === 'KEY_IS_LOCKED') locked++
     }
