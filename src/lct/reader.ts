@@ -424,7 +424,7 @@ export async function* readTapes(
     writer.setSource(f.buf)
     try {
       const r = decodeRecordBody(f.buf, f.start, f.start + f.length, interner, writer)
-      writer.addRecord(f.buf, r, f.offset, f.length, fs.state.records++)
+      writer.addRecord(r, f.offset, f.length, fs.state.records++)
     } catch (err) {
       if (!isDecodeError(err)) throw err
       fs.malformed(f.offset, f.length, err)

@@ -148,8 +148,9 @@ export class TapeWriter implements InternedSpanSink {
     this.warnings.push({before: this.count, warning})
   }
 
-  /** Adds a record decoded from `buf` (spans reported since {@link beginRecord} are inside its args). */
-  addRecord(buf: Uint8Array, f: DecodedRecordFields, offset: number, length: number, index: number): void {
+  /** Adds the record decoded from the source (spans reported since {@link beginRecord} are inside its args). */
+  addRecord(f: DecodedRecordFields, offset: number, length: number, index: number): void {
+    const buf = this.source
     let q = this.qualnameIds.get(f.qualname)
     if (q === undefined) {
       if (this.qualnameIds.size < MAX_QUALNAMES) {

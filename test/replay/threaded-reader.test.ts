@@ -183,7 +183,7 @@ describe('record tape', () => {
     const id = 2 ** 40 + 5
     writer.interned(7, 8, id, k)
     const fields = {tMono: 1.5, tWall: 2.5, qualname: 'q', args: {}, argsStart: 0, argsEnd: body.length}
-    writer.addRecord(body, fields, 100, body.length, 0)
+    writer.addRecord(fields, 100, body.length, 0)
     const [record] = new TapeDecoder().records(writer.take(0))
     const keys = (record.args as {keys: unknown[]}).keys
     expect(keys[1]).toBe(7)
@@ -224,7 +224,7 @@ describe('record tape', () => {
     const keys = Array.from({length: n}, (_, i) => new ObjectKey(Buffer.from([i]), 'm', 0, 0, ''))
     for (let i = 0; i < n; i++) writer.interned(9 + i, 10 + i, 1000 + i, keys[i])
     const fields = {tMono: 0, tWall: 0, qualname: 'q', args: {}, argsStart: 0, argsEnd: body.length}
-    writer.addRecord(body, fields, 0, body.length, 0)
+    writer.addRecord(fields, 0, body.length, 0)
     const decoder = new TapeDecoder(8) // far fewer places than the record's new values: the ring grows
     const [record] = decoder.records(writer.take(1000))
     const back = (record.args as unknown as {keys: Array<InstanceType<typeof ObjectKey>>}).keys

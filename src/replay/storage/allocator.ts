@@ -18,10 +18,10 @@ export class Allocator {
     return this.total > 0 ? this.used / this.total : 0
   }
 
-  /** How many objects of `aligned` bytes fit in the free blocks. */
-  capacityFor(aligned: number): number {
+  /** How many objects of `aligned` bytes fit in the free blocks (counting stops once `enough` fit). */
+  capacityFor(aligned: number, enough = Infinity): number {
     let n = 0
-    for (const b of this.free) n += Math.floor(b.size / aligned)
+    for (let i = 0; i < this.free.length && n < enough; i++) n += Math.floor(this.free[i].size / aligned)
     return n
   }
 
@@ -29,14 +29,11 @@ export class Allocator {
   allocateBatch(n: number, aligned: number): Block[] | undefined {
     if (n === 0) return []
     // the capacity is at most the free bytes over `aligned`: most refusals need no look at the free list
-    if (n * aligned > this.total - this.used) return undefined
-    let fits = 0
-    for (let i = 0; i < this.free.length && fits < n; i++) fits += Math.floor(this.free[i].size / aligned)
-    if (fits < n) return undefined
+    if (n * aligned > this.total - this.used || this.capacityFor(aligned, n) < n) return undefined
     const out: Block[] = []
     const f = this.free
     let remaining = n
-    // blocks used up leave the list together: usually the first few (one left trim), rarely scattered
+    // blocks used up leave the list together: usually the first few (one move), rarely scattered
     let usedUpPrefix = 0
     let scattered = false
     for (let i = 0; i < f.length && remaining > 0; i++) {
@@ -55,8 +52,7 @@ export class Allocator {
       let w = 0
       for (let r = 0; r < f.length; r++) if (f[r].size > 0) f[w++] = f[r]
       f.length = w
-    } else if (usedUpPrefix === 1) f.shift()
-    else if (usedUpPrefix > 1) f.splice(0, usedUpPrefix)
+    } else if (usedUpPrefix > 0) f.splice(0, usedUpPrefix)
     this.used += n * aligned
     return out
   }
