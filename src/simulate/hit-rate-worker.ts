@@ -3,6 +3,9 @@ import {parentPort, workerData} from 'node:worker_threads'
 import {type AccumulatedCounts, newReadRecord} from './hit-rate-csv.js'
 import {InlineHitRateSink} from './hit-rate-sink.js'
 import {ROW_SLOTS, type RowBatchMessage, type WriterMessage} from './hit-rate-thread.js'
+import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
+
+settleArrayBufferDetaching() // this thread transfers buffers: before any hot code is compiled
 
 const {state} = workerData as {state: Int32Array}
 const sink = new InlineHitRateSink()
