@@ -3,6 +3,9 @@ import {parentPort, workerData} from 'node:worker_threads'
 import {pathToFileURL} from 'node:url'
 import type {BatchMapFunction, LineMapFunction, LineMapperModule} from './line-mapper.js'
 import type {InputLine} from '../jsonl/line-reader.js'
+import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
+
+settleArrayBufferDetaching() // this thread transfers buffers: before any hot code is compiled
 
 interface Batch {
   id: number

@@ -2,6 +2,9 @@
 import {parentPort, workerData} from 'node:worker_threads'
 import {LctError} from '../errors.js'
 import {readTapes} from './reader.js'
+import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
+
+settleArrayBufferDetaching() // this thread transfers buffers: before any hot code is compiled
 
 const {file, maxFrameBytes, name, batchRecords, batchBytes} = workerData as {
   file: string
