@@ -17,7 +17,16 @@ export type {
   Trace,
   TraceSource,
 } from './convert/types.js'
-export type {LineMapFunction, LineMapperModule, LineMapperSpec, MappedLine} from './convert/line-mapper.js'
+export type {
+  LineBatchMapFunction,
+  LineBatchMapperModule,
+  LineMapFunction,
+  LineMapperModule,
+  LineMapperSpec,
+  MappedBatch,
+  MappedLine,
+} from './convert/line-mapper.js'
+export {LineBatch, type LineBatchData} from './jsonl/line-batch.js'
 export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
 export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'
 export {KeyList, type HashInput} from './hash/key-list.js'
@@ -37,6 +46,15 @@ export {
   stringEnd,
   valueEnd,
 } from './jsonl/json-scan.js'
+export {
+  isWsByte,
+  numberEndBytes,
+  skipWsBytes,
+  smallIntegerArrayBytes,
+  smallIntegerBytes,
+  stringEndBytes,
+  valueEndBytes,
+} from './jsonl/json-scan-bytes.js'
 export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serialize.js'
 export {pythonFloatRepr} from './jsonl/float-repr.js'
 export {pythonStrip} from './jsonl/trim.js'

@@ -3,7 +3,7 @@ import {fileURLToPath} from 'node:url'
 import {availableParallelism} from 'node:os'
 import {BaseConverter, type InputContext, KeyList} from '../../src/index.js'
 import type {GetTrace, Trace, WriteTrace} from '../../src/index.js'
-import type {HashIdRowConfig, HashIdRowResult} from './_shared/hash-id-rows.js'
+import type {HashIdBatch, HashIdRowConfig} from './_shared/hash-id-rows.js'
 
 // the row decoder runs on worker threads; it must be the same kind of file as this one (.js built, .ts in dev)
 const ROW_DECODER = new URL(
@@ -33,21 +33,44 @@ export class QwenBailianConverter extends BaseConverter {
       floatScale: this.timestampFloatScale,
     }
     const workers = Math.max(1, Math.min(availableParallelism() - 1, 3))
-    for await (const {line, result} of ctx.mapLines<HashIdRowResult>({
+    for await (const {lines, result} of ctx.mapLineBatches<HashIdBatch>({
       module: ROW_DECODER,
       config,
       workers,
     })) {
-      if ('skip' in result) {
-        ctx.skip(line, result.skip, result.message)
-        continue
+      const {kind, ts, inputLen, keyEnd, textEnd, exact} = result
+      // one view of each slab per batch; a row's keys are slices of them
+      const words = new BigInt64Array(result.words.buffer, result.words.byteOffset, result.words.length >> 1)
+      const text = Buffer.from(result.text.buffer, result.text.byteOffset, result.text.byteLength)
+      let nextExact = 0
+      let keyStart = 0
+      let textStart = 0
+      for (let i = 0; i < lines.count; i++) {
+        let keys: KeyList
+        let t: bigint
+        let len: bigint | number
+        if (kind[i] === 0) {
+          keys = KeyList.fromSlabs(words, keyStart, keyEnd[i], text, textStart, textEnd[i])
+          t = ts[i]
+          len = inputLen[i]
+        } else {
+          const r = exact[nextExact++]
+          if ('skip' in r) {
+            ctx.skip(lines.line(i), r.skip, r.message)
+            continue
+          }
+          keys = KeyList.fromParts(r.words, r.json)
+          t = r.ts
+          len = r.inputLen
+        }
+        keyStart = keyEnd[i]
+        textStart = textEnd[i]
+        const get: GetTrace = this.createGetTrace(t, keys, instanceId, {inputLen: len})
+        yield get
+        const write: WriteTrace = this.createWriteTrace(t + 1n, get.keys, instanceId)
+        yield write
+        ctx.converted(lines.line(i))
       }
-      const keys = KeyList.fromParts(result.words, result.json)
-      const get: GetTrace = this.createGetTrace(result.ts, keys, instanceId, {inputLen: result.inputLen})
-      yield get
-      const write: WriteTrace = this.createWriteTrace(result.ts + 1n, get.keys, instanceId)
-      yield write
-      ctx.converted(line)
     }
   }
 }

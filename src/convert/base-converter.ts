@@ -82,9 +82,16 @@ export class BaseConverter {
   truncateKeysToFullBlocks<K extends Keys>(keys: K, inputLen: bigint | number, instanceId: string): K {
     const bs = this.getBlockSize(instanceId)
     if (!(bs > 0)) throw new Error(`block_size must be positive for instance ${instanceId}`)
-    const len = BigInt(inputLen)
-    const full =
-      len <= 0n ? 0 : Number(len / BigInt(bs) < BigInt(keys.length) ? len / BigInt(bs) : BigInt(keys.length))
+    let full: number
+    if (typeof inputLen === 'number' && Number.isSafeInteger(inputLen) && Number.isSafeInteger(bs))
+      full = inputLen <= 0 ? 0 : Math.min(Math.floor(inputLen / bs), keys.length) // exact: both safe integers
+    else {
+      const len = BigInt(inputLen)
+      full =
+        len <= 0n
+          ? 0
+          : Number(len / BigInt(bs) < BigInt(keys.length) ? len / BigInt(bs) : BigInt(keys.length))
+    }
     if (keys instanceof KeyList) return keys.head(full) as K
     return (keys as readonly unknown[]).slice(0, full) as unknown as K
   }
@@ -98,8 +105,10 @@ export class BaseConverter {
     const id = instanceId ?? this.defaultInstanceId
     const ts = this.allocateTimestamp(id, timestampNs) // before validation: a rejected get still uses its slot
     if (extra.inputLen === undefined) throw new Error('optimizer get trace requires input_len')
-    const inputLen = toInputLen(extra.inputLen)
-    if (inputLen <= 0n) throw new Error('optimizer get trace input_len must be positive')
+    const raw = extra.inputLen
+    // a safe integer stays a number (the usual case: no BigInt on the way); anything else is converted exactly
+    const inputLen = typeof raw === 'number' && Number.isSafeInteger(raw) ? raw : toInputLen(raw)
+    if (inputLen <= 0) throw new Error('optimizer get trace input_len must be positive')
     const kept = this.truncateKeysToFullBlocks(keys, inputLen, id)
     let blockMask = extra.blockMask === undefined ? NO_BLOCK_MASK : extra.blockMask
     if (Array.isArray(blockMask) && blockMask.length > kept.length)
@@ -108,7 +117,7 @@ export class BaseConverter {
       id,
       ts,
       kept,
-      inputLen <= 9007199254740991n ? Number(inputLen) : inputLen,
+      typeof inputLen === 'number' || inputLen > 9007199254740991n ? inputLen : Number(inputLen),
       extra.queryType === undefined ? 'prefix_match' : extra.queryType,
       blockMask,
       extra.swSize === undefined ? 0 : extra.swSize,

@@ -1,7 +1,8 @@
 import {statSync} from 'node:fs'
 import {lmtError} from '../errors.js'
-import type {LineMapperSpec, MappedLine} from './line-mapper.js'
-import {mapLines} from './line-pool.js'
+import type {LineMapperSpec, MappedBatch, MappedLine} from './line-mapper.js'
+import {mapLineBatches, mapLines} from './line-pool.js'
+import type {LineBatch} from '../jsonl/line-batch.js'
 import {type InputLine, LineReader, tooLongMessage} from '../jsonl/line-reader.js'
 import type {InputContext, Logger} from './types.js'
 
@@ -88,13 +89,23 @@ export class InputAccounting implements InputContext {
   }
 
   mapLines<R>(spec: LineMapperSpec): AsyncIterable<MappedLine<R>> {
-    let size = 0
+    return mapLines<R>(this.openReader().batches(), spec, this.inputSize())
+  }
+
+  lineBatches(): AsyncIterable<LineBatch> {
+    return this.openReader().lineBatches()
+  }
+
+  mapLineBatches<R>(spec: LineMapperSpec): AsyncIterable<MappedBatch<R>> {
+    return mapLineBatches<R>(this.openReader().lineBatches(), spec, this.inputSize())
+  }
+
+  private inputSize(): number {
     try {
-      size = statSync(this.path).size
+      return statSync(this.path).size
     } catch {
-      // the reader reports the problem
+      return 0 // the reader reports the problem
     }
-    return mapLines<R>(this.openReader().batches(), spec, size)
   }
 
   skip(line: InputLine, code: string, message: string): void {

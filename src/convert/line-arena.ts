@@ -100,6 +100,13 @@ export class LineSlot {
     this.pos = p
   }
 
+  /** source[start, end) */
+  range(source: Buffer, start: number, end: number): void {
+    const n = end - start
+    this.reserve(n)
+    this.pos += source.copy(this.slab, this.pos, start, end)
+  }
+
   /** ASCII-only text (digits, punctuation, field names). */
   ascii(s: string): void {
     const n = s.length

@@ -1,4 +1,5 @@
 import type {InputLine} from '../jsonl/line-reader.js'
+import type {LineBatch} from '../jsonl/line-batch.js'
 
 /**
  * A line mapper runs a pure function over an input's lines, possibly on worker threads: the module named by `module`
@@ -26,6 +27,29 @@ export type LineMapFunction<R = unknown> = (line: InputLine) => R | Promise<R>
 
 /** Maps a whole batch at once; the buffers in `transfer` move to the main thread instead of being copied. */
 export type BatchMapFunction<R = unknown> = (lines: InputLine[]) => {results: R[]; transfer?: ArrayBuffer[]}
+
+/** A batch of lines (as bytes) with what a batch mapper made of it, in input order. */
+export interface MappedBatch<R> {
+  lines: LineBatch
+  result: R
+}
+
+/**
+ * Maps a whole byte batch at once (see {@link LineMapperModule.createLineBatchMapper}); the buffers in `transfer`
+ * move to the main thread instead of being copied.
+ */
+export type LineBatchMapFunction<R = unknown> = (
+  lines: LineBatch,
+) => {result: R; transfer?: ArrayBuffer[]} | Promise<{result: R; transfer?: ArrayBuffer[]}>
+
+export interface LineBatchMapperModule<R = unknown> {
+  /**
+   * For {@link InputContext.mapLineBatches}: returns the function that maps one batch of lines, given as bytes
+   * (`lines.text(i)` decodes one), to one result for the whole batch — typically columns in typed arrays, which
+   * cross threads as a few buffers instead of an object per line.
+   */
+  createLineBatchMapper(config: unknown): LineBatchMapFunction<R> | Promise<LineBatchMapFunction<R>>
+}
 
 export interface LineMapperModule<R = unknown> {
   createLineMapper(config: unknown): LineMapFunction<R> | Promise<LineMapFunction<R>>

@@ -1,17 +1,18 @@
 import {pathToFileURL} from 'node:url'
-import {Worker} from 'node:worker_threads'
+import {OrderedPool} from './ordered-pool.js'
 import type {InputLine} from '../jsonl/line-reader.js'
-import type {LineMapFunction, LineMapperModule, LineMapperSpec, MappedLine} from './line-mapper.js'
+import type {LineBatch} from '../jsonl/line-batch.js'
+import type {
+  LineBatchMapperModule,
+  LineMapFunction,
+  LineMapperModule,
+  LineMapperSpec,
+  MappedBatch,
+  MappedLine,
+} from './line-mapper.js'
 
 const BATCH_LINES = 512
 const IN_FLIGHT_PER_WORKER = 3
-
-interface Pending {
-  lines: InputLine[]
-  resolve: (results: unknown[]) => void
-  reject: (err: Error) => void
-  promise: Promise<unknown[]>
-}
 
 function moduleUrl(spec: LineMapperSpec): string {
   return spec.module.startsWith('file:') ? spec.module : pathToFileURL(spec.module).href
@@ -36,75 +37,40 @@ async function* mapOnWorkers<R>(
   spec: LineMapperSpec,
   count: number,
 ): AsyncGenerator<MappedLine<R>> {
-  const entry = new URL('./line-worker.js', import.meta.url)
-  const workers: Worker[] = []
-  const waiting = new Map<number, Pending>()
-  let failure: Error | undefined
-  const fail = (err: Error) => {
-    failure ??= err
-    for (const p of waiting.values()) p.reject(err)
-  }
+  const pool = new OrderedPool<unknown[]>(
+    new URL('./line-worker.js', import.meta.url),
+    {module: moduleUrl(spec), config: spec.config},
+    count,
+    IN_FLIGHT_PER_WORKER,
+  )
   try {
-    for (let i = 0; i < count; i++) {
-      const w = new Worker(entry, {
-        workerData: {module: moduleUrl(spec), config: spec.config},
-        // a mapper's garbage is short-lived: a small young generation keeps the worker's footprint small
-        resourceLimits: {maxYoungGenerationSizeMb: 8},
-      })
-      w.on('message', (msg: {id?: number; results?: unknown[]; error?: string; ready?: boolean}) => {
-        if (msg.ready || msg.id === undefined) return
-        const p = waiting.get(msg.id)
-        if (!p) return
-        waiting.delete(msg.id)
-        if (msg.error) p.reject(new Error(msg.error))
-        else p.resolve(msg.results as unknown[])
-      })
-      w.on('error', (err) => fail(err))
-      w.on('exit', (code) => {
-        if (code !== 0) fail(new Error(`line mapper worker exited with code ${code}`))
-      })
-      workers.push(w)
-    }
-    const queue: Pending[] = []
-    let nextId = 0
+    const queue: InputLine[][] = []
     let batch: InputLine[] = []
     const send = (): void => {
-      const id = nextId++
-      let resolve!: (r: unknown[]) => void
-      let reject!: (e: Error) => void
-      const promise = new Promise<unknown[]>((res, rej) => {
-        resolve = res
-        reject = rej
-      })
-      promise.catch(() => {}) // observed when the batch is yielded
-      const p: Pending = {lines: batch, resolve, reject, promise}
-      waiting.set(id, p)
-      queue.push(p)
-      workers[id % workers.length].postMessage({id, lines: batch})
+      pool.submit({lines: batch})
+      queue.push(batch)
       batch = []
     }
-    const maxQueue = IN_FLIGHT_PER_WORKER * workers.length
     for await (const lines of batches) {
       for (let k = 0; k < lines.length; k++) {
         batch.push(lines[k])
         if (batch.length < BATCH_LINES) continue
         send()
-        while (queue.length >= maxQueue) {
-          const head = queue.shift() as Pending
-          const results = await head.promise
-          for (let i = 0; i < head.lines.length; i++) yield {line: head.lines[i], result: results[i] as R}
+        while (pool.full) {
+          const head = queue.shift() as InputLine[]
+          const results = await pool.next()
+          for (let i = 0; i < head.length; i++) yield {line: head[i], result: results[i] as R}
         }
-        if (failure) throw failure
       }
     }
     if (batch.length > 0) send()
     while (queue.length > 0) {
-      const head = queue.shift() as Pending
-      const results = await head.promise
-      for (let i = 0; i < head.lines.length; i++) yield {line: head.lines[i], result: results[i] as R}
+      const head = queue.shift() as InputLine[]
+      const results = await pool.next()
+      for (let i = 0; i < head.length; i++) yield {line: head[i], result: results[i] as R}
     }
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()))
+    await pool.close()
   }
 }
 
@@ -121,4 +87,56 @@ export function mapLines<R>(
   // worker start-up (~50 ms each) only pays off on inputs of a few MB
   if (workers < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20)) return mapInline<R>(batches, spec)
   return mapOnWorkers<R>(batches, spec, workers)
+}
+
+/** The byte-batch mapper on the main thread. */
+async function* mapBatchesInline<R>(
+  batches: AsyncIterable<LineBatch>,
+  spec: LineMapperSpec,
+): AsyncGenerator<MappedBatch<R>> {
+  const mod = (await import(moduleUrl(spec))) as LineBatchMapperModule<R>
+  if (typeof mod.createLineBatchMapper !== 'function')
+    throw new Error(`${spec.module} does not export createLineBatchMapper(config)`)
+  const map = await mod.createLineBatchMapper(spec.config)
+  for await (const lines of batches) yield {lines, result: (await map(lines)).result}
+}
+
+/** The byte-batch mapper on worker threads: each batch's buffers are copied over, its result's transferred back. */
+async function* mapBatchesOnWorkers<R>(
+  batches: AsyncIterable<LineBatch>,
+  spec: LineMapperSpec,
+  count: number,
+): AsyncGenerator<MappedBatch<R>> {
+  const pool = new OrderedPool<R>(
+    new URL('./line-batch-worker.js', import.meta.url),
+    {module: moduleUrl(spec), config: spec.config},
+    count,
+    IN_FLIGHT_PER_WORKER,
+  )
+  try {
+    const queue: LineBatch[] = []
+    for await (const lines of batches) {
+      pool.submit({batch: lines.data()})
+      queue.push(lines)
+      while (pool.full) yield {lines: queue.shift() as LineBatch, result: await pool.next()}
+    }
+    while (queue.length > 0) yield {lines: queue.shift() as LineBatch, result: await pool.next()}
+  } finally {
+    await pool.close()
+  }
+}
+
+/**
+ * Maps an input's lines as byte batches with `spec` (a module exporting `createLineBatchMapper`), inline or on
+ * worker threads; one result per batch, in input order.
+ */
+export function mapLineBatches<R>(
+  batches: AsyncIterable<LineBatch>,
+  spec: LineMapperSpec,
+  inputBytes: number,
+): AsyncIterable<MappedBatch<R>> {
+  const workers = spec.workers ?? 1
+  if (workers < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20))
+    return mapBatchesInline<R>(batches, spec)
+  return mapBatchesOnWorkers<R>(batches, spec, workers)
 }

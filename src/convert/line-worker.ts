@@ -28,12 +28,12 @@ parentPort?.on('message', async (batch: Batch) => {
         throw new Error(
           `createBatchMapper's function returned ${Array.isArray(results) ? results.length : 'no'} results for ${batch.lines.length} lines (${module})`,
         )
-      parentPort?.postMessage({id: batch.id, results}, transfer ?? [])
+      parentPort?.postMessage({id: batch.id, result: results}, transfer ?? [])
       return
     }
     const results: unknown[] = new Array(batch.lines.length)
     for (let i = 0; i < batch.lines.length; i++) results[i] = await (map as LineMapFunction)(batch.lines[i])
-    parentPort?.postMessage({id: batch.id, results})
+    parentPort?.postMessage({id: batch.id, result: results})
   } catch (err) {
     parentPort?.postMessage({id: batch.id, error: (err as Error)?.stack ?? String(err)})
   }

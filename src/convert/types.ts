@@ -1,6 +1,7 @@
 import type {InputLine} from '../jsonl/line-reader.js'
 import type {GetRecord, WriteRecord} from './records.js'
-import type {LineMapperSpec, MappedLine} from './line-mapper.js'
+import type {LineMapperSpec, MappedBatch, MappedLine} from './line-mapper.js'
+import type {LineBatch} from '../jsonl/line-batch.js'
 
 /** A trace record: a plain object or a Map (serialized in key insertion order), or a BaseConverter record. */
 export type Trace = Record<string, unknown> | Map<string, unknown> | GetRecord | WriteRecord
@@ -45,6 +46,14 @@ export interface InputContext {
    * (see {@link LineMapperSpec}). Lines are counted like {@link lines}.
    */
   mapLines<R>(spec: LineMapperSpec): AsyncIterable<MappedLine<R>>
+  /** The same lines as {@link lines}, as byte batches: no string per line unless its text is read. */
+  lineBatches(): AsyncIterable<LineBatch>
+  /**
+   * The byte batches with a batch function applied to each, possibly on worker threads (the module of `spec`
+   * exports `createLineBatchMapper`), one result per batch, in input order. The fast form of {@link mapLines}:
+   * no string or object per line has to cross between threads.
+   */
+  mapLineBatches<R>(spec: LineMapperSpec): AsyncIterable<MappedBatch<R>>
   /** A bad line: warning and count (fatal under --strict). */
   skip(line: InputLine, code: string, message: string): void
   /** A valid line deliberately not converted: counted, no warning. */

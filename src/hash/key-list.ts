@@ -20,8 +20,49 @@ export type HashInput = number | bigint | boolean
 export class KeyList implements Iterable<bigint> {
   private text: string | undefined
   private bytes: Buffer | undefined
+  private words64: BigInt64Array | undefined
+  // a list made from slabs (fromSlabs) keeps offsets and makes its views only when asked
+  private slabWords: BigInt64Array | undefined
+  private slabText: Buffer | undefined
+  private wordStart = 0
+  private count = 0
+  private textStart = 0
+  private textEnd = 0
 
-  private constructor(private readonly data: BigInt64Array) {}
+  private constructor(data: BigInt64Array | undefined) {
+    this.words64 = data
+    this.count = data?.length ?? 0
+  }
+
+  private get data(): BigInt64Array {
+    return (this.words64 ??= (this.slabWords as BigInt64Array).subarray(
+      this.wordStart,
+      this.wordStart + this.count,
+    ))
+  }
+
+  /**
+   * A list over `words[wordStart, wordEnd)` whose JSON text is `text[textStart, textEnd)`, both slabs shared with
+   * other lists (the rows of one line-mapper batch): no view is made until one is asked for, and the text is
+   * written from the slab as it is (see {@link writeJsonTo}).
+   */
+  static fromSlabs(
+    words: BigInt64Array,
+    wordStart: number,
+    wordEnd: number,
+    text: Buffer,
+    textStart: number,
+    textEnd: number,
+  ): KeyList {
+    const list = new KeyList(undefined)
+    list.slabWords = words
+    list.wordStart = wordStart
+    list.count = wordEnd - wordStart
+    list.slabText = text
+    list.textStart = textStart
+    list.textEnd = textEnd
+    return list
+  }
 
   /** A list from its int64 words and (optionally) its JSON text, e.g. as computed on a worker thread. */
   static fromParts(words: BigInt64Array, json?: Uint8Array): KeyList {
@@ -117,7 +158,19 @@ export class KeyList implements Iterable<bigint> {
   }
 
   get length(): number {
-    return this.data.length
+    return this.count
+  }
+
+  /** Length in bytes of {@link toJsonBytes}. */
+  get jsonByteLength(): number {
+    return this.slabText !== undefined ? this.textEnd - this.textStart : this.toJsonBytes().length
+  }
+
+  /** Appends the JSON text to `sink` (from the slab it lives in, without a view, when made by fromSlabs). */
+  writeJsonTo(sink: {range(source: Buffer, start: number, end: number): void; bytes(b: Buffer): void}): void {
+    if (this.bytes === undefined && this.slabText !== undefined)
+      sink.range(this.slabText, this.textStart, this.textEnd)
+    else sink.bytes(this.toJsonBytes())
   }
 
   at(index: number): bigint | undefined {
@@ -134,10 +187,10 @@ export class KeyList implements Iterable<bigint> {
 
   /** The first `count` keys (this very list when nothing is cut: it is immutable); a computed text is cut too. */
   head(count: number): KeyList {
-    if (count >= this.data.length) return this
+    if (count >= this.count) return this
     const n = Math.max(0, count)
     const list = new KeyList(this.data.slice(0, n))
-    const bytes = this.bytes
+    const bytes = this.slabText !== undefined ? this.toJsonBytes() : this.bytes
     if (bytes !== undefined) {
       if (n === 0) list.bytes = EMPTY_LIST
       else {
@@ -162,6 +215,8 @@ export class KeyList implements Iterable<bigint> {
   /** The same text as ASCII bytes, computed once (records are written from these without re-encoding). */
   toJsonBytes(): Buffer {
     if (this.bytes !== undefined) return this.bytes
+    if (this.slabText !== undefined)
+      return (this.bytes = this.slabText.subarray(this.textStart, this.textEnd))
     const n = this.data.length
     if (n === 0) return (this.bytes = EMPTY_LIST)
     const words = new Uint32Array(this.data.buffer, this.data.byteOffset, n * 2)

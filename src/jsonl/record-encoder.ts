@@ -6,6 +6,8 @@ import type {LineArena, StoredLine} from '../convert/line-arena.js'
 /** Where an encoded line goes: a slot of the line arena, or an output file's buffer. */
 export interface ByteSink {
   bytes(b: Buffer): void
+  /** source[start, end) */
+  range(source: Buffer, start: number, end: number): void
   /** ASCII-only text */
   ascii(s: string): void
   text(s: string): void
@@ -16,6 +18,8 @@ interface InstancePieces {
   id: string
   get: Buffer // `{"type": "get", "instance_id": <id>, "trace_id": "trace_<id>_`
   write: Buffer
+  /** length of `trace_<id>_`: the trace id's timestamp digits start there */
+  traceIdPrefix: number
 }
 
 const cache = new Map<string, InstancePieces>()
@@ -34,6 +38,7 @@ function piecesOf(id: string): InstancePieces {
     id,
     get: Buffer.from(`{"type": "get", "instance_id": ${idJson}, "trace_id": ${tracePrefix}`, 'utf8'),
     write: Buffer.from(`{"type": "write", "instance_id": ${idJson}, "trace_id": ${tracePrefix}`, 'utf8'),
+    traceIdPrefix: `trace_${id}_`.length,
   }
   cache.set(id, p)
   return p
@@ -41,7 +46,7 @@ function piecesOf(id: string): InstancePieces {
 
 /** Appends JSON values as text: KeyList keys as their ready-made bytes, anything else serialized. */
 function json(b: ByteSink, value: unknown): void {
-  if (value instanceof KeyList) b.bytes(value.toJsonBytes())
+  if (value instanceof KeyList) value.writeJsonTo(b)
   else b.text(serializeJson(value))
 }
 
@@ -73,13 +78,14 @@ export function deferredRecordSize(record: GetRecord | WriteRecord): number | un
     )
   )
     return undefined
-  return record.keys.toJsonBytes().length + 2 * record.instance_id.length + 200
+  return record.keys.jsonByteLength + 2 * record.instance_id.length + 200
 }
 
 /** Writes one record's line (with its newline) to `b`: {@link encodeRecordLine}'s bytes. */
 export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): void {
   const pieces = piecesOf(record.instance_id)
-  const ts = record.timestamp_ns.toString()
+  // the trace id ends with the timestamp's digits (records are frozen, so it is this very timestamp)
+  const ts = record.trace_id.slice(pieces.traceIdPrefix)
   b.bytes(record instanceof GetRecord ? pieces.get : pieces.write)
   b.ascii(ts)
   b.ascii('", "timestamp_ns": ')

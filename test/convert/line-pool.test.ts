@@ -61,3 +61,46 @@ describe('the line mapper pool', () => {
     for (const workers of [1, 2]) expect(await run(lines, {workers, inlineBelowBytes: 0})).toEqual(inline)
   })
 })
+
+const {mapLineBatches} = (await import(
+  dist('src/convert/line-pool.js')
+)) as typeof import('../../src/convert/line-pool.js')
+const {LineBatchBuilder} = (await import(
+  dist('src/jsonl/line-batch.js')
+)) as typeof import('../../src/jsonl/line-batch.js')
+
+describe('the byte-batch mapper pool', () => {
+  async function runBatches(lines: InputLine[], spec: Partial<LineMapperSpec>): Promise<unknown[]> {
+    const builder = new LineBatchBuilder(300, 1 << 16)
+    for (const l of lines) builder.addText(l.lineNo, l.text)
+    builder.seal()
+    const batches = builder.take()
+    async function* source() {
+      yield* batches
+    }
+    const config = {blockSize: 16, intScale: 1_000_000_000n, floatScale: 1e9}
+    const out: unknown[] = []
+    for await (const {lines: batch, result} of mapLineBatches<Record<string, ArrayLike<unknown>>>(
+      source(),
+      {module: ROWS, config, ...spec},
+      1 << 30,
+    ))
+      out.push({
+        lineNos: Array.from(batch.lineNos),
+        kind: Array.from(result.kind as Uint8Array),
+        ts: Array.from(result.ts as BigInt64Array),
+        text: Buffer.from(result.text as Uint8Array).toString(),
+        exact: (result.exact as unknown[]).length,
+      })
+    return out
+  }
+
+  it('gives the inline results, batch by batch in input order, on 1 and 2 worker threads', async () => {
+    const lines = qwenLines(6000)
+    const inline = await runBatches(lines, {workers: 0})
+    expect(inline.length).toBeGreaterThan(15)
+    expect(inline.reduce((n: number, b) => n + (b as {exact: number}).exact, 0)).toBeGreaterThan(50)
+    for (const workers of [1, 2])
+      expect(await runBatches(lines, {workers, inlineBelowBytes: 0})).toEqual(inline)
+  })
+})

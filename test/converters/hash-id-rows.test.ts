@@ -1,13 +1,16 @@
 import {describe, expect, it} from 'vitest'
 import {
   createBatchMapper,
+  createLineBatchMapper,
   createLineMapper,
   decodeHashIdRow,
+  type HashIdBatch,
   type HashIdRowConfig,
   type HashIdRowResult,
 } from '../../plugins/converters/_shared/hash-id-rows.js'
 import {ScannedHashIdRow, scanHashIdRow} from '../../plugins/converters/_shared/hash-id-scan.js'
-import type {InputLine} from '../../src/index.js'
+import {type InputLine, type LineBatch} from '../../src/index.js'
+import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
 
 let seed = 99
 const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
@@ -138,5 +141,69 @@ describe('hash-id rows: the scanning fast lane', () => {
     const got = Array.from({length: 4}, (_, i) => (BigInt(scan.ids.hi[i]) << 32n) | BigInt(scan.ids.lo[i]))
     expect(got).toEqual(ids.map((t) => BigInt.asUintN(64, BigInt(t))))
     expect(norm(createLineMapper(QWEN)(input(text, 1)))).toEqual(norm(decodeHashIdRow(text, QWEN)))
+  })
+})
+
+/** The lines as byte batches, as the reader makes them (a few lines each, so batch edges fall everywhere). */
+function byteBatches(texts: string[]): LineBatch[] {
+  const b = new LineBatchBuilder(37, 4000)
+  texts.forEach((t, i) => b.addBytes(i + 1, Buffer.from(t), 0, Buffer.byteLength(t)))
+  b.seal()
+  return b.take()
+}
+
+/** Row i of a batch result, in the exact path's form. */
+function rowOf(r: HashIdBatch, i: number, exactAt: {n: number}): unknown {
+  if (r.kind[i] === 1) return norm(r.exact[exactAt.n++])
+  const k0 = i === 0 ? 0 : r.keyEnd[i - 1]
+  const t0 = i === 0 ? 0 : r.textEnd[i - 1]
+  return {
+    ts: r.ts[i],
+    inputLen: BigInt(r.inputLen[i]),
+    words: Array.from(new BigInt64Array(r.words.buffer, r.words.byteOffset).subarray(k0, r.keyEnd[i])),
+    json: Buffer.from(r.text.subarray(t0, r.textEnd[i])).toString('latin1'),
+  }
+}
+
+describe('hash-id rows: the byte lane (LineBatch)', () => {
+  it('gives exactly the exact path’s result for 5,000 random lines, whatever the batch edges', () => {
+    for (const config of [QWEN, MOONCAKE]) {
+      const texts = Array.from({length: 2500}, () => line()).filter((t) => t.trim() === t && t !== '')
+      const map = createLineBatchMapper(config)
+      let fast = 0
+      let at = 0
+      for (const batch of byteBatches(texts)) {
+        const {result, transfer} = map(batch)
+        expect(transfer).toHaveLength(7)
+        const exactAt = {n: 0}
+        for (let i = 0; i < batch.count; i++) {
+          expect(rowOf(result, i, exactAt)).toEqual(norm(decodeHashIdRow(texts[at + i], config)))
+          if (result.kind[i] === 0) fast++
+        }
+        expect(exactAt.n).toBe(result.exact.length)
+        at += batch.count
+      }
+      expect(at).toBe(texts.length)
+      // the lane takes non-negative ids of up to 15 digits: most of the common shapes
+      expect(fast).toBeGreaterThan(texts.length / 5)
+    }
+  })
+
+  it('takes the lane for float timestamps exactly as Number() reads them', () => {
+    const stamps = [
+      '1700000000.018',
+      '0.1',
+      '-0.0',
+      '12345678.345',
+      '1.5e3',
+      '0.000000000000000000001',
+      '9.999999999999999',
+    ]
+    const texts = stamps.map((t) => `{"timestamp": ${t}, "input_length": 32, "hash_ids": [1, 2]}`)
+    const {result} = createLineBatchMapper(QWEN)(byteBatches(texts)[0])
+    texts.forEach((t, i) => {
+      expect(result.kind[i]).toBe(0)
+      expect(result.ts[i]).toBe((decodeHashIdRow(t, QWEN) as {ts: bigint}).ts)
+    })
   })
 })

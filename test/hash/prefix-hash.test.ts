@@ -82,6 +82,27 @@ describe('KeyList', () => {
     expect(parts.head(2).toJsonText()).toBe(KeyList.from(keys.toArray().slice(0, 2)).toJsonText())
     expect(parts.head(0).toJsonText()).toBe('[]')
   })
+
+  it('a list over shared slabs (fromSlabs) is the list of its slice: keys, text, cuts and writes', () => {
+    const a = KeyList.prefixHash([5, 6, 7, 8])
+    const b = KeyList.prefixHash([9, 10, 11])
+    const words = new BigInt64Array([...a.words(), ...b.words()])
+    const ta = a.toJsonBytes()
+    const text = Buffer.concat([ta, b.toJsonBytes()])
+    const sb = KeyList.fromSlabs(words, 4, 7, text, ta.length, text.length)
+    expect(sb.length).toBe(3)
+    expect(sb.jsonByteLength).toBe(b.toJsonBytes().length)
+    const written: Buffer[] = []
+    sb.writeJsonTo({range: (src, s, e) => written.push(src.subarray(s, e)), bytes: (x) => written.push(x)})
+    expect(Buffer.concat(written).toString()).toBe(b.toJsonText())
+    expect(sb.toArray()).toEqual(b.toArray())
+    expect([...sb]).toEqual(b.toArray())
+    expect(sb.at(0)).toBe(b.at(0))
+    expect(sb.toJsonText()).toBe(b.toJsonText())
+    expect(sb.head(3)).toBe(sb)
+    expect(sb.head(2).toJsonText()).toBe(KeyList.from(b.toArray().slice(0, 2)).toJsonText())
+    expect(Array.from(sb.words())).toEqual(Array.from(b.words()))
+  })
 })
 
 describe('int64 decimal formatting', () => {

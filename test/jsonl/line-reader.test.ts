@@ -188,3 +188,87 @@ describe('LineReader', () => {
     expect(lines).toEqual([{lineNo: 2, text: '{"a": 1}'}])
   })
 })
+
+describe('LineReader.lineBatches', () => {
+  async function both(bytes: Buffer, piece: number, opts: {maxLines?: number; maxBytes?: number}) {
+    const parts: Buffer[] = []
+    for (let i = 0; i < bytes.length; i += piece) parts.push(bytes.subarray(i, i + piece))
+    const invalidA: number[] = []
+    const a = new LineReader(Readable.from(parts), {invalidUtf8: (n) => invalidA.push(n)})
+    const want: InputLine[] = []
+    for await (const l of a.lines()) want.push(l)
+    const invalidB: number[] = []
+    const b = new LineReader(Readable.from(parts), {invalidUtf8: (n) => invalidB.push(n)})
+    const got: InputLine[] = []
+    const viaLine: InputLine[] = []
+    let batches = 0
+    for await (const batch of b.lineBatches(opts)) {
+      batches++
+      expect(batch.count).toBeGreaterThan(0)
+      for (let i = 0; i < batch.count; i++) {
+        got.push({lineNo: batch.lineNos[i], text: batch.text(i)})
+        const line = batch.line(i)
+        viaLine.push({lineNo: line.lineNo, text: line.text})
+      }
+    }
+    return {want, got, viaLine, a, b, invalidA, invalidB, batches}
+  }
+
+  it('gives the lines, numbers and counts of lines(), trimming Python whitespace beyond ASCII too', async () => {
+    const spaces = [
+      ' ',
+      '\t',
+      '\x1c',
+      '\x1f',
+      '\x0b',
+      '\u0085',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u2028',
+      '\u202f',
+      '\u3000',
+    ]
+    const rand = xorshift(0x9e3779b9)
+    const words = ['{"a": 1}', 'é', 'x', '\u3000y\u3000', 'z\u00a0', '\u0085', '日本', '']
+    for (let round = 0; round < 8; round++) {
+      const parts: Buffer[] = [Buffer.from(round % 2 === 0 ? '\ufeff' : '')]
+      for (let k = 0; k < 3000; k++) {
+        let line = ''
+        for (let j = rand(4); j > 0; j--) line += spaces[rand(spaces.length)]
+        line += words[rand(words.length)]
+        if (rand(3) === 0) line += 'q'.repeat(rand(200))
+        for (let j = rand(4); j > 0; j--) line += spaces[rand(spaces.length)]
+        parts.push(Buffer.from(line))
+        if (rand(60) === 0) parts.push(Buffer.from([0xff])) // invalid UTF-8
+        parts.push(Buffer.from(['\n', '\r\n', '\r'][rand(3)]))
+      }
+      const bytes = Buffer.concat(parts)
+      const r = await both(bytes, 1 + rand(5000), {maxLines: 1 + rand(40), maxBytes: 64 + rand(4000)})
+      expect(r.got).toEqual(r.want)
+      expect(r.viaLine).toEqual(r.want)
+      expect(r.invalidB).toEqual(r.invalidA)
+      expect([r.b.linesRead, r.b.blankLines, r.b.bytesRead]).toEqual([
+        r.a.linesRead,
+        r.a.blankLines,
+        r.a.bytesRead,
+      ])
+      expect(r.batches).toBeGreaterThan(10)
+    }
+  })
+
+  it('matches lines() on large random inputs with long lines across chunks', async () => {
+    const rand = xorshift(0x85ebca6b)
+    const parts: Buffer[] = []
+    for (let size = 0; size < 600_000;) {
+      const line = Buffer.from('y'.repeat(rand(20) === 0 ? 70_000 + rand(50_000) : rand(500)) + ' ')
+      const t = Buffer.from(['\n', '\r\n', '\r'][rand(3)])
+      parts.push(line, t)
+      size += line.length + t.length
+    }
+    parts.push(Buffer.from('tail'))
+    const r = await both(Buffer.concat(parts), 100_000 + rand(1_000_000), {})
+    expect(r.got).toEqual(r.want)
+    expect(r.b.linesRead).toBe(r.a.linesRead)
+  })
+})

@@ -10,6 +10,12 @@ export class BatchSlabs {
   text = new Uint8Array(1 << 20)
   textLength = 0
 
+  /** Empties the slabs for the next batch (their buffers are kept). */
+  reset(): void {
+    this.wordCount = 0
+    this.textLength = 0
+  }
+
   /** Room for `n` more keys; returns the word index where they go. */
   reserve(n: number): number {
     if (2 * (this.wordCount + n) > this.words.length) {

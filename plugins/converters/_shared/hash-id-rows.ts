@@ -1,8 +1,8 @@
 // The order-independent part of a Qwen-Bailian / Mooncake row: parse, validate, hash the block ids and format the
 // keys. Runs on worker threads through the framework's line mapper (see QwenBailianConverter).
-import {type InputLine, JsonFloat, KeyList, pythonInt} from '../../../src/index.js'
+import {type InputLine, JsonFloat, KeyList, type LineBatch, pythonInt} from '../../../src/index.js'
 import {type LineProblem, parseObjectLine} from './rows.js'
-import {ScannedHashIdRow, scanHashIdRow} from './hash-id-scan.js'
+import {ScannedHashIdRow, scanHashIdRow, scanHashIdRowBytes} from './hash-id-scan.js'
 import {BatchSlabs} from './batch-slabs.js'
 
 export interface HashIdRowConfig {
@@ -126,5 +126,87 @@ export function createBatchMapper(
       }
     }
     return {results, transfer: [slabs.words.buffer, slabs.text.buffer]}
+  }
+}
+
+/**
+ * The rows of one LineBatch as columns (what {@link createLineBatchMapper} returns): a fast-lane row is a timestamp,
+ * an input length and a slice of the key words and JSON text; any other line's result is in `exact`, in line order.
+ */
+export interface HashIdBatch {
+  /** per line: 0 = a row in the columns, 1 = the next entry of `exact` */
+  kind: Uint8Array
+  ts: BigInt64Array
+  inputLen: Float64Array
+  /** line i's keys are words[2·keyEnd[i−1], 2·keyEnd[i]) (halves, platform order), its text text[textEnd[i−1], textEnd[i]) */
+  keyEnd: Int32Array
+  textEnd: Int32Array
+  words: Uint32Array
+  text: Uint8Array
+  exact: HashIdRowResult[]
+}
+
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+const scannedBytes = new ScannedHashIdRow()
+const scratchSlabs = new BatchSlabs()
+
+/** The batch mapper of the byte lane: each line scanned in place, the exact path only where the lane gives up. */
+export function createLineBatchMapper(config: HashIdRowConfig): (lines: LineBatch) => {
+  result: HashIdBatch
+  transfer: ArrayBuffer[]
+} {
+  const {blockSize, intScale, floatScale} = config
+  return (lines) => {
+    const count = lines.count
+    const {bytes, starts, ends} = lines
+    const kind = new Uint8Array(count)
+    const ts = new BigInt64Array(count)
+    const inputLen = new Float64Array(count)
+    const keyEnd = new Int32Array(count)
+    const textEnd = new Int32Array(count)
+    const slabs = scratchSlabs
+    slabs.reset()
+    const exact: HashIdRowResult[] = []
+    const s = scannedBytes
+    for (let i = 0; i < count; i++) {
+      let t: bigint | undefined
+      if (scanHashIdRowBytes(bytes, starts[i], ends[i], s)) {
+        if (!s.hasTimestamp) t = 0n
+        else if (!Number.isNaN(s.tsInt)) t = BigInt(s.tsInt) * intScale
+        else {
+          const product = s.tsFloat * floatScale
+          if (Number.isFinite(product)) t = BigInt(Math.trunc(product))
+        }
+      }
+      if (t === undefined || t < INT64_MIN || t > INT64_MAX) {
+        kind[i] = 1
+        exact.push(decodeHashIdRow(lines.text(i), config))
+      } else {
+        const n = Math.min(Math.floor(s.inputLength / blockSize), s.ids.length)
+        const word = slabs.reserve(n)
+        KeyList.prefixHashHalves(s.ids.hi, s.ids.lo, n, slabs.words, word)
+        slabs.wordCount += n
+        slabs.textLength = KeyList.writeJson(slabs.words, word, n, slabs.text, slabs.textLength)
+        ts[i] = t
+        inputLen[i] = s.inputLength
+      }
+      keyEnd[i] = slabs.wordCount
+      textEnd[i] = slabs.textLength
+    }
+    // exact-size copies cross (the scratch slabs stay here for the next batch)
+    const words = slabs.words.slice(0, 2 * slabs.wordCount)
+    const text = slabs.text.slice(0, slabs.textLength)
+    const result: HashIdBatch = {kind, ts, inputLen, keyEnd, textEnd, words, text, exact}
+    const transfer = [
+      kind.buffer,
+      ts.buffer,
+      inputLen.buffer,
+      keyEnd.buffer,
+      textEnd.buffer,
+      words.buffer,
+      text.buffer,
+    ]
+    return {result, transfer}
   }
 }

@@ -1,0 +1,26 @@
+// Worker-thread entry of the byte-batch mapper (InputContext.mapLineBatches): imports the mapper module once, then
+// maps each batch of lines it is sent to one result.
+import {parentPort, workerData} from 'node:worker_threads'
+import {pathToFileURL} from 'node:url'
+import type {LineBatchMapFunction, LineBatchMapperModule} from './line-mapper.js'
+import {LineBatch, type LineBatchData} from '../jsonl/line-batch.js'
+import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
+
+settleArrayBufferDetaching() // this thread transfers buffers: before any hot code is compiled
+
+const {module, config} = workerData as {module: string; config: unknown}
+const url = module.startsWith('file:') ? module : pathToFileURL(module).href
+const mod = (await import(url)) as LineBatchMapperModule
+if (typeof mod.createLineBatchMapper !== 'function')
+  throw new Error(`${module} does not export createLineBatchMapper(config)`)
+const map: LineBatchMapFunction = await mod.createLineBatchMapper(config)
+
+parentPort?.on('message', async ({id, batch}: {id: number; batch: LineBatchData}) => {
+  try {
+    const {result, transfer} = await map(LineBatch.of(batch))
+    parentPort?.postMessage({id, result}, transfer ?? [])
+  } catch (err) {
+    parentPort?.postMessage({id, error: (err as Error)?.stack ?? String(err)})
+  }
+})
+parentPort?.postMessage({ready: true})
