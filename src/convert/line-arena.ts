@@ -66,45 +66,59 @@ export class LineSlot {
   private arena!: LineArena
   private slab!: FastBuffer
   private start = 0
-  private pos = 0
+  private position = 0
 
   reset(arena: LineArena): this {
     this.arena = arena
     const c = arena.current()
     this.slab = c.slab as FastBuffer
     this.start = c.pos
-    this.pos = c.pos
+    this.position = c.pos
     return this
   }
 
   private reserve(n: number): void {
-    if (this.pos + n <= this.slab.length) return
-    const used = this.pos - this.start
+    if (this.position + n <= this.slab.length) return
+    const used = this.position - this.start
     const g = this.arena.grow(this.start, used, n)
     this.slab = g.slab as FastBuffer
     this.start = 0
-    this.pos = used
+    this.position = used
   }
 
   bytes(b: Uint8Array): void {
     const n = b.length
     this.reserve(n)
     const slab = this.slab
-    let p = this.pos
+    let p = this.position
     // short pieces (field names, punctuation) by a loop: cheaper than a call into the runtime
     if (n <= SHORT_PIECE) for (let i = 0; i < n; i++) slab[p++] = b[i]
     else {
       slab.set(b, p)
       p += n
     }
-    this.pos = p
+    this.position = p
+  }
+
+  /** Room for `n` more bytes at {@link pos} (see ByteSink.room). */
+  room(n: number): Buffer {
+    this.reserve(n)
+    return this.slab
+  }
+
+  get pos(): number {
+    return this.position
+  }
+
+  set pos(p: number) {
+    this.position = p
   }
 
   /** source[start, end) */
   range(source: Buffer, start: number, end: number): void {
     const n = end - start
     this.reserve(n)
-    this.pos += source.copy(this.slab, this.pos, start, end)
+    this.position += source.copy(this.slab, this.position, start, end)
   }
 
   /** ASCII-only text (digits, punctuation, field names). */
@@ -113,19 +127,19 @@ export class LineSlot {
     this.reserve(n)
     if (n <= SHORT_PIECE) {
       const slab = this.slab
-      let p = this.pos
+      let p = this.position
       for (let i = 0; i < n; i++) slab[p++] = s.charCodeAt(i)
-      this.pos = p
-    } else this.pos += this.slab.latin1Write(s, this.pos)
+      this.position = p
+    } else this.position += this.slab.latin1Write(s, this.position)
   }
 
   text(s: string): void {
     this.reserve(s.length * 3)
-    this.pos += this.slab.utf8Write(s, this.pos)
+    this.position += this.slab.utf8Write(s, this.position)
   }
 
   end(): StoredLine {
-    this.arena.commit(this.pos)
-    return {slab: this.slab, start: this.start, end: this.pos}
+    this.arena.commit(this.position)
+    return {slab: this.slab, start: this.start, end: this.position}
   }
 }

@@ -12,6 +12,8 @@ export const NO_LOCATION_SPEC_NAMES: readonly unknown[] = Object.freeze([])
  */
 export class GetRecord {
   readonly type = 'get' as const
+  /** the timestamp's digits (private: not a field of the record), kept for the encoder */
+  readonly #tsText: string
   readonly instance_id: string
   readonly trace_id: string
   readonly timestamp_ns: bigint
@@ -33,7 +35,8 @@ export class GetRecord {
     locationSpecNames: unknown,
   ) {
     this.instance_id = instanceId
-    this.trace_id = `trace_${instanceId}_${ts}`
+    this.#tsText = ts.toString()
+    this.trace_id = `trace_${instanceId}_${this.#tsText}`
     this.timestamp_ns = ts
     this.keys = keys
     this.input_len = inputLen
@@ -43,11 +46,18 @@ export class GetRecord {
     this.location_spec_names = locationSpecNames
     Object.freeze(this)
   }
+
+  /** @internal the decimal digits of timestamp_ns (computed once, with the trace id) */
+  static timestampText(r: GetRecord): string {
+    return r.#tsText
+  }
 }
 
 /** A write record as `BaseConverter.createWriteTrace` builds it (frozen, like {@link GetRecord}). */
 export class WriteRecord {
   readonly type = 'write' as const
+  /** see {@link GetRecord} */
+  readonly #tsText: string
   readonly instance_id: string
   readonly trace_id: string
   readonly timestamp_ns: bigint
@@ -55,9 +65,15 @@ export class WriteRecord {
 
   constructor(instanceId: string, ts: bigint, keys: Keys) {
     this.instance_id = instanceId
-    this.trace_id = `trace_${instanceId}_${ts}`
+    this.#tsText = ts.toString()
+    this.trace_id = `trace_${instanceId}_${this.#tsText}`
     this.timestamp_ns = ts
     this.keys = keys
     Object.freeze(this)
+  }
+
+  /** @internal see {@link GetRecord.timestampText} */
+  static timestampText(r: WriteRecord): string {
+    return r.#tsText
   }
 }

@@ -37,6 +37,23 @@ export class BufferedWriter {
     this.used += this.buf.write(text, this.used, 'utf8')
   }
 
+  /** Room for `n` more bytes at {@link pos} (see ByteSink.room); undefined when more than a buffer. */
+  room(n: number): Buffer | undefined {
+    if (this.used + n > this.buf.length) {
+      this.flush()
+      if (n > this.buf.length) return undefined
+    }
+    return this.buf
+  }
+
+  get pos(): number {
+    return this.used
+  }
+
+  set pos(p: number) {
+    this.used = p
+  }
+
   /** Appends ASCII-only text (digits, punctuation, field names); short pieces by a loop, not a runtime call. */
   ascii(s: string): void {
     const n = s.length

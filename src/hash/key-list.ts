@@ -166,6 +166,17 @@ export class KeyList implements Iterable<bigint> {
     return this.slabText !== undefined ? this.textEnd - this.textStart : this.toJsonBytes().length
   }
 
+  /** Copies the JSON text into `out` at `pos` (room for {@link jsonByteLength} bytes); returns the end. */
+  copyJsonInto(out: Uint8Array, pos: number): number {
+    if (this.bytes === undefined && this.slabText !== undefined) {
+      out.set(this.slabText.subarray(this.textStart, this.textEnd), pos)
+      return pos + this.textEnd - this.textStart
+    }
+    const b = this.toJsonBytes()
+    out.set(b, pos)
+    return pos + b.length
+  }
+
   /** Appends the JSON text to `sink` (from the slab it lives in, without a view, when made by fromSlabs). */
   writeJsonTo(sink: {range(source: Buffer, start: number, end: number): void; bytes(b: Buffer): void}): void {
     if (this.bytes === undefined && this.slabText !== undefined)

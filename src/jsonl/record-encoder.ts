@@ -11,6 +11,12 @@ export interface ByteSink {
   /** ASCII-only text */
   ascii(s: string): void
   text(s: string): void
+  /**
+   * Room for `n` more bytes: the buffer to write them into from {@link pos} (then advance `pos`), or undefined
+   * when `n` bytes do not fit at once (the caller then appends piece by piece).
+   */
+  room(n: number): Uint8Array | undefined
+  pos: number
 }
 
 /** Byte pieces of one instance id, cached: most runs have a handful of instances. */
@@ -18,8 +24,6 @@ interface InstancePieces {
   id: string
   get: Buffer // `{"type": "get", "instance_id": <id>, "trace_id": "trace_<id>_`
   write: Buffer
-  /** length of `trace_<id>_`: the trace id's timestamp digits start there */
-  traceIdPrefix: number
 }
 
 const cache = new Map<string, InstancePieces>()
@@ -38,7 +42,6 @@ function piecesOf(id: string): InstancePieces {
     id,
     get: Buffer.from(`{"type": "get", "instance_id": ${idJson}, "trace_id": ${tracePrefix}`, 'utf8'),
     write: Buffer.from(`{"type": "write", "instance_id": ${idJson}, "trace_id": ${tracePrefix}`, 'utf8'),
-    traceIdPrefix: `trace_${id}_`.length,
   }
   cache.set(id, p)
   return p
@@ -68,24 +71,89 @@ export function encodeRecordLine(record: GetRecord | WriteRecord, arena: LineAre
  */
 export function deferredRecordSize(record: GetRecord | WriteRecord): number | undefined {
   if (!(record.keys instanceof KeyList)) return undefined
-  if (
-    record instanceof GetRecord &&
-    !(
-      record.query_type === 'prefix_match' &&
-      record.block_mask === NO_BLOCK_MASK &&
-      record.sw_size === 0 &&
-      record.location_spec_names === NO_LOCATION_SPEC_NAMES
-    )
-  )
-    return undefined
+  if (record instanceof GetRecord && !hasDefaultTail(record)) return undefined
   return record.keys.jsonByteLength + 2 * record.instance_id.length + 200
+}
+
+const TS_FIELD = Buffer.from('", "timestamp_ns": ')
+const KEYS_FIELD = Buffer.from(', "keys": ')
+
+function put(out: Uint8Array, p: number, piece: Uint8Array): number {
+  const n = piece.length
+  if (n > 32) {
+    out.set(piece, p)
+    return p + n
+  }
+  for (let i = 0; i < n; i++) out[p + i] = piece[i]
+  return p + n
+}
+
+function putAscii(out: Uint8Array, p: number, s: string): number {
+  for (let i = 0; i < s.length; i++) out[p++] = s.charCodeAt(i)
+  return p
+}
+
+function hasDefaultTail(record: GetRecord): boolean {
+  return (
+    record.query_type === 'prefix_match' &&
+    record.block_mask === NO_BLOCK_MASK &&
+    record.sw_size === 0 &&
+    record.location_spec_names === NO_LOCATION_SPEC_NAMES
+  )
+}
+
+/**
+ * The usual record (KeyList keys; a get with the default tail) written in one go into room the sink gives: no call
+ * per piece. False when the sink has no room for it at once.
+ */
+function encodeUsual(
+  record: GetRecord | WriteRecord,
+  keys: KeyList,
+  pieces: InstancePieces,
+  b: ByteSink,
+): boolean {
+  const isGet = record instanceof GetRecord
+  const ts = isGet ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
+  const lenText = isGet ? String(record.input_len) : ''
+  const head = isGet ? pieces.get : pieces.write
+  const need =
+    head.length +
+    2 * ts.length +
+    TS_FIELD.length +
+    KEYS_FIELD.length +
+    keys.jsonByteLength +
+    (isGet ? INPUT_LEN.length + lenText.length + DEFAULT_GET_TAIL.length : 2)
+  const out = b.room(need)
+  if (out === undefined) return false
+  let p = put(out, b.pos, head)
+  p = putAscii(out, p, ts)
+  p = put(out, p, TS_FIELD)
+  p = putAscii(out, p, ts)
+  p = put(out, p, KEYS_FIELD)
+  p = keys.copyJsonInto(out, p)
+  if (isGet) {
+    p = put(out, p, INPUT_LEN)
+    p = putAscii(out, p, lenText)
+    p = put(out, p, DEFAULT_GET_TAIL)
+  } else {
+    out[p++] = 0x7d // }
+    out[p++] = 0x0a
+  }
+  b.pos = p
+  return true
 }
 
 /** Writes one record's line (with its newline) to `b`: {@link encodeRecordLine}'s bytes. */
 export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): void {
   const pieces = piecesOf(record.instance_id)
-  // the trace id ends with the timestamp's digits (records are frozen, so it is this very timestamp)
-  const ts = record.trace_id.slice(pieces.traceIdPrefix)
+  const keys = record.keys
+  if (
+    keys instanceof KeyList &&
+    (record instanceof WriteRecord || hasDefaultTail(record)) &&
+    encodeUsual(record, keys, pieces, b)
+  )
+    return
+  const ts = record instanceof GetRecord ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
   b.bytes(record instanceof GetRecord ? pieces.get : pieces.write)
   b.ascii(ts)
   b.ascii('", "timestamp_ns": ')
@@ -98,12 +166,7 @@ export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): 
   }
   b.bytes(INPUT_LEN)
   b.ascii(record.input_len.toString())
-  if (
-    record.query_type === 'prefix_match' &&
-    record.block_mask === NO_BLOCK_MASK &&
-    record.sw_size === 0 &&
-    record.location_spec_names === NO_LOCATION_SPEC_NAMES
-  ) {
+  if (hasDefaultTail(record)) {
     b.bytes(DEFAULT_GET_TAIL) // the usual get: one copy for the rest of the line
     return
   }

@@ -2,7 +2,11 @@ import {describe, expect, it} from 'vitest'
 import {BaseConverter} from '../../src/convert/base-converter.js'
 import {KeyList} from '../../src/hash/key-list.js'
 import {LineArena} from '../../src/convert/line-arena.js'
-import {encodeRecordLine} from '../../src/jsonl/record-encoder.js'
+import {encodeRecordInto, encodeRecordLine} from '../../src/jsonl/record-encoder.js'
+import {BufferedWriter} from '../../src/convert/run-files.js'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {serializeJson} from '../../src/jsonl/serialize.js'
 
 describe('BaseConverter', () => {
@@ -84,6 +88,55 @@ describe('BaseConverter', () => {
     for (const r of [get, write, c.createGetTrace(3n, [], undefined, {inputLen: 1})]) {
       const l = encodeRecordLine(r, arena)
       expect(l.slab.toString('utf8', l.start, l.end)).toBe(serializeJson(r) + '\n')
+    }
+  })
+
+  it('the usual records (KeyList keys, default tail) encode in one go like the serializer, for any timestamp', () => {
+    const c = new BaseConverter({defaultInstanceId: 'inst_日本'})
+    const keys = KeyList.prefixHash(Array.from({length: 300}, (_, i) => i))
+    const arena = new LineArena(700) // smaller than a line: the slab grows mid-line
+    for (const ts of [0n, -5n, 1700000000017999872n, 10n ** 30n, -(10n ** 25n)]) {
+      const get = c.createGetTrace(ts, keys, undefined, {inputLen: 16 * 300})
+      const write = c.createWriteTrace(ts + 1n, keys)
+      // the record's own fields only: nothing the encoder keeps shows in keys, spreads or JSON
+      expect(Object.keys(get)).toEqual([
+        'type',
+        'instance_id',
+        'trace_id',
+        'timestamp_ns',
+        'keys',
+        'input_len',
+        'query_type',
+        'block_mask',
+        'sw_size',
+        'location_spec_names',
+      ])
+      expect(Object.keys(write)).toEqual(['type', 'instance_id', 'trace_id', 'timestamp_ns', 'keys'])
+      expect(serializeJson({...write})).toBe(serializeJson(write))
+      for (const r of [get, write]) {
+        const l = encodeRecordLine(r, arena)
+        expect(l.slab.toString('utf8', l.start, l.end)).toBe(serializeJson(r) + '\n')
+      }
+    }
+  })
+
+  it('a record larger than the writer’s buffer is written piece by piece, with the same bytes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmt-enc-'))
+    try {
+      const c = new BaseConverter({})
+      const keys = KeyList.prefixHash(Array.from({length: 70_000}, (_, i) => i)) // ~1.4 MB of text
+      const records = [
+        c.createGetTrace(7n, keys, undefined, {inputLen: 16 * 70_000}),
+        c.createWriteTrace(8n, keys),
+      ]
+      const w = new BufferedWriter(join(dir, 'out.jsonl'))
+      for (const r of records) encodeRecordInto(r, w)
+      await w.close()
+      expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe(
+        records.map((r) => serializeJson(r) + '\n').join(''),
+      )
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
     }
   })
 })
