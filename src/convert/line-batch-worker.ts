@@ -17,8 +17,11 @@ const map: LineBatchMapFunction = await mod.createLineBatchMapper(config)
 
 parentPort?.on('message', async ({id, batch}: {id: number; batch: LineBatchData}) => {
   try {
-    const {result, transfer} = await map(LineBatch.of(batch))
-    parentPort?.postMessage({id, result}, transfer ?? [])
+    const lines = LineBatch.of(batch)
+    const {result, transfer} = await map(lines)
+    // the batch goes back with its result (its buffers were moved here, not copied)
+    const back = new Set([...(transfer ?? []), ...lines.buffers()])
+    parentPort?.postMessage({id, result: {result, batch: lines.data()}}, [...back])
   } catch (err) {
     parentPort?.postMessage({id, error: (err as Error)?.stack ?? String(err)})
   }

@@ -1,7 +1,7 @@
 import {pathToFileURL} from 'node:url'
 import {OrderedPool} from './ordered-pool.js'
 import type {InputLine} from '../jsonl/line-reader.js'
-import type {LineBatch} from '../jsonl/line-batch.js'
+import {LineBatch, type LineBatchData} from '../jsonl/line-batch.js'
 import type {
   LineBatchMapperModule,
   LineMapFunction,
@@ -101,26 +101,31 @@ async function* mapBatchesInline<R>(
   for await (const lines of batches) yield {lines, result: (await map(lines)).result}
 }
 
-/** The byte-batch mapper on worker threads: each batch's buffers are copied over, its result's transferred back. */
+/**
+ * The byte-batch mapper on worker threads. A batch's buffers move to the worker and come back with its result
+ * (transferred both ways: no line is copied between threads).
+ */
 async function* mapBatchesOnWorkers<R>(
   batches: AsyncIterable<LineBatch>,
   spec: LineMapperSpec,
   count: number,
 ): AsyncGenerator<MappedBatch<R>> {
-  const pool = new OrderedPool<R>(
+  const pool = new OrderedPool<{result: R; batch: LineBatchData}>(
     new URL('./line-batch-worker.js', import.meta.url),
     {module: moduleUrl(spec), config: spec.config},
     count,
     IN_FLIGHT_PER_WORKER,
   )
   try {
-    const queue: LineBatch[] = []
-    for await (const lines of batches) {
-      pool.submit({batch: lines.data()})
-      queue.push(lines)
-      while (pool.full) yield {lines: queue.shift() as LineBatch, result: await pool.next()}
+    const take = async (): Promise<MappedBatch<R>> => {
+      const {result, batch} = await pool.next()
+      return {lines: LineBatch.of(batch), result}
     }
-    while (queue.length > 0) yield {lines: queue.shift() as LineBatch, result: await pool.next()}
+    for await (const lines of batches) {
+      pool.submit({batch: lines.data()}, lines.buffers())
+      while (pool.full) yield await take()
+    }
+    while (pool.pending > 0) yield await take()
   } finally {
     await pool.close()
   }

@@ -1,4 +1,4 @@
-import {putInt64} from '../jsonl/int64-format.js'
+import {putInt64List} from '../jsonl/int64-format.js'
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 const LO = LITTLE_ENDIAN ? 0 : 1
@@ -133,17 +133,7 @@ export class KeyList implements Iterable<bigint> {
 
   /** Writes `[k0, k1, …]` (Python layout) for `n` int64 words of `words` from word `at`; returns the end position. */
   static writeJson(words: Uint32Array, at: number, n: number, out: Uint8Array, pos: number): number {
-    out[pos++] = 0x5b
-    for (let i = 0; i < n; i++) {
-      if (i > 0) {
-        out[pos] = 0x2c
-        out[pos + 1] = 0x20
-        pos += 2
-      }
-      pos = putInt64(out, pos, words[2 * (at + i) + HI], words[2 * (at + i) + LO])
-    }
-    out[pos++] = 0x5d
-    return pos
+    return putInt64List(words, at, n, out, pos)
   }
 
   /** Keys of the token-block variant: the chain runs over tokens; a block's key is the hash after its last token. */

@@ -86,15 +86,15 @@ function put4Lead(dv: DataView, pos: number, v: number): number {
   return pos + n
 }
 
-/** v (< 10^8) as exactly 8 digits. */
+/** v (an int32 < 10^8) as exactly 8 digits. */
 function put8(dv: DataView, pos: number, v: number): number {
-  const a = (v / 10000) | 0
+  const a = (v / 10000) | 0 // int32 by a constant: a multiply and a shift
   dv.setUint32(pos, DIGITS4[a], true)
   dv.setUint32(pos + 4, DIGITS4[v - a * 10000], true)
   return pos + 8
 }
 
-/** v (< 10^8) without leading zeros. */
+/** v (an int32 < 10^8) without leading zeros. */
 function put8Lead(dv: DataView, pos: number, v: number): number {
   if (v < 10000) return put4Lead(dv, pos, v)
   const a = (v / 10000) | 0
@@ -114,16 +114,86 @@ export function putUint64(out: Uint8Array, pos: number, hi: number, lo: number):
   // 2^32 = 42·10^8 + 94967296, 2^48 = 2814749·10^8 + 76710656
   const h1 = hi >>> 16
   const h0 = hi & 0xffff
-  let low = lo + h0 * 94967296 + h1 * 76710656
+  let low = lo + h0 * 94967296 + h1 * 76710656 // < 1.2·10^13
   let mid = h0 * 42 + h1 * 2814749
-  let carry = Math.floor(low / 1e8)
+  // quotients by 10^8 through a multiplication by 10^-8 (cheaper than a division), exact for x < 2^44: the double
+  // c = 10^-8 is a little above 10^-8, so x·c rounds to k at x = k·10^8 and never below it; below k·10^8 the
+  // nearest integer x = k·10^8 − 1 gives k − 10^-8, far further from k than the product's error (< 10^-11)
+  let carry = Math.floor(low * 1e-8)
   low -= carry * 1e8
   mid += carry
-  carry = Math.floor(mid / 1e8) // the top limb, < 1845
+  carry = Math.floor(mid * 1e-8) // the top limb, < 1845
   mid -= carry * 1e8
-  if (carry > 0) return put8(dv, put8(dv, put4Lead(dv, pos, carry), mid), low)
-  if (mid > 0) return put8(dv, put8Lead(dv, pos, mid), low)
-  return put8Lead(dv, pos, low)
+  const l = low | 0
+  const m = mid | 0
+  if (carry > 0) return put8(dv, put8(dv, put4Lead(dv, pos, carry | 0), m), l)
+  if (m > 0) return put8(dv, put8Lead(dv, pos, m), l)
+  return put8Lead(dv, pos, l)
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+const LO = LITTLE_ENDIAN ? 0 : 1
+const HI = LITTLE_ENDIAN ? 1 : 0
+
+/**
+ * Writes `[k0, k1, …]` (Python layout) for the `n` signed 64-bit words `words[2·at …]` (halves in platform order)
+ * at `pos`; returns the end. The keys' hot loop: one view, one room check, the digits of {@link putUint64} inline.
+ */
+export function putInt64List(
+  words: Uint32Array,
+  at: number,
+  n: number,
+  out: Uint8Array,
+  pos: number,
+): number {
+  if (pos + n * FAST_ROOM + 2 > out.length) return putInt64ListSlow(words, at, n, out, pos)
+  const dv = viewOf(out)
+  out[pos++] = 0x5b
+  for (let i = 0; i < n; i++) {
+    if (i > 0) {
+      out[pos] = 0x2c
+      out[pos + 1] = 0x20
+      pos += 2
+    }
+    let lo = words[2 * (at + i) + LO]
+    let hi = words[2 * (at + i) + HI]
+    if (hi & 0x80000000) {
+      lo = (~lo + 1) >>> 0
+      hi = (~hi + (lo === 0 ? 1 : 0)) >>> 0
+      out[pos++] = 0x2d
+    }
+    const h1 = hi >>> 16
+    const h0 = hi & 0xffff
+    let low = lo + h0 * 94967296 + h1 * 76710656
+    let mid = h0 * 42 + h1 * 2814749
+    let carry = Math.floor(low * 1e-8) // exact: see putUint64
+    low -= carry * 1e8
+    mid += carry
+    carry = Math.floor(mid * 1e-8)
+    mid -= carry * 1e8
+    const l = low | 0
+    const m = mid | 0
+    if (carry > 0) pos = put8(dv, put8(dv, put4Lead(dv, pos, carry | 0), m), l)
+    else if (m > 0) pos = put8(dv, put8Lead(dv, pos, m), l)
+    else pos = put8Lead(dv, pos, l)
+  }
+  out[pos++] = 0x5d
+  return pos
+}
+
+/** {@link putInt64List} near the end of `out`. */
+function putInt64ListSlow(words: Uint32Array, at: number, n: number, out: Uint8Array, pos: number): number {
+  out[pos++] = 0x5b
+  for (let i = 0; i < n; i++) {
+    if (i > 0) {
+      out[pos] = 0x2c
+      out[pos + 1] = 0x20
+      pos += 2
+    }
+    pos = putInt64(out, pos, words[2 * (at + i) + HI], words[2 * (at + i) + LO])
+  }
+  out[pos++] = 0x5d
+  return pos
 }
 
 /** {@link putUint64} one byte at a time: near the end of `out`, where 4-byte stores would not fit. */

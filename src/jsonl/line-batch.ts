@@ -50,9 +50,20 @@ export class LineBatch implements LineBatchData {
     return new LineBatch(d.bytes, d.starts, d.ends, d.lineNos, d.count)
   }
 
-  /** The batch's fields, to post to a worker (the buffers are copied, so this batch stays usable here). */
+  /** The batch's fields, to post to another thread (copied, or moved when {@link buffers} are transferred). */
   data(): LineBatchData {
     return {bytes: this.bytes, starts: this.starts, ends: this.ends, lineNos: this.lineNos, count: this.count}
+  }
+
+  /** The batch's buffers (to transfer: this batch is then unusable here until they come back). */
+  buffers(): ArrayBuffer[] {
+    const all = [
+      this.bytes.buffer,
+      this.starts.buffer,
+      this.ends.buffer,
+      this.lineNos.buffer,
+    ] as ArrayBuffer[]
+    return [...new Set(all)]
   }
 
   /** Line i's text. */

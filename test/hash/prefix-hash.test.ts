@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {KeyList} from '../../src/hash/key-list.js'
 import {hashInt64, prefixHash, tokensToBlockIds} from '../../src/hash/prefix-hash.js'
-import {formatInt64, formatUint64, putInt64} from '../../src/jsonl/int64-format.js'
+import {formatInt64, formatUint64, putInt64, putInt64List} from '../../src/jsonl/int64-format.js'
 
 describe('prefix hash golden vectors (spec convert.md §7)', () => {
   it('chains over ids', () => {
@@ -142,6 +142,36 @@ describe('int64 decimal formatting', () => {
       expect(formatInt64(hi, lo)).toBe(v.toString())
       expect(formatUint64(hi, lo)).toBe(u.toString())
     }
+  })
+
+  it('lists of keys equal String(bigint) joined, around every 10^8 boundary the quotient steps correct', () => {
+    const values: bigint[] = [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n)]
+    let s = 7n
+    for (let i = 0; i < 20000; i++) {
+      s = BigInt.asUintN(64, s * 6364136223846793005n + 1442695040888963407n)
+      // a multiple of 10^8 (or 10^16) and its neighbours: where a rounded reciprocal would be off by one
+      const base = (s % 184467440737n) * 10n ** 8n
+      const base16 = (s % 1844n) * 10n ** 16n + ((s >> 20n) % 2n) * 10n ** 8n
+      for (const d of [-1n, 0n, 1n]) values.push(BigInt.asIntN(64, base + d), BigInt.asIntN(64, base16 + d))
+    }
+    const words = new Uint32Array(new BigInt64Array(values).buffer)
+    const out = new Uint8Array(values.length * 24 + 16)
+    for (let at = 0; at < values.length; at += 997) {
+      const n = Math.min(997, values.length - at)
+      const end = putInt64List(words, at, n, out, 3)
+      const want =
+        '[' +
+        values
+          .slice(at, at + n)
+          .map(String)
+          .join(', ') +
+        ']'
+      expect(Buffer.from(out.subarray(3, end)).toString('latin1')).toBe(want)
+    }
+    // near the end of a buffer: the byte-by-byte path
+    const tight = new Uint8Array(Buffer.byteLength('[' + values.slice(0, 5).map(String).join(', ') + ']'))
+    expect(putInt64List(words, 0, 5, tight, 0)).toBe(tight.length)
+    expect(Buffer.from(tight).toString('latin1')).toBe('[' + values.slice(0, 5).map(String).join(', ') + ']')
   })
 
   it('writes exactly up to the end of a buffer (no room for 4-byte stores there)', () => {
