@@ -1,5 +1,6 @@
 import {pathToFileURL} from 'node:url'
 import {OrderedPool} from './ordered-pool.js'
+import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
 import type {InputLine} from '../jsonl/line-reader.js'
 import {LineBatch, type LineBatchData} from '../jsonl/line-batch.js'
 import type {
@@ -110,6 +111,7 @@ async function* mapBatchesOnWorkers<R>(
   spec: LineMapperSpec,
   count: number,
 ): AsyncGenerator<MappedBatch<R>> {
+  settleArrayBufferDetaching() // batches are transferred from this thread: settle it before the loop is compiled
   const pool = new OrderedPool<{result: R; batch: LineBatchData}>(
     new URL('./line-batch-worker.js', import.meta.url),
     {module: moduleUrl(spec), config: spec.config},

@@ -2,6 +2,7 @@
 // timestamp) in transferred batches, so formatting and writing run beside the replay on another core.
 import {Worker} from 'node:worker_threads'
 import {lmtError} from '../errors.js'
+import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
 import type {AccumulatedCounts, ReadRecord} from './hit-rate-csv.js'
 import type {HitRateSink} from './hit-rate-sink.js'
 
@@ -33,6 +34,7 @@ export class ThreadedHitRateSink implements HitRateSink {
   private completed = 0
 
   constructor() {
+    settleArrayBufferDetaching() // this thread will transfer its batches: settle it before the replay is compiled
     this.worker = new Worker(new URL('./hit-rate-worker.js', import.meta.url), {
       workerData: {state: this.state},
     })
