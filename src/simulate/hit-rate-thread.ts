@@ -38,6 +38,10 @@ export class ThreadedHitRateSink implements HitRateSink {
     this.worker = new Worker(new URL('./hit-rate-worker.js', import.meta.url), {
       workerData: {state: this.state},
     })
+    // the batch buffers are replaced at every send: replace them once now, so that V8 does not compile them as
+    // constants into the replay (code that did so is thrown away at the first send)
+    this.numbers = new Float64Array(BATCH_ROWS * ROW_SLOTS)
+    this.timestamps = new BigInt64Array(BATCH_ROWS)
     this.closed = new Promise((resolve) => {
       this.worker.on('message', (m: {closed: true; error?: string}) => resolve(m.error))
       this.worker.on('error', (e) => resolve(e.message))
