@@ -25,9 +25,6 @@ export interface MappedLine<R> {
 
 export type LineMapFunction<R = unknown> = (line: InputLine) => R | Promise<R>
 
-/** Maps a whole batch at once; the buffers in `transfer` move to the main thread instead of being copied. */
-export type BatchMapFunction<R = unknown> = (lines: InputLine[]) => {results: R[]; transfer?: ArrayBuffer[]}
-
 /** A batch of lines (as bytes) with what a batch mapper made of it, in input order. */
 export interface MappedBatch<R> {
   lines: LineBatch
@@ -53,9 +50,4 @@ export interface LineBatchMapperModule<R = unknown> {
 
 export interface LineMapperModule<R = unknown> {
   createLineMapper(config: unknown): LineMapFunction<R> | Promise<LineMapFunction<R>>
-  /**
-   * Optional, used on worker threads when present: must give the same results as the line mapper. Lets a mapper
-   * write a batch's results into a few large buffers that cross threads without a copy.
-   */
-  createBatchMapper?(config: unknown): BatchMapFunction<R> | Promise<BatchMapFunction<R>>
 }

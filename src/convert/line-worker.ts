@@ -1,7 +1,7 @@
 // Worker-thread entry of the line mapper: imports the mapper module once, then maps batches of lines.
 import {parentPort, workerData} from 'node:worker_threads'
 import {pathToFileURL} from 'node:url'
-import type {BatchMapFunction, LineMapFunction, LineMapperModule} from './line-mapper.js'
+import type {LineMapFunction, LineMapperModule} from './line-mapper.js'
 import type {InputLine} from '../jsonl/line-reader.js'
 import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
 
@@ -15,24 +15,12 @@ interface Batch {
 const {module, config} = workerData as {module: string; config: unknown}
 const url = module.startsWith('file:') ? module : pathToFileURL(module).href
 const mod = (await import(url)) as LineMapperModule
-const mapBatch: BatchMapFunction | undefined = mod.createBatchMapper
-  ? await mod.createBatchMapper(config)
-  : undefined
-const map: LineMapFunction | undefined = mapBatch ? undefined : await mod.createLineMapper(config)
+const map: LineMapFunction = await mod.createLineMapper(config)
 
 parentPort?.on('message', async (batch: Batch) => {
   try {
-    if (mapBatch) {
-      const {results, transfer} = mapBatch(batch.lines)
-      if (!Array.isArray(results) || results.length !== batch.lines.length)
-        throw new Error(
-          `createBatchMapper's function returned ${Array.isArray(results) ? results.length : 'no'} results for ${batch.lines.length} lines (${module})`,
-        )
-      parentPort?.postMessage({id: batch.id, result: results}, transfer ?? [])
-      return
-    }
     const results: unknown[] = new Array(batch.lines.length)
-    for (let i = 0; i < batch.lines.length; i++) results[i] = await (map as LineMapFunction)(batch.lines[i])
+    for (let i = 0; i < batch.lines.length; i++) results[i] = await map(batch.lines[i])
     parentPort?.postMessage({id: batch.id, result: results})
   } catch (err) {
     parentPort?.postMessage({id: batch.id, error: (err as Error)?.stack ?? String(err)})

@@ -1,6 +1,5 @@
 import {describe, expect, it} from 'vitest'
 import {
-  createBatchMapper,
   createLineBatchMapper,
   createLineMapper,
   decodeHashIdRow,
@@ -8,8 +7,7 @@ import {
   type HashIdRowConfig,
   type HashIdRowResult,
 } from '../../plugins/converters/_shared/hash-id-rows.js'
-import {ScannedHashIdRow, scanHashIdRow} from '../../plugins/converters/_shared/hash-id-scan.js'
-import {type InputLine, type LineBatch} from '../../src/index.js'
+import {type InputLine, KeyList, type LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
 
 let seed = 99
@@ -108,27 +106,8 @@ function norm(r: HashIdRowResult | undefined): unknown {
   }
 }
 
-describe('hash-id rows: the scanning fast lane', () => {
-  it('gives exactly the exact path’s result for 5,000 random lines, line by line and in batches', () => {
-    for (const config of [QWEN, MOONCAKE]) {
-      const mapLine = createLineMapper(config)
-      const mapBatch = createBatchMapper(config)
-      const lines = Array.from({length: 2500}, (_, i) => input(line(), i + 1))
-      let fast = 0
-      const scan = new ScannedHashIdRow()
-      const batch = mapBatch(lines)
-      lines.forEach((l, i) => {
-        const exact = decodeHashIdRow(l.text, config)
-        expect(norm(mapLine(l))).toEqual(norm(exact))
-        expect(norm(batch.results[i])).toEqual(norm(exact))
-        if (scanHashIdRow(l.text, scan)) fast++
-      })
-      expect(fast).toBeGreaterThan(lines.length / 4) // the common shapes take the fast lane
-      expect(batch.transfer?.length).toBe(2)
-    }
-  })
-
-  it('keeps ids beyond 64 bits modulo 2^64 and negative ids in two’s complement, like the BigInt path', () => {
+describe('hash-id rows: the exact path', () => {
+  it('takes ids beyond 64 bits modulo 2^64 and negative ids in two’s complement (the byte lane leaves them to it)', () => {
     const ids = [
       '18446744073709551617',
       '-1',
@@ -136,11 +115,15 @@ describe('hash-id rows: the scanning fast lane', () => {
       '340282366920938463463374607431768211457',
     ]
     const text = `{"timestamp": 1, "input_length": 64, "hash_ids": [${ids.join(', ')}]}`
-    const scan = new ScannedHashIdRow()
-    expect(scanHashIdRow(text, scan)).toBe(true)
-    const got = Array.from({length: 4}, (_, i) => (BigInt(scan.ids.hi[i]) << 32n) | BigInt(scan.ids.lo[i]))
-    expect(got).toEqual(ids.map((t) => BigInt.asUintN(64, BigInt(t))))
-    expect(norm(createLineMapper(QWEN)(input(text, 1)))).toEqual(norm(decodeHashIdRow(text, QWEN)))
+    const want = KeyList.prefixHash(ids.map((t) => BigInt.asUintN(64, BigInt(t))))
+    const exact = decodeHashIdRow(text, QWEN)
+    expect(norm(exact)).toEqual(
+      norm({ts: 1_000_000_000n, inputLen: 64n, words: want.words(), json: want.toJsonBytes()}),
+    )
+    expect(norm(createLineMapper(QWEN)(input(text, 1)))).toEqual(norm(exact))
+    const {result} = createLineBatchMapper(QWEN)(byteBatches([text])[0])
+    expect(result.kind[0]).toBe(1)
+    expect(norm(result.exact[0])).toEqual(norm(exact))
   })
 })
 

@@ -1,8 +1,8 @@
 // The order-independent part of a Qwen-Bailian / Mooncake row: parse, validate, hash the block ids and format the
-// keys. Runs on worker threads through the framework's line mapper (see QwenBailianConverter).
+// keys. Runs on worker threads through the framework's byte-batch mapper (see QwenBailianConverter).
 import {type InputLine, JsonFloat, KeyList, type LineBatch, pythonInt} from '../../../src/index.js'
 import {type LineProblem, parseObjectLine} from './rows.js'
-import {ScannedHashIdRow, scanHashIdRow, scanHashIdRowBytes} from './hash-id-scan.js'
+import {ScannedHashIdRow, scanHashIdRowBytes} from './hash-id-scan.js'
 import {BatchSlabs} from './batch-slabs.js'
 
 export interface HashIdRowConfig {
@@ -59,74 +59,9 @@ export function decodeHashIdRow(text: string, config: HashIdRowConfig): HashIdRo
   return {ts, inputLen, words: keys.words(), json: keys.toJsonBytes()}
 }
 
-const scanned = new ScannedHashIdRow()
-
-/** The fast lane for one line: keys hashed and formatted into `slabs`; undefined when the exact path must decide. */
-function fastRow(
-  text: string,
-  config: HashIdRowConfig,
-  slabs: BatchSlabs,
-): {ts: bigint; inputLen: bigint; word: number; n: number; textStart: number; textEnd: number} | undefined {
-  if (!scanHashIdRow(text, scanned)) return undefined
-  let ts: bigint
-  if (!scanned.hasTimestamp) ts = 0n
-  else if (!Number.isNaN(scanned.tsInt)) ts = BigInt(scanned.tsInt) * config.intScale
-  else {
-    const product = scanned.tsFloat * config.floatScale
-    if (!Number.isFinite(product)) return undefined
-    ts = BigInt(Math.trunc(product))
-  }
-  const n = Math.min(Math.floor(scanned.inputLength / config.blockSize), scanned.ids.length)
-  const word = slabs.reserve(n)
-  KeyList.prefixHashHalves(scanned.ids.hi, scanned.ids.lo, n, slabs.words, word)
-  slabs.wordCount += n
-  const textStart = slabs.textLength
-  slabs.textLength = KeyList.writeJson(slabs.words, word, n, slabs.text, textStart)
-  return {ts, inputLen: BigInt(scanned.inputLength), word, n, textStart, textEnd: slabs.textLength}
-}
-
+/** The per-line form, for `ctx.mapLines` (the exact path; the converters use the byte lane below). */
 export function createLineMapper(config: HashIdRowConfig): (line: InputLine) => HashIdRowResult {
-  const scratch = new BatchSlabs() // reused: each row's output is copied out
-  return (line) => {
-    scratch.wordCount = 0
-    scratch.textLength = 0
-    const r = fastRow(line.text, config, scratch)
-    if (r === undefined) return decodeHashIdRow(line.text, config)
-    return {
-      ts: r.ts,
-      inputLen: r.inputLen,
-      words: new BigInt64Array(scratch.words.buffer.slice(0, 8 * r.n)),
-      json: scratch.text.slice(r.textStart, r.textEnd),
-    }
-  }
-}
-
-/** The batch form used on worker threads: every row's words and text in two buffers, transferred, not copied. */
-export function createBatchMapper(
-  config: HashIdRowConfig,
-): (lines: InputLine[]) => {results: HashIdRowResult[]; transfer: ArrayBuffer[]} {
-  return (lines) => {
-    const slabs = new BatchSlabs()
-    const fast = new Array<ReturnType<typeof fastRow>>(lines.length)
-    const results = new Array<HashIdRowResult>(lines.length)
-    for (let i = 0; i < lines.length; i++) {
-      fast[i] = fastRow(lines[i].text, config, slabs)
-      if (fast[i] === undefined) results[i] = decodeHashIdRow(lines[i].text, config)
-    }
-    // views only now: the slabs may have been reallocated while the batch grew
-    const words = new BigInt64Array(slabs.words.buffer, 0, slabs.wordCount)
-    for (let i = 0; i < lines.length; i++) {
-      const r = fast[i]
-      if (r === undefined) continue
-      results[i] = {
-        ts: r.ts,
-        inputLen: r.inputLen,
-        words: words.subarray(r.word, r.word + r.n),
-        json: slabs.text.subarray(r.textStart, r.textEnd),
-      }
-    }
-    return {results, transfer: [slabs.words.buffer, slabs.text.buffer]}
-  }
+  return (line) => decodeHashIdRow(line.text, config)
 }
 
 /**

@@ -1,17 +1,11 @@
-// The fast lane of hash-id rows: one pass over the line's characters that validates the JSON, reads `timestamp`,
-// `input_length` and `hash_ids`, and leaves the ids as 64-bit halves — no parsed object, no number or BigInt per
-// id. It accepts a subset of what the exact path (decodeHashIdRow) accepts and gives up (false) on anything else:
-// escapes in keys, repeated fields, NaN/Infinity, non-integer ids, odd numbers. The exact path then decides.
+// The fast lane of hash-id rows: one pass over a line's bytes (in a LineBatch) that validates the JSON, reads
+// `timestamp`, `input_length` and `hash_ids`, and leaves the ids as 64-bit halves — no string, no parsed object, no
+// number or BigInt per id. It accepts a subset of what the exact path (decodeHashIdRow) accepts and gives up (false)
+// on anything else: escapes in keys, repeated fields, NaN/Infinity, negative or long ids, odd numbers. The exact path
+// then decides.
 
 import {
   HalvesList,
-  integerArray,
-  isDigit,
-  numberEnd,
-  skipWs,
-  smallInteger,
-  stringEnd,
-  valueEnd,
   numberEndBytes,
   skipWsBytes,
   smallIntegerArrayBytes,
@@ -44,98 +38,6 @@ export class ScannedHashIdRow {
 const TIMESTAMP = 1
 const INPUT_LENGTH = 2
 const HASH_IDS = 3
-
-function fieldOf(s: string, start: number, end: number): number {
-  const n = end - start
-  if (n === 9 && s.startsWith('timestamp', start)) return TIMESTAMP
-  if (n === 12 && s.startsWith('input_length', start)) return INPUT_LENGTH
-  if (n === 8 && s.startsWith('hash_ids', start)) return HASH_IDS
-  return 0
-}
-
-/** The hash_ids array at p: integer literals only, kept mod 2^64 as halves. End position or -1. */
-/** A number literal at p as a timestamp (integer ≤ 15 digits, or float); end position or -1. */
-function scanTimestamp(s: string, p: number, out: ScannedHashIdRow): number {
-  const end = numberEnd(s, p)
-  if (end < 0) return -1
-  let isFloat = false
-  let digits = 0
-  for (let i = p; i < end; i++) {
-    const c = s.charCodeAt(i)
-    if (c === 0x2e || c === 0x65 || c === 0x45) isFloat = true
-    else if (isDigit(c) && !isFloat) digits++
-  }
-  if (isFloat) {
-    out.tsInt = NaN
-    out.tsFloat = Number(s.slice(p, end))
-  } else {
-    if (digits > 15) return -1
-    const v = Number(s.slice(p, end))
-    out.tsInt = v === 0 ? 0 : v // "-0" is the integer 0
-  }
-  out.hasTimestamp = true
-  return end
-}
-
-const end = {end: 0}
-
-/** A positive integer literal of ≤ 15 digits at p as input_length; end position or -1. */
-function scanInputLength(s: string, p: number, out: ScannedHashIdRow): number {
-  const v = smallInteger(s, p, end)
-  if (v < 1) return -1
-  out.inputLength = v
-  out.hasInputLength = true
-  return end.end
-}
-
-/**
- * Scans one line; true when it is a JSON object in the usual shape and `out` holds its three fields. False says
- * nothing about the line's validity: use the exact path.
- */
-export function scanHashIdRow(s: string, out: ScannedHashIdRow): boolean {
-  out.reset()
-  let p = skipWs(s, 0)
-  if (s.charCodeAt(p) !== 0x7b) return false
-  p = skipWs(s, p + 1)
-  if (s.charCodeAt(p) === 0x7d) p++
-  else
-    for (;;) {
-      if (s.charCodeAt(p) !== 0x22) return false
-      const keyEnd = stringEnd(s, p, false)
-      if (keyEnd < 0) return false
-      const field = fieldOf(s, p + 1, keyEnd - 1)
-      p = skipWs(s, keyEnd)
-      if (s.charCodeAt(p) !== 0x3a) return false
-      p = skipWs(s, p + 1)
-      switch (field) {
-        case TIMESTAMP:
-          p = out.hasTimestamp ? -1 : scanTimestamp(s, p, out)
-          break
-        case INPUT_LENGTH:
-          p = out.hasInputLength ? -1 : scanInputLength(s, p, out)
-          break
-        case HASH_IDS:
-          if (out.hasHashIds || s.charCodeAt(p) !== 0x5b) return false
-          out.hasHashIds = true
-          p = integerArray(s, p, out.ids) // any integer, modulo 2^64; a float or odd literal: -1
-          break
-        default:
-          p = valueEnd(s, p, 1)
-      }
-      if (p < 0) return false
-      p = skipWs(s, p)
-      const c = s.charCodeAt(p)
-      if (c === 0x7d) {
-        p++
-        break
-      }
-      if (c !== 0x2c) return false
-      p = skipWs(s, p + 1)
-    }
-  return skipWs(s, p) === s.length && out.hasInputLength
-}
-
-// ---- the same lane over a line's bytes (LineBatch): no string is made for a line it accepts
 
 const TIMESTAMP_BYTES = Buffer.from('timestamp')
 const INPUT_LENGTH_BYTES = Buffer.from('input_length')
@@ -198,8 +100,9 @@ function scanTimestampBytes(b: Uint8Array, p: number, out: ScannedHashIdRow): nu
 const endAt = {end: 0}
 
 /**
- * {@link scanHashIdRow} over the bytes b[start, end) of one line (followed by a sentinel byte, as in a LineBatch);
- * only non-negative ids of at most 15 digits take this lane.
+ * Scans the bytes b[start, end) of one line (followed by a sentinel byte, as in a LineBatch); true when it is a JSON
+ * object in the usual shape and `out` holds its three fields (only non-negative ids of at most 15 digits take this
+ * lane). False says nothing about the line's validity: use the exact path.
  */
 export function scanHashIdRowBytes(
   b: Uint8Array,
