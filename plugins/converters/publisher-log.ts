@@ -1,21 +1,34 @@
-import {
-  BaseConverter,
-  JsonFloat,
-  pythonEquals,
-  pythonHashKey,
-  pythonInt,
-  pythonTruthy,
-} from '../../src/index.js'
-import type {InputContext, InputLine, JsonObject, Trace} from '../../src/index.js'
-import {parseRow} from './_shared/rows.js'
+import {extname} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {availableParallelism} from 'node:os'
+import {BaseConverter, KeyList, parseJson, pythonEquals, pythonHashKey} from '../../src/index.js'
+import type {InputContext, InputLine, LineBatch, Trace} from '../../src/index.js'
+import type {
+  FinishEvent,
+  GetEvent,
+  KeysRef,
+  PassThrough,
+  PublisherEventBatch,
+  PublisherEventConfig,
+  StartEvent,
+} from './_shared/publisher-events.js'
+
+// the event decoder runs on a worker thread; it must be the same kind of file as this one (.js built, .ts in dev)
+const EVENT_DECODER = new URL(
+  `./_shared/publisher-events${extname(fileURLToPath(import.meta.url))}`,
+  import.meta.url,
+).href
 
 const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
+
+/** A list of keys: int64 words with their text (KeyList), or any JSON values. */
+type Keys = KeyList | unknown[]
 
 interface PendingGet {
   seq: number
   instance: string
   ts: bigint
-  keys: unknown[]
+  keys: Keys
   inputLen: bigint
   queryType: unknown
   blockMask: unknown
@@ -27,32 +40,18 @@ interface PendingGet {
 interface PendingWrite {
   instance: string
   ts: bigint
-  keys: unknown[]
+  keys: Keys
   startLine: InputLine
-}
-
-/** `trigger_time_us` → ns: integers exact, floats truncated toward zero first, integer strings accepted. */
-function triggerTimeNs(value: unknown): bigint | undefined {
-  if (value === undefined) return 0n
-  if (typeof value === 'string') {
-    const n = pythonInt(value)
-    return n === undefined ? undefined : n * 1000n
-  }
-  if (value instanceof JsonFloat && !Number.isFinite(value.value)) return undefined
-  if (
-    typeof value === 'number' ||
-    typeof value === 'bigint' ||
-    typeof value === 'boolean' ||
-    value instanceof JsonFloat
-  ) {
-    return (pythonInt(value) as bigint) * 1000n
-  }
-  return undefined
 }
 
 function keysEqual(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return a === b
+  if (typeof a === 'bigint' && typeof b === 'bigint') return a === b
   return pythonEquals(a, b)
+}
+
+function keyAt(keys: Keys, i: number): unknown {
+  return keys instanceof KeyList ? keys.at(i) : keys[i]
 }
 
 /** The pending gets of one input, indexed per instance by first key so that matching does not scan them all. */
@@ -72,7 +71,7 @@ class PendingGets {
     if (get.keys.length === 0) bucket = this.keyless
     else if (get.keys.length === 1) bucket = listOf(this.oneKey, get.instance)
     else {
-      const h = pythonHashKey(get.keys[0])
+      const h = pythonHashKey(keyAt(get.keys, 0))
       if (h === undefined) bucket = listOf(this.unhashable, get.instance)
       else {
         let m = this.byFirstKey.get(get.instance)
@@ -84,13 +83,13 @@ class PendingGets {
   }
 
   /** Removes and returns the most recently added get that matches the write, if any. */
-  takeMatch(instance: string, ts: bigint, writeKeys: unknown[]): PendingGet | undefined {
+  takeMatch(instance: string, ts: bigint, writeKeys: Keys): PendingGet | undefined {
     const candidates: Array<PendingGet[] | undefined> = [
       this.oneKey.get(instance),
       this.unhashable.get(instance),
     ]
     if (writeKeys.length > 0) {
-      const h = pythonHashKey(writeKeys[0])
+      const h = pythonHashKey(keyAt(writeKeys, 0))
       if (h !== undefined) candidates.push(this.byFirstKey.get(instance)?.get(h))
     }
     let best: PendingGet | undefined
@@ -131,18 +130,17 @@ function listOf<K>(map: Map<K, PendingGet[]>, key: K): PendingGet[] {
 }
 
 /** All keys of the get but its last are a prefix of the write's keys. */
-function prefixMatches(getKeys: unknown[], writeKeys: unknown[]): boolean {
+function prefixMatches(getKeys: Keys, writeKeys: Keys): boolean {
   const m = getKeys.length - 1
   if (writeKeys.length < m) return false
-  for (let i = 0; i < m; i++) if (!keysEqual(writeKeys[i], getKeys[i])) return false
+  if (getKeys instanceof KeyList && writeKeys instanceof KeyList) {
+    const a = getKeys.words()
+    const b = writeKeys.words()
+    for (let i = 0; i < m; i++) if (a[i] !== b[i]) return false // int64 values: equal words, equal integers
+    return true
+  }
+  for (let i = 0; i < m; i++) if (!keysEqual(keyAt(writeKeys, i), keyAt(getKeys, i))) return false
   return true
-}
-
-/** Session ids that mean "no session" in the original (Python falsy scalars and empty containers). */
-function sessionKey(value: unknown): {none: true} | {invalid: true} | {key: string} {
-  if (value === undefined || !pythonTruthy(value)) return {none: true}
-  const h = pythonHashKey(value)
-  return h === undefined ? {invalid: true} : {key: h}
 }
 
 /**
@@ -157,15 +155,37 @@ export class PublisherLogConverter extends BaseConverter {
   async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
     const gets = new PendingGets()
     const writes = new Map<string, PendingWrite>()
-    for await (const line of ctx.lines()) {
-      const event = parseRow(line, ctx)
-      if (event === undefined) continue
-      const type = event.get('type')
-      if (type === 'GetCacheLocation') this.onGet(event, line, ctx, gets)
-      else if (type === 'StartWriteCache') this.onStart(event, line, ctx, writes)
-      else if (type === 'FinishWriteCache') yield* this.onFinish(event, line, ctx, gets, writes)
-      else if (type === 'StartWriteCacheWithMinReplica') ctx.drop(line, 'min_replica_event')
-      else ctx.drop(line, 'unknown_event_type')
+    const config: PublisherEventConfig = {
+      defaultInstanceId: this.defaultInstanceId,
+      blockSizes: [...this.instanceBlockSizes],
+      defaultBlockSize: this.defaultBlockSize,
+    }
+    const workers = Math.max(1, Math.min(availableParallelism() - 1, 3))
+    for await (const {lines, result} of ctx.mapLineBatches<PublisherEventBatch>({
+      module: EVENT_DECODER,
+      config,
+      workers,
+    })) {
+      const slabs = new BatchKeys(result)
+      for (let i = 0; i < lines.count; i++) {
+        const e = result.events[i]
+        switch (e.k) {
+          case 'skip':
+          case 'drop':
+            if (e.reg !== undefined) this.registerInstance(e.reg)
+            if (e.k === 'skip') ctx.skip(lines.line(i), e.code, e.message)
+            else ctx.drop(lines.line(i), e.code)
+            break
+          case 'get':
+            this.onGet(e, lines, i, ctx, gets, slabs)
+            break
+          case 'start':
+            this.onStart(e, lines, i, ctx, writes, slabs)
+            break
+          case 'finish':
+            yield* this.onFinish(e, lines.line(i), ctx, gets, writes)
+        }
+      }
     }
     // end of input: unfinished writes (assumed done 100 ms after their start), then gets never written
     for (const w of writes.values()) {
@@ -179,150 +199,82 @@ export class PublisherLogConverter extends BaseConverter {
     for (const g of gets.drain()) yield this.emitGet(g)
   }
 
-  private source(event: JsonObject, line: InputLine, ctx: InputContext): string | undefined {
-    if (!event.has('source')) return this.defaultInstanceId
-    const s = event.get('source')
-    if (typeof s === 'string') return s
-    ctx.skip(line, 'invalid_source', 'source is not a string')
-    return undefined
-  }
-
-  private time(event: JsonObject, line: InputLine, ctx: InputContext): bigint | undefined {
-    const ts = triggerTimeNs(event.get('trigger_time_us'))
-    if (ts === undefined)
-      ctx.skip(line, 'invalid_trigger_time', 'trigger_time_us is not an integer or a finite number')
-    return ts
-  }
-
-  private keys(event: JsonObject, line: InputLine, ctx: InputContext): unknown[] | undefined {
-    const keys = event.has('keys') ? event.get('keys') : []
-    if (Array.isArray(keys)) return keys
-    ctx.skip(line, 'invalid_keys', 'keys is not an array')
-    return undefined
-  }
-
-  private onGet(event: JsonObject, line: InputLine, ctx: InputContext, gets: PendingGets): void {
-    const instance = this.source(event, line, ctx)
-    if (instance === undefined) return
-    this.registerInstance(instance)
-    const ts = this.time(event, line, ctx)
-    if (ts === undefined) return
-    const keys = this.keys(event, line, ctx)
-    if (keys === undefined) return
-    const inputLen = this.inputLen(event, line, ctx, instance, keys)
-    if (inputLen === undefined) return
-    gets.add({
-      instance,
-      ts,
-      keys,
-      inputLen,
-      queryType: event.get('query_type'),
-      blockMask: event.get('block_mask'),
-      swSize: event.get('sw_size'),
-      locationSpecNames: event.get('location_spec_names'),
-    })
-    ctx.converted(line) // every accepted get is emitted, paired or alone
-  }
-
-  private inputLen(
-    event: JsonObject,
-    line: InputLine,
+  private onGet(
+    e: GetEvent,
+    lines: LineBatch,
+    i: number,
     ctx: InputContext,
-    instance: string,
-    keys: unknown[],
-  ): bigint | undefined {
-    for (const field of ['input_len', 'input_length', 'input_tokens']) {
-      if (!event.has(field)) continue
-      const n = pythonInt(event.get(field))
-      if (n === undefined) {
-        ctx.skip(line, 'invalid_input_length', `${field} is not an integer`)
-        return undefined
-      }
-      if (n <= 0n) {
-        ctx.skip(line, 'nonpositive_input_length', `${field} must be positive (got ${n})`)
-        return undefined
-      }
-      return n
-    }
-    const tokens = event.get('tokens')
-    if (pythonTruthy(tokens)) {
-      if (Array.isArray(tokens)) return BigInt(tokens.length)
-      if (typeof tokens === 'string') return BigInt([...tokens].length)
-      if (tokens instanceof Map) return BigInt(tokens.size)
-      ctx.skip(line, 'invalid_tokens', 'tokens is not a list')
-      return undefined
-    }
-    if (keys.length > 0) {
-      const bs = this.getBlockSize(instance)
-      if (!this.warnedFallback.has(instance)) {
-        this.warnedFallback.add(instance)
+    gets: PendingGets,
+    slabs: BatchKeys,
+  ): void {
+    this.registerInstance(e.inst)
+    if (e.fromKeys) {
+      if (!this.warnedFallback.has(e.inst)) {
+        this.warnedFallback.add(e.inst)
         ctx.warnLine(
-          line,
+          lines.line(i),
           'input_len_from_keys',
-          `GetCacheLocation for instance ${instance} has no input_len; using len(keys) * block_size (${bs}); ` +
+          `GetCacheLocation for instance ${e.inst} has no input_len; using len(keys) * block_size (${this.getBlockSize(e.inst)}); ` +
             'token hit rates may overestimate prompts with partial tail blocks',
         )
       }
       ctx.note('input_len_from_keys')
-      return BigInt(keys.length) * BigInt(bs)
     }
-    ctx.skip(
-      line,
-      'missing_input_length',
-      'GetCacheLocation has no input_len, input_length, input_tokens, tokens or keys',
-    )
-    return undefined
+    gets.add({
+      instance: e.inst,
+      ts: e.ts,
+      keys: slabs.keys(e.keys),
+      inputLen: e.inputLen,
+      queryType: slabs.value(e.qt),
+      blockMask: slabs.value(e.bm),
+      swSize: slabs.value(e.sw),
+      locationSpecNames: slabs.value(e.ls),
+    })
+    ctx.converted(lines.line(i)) // every accepted get is emitted, paired or alone
   }
 
   private onStart(
-    event: JsonObject,
-    line: InputLine,
+    e: StartEvent,
+    lines: LineBatch,
+    i: number,
     ctx: InputContext,
     writes: Map<string, PendingWrite>,
+    slabs: BatchKeys,
   ): void {
-    const instance = this.source(event, line, ctx)
-    if (instance === undefined) return
-    this.registerInstance(instance)
-    const ts = this.time(event, line, ctx)
-    if (ts === undefined) return
-    const keys = this.keys(event, line, ctx)
-    if (keys === undefined) return
-    const session = sessionKey(event.get('write_session_id'))
-    if ('none' in session) return ctx.drop(line, 'start_without_session')
-    if ('invalid' in session)
-      return ctx.skip(line, 'invalid_write_session_id', 'write_session_id is not a string or number')
-    const mapKey = `${instance}\u0000${session.key}`
+    this.registerInstance(e.inst)
+    const mapKey = `${e.inst}\u0000${e.session}`
     const previous = writes.get(mapKey)
     if (previous) ctx.drop(previous.startLine, 'start_superseded')
-    writes.set(mapKey, {instance, ts, keys, startLine: {lineNo: line.lineNo, text: ''}})
+    writes.set(mapKey, {
+      instance: e.inst,
+      ts: e.ts,
+      keys: slabs.keys(e.keys),
+      startLine: {lineNo: lines.lineNos[i], text: ''},
+    })
   }
 
   private *onFinish(
-    event: JsonObject,
+    e: FinishEvent,
     line: InputLine,
     ctx: InputContext,
     gets: PendingGets,
     writes: Map<string, PendingWrite>,
   ): Generator<Trace> {
-    const instance = this.source(event, line, ctx)
-    if (instance === undefined) return
-    const session = sessionKey(event.get('write_session_id'))
-    if ('none' in session) return ctx.drop(line, 'finish_without_session')
-    if ('invalid' in session)
-      return ctx.skip(line, 'invalid_write_session_id', 'write_session_id is not a string or number')
-    const mapKey = `${instance}\u0000${session.key}`
+    const mapKey = `${e.inst}\u0000${e.session}`
     const write = writes.get(mapKey)
     if (!write) return ctx.drop(line, 'finish_unknown_session')
     writes.delete(mapKey)
-    const ts = this.time(event, line, ctx)
-    if (ts === undefined) return ctx.drop(write.startLine, 'finish_invalid')
-    const get = gets.takeMatch(instance, ts, write.keys)
+    if (e.ts === undefined) {
+      ctx.skip(line, 'invalid_trigger_time', e.timeProblem as string)
+      return ctx.drop(write.startLine, 'finish_invalid')
+    }
+    const get = gets.takeMatch(e.inst, e.ts, write.keys)
     if (!get) {
       ctx.drop(write.startLine, 'write_unmatched')
       ctx.drop(line, 'write_unmatched')
       return
     }
-    yield* this.emitPair(get, ts)
+    yield* this.emitPair(get, e.ts)
     ctx.converted(write.startLine)
     ctx.converted(line)
   }
@@ -342,5 +294,27 @@ export class PublisherLogConverter extends BaseConverter {
     const get = this.emitGet(g)
     yield get
     yield this.createWriteTrace(ts, get.keys, g.instance)
+  }
+}
+
+/** The key and text slabs of one decoded batch, with one view each. */
+class BatchKeys {
+  private readonly words: BigInt64Array
+  private readonly text: Buffer
+
+  constructor(batch: PublisherEventBatch) {
+    this.words = new BigInt64Array(batch.words.buffer, batch.words.byteOffset, batch.words.length >> 1)
+    this.text = Buffer.from(batch.text.buffer, batch.text.byteOffset, batch.text.byteLength)
+  }
+
+  keys(r: KeysRef): Keys {
+    if (r.w >= 0) return KeyList.fromSlabs(this.words, r.w, r.w + r.n, this.text, r.t0, r.t1)
+    return parseJson(this.text.toString('utf8', r.t0, r.t1)) as unknown[]
+  }
+
+  /** A pass-through value (undefined: absent). */
+  value(p: PassThrough | undefined): unknown {
+    if (p === null || typeof p !== 'object') return p
+    return parseJson(this.text.toString('utf8', p.t0, p.t1))
   }
 }

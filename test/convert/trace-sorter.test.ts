@@ -2,7 +2,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {mergeRuns} from '../../src/convert/merge-runs.js'
-import {BufferedWriter, RunReader} from '../../src/convert/run-files.js'
+import {BufferedWriter, RunReader, timestampNsOfLine, timestampOfLine} from '../../src/convert/run-files.js'
 import {TraceSorter} from '../../src/convert/trace-sorter.js'
 import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {tempDir} from '../helpers/cli.js'
@@ -169,5 +169,40 @@ describe('TraceSorter', () => {
       }
     }
     tmp.cleanup()
+  })
+
+  it('reads timestamp_ns of unprefixed run lines from their bytes exactly as the parser does', () => {
+    let seed = 17
+    const rand = (n: number) => (seed = (seed * 48271) % 2147483647) % n
+    const decoys = [
+      '"x"',
+      '{"timestamp_ns": 5}',
+      '["timestamp_ns", 7]',
+      '"timestamp_ns"',
+      '1.5e3',
+      'null',
+      '[[], {}]',
+    ]
+    for (let i = 0; i < 3000; i++) {
+      const ts = [0n, -1n, 7n, 1700000000017999872n, -(10n ** 30n), 10n ** 25n][rand(6)] + BigInt(rand(1000))
+      const fields: Array<[string, unknown]> = []
+      for (let k = rand(5); k > 0; k--)
+        fields.push([`k${rand(9)}${'é'.repeat(rand(2))}`, JSON.parse(decoys[rand(decoys.length)])])
+      fields.splice(rand(fields.length + 1), 0, ['timestamp_ns', ts])
+      const line = serializeJson(new Map(fields))
+      const buf = Buffer.from(line + '\n' + '{"next": 1}\n')
+      expect(timestampNsOfLine(buf, 0, Buffer.byteLength(line))).toBe(timestampOfLine(line))
+      expect(buf.toString()).toBe(line + '\n' + '{"next": 1}\n') // the sentinel byte is restored
+    }
+    // what the scan is unsure of goes to the parser, which decides
+    for (const odd of [
+      '{"time\\u0073tamp_ns": 3}',
+      '{"a": 1, "timestamp_ns": 4}',
+      ' {"timestamp_ns" : -0 } ',
+    ])
+      expect(timestampNsOfLine(Buffer.from(odd + '\n'), 0, odd.length)).toBe(timestampOfLine(odd))
+    expect(() => timestampNsOfLine(Buffer.from('{"timestamp_ns": 1.5}\n'), 0, 21)).toThrow(
+      /integer timestamp_ns/,
+    )
   })
 })
