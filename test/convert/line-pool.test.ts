@@ -1,4 +1,5 @@
 import {join} from 'node:path'
+import {readFileSync} from 'node:fs'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import type {InputLine} from '../../src/jsonl/line-reader.js'
@@ -102,5 +103,44 @@ describe('the byte-batch mapper pool', () => {
     expect(inline.reduce((n: number, b) => n + (b as {exact: number}).exact, 0)).toBeGreaterThan(50)
     for (const workers of [1, 2])
       expect(await runBatches(lines, {workers, inlineBelowBytes: 0})).toEqual(inline)
+  })
+})
+
+describe('the publisher event decoder on a worker', () => {
+  it('gives the inline events (bigints, pass-through values, key slabs) on 1 and 2 worker threads', async () => {
+    const text = readFileSync(
+      join(ROOT, '..', 'shared', 'fixtures', 'convert', 'event_publisher.log'),
+      'utf8',
+    )
+    const edge = readFileSync(
+      join(ROOT, '..', 'shared', 'fixtures', 'convert', 'publisher_edge_cases.log'),
+      'utf8',
+    )
+    const lines = [...text.split('\n'), ...edge.split('\n')].filter((l) => l.trim() !== '')
+    const run = async (spec: Partial<LineMapperSpec>) => {
+      const builder = new LineBatchBuilder(50, 1 << 16)
+      lines.forEach((l, i) => builder.addText(i + 1, l.trim()))
+      builder.seal()
+      const batches = builder.take()
+      async function* source() {
+        yield* batches
+      }
+      const config = {defaultInstanceId: 'instance', blockSizes: [['a', 4]], defaultBlockSize: 16}
+      const out: unknown[] = []
+      for await (const {result} of mapLineBatches<Record<string, unknown>>(
+        source(),
+        {module: dist('plugins/converters/_shared/publisher-events.js'), config, ...spec},
+        1 << 30,
+      ))
+        out.push({
+          events: result.events,
+          words: Array.from(result.words as Uint32Array),
+          text: Buffer.from(result.text as Uint8Array).toString(),
+        })
+      return out
+    }
+    const inline = await run({workers: 0})
+    expect(inline.length).toBeGreaterThan(5)
+    for (const workers of [1, 2]) expect(await run({workers, inlineBelowBytes: 0})).toEqual(inline)
   })
 })
