@@ -35,6 +35,9 @@ interface PendingGet {
   swSize: unknown
   locationSpecNames: unknown
   bucket: PendingGet[]
+  /** the first-key index holding `bucket`, and its key there (the bucket leaves the index once empty) */
+  index: Map<string, PendingGet[]> | undefined
+  indexKey: string
 }
 
 interface PendingWrite {
@@ -66,8 +69,10 @@ class PendingGets {
   /** gets with no keys never match; kept only for the final flush */
   private readonly keyless: PendingGet[] = []
 
-  add(get: Omit<PendingGet, 'seq' | 'bucket'>): void {
+  add(get: Omit<PendingGet, 'seq' | 'bucket' | 'index' | 'indexKey'>): void {
     let bucket: PendingGet[]
+    let index: Map<string, PendingGet[]> | undefined
+    let indexKey = ''
     if (get.keys.length === 0) bucket = this.keyless
     else if (get.keys.length === 1) bucket = listOf(this.oneKey, get.instance)
     else {
@@ -77,9 +82,24 @@ class PendingGets {
         let m = this.byFirstKey.get(get.instance)
         if (!m) this.byFirstKey.set(get.instance, (m = new Map()))
         bucket = listOf(m, h)
+        index = m
+        indexKey = h
       }
     }
-    bucket.push({...get, seq: this.seq++, bucket})
+    bucket.push({
+      seq: this.seq++,
+      instance: get.instance,
+      ts: get.ts,
+      keys: get.keys,
+      inputLen: get.inputLen,
+      queryType: get.queryType,
+      blockMask: get.blockMask,
+      swSize: get.swSize,
+      locationSpecNames: get.locationSpecNames,
+      bucket,
+      index,
+      indexKey,
+    })
   }
 
   /** Removes and returns the most recently added get that matches the write, if any. */
@@ -105,16 +125,24 @@ class PendingGets {
         break
       }
     }
-    if (best) best.bucket.splice(bestIndex, 1)
+    if (best) {
+      best.bucket.splice(bestIndex, 1)
+      // an emptied first-key bucket leaves its index: memory follows the pending gets, not the keys ever seen
+      if (best.bucket.length === 0 && best.index !== undefined) best.index.delete(best.indexKey)
+    }
     return best
   }
 
   /** Every remaining get in the order it was added; empties the index. */
   drain(): PendingGet[] {
     const all: PendingGet[] = [...this.keyless]
-    for (const l of this.oneKey.values()) all.push(...l)
-    for (const l of this.unhashable.values()) all.push(...l)
-    for (const m of this.byFirstKey.values()) for (const l of m.values()) all.push(...l)
+    // element by element: a spread of a long list as call arguments overflows the stack
+    const take = (l: PendingGet[]) => {
+      for (const g of l) all.push(g)
+    }
+    for (const l of this.oneKey.values()) take(l)
+    for (const l of this.unhashable.values()) take(l)
+    for (const m of this.byFirstKey.values()) for (const l of m.values()) take(l)
     this.keyless.length = 0
     this.oneKey.clear()
     this.unhashable.clear()

@@ -106,6 +106,27 @@ describe('lmt convert: inputs, ordering and bytes', () => {
     )
   })
 
+  it('flushes any number of gets never written (a long pending list is not spread onto the stack)', async () => {
+    const n = 200_000 // one first-key bucket longer than a call’s argument list may be (130k overflowed)
+    const lines = Array.from({length: n}, (_, i) =>
+      JSON.stringify({
+        type: 'GetCacheLocation',
+        source: 'a',
+        trigger_time_us: 1000 + i,
+        keys: [7, i],
+        input_len: 32,
+      }),
+    )
+    const input = file('many-gets.log', lines.join('\n') + '\n')
+    const out = join(tmp.dir, 'many-gets.jsonl')
+    const r = lmtProcess(['convert', '-q', '-i', input, '-f', 'publisher_log', '-o', out])
+    expect(r.stderr).toBe('')
+    expect(r.exitCode).toBe(0)
+    const written = readFileSync(out, 'utf8').trimEnd().split('\n')
+    expect(written).toHaveLength(n)
+    expect(JSON.parse(written[n - 1]).timestamp_ns).toBe((1000 + n - 1) * 1000)
+  })
+
   it('skips a BOM and reports invalid UTF-8 and non-object lines', async () => {
     const input = file(
       'bom.jsonl',

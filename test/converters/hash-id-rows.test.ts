@@ -172,6 +172,13 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
     }
   })
 
+  it('reads a float timestamp as long as a line (no argument spread)', () => {
+    const text = `{"timestamp": 1.${'0'.repeat(300_000)}1, "input_length": 32, "hash_ids": [1, 2]}`
+    const {result} = createLineBatchMapper(QWEN)(byteBatches([text])[0])
+    expect(result.kind[0]).toBe(0)
+    expect(result.ts[0]).toBe(1_000_000_000n)
+  })
+
   it('takes the lane for float timestamps exactly as Number() reads them', () => {
     const stamps = [
       '1700000000.018',

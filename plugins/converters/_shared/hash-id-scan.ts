@@ -89,7 +89,11 @@ function scanTimestampBytes(b: Uint8Array, p: number, out: ScannedHashIdRow): nu
   } else {
     let value: number
     if (q === end && digits <= 15 && fraction <= 22) value = mantissa / POW10[fraction]
-    else value = Number(String.fromCharCode(...b.subarray(negative ? p + 1 : p, end)))
+    else {
+      const from = negative ? p + 1 : p
+      // decoded, not spread into a call: a literal may be as long as a line
+      value = Number(Buffer.from(b.buffer, b.byteOffset + from, end - from).toString('latin1'))
+    }
     out.tsInt = NaN
     out.tsFloat = negative ? -value : value
   }

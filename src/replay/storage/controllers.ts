@@ -15,7 +15,7 @@ export class StoreController implements L1Listener {
   ) {}
 
   writeFinished(keys: ObjectKey[]): void {
-    this.pending.push(...keys)
+    for (const k of keys) this.pending.push(k) // not spread: a batch may hold more keys than a call takes arguments
     if (this.scheduled) return
     this.scheduled = true
     this.scheduler.after(0, 'store_step', () => this.step())
