@@ -29,7 +29,7 @@ export type {
 export {LineBatch, type LineBatchData} from './jsonl/line-batch.js'
 export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
 export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'
-export {KeyList, type HashInput} from './hash/key-list.js'
+export {KeyList, KeySlabs, type HashInput} from './hash/key-list.js'
 export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'
 export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/json-float.js'
 export {JsonSyntaxError, parseJson} from './jsonl/parse.js'

@@ -1,7 +1,4 @@
-import {extname} from 'node:path'
-import {fileURLToPath} from 'node:url'
-import {availableParallelism} from 'node:os'
-import {BaseConverter, KeyList, parseJson, pythonEquals, pythonHashKey} from '../../src/index.js'
+import {BaseConverter, KeyList, KeySlabs, parseJson, pythonEquals, pythonHashKey} from '../../src/index.js'
 import type {InputContext, InputLine, LineBatch, Trace} from '../../src/index.js'
 import type {
   FinishEvent,
@@ -12,12 +9,10 @@ import type {
   PublisherEventConfig,
   StartEvent,
 } from './_shared/publisher-events.js'
+import {mapperThreads, sharedModule} from './_shared/mapper-module.js'
 
-// the event decoder runs on a worker thread; it must be the same kind of file as this one (.js built, .ts in dev)
-const EVENT_DECODER = new URL(
-  `./_shared/publisher-events${extname(fileURLToPath(import.meta.url))}`,
-  import.meta.url,
-).href
+// the mapper runs on worker threads
+const EVENT_DECODER = sharedModule('publisher-events')
 
 const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
 
@@ -188,7 +183,7 @@ export class PublisherLogConverter extends BaseConverter {
       blockSizes: [...this.instanceBlockSizes],
       defaultBlockSize: this.defaultBlockSize,
     }
-    const workers = Math.max(1, Math.min(availableParallelism() - 1, 3))
+    const workers = mapperThreads()
     for await (const {lines, result} of ctx.mapLineBatches<PublisherEventBatch>({
       module: EVENT_DECODER,
       config,
@@ -325,24 +320,22 @@ export class PublisherLogConverter extends BaseConverter {
   }
 }
 
-/** The key and text slabs of one decoded batch, with one view each. */
+/** The key and text slabs of one decoded batch. */
 class BatchKeys {
-  private readonly words: BigInt64Array
-  private readonly text: Buffer
+  private readonly slabs: KeySlabs
 
   constructor(batch: PublisherEventBatch) {
-    this.words = new BigInt64Array(batch.words.buffer, batch.words.byteOffset, batch.words.length >> 1)
-    this.text = Buffer.from(batch.text.buffer, batch.text.byteOffset, batch.text.byteLength)
+    this.slabs = new KeySlabs(batch.words, batch.text)
   }
 
   keys(r: KeysRef): Keys {
-    if (r.w >= 0) return KeyList.fromSlabs(this.words, r.w, r.w + r.n, this.text, r.t0, r.t1)
-    return parseJson(this.text.toString('utf8', r.t0, r.t1)) as unknown[]
+    if (r.w >= 0) return this.slabs.list(r.w, r.w + r.n, r.t0, r.t1)
+    return parseJson(this.slabs.textOf(r.t0, r.t1)) as unknown[]
   }
 
   /** A pass-through value (undefined: absent). */
   value(p: PassThrough | undefined): unknown {
     if (p === null || typeof p !== 'object') return p
-    return parseJson(this.text.toString('utf8', p.t0, p.t1))
+    return parseJson(this.slabs.textOf(p.t0, p.t1))
   }
 }

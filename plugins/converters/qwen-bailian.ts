@@ -1,15 +1,10 @@
-import {extname} from 'node:path'
-import {fileURLToPath} from 'node:url'
-import {availableParallelism} from 'node:os'
-import {BaseConverter, type InputContext, KeyList} from '../../src/index.js'
+import {BaseConverter, type InputContext, KeyList, KeySlabs} from '../../src/index.js'
 import type {GetTrace, Trace, WriteTrace} from '../../src/index.js'
 import type {HashIdBatch, HashIdRowConfig} from './_shared/hash-id-rows.js'
+import {mapperThreads, sharedModule} from './_shared/mapper-module.js'
 
-// the row decoder runs on worker threads; it must be the same kind of file as this one (.js built, .ts in dev)
-const ROW_DECODER = new URL(
-  `./_shared/hash-id-rows${extname(fileURLToPath(import.meta.url))}`,
-  import.meta.url,
-).href
+// the mapper runs on worker threads
+const ROW_DECODER = sharedModule('hash-id-rows')
 
 /**
  * Qwen-Bailian rows (`timestamp` in seconds, `input_length`, one `hash_ids` entry per block): a get and a write per
@@ -32,16 +27,14 @@ export class QwenBailianConverter extends BaseConverter {
       intScale: this.timestampIntScale,
       floatScale: this.timestampFloatScale,
     }
-    const workers = Math.max(1, Math.min(availableParallelism() - 1, 3))
+    const workers = mapperThreads()
     for await (const {lines, result} of ctx.mapLineBatches<HashIdBatch>({
       module: ROW_DECODER,
       config,
       workers,
     })) {
       const {kind, ts, inputLen, keyEnd, textEnd, exact} = result
-      // one view of each slab per batch; a row's keys are slices of them
-      const words = new BigInt64Array(result.words.buffer, result.words.byteOffset, result.words.length >> 1)
-      const text = Buffer.from(result.text.buffer, result.text.byteOffset, result.text.byteLength)
+      const slabs = new KeySlabs(result.words, result.text)
       let nextExact = 0
       let keyStart = 0
       let textStart = 0
@@ -50,7 +43,7 @@ export class QwenBailianConverter extends BaseConverter {
         let t: bigint
         let len: bigint | number
         if (kind[i] === 0) {
-          keys = KeyList.fromSlabs(words, keyStart, keyEnd[i], text, textStart, textEnd[i])
+          keys = slabs.list(keyStart, keyEnd[i], textStart, textEnd[i])
           t = ts[i]
           len = inputLen[i]
         } else {

@@ -1,12 +1,12 @@
 import {existsSync, statSync} from 'node:fs'
-import {extname, join, resolve} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {join, resolve} from 'node:path'
 import {BaseConverter, type InputContext, KeyList, lmtError} from '../../src/index.js'
 import type {Trace} from '../../src/index.js'
 import type {TextRowConfig, TextRowResult} from './_shared/text-rows.js'
+import {sharedModule} from './_shared/mapper-module.js'
 
-const ROW_DECODER = new URL(`./_shared/text-rows${extname(fileURLToPath(import.meta.url))}`, import.meta.url)
-  .href
+// the mapper runs on worker threads
+const ROW_DECODER = sharedModule('text-rows')
 const REQUIRED_FILES = ['tokenizer.json', 'tokenizer_config.json']
 
 /**

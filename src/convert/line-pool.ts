@@ -15,6 +15,12 @@ import type {
 const BATCH_LINES = 512
 const IN_FLIGHT_PER_WORKER = 3
 
+/** Whether a mapper runs on the main thread: no worker asked for, or an input too small to pay for one. */
+function runsInline(spec: LineMapperSpec, inputBytes: number): boolean {
+  // worker start-up (~50 ms each) only pays off on inputs of a few MB
+  return (spec.workers ?? 1) < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20)
+}
+
 function moduleUrl(spec: LineMapperSpec): string {
   return spec.module.startsWith('file:') ? spec.module : pathToFileURL(spec.module).href
 }
@@ -84,10 +90,8 @@ export function mapLines<R>(
   spec: LineMapperSpec,
   inputBytes: number,
 ): AsyncIterable<MappedLine<R>> {
-  const workers = spec.workers ?? 1
-  // worker start-up (~50 ms each) only pays off on inputs of a few MB
-  if (workers < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20)) return mapInline<R>(batches, spec)
-  return mapOnWorkers<R>(batches, spec, workers)
+  if (runsInline(spec, inputBytes)) return mapInline<R>(batches, spec)
+  return mapOnWorkers<R>(batches, spec, spec.workers ?? 1)
 }
 
 /** The byte-batch mapper on the main thread. */
@@ -142,8 +146,6 @@ export function mapLineBatches<R>(
   spec: LineMapperSpec,
   inputBytes: number,
 ): AsyncIterable<MappedBatch<R>> {
-  const workers = spec.workers ?? 1
-  if (workers < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20))
-    return mapBatchesInline<R>(batches, spec)
-  return mapBatchesOnWorkers<R>(batches, spec, workers)
+  if (runsInline(spec, inputBytes)) return mapBatchesInline<R>(batches, spec)
+  return mapBatchesOnWorkers<R>(batches, spec, spec.workers ?? 1)
 }

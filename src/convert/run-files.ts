@@ -72,20 +72,7 @@ export class BufferedWriter {
 
   /** Appends bytes (copied into the buffer, or queued as they are when large). */
   bytes(bytes: Uint8Array): void {
-    const n = bytes.length
-    if (this.used + n > this.buf.length) {
-      this.flush()
-      if (n > this.buf.length) return this.enqueue(Buffer.from(bytes), false)
-    }
-    const buf = this.buf
-    let p = this.used
-    // short pieces (field names, punctuation) by a loop: cheaper than a call into the runtime
-    if (n <= SHORT_PIECE) for (let i = 0; i < n; i++) buf[p++] = bytes[i]
-    else {
-      buf.set(bytes, p)
-      p += n
-    }
-    this.used = p
+    this.range(bytes, 0, bytes.length)
   }
 
   /** Appends `source[start, end)`. */
@@ -97,6 +84,7 @@ export class BufferedWriter {
     }
     const buf = this.buf
     let p = this.used
+    // short pieces (field names, punctuation) by a loop: cheaper than a call into the runtime
     if (n <= SHORT_PIECE) for (let i = start; i < end; i++) buf[p++] = source[i]
     else {
       buf.set(source.subarray(start, end), p)

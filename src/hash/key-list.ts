@@ -228,3 +228,27 @@ export class KeyList implements Iterable<bigint> {
     return (this.bytes = Buffer.from(textBuffer.subarray(0, end)))
   }
 }
+
+/**
+ * The key slabs of one line-mapper batch (int64 words as 32-bit halves in platform order, and their JSON texts),
+ * viewed once; {@link list} cuts a row's keys from them without a copy.
+ */
+export class KeySlabs {
+  private readonly words: BigInt64Array
+  private readonly text: Buffer
+
+  constructor(words: Uint32Array, text: Uint8Array) {
+    this.words = new BigInt64Array(words.buffer, words.byteOffset, words.length >> 1)
+    this.text = Buffer.from(text.buffer, text.byteOffset, text.byteLength)
+  }
+
+  /** The keys words[wordStart, wordEnd) with the text text[textStart, textEnd). */
+  list(wordStart: number, wordEnd: number, textStart: number, textEnd: number): KeyList {
+    return KeyList.fromSlabs(this.words, wordStart, wordEnd, this.text, textStart, textEnd)
+  }
+
+  /** text[start, end) decoded. */
+  textOf(start: number, end: number): string {
+    return this.text.toString('utf8', start, end)
+  }
+}

@@ -104,12 +104,11 @@ function put8Lead(dv: DataView, pos: number, v: number): number {
 }
 
 /**
- * Writes the unsigned 64-bit value hi·2^32 + lo in decimal at `pos`; returns the new position. Digits go four at
- * a time (one table load, one store); the bytes after the returned position, up to 3, may be overwritten.
+ * The digits of the unsigned 64-bit value hi·2^32 + lo at `pos` through `dv` (room for {@link FAST_ROOM} bytes is
+ * the caller's business); returns the new position. Digits go four at a time (one table load, one store); the
+ * bytes after the returned position, up to 3, may be overwritten.
  */
-export function putUint64(out: Uint8Array, pos: number, hi: number, lo: number): number {
-  if (pos + FAST_ROOM > out.length) return putUint64Bytes(out, pos, hi, lo)
-  const dv = viewOf(out)
+function putUint64Digits(dv: DataView, pos: number, hi: number, lo: number): number {
   // base-10^8 limbs from 16-bit pieces of hi, each step exact below 2^53:
   // 2^32 = 42·10^8 + 94967296, 2^48 = 2814749·10^8 + 76710656
   const h1 = hi >>> 16
@@ -131,13 +130,22 @@ export function putUint64(out: Uint8Array, pos: number, hi: number, lo: number):
   return put8Lead(dv, pos, l)
 }
 
+/**
+ * Writes the unsigned 64-bit value hi·2^32 + lo in decimal at `pos`; returns the new position (the bytes after it,
+ * up to 3, may be overwritten).
+ */
+export function putUint64(out: Uint8Array, pos: number, hi: number, lo: number): number {
+  if (pos + FAST_ROOM > out.length) return putUint64Bytes(out, pos, hi, lo)
+  return putUint64Digits(viewOf(out), pos, hi, lo)
+}
+
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 const LO = LITTLE_ENDIAN ? 0 : 1
 const HI = LITTLE_ENDIAN ? 1 : 0
 
 /**
  * Writes `[k0, k1, …]` (Python layout) for the `n` signed 64-bit words `words[2·at …]` (halves in platform order)
- * at `pos`; returns the end. The keys' hot loop: one view, one room check, the digits of {@link putUint64} inline.
+ * at `pos`; returns the end. The keys' hot loop: one room check and one view for the whole list.
  */
 export function putInt64List(
   words: Uint32Array,
@@ -146,7 +154,7 @@ export function putInt64List(
   out: Uint8Array,
   pos: number,
 ): number {
-  if (pos + n * FAST_ROOM + 2 > out.length) return putInt64ListSlow(words, at, n, out, pos)
+  const fast = pos + n * FAST_ROOM + 2 <= out.length // else byte by byte, near the end of `out`
   const dv = viewOf(out)
   out[pos++] = 0x5b
   for (let i = 0; i < n; i++) {
@@ -162,35 +170,7 @@ export function putInt64List(
       hi = (~hi + (lo === 0 ? 1 : 0)) >>> 0
       out[pos++] = 0x2d
     }
-    const h1 = hi >>> 16
-    const h0 = hi & 0xffff
-    let low = lo + h0 * 94967296 + h1 * 76710656
-    let mid = h0 * 42 + h1 * 2814749
-    let carry = Math.floor(low * 1e-8) // exact: see putUint64
-    low -= carry * 1e8
-    mid += carry
-    carry = Math.floor(mid * 1e-8)
-    mid -= carry * 1e8
-    const l = low | 0
-    const m = mid | 0
-    if (carry > 0) pos = put8(dv, put8(dv, put4Lead(dv, pos, carry | 0), m), l)
-    else if (m > 0) pos = put8(dv, put8Lead(dv, pos, m), l)
-    else pos = put8Lead(dv, pos, l)
-  }
-  out[pos++] = 0x5d
-  return pos
-}
-
-/** {@link putInt64List} near the end of `out`. */
-function putInt64ListSlow(words: Uint32Array, at: number, n: number, out: Uint8Array, pos: number): number {
-  out[pos++] = 0x5b
-  for (let i = 0; i < n; i++) {
-    if (i > 0) {
-      out[pos] = 0x2c
-      out[pos + 1] = 0x20
-      pos += 2
-    }
-    pos = putInt64(out, pos, words[2 * (at + i) + HI], words[2 * (at + i) + LO])
+    pos = fast ? putUint64Digits(dv, pos, hi, lo) : putUint64Bytes(out, pos, hi, lo)
   }
   out[pos++] = 0x5d
   return pos

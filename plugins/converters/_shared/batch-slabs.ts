@@ -16,19 +16,24 @@ export class BatchSlabs {
     this.textLength = 0
   }
 
-  /** Room for `n` more keys; returns the word index where they go. */
+  /** Room for `n` more keys and their JSON text; returns the word index where they go. */
   reserve(n: number): number {
     if (2 * (this.wordCount + n) > this.words.length) {
       const w = new Uint32Array(Math.max(this.words.length * 2, 2 * (this.wordCount + n)))
       w.set(this.words.subarray(0, 2 * this.wordCount))
       this.words = w
     }
-    const needText = this.textLength + n * 22 + 2
+    this.reserveText(n * 22 + 2)
+    return this.wordCount
+  }
+
+  /** Room for `bytes` more bytes of text. */
+  reserveText(bytes: number): void {
+    const needText = this.textLength + bytes
     if (needText > this.text.length) {
       const t = new Uint8Array(Math.max(this.text.length * 2, needText))
       t.set(this.text.subarray(0, this.textLength))
       this.text = t
     }
-    return this.wordCount
   }
 }

@@ -16,6 +16,7 @@ import {
 } from '../../../src/index.js'
 import {threadId} from 'node:worker_threads'
 import {parseObjectLine} from './rows.js'
+import {BatchSlabs} from './batch-slabs.js'
 
 export interface PublisherEventConfig {
   defaultInstanceId: string
@@ -121,29 +122,12 @@ const HI = LITTLE_ENDIAN ? 1 : 0
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 
-/** Output space of one batch: key words and JSON texts, growing. */
-class Slabs {
-  words = new Uint32Array(1 << 14)
-  wordCount = 0
-  text = new Uint8Array(1 << 18)
-  textLength = 0
+/** Output space of one batch (key words and JSON texts) with the event fields' encodings. */
+class Slabs extends BatchSlabs {
   private readonly encoder = new TextEncoder()
 
-  room(words: number, bytes: number): void {
-    if (2 * (this.wordCount + words) > this.words.length) {
-      const w = new Uint32Array(Math.max(this.words.length * 2, 2 * (this.wordCount + words)))
-      w.set(this.words.subarray(0, 2 * this.wordCount))
-      this.words = w
-    }
-    if (this.textLength + bytes > this.text.length) {
-      const t = new Uint8Array(Math.max(this.text.length * 2, this.textLength + bytes))
-      t.set(this.text.subarray(0, this.textLength))
-      this.text = t
-    }
-  }
-
   addText(s: string): {t0: number; t1: number} {
-    this.room(0, 3 * s.length)
+    this.reserveText(3 * s.length)
     const t0 = this.textLength
     this.textLength += this.encoder.encodeInto(s, this.text.subarray(t0)).written
     return {t0, t1: this.textLength}
@@ -160,8 +144,7 @@ class Slabs {
         (typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX)
     }
     if (!ints) return {w: -1, n, ...this.addText(serializeJson(keys as JsonValue))}
-    this.room(n, 22 * n + 2)
-    const w = this.wordCount
+    const w = this.reserve(n)
     for (let i = 0; i < n; i++) {
       const u = BigInt.asUintN(64, BigInt(keys[i] as number | bigint))
       this.words[2 * (w + i) + LO] = Number(u & 0xffffffffn)
@@ -286,8 +269,9 @@ export function createLineBatchMapper(
   config: PublisherEventConfig,
 ): (lines: LineBatch) => {result: PublisherEventBatch; transfer: ArrayBuffer[]} {
   const sizes = new Map(config.blockSizes)
+  const slabs = new Slabs() // reused: each batch's part is copied out
   return (lines) => {
-    const slabs = new Slabs()
+    slabs.reset()
     const events = new Array<PublisherEvent>(lines.count)
     for (let i = 0; i < lines.count; i++) events[i] = digest(lines.text(i), config, sizes, slabs)
     const words = slabs.words.slice(0, 2 * slabs.wordCount)
