@@ -132,7 +132,7 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
     jobs: Flags.integer({
       char: 'j',
       summary:
-        'Threads: sweeps replay their points on this many; a single run with 2 or more writes its CSVs on a second thread (default: the available cores).',
+        'Threads that replay the points of a sweep and its oracles (default: the available cores; results never depend on it).',
       min: 1,
     }),
     stack: Flags.string({

@@ -8,6 +8,7 @@ import {
   type ReadRecord,
   writeCsvRowPrefix,
 } from './hit-rate-csv.js'
+import {HitRateRows, writeRows} from './hit-rate-rows.js'
 
 export interface HitRateSink {
   /** opens the CSV of file number `file` (numbers are dense, from 0, in order of first use) */
@@ -18,6 +19,8 @@ export interface HitRateSink {
   complete(accWrite: (file: number) => number): void
   /** renames the files into place (commit) or removes them; the rows must have been completed */
   close(commit: boolean): Promise<void> | void
+  /** writes the completed rows out now (a sink that defers its output); called between replay batches */
+  drain?(): void
 }
 
 /** Formats and writes the rows on this thread. */
@@ -66,5 +69,42 @@ export class InlineHitRateSink implements HitRateSink {
       else f.abandon()
     }
     this.files.length = 0
+  }
+}
+
+/** completed rows a deferred sink holds before it writes them out by itself (bounds its memory) */
+const DEFERRED_ROWS = 1 << 14
+
+/**
+ * Keeps the rows as numbers during the replay and formats and writes them on {@link drain}, which the runner
+ * calls between replay batches: output writing stays off the replay's path (and out of its timer, simulate.md
+ * §5.4) without a second thread competing for the cores with the replay and its compiler.
+ */
+export class DeferredHitRateSink implements HitRateSink {
+  private readonly out = new InlineHitRateSink()
+  private readonly rows = new HitRateRows(2048)
+
+  open(file: number, path: string): void {
+    this.out.open(file, path)
+  }
+
+  row(file: number, ts: bigint, r: ReadRecord, acc: AccumulatedCounts): void {
+    this.rows.add(file, ts, r, acc)
+  }
+
+  complete(accWrite: (file: number) => number): void {
+    this.rows.complete(accWrite)
+    if (this.rows.completed >= DEFERRED_ROWS) this.drain()
+  }
+
+  drain(): void {
+    const rows = this.rows
+    writeRows(this.out, rows.numbers, rows.timestamps, rows.completed)
+    rows.dropCompleted()
+  }
+
+  close(commit: boolean): void {
+    if (commit) this.drain()
+    this.out.close(commit)
   }
 }

@@ -12,8 +12,7 @@ import {
 } from './engine.js'
 import {BinaryHeap} from '../util/binary-heap.js'
 import {newReadRecord, rate, type ReadRecord} from './hit-rate-csv.js'
-import {type HitRateSink, InlineHitRateSink} from './hit-rate-sink.js'
-import {ThreadedHitRateSink} from './hit-rate-thread.js'
+import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from './hit-rate-sink.js'
 import type {TraceRow} from './trace-rows.js'
 
 const INT64_MAX = 2n ** 63n - 1n
@@ -109,8 +108,11 @@ export interface ReplayOptions {
   quickInstance?: Omit<InstanceConfig, 'instance_id'>
   /** write hit-rate CSVs into this directory (file name from the instance id) */
   csvName?: (instanceId: string) => string | undefined
-  /** format and write the CSVs on a worker thread (else on this one) */
-  csvThread?: boolean
+  /**
+   * when the CSV rows are formatted and written: as they come (`inline`, the default), or kept as numbers and
+   * written at {@link Replayer.drainCsvs} (`deferred`: off the replay's path, for a caller that times it)
+   */
+  csvWriter?: 'inline' | 'deferred'
   strictInstances: boolean
   plots: boolean
   /** only replay rows of these instances (sweeps); others are ignored */
@@ -160,6 +162,10 @@ function makePolicy(i: InstanceConfig, batch: number, seed: bigint): Policy {
   }
 }
 
+function newSink(writer: ReplayOptions['csvWriter']): HitRateSink {
+  return writer === 'deferred' ? new DeferredHitRateSink() : new InlineHitRateSink()
+}
+
 interface PendingWrite {
   ts: bigint
   seq: number
@@ -196,7 +202,7 @@ export class Replayer {
     (a, b) => a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq),
   )
   private seq = 0
-  /** the CSV rows' destination (made when the first CSV is opened, or at once for a writer thread) */
+  /** the CSV rows' destination (made when the first CSV is opened) */
   private sink: HitRateSink | undefined
   private readonly byFile: InstState[] = []
   private readonly accWriteOf = (file: number): number => this.byFile[file].accWrite
@@ -210,8 +216,6 @@ export class Replayer {
   constructor(private readonly opts: ReplayOptions) {
     this.mode = opts.config.trace_replay.mode
     this.delay = BigInt(opts.config.trace_replay.write_delay_ns)
-    // the writer thread starts now, so its start-up overlaps the trace's parsing rather than the replay
-    if (opts.csvThread && opts.csvName) this.sink = new ThreadedHitRateSink()
     for (const g of opts.config.instance_groups) {
       const cfg = this.groupConfig(g)
       const state = new GroupState(cfg, {
@@ -312,6 +316,11 @@ export class Replayer {
     for (const i of this.ordered) i.counters.final_cached_blocks = i.engine.policy.size
   }
 
+  /** Writes out the CSV rows a deferred writer holds (call between replay batches). */
+  drainCsvs(): void {
+    this.sink?.drain?.()
+  }
+
   /** Commits (or abandons) the CSV files. */
   async closeCsvs(commit: boolean): Promise<void> {
     const sink = this.sink
@@ -363,7 +372,7 @@ export class Replayer {
     if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
     if (inst.csvPath === null) return
     if (inst.csvFile < 0) {
-      this.sink ??= this.opts.csvThread ? new ThreadedHitRateSink() : new InlineHitRateSink()
+      this.sink ??= newSink(this.opts.csvWriter)
       inst.csvFile = this.byFile.length
       this.byFile.push(inst)
       this.sink.open(inst.csvFile, inst.csvPath)
