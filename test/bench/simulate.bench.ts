@@ -1,31 +1,35 @@
 // Benchmark of `lmt simulate` (simulate.md §8): replay throughput, memory against trace length, sweep cost.
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+// Run with `npm run bench:simulate`; it prints a table and exits 1 when a requirement is missed.
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {writeQwen} from './generate.mjs'
-import {ROOT, runLmt} from './harness.mjs'
+import {type LmtRun, ROOT, runLmt} from './harness.mjs'
 
-const dir = join(ROOT, 'bench-out')
-mkdirSync(dir, {recursive: true})
+// the conversions go to a temporary directory (§8.2); the generated trace is kept in bench-out/ between runs
+const dir = mkdtempSync(join(tmpdir(), 'lmt-bench-simulate-'))
+process.on('exit', () => rmSync(dir, {recursive: true, force: true}))
+const kept = join(ROOT, 'bench-out')
+mkdirSync(kept, {recursive: true})
 const sample = join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')
-const conv = {}
+const conv: Record<number, string> = {}
 for (const bs of [512, 16]) {
   conv[bs] = join(dir, `conversation_bs${bs}.jsonl`)
-  if (!existsSync(conv[bs]))
-    runLmt([
-      'convert',
-      '-q',
-      '-i',
-      sample,
-      '-f',
-      'qwen_bailian',
-      '--instance-block-sizes',
-      `instance:${bs}`,
-      '-o',
-      conv[bs],
-    ])
+  runLmt([
+    'convert',
+    '-q',
+    '-i',
+    sample,
+    '-f',
+    'qwen_bailian',
+    '--instance-block-sizes',
+    `instance:${bs}`,
+    '-o',
+    conv[bs],
+  ])
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-const sim = (trace, bs, extra) =>
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const sim = (trace: string, bs: number, extra: string[]): LmtRun =>
   runLmt(
     [
       'simulate',
@@ -43,14 +47,22 @@ const sim = (trace, bs, extra) =>
 
 // issue 5: also a generated trace of ≥ 5M block lookups (qwen-shaped rows of 62 ids with prefix sharing, converted)
 const generatedRows = 50_000
-const generated = join(dir, `generated_${generatedRows}.trace.jsonl`)
+const generated = join(kept, `generated_${generatedRows}.trace.jsonl`)
 if (!existsSync(generated)) {
-  const rows = join(dir, `qwen_${generatedRows}_seed44.jsonl`)
+  const rows = join(kept, `qwen_${generatedRows}_seed44.jsonl`)
   await writeQwen(rows, generatedRows, {seed: 44})
   runLmt(['convert', '-q', '-i', rows, '-f', 'qwen_bailian', '-o', generated])
 }
 
-const results = []
+interface Result {
+  check: string
+  value: string
+  target: string
+  met: string
+  wall: string
+  peakRssMb: string
+}
+const results: Result[] = []
 const p1Cases = [
   ...[512, 16].flatMap((bs) => ['-1', '17090'].map((cap) => ({name: `bs ${bs}`, trace: conv[bs], bs, cap}))),
   ...['-1', '50000'].map((cap) => ({name: `generated bs 16`, trace: generated, bs: 16, cap})),
@@ -71,17 +83,17 @@ for (const {name, trace, bs, cap} of p1Cases) {
 }
 // P2: the bs-512 trace repeated 8 times (timestamps shifted), same keys
 const x8 = join(dir, 'conversation_bs512_x8.jsonl')
-if (!existsSync(x8)) {
+{
   const lines = readFileSync(conv[512], 'utf8').trim().split('\n')
-  const last = BigInt(/"timestamp_ns": (\d+)/.exec(lines[lines.length - 1])[1])
-  const out = []
+  const last = BigInt((/"timestamp_ns": (\d+)/.exec(lines[lines.length - 1]) as RegExpExecArray)[1])
+  const out: string[] = []
   for (let c = 0; c < 8; c++) {
     const shift = BigInt(c) * (last + 1_000_000_000n)
     for (const l of lines)
       out.push(
         l.replace(
           /"trace_id": "trace_instance_(\d+)", "timestamp_ns": (\d+)/,
-          (_, a, b) =>
+          (_, a: string, b: string) =>
             `"trace_id": "trace_instance_${BigInt(a) + shift}", "timestamp_ns": ${BigInt(b) + shift}`,
         ),
       )

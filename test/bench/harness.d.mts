@@ -1,0 +1,11 @@
+// Types of harness.mjs for the TypeScript benchmarks.
+export declare const ROOT: string
+export interface LmtRun {
+  seconds: number
+  rssMb: number
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  output: any
+  stderr: string
+}
+export declare function runLmt(args: string[], options?: {json?: boolean}): LmtRun
+export declare function fmtRate(n: number, seconds: number): string
