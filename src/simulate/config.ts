@@ -4,6 +4,7 @@ import {lmtError} from '../errors.js'
 import {withoutBom} from '../jsonl/trim.js'
 import {validatorFor} from '../schemas.js'
 import {fileStem} from '../convert/settings.js'
+import {Notes} from './notes.js'
 
 export type PolicyName = 'lru' | 'random_lru' | 'leaf_aware_lru' | 'ttl'
 export const POLICIES: readonly PolicyName[] = ['lru', 'random_lru', 'leaf_aware_lru', 'ttl']
@@ -107,19 +108,12 @@ function pointer(parts: Array<string | number>): string {
   return '/' + parts.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')
 }
 
-class NoticeList {
-  readonly items: Notice[] = []
-  add(code: string, message: string, level: 'notice' | 'warning' = 'notice'): void {
-    this.items.push({code, level, message})
-  }
-}
-
 function reportKeys(
   obj: Json,
   known: string[],
   ignored: string[],
   at: Array<string | number>,
-  notes: NoticeList,
+  notes: Notes,
 ): void {
   for (const k of Object.keys(obj)) {
     if (known.includes(k)) continue
@@ -187,7 +181,7 @@ export function resolveConfig(
   flags: SimFlags,
   firstRowType?: string,
 ): ResolvedConfig {
-  const notes = new NoticeList()
+  const notes = new Notes()
   if (!file) return quickForm(flags, notes, firstRowType)
   const raw = file.raw
   reportKeys(raw, KNOWN.top, IGNORED.top, [], notes)
@@ -338,10 +332,10 @@ export function resolveConfig(
     config.instance_groups.push(group)
   })
   checkConfig(config)
-  return {config, notices: notes.items, quick: false}
+  return {config, notices: notes.list, quick: false}
 }
 
-function policyNotices(i: InstanceConfig, notes: NoticeList): void {
+function policyNotices(i: InstanceConfig, notes: Notes): void {
   const p = i.eviction_policy_params
   if (
     (i.eviction_policy_type === 'lru' || i.eviction_policy_type === 'leaf_aware_lru') &&
@@ -395,7 +389,7 @@ function checkConfig(config: SimConfig): void {
     throw lmtError('SIM_CONFIG_SCHEMA', 'no output directory: set output_result_path or pass --output-dir')
 }
 
-function quickForm(flags: SimFlags, notes: NoticeList, firstRowType?: string): ResolvedConfig {
+function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): ResolvedConfig {
   const trace = resolve(flags.trace as string)
   const out = resolve(flags.outputDir ?? `${fileStem(basename(trace))}.simulate`)
   const group: GroupConfig = {group_name: 'default', used_percentage: 1, instances: []}
@@ -434,5 +428,5 @@ function quickForm(flags: SimFlags, notes: NoticeList, firstRowType?: string): R
     throw lmtError('SIM_BYTES_PER_TOKEN_MISSING', 'a capacity in GB needs --bytes-per-token', {
       suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks'],
     })
-  return {config, notices: notes.items, quick: true, quickInstance}
+  return {config, notices: notes.list, quick: true, quickInstance}
 }
