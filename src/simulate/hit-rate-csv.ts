@@ -186,6 +186,17 @@ export function newReadRecord(): ReadRecord {
   return {cached: 0, cachedAll: 0, read: 0, localHit: 0, remoteHit: 0, inputTokens: 0, bs: 0}
 }
 
+export function newAccumulatedCounts(): AccumulatedCounts {
+  return {
+    read_blocks: 0,
+    hit_blocks: 0,
+    input_tokens: 0,
+    local_hit_tokens: 0,
+    remote_hit_tokens: 0,
+    hit_tokens: 0,
+  }
+}
+
 /** Writes the fields of a read record known at the get (AccWriteBlocks is added when the timestamp is over). */
 export function writeCsvRowPrefix(
   out: CsvRowBuffer,

@@ -1,7 +1,6 @@
 // A replay's hit-rate CSV rows kept as numbers (15 per row, and the timestamp) in typed arrays. The replay only
 // stores them; they are formatted later, between replay batches (DeferredHitRateSink in hit-rate-sink.ts).
-import type {AccumulatedCounts, ReadRecord} from './hit-rate-csv.js'
-import {newReadRecord} from './hit-rate-csv.js'
+import {type AccumulatedCounts, newAccumulatedCounts, newReadRecord, type ReadRecord} from './hit-rate-csv.js'
 import type {InlineHitRateSink} from './hit-rate-sink.js'
 
 /** numbers per row: file, cached, cachedAll, read, localHit, remoteHit, inputTokens, bs, 6 totals, AccWriteBlocks */
@@ -72,14 +71,7 @@ export class HitRateRows {
   }
 }
 
-const acc: AccumulatedCounts = {
-  read_blocks: 0,
-  hit_blocks: 0,
-  input_tokens: 0,
-  local_hit_tokens: 0,
-  remote_hit_tokens: 0,
-  hit_tokens: 0,
-}
+const acc = newAccumulatedCounts()
 const record = newReadRecord()
 
 /** Formats the first `n` rows of `numbers`/`timestamps` (all completed) into `out`, in order. */

@@ -2,7 +2,7 @@ import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'n
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {lmt, spawnLmt, tempDir} from '../helpers/cli.js'
-import {newReadRecord} from '../../src/simulate/hit-rate-csv.js'
+import {newAccumulatedCounts, newReadRecord} from '../../src/simulate/hit-rate-csv.js'
 import {DeferredHitRateSink, InlineHitRateSink} from '../../src/simulate/hit-rate-sink.js'
 import {XorShift64} from '../../src/simulate/engine.js'
 
@@ -59,14 +59,7 @@ describe('hit-rate CSV rows written later (DeferredHitRateSink)', () => {
     for (const [k, s] of [inline, deferred].entries())
       for (let f = 0; f < 3; f++) s.open(f, join(dir, `${k}-${f}`))
     const accWrite = [0, 0, 0]
-    const acc = {
-      read_blocks: 0,
-      hit_blocks: 0,
-      input_tokens: 0,
-      local_hit_tokens: 0,
-      remote_hit_tokens: 0,
-      hit_tokens: 0,
-    }
+    const acc = newAccumulatedCounts()
     const rec = newReadRecord()
     let ts = 1_700_000_000_000_000_000n
     let rows = 0
@@ -110,14 +103,7 @@ describe('hit-rate CSV rows written later (DeferredHitRateSink)', () => {
     mkdirSync(dir, {recursive: true})
     const s = new DeferredHitRateSink()
     s.open(0, join(dir, 'x'))
-    s.row(0, 5n, newReadRecord(), {
-      read_blocks: 0,
-      hit_blocks: 0,
-      input_tokens: 0,
-      local_hit_tokens: 0,
-      remote_hit_tokens: 0,
-      hit_tokens: 0,
-    })
+    s.row(0, 5n, newReadRecord(), newAccumulatedCounts())
     s.complete(() => 0)
     s.close(false)
     expect(readdirSync(dir)).toEqual([])
