@@ -1,4 +1,5 @@
 import {closeSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {lmtError} from '../errors.js'
 import {formatG} from './format-g.js'
 
 export const CSV_HEADER =
@@ -68,21 +69,50 @@ export class HitRateCsv {
 
   private flush(): void {
     let off = 0
-    while (off < this.used) off += writeSync(this.fd, this.buf, off, this.used - off)
+    try {
+      while (off < this.used) off += writeSync(this.fd, this.buf, off, this.used - off)
+    } catch (err) {
+      throw this.failure(err)
+    }
     this.used = 0
   }
 
-  commit(): void {
+  /** writes what is buffered and closes the temporary file (then {@link commit} or {@link abandon}) */
+  finish(): void {
     this.flush()
-    closeSync(this.fd)
-    renameSync(this.path + '.tmp', this.path)
+    const fd = this.fd
+    this.fd = -1 // closed even when close fails: the descriptor is gone either way
+    try {
+      closeSync(fd)
+    } catch (err) {
+      throw this.failure(err)
+    }
+  }
+
+  /** renames the finished temporary file into place */
+  commit(): void {
+    try {
+      renameSync(this.path + '.tmp', this.path)
+    } catch (err) {
+      throw this.failure(err)
+    }
+  }
+
+  private failure(err: unknown): Error {
+    return lmtError('SIM_OUTPUT', `cannot write ${this.path}: ${(err as Error).message}`, {
+      suggestions: ['check the free space and the permissions of the output directory'],
+    })
   }
 
   abandon(): void {
-    try {
-      closeSync(this.fd)
-    } catch {
-      // closed
+    if (this.fd >= 0) {
+      const fd = this.fd
+      this.fd = -1
+      try {
+        closeSync(fd)
+      } catch {
+        // the temporary file is removed below all the same
+      }
     }
     rmSync(this.path + '.tmp', {force: true})
   }

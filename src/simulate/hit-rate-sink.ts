@@ -63,12 +63,20 @@ export class InlineHitRateSink implements HitRateSink {
   }
 
   close(commit: boolean): void {
-    for (const f of this.files) {
-      if (f === undefined) continue // its open failed
-      if (commit) f.commit()
-      else f.abandon()
-    }
+    const files = this.files.filter((f) => f !== undefined) // (an open that failed left a hole)
     this.files.length = 0
+    if (!commit) {
+      for (const f of files) f.abandon()
+      return
+    }
+    // every file is written out before any is renamed: a run that fails here leaves no CSV
+    try {
+      for (const f of files) f.finish()
+    } catch (err) {
+      for (const f of files) f.abandon()
+      throw err
+    }
+    for (const f of files) f.commit()
   }
 }
 
@@ -104,7 +112,12 @@ export class DeferredHitRateSink implements HitRateSink {
   }
 
   close(commit: boolean): void {
-    if (commit) this.drain()
+    try {
+      if (commit) this.drain()
+    } catch (err) {
+      this.out.close(false)
+      throw err
+    }
     this.out.close(commit)
   }
 }

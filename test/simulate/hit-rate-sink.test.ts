@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {lmt, spawnLmt, tempDir} from '../helpers/cli.js'
@@ -141,6 +141,22 @@ describe('hit-rate CSVs of a run', () => {
       expect(readFileSync(join(two, name)).equals(a)).toBe(true)
     }
   })
+
+  // /dev/full takes the open and fails every write with ENOSPC: a disk that fills up during the run
+  it.skipIf(!existsSync('/dev/full'))(
+    'a CSV that cannot be written is an output error naming it, and no CSV or temporary file is left',
+    async () => {
+      const out = join(tmp.dir, 'full')
+      mkdirSync(out, {recursive: true})
+      symlinkSync('/dev/full', join(out, 'b_hit_rates.csv.tmp'))
+      const r = await run(out, ['--json'])
+      expect(r.exitCode).toBe(1)
+      const {error} = JSON.parse(r.stdout)
+      expect(error.code).toBe('LMT_SIM_OUTPUT')
+      expect(error.message).toMatch(/cannot write .*b_hit_rates\.csv: ENOSPC/)
+      expect(readdirSync(out)).toEqual([]) // a_hit_rates.csv was written out but not renamed into place
+    },
+  )
 
   it('a CSV that cannot be created is an output error naming it, with no CSV left', async () => {
     const out = join(tmp.dir, 'blocked')
