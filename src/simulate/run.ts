@@ -394,11 +394,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     }
   }
   outputs.push('summary.json')
-  try {
-    pending.writeAtomic(join(out, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
-  } catch (err) {
-    throw lmtError('SIM_OUTPUT', `cannot write ${join(out, 'summary.json')}: ${(err as Error).message}`)
-  }
+  pending.writeAtomic(join(out, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
   const table = renderTable(summary)
   const policies = [
     ...new Set(
