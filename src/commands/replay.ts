@@ -1,4 +1,4 @@
-import {closeSync, mkdirSync, openSync, writeFileSync, writeSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {maxFrameBytesFlag} from '../cli/lct-flags.js'
@@ -9,6 +9,7 @@ import {countTrace, openTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
 import {replayTrace} from '../replay/driver.js'
+import {writeFileAtomic} from '../util/atomic-write.js'
 import {
   banner,
   jsonlLine,
@@ -302,15 +303,18 @@ undecodable args) are counted, not failed.`
         process.stderr.write(
           `warning: ${n - 1} more of: ${k.split('\u0000')[0]} (${k.split('\u0000')[1].slice(0, 80)})\n`,
         )
+    // the summary files appear whole or not at all (the per-record JSONL is a log, kept as far as it got)
     try {
-      if (!flags['no-csv']) writeFileSync(join(outDir, 'trace_replay_ops.csv'), opsCsv(result))
+      if (!flags['no-csv']) writeFileAtomic(join(outDir, 'trace_replay_ops.csv'), opsCsv(result))
       if (flags.json)
-        writeFileSync(
+        writeFileAtomic(
           join(outDir, 'trace_replay_summary.json'),
           summaryJson(result, modelJson(result, pace, speed, result.stats.histogramMode)),
         )
     } catch (err) {
-      throw lmtError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}: ${(err as Error).message}`)
+      throw lmtError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}: ${(err as Error).message}`, {
+        suggestions: ['check the free space and the permissions of the output directory'],
+      })
     }
     if (!flags.quiet) for (const line of resultTable(result, pace)) this.log(line)
     if (result.recordsFailed > 0)

@@ -1,6 +1,7 @@
 // The temporary files of a simulation while they exist: an interrupted run removes them (the command's signal
 // handler), so Ctrl-C leaves neither a partial output nor a stray `.tmp` behind.
-import {renameSync, rmSync, writeFileSync} from 'node:fs'
+import {rmSync} from 'node:fs'
+import {tempPathFor, writeFileAtomic} from '../util/atomic-write.js'
 import {lmtError} from '../errors.js'
 
 export class PendingFiles {
@@ -22,13 +23,11 @@ export class PendingFiles {
 
   /** Writes `path` through `<path>.tmp` and a rename; on failure the temporary file is removed (LMT_SIM_OUTPUT). */
   writeAtomic(path: string, data: string): void {
-    const tmp = path + '.tmp'
+    const tmp = tempPathFor(path)
     this.add(tmp)
     try {
-      writeFileSync(tmp, data)
-      renameSync(tmp, path)
+      writeFileAtomic(path, data)
     } catch (err) {
-      rmSync(tmp, {force: true})
       throw lmtError('SIM_OUTPUT', `cannot write ${path}: ${(err as Error).message}`, {
         suggestions: ['check the free space and the permissions of the output directory'],
       })

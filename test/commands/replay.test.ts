@@ -1,4 +1,4 @@
-import {readFileSync, existsSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {discoverLevels, registerReplayLevel} from '../../src/plugins/replay-levels.js'
@@ -12,6 +12,31 @@ const LCT = join(FIXTURES, 'lct')
 const FLAGS = ['--l1-size-gb', '0.0625', '--no-l1-use-lazy', '--eviction-policy', 'LRU']
 
 describe('lmt replay', () => {
+  // /dev/full takes the open and fails every write with ENOSPC: a disk that is full
+  it.skipIf(!existsSync('/dev/full'))(
+    'outputs that cannot be written: REPLAY_OUTPUT (exit 1), and neither they nor a temporary file is left',
+    async () => {
+      const out = join(tmp.dir, 'full')
+      mkdirSync(out, {recursive: true})
+      symlinkSync('/dev/full', join(out, 'trace_replay_ops.csv.tmp'))
+      const jsonl = join(out, 'records.jsonl')
+      const r = await lmt([
+        'replay',
+        join(LCT, 'v2_full_prefetch_cycle.lct'),
+        ...FLAGS,
+        '-q',
+        '--output-dir',
+        out,
+        '--jsonl-out',
+        jsonl,
+      ])
+      expect(r.exitCode).toBe(1)
+      expect(r.stderr).toMatch(/cannot write outputs in .*: ENOSPC/)
+      // the per-record JSONL is a log (kept, as on an interruption); the summary files are not left behind
+      expect(readdirSync(out)).toEqual(['records.jsonl'])
+    },
+  )
+
   it('replays the fixture: table, CSV (CRLF, %.6f, sorted), JSON summary (sorted, indent 2), JSONL', async () => {
     const out = join(tmp.dir, 'out')
     const jsonl = join(tmp.dir, 'j', 'records.jsonl')
