@@ -1,5 +1,6 @@
 // Benchmark of `lmt simulate` (simulate.md §8): replay throughput, memory against trace length, sweep cost.
 // Run with `npm run bench:simulate`; it prints a table and exits 1 when a requirement is missed.
+import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -67,9 +68,11 @@ const p1Cases = [
   ...[512, 16].flatMap((bs) => ['-1', '17090'].map((cap) => ({name: `bs ${bs}`, trace: conv[bs], bs, cap}))),
   ...['-1', '50000'].map((cap) => ({name: `generated bs 16`, trace: generated, bs: 16, cap})),
 ]
+const parseRates: number[] = [] // P4: ingestion of the conversation traces
 for (const {name, trace, bs, cap} of p1Cases) {
   sim(trace, bs, ['--capacity-blocks', cap]) // warm-up
   const runs = Array.from({length: 5}, () => sim(trace, bs, ['--capacity-blocks', cap]))
+  if (trace !== generated) parseRates.push(...runs.map((r) => r.output.performance.parse_mb_per_second))
   const rate = median(runs.map((r) => r.output.performance.block_lookups_per_second))
   const lookups = runs[0].output.performance.block_lookups
   results.push({
@@ -174,6 +177,33 @@ results.push({
   wall: `${withOracles.seconds.toFixed(2)} s`,
   peakRssMb: withOracles.rssMb.toFixed(0),
 })
+// P4 (SHOULD, a warning only): ingestion speed, and the memory an lru replay holds per distinct block
+{
+  const mbps = median(parseRates)
+  results.push({
+    check: 'P4 ingestion (conversation traces, median)',
+    value: `${mbps.toFixed(1)} MB/s`,
+    target: '≥ 40 MB/s (SHOULD)',
+    met: mbps >= 40 ? 'yes' : 'no (warning)',
+    wall: '',
+    peakRssMb: '',
+  })
+  const heap = spawnSync(
+    process.execPath,
+    ['--expose-gc', join(ROOT, 'test', 'bench', 'simulate-heap.mjs'), conv[512], '512'],
+    {encoding: 'utf8'},
+  )
+  if (heap.status !== 0) throw new Error(`simulate-heap.mjs failed\n${heap.stderr}`)
+  const {bytes, blocks} = JSON.parse(heap.stdout) as {bytes: number; blocks: number}
+  results.push({
+    check: `P4 memory per distinct block (bs 512, ${blocks.toLocaleString('en-US')} blocks)`,
+    value: `${(bytes / blocks).toFixed(0)} bytes (heap + typed arrays)`,
+    target: '≤ 100 bytes (SHOULD)',
+    met: bytes / blocks <= 100 ? 'yes' : 'no (warning)',
+    wall: '',
+    peakRssMb: '',
+  })
+}
 console.table(results)
 // simulate.md §8.2: the script exits non-zero when a requirement is missed (run.mjs carries on with the others)
 if (results.some((r) => r.met === 'NO')) {

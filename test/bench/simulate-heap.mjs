@@ -1,0 +1,35 @@
+// Run by simulate.bench.ts with --expose-gc (simulate.md §8.2 P4): the heap and typed-array memory an lru replay holds
+// per distinct block (the key interner, the tree, the policy lists), the trace streamed through one Replayer.
+// Prints {bytes, blocks} as JSON.
+import {join} from 'node:path'
+import {ROOT} from './harness.mjs'
+
+const dist = (p) => import(join(ROOT, 'dist', 'src', 'simulate', p))
+const {readTraceRows, newStats} = await dist('trace-source.js')
+const {KeyInterner} = await dist('key-interner.js')
+const {Replayer} = await dist('replayer.js')
+const {resolveConfig} = await dist('config.js')
+
+const [trace, blockSize] = process.argv.slice(2)
+const used = () => {
+  globalThis.gc()
+  const m = process.memoryUsage()
+  return m.heapUsed + m.arrayBuffers
+}
+const resolved = resolveConfig(undefined, {trace, blockSize: Number(blockSize), capacityBlocks: -1}, 'get')
+const before = used()
+const keys = new KeyInterner()
+const replayer = new Replayer({
+  config: resolved.config,
+  seed: 1n,
+  quickInstance: resolved.quickInstance,
+  strictInstances: false,
+  plots: false,
+  traceName: 'heap',
+})
+const opts = {path: trace, name: 'heap', skipInvalid: false, mode: 'read_write', keys}
+for await (const row of readTraceRows(opts, newStats(trace))) replayer.apply(row)
+replayer.finish()
+const bytes = used() - before
+const blocks = replayer.ordered.reduce((n, i) => n + i.counters.final_cached_blocks, 0)
+process.stdout.write(JSON.stringify({bytes, blocks, keys: keys.size}) + '\n')
