@@ -55,18 +55,21 @@ export class KeyInterner {
   private grow(): void {
     const {hi, lo, slot} = this
     const n = slot.length * 2
-    this.hi = new Uint32Array(n)
-    this.lo = new Uint32Array(n)
-    this.slot = new Int32Array(n)
+    const hi2 = new Uint32Array(n)
+    const lo2 = new Uint32Array(n)
+    const slot2 = new Int32Array(n)
     const mask = n - 1
     for (let j = 0; j < slot.length; j++) {
       if (slot[j] === 0) continue
       let i = hashHalves(hi[j], lo[j]) & mask
-      while (this.slot[i] !== 0) i = (i + 1) & mask
-      this.hi[i] = hi[j]
-      this.lo[i] = lo[j]
-      this.slot[i] = slot[j]
+      while (slot2[i] !== 0) i = (i + 1) & mask
+      hi2[i] = hi[j]
+      lo2[i] = lo[j]
+      slot2[i] = slot[j]
     }
+    this.hi = hi2
+    this.lo = lo2
+    this.slot = slot2
   }
 }
 
