@@ -60,6 +60,7 @@ export interface SimulateOutcome {
   notices: Notice[]
   outputDir: string
 }
+
 // eslint-disable-next-line no-control-regex -- control characters are unsafe in file names
 const UNSAFE_NAME = /[/\\:*?"<>|\u0000-\u001f\u007f]/
 
