@@ -37,9 +37,7 @@ export async function plotHitRateOverTime(
 ): Promise<string[]> {
   const values: Array<{t: number; rate: number; instance: string}> = []
   for (const i of r.ordered) {
-    const pts = [...i.plot]
-    if (i.last && pts[pts.length - 1] !== i.last) pts.push(i.last)
-    for (const p of pts)
+    for (const p of i.plotPoints())
       values.push({t: Number(p.ts - firstTs) / 1e9, rate: p.accHitRate, instance: i.cfg.instance_id})
   }
   const policies = [...new Set(r.ordered.map((i) => i.cfg.eviction_policy_type))].join('+')

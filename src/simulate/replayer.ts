@@ -40,6 +40,8 @@ export interface InstanceCounters {
 export interface PlotPoint {
   ts: bigint
   accHitRate: number
+  /** the number of the read record (from 0) */
+  read: number
 }
 
 export class InstState {
@@ -66,11 +68,12 @@ export class InstState {
   csvFile = -1
   /** the CSV path, asked for once (null: this run writes no CSV for the instance) */
   csvPath: string | null | undefined
-  /** decimated plot data: every 2^step-th read record, plus the last */
+  /** decimated plot data: every 2^step-th read record (see {@link plotPoints}) */
   plot: PlotPoint[] = []
   private plotStep = 1
   private reads = 0
-  last: PlotPoint | undefined
+  private lastTs = 0n
+  private lastRate = 0
 
   constructor(
     readonly cfg: InstanceConfig,
@@ -79,15 +82,27 @@ export class InstState {
     readonly order: number,
   ) {}
 
-  addPlotPoint(p: PlotPoint): void {
-    this.last = p
-    if (this.reads++ % this.plotStep === 0) {
-      this.plot.push(p)
+  /** a read record's point; only the kept ones become objects (this runs in the replay, per get) */
+  addPlotPoint(ts: bigint, accHitRate: number): void {
+    this.lastTs = ts
+    this.lastRate = accHitRate
+    const read = this.reads++
+    if (read % this.plotStep === 0) {
+      this.plot.push({ts, accHitRate, read})
       if (this.plot.length >= PLOT_POINTS) {
         this.plot = this.plot.filter((_, i) => i % 2 === 0)
         this.plotStep *= 2
       }
     }
+  }
+
+  /** the plot's points: the decimated ones, then the last read record's unless it is among them */
+  plotPoints(): PlotPoint[] {
+    const pts = [...this.plot]
+    const last = this.reads - 1
+    if (last >= 0 && pts[pts.length - 1]?.read !== last)
+      pts.push({ts: this.lastTs, accHitRate: this.lastRate, read: last})
+    return pts
   }
 }
 
@@ -368,7 +383,7 @@ export class Replayer {
     c.local_hit_tokens += r.localHit * bs
     c.remote_hit_tokens += r.remoteHit * bs
     if (cached > c.peak_cached_blocks) c.peak_cached_blocks = cached
-    if (this.opts.plots) inst.addPlotPoint({ts: row.ts, accHitRate: rate(c.hit_tokens, c.input_tokens)})
+    if (this.opts.plots) inst.addPlotPoint(row.ts, rate(c.hit_tokens, c.input_tokens))
     if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
     if (inst.csvPath === null) return
     if (inst.csvFile < 0) {
