@@ -1,11 +1,7 @@
 import {join} from 'node:path'
 import type {Config} from '@oclif/core'
 import type {PluginConverterSource} from './converter-discovery.js'
-
-interface LmtManifest {
-  converters?: unknown
-  levels?: unknown
-}
+import {lmtManifest} from './plugin-manifest.js'
 
 /**
  * Converter contributions of installed lmt plugins (oclif plugins other than lmt itself), in `config.plugins` order:
@@ -23,13 +19,8 @@ export async function pluginConverterSources(
   }
   for (const plugin of config.getPluginsList()) {
     if (plugin.name === config.name || plugin.type === 'core') continue
-    const manifest = (plugin.pjson as {lmt?: LmtManifest}).lmt
-    if (manifest?.converters === undefined) continue
-    if (typeof manifest.converters !== 'string') {
-      warn(`plugin ${plugin.name}: "lmt.converters" in package.json must be a directory path; ignored`)
-      continue
-    }
-    entry(plugin.name).dirs.push(join(plugin.root, manifest.converters))
+    const {converters} = lmtManifest(plugin, warn)
+    if (converters !== undefined) entry(plugin.name).dirs.push(join(plugin.root, converters))
   }
   const hook = await config.runHook('lmt:converters' as never, {} as never)
   for (const failure of hook.failures)

@@ -3,6 +3,7 @@ import {fileURLToPath} from 'node:url'
 import type {Config} from '@oclif/core'
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
 import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
+import {lmtManifest} from './plugin-manifest.js'
 
 export interface LevelRegistration {
   level: ReplayLevel
@@ -100,13 +101,8 @@ export async function discoverLevels(
   if (config) {
     for (const plugin of config.getPluginsList()) {
       if (plugin.name === config.name || plugin.type === 'core') continue
-      const m = (plugin.pjson as {lmt?: {replayLevels?: unknown; levels?: unknown}}).lmt
-      const rel = m?.levels ?? m?.replayLevels // "replayLevels" is an accepted alias
+      const rel = lmtManifest(plugin, warn).levels
       if (rel === undefined) continue
-      if (typeof rel !== 'string') {
-        warn(`plugin ${plugin.name}: "lmt.levels" must be a directory or module path; ignored`)
-        continue
-      }
       const path = join(plugin.root, rel)
       const st = await scanModuleDir(path, true)
       if (!st.missing) for (const f of st.files) await addModule(f, `plugin:${plugin.name}`, reg)

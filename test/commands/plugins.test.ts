@@ -254,3 +254,49 @@ describe('hook-based contributions', () => {
     expect(run(['plugins', 'uninstall', 'lmt-plugin-hooked']).exitCode).toBe(0)
   })
 })
+
+describe('a plugin whose "lmt" manifest is partly wrong', () => {
+  it('each field that does not fit schemas/plugin-manifest.schema.json is a warning naming it; the rest loads', () => {
+    const dir = join(tmp.dir, 'halfmanifest')
+    mkdirSync(join(dir, 'levels'), {recursive: true})
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'lmt-plugin-halfmanifest',
+        version: '1.0.0',
+        type: 'module',
+        oclif: {},
+        lmt: {converters: 5, levels: 'levels', colour: 'blue'},
+      }),
+    )
+    writeFileSync(
+      join(dir, 'levels', 'calm.js'),
+      "export const calm = {name: 'calm', description: 'a level', flags: {}, replayableSchemaVersions: [2],\n" +
+        '  createTarget() { return {} }, buildDispatcher() { return new Map() }}\n',
+    )
+    expect(run(['plugins', 'link', dir, '--no-install']).exitCode).toBe(0)
+    const l = run(['levels', '--json'])
+    expect(l.exitCode).toBe(0)
+    expect(l.stderr).toContain(
+      'plugin lmt-plugin-halfmanifest: "lmt.converters" in package.json must be a non-empty path; ignored',
+    )
+    expect(l.stderr).toContain(
+      'plugin lmt-plugin-halfmanifest: "lmt.colour" in package.json is not a known field',
+    )
+    expect(JSON.parse(l.stdout).levels.find((x: {name: string}) => x.name === 'calm')).toMatchObject({
+      source: 'plugin:lmt-plugin-halfmanifest',
+    })
+    const c = run(['converters', '--json'])
+    expect(c.exitCode).toBe(0)
+    expect(c.stderr).toContain('"lmt.converters" in package.json must be a non-empty path; ignored')
+    expect(run(['plugins', 'uninstall', 'lmt-plugin-halfmanifest']).exitCode).toBe(0)
+  })
+
+  it("the example plugin's manifest fits the schema", async () => {
+    const {validatorFor} = await import('../../src/schemas.js')
+    const pjson = JSON.parse(
+      readFileSync(join(ROOT, 'examples', 'lmt-plugin-example', 'package.json'), 'utf8'),
+    )
+    expect(validatorFor('plugin-manifest.schema.json')(pjson.lmt)).toBe(true)
+  })
+})
