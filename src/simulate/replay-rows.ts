@@ -1,7 +1,7 @@
 // Rows held in memory (sweeps, oracles, a re-sorted trace): loading them sorted, and replaying them with the replay
 // timed apart from the writing of deferred CSV rows.
 import {KeyInterner, type TraceRow} from './trace-rows.js'
-import {readTraceRows, type TraceReadStats} from './trace-source.js'
+import {readTraceRowBatches, type TraceReadStats} from './trace-source.js'
 import type {ResolvedConfig} from './config.js'
 import type {Notes} from './notes.js'
 import type {Replayer} from './replayer.js'
@@ -62,14 +62,16 @@ export async function loadSorted(
   let prev: bigint | undefined
   let unsortedAt: number | undefined
   const keys = new KeyInterner()
-  for await (const row of readTraceRows(
+  for await (const batch of readTraceRowBatches(
     {path, name, skipInvalid: req.skipInvalid, mode: resolved.config.trace_replay.mode, keys},
     stats,
-  )) {
-    if (prev !== undefined && row.ts < prev && unsortedAt === undefined) unsortedAt = row.lineNo
-    prev = row.ts
-    rows.push(row)
-  }
+  ))
+    for (let i = 0; i < batch.length; i++) {
+      const row = batch[i]
+      if (prev !== undefined && row.ts < prev && unsortedAt === undefined) unsortedAt = row.lineNo
+      prev = row.ts
+      rows.push(row)
+    }
   if (unsortedAt === undefined) return rows
   notes.add(
     'LMT_SIM_RESORT',

@@ -20,7 +20,7 @@ import {
 } from './summary.js'
 import {runSweep} from './sweep.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
-import {firstRowType, newStats, readTraceRows} from './trace-source.js'
+import {firstRowType, newStats, readTraceRowBatches, readTraceRows} from './trace-source.js'
 
 export type OracleChoice = 'none' | 'infinite' | 'belady' | 'all'
 
@@ -155,7 +155,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       writeTime += performance.now() - t1
     }
     try {
-      for await (const row of readTraceRows(
+      read: for await (const rows of readTraceRowBatches(
         {
           path: tracePath,
           name: traceName,
@@ -166,13 +166,16 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         },
         stats,
       )) {
-        if (prev !== undefined && row.ts < prev) {
-          unsortedAt = row.lineNo
-          break
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i]
+          if (prev !== undefined && row.ts < prev) {
+            unsortedAt = row.lineNo
+            break read
+          }
+          prev = row.ts
+          batch.push(row)
+          if (batch.length === REPLAY_BATCH) replayBatch()
         }
-        prev = row.ts
-        batch.push(row)
-        if (batch.length === REPLAY_BATCH) replayBatch()
       }
       if (unsortedAt === undefined) {
         replayBatch()

@@ -30,11 +30,15 @@ export function newStats(path: string): TraceReadStats {
   return {rows: 0, rowsByType: {get: 0, write: 0, request: 0}, invalid: {}, bytes}
 }
 
-/** Streams validated rows in file order (rules V1–V9 and the mode rule); invalid rows throw or are counted. */
-export async function* readTraceRows(
+/**
+ * Streams validated rows in file order (rules V1–V9 and the mode rule), a batch per chunk the reader read (one
+ * resumption per batch, not per row); invalid rows throw or are counted. A row that throws comes after the rows
+ * before it were handed over: an error the caller meets in those comes first, as it would row by row.
+ */
+export async function* readTraceRowBatches(
   opts: TraceReadOptions,
   stats: TraceReadStats,
-): AsyncGenerator<TraceRow> {
+): AsyncGenerator<TraceRow[]> {
   const reader = new LineReader(opts.path, {
     invalidUtf8: (lineNo) => {
       const err = new RowError('V1', 'the line is not valid UTF-8')
@@ -52,31 +56,33 @@ export async function* readTraceRows(
   })
   const scanner = new RowScanner()
   try {
-    for await (const line of reader.lines()) {
-      stats.rows++
-      let row: TraceRow
-      try {
-        row = scanner.scan(line.text, line.lineNo, opts.keys) ?? parseRow(line.text, line.lineNo, opts.keys)
-      } catch (err) {
-        if (!(err instanceof RowError)) throw err
-        if (!opts.skipInvalid) throw traceRowError(opts.name, line.lineNo, err)
-        stats.invalid[err.rule] = (stats.invalid[err.rule] ?? 0) + 1
-        continue
+    for await (const lines of reader.batches()) {
+      const rows: TraceRow[] = []
+      let failure: unknown
+      for (let i = 0; i < lines.length && failure === undefined; i++) {
+        const line = lines[i]
+        stats.rows++
+        let row: TraceRow
+        try {
+          row = scanner.scan(line.text, line.lineNo, opts.keys) ?? parseRow(line.text, line.lineNo, opts.keys)
+        } catch (err) {
+          if (!(err instanceof RowError)) throw err
+          if (opts.skipInvalid) {
+            stats.invalid[err.rule] = (stats.invalid[err.rule] ?? 0) + 1
+            continue
+          }
+          failure = traceRowError(opts.name, line.lineNo, err)
+          break
+        }
+        stats.rowsByType[row.type]++
+        if ((opts.mode === 'read_write') !== (row.type !== 'request')) {
+          failure = modeError(opts, line.lineNo, row.type)
+          break
+        }
+        rows.push(row)
       }
-      stats.rowsByType[row.type]++
-      if ((opts.mode === 'read_write') !== (row.type !== 'request'))
-        throw lmtError(
-          'SIM_TRACE_MODE',
-          `${opts.name}:${line.lineNo}: a "${row.type}" row in trace_replay.mode "${opts.mode}"`,
-          {
-            suggestions: [
-              opts.mode === 'read_write'
-                ? 'set trace_replay.mode to "request" (or --replay-mode request)'
-                : 'set trace_replay.mode to "read_write" (or --replay-mode read_write)',
-            ],
-          },
-        )
-      yield row
+      if (rows.length > 0) yield rows
+      if (failure !== undefined) throw failure
     }
   } catch (err) {
     if (
@@ -87,6 +93,28 @@ export async function* readTraceRows(
       throw lmtError('SIM_TRACE_READ', `cannot read trace ${opts.name}: ${(err as Error).message}`)
     throw err
   }
+}
+
+/** {@link readTraceRowBatches} row by row. */
+export async function* readTraceRows(
+  opts: TraceReadOptions,
+  stats: TraceReadStats,
+): AsyncGenerator<TraceRow> {
+  for await (const rows of readTraceRowBatches(opts, stats)) yield* rows
+}
+
+function modeError(opts: TraceReadOptions, lineNo: number, type: string): Error {
+  return lmtError(
+    'SIM_TRACE_MODE',
+    `${opts.name}:${lineNo}: a "${type}" row in trace_replay.mode "${opts.mode}"`,
+    {
+      suggestions: [
+        opts.mode === 'read_write'
+          ? 'set trace_replay.mode to "request" (or --replay-mode request)'
+          : 'set trace_replay.mode to "read_write" (or --replay-mode read_write)',
+      ],
+    },
+  )
 }
 
 /** The type of the first non-blank row (quick form's replay mode), or undefined. */
