@@ -32,8 +32,8 @@ export function newStats(path: string): TraceReadStats {
 
 /**
  * Streams validated rows in file order (rules V1–V9 and the mode rule), a batch per chunk the reader read (one
- * resumption per batch, not per row); invalid rows throw or are counted. A row that throws comes after the rows
- * before it were handed over: an error the caller meets in those comes first, as it would row by row.
+ * resumption per batch, not per row); invalid rows throw or are counted. A row that throws does so after the rows
+ * before it were handed over, as it would row by row.
  */
 export async function* readTraceRowBatches(
   opts: TraceReadOptions,
