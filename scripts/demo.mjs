@@ -29,34 +29,6 @@ lmt("convert the bundled Mooncake FAST'25 conversation trace (12,031 requests) t
   join('demo-out', 'mooncake_optimizer.jsonl'),
   '--no-progress',
 ])
-lmt('simulate LRU with 17,090 blocks of 512 tokens on it', [
-  'simulate',
-  '--trace',
-  join('demo-out', 'mooncake_optimizer.jsonl'),
-  '--block-size',
-  '512',
-  '--capacity-blocks',
-  '17090',
-  '-o',
-  join('demo-out', 'simulate'),
-  '--no-progress',
-])
-lmt('sweep the capacity: hit rate against cache size, with the Belady and infinite-capacity references', [
-  'simulate',
-  '--trace',
-  join('demo-out', 'mooncake_optimizer.jsonl'),
-  '--block-size',
-  '512',
-  '--sweep',
-  '--sweep-points',
-  '12',
-  '-o',
-  join('demo-out', 'sweep'),
-  '--no-progress',
-])
-console.log(
-  `\nplots: ${join(out, 'simulate', 'hit_rate_over_time.svg')} and ${join(out, 'sweep', 'sweep_hit_rate.svg')}`,
-)
 lmt('summarise a bundled LMCache .lct trace', [
   'trace',
   'info',
@@ -102,4 +74,33 @@ lmt('… replayed through the StorageManager model with a 64 GB L1', [
   '--output-dir',
   join('demo-out', 'replay-mooncake'),
 ])
+// last, the simulation and its plots (what the demo is for)
+lmt('simulate LRU with 17,090 blocks of 512 tokens on it', [
+  'simulate',
+  '--trace',
+  join('demo-out', 'mooncake_optimizer.jsonl'),
+  '--block-size',
+  '512',
+  '--capacity-blocks',
+  '17090',
+  '-o',
+  join('demo-out', 'simulate'),
+  '--no-progress',
+])
+lmt('sweep the capacity: hit rate against cache size, with the Belady and infinite-capacity references', [
+  'simulate',
+  '--trace',
+  join('demo-out', 'mooncake_optimizer.jsonl'),
+  '--block-size',
+  '512',
+  '--sweep',
+  '--sweep-points',
+  '12',
+  '-o',
+  join('demo-out', 'sweep'),
+  '--no-progress',
+])
+console.log(
+  `\nplots: ${join(out, 'simulate', 'hit_rate_over_time.svg')} and ${join(out, 'sweep', 'sweep_hit_rate.svg')}`,
+)
 console.log(`\ndemo outputs are in ${out}`)
