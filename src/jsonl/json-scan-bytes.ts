@@ -3,22 +3,17 @@
 // parser decides. The bytes scanned must be followed by a byte that ends every item (LineBatch puts a 0 after each
 // line), so no read needs a bounds check.
 
-import type {HalvesList} from './json-scan.js'
+import {type HalvesList, isDigit, isHexDigit, isWs} from './json-scan.js'
 
 const MAX_DEPTH = 64
 const TWO32 = 4294967296
 
-export function isWsByte(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
-}
+/** JSON whitespace (a byte value is its char code here) */
+export const isWsByte = isWs
 
 export function skipWsBytes(b: Uint8Array, p: number): number {
   while (isWsByte(b[p])) p++
   return p
-}
-
-function isDigitByte(c: number): boolean {
-  return c >= 0x30 && c <= 0x39
 }
 
 /** End of a well-formed JSON number at p (no NaN/Infinity, no leading zeros), or -1. */
@@ -27,29 +22,25 @@ export function numberEndBytes(b: Uint8Array, p: number): number {
   let c = b[p]
   if (c === 0x30) {
     p++
-    if (isDigitByte(b[p])) return -1
+    if (isDigit(b[p])) return -1
   } else if (c >= 0x31 && c <= 0x39) {
     do p++
-    while (isDigitByte(b[p]))
+    while (isDigit(b[p]))
   } else return -1
   if (b[p] === 0x2e) {
-    if (!isDigitByte(b[++p])) return -1
+    if (!isDigit(b[++p])) return -1
     do p++
-    while (isDigitByte(b[p]))
+    while (isDigit(b[p]))
   }
   c = b[p]
   if (c === 0x65 || c === 0x45) {
     c = b[++p]
     if (c === 0x2b || c === 0x2d) p++
-    if (!isDigitByte(b[p])) return -1
+    if (!isDigit(b[p])) return -1
     do p++
-    while (isDigitByte(b[p]))
+    while (isDigit(b[p]))
   }
   return p
-}
-
-function isHexByte(h: number): boolean {
-  return isDigitByte(h) || (h >= 0x61 && h <= 0x66) || (h >= 0x41 && h <= 0x46)
 }
 
 /**
@@ -66,7 +57,7 @@ export function stringEndBytes(b: Uint8Array, p: number, allowEscapes: boolean):
       if (!allowEscapes) return -1
       const e = b[p + 1]
       if (e === 0x75) {
-        if (!(isHexByte(b[p + 2]) && isHexByte(b[p + 3]) && isHexByte(b[p + 4]) && isHexByte(b[p + 5])))
+        if (!(isHexDigit(b[p + 2]) && isHexDigit(b[p + 3]) && isHexDigit(b[p + 4]) && isHexDigit(b[p + 5])))
           return -1
         p += 6
         continue
@@ -102,7 +93,7 @@ const NULL = [0x6e, 0x75, 0x6c, 0x6c]
 export function valueEndBytes(b: Uint8Array, p: number, depth: number): number {
   const c = b[p]
   if (c === 0x22) return stringEndBytes(b, p, true)
-  if (c === 0x2d || isDigitByte(c)) return numberEndBytes(b, p)
+  if (c === 0x2d || isDigit(c)) return numberEndBytes(b, p)
   if (c === 0x74) return literalAt(b, p, TRUE) ? p + 4 : -1
   if (c === 0x66) return literalAt(b, p, FALSE) ? p + 5 : -1
   if (c === 0x6e) return literalAt(b, p, NULL) ? p + 4 : -1
@@ -147,13 +138,13 @@ export function valueEndBytes(b: Uint8Array, p: number, depth: number): number {
  */
 export function smallIntegerBytes(b: Uint8Array, p: number, at: {end: number}): number {
   let c = b[p]
-  if (!isDigitByte(c) || (c === 0x30 && isDigitByte(b[p + 1]))) return -1
+  if (!isDigit(c) || (c === 0x30 && isDigit(b[p + 1]))) return -1
   let v = 0
   const start = p
   do {
     v = v * 10 + (c - 0x30)
     c = b[++p]
-  } while (isDigitByte(c))
+  } while (isDigit(c))
   if (p - start > 15 || c === 0x2e || c === 0x65 || c === 0x45) return -1
   at.end = p
   return v

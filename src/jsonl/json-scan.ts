@@ -17,6 +17,10 @@ export function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39
 }
 
+export function isHexDigit(c: number): boolean {
+  return isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46)
+}
+
 /** End of a well-formed JSON number at p (no NaN/Infinity, no leading zeros), or -1. */
 export function numberEnd(s: string, p: number): number {
   if (s.charCodeAt(p) === 0x2d) p++
@@ -57,7 +61,7 @@ export function stringEnd(s: string, p: number, allowEscapes: boolean): number {
       if (e === 0x75) {
         for (let i = 2; i < 6; i++) {
           const h = s.charCodeAt(p + i)
-          if (!(isDigit(h) || (h >= 0x61 && h <= 0x66) || (h >= 0x41 && h <= 0x46))) return -1
+          if (!isHexDigit(h)) return -1
         }
         p += 6
         continue

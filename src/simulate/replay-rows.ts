@@ -43,7 +43,7 @@ export function replayRows(rows: readonly TraceRow[], make: () => Replayer): Rep
   return {replayer: r, seconds: seconds / 1000, writeSeconds: written / 1000}
 }
 
-export function stableSortRows(rows: TraceRow[]): TraceRow[] {
+function stableSortRows(rows: TraceRow[]): TraceRow[] {
   return rows
     .map((row, i) => ({row, i}))
     .sort((a, b) => (a.row.ts < b.row.ts ? -1 : a.row.ts > b.row.ts ? 1 : a.i - b.i))
@@ -78,10 +78,4 @@ export async function loadSorted(
     `${name}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was stable-sorted in memory`,
   )
   return stableSortRows(rows)
-}
-
-export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = []
-  for await (const x of it) out.push(x)
-  return out
 }

@@ -6,7 +6,7 @@ import {type Notice, readConfigFile, resolveConfig, type SimFlags} from './confi
 import {formatG} from './format-g.js'
 import {beladyOracle} from './belady.js'
 import {Notes} from './notes.js'
-import {collect, loadSorted, REPLAY_BATCH, replayRows, stableSortRows} from './replay-rows.js'
+import {loadSorted, REPLAY_BATCH, replayRows} from './replay-rows.js'
 import {Replayer} from './replayer.js'
 import {
   capacityLabel,
@@ -20,7 +20,7 @@ import {
 } from './summary.js'
 import {runSweep} from './sweep.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
-import {firstRowType, newStats, readTraceRowBatches, readTraceRows} from './trace-source.js'
+import {firstRowType, newStats, readTraceRowBatches} from './trace-source.js'
 
 export type OracleChoice = 'none' | 'infinite' | 'belady' | 'all'
 
@@ -197,20 +197,8 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         `${traceName}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was re-read and stable-sorted in memory`,
       )
       const stats2 = newStats(tracePath)
-      const rows = stableSortRows(
-        await collect(
-          readTraceRows(
-            {
-              path: tracePath,
-              name: traceName,
-              skipInvalid: req.skipInvalid,
-              mode: cfg.trace_replay.mode,
-              keys: new KeyInterner(),
-            },
-            stats2,
-          ),
-        ),
-      )
+      // the same read as a sweep's (its own resort notice is not needed: the one above says more)
+      const rows = await loadSorted(tracePath, traceName, resolved, req, stats2, new Notes())
       Object.assign(stats, stats2)
       const run = replayRows(
         rows,
@@ -265,7 +253,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         resolved,
         {...req, skipInvalid: true},
         newStats(tracePath),
-        new Notes([]),
+        new Notes(),
       ))
     if (req.oracle === 'infinite' || req.oracle === 'all') {
       const inf = replayRows(

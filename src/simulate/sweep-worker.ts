@@ -1,9 +1,7 @@
-// Worker-thread entry of a sweep: runs the tasks it is sent over the shared encoded rows (sweep-pool.ts).
+// Worker-thread entry of a sweep: runs the tasks it is sent over the shared encoded rows (sweep-pool.ts). It never
+// transfers a buffer (rows are shared, results cloned), so it does not settle the detach protector.
 import {parentPort, workerData} from 'node:worker_threads'
 import {type EncodedRows, encodedRows, type PointJob, type SweepTask, SweepTaskRunner} from './sweep-pool.js'
-import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
-
-settleArrayBufferDetaching() // this thread transfers buffers: before any hot code is compiled
 
 const {encoded, job} = workerData as {encoded: EncodedRows; job: PointJob}
 const runner = new SweepTaskRunner(() => encodedRows(encoded), job)
