@@ -9,3 +9,11 @@ export interface LmtRun {
 }
 export declare function runLmt(args: string[], options?: {json?: boolean}): LmtRun
 export declare function fmtRate(n: number, seconds: number): string
+export declare function bestOf(runs: number, fn: () => unknown): Promise<number>
+export declare function reportRecordRate(
+  name: string,
+  records: number,
+  bytes: number,
+  seconds: number,
+  defaultTarget: number,
+): void

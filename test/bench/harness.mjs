@@ -1,5 +1,6 @@
 // Runs the built CLI in a child process and measures wall time and peak RSS.
 import {spawnSync} from 'node:child_process'
+import {performance} from 'node:perf_hooks'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
@@ -28,4 +29,29 @@ export function runLmt(args, {json = false} = {}) {
 
 export function fmtRate(n, seconds) {
   return `${Math.round(n / seconds).toLocaleString('en-US')}/s`
+}
+
+/** Seconds of the fastest of `runs` calls of `fn`, in this process (storage-replay.md §10.2: best of 3). */
+export async function bestOf(runs, fn) {
+  let best = Infinity
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    await fn()
+    best = Math.min(best, (performance.now() - t0) / 1000)
+  }
+  return best
+}
+
+/**
+ * Prints `<name>: <records/s> records/s (<MB/s> MB/s)` (storage-replay.md §10.2) and sets exit code 1 below the
+ * target, which LMT_BENCH_MIN_RPS lowers on a slow machine.
+ */
+export function reportRecordRate(name, records, bytes, seconds, defaultTarget) {
+  const target = Number(process.env.LMT_BENCH_MIN_RPS ?? defaultTarget)
+  const rps = records / seconds
+  console.log(`${name}: ${Math.round(rps)} records/s (${(bytes / seconds / 1e6).toFixed(1)} MB/s)`)
+  if (rps < target) {
+    console.log(`${name}: below the target of ${target.toLocaleString('en-US')} records/s`)
+    process.exitCode = 1
+  }
 }

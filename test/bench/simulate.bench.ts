@@ -131,24 +131,23 @@ results.push({
 })
 // P3: 30-point sweep (lru, mode 3, --oracle none, --jobs 4 as §8.2 says) against one single run
 const single = sim(conv[512], 512, ['--capacity-blocks', '17090'])
-const sweep = runLmt(
-  [
-    'simulate',
-    '--trace',
-    conv[512],
-    '--block-size',
-    '512',
-    '--sweep',
-    '--oracle',
-    'none',
-    '--jobs',
-    '4',
-    '-o',
-    join(dir, 'sweep-out'),
-    '--no-plots',
-  ],
-  {json: true},
-)
+const sweepRun = (extra: string[]): LmtRun =>
+  runLmt(
+    [
+      'simulate',
+      '--trace',
+      conv[512],
+      '--block-size',
+      '512',
+      '--sweep',
+      ...extra,
+      '-o',
+      join(dir, 'sweep-out'),
+      '--no-plots',
+    ],
+    {json: true},
+  )
+const sweep = sweepRun(['--oracle', 'none', '--jobs', '4'])
 results.push({
   check: 'P3 30-point sweep (--jobs 4) / single run',
   value: `${(sweep.seconds / single.seconds).toFixed(2)}×`,
@@ -157,20 +156,7 @@ results.push({
   wall: `${sweep.seconds.toFixed(2)} s`,
   peakRssMb: sweep.rssMb.toFixed(0),
 })
-const withOracles = runLmt(
-  [
-    'simulate',
-    '--trace',
-    conv[512],
-    '--block-size',
-    '512',
-    '--sweep',
-    '-o',
-    join(dir, 'sweep-out'),
-    '--no-plots',
-  ],
-  {json: true},
-)
+const withOracles = sweepRun([])
 results.push({
   check: 'sweep with belady + infinite',
   value: `${(withOracles.seconds / single.seconds).toFixed(2)}×`,
