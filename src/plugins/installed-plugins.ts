@@ -19,7 +19,7 @@ export async function pluginConverterSources(
   }
   for (const plugin of config.getPluginsList()) {
     if (plugin.name === config.name || plugin.type === 'core') continue
-    const {converters} = lmtManifest(plugin, warn)
+    const {converters} = await lmtManifest(plugin, warn)
     if (converters !== undefined) entry(plugin.name).dirs.push(join(plugin.root, converters))
   }
   const hook = await config.runHook('lmt:converters' as never, {} as never)

@@ -1,6 +1,5 @@
 // The "lmt" field of an installed plugin's package.json, checked against schemas/plugin-manifest.schema.json: what
 // fits is used, every field that does not is a warning naming the plugin (a broken manifest never stops lmt).
-import {validatorFor} from '../schemas.js'
 
 export interface LmtManifest {
   /** a directory of converter modules, relative to the plugin's root */
@@ -10,12 +9,15 @@ export interface LmtManifest {
 }
 
 /** The valid fields of `plugin`'s manifest ({} when it has none). */
-export function lmtManifest(
+export async function lmtManifest(
   plugin: {name: string; pjson: unknown},
   warn: (message: string) => void,
-): LmtManifest {
+): Promise<LmtManifest> {
   const raw = (plugin.pjson as {lmt?: unknown}).lmt
   if (raw === undefined) return {}
+  // ajv is loaded only when a plugin has a manifest: otherwise it would cost every convert and replay ~60 ms of
+  // start-up
+  const {validatorFor} = await import('../schemas.js')
   const validate = validatorFor('plugin-manifest.schema.json')
   if (validate(raw)) {
     const m = raw as {converters?: string; levels?: string; replayLevels?: string}

@@ -101,7 +101,7 @@ export async function discoverLevels(
   if (config) {
     for (const plugin of config.getPluginsList()) {
       if (plugin.name === config.name || plugin.type === 'core') continue
-      const rel = lmtManifest(plugin, warn).levels
+      const rel = (await lmtManifest(plugin, warn)).levels
       if (rel === undefined) continue
       const path = join(plugin.root, rel)
       const st = await scanModuleDir(path, true)
