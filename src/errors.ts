@@ -2,6 +2,9 @@
  * The one catalogue of lmt's coded errors. Library code throws {@link LmtError}s made here; commands render them
  * (message, suggestions, exit code, and the `--json` error document).
  */
+/** The hint of an output file that could not be written (a full disk, a read-only directory). */
+export const OUTPUT_WRITE_HINT = 'check the free space and the permissions of the output directory'
+
 function detail(text: string): string {
   return text
 }

@@ -4,7 +4,7 @@ import {Args, Flags} from '@oclif/core'
 import {maxFrameBytesFlag} from '../cli/lct-flags.js'
 import {ChunkedText} from '../cli/chunked-text.js'
 import {LmtCommand} from '../cli/lmt-command.js'
-import {LctError, LmtError, lmtError} from '../errors.js'
+import {LctError, LmtError, lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 import {countTrace, openTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
@@ -313,7 +313,7 @@ undecodable args) are counted, not failed.`
         )
     } catch (err) {
       throw lmtError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}: ${(err as Error).message}`, {
-        suggestions: ['check the free space and the permissions of the output directory'],
+        suggestions: [OUTPUT_WRITE_HINT],
       })
     }
     if (!flags.quiet) for (const line of resultTable(result, pace)) this.log(line)

@@ -1,5 +1,5 @@
 import {closeSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
-import {lmtError} from '../errors.js'
+import {lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 import {formatG} from './format-g.js'
 
 export const CSV_HEADER =
@@ -100,7 +100,7 @@ export class HitRateCsv {
 
   private failure(err: unknown): Error {
     return lmtError('SIM_OUTPUT', `cannot write ${this.path}: ${(err as Error).message}`, {
-      suggestions: ['check the free space and the permissions of the output directory'],
+      suggestions: [OUTPUT_WRITE_HINT],
     })
   }
 

@@ -2,7 +2,7 @@
 // handler), so Ctrl-C leaves neither a partial output nor a stray `.tmp` behind.
 import {rmSync} from 'node:fs'
 import {tempPathFor, writeFileAtomic} from '../util/atomic-write.js'
-import {lmtError} from '../errors.js'
+import {lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 
 export class PendingFiles {
   private readonly paths = new Set<string>()
@@ -29,7 +29,7 @@ export class PendingFiles {
       writeFileAtomic(path, data)
     } catch (err) {
       throw lmtError('SIM_OUTPUT', `cannot write ${path}: ${(err as Error).message}`, {
-        suggestions: ['check the free space and the permissions of the output directory'],
+        suggestions: [OUTPUT_WRITE_HINT],
       })
     } finally {
       this.delete(tmp)
