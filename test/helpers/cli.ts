@@ -6,8 +6,7 @@ import {fileURLToPath} from 'node:url'
 import {runCommand} from '@oclif/test'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const SHARED = resolve(ROOT, '..', 'shared')
-export const FIXTURES = join(SHARED, 'fixtures')
+export const FIXTURES = join(ROOT, 'test', 'fixtures')
 export const BIN = join(ROOT, 'bin', 'run.js')
 
 export interface CliResult {
@@ -45,7 +44,7 @@ export function tempDir(prefix = 'lmt-test-'): {dir: string; cleanup: () => void
   return {dir, cleanup: () => rmSync(dir, {recursive: true, force: true})}
 }
 
-/** Copies fixture files into a directory (tests run on temporary copies, never on ../shared). */
+/** Copies fixture files into a directory (tests run on temporary copies, never in place). */
 export function copyFixtures(dir: string, sub: string, names: string[]): void {
   for (const n of names) cpSync(join(FIXTURES, sub, n), join(dir, n))
 }
