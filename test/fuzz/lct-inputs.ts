@@ -23,9 +23,11 @@ export function generatedTrace(rng: Random): Buffer {
 }
 
 /** A record frame (floats as float64, like LMCache writes them); `args` may be raw msgpack bytes. */
-export function recordFrame(qualname: string, args: unknown, tMono: number): Buffer {
+export function recordFrame(qualname: string, args: unknown, tMono: number, tWall?: number): Buffer {
   const w = new MsgpackWriter()
-  const entries = recordEntries(qualname, args instanceof Uint8Array ? 'RAW' : args, tMono)
+  const entries = recordEntries(qualname, args instanceof Uint8Array ? 'RAW' : args, tMono).map(
+    ([k, v]): [string, unknown] => [k, k === 't_wall' && tWall !== undefined ? tWall : v],
+  )
   w.mapHeader(entries.length)
   for (const [k, v] of entries) {
     w.str(k as string)
@@ -81,7 +83,8 @@ function hostileRecord(rng: Random): Buffer {
     '',
   ])
   const tMono = rng.chance(0.5) ? rng.pick(ODD_FLOATS) : rng.next()
-  switch (rng.int(4)) {
+  const tWall = rng.chance(0.5) ? rng.pick(ODD_FLOATS) : undefined
+  switch (rng.int(5)) {
     case 0:
       return recordFrame(qualname, deepMsgpack(rng, rng.pick([63, 64, 65, 1000, 100_000])), tMono)
     case 1:
@@ -93,6 +96,15 @@ function hostileRecord(rng: Random): Buffer {
       )
     case 2:
       return recordFrame(qualname, {s: 'é'.repeat(rng.int(1 << 16)), n: rng.pick(ODD_FLOATS)}, tMono)
+    case 3: {
+      // well-formed keys, so that the lmcache_lct converter reaches its timestamp and instance rules
+      const key = {
+        chunk_hash: Uint8Array.from([1, 2]),
+        model_name: rng.pick(['m', '', 'é']),
+        kv_rank: rng.int(3),
+      }
+      return recordFrame(qualname, {keys: [{__t__: 'ObjectKey', v: key}]}, tMono, tWall)
+    }
     default:
       return recordFrame(qualname, {keys: Array.from({length: rng.int(5000)}, (_, i) => i)}, tMono)
   }
