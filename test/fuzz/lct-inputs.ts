@@ -57,7 +57,7 @@ export function flipAndTruncate(rng: Random, base: Buffer): Buffer {
   const flips = 1 + Math.floor(rng.next() * 6)
   for (let i = 0; i < flips; i++) {
     const at = Math.floor(rng.next() * b.length)
-    if (rng.next() < 0.2)
+    if (rng.next() < 0.2 && b.length >= 4)
       b.writeUInt32BE(Math.floor(rng.next() * 2 ** 32), Math.max(0, Math.min(at, b.length - 4)))
     else b[at] = Math.floor(rng.next() * 256)
   }
