@@ -32,7 +32,7 @@ export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/py
 export {KeyList, KeySlabs, type HashInput} from './hash/key-list.js'
 export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'
 export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/json-float.js'
-export {JsonSyntaxError, parseJson} from './jsonl/parse.js'
+export {JsonDepthError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson} from './jsonl/parse.js'
 export {
   HalvesList,
   integerArray,

@@ -50,10 +50,15 @@ export class LmcacheLctConverter extends BaseConverter {
           ctx.note(keys ? 'empty_key_records' : 'unmapped_records')
           continue
         }
+        const ns = Math.round(r.tWall * 1e9)
+        if (!Number.isFinite(ns)) {
+          ctx.note('invalid_time_records') // t_wall NaN or ±∞, or beyond ±1.8e299 s: no timestamp
+          continue
+        }
         const k0 = keys[0]
         const instance = Number(k0.kvRank) === 0 ? k0.modelName : `${k0.modelName}#${k0.kvRank}`
         const list = KeyList.from(keys.map(keyOfObjectKey))
-        const ts = BigInt(Math.round(r.tWall * 1e9))
+        const ts = BigInt(ns)
         if (op === 'submit_prefetch_task')
           yield this.createGetTrace(ts, list, instance, {inputLen: BigInt(keys.length) * chunkTokens})
         else yield this.createWriteTrace(ts, list, instance)

@@ -11,7 +11,21 @@ export class JsonSyntaxError extends Error {
   }
 }
 
-const MAX_DEPTH = 10_000
+/**
+ * How deeply arrays and objects may nest in one JSON text. Python's `json.loads` raises RecursionError near its
+ * recursion limit (1000 by default), which the original converter reported as a bad line; beyond this depth a
+ * recursive descent would also exhaust the JS stack. Deeper texts are refused with {@link JsonDepthError}.
+ */
+export const MAX_JSON_DEPTH = 1000
+
+/** A JSON text nested deeper than {@link MAX_JSON_DEPTH}: refused before the parser's recursion runs out. */
+export class JsonDepthError extends JsonSyntaxError {
+  constructor(column: number) {
+    super(`nesting deeper than ${MAX_JSON_DEPTH} levels`, column)
+    this.name = 'JsonDepthError'
+  }
+}
+
 const MAX_SAFE_DIGITS = 15 // any run of ≤ 15 digits is exact as a double
 
 /**
@@ -38,7 +52,11 @@ class Parser {
   }
 
   private fail(reason: string, at = this.pos): never {
-    // column in code points, as Python reports characters of a str
+    throw new JsonSyntaxError(reason, this.column(at))
+  }
+
+  /** The 1-based column of position `at`, in code points, as Python reports characters of a str. */
+  private column(at: number): number {
     let column = 1
     for (let i = 0; i < at && i < this.s.length; i++) {
       const c = this.s.charCodeAt(i)
@@ -48,7 +66,7 @@ class Parser {
       }
       column++
     }
-    throw new JsonSyntaxError(reason, column)
+    return column
   }
 
   private skipWs(): void {
@@ -224,7 +242,7 @@ class Parser {
   }
 
   private enter(): void {
-    if (++this.depth > MAX_DEPTH) this.fail('nesting too deep')
+    if (++this.depth > MAX_JSON_DEPTH) throw new JsonDepthError(this.column(this.pos))
   }
 
   private parseArray(): JsonValue[] {

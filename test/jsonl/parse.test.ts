@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {JsonFloat} from '../../src/jsonl/json-float.js'
-import {JsonSyntaxError, parseJson} from '../../src/jsonl/parse.js'
+import {JsonDepthError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson} from '../../src/jsonl/parse.js'
 import {serializeJson} from '../../src/jsonl/serialize.js'
 
 describe('parseJson (lossless, Python json.loads acceptance)', () => {
@@ -88,5 +88,32 @@ describe('parseJson (lossless, Python json.loads acceptance)', () => {
 
   it('counts columns in code points', () => {
     expect(() => parseJson('"😀" x')).toThrow(/column 5/)
+  })
+
+  it('nests up to 1000 levels; deeper texts are a JsonDepthError, never a stack overflow', () => {
+    const nest = (n: number, open = '[', close = ']') => open.repeat(n) + close.repeat(n)
+    expect(MAX_JSON_DEPTH).toBe(1000)
+    let v: unknown = parseJson(nest(1000))
+    for (let d = 1; d < 1000; d++) v = (v as unknown[])[0]
+    expect(v).toEqual([])
+    expect(parseJson(`{"a": ${nest(999)}}`)).toBeInstanceOf(Map)
+    for (const text of [
+      nest(1001),
+      `{"x": ${nest(1000)}}`,
+      nest(100_000),
+      '{"a":'.repeat(5000) + '1' + '}'.repeat(5000),
+      '['.repeat(50_000), // unterminated: the depth is reached before the end
+    ]) {
+      try {
+        parseJson(text)
+        expect.unreachable()
+      } catch (err) {
+        expect(err).toBeInstanceOf(JsonDepthError)
+        expect(err).toBeInstanceOf(JsonSyntaxError) // callers that only know syntax errors still skip the line
+        expect((err as JsonDepthError).reason).toBe('nesting deeper than 1000 levels')
+      }
+    }
+    // the column is where the 1001st container opens
+    expect(() => parseJson(`{"x": ${nest(1000)}}`)).toThrow(/at column 1006$/)
   })
 })

@@ -2,42 +2,12 @@ import {Readable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {LctError} from '../../src/errors.js'
 import {countTrace, openTrace} from '../../src/lct/reader.js'
-import {fixture, FIXTURE_NAMES, header, record} from './helpers.js'
+import {flipAndTruncate, lctSeeds} from '../fuzz/lct-inputs.js'
+import {Random} from '../fuzz/random.js'
 
-let seed = 20261129
-const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
-const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)]
-
-/** A generated trace: header plus records with nested args, so mutations hit every decoder path. */
-function generated(): Buffer {
-  const frames = [header()]
-  for (let i = 0; i < 12; i++)
-    frames.push(
-      record(
-        pick(['a.op', 'b.op', 'é.op']),
-        {
-          keys: [{__t__: 'ObjectKey', v: {chunk_hash: Uint8Array.from([i]), model_name: 'm', kv_rank: 0}}],
-          n: i * 1000,
-          s: 'x'.repeat(i * 7),
-        },
-        i * 0.1,
-      ),
-    )
-  return Buffer.concat(frames)
-}
-
-function mutate(base: Buffer): Buffer {
-  const b = Buffer.from(base)
-  const kind = rand()
-  if (kind < 0.3) return b.subarray(0, Math.floor(rand() * b.length))
-  const flips = 1 + Math.floor(rand() * 6)
-  for (let i = 0; i < flips; i++) {
-    const at = Math.floor(rand() * b.length)
-    if (rand() < 0.2) b.writeUInt32BE(Math.floor(rand() * 2 ** 32), Math.max(0, Math.min(at, b.length - 4)))
-    else b[at] = Math.floor(rand() * 256)
-  }
-  return kind < 0.5 ? b.subarray(0, Math.floor(b.length * (0.5 + rand() / 2))) : b
-}
+// the inputs come from the fuzz suite's generators (test/fuzz), which also drive `npm run fuzz`
+const rng = new Random(20261129)
+const mutate = (base: Buffer) => flipAndTruncate(rng, base)
 
 async function full(bytes: Buffer) {
   try {
@@ -82,16 +52,13 @@ async function fast(bytes: Buffer) {
 }
 
 describe('fuzzing the reader', () => {
-  const bases = [
-    generated(),
-    ...FIXTURE_NAMES.filter((n) => !n.startsWith('v0') && n !== 'bad_magic').map((n) => fixture(`${n}.lct`)),
-  ]
+  const bases = lctSeeds(rng)
 
   it('10,000 mutated and truncated files give only coded errors or warnings, and the fast path agrees', async () => {
     let errors = 0
     let warned = 0
     for (let i = 0; i < 10_000; i++) {
-      const bytes = mutate(pick(bases))
+      const bytes = mutate(rng.pick(bases))
       const a = await full(bytes)
       if (i % 5 === 0) expect(await fast(bytes)).toEqual(a) // 2,000 equality checks
       if (!a.ok) errors++

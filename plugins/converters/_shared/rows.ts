@@ -1,6 +1,7 @@
 import {
   type InputContext,
   type InputLine,
+  JsonDepthError,
   type JsonObject,
   JsonSyntaxError,
   parseJson,
@@ -18,6 +19,9 @@ export function parseObjectLine(text: string): JsonObject | LineProblem {
   try {
     row = parseJson(text)
   } catch (err) {
+    // a too-deep line is well-formed as far as it was read, but cannot be used: a reason of its own
+    if (err instanceof JsonDepthError)
+      return {skip: 'too_deep', message: `${err.reason} (at column ${err.column})`}
     if (err instanceof JsonSyntaxError)
       return {skip: 'invalid_json', message: `invalid JSON: ${err.reason} at column ${err.column}`}
     throw err
