@@ -7,7 +7,11 @@ import {ChildTable} from './child-table.js'
 export const NONE = -1
 export const ROOT = 0
 
-function grown<T extends Int32Array | Uint8Array | BigInt64Array>(a: T, size: number): T {
+/** a copy of `a` in a new array of `size` elements */
+export function grown<T extends Int32Array | Uint8Array | Float64Array | BigInt64Array>(
+  a: T,
+  size: number,
+): T {
   const b = new (a.constructor as new (n: number) => T)(size)
   b.set(a as never)
   return b

@@ -1,7 +1,9 @@
 // The eviction policies of simulate.md §4.7 over block ids of a CacheTree: recency lists live in the tree's block
 // links, so no policy allocates per block.
 
-import {type CacheTree, NONE} from './cache-tree.js'
+import {type CacheTree, grown, NONE} from './cache-tree.js'
+import {partialSort, type SortKeys} from './partial-sort.js'
+import {XorShift64Halves} from './xorshift64.js'
 
 /** The policy interface of §4.7. */
 export interface Policy {
@@ -130,86 +132,120 @@ export class TtlPolicy extends LruPolicy {
   }
 }
 
-const M64 = (1n << 64n) - 1n
-export const DEFAULT_SEED = 0x12345678abcdef01n
+export {DEFAULT_SEED, XorShift64} from './xorshift64.js'
 
-/** xorshift64 (13, 7, 17), the original's generator. */
-export class XorShift64 {
-  constructor(private x: bigint) {}
-
-  next(): bigint {
-    let x = this.x
-    x ^= (x << 13n) & M64
-    x ^= x >> 7n
-    x ^= (x << 17n) & M64
-    this.x = x
-    return x
-  }
-}
-
+/**
+ * The Optimizer's random_lru (§4.7.2): blocks and their stamps in parallel arrays; an eviction draws `sampling`
+ * positions with replacement and takes the k oldest in the order libstdc++'s std::partial_sort leaves them (ties
+ * included), skipping a block drawn twice. Stamps are kept as doubles (Number(ts) is monotonic, and exact while every
+ * stamp is a safe integer); the exact 64-bit stamps are kept only from the first stamp that is not.
+ */
 export class RandomLruPolicy implements Policy {
   readonly name = 'random_lru'
   readonly canEvict = true
   readonly readsBlockTime = false
+  size = 0
   private tree!: CacheTree
-  private readonly blocks: number[] = []
-  private readonly stamps: bigint[] = []
-  private readonly rng: XorShift64
+  private blocks = new Int32Array(1024)
+  private stamps = new Float64Array(1024)
+  /** the exact stamps; undefined while every stamp is a safe integer (then equal doubles are equal stamps) */
+  private exact: BigInt64Array | undefined
+  private lastTs = 0n
+  private lastStamp = 0
+  private readonly rng: XorShift64Halves
   private readonly sampling: number
+  /** the draws of one eviction (reused; grows up to the number of blocks) */
+  private draws = new Int32Array(0)
+  /** the Optimizer's order, timestamps_[a] < timestamps_[b] (the arrays, kept current) */
+  private readonly order: SortKeys = {key: this.stamps, tie: undefined}
 
   constructor(batch: number, sampleRate: number | undefined, seed: bigint) {
     const rate = sampleRate === undefined || sampleRate <= 0 ? 0.1 : sampleRate
     this.sampling = Math.max(1, Math.floor(batch / rate))
-    this.rng = new XorShift64(seed)
+    this.rng = new XorShift64Halves(seed)
   }
 
   attach(tree: CacheTree): void {
     this.tree = tree
   }
 
-  get size(): number {
-    return this.blocks.length
+  /** ts as a double, converted once per distinct stamp (a row's blocks share one) */
+  private stampOf(ts: bigint): number {
+    if (ts !== this.lastTs) {
+      this.lastTs = ts
+      this.lastStamp = Number(ts)
+      if (this.exact === undefined && !Number.isSafeInteger(this.lastStamp)) this.keepExact()
+    }
+    return this.lastStamp
+  }
+
+  /** from now on the doubles may tie where the stamps differ: keep the exact ones (so far all safe integers) */
+  private keepExact(): void {
+    const exact = new BigInt64Array(this.blocks.length)
+    for (let i = 0; i < this.size; i++) exact[i] = BigInt(this.stamps[i])
+    this.exact = exact
+    this.order.tie = exact
   }
 
   onWritten(b: number, ts: bigint): void {
-    this.tree.bPos[b] = this.blocks.length
-    this.blocks.push(b)
-    this.stamps.push(ts)
+    const at = this.size
+    if (at === this.blocks.length) this.grow()
+    this.tree.bPos[b] = at
+    this.blocks[at] = b
+    this.stamps[at] = this.stampOf(ts)
+    if (this.exact !== undefined) this.exact[at] = ts
+    this.size = at + 1
   }
 
   onAccessed(b: number, ts: bigint): void {
-    this.stamps[this.tree.bPos[b]] = ts
+    const at = this.tree.bPos[b]
+    this.stamps[at] = this.stampOf(ts)
+    if (this.exact !== undefined) this.exact[at] = ts
   }
 
   evict(count: number): number[] {
-    const n = this.blocks.length
+    const n = this.size
     if (n === 0) return []
-    const pos = this.tree.bPos
     const total = Math.min(count, n)
     const s = Math.min(this.sampling, n)
     const k = Math.min(total, s)
-    const draws: Array<{stamp: bigint; j: number; b: number}> = []
-    const bn = BigInt(n)
-    for (let j = 0; j < s; j++) {
-      const p = Number(this.rng.next() % bn)
-      draws.push({stamp: this.stamps[p], j, b: this.blocks[p]})
-    }
-    draws.sort((a, b) => (a.stamp < b.stamp ? -1 : a.stamp > b.stamp ? 1 : a.j - b.j))
+    if (this.draws.length < s) this.draws = new Int32Array(Math.min(n, Math.max(s, 2 * this.draws.length)))
+    const draws = this.draws
+    this.rng.fillMod(draws, s, n)
+    partialSort(draws, k, s, this.order)
+    // the victims are the blocks at the chosen positions before any removal moves them
+    for (let d = 0; d < k; d++) draws[d] = this.blocks[draws[d]]
     const out: number[] = []
     for (let d = 0; d < k && out.length < total; d++) {
-      const b = draws[d].b
-      if (pos[b] < 0) continue // already removed by an earlier duplicate draw
-      const at = pos[b]
-      const last = this.blocks.length - 1
-      this.blocks[at] = this.blocks[last]
-      this.stamps[at] = this.stamps[last]
-      pos[this.blocks[at]] = at
-      this.blocks.pop()
-      this.stamps.pop()
-      pos[b] = NONE
+      const b = draws[d]
+      if (this.tree.bPos[b] < 0) continue // already removed by an earlier duplicate draw
+      this.remove(b)
       out.push(b)
     }
     return out
+  }
+
+  /** swap-remove: the last block takes b's position */
+  private remove(b: number): void {
+    const pos = this.tree.bPos
+    const at = pos[b]
+    const last = this.size - 1
+    const moved = this.blocks[last]
+    this.blocks[at] = moved
+    this.stamps[at] = this.stamps[last]
+    if (this.exact !== undefined) this.exact.copyWithin(at, last, last + 1)
+    pos[moved] = at
+    pos[b] = NONE
+    this.size = last
+  }
+
+  private grow(): void {
+    const size = this.blocks.length * 2
+    this.blocks = grown(this.blocks, size)
+    this.stamps = grown(this.stamps, size)
+    if (this.exact !== undefined) this.exact = grown(this.exact, size)
+    this.order.key = this.stamps
+    this.order.tie = this.exact
   }
 }
 

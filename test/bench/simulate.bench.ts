@@ -1,5 +1,6 @@
 // Benchmark of `lmt simulate` (simulate.md §8): replay throughput, memory against trace length, sweep cost.
 // Run with `npm run bench:simulate`; it prints a table and exits 1 when a requirement is missed.
+// `LMT_BENCH_SIMULATE=P5 npm run bench:simulate` runs only P5 (random_lru against lru).
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -46,15 +47,6 @@ const sim = (trace: string, bs: number, extra: string[]): LmtRun =>
     {json: true},
   )
 
-// issue 5: also a generated trace of ≥ 5M block lookups (qwen-shaped rows of 62 ids with prefix sharing, converted)
-const generatedRows = 50_000
-const generated = join(kept, `generated_${generatedRows}.trace.jsonl`)
-if (!existsSync(generated)) {
-  const rows = join(kept, `qwen_${generatedRows}_seed44.jsonl`)
-  await writeQwen(rows, generatedRows, {seed: 44})
-  runLmt(['convert', '-q', '-i', rows, '-f', 'qwen_bailian', '-o', generated])
-}
-
 interface Result {
   check: string
   value: string
@@ -64,12 +56,43 @@ interface Result {
   peakRssMb: string
 }
 const results: Result[] = []
+// P5 (issue 20): random_lru's replay within 1.5× of lru's on the same trace and capacity (mode 3, the default
+// sample rate: a thousand draws per eviction); median of 5 alternating runs each
+{
+  const replay = (policy: string): LmtRun =>
+    sim(conv[512], 512, ['--capacity-blocks', '17090', '--policy', policy])
+  replay('lru') // warm-up
+  replay('random_lru')
+  const runs: Record<string, LmtRun[]> = {lru: [], random_lru: []}
+  for (let i = 0; i < 5; i++) for (const policy of ['lru', 'random_lru']) runs[policy].push(replay(policy))
+  const seconds = (policy: string) => median(runs[policy].map((r) => r.output.performance.replay_seconds))
+  const ratio = seconds('random_lru') / seconds('lru')
+  results.push({
+    check: 'P5 random_lru / lru replay (bs 512, cap 17090, mode 3)',
+    value: `${ratio.toFixed(2)}× (${seconds('random_lru').toFixed(3)} s vs ${seconds('lru').toFixed(3)} s)`,
+    target: '≤ 1.5×',
+    met: ratio <= 1.5 ? 'yes' : 'NO',
+    wall: `${median(runs.random_lru.map((r) => r.seconds)).toFixed(2)} s`,
+    peakRssMb: median(runs.random_lru.map((r) => r.rssMb)).toFixed(0),
+  })
+}
+const onlyP5 = process.env.LMT_BENCH_SIMULATE === 'P5'
+
+// issue 5: also a generated trace of ≥ 5M block lookups (qwen-shaped rows of 62 ids with prefix sharing, converted)
+const generatedRows = 50_000
+const generated = join(kept, `generated_${generatedRows}.trace.jsonl`)
+if (!onlyP5 && !existsSync(generated)) {
+  const rows = join(kept, `qwen_${generatedRows}_seed44.jsonl`)
+  await writeQwen(rows, generatedRows, {seed: 44})
+  runLmt(['convert', '-q', '-i', rows, '-f', 'qwen_bailian', '-o', generated])
+}
+
 const p1Cases = [
   ...[512, 16].flatMap((bs) => ['-1', '17090'].map((cap) => ({name: `bs ${bs}`, trace: conv[bs], bs, cap}))),
   ...['-1', '50000'].map((cap) => ({name: `generated bs 16`, trace: generated, bs: 16, cap})),
 ]
 const parseRates: number[] = [] // P4: ingestion of the conversation traces
-for (const {name, trace, bs, cap} of p1Cases) {
+for (const {name, trace, bs, cap} of onlyP5 ? [] : p1Cases) {
   sim(trace, bs, ['--capacity-blocks', cap]) // warm-up
   const runs = Array.from({length: 5}, () => sim(trace, bs, ['--capacity-blocks', cap]))
   if (trace !== generated) parseRates.push(...runs.map((r) => r.output.performance.parse_mb_per_second))
@@ -83,6 +106,11 @@ for (const {name, trace, bs, cap} of p1Cases) {
     wall: `${median(runs.map((r) => r.seconds)).toFixed(2)} s`,
     peakRssMb: median(runs.map((r) => r.rssMb)).toFixed(0),
   })
+}
+if (onlyP5) {
+  // nothing else was asked for: the table, the verdict, and no P2–P4 (their runs take minutes)
+  console.table(results)
+  process.exit(results.some((r) => r.met === 'NO') ? 1 : 0)
 }
 // P2: the bs-512 trace repeated 8 times (timestamps shifted), same keys
 const x8 = join(dir, 'conversation_bs512_x8.jsonl')

@@ -64,10 +64,12 @@ describe('Mooncake reference values (simulate.md §7.2 T7)', () => {
       [200, 5337, 199, 2782179, 0.0366217, 4900, 238],
     ],
     [
+      // victims among equal stamps in std::partial_sort's order, as the Optimizer takes them (its per-get results
+      // in test/fixtures/optimizer pin that order); taken in draw order the row was 198, 0.0364376, 4876, 263
       'head-200 bs512 random_lru 300 mode 1',
       () => head512,
       ['--block-size', '512', '--capacity-blocks', '300', '--eviction-mode', '1', '--policy', 'random_lru'],
-      [200, 5337, 198, 2782179, 0.0364376, 4876, 263],
+      [200, 5337, 199, 2782179, 0.0366217, 4893, 245],
     ],
     [
       'conversation bs512 infinite',
