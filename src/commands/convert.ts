@@ -3,6 +3,7 @@ import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
+import {startInterruptWatchdog} from '../cli/interrupt-watchdog.js'
 import {createProgressBar} from '../cli/progress.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
@@ -22,9 +23,9 @@ import {pluginConverterSources} from '../plugins/installed-plugins.js'
 import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
 import {storageConfigDict} from '../replay/storage/config.js'
 import {storageLevel} from '../../plugins/levels/storage.js'
-import {randomBytes} from 'node:crypto'
-import {basename as pathBasename, join as pathJoin} from 'node:path'
 import {rmSync} from 'node:fs'
+import {tempPathBeside} from '../convert/stale-temps.js'
+import {exitProcess} from '../plugins/exit-guard.js'
 
 // the storage-manager flags of `lmt replay`, for the header config of --mode lct (same digest as such a replay)
 const {
@@ -247,9 +248,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     )
     reporter.beforeWrite = () => bar.clearLine()
     const controller = new AbortController()
-    const jsonlOutput = lctMode
-      ? pathJoin(dirname(resolve(output)), `.${pathBasename(output)}.jsonl-${randomBytes(6).toString('hex')}`)
-      : output
+    const jsonlOutput = lctMode ? tempPathBeside(resolve(output)) : output
     const run = new ConversionRun({
       inputs: flags.input,
       output: jsonlOutput,
@@ -282,7 +281,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       onInputDone: (s) => reporter.info(renderInputLine(s)),
     })
     const stopHandling = handleInterrupts({
-      exit: (code) => process.exit(code),
+      exit: (code) => exitProcess(code), // Node's own exit, even if a plugin replaced process.exit
       json: this.jsonEnabled(),
       cleanup: () => {
         controller.abort()
@@ -291,6 +290,8 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
         if (lctMode) rmSync(jsonlOutput, {force: true})
       },
     })
+    // plugin code can block the event loop, where the handler above never runs: a watchdog process then ends lmt
+    const stopWatchdog = reg.source === 'built-in' ? () => {} : startInterruptWatchdog()
     try {
       // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
       reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
@@ -316,6 +317,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       return summary
     } finally {
       bar.stop()
+      stopWatchdog()
       stopHandling()
     }
   }
