@@ -143,25 +143,28 @@ describe('a plugin manifest path that leads outside the package', () => {
     )
     expect(run(['plugins', 'link', dotdot, '--no-install']).exitCode).toBe(0)
     expect(run(['plugins', 'link', linked, '--no-install']).exitCode).toBe(0)
-    const c = run(['converters', '--json'])
-    expect(c.exitCode, c.stderr).toBe(0)
-    expect(c.stderr).toContain(
-      `warning: plugin lmt-plugin-dotdot: "lmt.converters" in package.json points outside the plugin's package (${outside}); ignored`,
-    )
-    expect(c.stderr).toContain(
-      `warning: plugin lmt-plugin-symlink: ${join(linked, 'conv', 'evil.js')} leads outside the plugin's package (${join(outside, 'evil.js')}); not loaded`,
-    )
-    const formats = JSON.parse(c.stdout).formats.map((f: {format: string}) => f.format)
-    expect(formats).toContain('fine')
-    expect(formats).not.toContain('evil')
-    const l = run(['levels'])
-    expect(l.exitCode).toBe(0)
-    expect(l.stderr).toContain(
-      `warning: plugin lmt-plugin-symlink: "lmt.levels" in package.json points outside the plugin's package (${join(outside, 'levels')}); ignored`,
-    )
-    expect(existsSync(marker)).toBe(false)
-    expect(run(['plugins', 'uninstall', 'lmt-plugin-dotdot']).exitCode).toBe(0)
-    expect(run(['plugins', 'uninstall', 'lmt-plugin-symlink']).exitCode).toBe(0)
+    try {
+      const c = run(['converters', '--json'])
+      expect(c.exitCode, c.stderr).toBe(0)
+      expect(c.stderr).toContain(
+        `warning: plugin lmt-plugin-dotdot: "lmt.converters" in package.json points outside the plugin's package (${outside}); ignored`,
+      )
+      expect(c.stderr).toContain(
+        `warning: plugin lmt-plugin-symlink: ${join(linked, 'conv', 'evil.js')} leads outside the plugin's package (${join(outside, 'evil.js')}); not loaded`,
+      )
+      const formats = JSON.parse(c.stdout).formats.map((f: {format: string}) => f.format)
+      expect(formats).toContain('fine')
+      expect(formats).not.toContain('evil')
+      const l = run(['levels'])
+      expect(l.exitCode).toBe(0)
+      expect(l.stderr).toContain(
+        `warning: plugin lmt-plugin-symlink: "lmt.levels" in package.json points outside the plugin's package (${join(outside, 'levels')}); ignored`,
+      )
+      expect(existsSync(marker)).toBe(false)
+    } finally {
+      run(['plugins', 'uninstall', 'lmt-plugin-dotdot'])
+      run(['plugins', 'uninstall', 'lmt-plugin-symlink'])
+    }
   })
 })
 
@@ -225,13 +228,16 @@ describe('a plugin that does not finish loading', () => {
     )
     write(join(plugin, 'hook.js'), 'export default async function () { await new Promise(() => {}) }\n')
     expect(run(['plugins', 'link', plugin, '--no-install']).exitCode).toBe(0)
-    const r = run(['converters'])
-    expect(r.exitCode).toBe(0)
-    expect(r.stdout).toMatch(/^mooncake +MooncakeConverter +built-in/m)
-    expect(r.stderr).toContain(
-      'warning: plugin lmt-plugin-hook-never: lmt:converters hook failed: Timed out after 1000 ms.',
-    )
-    expect(run(['plugins', 'uninstall', 'lmt-plugin-hook-never']).exitCode).toBe(0)
+    try {
+      const r = run(['converters'])
+      expect(r.exitCode).toBe(0)
+      expect(r.stdout).toMatch(/^mooncake +MooncakeConverter +built-in/m)
+      expect(r.stderr).toContain(
+        'warning: plugin lmt-plugin-hook-never: lmt:converters hook failed: Timed out after 1000 ms.',
+      )
+    } finally {
+      expect(run(['plugins', 'uninstall', 'lmt-plugin-hook-never']).exitCode).toBe(0)
+    }
   })
 })
 
