@@ -30,26 +30,50 @@ process.on('SIGTERM', onSignal)
 process.stdin.on('end', () => process.exit(0))
 process.stdin.on('error', () => process.exit(0))
 process.stdin.resume()
+process.stdout.write('ready\\n')
 `
 
+export interface Watchdog {
+  /** Settles once the watchdog listens for signals (or could not start): await it before running plugin code. */
+  ready: Promise<void>
+  stop(): void
+}
+
+/** How long {@link Watchdog.ready} waits for a watchdog that does not report. */
+const READY_WAIT_MS = 3000
+
 /**
- * Starts the watchdog for this process; returns the function that stops it. It never keeps lmt alive, and it ends
- * by itself when lmt does (its stdin closes).
+ * Starts the watchdog for this process. It never keeps lmt alive, and it ends by itself when lmt does (its stdin
+ * closes). Started early (it takes ~50 ms to listen, on another core), it is usually ready when plugin code runs.
  */
-export function startInterruptWatchdog(graceMs = WATCHDOG_GRACE_MS): () => void {
+export function startInterruptWatchdog(graceMs = WATCHDOG_GRACE_MS): Watchdog {
   let child: ReturnType<typeof spawn>
   try {
     child = spawn(process.execPath, ['-e', SCRIPT, String(process.pid), String(graceMs)], {
-      stdio: ['pipe', 'ignore', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
       env: {...process.env, NODE_OPTIONS: ''},
     })
   } catch {
-    return () => {} // no watchdog: Ctrl-C still works whenever the plugin's code yields
+    return {ready: Promise.resolve(), stop: () => {}} // no watchdog: Ctrl-C works whenever plugin code yields
   }
-  child.on('error', () => {})
   child.unref()
   ;(child.stdin as Socket | null)?.unref()
-  return () => {
-    child.kill('SIGKILL') // not SIGTERM: that is the watchdog's cue to end lmt
+  const stdout = child.stdout as Socket
+  stdout.unref()
+  const ready = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, READY_WAIT_MS)
+    const done = (): void => {
+      clearTimeout(timer)
+      resolve()
+    }
+    stdout.once('data', done)
+    child.once('error', done)
+    child.once('exit', done)
+  })
+  return {
+    ready,
+    stop: () => {
+      child.kill('SIGKILL') // not SIGTERM: that is the watchdog's cue to end lmt
+    },
   }
 }

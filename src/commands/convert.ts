@@ -1,7 +1,7 @@
 import {accessSync, constants, mkdirSync, realpathSync, statSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
-import {Flags} from '@oclif/core'
+import {type Config, Flags} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {startInterruptWatchdog} from '../cli/interrupt-watchdog.js'
 import {createProgressBar} from '../cli/progress.js'
@@ -190,6 +190,8 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
         throw lmtError('USAGE', `HTTP(S) inputs are not supported; download the file first: ${input}`)
     }
     // 4. discovery and format
+    // plugin code can block the event loop, where lmt's Ctrl-C handler never runs: a watchdog process then ends lmt
+    const watchdog = mayRunPluginCode(this.config, flags) ? startInterruptWatchdog() : undefined
     const registry = await discoverConverters({
       dirs: flags['converter-dir'],
       modules: flags['converter-module'],
@@ -201,6 +203,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       throw lmtError('UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format and where it comes from'],
       })
+    if (reg.source === 'built-in') watchdog?.stop() // lmt's own converters always answer Ctrl-C
     // 5. inputs
     for (const input of flags.input) checkInput(input)
     // 6. output
@@ -290,9 +293,8 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
         if (lctMode) rmSync(jsonlOutput, {force: true})
       },
     })
-    // plugin code can block the event loop, where the handler above never runs: a watchdog process then ends lmt
-    const stopWatchdog = reg.source === 'built-in' ? () => {} : startInterruptWatchdog()
     try {
+      if (reg.source !== 'built-in') await watchdog?.ready
       // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
       reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
       const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
@@ -317,10 +319,19 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       return summary
     } finally {
       bar.stop()
-      stopWatchdog()
+      watchdog?.stop()
       stopHandling()
     }
   }
+}
+
+/** Whether a conversion may run third-party code: a converter flag, or an installed plugin. */
+function mayRunPluginCode(
+  config: Config,
+  flags: {'converter-dir'?: string[]; 'converter-module'?: string[]},
+): boolean {
+  if ((flags['converter-dir']?.length ?? 0) > 0 || (flags['converter-module']?.length ?? 0) > 0) return true
+  return config.getPluginsList().some((p) => p.name !== config.name && p.type !== 'core')
 }
 
 function checkInput(input: string): void {

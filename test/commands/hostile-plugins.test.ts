@@ -300,7 +300,62 @@ describe('a plugin that calls process.exit', () => {
   })
 })
 
+/** Runs a conversion in a process group of its own and sends SIGINT to the group 300 ms after the banner. */
+async function interruptAtTerminal(args: string[]) {
+  // a terminal's Ctrl-C signals the foreground process group: lmt runs in a group of its own here
+  const child = spawn(process.execPath, [BIN, ...args], {
+    detached: true,
+    env: {...process.env, ...env},
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  let sent = 0
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += String(d)
+    if (sent === 0 && stderr.includes('lmt convert: format')) {
+      sent = Date.now()
+      setTimeout(() => process.kill(-(child.pid as number), 'SIGINT'), 300)
+    }
+  })
+  const ended = await new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => {
+    const guard = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 25_000)
+    child.on('exit', (code, signal) => {
+      clearTimeout(guard)
+      resolve({code, signal})
+    })
+  })
+  return {...ended, ms: Date.now() - sent, sent: sent > 0, stderr}
+}
+
 describe('a converter that loops forever', () => {
+  it('a converter that yields still answers Ctrl-C itself: exit 130, its temporary files removed', async () => {
+    const dir = folder('yielding')
+    const module = write(
+      join(dir, 'yielding.mjs'),
+      'export class YieldingConverter { async *convertToTraces() { for (let i = 1; ; i++) {\n' +
+        "  await new Promise((r) => setTimeout(r, 1)); yield {type: 'get', instance_id: 'a', timestamp_ns: i} } } }\n",
+    )
+    mkdirSync(join(dir, 'out'))
+    const out = join(dir, 'out', 'y.jsonl')
+    const r = await interruptAtTerminal([
+      'convert',
+      '-i',
+      QWEN,
+      '-f',
+      'yielding',
+      '--converter-module',
+      module,
+      '-o',
+      out,
+    ])
+    expect(r.sent).toBe(true)
+    expect(r.code).toBe(130)
+    expect(r.ms).toBeLessThan(2000)
+    expect(r.stderr).toContain('error: interrupted by SIGINT')
+    expect(r.stderr).not.toContain('did not answer')
+    expect(readdirSync(join(dir, 'out'))).toEqual([])
+  })
+
   it('Ctrl-C (to the process group) still ends lmt; the next run into the folder removes its temporary files', async () => {
     const dir = folder('busy')
     const module = write(
@@ -309,36 +364,21 @@ describe('a converter that loops forever', () => {
     )
     const out = join(dir, 'out', 'busy.jsonl')
     mkdirSync(join(dir, 'out'))
-    // a terminal's Ctrl-C signals the foreground process group: lmt runs in a group of its own here
-    const child = spawn(
-      process.execPath,
-      [BIN, 'convert', '-i', QWEN, '-f', 'busy', '--converter-module', module, '-o', out],
-      {
-        detached: true,
-        env: {...process.env, ...env},
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    )
-    let stderr = ''
-    let sent = 0
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += String(d)
-      if (sent === 0 && stderr.includes('lmt convert: format busy')) {
-        sent = Date.now()
-        setTimeout(() => process.kill(-(child.pid as number), 'SIGINT'), 300)
-      }
-    })
-    const ended = await new Promise<{signal: NodeJS.Signals | null; ms: number}>((resolve) => {
-      const guard = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 25_000)
-      child.on('exit', (_code, signal) => {
-        clearTimeout(guard)
-        resolve({signal, ms: Date.now() - sent})
-      })
-    })
-    expect(sent).toBeGreaterThan(0)
+    const ended = await interruptAtTerminal([
+      'convert',
+      '-i',
+      QWEN,
+      '-f',
+      'busy',
+      '--converter-module',
+      module,
+      '-o',
+      out,
+    ])
+    expect(ended.sent).toBe(true)
     expect(ended.ms).toBeLessThan(10_000)
     expect(ended.signal).toBe('SIGKILL')
-    expect(stderr).toContain('error: lmt did not answer the interrupt within 2 s')
+    expect(ended.stderr).toContain('error: lmt did not answer the interrupt within 2 s')
     const left = readdirSync(join(dir, 'out'))
     expect(left.length).toBeGreaterThan(0)
     expect(left.every((n) => /^\.(?:lmt-convert-|busy\.jsonl\.lmt-tmp-)\d+-/.test(n))).toBe(true)
