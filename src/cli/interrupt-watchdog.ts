@@ -4,33 +4,26 @@ import type {Socket} from 'node:net'
 // Signal handlers run on the main thread's event loop: while plugin code loops without yielding, lmt's Ctrl-C
 // handler never runs. Ctrl-C at a terminal signals the whole foreground process group, so a small watchdog process
 // in lmt's group hears it too: if lmt is still there after the grace period (or at a second Ctrl-C), the watchdog
-// kills it. The temporary files of that run are then removed by the next conversion into the same folder.
+// kills it. The temporary files of that run are then removed by the next conversion into the same folder. The
+// watchdog polls once a second and ends when lmt has gone. Where there is no /bin/sh (Windows) there is no watchdog.
 
 /** How long lmt has to answer Ctrl-C itself before the watchdog ends it. */
 export const WATCHDOG_GRACE_MS = 2000
 
+// POSIX sh, not a second Node: it listens within milliseconds and costs ~1 MB. `wait` returns as soon as a trapped
+// signal arrives; after the first one the loop counts 0.2 s ticks of grace.
 const SCRIPT = `
-const [lmt, grace] = process.argv.slice(1).map(Number)
-let timer
-function end() {
-  try {
-    process.kill(lmt, 0)
-    process.stderr.write('error: lmt did not answer the interrupt within ' + grace / 1000 + ' s (plugin code that ' +
-      'never yields?); it was killed. Its temporary files are removed by the next conversion into the same folder.\\n')
-    process.kill(lmt, 'SIGKILL')
-  } catch {}
-  process.exit(0)
-}
-function onSignal() {
-  if (timer) end()
-  else timer = setTimeout(end, grace)
-}
-process.on('SIGINT', onSignal)
-process.on('SIGTERM', onSignal)
-process.stdin.on('end', () => process.exit(0))
-process.stdin.on('error', () => process.exit(0))
-process.stdin.resume()
-process.stdout.write('ready\\n')
+lmt=$1 ticks=$2 n=0 hits=0
+trap 'hits=$((hits + 1))' INT TERM
+echo ready
+while kill -0 $lmt 2>/dev/null; do
+  if [ $hits -ge 2 ] || { [ $hits -ge 1 ] && [ $n -ge $ticks ]; }; then
+    echo "error: lmt did not answer the interrupt (plugin code that never yields?); it was killed. Its temporary files are removed by the next conversion into the same folder." >&2
+    kill -9 $lmt
+    exit 0
+  fi
+  if [ $hits -ge 1 ]; then n=$((n + 1)); sleep 0.2 & wait $!; else sleep 1 & wait $!; fi
+done
 `
 
 export interface Watchdog {
@@ -42,22 +35,21 @@ export interface Watchdog {
 /** How long {@link Watchdog.ready} waits for a watchdog that does not report. */
 const READY_WAIT_MS = 3000
 
-/**
- * Starts the watchdog for this process. It never keeps lmt alive, and it ends by itself when lmt does (its stdin
- * closes). Started early (it takes ~50 ms to listen, on another core), it is usually ready when plugin code runs.
- */
+/** Starts the watchdog for this process; it never keeps lmt alive. */
 export function startInterruptWatchdog(graceMs = WATCHDOG_GRACE_MS): Watchdog {
   let child: ReturnType<typeof spawn>
   try {
-    child = spawn(process.execPath, ['-e', SCRIPT, String(process.pid), String(graceMs)], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      env: {...process.env, NODE_OPTIONS: ''},
-    })
+    child = spawn(
+      '/bin/sh',
+      ['-c', SCRIPT, 'lmt-watchdog', String(process.pid), String(Math.ceil(graceMs / 200))],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
   } catch {
     return {ready: Promise.resolve(), stop: () => {}} // no watchdog: Ctrl-C works whenever plugin code yields
   }
   child.unref()
-  ;(child.stdin as Socket | null)?.unref()
   const stdout = child.stdout as Socket
   stdout.unref()
   const ready = new Promise<void>((resolve) => {

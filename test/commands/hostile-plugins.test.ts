@@ -300,8 +300,11 @@ describe('a plugin that calls process.exit', () => {
   })
 })
 
-/** Runs a conversion in a process group of its own and sends SIGINT to the group 300 ms after the banner. */
-async function interruptAtTerminal(args: string[]) {
+/**
+ * Runs a conversion in a process group of its own and sends SIGINT to the group 300 ms after the banner (`times`
+ * times, 300 ms apart); `ms` is the time from the first signal to the end.
+ */
+async function interruptAtTerminal(args: string[], times = 1) {
   // a terminal's Ctrl-C signals the foreground process group: lmt runs in a group of its own here
   const child = spawn(process.execPath, [BIN, ...args], {
     detached: true,
@@ -313,8 +316,9 @@ async function interruptAtTerminal(args: string[]) {
   child.stderr.on('data', (d: Buffer) => {
     stderr += String(d)
     if (sent === 0 && stderr.includes('lmt convert: format')) {
-      sent = Date.now()
-      setTimeout(() => process.kill(-(child.pid as number), 'SIGINT'), 300)
+      sent = Date.now() + 300
+      for (let i = 1; i <= times; i++)
+        setTimeout(() => process.kill(-(child.pid as number), 'SIGINT'), 300 * i)
     }
   })
   const ended = await new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => {
@@ -378,7 +382,9 @@ describe('a converter that loops forever', () => {
     expect(ended.sent).toBe(true)
     expect(ended.ms).toBeLessThan(10_000)
     expect(ended.signal).toBe('SIGKILL')
-    expect(ended.stderr).toContain('error: lmt did not answer the interrupt within 2 s')
+    expect(ended.stderr).toContain(
+      'error: lmt did not answer the interrupt (plugin code that never yields?); it was killed',
+    )
     const left = readdirSync(join(dir, 'out'))
     expect(left.length).toBeGreaterThan(0)
     expect(left.every((n) => /^\.(?:lmt-convert-|busy\.jsonl\.lmt-tmp-)\d+-/.test(n))).toBe(true)
@@ -398,6 +404,21 @@ describe('a converter that loops forever', () => {
       `removed ${left.length} temporary file(s) in ${join(dir, 'out')} left by a conversion that did not finish`,
     )
     expect(readdirSync(join(dir, 'out'))).toEqual(['q.jsonl'])
+  })
+
+  it('a second Ctrl-C ends it at once, without the grace period', async () => {
+    const dir = folder('busy2')
+    const module = write(
+      join(dir, 'busy.mjs'),
+      "export class BusyConverter { *convertToTraces() { yield {type: 'get', instance_id: 'a', timestamp_ns: 1}; for (;;) {} } }\n",
+    )
+    const out = join(dir, 'b.jsonl')
+    const ended = await interruptAtTerminal(
+      ['convert', '-i', QWEN, '-f', 'busy', '--converter-module', module, '-o', out],
+      2,
+    )
+    expect(ended.signal).toBe('SIGKILL')
+    expect(ended.ms).toBeLessThan(1500) // the second signal comes at 300 ms; the grace period is 2 s
   })
 
   it('the temporary files of a conversion still running are left alone', () => {
