@@ -5,3 +5,8 @@ import {execute, settings} from '@oclif/core'
 settings.enableAutoTranspile = false
 
 await execute({dir: import.meta.url})
+
+// a plugin given up on while it was still loading may hold timers that would keep lmt running after the command
+const {pluginCodeAbandoned} = await import('../dist/src/plugins/plugin-code.js')
+const {exitProcess} = await import('../dist/src/plugins/exit-guard.js')
+if (pluginCodeAbandoned()) exitProcess()

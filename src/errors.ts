@@ -31,6 +31,11 @@ const catalogue = {
   NO_TRACES: {exit: 1, message: () => 'no traces generated from any input'},
   OUTPUT_FAILED: {exit: 1, message: (detail: string) => detail},
   INTERRUPTED: {exit: 130, message: (signal: string) => `interrupted by ${signal}`},
+  PLUGIN_EXIT: {
+    exit: 1,
+    message: (who: string, code: number) =>
+      `${who} called process.exit(${code}); lmt stopped it there (plugin code must throw an error or return, never exit)`,
+  },
   // .lct files (lct.md §4.3): every message names the file
   LCT_IO: {exit: 1, message: lctMessage},
   LCT_EMPTY: {exit: 1, message: lctMessage},
@@ -86,12 +91,16 @@ export class LmtError extends Error {
     message: string,
     options: {exitCode?: number; suggestions?: string[]; cause?: unknown} = {},
   ) {
-    super(message, options.cause === undefined ? undefined : {cause: options.cause})
+    // own properties only: a plugin's `Object.prototype.exitCode = 0` must not turn an error into a success
+    const cause = Object.hasOwn(options, 'cause') ? options.cause : undefined
+    super(message, cause === undefined ? undefined : {cause})
     this.name = 'LmtError'
     this.kind = kind
     this.code = `LMT_${kind}`
-    this.exitCode = options.exitCode ?? catalogue[kind].exit
-    this.suggestions = options.suggestions ?? []
+    const exitCode = Object.hasOwn(options, 'exitCode') ? options.exitCode : undefined
+    this.exitCode = typeof exitCode === 'number' ? exitCode : catalogue[kind].exit
+    const suggestions = Object.hasOwn(options, 'suggestions') ? options.suggestions : undefined
+    this.suggestions = Array.isArray(suggestions) ? suggestions : []
   }
 }
 

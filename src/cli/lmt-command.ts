@@ -3,16 +3,35 @@ import {isLmtError} from '../errors.js'
 
 type AnyError = Error & {oclif?: {exit?: number}; exitCode?: number; suggestions?: readonly string[]}
 
+/**
+ * `obj[key]` when it is the object's own property: an exit code must not come from a property a plugin added to
+ * Object.prototype.
+ */
+function own(obj: unknown, key: string): unknown {
+  return obj !== null && typeof obj === 'object' && Object.hasOwn(obj, key)
+    ? (obj as Record<string, unknown>)[key]
+    : undefined
+}
+
+/** oclif's exit code of an error (its own `oclif.exit`), if it has one. */
+function oclifExit(err: AnyError): number | undefined {
+  const exit = own(own(err, 'oclif'), 'exit')
+  return typeof exit === 'number' ? exit : undefined
+}
+
 /** The `--json` error code of an error (catalogue kind, `USAGE` for oclif's parse errors). */
 function errorCode(err: AnyError): string {
   if (isLmtError(err)) return err.kind
-  if (err.oclif?.exit === 2) return 'USAGE'
+  if (oclifExit(err) === 2) return 'USAGE'
   return 'INTERNAL'
 }
 
 export function exitCodeOf(err: AnyError): number {
   if (isLmtError(err)) return err.exitCode
-  return err.oclif?.exit ?? (typeof err.exitCode === 'number' ? err.exitCode : 1)
+  const exitCode = own(err, 'exitCode')
+  // an exit code of 0 would report a failure as a success
+  const code = oclifExit(err) ?? (typeof exitCode === 'number' ? exitCode : 1)
+  return code === 0 ? 1 : code
 }
 
 /**
@@ -31,9 +50,9 @@ export abstract class LmtCommand extends Command {
     if (this.jsonEnabled()) this.logJson(this.toErrorJson(err))
     else {
       const lines = [`error: ${err.message}`]
-      for (const s of err.suggestions ?? []) lines.push(`hint: ${s}`)
-      if (!isLmtError(err) && err.oclif?.exit === undefined && process.env.DEBUG)
-        lines.push(String(err.stack))
+      const suggestions = own(err, 'suggestions')
+      if (Array.isArray(suggestions)) for (const s of suggestions) lines.push(`hint: ${String(s)}`)
+      if (!isLmtError(err) && oclifExit(err) === undefined && process.env.DEBUG) lines.push(String(err.stack))
       process.stderr.write(lines.join('\n') + '\n')
     }
     // already reported: exit quietly with the error's code

@@ -1,8 +1,9 @@
 import {accessSync, constants, mkdirSync, realpathSync, statSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
-import {Flags} from '@oclif/core'
+import {type Config, Flags} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
+import {startInterruptWatchdog} from '../cli/interrupt-watchdog.js'
 import {createProgressBar} from '../cli/progress.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
@@ -22,9 +23,9 @@ import {pluginConverterSources} from '../plugins/installed-plugins.js'
 import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
 import {storageConfigDict} from '../replay/storage/config.js'
 import {storageLevel} from '../../plugins/levels/storage.js'
-import {randomBytes} from 'node:crypto'
-import {basename as pathBasename, join as pathJoin} from 'node:path'
 import {rmSync} from 'node:fs'
+import {tempPathBeside} from '../convert/stale-temps.js'
+import {exitProcess} from '../plugins/exit-guard.js'
 
 // the storage-manager flags of `lmt replay`, for the header config of --mode lct (same digest as such a replay)
 const {
@@ -189,6 +190,8 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
         throw lmtError('USAGE', `HTTP(S) inputs are not supported; download the file first: ${input}`)
     }
     // 4. discovery and format
+    // plugin code can block the event loop, where lmt's Ctrl-C handler never runs: a watchdog process then ends lmt
+    const watchdog = mayRunPluginCode(this.config, flags) ? startInterruptWatchdog() : undefined
     const registry = await discoverConverters({
       dirs: flags['converter-dir'],
       modules: flags['converter-module'],
@@ -200,6 +203,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       throw lmtError('UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format and where it comes from'],
       })
+    if (reg.source === 'built-in') watchdog?.stop() // lmt's own converters always answer Ctrl-C
     // 5. inputs
     for (const input of flags.input) checkInput(input)
     // 6. output
@@ -247,9 +251,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     )
     reporter.beforeWrite = () => bar.clearLine()
     const controller = new AbortController()
-    const jsonlOutput = lctMode
-      ? pathJoin(dirname(resolve(output)), `.${pathBasename(output)}.jsonl-${randomBytes(6).toString('hex')}`)
-      : output
+    const jsonlOutput = lctMode ? tempPathBeside(resolve(output)) : output
     const run = new ConversionRun({
       inputs: flags.input,
       output: jsonlOutput,
@@ -282,7 +284,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       onInputDone: (s) => reporter.info(renderInputLine(s)),
     })
     const stopHandling = handleInterrupts({
-      exit: (code) => process.exit(code),
+      exit: (code) => exitProcess(code), // Node's own exit, even if a plugin replaced process.exit
       json: this.jsonEnabled(),
       cleanup: () => {
         controller.abort()
@@ -292,6 +294,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       },
     })
     try {
+      if (reg.source !== 'built-in') await watchdog?.ready
       // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
       reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
       const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
@@ -316,9 +319,19 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       return summary
     } finally {
       bar.stop()
+      watchdog?.stop()
       stopHandling()
     }
   }
+}
+
+/** Whether a conversion may run third-party code: a converter flag, or an installed plugin. */
+function mayRunPluginCode(
+  config: Config,
+  flags: {'converter-dir'?: string[]; 'converter-module'?: string[]},
+): boolean {
+  if ((flags['converter-dir']?.length ?? 0) > 0 || (flags['converter-module']?.length ?? 0) > 0) return true
+  return config.getPluginsList().some((p) => p.name !== config.name && p.type !== 'core')
 }
 
 function checkInput(input: string): void {

@@ -1,16 +1,18 @@
 import {mkdtempSync, renameSync, rmSync, statSync} from 'node:fs'
-import {randomBytes} from 'node:crypto'
-import {basename, dirname, join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {isLmtError, LmtError, lmtError} from '../errors.js'
 import {JsonSerializeError, serializeJson} from '../jsonl/serialize.js'
 import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
 import {LineReader} from '../jsonl/line-reader.js'
 import {deferredRecordSize, encodeRecordLine} from '../jsonl/record-encoder.js'
+import {checkPluginExit} from '../plugins/exit-guard.js'
+import {runPluginCode} from '../plugins/plugin-code.js'
 import {InputAccounting} from './input-accounting.js'
 import {LineArena, type StoredLine} from './line-arena.js'
 import {GetRecord, WriteRecord} from './records.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
+import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
 import {TraceSorter} from './trace-sorter.js'
 import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
 import type {Converter, ConverterClass, ConverterOptions, Logger, Trace} from './types.js'
@@ -123,17 +125,40 @@ export class ConversionRun {
     this.tempDir = undefined
   }
 
+  /**
+   * Converts, with the converter's code guarded (see runPluginCode): its `process.exit` is a PLUGIN_EXIT error, after
+   * which the temporary files are removed as after any failure.
+   */
   async run(): Promise<ConvertSummary> {
+    const who = `converter ${this.req.converterClass.name} (${this.req.converterSource})`
+    return runPluginCode(
+      who,
+      () => this.convertAll(),
+      (m) => this.req.logger.warn(m),
+    )
+  }
+
+  private async convertAll(): Promise<ConvertSummary> {
     const started = Date.now()
     const {req} = this
     const outDir = dirname(req.output)
     for (const input of req.inputs) this.bytesTotal += statSync(input).size
-    this.tempDir = mkdtempSync(join(outDir, '.lmt-convert-'))
+    const stale = removeStaleTemps(outDir)
+    if (stale > 0)
+      req.logger.info(
+        `removed ${stale} temporary file(s) in ${outDir} left by a conversion that did not finish`,
+      )
+    this.tempDir = mkdtempSync(tempDirPrefix(outDir))
     const className = req.converterClass.name
     let converter: Converter | undefined
+    // no prototype: an option lmt did not set reads undefined, whatever a plugin did to Object.prototype
+    const options = Object.assign(Object.create(null) as object, req.options, {
+      logger: req.logger,
+      spillDir: this.tempDir,
+    }) as ConverterOptions
     try {
       try {
-        converter = new req.converterClass({...req.options, logger: req.logger, spillDir: this.tempDir})
+        converter = new req.converterClass(options)
         await converter.init?.()
       } catch (err) {
         if (isLmtError(err)) throw err
@@ -201,6 +226,7 @@ export class ConversionRun {
             {cause: err},
           )
         }
+        checkPluginExit() // a converter that caught its own exit does not get its output written
         runsPerInput.push(await sorter.finish())
         this.bytesDone += statSync(path).size
         this.progress(0)
@@ -259,10 +285,7 @@ export class ConversionRun {
   }
 
   private newOutputTemp(): string {
-    const path = join(
-      dirname(this.req.output),
-      `.${basename(this.req.output)}.lmt-tmp-${randomBytes(6).toString('hex')}`,
-    )
+    const path = tempPathBeside(this.req.output)
     this.tempFiles.add(path)
     return path
   }

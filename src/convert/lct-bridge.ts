@@ -1,8 +1,6 @@
 // Get+Write JSONL → LMCache storage `.lct` (the calls an inference engine makes), and the key mapping both ways.
 import {createHash} from 'node:crypto'
 import {renameSync, rmSync} from 'node:fs'
-import {basename, dirname, join} from 'node:path'
-import {randomBytes} from 'node:crypto'
 import {lmtError} from '../errors.js'
 import {LineReader} from '../jsonl/line-reader.js'
 import {parseJson} from '../jsonl/parse.js'
@@ -10,6 +8,7 @@ import {TraceRecorder} from '../lct/recorder.js'
 import {dtypeItemSize} from '../lct/dtypes.js'
 import {MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
 import type {PyJsonValue} from '../util/pyfmt.js'
+import {tempPathBeside} from './stale-temps.js'
 
 const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
 
@@ -102,7 +101,7 @@ export async function jsonlToLct(
   output: string,
   o: LctBridgeOptions,
 ): Promise<LctBridgeSummary> {
-  const tmp = join(dirname(output), `.${basename(output)}.lmt-tmp-${randomBytes(6).toString('hex')}`)
+  const tmp = tempPathBeside(output)
   let first: bigint | undefined
   let now = 0
   let wall = o.tWallStart ?? 0

@@ -55,7 +55,8 @@ export function loadConverterConfig(
   inline: string | undefined,
 ): Record<string, unknown> | undefined {
   if (file === undefined && inline === undefined) return undefined
-  const config: Record<string, unknown> = {}
+  // no prototype: a "__proto__" key stays a key, and a key the config lacks reads undefined whatever a plugin did
+  const config: Record<string, unknown> = Object.create(null) as Record<string, unknown>
   if (file !== undefined) {
     let text: string
     try {

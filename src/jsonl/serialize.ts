@@ -111,7 +111,7 @@ function serializeInto(value: unknown, path: string, seen: Set<object>): string 
     }
     if (isPlainObject(value) || value instanceof GetRecord || value instanceof WriteRecord) {
       const parts: string[] = []
-      for (const k in value) {
+      for (const k of Object.keys(value)) {
         const v = (value as Record<string, unknown>)[k]
         if (v === undefined) continue
         parts.push(serializeString(k) + ': ' + serializeInto(v, `${path}.${k}`, seen))

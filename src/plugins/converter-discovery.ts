@@ -6,11 +6,15 @@ import type {ConverterClass} from '../convert/types.js'
 import {ConverterRegistry} from './converter-registry.js'
 import {formatNameOf} from './format-name.js'
 import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
+import {pluginLoadTimeoutMs, runPluginCode} from './plugin-code.js'
+import {filesInside} from './plugin-paths.js'
 
 /** Converters contributed by an installed lmt plugin (see the plugin guide). */
 export interface PluginConverterSource {
   /** npm package name of the plugin */
   name: string
+  /** the plugin's package folder: files of its directories that lead outside it are not loaded */
+  root?: string
   /** directories to scan like `--converter-dir` */
   dirs: string[]
   /** classes returned by the plugin's `lmt:converters` hook */
@@ -78,17 +82,31 @@ function registerModule(
 
 async function loadModule(path: string, source: string, registry: ConverterRegistry): Promise<void> {
   let ns: Record<string, unknown>
+  const from = source.startsWith('plugin:') ? ` (${source})` : ''
   try {
-    ns = await importFile(path)
+    // lmt's own modules load as they are; anything else is third-party code, bounded and guarded
+    ns =
+      source === 'built-in'
+        ? await importFile(path)
+        : await runPluginCode(
+            `converter module ${path}${from}`,
+            () => importFile(path),
+            (m) => registry.warn(m),
+            pluginLoadTimeoutMs(),
+          )
   } catch (err) {
-    const from = source.startsWith('plugin:') ? ` (${source})` : ''
     registry.warn(`cannot load converter module ${path}${from}: ${(err as Error)?.message ?? String(err)}`)
     return
   }
   registerModule(ns, path, source, registry)
 }
 
-async function scanDir(dir: string, source: string, registry: ConverterRegistry): Promise<void> {
+async function scanDir(
+  dir: string,
+  source: string,
+  registry: ConverterRegistry,
+  plugin?: {name: string; root: string},
+): Promise<void> {
   const scanned = source === 'built-in' ? await listBuiltinModules(dir) : await scanModuleDir(dir)
   if (scanned.missing) {
     registry.warn(`converter directory not found: ${dir}`)
@@ -96,7 +114,9 @@ async function scanDir(dir: string, source: string, registry: ConverterRegistry)
   }
   if (scanned.skippedTs > 0)
     registry.warn(`${scanned.skippedTs} TypeScript file(s) in ${dir} skipped; install tsx to load them`)
-  for (const file of scanned.files) await loadModule(file, source, registry)
+  const warn = (m: string): void => registry.warn(m)
+  const files = plugin ? filesInside(plugin, scanned.files, warn) : scanned.files
+  for (const file of files) await loadModule(file, source, registry)
 }
 
 /** Resolves a `--converter-module` value: an existing file, else a package specifier resolved from the cwd. */
@@ -132,7 +152,8 @@ export async function discoverConverters(options: DiscoveryOptions = {}): Promis
     await loadModule(path, `module:${spec}`, registry)
   }
   for (const plugin of options.plugins ?? []) {
-    for (const dir of plugin.dirs) await scanDir(dir, `plugin:${plugin.name}`, registry)
+    const confined = plugin.root === undefined ? undefined : {name: plugin.name, root: plugin.root}
+    for (const dir of plugin.dirs) await scanDir(dir, `plugin:${plugin.name}`, registry, confined)
     for (const cls of plugin.classes) {
       if (examineExport(cls, plugin.name, registry)) registry.register(cls, `plugin:${plugin.name}`)
       else

@@ -1,7 +1,8 @@
-import {join} from 'node:path'
 import type {Config} from '@oclif/core'
 import type {PluginConverterSource} from './converter-discovery.js'
+import {runLmtHook} from './plugin-hooks.js'
 import {lmtManifest} from './plugin-manifest.js'
+import {manifestPath} from './plugin-paths.js'
 
 /**
  * Converter contributions of installed lmt plugins (oclif plugins other than lmt itself), in `config.plugins` order:
@@ -12,17 +13,18 @@ export async function pluginConverterSources(
   warn: (message: string) => void,
 ): Promise<PluginConverterSource[]> {
   const sources = new Map<string, PluginConverterSource>()
-  const entry = (name: string): PluginConverterSource => {
+  const entry = (name: string, root?: string): PluginConverterSource => {
     let s = sources.get(name)
-    if (!s) sources.set(name, (s = {name, dirs: [], classes: []}))
+    if (!s) sources.set(name, (s = {name, root, dirs: [], classes: []}))
     return s
   }
   for (const plugin of config.getPluginsList()) {
     if (plugin.name === config.name || plugin.type === 'core') continue
     const {converters} = await lmtManifest(plugin, warn)
-    if (converters !== undefined) entry(plugin.name).dirs.push(join(plugin.root, converters))
+    const dir = converters === undefined ? undefined : manifestPath(plugin, 'converters', converters, warn)
+    if (dir !== undefined) entry(plugin.name, plugin.root).dirs.push(dir)
   }
-  const hook = await config.runHook('lmt:converters' as never, {} as never)
+  const hook = await runLmtHook(config, 'lmt:converters', warn)
   for (const failure of hook.failures)
     warn(`plugin ${failure.plugin.name}: lmt:converters hook failed: ${failure.error.message}`)
   for (const success of hook.successes) {

@@ -1,9 +1,12 @@
-import {dirname, join, resolve} from 'node:path'
+import {dirname, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {Config} from '@oclif/core'
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
 import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
+import {runLmtHook} from './plugin-hooks.js'
+import {pluginLoadTimeoutMs, runPluginCode} from './plugin-code.js'
 import {lmtManifest} from './plugin-manifest.js'
+import {filesInside, manifestPath} from './plugin-paths.js'
 
 export interface LevelRegistration {
   level: ReplayLevel
@@ -69,7 +72,15 @@ export class LevelRegistry {
 async function addModule(path: string, source: string, reg: LevelRegistry): Promise<void> {
   let ns: Record<string, unknown>
   try {
-    ns = await importFile(path)
+    ns =
+      source === 'built-in'
+        ? await importFile(path)
+        : await runPluginCode(
+            `replay level module ${path} (${source})`,
+            () => importFile(path),
+            reg.warn,
+            pluginLoadTimeoutMs(),
+          )
   } catch (err) {
     reg.warn(`cannot load replay level module ${path} (${source}): ${(err as Error)?.message ?? String(err)}`)
     return
@@ -103,14 +114,15 @@ export async function discoverLevels(
       if (plugin.name === config.name || plugin.type === 'core') continue
       const rel = (await lmtManifest(plugin, warn)).levels
       if (rel === undefined) continue
-      const path = join(plugin.root, rel)
+      const path = manifestPath(plugin, 'levels', rel, warn)
+      if (path === undefined) continue
       const st = await scanModuleDir(path, true)
-      if (!st.missing) for (const f of st.files) await addModule(f, `plugin:${plugin.name}`, reg)
-      else await addModule(path, `plugin:${plugin.name}`, reg)
+      const files = st.missing ? [path] : filesInside(plugin, st.files, warn)
+      for (const f of files) await addModule(f, `plugin:${plugin.name}`, reg)
     }
     // `lmt:levels` is the documented hook; `lmt:replay-levels` is accepted as an alias
     for (const hookName of ['lmt:levels', 'lmt:replay-levels']) {
-      const hook = await config.runHook(hookName as never, {} as never)
+      const hook = await runLmtHook(config, hookName, warn)
       for (const f of hook.failures)
         warn(`plugin ${f.plugin.name}: ${hookName} hook failed: ${f.error.message}`)
       for (const s of hook.successes) {
