@@ -237,7 +237,7 @@ describe('lmt replay', () => {
     const bytes = readFileSync(p)
     const offsets: number[] = []
     for (let o = 4 + bytes.readUInt32BE(0); o < bytes.length; o += 4 + bytes.readUInt32BE(o)) offsets.push(o)
-    const r = await lmt(['replay', p, ...FLAGS, '--no-csv', '--json'])
+    const r = await lmt(['replay', p, ...FLAGS, '--no-csv', '--json', '--output-dir', tmp.dir])
     expect(r.exitCode).toBe(0)
     expect(JSON.parse(r.stdout).model.skipped).toEqual({decode_error: 2, unknown_tag: 1, no_handler: {}})
     const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
