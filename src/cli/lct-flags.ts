@@ -1,9 +1,23 @@
 import {Flags} from '@oclif/core'
-import {DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../lct/constants.js'
+import {lmtError} from '../errors.js'
+import {DEFAULT_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../lct/constants.js'
 
 /** `--max-frame-bytes`, shared by every command that reads an .lct trace (lct.md §4: the frame-length limit). */
 export const maxFrameBytesFlag = Flags.integer({
-  summary: 'Largest frame body read (bytes); larger record frames are skipped with a warning.',
+  summary: `Largest frame body read (bytes, ${MIN_MAX_FRAME_BYTES} to ${MAX_MAX_FRAME_BYTES}); larger record frames are skipped with a warning.`,
   default: DEFAULT_MAX_FRAME_BYTES,
   min: MIN_MAX_FRAME_BYTES,
 })
+
+/**
+ * The `--max-frame-bytes` value, checked against the upper bound too: a frame that large would be buffered whole,
+ * and past the bound the reader cannot allocate it (Node's range error instead of a coded one).
+ */
+export function checkMaxFrameBytes(value: number, kind: 'USAGE' | 'REPLAY_USAGE' = 'USAGE'): number {
+  if (Number.isInteger(value) && value >= MIN_MAX_FRAME_BYTES && value <= MAX_MAX_FRAME_BYTES) return value
+  throw lmtError(
+    kind,
+    `--max-frame-bytes must be an integer from ${MIN_MAX_FRAME_BYTES} to ${MAX_MAX_FRAME_BYTES} (1 GiB); got ${value}`,
+    {suggestions: [`the default, ${DEFAULT_MAX_FRAME_BYTES} (64 MiB), reads every trace LMCache writes`]},
+  )
+}

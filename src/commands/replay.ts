@@ -1,17 +1,22 @@
-import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
-import {dirname, join} from 'node:path'
+import {mkdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {Args, Flags} from '@oclif/core'
-import {maxFrameBytesFlag} from '../cli/lct-flags.js'
+import {checkMaxFrameBytes, maxFrameBytesFlag} from '../cli/lct-flags.js'
 import {ChunkedText} from '../cli/chunked-text.js'
+import {handleInterrupts} from '../cli/interrupts.js'
+import {lctErrorJson} from '../cli/lct-errors.js'
 import {LmtCommand} from '../cli/lmt-command.js'
+import {RecordLog} from '../cli/record-log.js'
 import {LctError, LmtError, lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 import {countTrace, openTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
-import {replayTrace} from '../replay/driver.js'
+import {replayTrace, type ReplayResult} from '../replay/driver.js'
+import type {ReplayLevel} from '../replay/level.js'
 import {writeFileAtomic} from '../util/atomic-write.js'
 import {
   banner,
+  configMismatch,
   jsonlLine,
   modelJson,
   opsCsv,
@@ -34,15 +39,20 @@ const baseFlags = {
   progress: Flags.boolean({summary: 'One stderr line per record (default on with realtime).', allowNo: true}),
   'jsonl-out': Flags.string({summary: 'Write one JSON line per record to this file.'}),
   'output-dir': Flags.string({
-    summary: 'Directory of trace_replay_ops.csv and trace_replay_summary.json.',
+    summary: 'Directory of trace_replay_ops.csv and trace_replay_summary.json (default: the current one).',
     default: '.',
   }),
   'no-csv': Flags.boolean({summary: 'Do not write trace_replay_ops.csv.', default: false}),
   json: Flags.boolean({
-    summary: 'Also write trace_replay_summary.json (a file, not stdout).',
+    summary:
+      'Print the summary document on stdout (also written to trace_replay_summary.json); errors as JSON.',
     default: false,
   }),
-  quiet: Flags.boolean({char: 'q', summary: 'No banner, no terminal table.', default: false}),
+  quiet: Flags.boolean({
+    char: 'q',
+    summary: 'No banner, no terminal table, no list of the files written.',
+    default: false,
+  }),
   record: Flags.string({summary: 'Re-record the replayed calls into this .lct file.'}),
   'allow-schema-1': Flags.boolean({
     summary: 'Replay schema-1 traces (cache salts were not recorded).',
@@ -66,7 +76,8 @@ export default class Replay extends LmtCommand {
 "storage", a bookkeeping-faithful model of LMCache's StorageManager (L1 with TTL locks, LRU eviction, mock L2, store
 and prefetch controllers). --pace virtual (default) runs a deterministic discrete-event clock, so an hour of trace
 replays in seconds and identically on every machine. Exit 1 if any record failed; skipped records (no handler,
-undecodable args) are counted, not failed.`
+undecodable args) are counted, not failed. The table goes to stdout (with --json: the summary document instead);
+warnings and the list of the files written go to stderr.`
 
   static override examples = [
     {
@@ -101,27 +112,15 @@ undecodable args) are counted, not failed.`
     ...(storageLevel.flags as typeof storageLevel.flags & Record<string, never>),
   }
 
-  async run(): Promise<void> {
-    const warnings = new Map<string, number>()
-    // per-record lines, chunked unless a terminal shows them; warnings keep their place among the progress lines
-    const progressText = new ChunkedText((c) => process.stderr.write(c), process.stderr.isTTY)
-    let replaying = false
-    // stdout closed early (`lmt replay … --verbose | head`): the per-record lines stop, the replay and its files go on
-    let stdoutClosed = false
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') stdoutClosed = true
-      else throw err
-    })
-    const verboseText = new ChunkedText((c) => {
-      if (!stdoutClosed) process.stdout.write(c)
-    }, process.stdout.isTTY)
-    const warn = (code: string, key: string, message: string): void => {
-      const k = `${code}\u0000${key}`
-      const n = (warnings.get(k) ?? 0) + 1
-      warnings.set(k, n)
-      if (n === 1) progressText.add(`warning: ${message}\n`)
-      if (!replaying) progressText.flush() // outside the replay a warning shows at once
-    }
+  static override enableJsonFlag = true
+
+  /** the error document of every lmt command; a trace error also gives its byte offset */
+  protected override toErrorJson(err: unknown) {
+    return lctErrorJson(err, super.toErrorJson(err))
+  }
+
+  async run(): Promise<unknown> {
+    const warnings = new Warnings()
     // 1. base flags; every known level's flags are accepted here, the header decides which apply (step 7)
     const levels = await discoverLevels(this.config, (m) => process.stderr.write(`warning: ${m}\n`))
     const allLevelFlags: Record<string, unknown> = {}
@@ -132,192 +131,310 @@ undecodable args) are counted, not failed.`
       args: Replay.args,
       strict: true,
     })
-    if (first.flags['list-levels']) {
-      for (const name of levels.names()) {
-        const r = levels.levels.get(name)
-        if (!r) continue
-        this.log(`${name}  ${r.source}  ${r.level.description}`)
-        for (const [flag, def] of Object.entries(r.level.flags))
-          this.log(`    --${flag}  ${(def as {summary?: string}).summary ?? ''}`)
-      }
-      return
-    }
+    if (first.flags['list-levels']) return this.listLevels(levels)
     const file = first.args.file
     if (!file)
       throw lmtError('REPLAY_USAGE', 'missing trace file', {
         suggestions: ['lmt replay trace.lct --l1-size-gb 8 --eviction-policy LRU'],
       })
+    const maxFrameBytes = checkMaxFrameBytes(first.flags['max-frame-bytes'], 'REPLAY_USAGE')
     const pace = first.flags.pace as 'virtual' | 'realtime'
-    let speed = 1
-    if (first.flags.speed !== undefined) {
-      if (pace === 'virtual') throw lmtError('REPLAY_USAGE', '--speed applies to --pace realtime only')
-      speed = Number(first.flags.speed)
-      if (!(speed > 0)) throw lmtError('REPLAY_USAGE', '--speed must be a number > 0')
-    }
-    // 4. header
-    let header: LctHeader
-    try {
-      const reader = await openTrace(file, {maxFrameBytes: first.flags['max-frame-bytes'], name: file})
-      header = reader.header
-      await reader.close()
-    } catch (err) {
-      if (
-        err instanceof LctError &&
-        ['LCT_G0_HEADER', 'LCT_UNSUPPORTED_FORMAT', 'LCT_UNSUPPORTED_SCHEMA'].includes(err.kind)
-      )
-        throw new LmtError(err.kind, err.message, {exitCode: 2})
-      throw err
-    }
-    // 5. level
-    const levelName = first.flags.level ?? header.level
-    if (first.flags.level !== undefined && first.flags.level !== header.level)
-      throw lmtError(
-        'REPLAY_LEVEL_MISMATCH',
-        `trace level is '${header.level}' but --level ${first.flags.level} was given`,
-      )
-    const reg = levels.levels.get(levelName)
-    if (!reg)
-      throw lmtError(
-        'REPLAY_UNKNOWN_LEVEL',
-        `unknown replay level '${levelName}'; known levels: ${levels.names().join(', ')}`,
-        {suggestions: ['install the lmt plugin that provides this level (lmt plugins install …)']},
-      )
-    const level = reg.level
-    // 6. schema
-    if (!level.replayableSchemaVersions.includes(header.traceSchemaVersion)) {
-      if (header.traceSchemaVersion === 1 && first.flags['allow-schema-1'])
-        warn(
-          'schema1',
-          '',
-          'replaying a schema-1 trace: cache salts were not recorded; keys that differed only by salt are merged',
-        )
-      else if (header.traceSchemaVersion === 1)
-        throw lmtError('REPLAY_SCHEMA_NOT_REPLAYABLE', SCHEMA_1_MESSAGE)
-      else
-        throw lmtError(
-          'REPLAY_SCHEMA_NOT_REPLAYABLE',
-          `trace_schema_version ${header.traceSchemaVersion} is not replayable by level ${level.name} (replayable: ${level.replayableSchemaVersions.join(', ')})`,
-        )
-    }
+    const speed = speedOf(pace, first.flags.speed)
+    // 4.–6. header, level, schema
+    const header = await readHeader(file, maxFrameBytes)
+    const level = levelOf(levels, first.flags.level, header)
+    checkSchema(level, header, first.flags['allow-schema-1'], warnings)
     // 7. strict parse with the level's flags
     const second = await this.parse({
       flags: {...baseFlags, ...(level.flags as typeof baseFlags)},
       args: Replay.args,
       strict: true,
     })
-    // 8. level configuration
-    let config: unknown
-    try {
-      config = level.parseConfig(second.flags as Record<string, unknown>, header, (m) =>
-        process.stderr.write(`warning: ${m}\n`),
-      )
-    } catch (err) {
-      if (err instanceof LmtError) throw err
-      throw lmtError('REPLAY_CONFIG', (err as Error).message)
-    }
-    // 9. outputs before the work
     const flags = second.flags as typeof first.flags
-    const outDir = flags['output-dir']
-    let jsonlFd: number | undefined
-    let jsonlText: ChunkedText | undefined
-    try {
-      mkdirSync(outDir, {recursive: true})
-      if (flags['jsonl-out']) {
-        mkdirSync(dirname(flags['jsonl-out']), {recursive: true})
-        const fd = openSync(flags['jsonl-out'], 'w')
-        jsonlFd = fd
-        jsonlText = new ChunkedText((c) => writeSync(fd, c))
-      }
-    } catch (err) {
-      throw lmtError('REPLAY_OUTPUT', `cannot prepare outputs: ${(err as Error).message}`)
-    }
-    const progress = flags.progress ?? pace === 'realtime'
-    const total =
-      progress || flags.verbose
-        ? (await countTrace(file, {maxFrameBytes: flags['max-frame-bytes']})).totalRecords
-        : 0
-    const runDigest = level.configDigest?.(config).digest ?? ''
-    const controller = new AbortController()
-    const flushAll = (): void => {
-      progressText.flush()
-      verboseText.flush()
-      jsonlText?.flush()
-    }
-    let interrupted = false
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (interrupted) return
-      interrupted = true
-      controller.abort()
-      flushAll()
-      if (jsonlFd !== undefined) closeSync(jsonlFd)
-      process.exit(signal === 'SIGINT' ? 130 : 143)
-    }
-    // `on`, not `once`: a second Ctrl-C during the clean-up must not fall back to the default (kill) action
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
-    // the banner comes once an interruption is handled
-    if (!flags.quiet)
-      process.stderr.write(
-        banner(
-          runDigest,
-          header.smConfigDigest,
-          pace,
-          speed,
-          Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
-        ) + '\n',
-      )
-    let result
-    replaying = true
-    try {
-      result = await replayTrace({
-        file,
-        level,
-        config,
-        header,
-        pace,
-        speed,
-        maxFrameBytes: flags['max-frame-bytes'],
-        exactLatency: flags['exact-latency'],
-        recordPath: flags.record,
-        warn,
-        signal: controller.signal,
-        // only when something shows per-record outcomes: the driver then builds none
-        onRecord:
-          progress || flags.verbose || jsonlFd !== undefined
-            ? (o) => {
-                if (progress) progressText.add(progressLine(o, total) + '\n')
-                if (flags.verbose && !stdoutClosed) verboseText.add(verboseLine(o, total) + '\n')
-                jsonlText?.add(jsonlLine(o))
-              }
-            : undefined,
-      })
-    } finally {
-      process.removeListener('SIGINT', onSignal)
-      process.removeListener('SIGTERM', onSignal)
-      replaying = false
-      flushAll()
-      if (jsonlFd !== undefined) closeSync(jsonlFd)
-    }
-    for (const [k, n] of warnings)
-      if (n > 1)
-        process.stderr.write(
-          `warning: ${n - 1} more of: ${k.split('\u0000')[0]} (${k.split('\u0000')[1].slice(0, 80)})\n`,
-        )
+    // 8. level configuration
+    const config = levelConfig(level, second.flags as Record<string, unknown>, header)
+    const result = await this.replay({
+      file,
+      level,
+      config,
+      header,
+      pace,
+      speed,
+      maxFrameBytes,
+      flags,
+      warnings,
+    })
     // the summary files appear whole or not at all (the per-record JSONL is a log, kept as far as it got)
+    const outDir = flags['output-dir']
+    const summary = flags.json
+      ? summaryJson(result, modelJson(result, pace, speed, result.stats.histogramMode))
+      : undefined
+    const written: string[] = []
     try {
-      if (!flags['no-csv']) writeFileAtomic(join(outDir, 'trace_replay_ops.csv'), opsCsv(result))
-      if (flags.json)
-        writeFileAtomic(
-          join(outDir, 'trace_replay_summary.json'),
-          summaryJson(result, modelJson(result, pace, speed, result.stats.histogramMode)),
-        )
+      if (!flags['no-csv']) written.push(writeOutput(join(outDir, 'trace_replay_ops.csv'), opsCsv(result)))
+      if (summary !== undefined) written.push(writeOutput(join(outDir, 'trace_replay_summary.json'), summary))
     } catch (err) {
       throw lmtError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}: ${(err as Error).message}`, {
         suggestions: [OUTPUT_WRITE_HINT],
       })
     }
+    if (flags.record) written.push(`${flags.record} (--record)`)
+    if (flags['jsonl-out']) written.push(`${flags['jsonl-out']} (--jsonl-out)`)
+    if (!flags.quiet) for (const w of written) process.stderr.write(`wrote ${w}\n`)
     if (!flags.quiet) for (const line of resultTable(result, pace)) this.log(line)
     if (result.recordsFailed > 0)
       throw lmtError('REPLAY_RECORDS_FAILED', `${result.recordsFailed} record(s) failed`)
+    return summary === undefined ? undefined : JSON.parse(summary)
+  }
+
+  /** Steps 9 and on: outputs opened, Ctrl-C handled, the banner, the replay, the warnings' totals. */
+  private async replay(o: {
+    file: string
+    level: ReplayLevel
+    config: unknown
+    header: LctHeader
+    pace: 'virtual' | 'realtime'
+    speed: number
+    maxFrameBytes: number
+    flags: ReplayFlags
+    warnings: Warnings
+  }): Promise<ReplayResult> {
+    const {flags, warnings} = o
+    const controller = new AbortController()
+    const out = new RecordOutputs(flags, controller)
+    warnings.progress = out.progressText
+    let result: ReplayResult
+    const stopHandling = handleInterrupts({
+      json: this.jsonEnabled(),
+      exit: (code) => process.exit(code),
+      // the abort removes the --record temporary file at once; the JSONL log is kept as far as it got
+      cleanup: () => {
+        controller.abort(lmtError('INTERRUPTED', 'a signal'))
+        out.close()
+      },
+    })
+    try {
+      const progress = flags.progress ?? o.pace === 'realtime'
+      const total =
+        progress || flags.verbose
+          ? (await countTrace(o.file, {maxFrameBytes: o.maxFrameBytes})).totalRecords
+          : 0
+      const runDigest = o.level.configDigest?.(o.config).digest ?? ''
+      if (!flags.quiet && configMismatch(runDigest, o.header.smConfigDigest))
+        process.stderr.write(
+          banner(
+            o.level.name,
+            runDigest,
+            o.header.smConfigDigest,
+            o.pace,
+            o.speed,
+            Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
+          ) + '\n',
+        )
+      warnings.replaying = true
+      result = await replayTrace({
+        file: o.file,
+        level: o.level,
+        config: o.config,
+        header: o.header,
+        pace: o.pace,
+        speed: o.speed,
+        maxFrameBytes: o.maxFrameBytes,
+        exactLatency: flags['exact-latency'],
+        recordPath: flags.record,
+        warn: (code, key, message) => warnings.warn(code, key, message),
+        signal: controller.signal,
+        onRecord: out.onRecord(progress, total),
+      })
+    } finally {
+      stopHandling()
+      warnings.replaying = false
+      out.close()
+      warnings.totals()
+    }
+    // the last lines are written by close(): a failure there is an error too
+    if (out.log?.failed) throw out.log.failed
+    return result
+  }
+
+  private listLevels(levels: Awaited<ReturnType<typeof discoverLevels>>) {
+    const listing = []
+    for (const name of levels.names()) {
+      const r = levels.levels.get(name)
+      if (!r) continue
+      this.log(`${name}  ${r.source}  ${r.level.description}`)
+      for (const [flag, def] of Object.entries(r.level.flags))
+        this.log(`    --${flag}  ${(def as {summary?: string}).summary ?? ''}`)
+      listing.push({
+        name,
+        source: r.source,
+        description: r.level.description,
+        flags: Object.keys(r.level.flags).map((f) => `--${f}`),
+      })
+    }
+    return {levels: listing}
+  }
+}
+
+type ReplayFlags = {[K in keyof typeof baseFlags]: unknown} & {
+  verbose: boolean
+  progress?: boolean
+  'jsonl-out'?: string
+  'output-dir': string
+  'no-csv': boolean
+  json: boolean
+  quiet: boolean
+  record?: string
+  'exact-latency': boolean
+}
+
+/** Writes `path` atomically and returns it (for the list of the files written). */
+function writeOutput(path: string, data: string): string {
+  writeFileAtomic(path, data)
+  return path
+}
+
+/** Warnings printed once per code and key, then counted (the totals come after the replay). */
+class Warnings {
+  private readonly counts = new Map<string, number>()
+  /** per-record progress lines: a warning keeps its place among them */
+  progress: ChunkedText | undefined
+  replaying = false
+
+  warn(code: string, key: string, message: string): void {
+    const k = `${code}\u0000${key}`
+    const n = (this.counts.get(k) ?? 0) + 1
+    this.counts.set(k, n)
+    if (n > 1) return
+    if (this.progress) {
+      this.progress.add(`warning: ${message}\n`)
+      if (!this.replaying) this.progress.flush() // outside the replay a warning shows at once
+    } else process.stderr.write(`warning: ${message}\n`)
+  }
+
+  totals(): void {
+    for (const [k, n] of this.counts)
+      if (n > 1)
+        process.stderr.write(
+          `warning: ${n - 1} more of: ${k.split('\u0000')[0]} (${k.split('\u0000')[1].slice(0, 80)})\n`,
+        )
+    this.counts.clear()
+  }
+}
+
+/** The per-record outputs (progress on stderr, verbose on stdout, the --jsonl-out log), opened before the replay. */
+class RecordOutputs {
+  // chunked unless a terminal shows them
+  readonly progressText = new ChunkedText((c) => process.stderr.write(c), process.stderr.isTTY)
+  readonly verboseText: ChunkedText
+  readonly log: RecordLog | undefined
+  // stdout closed early (`lmt replay … --verbose | head`): the per-record lines stop, the replay and its files go on
+  private stdoutClosed = false
+
+  constructor(
+    private readonly flags: ReplayFlags,
+    controller: AbortController,
+  ) {
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') this.stdoutClosed = true
+      else throw err
+    })
+    this.verboseText = new ChunkedText((c) => {
+      if (!this.stdoutClosed) process.stdout.write(c)
+    }, process.stdout.isTTY)
+    try {
+      mkdirSync(flags['output-dir'], {recursive: true})
+    } catch (err) {
+      throw lmtError('REPLAY_OUTPUT', `cannot prepare outputs: ${(err as Error).message}`)
+    }
+    // a failed write of the log ends the replay with its error
+    const jsonl = flags['jsonl-out']
+    if (jsonl) this.log = new RecordLog(jsonl, (err) => controller.abort(err))
+  }
+
+  /** The driver's per-record callback: only when something shows per-record outcomes (the driver then builds none). */
+  onRecord(progress: boolean, total: number): Parameters<typeof replayTrace>[0]['onRecord'] {
+    const verbose = this.flags.verbose && !this.flags.json
+    if (!progress && !verbose && !this.log) return undefined
+    return (o) => {
+      if (progress) this.progressText.add(progressLine(o, total) + '\n')
+      if (verbose && !this.stdoutClosed) this.verboseText.add(verboseLine(o, total) + '\n')
+      this.log?.add(jsonlLine(o))
+    }
+  }
+
+  /** Writes what is gathered and closes the log (idempotent, synchronous). */
+  close(): void {
+    this.progressText.flush()
+    this.verboseText.flush()
+    this.log?.close()
+  }
+}
+
+function speedOf(pace: 'virtual' | 'realtime', flag: string | undefined): number {
+  if (flag === undefined) return 1
+  if (pace === 'virtual') throw lmtError('REPLAY_USAGE', '--speed applies to --pace realtime only')
+  const speed = Number(flag)
+  if (!(speed > 0)) throw lmtError('REPLAY_USAGE', '--speed must be a number > 0')
+  return speed
+}
+
+/** The trace's header; one that lmt cannot replay is a usage error (exit 2), other trace errors exit 1. */
+async function readHeader(file: string, maxFrameBytes: number): Promise<LctHeader> {
+  try {
+    const reader = await openTrace(file, {maxFrameBytes, name: file})
+    const header = reader.header
+    await reader.close()
+    return header
+  } catch (err) {
+    if (
+      err instanceof LctError &&
+      ['LCT_G0_HEADER', 'LCT_UNSUPPORTED_FORMAT', 'LCT_UNSUPPORTED_SCHEMA'].includes(err.kind)
+    )
+      throw new LmtError(err.kind, err.message, {exitCode: 2})
+    throw err
+  }
+}
+
+function levelOf(
+  levels: Awaited<ReturnType<typeof discoverLevels>>,
+  flag: string | undefined,
+  header: LctHeader,
+): ReplayLevel {
+  const levelName = flag ?? header.level
+  if (flag !== undefined && flag !== header.level)
+    throw lmtError('REPLAY_LEVEL_MISMATCH', `trace level is '${header.level}' but --level ${flag} was given`)
+  const reg = levels.levels.get(levelName)
+  if (!reg)
+    throw lmtError(
+      'REPLAY_UNKNOWN_LEVEL',
+      `unknown replay level '${levelName}'; known levels: ${levels.names().join(', ')}`,
+      {suggestions: ['install the lmt plugin that provides this level (lmt plugins install …)']},
+    )
+  return reg.level
+}
+
+function checkSchema(level: ReplayLevel, header: LctHeader, allowSchema1: boolean, warnings: Warnings): void {
+  if (level.replayableSchemaVersions.includes(header.traceSchemaVersion)) return
+  if (header.traceSchemaVersion === 1 && allowSchema1)
+    warnings.warn(
+      'schema1',
+      '',
+      'replaying a schema-1 trace: cache salts were not recorded; keys that differed only by salt are merged',
+    )
+  else if (header.traceSchemaVersion === 1) throw lmtError('REPLAY_SCHEMA_NOT_REPLAYABLE', SCHEMA_1_MESSAGE)
+  else
+    throw lmtError(
+      'REPLAY_SCHEMA_NOT_REPLAYABLE',
+      `trace_schema_version ${header.traceSchemaVersion} is not replayable by level ${level.name} (replayable: ${level.replayableSchemaVersions.join(', ')})`,
+    )
+}
+
+function levelConfig(level: ReplayLevel, flags: Record<string, unknown>, header: LctHeader): unknown {
+  try {
+    return level.parseConfig(flags, header, (m) => process.stderr.write(`warning: ${m}\n`))
+  } catch (err) {
+    if (err instanceof LmtError) throw err
+    throw lmtError('REPLAY_CONFIG', (err as Error).message)
   }
 }

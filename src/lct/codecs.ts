@@ -26,7 +26,7 @@ export class CodecError extends Error {
 
 export class UnknownTagError extends CodecError {
   constructor(readonly tag: unknown) {
-    super(`trace.codecs: unknown tag '${String(tag)}'`)
+    super(`trace.codecs: unknown tag '${wireText(tag)}'`)
     this.name = 'UnknownTagError'
   }
 }
@@ -75,6 +75,18 @@ function wrap(tag: string, payload: unknown): Record<string, unknown> {
   return w
 }
 
+/**
+ * A wire value as message text. `String()` throws on a null-prototype map (msgpack maps are decoded so), which turned
+ * a bad payload into an uncoded TypeError: maps, lists and bytes are named by their kind instead.
+ */
+export function wireText(v: unknown): string {
+  if (v === null || typeof v !== 'object') return typeof v === 'symbol' ? v.toString() : String(v)
+  if (Array.isArray(v)) return `a list of ${v.length}`
+  if (v instanceof Uint8Array) return `${v.length} bytes`
+  if (v instanceof JsonFloat) return String(v.value)
+  return 'a map'
+}
+
 function isPlainObject(v: object): boolean {
   const p = Object.getPrototypeOf(v)
   return p === Object.prototype || p === null
@@ -88,7 +100,7 @@ function shortRepr(v: unknown): string {
   if (v instanceof Set) return `Set(${v.size})`
   if (v instanceof Date) return `Date(${v.toISOString()})`
   const name = (v as object)?.constructor?.name
-  const s = name ? `${name} {…}` : String(v)
+  const s = name ? `${name} {…}` : wireText(v)
   return s.length > 60 ? s.slice(0, 57) + '...' : s
 }
 
@@ -145,7 +157,7 @@ export function decodeValue(v: RawValue, reuse = false): DecodedValue {
     for (const k of Object.keys(v)) out[k] = decodeValue(v[k], reuse)
     return out
   }
-  if (!(VALUE_KEY in v)) throw new CodecError(`trace.codecs: wrapper '${String(tag)}' has no payload`)
+  if (!(VALUE_KEY in v)) throw new CodecError(`trace.codecs: wrapper '${wireText(tag)}' has no payload`)
   if (tag === 'tuple') {
     const items = v[VALUE_KEY]
     if (!Array.isArray(items)) throw new CodecError('trace.codecs: tuple payload must be an array')
@@ -214,7 +226,7 @@ function strOf(tag: string, v: RawValue, what: string): string {
 
 function dtypeName(v: RawValue): string {
   if (typeof v !== 'string' || dtypeItemSize(v) === undefined)
-    throw new CodecError(`trace.codecs: unknown torch dtype '${String(v)}'`)
+    throw new CodecError(`trace.codecs: unknown torch dtype '${wireText(v)}'`)
   return v
 }
 
@@ -306,13 +318,17 @@ const setCodec: Codec<PySet> = {
 const trimCodec: Codec<TrimPolicy> = {
   tag: 'TrimPolicy',
   encode: (t) => t.name,
-  decode: (p) => TrimPolicy.byName(String(p)) ?? bad('TrimPolicy', `unknown policy '${String(p)}'`),
+  decode: (p) =>
+    (typeof p === 'string' ? TrimPolicy.byName(p) : undefined) ??
+    bad('TrimPolicy', `unknown policy '${wireText(p)}'`),
 }
 
 const modeCodec: Codec<PrefetchMode> = {
   tag: 'PrefetchMode',
   encode: (m) => m.name,
-  decode: (p) => PrefetchMode.byName(String(p)) ?? bad('PrefetchMode', `unknown mode '${String(p)}'`),
+  decode: (p) =>
+    (typeof p === 'string' ? PrefetchMode.byName(p) : undefined) ??
+    bad('PrefetchMode', `unknown mode '${wireText(p)}'`),
 }
 
 const attnCodec: Codec<AttnWindowDesc> = {

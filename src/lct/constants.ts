@@ -6,6 +6,8 @@ export const LCT_READABLE_SCHEMA_VERSIONS: ReadonlySet<number> = new Set([1, 2])
 /** Ours: a frame body larger than this is never buffered (a corrupt prefix can declare 4 GiB). */
 export const DEFAULT_MAX_FRAME_BYTES = 64 * 1024 * 1024
 export const MIN_MAX_FRAME_BYTES = 1024
+/** Ours: the largest frame limit accepted (a frame is buffered whole; one of 1 GiB is already far from any trace). */
+export const MAX_MAX_FRAME_BYTES = 1024 * 1024 * 1024
 export const WRAP_KEY = '__t__'
 export const VALUE_KEY = 'v'
 export const MAX_NESTING = 64

@@ -174,8 +174,11 @@ export class TraceRecorder implements CallSink {
     this.chunkRecords = 0
   }
 
-  /** Idempotent: writes the placeholder header if none was written, fsyncs and closes. */
-  close(): void {
+  /**
+   * Idempotent: writes the placeholder header if none was written, fsyncs and closes. `fsync: false` for a file about
+   * to be removed (an abandoned temporary file need not reach the disk).
+   */
+  close(options: {fsync?: boolean} = {}): void {
     if (this.closed) return
     if (this.capturing) {
       setTracingEnabled(false)
@@ -185,7 +188,7 @@ export class TraceRecorder implements CallSink {
     this.flushChunk()
     const fd = this.fd as number
     try {
-      fsyncSync(fd)
+      if (options.fsync !== false) fsyncSync(fd)
     } catch (err) {
       this.onWarning(`fsync of ${this.path} failed: ${(err as Error).message}`)
     }

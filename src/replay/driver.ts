@@ -1,14 +1,14 @@
 // The replay driver (storage-replay.md §3): records in, handlers called at their trace time, events interleaved.
-import {mkdirSync, statSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
-import {dirname} from 'node:path'
-import {LctError, lmtError} from '../errors.js'
-import {CodecError, decodeArgsInPlace, type DecodedArgs, UnknownTagError} from '../lct/codecs.js'
+import {LctError, LmtError, lmtError} from '../errors.js'
+import {decodeArgsInPlace, type DecodedArgs, UnknownTagError, wireText} from '../lct/codecs.js'
 import {openTrace} from '../lct/reader.js'
 import {openTraceThreaded} from '../lct/threaded-reader.js'
-import {type Clock, TraceRecorder} from '../lct/recorder.js'
-import type {LctHeader, LctWarning} from '../lct/types.js'
+import type {Clock} from '../lct/recorder.js'
+import type {LctHeader, LctRecord, LctWarning} from '../lct/types.js'
 import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './level.js'
+import {RecordFile} from './record-file.js'
 import {EventScheduler} from './scheduler.js'
 import {ReplayStats} from './stats.js'
 
@@ -50,15 +50,34 @@ export interface ReplayRunOptions<C> {
   speed: number
   maxFrameBytes?: number
   exactLatency?: boolean
+  /** re-record the replayed calls into this file (written whole at the end, or not at all) */
   recordPath?: string
+  /** the write call of the `recordPath` file (default fs.writeSync; injectable for tests) */
+  recordWrite?: (fd: number, bytes: Buffer) => void
   warn: (code: string, key: string, message: string) => void
   onRecord?: (o: RecordOutcome) => void
+  /**
+   * Ends the replay: it throws `signal.reason` when that is an LmtError, else INTERRUPTED, within about
+   * {@link YIELD_MS} ms (the loop gives the event loop a turn that often, so that signal handlers run). The
+   * `recordPath` temporary file is removed in the abort event itself, so a process exiting right after leaves none.
+   */
   signal?: AbortSignal
   /** decode the trace on a worker thread: `auto` (default) for traces of 8 MiB or more with two cores or more */
   readerThread?: boolean | 'auto'
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const turn = () => new Promise((r) => setImmediate(r))
+
+/** the longest the replay loop runs without giving the event loop (signal handlers, aborts) a turn */
+export const YIELD_MS = 50
+/** records between two looks at the clock (a look costs ~30 ns; a record, ~1 µs) */
+const YIELD_CHECK_RECORDS = 256
+
+/** The reason a replay aborted by `signal` ends with. */
+function abortError(signal: AbortSignal): LmtError {
+  return signal.reason instanceof LmtError ? signal.reason : lmtError('INTERRUPTED', 'an abort signal')
+}
 
 /** below this size a trace is decoded on the replay's thread: a worker's start-up would cost more than it saves */
 const THREAD_MIN_BYTES = 8 << 20
@@ -74,31 +93,80 @@ function readsOnThread(o: {file: string; readerThread?: boolean | 'auto'}): bool
   }
 }
 
+type Skipped = ReplayResult['skippedByReason']
+
+/** The `--record` file of a run, on the replay's clock (virtual: trace time; realtime: the wall clock). */
+function openRecordFile<C>(o: ReplayRunOptions<C>, scheduler: EventScheduler): RecordFile | undefined {
+  if (!o.recordPath) return undefined
+  const clock: Clock =
+    o.pace === 'virtual'
+      ? {mono: () => scheduler.now(), wall: () => o.header.tWallStart + scheduler.now()}
+      : {
+          mono: () => performance.now() / 1000,
+          wall: () => (performance.timeOrigin + performance.now()) / 1000,
+        }
+  return new RecordFile(o.recordPath, {
+    level: o.level.name,
+    clock,
+    warn: (m) => o.warn('record', m, m),
+    write: o.recordWrite,
+  })
+}
+
+/** The decoded arguments of record `n`, or undefined when they do not decode: then it is skipped, counted, warned. */
+function decodeOrSkip(
+  r: LctRecord,
+  n: number,
+  skipped: Skipped,
+  warn: ReplayRunOptions<unknown>['warn'],
+): DecodedArgs | undefined {
+  try {
+    return r.argsDecoded ? (r.args as DecodedArgs) : decodeArgsInPlace(r.args) // the record is ours alone
+  } catch (err) {
+    // whatever decoding throws (a plugin's codec too) skips the record; it never ends the replay
+    const reason = err instanceof UnknownTagError ? 'unknown_tag' : 'decode_error'
+    skipped[reason]++
+    const why = err instanceof Error ? err.message : wireText(err)
+    warn(
+      reason,
+      r.qualname,
+      `cannot decode args of record ${n} at offset ${r.offset} (${r.qualname}): ${why}; skipping`,
+    )
+    return undefined
+  }
+}
+
 /** Replays every record of `file` against a fresh target of the level. */
 export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResult> {
+  if (o.signal?.aborted) throw abortError(o.signal)
   const scheduler = new EventScheduler()
+  const record = openRecordFile(o, scheduler)
+  // synchronous, in the abort event: a caller exiting right after the abort leaves no temporary file
+  const onAbort = () => record?.discard()
+  o.signal?.addEventListener('abort', onAbort, {once: true})
+  try {
+    const result = await replayRecords(o, scheduler, record)
+    record?.commit()
+    return result
+  } catch (err) {
+    record?.discard()
+    throw err
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort)
+  }
+}
+
+async function replayRecords<C>(
+  o: ReplayRunOptions<C>,
+  scheduler: EventScheduler,
+  record: RecordFile | undefined,
+): Promise<ReplayResult> {
   const stats = new ReplayStats(o.exactLatency)
-  const skipped = {decode_error: 0, unknown_tag: 0, no_handler: {} as Record<string, number>}
+  const skipped: Skipped = {decode_error: 0, unknown_tag: 0, no_handler: {}}
   let replayed = 0
   let failed = 0
   let nonfinite = 0
-  let recorder: TraceRecorder | undefined
-  if (o.recordPath) {
-    mkdirSync(dirname(o.recordPath), {recursive: true})
-    const clock: Clock =
-      o.pace === 'virtual'
-        ? {mono: () => scheduler.now(), wall: () => o.header.tWallStart + scheduler.now()}
-        : {
-            mono: () => performance.now() / 1000,
-            wall: () => (performance.timeOrigin + performance.now()) / 1000,
-          }
-    recorder = new TraceRecorder({
-      path: o.recordPath,
-      level: o.level.name,
-      clock,
-      onWarning: (m) => o.warn('record', m, m),
-    })
-  }
+  const recorder = record?.recorder
   const env: ReplayEnv = {header: o.header, pace: o.pace, speed: o.speed, scheduler, warn: o.warn, recorder}
   const target = o.level.createTarget(o.config, env)
   if (recorder) o.level.attachRecorder?.(target, o.config, recorder)
@@ -117,6 +185,8 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
     // while running, now = max(T, elapsed wall × speed): a lagging replay sees later times
     scheduler.setNow(Math.max(t, wallTrace()))
   }
+  const skip = (n: number, qualname: string) =>
+    o.onRecord?.({index: n, qualname, status: 'SKIP', latencyMs: 0, traceTime: scheduler.now()})
 
   // skipped frames and a truncated tail (lct §4.5): printed once per kind with its offset, then counted
   const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
@@ -130,6 +200,7 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
       })
   let started = 0
   let n = 0
+  let lastTurn = performance.now()
   try {
     for await (const batch of reader.batches()) {
       for (const r of batch) {
@@ -138,7 +209,13 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
           origin = performance.now() / 1000
         }
         n++
-        if (o.signal?.aborted) throw lmtError('INTERRUPTED', 'replay')
+        // batches can arrive without a turn of the event loop: take one now and then, so that a signal is heard
+        if ((n & (YIELD_CHECK_RECORDS - 1)) === 0 && performance.now() - lastTurn >= YIELD_MS) {
+          await turn()
+          lastTurn = performance.now()
+        }
+        if (o.signal?.aborted) throw abortError(o.signal)
+        if (record?.failed) throw record.failedError()
         let T = scheduler.now()
         if (Number.isFinite(r.tMono)) {
           if (r.tMono > T) T = r.tMono
@@ -156,75 +233,51 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
           scheduler.runUpTo(T)
           scheduler.setNow(T)
         }
-        let args
-        try {
-          args = r.argsDecoded ? (r.args as DecodedArgs) : decodeArgsInPlace(r.args) // the record is ours alone
-        } catch (err) {
-          if (!(err instanceof CodecError)) throw err
-          const reason = err instanceof UnknownTagError ? 'unknown_tag' : 'decode_error'
-          skipped[reason]++
-          o.warn(
-            reason,
-            r.qualname,
-            `cannot decode args of record ${n} at offset ${r.offset} (${r.qualname}): ${err.message}; skipping`,
-          )
-          o.onRecord?.({
-            index: n,
-            qualname: r.qualname,
-            status: 'SKIP',
-            latencyMs: 0,
-            traceTime: scheduler.now(),
-          })
+        const args = decodeOrSkip(r, n, skipped, o.warn)
+        if (args === undefined) {
+          skip(n, r.qualname)
           continue
         }
         if (!dispatcher.has(r.qualname)) {
           skipped.no_handler[r.qualname] = (skipped.no_handler[r.qualname] ?? 0) + 1
           o.warn('no_handler', r.qualname, `no handler for qualname '${r.qualname}'; skipping`)
-          o.onRecord?.({
-            index: n,
-            qualname: r.qualname,
-            status: 'SKIP',
-            latencyMs: 0,
-            traceTime: scheduler.now(),
-          })
+          skip(n, r.qualname)
           continue
         }
         const t0 = performance.now()
+        let error: string | undefined
         try {
           dispatcher.dispatch(r.qualname, ctx, args)
-          const ms = performance.now() - t0
-          replayed++
-          stats.sample(r.qualname, ms)
-          o.onRecord?.({
-            index: n,
-            qualname: r.qualname,
-            status: 'OK',
-            latencyMs: ms,
-            traceTime: scheduler.now(),
-          })
         } catch (err) {
           if (err instanceof LctError) throw err
-          const ms = performance.now() - t0
+          error = err instanceof Error ? err.message : wireText(err)
+        }
+        const ms = performance.now() - t0
+        if (error === undefined) {
+          replayed++
+          stats.sample(r.qualname, ms)
+        } else {
           failed++
           stats.error(r.qualname)
-          const message = (err as Error)?.message ?? String(err)
           o.warn(
             'record_failed',
-            `${r.qualname}\u0000${message}`,
-            `record ${n} (${r.qualname}) failed: ${message}`,
+            `${r.qualname}\u0000${error}`,
+            `record ${n} (${r.qualname}) failed: ${error}`,
           )
-          o.onRecord?.({
-            index: n,
-            qualname: r.qualname,
-            status: 'FAIL',
-            latencyMs: ms,
-            traceTime: scheduler.now(),
-            error: message,
-          })
         }
+        // outside the handler's try: a failing observer (an output that cannot be written) is not a failed record
+        o.onRecord?.({
+          index: n,
+          qualname: r.qualname,
+          status: error === undefined ? 'OK' : 'FAIL',
+          latencyMs: ms,
+          traceTime: scheduler.now(),
+          ...(error === undefined ? {} : {error}),
+        })
       }
     }
     if (n === 0) started = performance.now()
+    if (o.signal?.aborted) throw abortError(o.signal)
     // end of trace (§3.3)
     scheduler.runUpTo(scheduler.now())
     o.level.finalSweep?.(ctx)
@@ -232,7 +285,6 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
     o.level.finalize?.(target)
   } finally {
     await reader.close()
-    recorder?.close()
   }
   const wall = (performance.now() - started) / 1000
   const result: ReplayResult = {

@@ -169,7 +169,17 @@ export function resultTable(r: ReplayResult, pace: string): string[] {
   return out
 }
 
+/** Whether the replay runs with another configuration than the trace recorded (both digests known and different). */
+export function configMismatch(runDigest: string, recDigest: string): boolean {
+  return runDigest !== '' && recDigest !== '' && runDigest !== recDigest
+}
+
+/**
+ * The warning printed before a replay whose configuration differs from the recorded one ({@link configMismatch});
+ * `level` names the level replayed.
+ */
 export function banner(
+  level: string,
   runDigest: string,
   recDigest: string,
   pace: string,
@@ -181,10 +191,10 @@ export function banner(
     rule,
     '  !! REPLAY ENVIRONMENT MISMATCH MAY CAUSE RETRIEVE MISSES !!',
     rule,
-    "  * lmt replays against its model of LMCache's StorageManager, configured by",
-    `    the replay-side flags (config digest ${runDigest.slice(0, 8) || 'none'}, trace ${recDigest.slice(0, 8) || 'none'}).`,
-    '  * Hits, misses and evictions reflect that configuration, not necessarily the',
-    '    recording server.',
+    `  * The trace was recorded with config digest ${recDigest.slice(0, 8)}; this replay of level`,
+    `    '${level}' runs with ${runDigest.slice(0, 8)} (the replay-side flags).`,
+    "  * Hits, misses and evictions reflect the replay's configuration, not the",
+    "    recording server's; --config-from-header replays with the recorded one.",
     pace === 'virtual'
       ? '  * Pace: virtual - recorded timing is reproduced exactly in trace time.'
       : `  * Pace: realtime (speed ${speed}) - a slow host lags the recorded schedule;\n    L2 transfers take their modelled time.`,

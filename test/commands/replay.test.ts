@@ -2,6 +2,7 @@ import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFile
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {discoverLevels, registerReplayLevel} from '../../src/plugins/replay-levels.js'
+import {validatorFor} from '../../src/schemas.js'
 import {MapDispatcher} from '../../src/replay/level.js'
 import {FIXTURES, lmt, lmtProcess, ROOT, tempDir} from '../helpers/cli.js'
 import {keys, LAYOUT, writeTrace} from '../replay/helpers.js'
@@ -40,16 +41,8 @@ describe('lmt replay', () => {
   it('replays the fixture: table, CSV (CRLF, %.6f, sorted), JSON summary (sorted, indent 2), JSONL', async () => {
     const out = join(tmp.dir, 'out')
     const jsonl = join(tmp.dir, 'j', 'records.jsonl')
-    const r = await lmt([
-      'replay',
-      join(LCT, 'v2_full_prefetch_cycle.lct'),
-      ...FLAGS,
-      '--json',
-      '--output-dir',
-      out,
-      '--jsonl-out',
-      jsonl,
-    ])
+    const args = ['replay', join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '--output-dir', out]
+    const r = await lmt([...args, '--jsonl-out', jsonl])
     expect(r.exitCode).toBe(0)
     const lines = r.stdout.trim().split('\n')
     expect(lines[0]).toBe('===================== Trace Replay Result ======================')
@@ -61,7 +54,9 @@ describe('lmt replay', () => {
     expect(lines).toContain('Trace time covered (s):                                     0.20')
     expect(lines[lines.length - 1]).toBe('='.repeat(64))
     expect(lines.every((l) => [...l].length === 64)).toBe(true)
-    expect(r.stderr).toContain('!! REPLAY ENVIRONMENT MISMATCH MAY CAUSE RETRIEVE MISSES !!')
+    // the digests match: no mismatch banner
+    expect(r.stderr).not.toContain('MISMATCH')
+    expect(r.stderr).toBe(`wrote ${join(out, 'trace_replay_ops.csv')}\nwrote ${jsonl} (--jsonl-out)\n`)
     const csv = readFileSync(join(out, 'trace_replay_ops.csv'), 'utf8')
     expect(csv.startsWith('qualname,count,errors,mean_ms,p50_ms,p90_ms,p99_ms,min_ms,max_ms\r\n')).toBe(true)
     const rows = csv.trimEnd().split('\r\n').slice(1)
@@ -69,7 +64,14 @@ describe('lmt replay', () => {
     expect(rows[0]).toMatch(
       /^lmcache\.v1\.distributed\.storage_manager\.StorageManager\.finish_read_prefetched,1,0,\d+\.\d{6},/,
     )
+    expect(existsSync(join(out, 'trace_replay_summary.json'))).toBe(false)
+    // --json: the summary document on stdout (and in --output-dir), the table not
+    const rj = await lmt([...args, '--json'])
+    expect(rj.exitCode).toBe(0)
     const summary = readFileSync(join(out, 'trace_replay_summary.json'), 'utf8')
+    expect(JSON.parse(rj.stdout)).toEqual(JSON.parse(summary))
+    expect(rj.stdout).not.toContain('Trace Replay Result')
+    expect(rj.stderr).toContain(`wrote ${join(out, 'trace_replay_summary.json')}\n`)
     expect(summary.endsWith('}\n')).toBe(true)
     expect(summary).toMatch(
       /^\{\n {2}"duration_s": [0-9.e-]+,\n {2}"latency_source": "lmt-model-cost",\n {2}"model": \{/,
@@ -105,8 +107,64 @@ describe('lmt replay', () => {
       /^\[6\/6\] OK lmcache\.v1\.distributed\.storage_manager\.StorageManager\.finish_read_prefetched \(\d+\.\d{3}ms\)$/m,
     )
     expect(r.stdout).toMatch(/Config digest: +MISMATCH \(rec=6bddebcb, run=[0-9a-f]{8}\)/)
-    const q = await lmt(['replay', join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '-q', '--no-csv'])
+    // a real mismatch: the banner, naming the level and both digests
+    expect(r.stderr).toContain('!! REPLAY ENVIRONMENT MISMATCH MAY CAUSE RETRIEVE MISSES !!')
+    expect(r.stderr).toMatch(
+      /recorded with config digest 6bddebcb; this replay of level\n {4}'storage' runs with [0-9a-f]{8} /,
+    )
+    const q = await lmt([
+      'replay',
+      join(LCT, 'v2_full_prefetch_cycle.lct'),
+      '--l1-size-gb',
+      '1',
+      '--eviction-policy',
+      'LRU',
+      '-q',
+      '--no-csv',
+    ])
     expect(q.stdout).toBe('')
+    expect(q.stderr).toBe('')
+  })
+
+  it('--json: errors are the error document on stdout, with the exit code', async () => {
+    const isError = validatorFor('error.schema.json')
+    for (const [args, code, exit] of [
+      [[], 'REPLAY_USAGE', 2],
+      [[join(LCT, 'events_level_meta_INFERRED.lct'), ...FLAGS], 'REPLAY_UNKNOWN_LEVEL', 2],
+      [[join(LCT, 'bad_magic.lct'), ...FLAGS], 'LMT_LCT_BAD_MAGIC', 1],
+      [[join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '--bogus'], 'USAGE', 2],
+    ] as const) {
+      const r = await lmt(['replay', ...args, '--json'])
+      expect(r.exitCode).toBe(exit)
+      const doc = JSON.parse(r.stdout)
+      expect(isError(doc)).toBe(true)
+      expect(doc.error).toMatchObject({code, exitCode: exit})
+      expect(r.stderr).not.toContain('error:')
+    }
+    // a trace error gives its byte offset and code as lmt trace does
+    const bad = JSON.parse((await lmt(['replay', join(LCT, 'bad_magic.lct'), '--json'])).stdout)
+    expect(bad.error.offset).toBeTypeOf('number')
+    // a failed record: exit 1 and the error document (the outputs are written all the same)
+    const p = writeTrace(join(tmp.dir, 'fail-json.lct'), [[0.1, 'finish_write', {keys: keys(0), bogus: 1}]])
+    const f = await lmt(['replay', p, ...FLAGS, '--json', '--output-dir', join(tmp.dir, 'fail-json')])
+    expect(f.exitCode).toBe(1)
+    expect(JSON.parse(f.stdout).error.code).toBe('REPLAY_RECORDS_FAILED')
+    expect(existsSync(join(tmp.dir, 'fail-json', 'trace_replay_summary.json'))).toBe(true)
+  })
+
+  it('--max-frame-bytes out of its range is a coded usage error naming the range', async () => {
+    const fixture = join(LCT, 'v2_full_prefetch_cycle.lct')
+    const r = await lmt(['replay', fixture, ...FLAGS, '--max-frame-bytes', '9999999999', '--no-csv'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(
+      'error: --max-frame-bytes must be an integer from 1024 to 1073741824 (1 GiB); got 9999999999',
+    )
+    const j = await lmt(['replay', fixture, ...FLAGS, '--max-frame-bytes', '9999999999', '--json'])
+    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'REPLAY_USAGE', exitCode: 2})
+    const ok = await lmt(['replay', fixture, ...FLAGS, '--max-frame-bytes', '1073741824', '-q', '--no-csv'])
+    expect(ok.exitCode).toBe(0)
+    const info = await lmt(['trace', 'info', fixture, '--max-frame-bytes', '9999999999'])
+    expect(info.exitCode).toBe(2)
   })
 
   it.each([
@@ -165,6 +223,36 @@ describe('lmt replay', () => {
     expect(r.stderr).toContain(`warning: skipping malformed record at offset ${starts[1]} (frame length`)
     expect(r.stderr).toContain('warning: 1 more of: LMT_LCT_MALFORMED_RECORD')
     expect(r.stderr).toContain(`warning: truncated frame body at offset ${starts[5] + 4} (got`)
+  })
+
+  it('records whose arguments do not decode are skipped and counted, with their offset and reason', async () => {
+    // wire wrappers written as they are (the encoder copies plain objects): values no codec accepts
+    const badLayout = {__t__: 'MemoryLayoutDesc', v: {shapes: [[16, 16]], dtypes: [{}]}}
+    const p = writeTrace(join(tmp.dir, 'bad-args.lct'), [
+      [0.1, 'reserve_write', {keys: keys(0), layout_desc: badLayout, mode: 'new'}],
+      [0.2, 'finish_write', {keys: {__t__: {x: 1}, v: 1}}],
+      [0.3, 'finish_write', {keys: keys(0), mode: {__t__: 'PrefetchMode', v: {}}}],
+      [0.4, 'reserve_write', {keys: keys(1), layout_desc: LAYOUT, mode: 'new'}],
+    ])
+    const bytes = readFileSync(p)
+    const offsets: number[] = []
+    for (let o = 4 + bytes.readUInt32BE(0); o < bytes.length; o += 4 + bytes.readUInt32BE(o)) offsets.push(o)
+    const r = await lmt(['replay', p, ...FLAGS, '--no-csv', '--json', '--output-dir', tmp.dir])
+    expect(r.exitCode).toBe(0)
+    expect(JSON.parse(r.stdout).model.skipped).toEqual({decode_error: 2, unknown_tag: 1, no_handler: {}})
+    const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
+    expect(r.stderr).toContain(
+      `warning: cannot decode args of record 1 at offset ${offsets[0]} (${SM}.reserve_write): trace.codecs: unknown torch dtype 'a map'; skipping`,
+    )
+    expect(r.stderr).toContain(
+      `warning: cannot decode args of record 2 at offset ${offsets[1]} (${SM}.finish_write): trace.codecs: unknown tag 'a map'; skipping`,
+    )
+    expect(r.stderr).toContain(
+      `warning: cannot decode args of record 3 at offset ${offsets[2]} (${SM}.finish_write): trace.codecs: PrefetchMode: unknown mode 'a map'; skipping`,
+    )
+    const t = await lmt(['replay', p, ...FLAGS, '--no-csv'])
+    expect(t.stdout).toContain('Records replayed:                                              1')
+    expect(t.stdout).toContain('Records skipped:                                               3')
   })
 
   it('exit 1 when a record failed; the output directory exists before the replay', async () => {

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {ChunkedText} from '../../cli/chunked-text.js'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
-import {maxFrameBytesFlag} from '../../cli/lct-flags.js'
+import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
 import {writeLctWarnings} from '../../cli/trace-report.js'
 import {decodeArgs} from '../../lct/codecs.js'
 import {decodeBody, type RawMap} from '../../lct/msgpack.js'
@@ -50,7 +50,10 @@ file holds it. Bytes print as {"$bytes_hex"}, integers beyond 2^53 as {"$int"}. 
     const out = (obj: unknown): void => {
       if (!closed) lines.add(JSON.stringify(obj) + '\n')
     }
-    const reader = await openTrace(args.file, {maxFrameBytes: flags['max-frame-bytes'], name: args.file})
+    const reader = await openTrace(args.file, {
+      maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
+      name: args.file,
+    })
     out({
       frame: 0,
       offset: 0,

@@ -3,7 +3,7 @@ import {LmtCommand} from '../../cli/lmt-command.js'
 import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../cli/trace-report.js'
 import {countTrace} from '../../lct/reader.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
-import {maxFrameBytesFlag} from '../../cli/lct-flags.js'
+import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
 
 export default class TraceInfo extends LmtCommand {
   static override summary = 'Summarise an LMCache .lct trace: header, duration, records per operation'
@@ -33,7 +33,10 @@ Exit 1 when the file is not a readable trace (bad magic, unsupported version, fi
 
   async run(): Promise<TraceInfoJson> {
     const {args, flags} = await this.parse(TraceInfo)
-    const count = await countTrace(args.file, {maxFrameBytes: flags['max-frame-bytes'], name: args.file})
+    const count = await countTrace(args.file, {
+      maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
+      name: args.file,
+    })
     if (!this.jsonEnabled()) process.stdout.write(renderTraceInfo(args.file, count).join('\n') + '\n')
     writeLctWarnings(
       count.warnings.map((w) => w.message),

@@ -1,0 +1,61 @@
+// The `--jsonl-out` log of `lmt replay`: one line per record, written as the replay goes, and kept as far as it got
+// (an interrupted replay leaves the lines of the records it handled). A write that fails (a full disk) is an error:
+// it is reported once to `onFailure` (which ends the replay) and nothing more is written.
+import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import {dirname} from 'node:path'
+import {lmtError, type LmtError, OUTPUT_WRITE_HINT} from '../errors.js'
+import {ChunkedText} from './chunked-text.js'
+
+export class RecordLog {
+  private readonly fd: number
+  private readonly text: ChunkedText
+  private failure: LmtError | undefined
+  private closed = false
+
+  /** Creates the parent directories and opens (truncates) `path`; throws REPLAY_OUTPUT if it cannot. */
+  constructor(
+    readonly path: string,
+    onFailure: (err: LmtError) => void,
+    write: (fd: number, chunk: string) => void = (fd, chunk) => void writeSync(fd, chunk),
+  ) {
+    try {
+      mkdirSync(dirname(path), {recursive: true})
+      this.fd = openSync(path, 'w')
+    } catch (err) {
+      throw this.error(err as Error)
+    }
+    this.text = new ChunkedText((chunk) => {
+      if (this.failure) return
+      try {
+        write(this.fd, chunk)
+      } catch (err) {
+        this.failure = this.error(err as Error)
+        onFailure(this.failure)
+      }
+    })
+  }
+
+  /** The coded error of the first write that failed. */
+  get failed(): LmtError | undefined {
+    return this.failure
+  }
+
+  add(line: string): void {
+    if (!this.failure) this.text.add(line)
+  }
+
+  /** Writes what is gathered and closes the file (idempotent; synchronous, so safe before an exit). */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.text.flush()
+    closeSync(this.fd)
+  }
+
+  private error(err: Error): LmtError {
+    return lmtError('REPLAY_OUTPUT', `cannot write --jsonl-out ${this.path}: ${err.message}`, {
+      suggestions: [OUTPUT_WRITE_HINT],
+      cause: err,
+    })
+  }
+}

@@ -1,0 +1,95 @@
+// The `--record` file of a replay (storage-replay.md §9): whole or absent. The recorder writes a temporary file beside
+// the target, renamed over it once the replay has finished and every write succeeded; an interruption, a failed
+// write (ENOSPC) or a fatal error removes the temporary file and leaves an earlier file at that path untouched.
+import {mkdirSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {dirname} from 'node:path'
+import {lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
+import {type Clock, TraceRecorder} from '../lct/recorder.js'
+import {tempPathFor} from '../util/atomic-write.js'
+
+export interface RecordFileOptions {
+  level: string
+  clock: Clock
+  warn: (message: string) => void
+  /** the write call (one per frame); default fs.writeSync (injectable for tests) */
+  write?: (fd: number, bytes: Buffer) => void
+}
+
+export class RecordFile {
+  readonly recorder: TraceRecorder
+  private readonly tmp: string
+  private failure: Error | undefined
+  private done = false
+
+  constructor(
+    readonly path: string,
+    o: RecordFileOptions,
+  ) {
+    this.tmp = tempPathFor(path)
+    const write = o.write ?? ((fd: number, bytes: Buffer) => void writeSync(fd, bytes))
+    try {
+      mkdirSync(dirname(path), {recursive: true})
+      this.recorder = new TraceRecorder({
+        path: this.tmp,
+        level: o.level,
+        clock: o.clock,
+        // after a failed write the recording is lost: one error instead of a warning per dropped record
+        onWarning: (m) => {
+          if (!this.failure) o.warn(m)
+        },
+        write: (fd, bytes) => {
+          if (this.failure) throw this.failure
+          try {
+            write(fd, bytes)
+          } catch (err) {
+            this.failure = err as Error
+            throw err
+          }
+        },
+      })
+    } catch (err) {
+      rmSync(this.tmp, {force: true})
+      throw this.error(err as Error)
+    }
+  }
+
+  /** The first write that failed: the replay should stop, the recording is lost. */
+  get failed(): Error | undefined {
+    return this.failure
+  }
+
+  /** The coded error of the failed write, or undefined. */
+  failedError(): Error | undefined {
+    return this.failure && this.error(this.failure)
+  }
+
+  /** Closes the recorder and renames the file into place; throws REPLAY_OUTPUT (nothing left) if a write failed. */
+  commit(): void {
+    if (this.done) return
+    this.done = true
+    try {
+      this.recorder.close()
+      if (this.failure) throw this.failure
+      renameSync(this.tmp, this.path)
+    } catch (err) {
+      rmSync(this.tmp, {force: true})
+      throw this.error(err as Error)
+    }
+  }
+
+  /** Closes the recorder and removes the temporary file. Synchronous: safe right before the process exits. */
+  discard(): void {
+    if (this.done) return
+    this.done = true
+    rmSync(this.tmp, {force: true})
+    this.recorder.close({fsync: false})
+  }
+
+  private error(err: Error) {
+    return lmtError(
+      'REPLAY_OUTPUT',
+      `cannot write the --record file ${this.path}: ${err.message} (a file already at that path is left as it was)`,
+      {suggestions: [OUTPUT_WRITE_HINT], cause: err},
+    )
+  }
+}

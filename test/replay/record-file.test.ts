@@ -1,0 +1,117 @@
+// The --record file of a replay is whole or absent: a failed write, an abort or a fatal error leaves an earlier file
+// at that path as it was, and no temporary file.
+import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {afterAll, describe, expect, it} from 'vitest'
+import {LmtError} from '../../src/errors.js'
+import {openTrace} from '../../src/lct/reader.js'
+import {replayTrace, type ReplayRunOptions} from '../../src/replay/driver.js'
+import {storageLevel} from '../../plugins/levels/storage.js'
+import {tempDir} from '../helpers/cli.js'
+import {fixtureFlags, join, keys, LAYOUT, type Rec, writeTrace} from './helpers.js'
+
+const tmp = tempDir()
+afterAll(() => tmp.cleanup())
+
+const records: Rec[] = []
+for (let i = 0; i < 40; i++)
+  records.push(
+    [i * 0.01, 'reserve_write', {keys: keys(i), layout_desc: LAYOUT, mode: 'new'}],
+    [i * 0.01 + 0.005, 'finish_write', {keys: keys(i)}],
+  )
+const input = writeTrace(join(tmp.dir, 'input.lct'), records)
+
+/** A directory holding an earlier --record file; the options of a replay of `input` recording over it. */
+async function setUp(name: string): Promise<{dir: string; out: string; options: ReplayRunOptions<unknown>}> {
+  const dir = join(tmp.dir, name)
+  const out = join(dir, 'rec.lct')
+  mkdirSync(dir, {recursive: true})
+  writeFileSync(out, 'the previous recording\n')
+  const reader = await openTrace(input)
+  const header = reader.header
+  await reader.close()
+  const config = storageLevel.parseConfig(fixtureFlags, header, () => {})
+  const options = {
+    file: input,
+    level: storageLevel as never,
+    config,
+    header,
+    pace: 'virtual' as const,
+    speed: 1,
+    recordPath: out,
+    warn: () => {},
+  }
+  return {dir, out, options}
+}
+
+function expectUntouched(dir: string, out: string): void {
+  expect(readFileSync(out, 'utf8')).toBe('the previous recording\n')
+  expect(readdirSync(dir)).toEqual(['rec.lct'])
+}
+
+describe('replayTrace --record', () => {
+  it('a write that fails (ENOSPC) ends the replay with REPLAY_OUTPUT; the old file stays', async () => {
+    const {dir, out, options} = await setUp('enospc')
+    let writes = 0
+    const recordWrite = () => {
+      if (++writes >= 3)
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), {code: 'ENOSPC'})
+    }
+    const err = await replayTrace({...options, recordWrite}).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(LmtError)
+    expect((err as LmtError).kind).toBe('REPLAY_OUTPUT')
+    expect((err as LmtError).message).toBe(
+      `cannot write the --record file ${out}: ENOSPC: no space left on device, write (a file already at that path is left as it was)`,
+    )
+    // the replay stopped at the failure instead of replaying on into a lost recording
+    expect(writes).toBe(3)
+    expectUntouched(dir, out)
+  })
+
+  it('an abort ends it with INTERRUPTED (or the abort reason) and removes the temporary file at once', async () => {
+    const {dir, out, options} = await setUp('abort')
+    const controller = new AbortController()
+    let seenAtAbort: string[] = []
+    const err = await replayTrace({
+      ...options,
+      signal: controller.signal,
+      onRecord: (o) => {
+        if (o.index !== 5) return
+        controller.abort()
+        seenAtAbort = readdirSync(dir) // what a process exiting in its signal handler would leave
+      },
+    }).catch((e: unknown) => e)
+    expect((err as LmtError).kind).toBe('INTERRUPTED')
+    expect(seenAtAbort).toEqual(['rec.lct'])
+    expectUntouched(dir, out)
+    const reason = new LmtError('REPLAY_OUTPUT', 'the log failed')
+    const again = new AbortController()
+    const err2 = await replayTrace({
+      ...options,
+      signal: again.signal,
+      onRecord: (o) => o.index === 2 && again.abort(reason),
+    }).catch((e: unknown) => e)
+    expect(err2).toBe(reason)
+    expectUntouched(dir, out)
+  })
+
+  it('a fatal error during the replay leaves the old file; a replay that completes replaces it', async () => {
+    const {dir, out, options} = await setUp('fatal')
+    const fatal = new Error('an observer failed')
+    const err = await replayTrace({
+      ...options,
+      onRecord: (o) => {
+        if (o.index === 7) throw fatal
+      },
+    }).catch((e: unknown) => e)
+    expect(err).toBe(fatal)
+    expectUntouched(dir, out)
+    const done = await replayTrace(options)
+    expect(done.recordsReplayed).toBe(80)
+    expect(readdirSync(dir)).toEqual(['rec.lct'])
+    const reader = await openTrace(out)
+    let n = 0
+    for await (const batch of reader.batches()) n += batch.length
+    await reader.close()
+    expect(n).toBe(80)
+  })
+})
