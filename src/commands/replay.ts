@@ -1,15 +1,16 @@
-import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import {closeSync, openSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {maxFrameBytesFlag} from '../cli/lct-flags.js'
 import {ChunkedText} from '../cli/chunked-text.js'
 import {LmtCommand} from '../cli/lmt-command.js'
-import {LctError, LmtError, lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
+import {LctError, LmtError, lmtError} from '../errors.js'
 import {countTrace, openTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
 import {replayTrace} from '../replay/driver.js'
 import {writeFileAtomic} from '../util/atomic-write.js'
+import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
 import {
   banner,
   jsonlLine,
@@ -220,16 +221,15 @@ undecodable args) are counted, not failed.`
     const outDir = flags['output-dir']
     let jsonlFd: number | undefined
     let jsonlText: ChunkedText | undefined
+    checkReplayOutputs(outDir, flags)
     try {
-      mkdirSync(outDir, {recursive: true})
       if (flags['jsonl-out']) {
-        mkdirSync(dirname(flags['jsonl-out']), {recursive: true})
         const fd = openSync(flags['jsonl-out'], 'w')
         jsonlFd = fd
         jsonlText = new ChunkedText((c) => writeSync(fd, c))
       }
     } catch (err) {
-      throw lmtError('REPLAY_OUTPUT', `cannot prepare outputs: ${(err as Error).message}`)
+      throw outputError('REPLAY_OUTPUT', `cannot prepare outputs`, err)
     }
     const progress = flags.progress ?? pace === 'realtime'
     const total =
@@ -312,12 +312,26 @@ undecodable args) are counted, not failed.`
           summaryJson(result, modelJson(result, pace, speed, result.stats.histogramMode)),
         )
     } catch (err) {
-      throw lmtError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}: ${(err as Error).message}`, {
-        suggestions: [OUTPUT_WRITE_HINT],
-      })
+      throw outputError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}`, err)
     }
     if (!flags.quiet) for (const line of resultTable(result, pace)) this.log(line)
     if (result.recordsFailed > 0)
       throw lmtError('REPLAY_RECORDS_FAILED', `${result.recordsFailed} record(s) failed`)
   }
+}
+
+/** Every output path before the work: no device or FIFO is written over, and the folders exist (or the error). */
+function checkReplayOutputs(
+  outDir: string,
+  flags: {'no-csv': boolean; json: boolean; record?: string; 'jsonl-out'?: string},
+): void {
+  const files = [
+    ...(flags['no-csv'] ? [] : [join(outDir, 'trace_replay_ops.csv')]),
+    ...(flags.json ? [join(outDir, 'trace_replay_summary.json')] : []),
+    ...(flags.record ? [flags.record] : []),
+    ...(flags['jsonl-out'] ? [flags['jsonl-out']] : []),
+  ]
+  for (const f of files) refuseNonRegularOutput(f, 'REPLAY_OUTPUT')
+  ensureDirectory(outDir, 'REPLAY_OUTPUT')
+  for (const f of files) ensureDirectory(dirname(f), 'REPLAY_OUTPUT')
 }

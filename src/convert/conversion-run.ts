@@ -2,6 +2,13 @@ import {mkdtempSync, renameSync, rmSync, statSync} from 'node:fs'
 import {randomBytes} from 'node:crypto'
 import {basename, dirname, join} from 'node:path'
 import {isLmtError, LmtError, lmtError} from '../errors.js'
+import {
+  creationError,
+  isDiskFullOrReadOnly,
+  isFsError,
+  outputError,
+  refuseNonRegularOutput,
+} from '../util/output-path.js'
 import {JsonSerializeError, serializeJson} from '../jsonl/serialize.js'
 import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
 import {LineReader} from '../jsonl/line-reader.js'
@@ -128,7 +135,11 @@ export class ConversionRun {
     const {req} = this
     const outDir = dirname(req.output)
     for (const input of req.inputs) this.bytesTotal += statSync(input).size
-    this.tempDir = mkdtempSync(join(outDir, '.lmt-convert-'))
+    try {
+      this.tempDir = mkdtempSync(join(outDir, '.lmt-convert-'))
+    } catch (err) {
+      throw creationError('OUTPUT_FAILED', `cannot create temporary files beside ${req.output}`, outDir, err)
+    }
     const className = req.converterClass.name
     let converter: Converter | undefined
     try {
@@ -190,6 +201,9 @@ export class ConversionRun {
           else await this.viaTraces(converter, className, path, ctx, sink)
         } catch (err) {
           if (isLmtError(err)) throw err
+          // the sorter's temporary files on a full or read-only disk: not the converter's fault
+          if (isDiskFullOrReadOnly(err))
+            throw outputError('OUTPUT_FAILED', `cannot write the temporary files of ${req.output}`, err)
           if (err instanceof JsonSerializeError)
             throw lmtError(
               'CONTRACT_VIOLATION',
@@ -249,6 +263,10 @@ export class ConversionRun {
         warnings,
         elapsedMs: Date.now() - started,
       }
+    } catch (err) {
+      // what is left untranslated by now is a file-system call on the output or its temporary files
+      if (isFsError(err)) throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
+      throw err
     } finally {
       try {
         await converter?.close?.()
@@ -394,6 +412,7 @@ export class ConversionRun {
   /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */
   private async assemble(runsPerInput: RunFile[][], outTmp: string, single: boolean): Promise<void> {
     const {req} = this
+    refuseNonRegularOutput(req.output) // checked before the work too; a device put there meanwhile stays
     if (single && runsPerInput[0].length === 1 && !runsPerInput[0][0].prefixed) {
       renameSync(outTmp, req.output)
       this.tempFiles.delete(outTmp)
@@ -407,8 +426,9 @@ export class ConversionRun {
       await out.close()
     } catch (err) {
       out.abandon()
-      throw lmtError('OUTPUT_FAILED', `cannot write ${req.output}: ${(err as Error).message}`, {cause: err})
+      throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
     }
+    refuseNonRegularOutput(req.output)
     renameSync(finalTmp, req.output)
     this.tempFiles.delete(finalTmp)
   }

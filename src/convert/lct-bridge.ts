@@ -4,6 +4,7 @@ import {renameSync, rmSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {randomBytes} from 'node:crypto'
 import {lmtError} from '../errors.js'
+import {isFsError, outputError, refuseNonRegularOutput} from '../util/output-path.js'
 import {LineReader} from '../jsonl/line-reader.js'
 import {parseJson} from '../jsonl/parse.js'
 import {TraceRecorder} from '../lct/recorder.js'
@@ -101,8 +102,11 @@ export async function jsonlToLct(
   jsonlPath: string,
   output: string,
   o: LctBridgeOptions,
+  /** holds the temporary file while it exists (so that a signal handler can remove it) */
+  temps: Set<string> = new Set(),
 ): Promise<LctBridgeSummary> {
   const tmp = join(dirname(output), `.${basename(output)}.lmt-tmp-${randomBytes(6).toString('hex')}`)
+  temps.add(tmp)
   let first: bigint | undefined
   let now = 0
   let wall = o.tWallStart ?? 0
@@ -179,11 +183,14 @@ export async function jsonlToLct(
     done.close()
     if (done.droppedCount > 0)
       throw lmtError('OUTPUT_FAILED', `${done.droppedCount} records could not be written to ${output}`)
+    refuseNonRegularOutput(output) // checked before the work too; a device put there meanwhile stays
     renameSync(tmp, output)
   } catch (err) {
     recorder?.close()
     rmSync(tmp, {force: true})
-    throw err
+    throw isFsError(err) ? outputError('OUTPUT_FAILED', `cannot write ${output}`, err) : err
+  } finally {
+    temps.delete(tmp)
   }
   return summary
 }
