@@ -13,6 +13,8 @@ import {MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
 import type {PyJsonValue} from '../util/pyfmt.js'
 
 const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
+/** the longest stretch of encoding without a turn of the event loop */
+const TURN_MS = 50
 
 export interface LctBridgeOptions {
   /** ObjectKey.model_name; default: the record's instance id */
@@ -127,7 +129,15 @@ export async function jsonlToLct(
   const summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
   try {
     const reader = new LineReader(jsonlPath)
+    let lines = 0
+    let lastTurn = performance.now()
     for await (const line of reader.lines()) {
+      // a read batch (1 MiB of lines) takes long to encode: a turn of the event loop now and then lets a signal
+      // handler run (Ctrl-C answers within a second)
+      if ((++lines & 63) === 0 && performance.now() - lastTurn > TURN_MS) {
+        await new Promise((resolve) => setImmediate(resolve))
+        lastTurn = performance.now()
+      }
       const row = parseJson(line.text)
       if (!(row instanceof Map)) {
         summary.skipped++
