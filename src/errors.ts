@@ -30,6 +30,13 @@ const catalogue = {
   },
   NO_TRACES: {exit: 1, message: () => 'no traces generated from any input'},
   OUTPUT_FAILED: {exit: 1, message: (detail: string) => detail},
+  // every command that writes files: an existing output that is not a regular file is never written over
+  OUTPUT_NOT_REGULAR: {
+    exit: 2,
+    message: (path: string, what: string) =>
+      `output ${path} exists and is ${what}, not a regular file; lmt never writes over one`,
+  },
+  STDOUT_FAILED: {exit: 1, message: (reason: string) => `cannot write to standard output: ${reason}`},
   INTERRUPTED: {exit: 130, message: (signal: string) => `interrupted by ${signal}`},
   PLUGIN_EXIT: {
     exit: 1,

@@ -1,5 +1,6 @@
 import {Command, Errors} from '@oclif/core'
 import {isLmtError} from '../errors.js'
+import {guardStdout} from './stdout-guard.js'
 
 type AnyError = Error & {oclif?: {exit?: number}; exitCode?: number; suggestions?: readonly string[]}
 
@@ -39,6 +40,11 @@ export function exitCodeOf(err: AnyError): number {
  * `{"error": {"code", "message", "exitCode"}}` on stdout under `--json`, and the process exits with the error's code.
  */
 export abstract class LmtCommand extends Command {
+  protected override async init(): Promise<void> {
+    await super.init()
+    guardStdout()
+  }
+
   protected override toErrorJson(err: unknown): {error: {code: string; message: string; exitCode: number}} {
     const e = err as AnyError
     return {error: {code: errorCode(e), message: e.message, exitCode: exitCodeOf(e)}}

@@ -1,9 +1,10 @@
 // The `--jsonl-out` log of `lmt replay`: one line per record, written as the replay goes, and kept as far as it got
 // (an interrupted replay leaves the lines of the records it handled). A write that fails (a full disk) is an error:
 // it is reported once to `onFailure` (which ends the replay) and nothing more is written.
-import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import {closeSync, openSync, writeSync} from 'node:fs'
 import {dirname} from 'node:path'
-import {lmtError, type LmtError, OUTPUT_WRITE_HINT} from '../errors.js'
+import {ensureDirectory, outputError} from '../util/output-path.js'
+import type {LmtError} from '../errors.js'
 import {ChunkedText} from './chunked-text.js'
 
 export class RecordLog {
@@ -19,7 +20,7 @@ export class RecordLog {
     write: (fd: number, chunk: string) => void = (fd, chunk) => void writeSync(fd, chunk),
   ) {
     try {
-      mkdirSync(dirname(path), {recursive: true})
+      ensureDirectory(dirname(path), 'REPLAY_OUTPUT')
       this.fd = openSync(path, 'w')
     } catch (err) {
       throw this.error(err as Error)
@@ -53,9 +54,6 @@ export class RecordLog {
   }
 
   private error(err: Error): LmtError {
-    return lmtError('REPLAY_OUTPUT', `cannot write --jsonl-out ${this.path}: ${err.message}`, {
-      suggestions: [OUTPUT_WRITE_HINT],
-      cause: err,
-    })
+    return outputError('REPLAY_OUTPUT', `cannot write --jsonl-out ${this.path}`, err)
   }
 }

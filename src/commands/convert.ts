@@ -1,4 +1,4 @@
-import {accessSync, constants, mkdirSync, realpathSync, statSync} from 'node:fs'
+import {accessSync, constants, realpathSync, statSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
 import {type Config, Flags} from '@oclif/core'
@@ -18,6 +18,7 @@ import {
 } from '../convert/settings.js'
 import type {ConvertSummary} from '../convert/summary.js'
 import {lmtError} from '../errors.js'
+import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
 import {discoverConverters} from '../plugins/converter-discovery.js'
 import {pluginConverterSources} from '../plugins/installed-plugins.js'
 import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
@@ -283,6 +284,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, {traces: p.traces}),
       onInputDone: (s) => reporter.info(renderInputLine(s)),
     })
+    const lctTemps = new Set<string>() // the .lct being written, while it is
     const stopHandling = handleInterrupts({
       exit: (code) => exitProcess(code), // Node's own exit, even if a plugin replaced process.exit
       json: this.jsonEnabled(),
@@ -291,6 +293,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
         bar.stop()
         run.cleanupSync()
         if (lctMode) rmSync(jsonlOutput, {force: true})
+        for (const t of lctTemps) rmSync(t, {force: true})
       },
     })
     try {
@@ -306,7 +309,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       bar.stop()
       if (lct) {
         try {
-          const bridged = await jsonlToLct(jsonlOutput, output, lct)
+          const bridged = await jsonlToLct(jsonlOutput, output, lct, lctTemps)
           summary.output = output
           reporter.info(
             `  .lct: ${bridged.records} records (${bridged.gets} gets, ${bridged.writes} writes${bridged.skipped ? `, ${bridged.skipped} not mappable` : ''})`,
@@ -375,9 +378,6 @@ function checkOutput(output: string, inputs: readonly string[]): void {
         suggestions: ['choose another -o path'],
       })
   }
-  try {
-    mkdirSync(dirname(resolve(output)), {recursive: true})
-  } catch (err) {
-    throw lmtError('OUTPUT_FAILED', `cannot create the directory of ${output}: ${(err as Error).message}`)
-  }
+  refuseNonRegularOutput(output)
+  ensureDirectory(dirname(resolve(output)), 'OUTPUT_FAILED')
 }

@@ -1,5 +1,4 @@
-import {mkdirSync} from 'node:fs'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../cli/lct-flags.js'
 import {ChunkedText} from '../cli/chunked-text.js'
@@ -7,13 +6,14 @@ import {handleInterrupts} from '../cli/interrupts.js'
 import {lctErrorJson} from '../cli/lct-errors.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {RecordLog} from '../cli/record-log.js'
-import {LctError, LmtError, lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
+import {LctError, LmtError, lmtError} from '../errors.js'
 import {countTrace, openTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
 import {replayTrace, type ReplayResult} from '../replay/driver.js'
 import type {ReplayLevel} from '../replay/level.js'
 import {writeFileAtomic} from '../util/atomic-write.js'
+import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
 import {
   banner,
   configMismatch,
@@ -174,9 +174,7 @@ warnings and the list of the files written go to stderr.`
       if (!flags['no-csv']) written.push(writeOutput(join(outDir, 'trace_replay_ops.csv'), opsCsv(result)))
       if (summary !== undefined) written.push(writeOutput(join(outDir, 'trace_replay_summary.json'), summary))
     } catch (err) {
-      throw lmtError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}: ${(err as Error).message}`, {
-        suggestions: [OUTPUT_WRITE_HINT],
-      })
+      throw outputError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}`, err)
     }
     if (flags.record) written.push(`${flags.record} (--record)`)
     if (flags['jsonl-out']) written.push(`${flags['jsonl-out']} (--jsonl-out)`)
@@ -342,11 +340,7 @@ class RecordOutputs {
     this.verboseText = new ChunkedText((c) => {
       if (!this.stdoutClosed) process.stdout.write(c)
     }, process.stdout.isTTY)
-    try {
-      mkdirSync(flags['output-dir'], {recursive: true})
-    } catch (err) {
-      throw lmtError('REPLAY_OUTPUT', `cannot prepare outputs: ${(err as Error).message}`)
-    }
+    checkReplayOutputs(flags['output-dir'], flags)
     // a failed write of the log ends the replay with its error
     const jsonl = flags['jsonl-out']
     if (jsonl) this.log = new RecordLog(jsonl, (err) => controller.abort(err))
@@ -437,4 +431,20 @@ function levelConfig(level: ReplayLevel, flags: Record<string, unknown>, header:
     if (err instanceof LmtError) throw err
     throw lmtError('REPLAY_CONFIG', (err as Error).message)
   }
+}
+
+/** Every output path before the work: no device or FIFO is written over, and the folders exist (or the error). */
+function checkReplayOutputs(
+  outDir: string,
+  flags: {'no-csv': boolean; json: boolean; record?: string; 'jsonl-out'?: string},
+): void {
+  const files = [
+    ...(flags['no-csv'] ? [] : [join(outDir, 'trace_replay_ops.csv')]),
+    ...(flags.json ? [join(outDir, 'trace_replay_summary.json')] : []),
+    ...(flags.record ? [flags.record] : []),
+    ...(flags['jsonl-out'] ? [flags['jsonl-out']] : []),
+  ]
+  for (const f of files) refuseNonRegularOutput(f, 'REPLAY_OUTPUT')
+  ensureDirectory(outDir, 'REPLAY_OUTPUT')
+  for (const f of files) ensureDirectory(dirname(f), 'REPLAY_OUTPUT')
 }

@@ -261,10 +261,15 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
         p.replays
           ? bar.update(p.replays[0], p.replays[1], {rows: 0})
           : bar.update(p.bytes, p.total, {rows: p.rows}),
-    }).finally(() => {
-      bar.stop()
-      stopHandling()
     })
+      .catch((err: unknown) => {
+        pending.removeAll() // a failed run leaves the previous outputs as they were, and no temporary
+        throw err
+      })
+      .finally(() => {
+        bar.stop()
+        stopHandling()
+      })
     if (!flags.quiet && !json) {
       for (const n of outcome.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
       for (const line of outcome.table) this.log(line)

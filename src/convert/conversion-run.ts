@@ -1,6 +1,13 @@
 import {mkdtempSync, renameSync, rmSync, statSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {isLmtError, LmtError, lmtError} from '../errors.js'
+import {
+  creationError,
+  isDiskFullOrReadOnly,
+  isFsError,
+  outputError,
+  refuseNonRegularOutput,
+} from '../util/output-path.js'
 import {JsonSerializeError, serializeJson} from '../jsonl/serialize.js'
 import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
 import {LineReader} from '../jsonl/line-reader.js'
@@ -148,7 +155,11 @@ export class ConversionRun {
       req.logger.info(
         `removed ${stale} temporary file(s) in ${outDir} left by a conversion that did not finish`,
       )
-    this.tempDir = mkdtempSync(tempDirPrefix(outDir))
+    try {
+      this.tempDir = mkdtempSync(tempDirPrefix(outDir))
+    } catch (err) {
+      throw creationError('OUTPUT_FAILED', `cannot create temporary files beside ${req.output}`, outDir, err)
+    }
     const className = req.converterClass.name
     let converter: Converter | undefined
     // no prototype: an option lmt did not set reads undefined, whatever a plugin did to Object.prototype
@@ -215,6 +226,9 @@ export class ConversionRun {
           else await this.viaTraces(converter, className, path, ctx, sink)
         } catch (err) {
           if (isLmtError(err)) throw err
+          // the sorter's temporary files on a full or read-only disk: not the converter's fault
+          if (isDiskFullOrReadOnly(err))
+            throw outputError('OUTPUT_FAILED', `cannot write the temporary files of ${req.output}`, err)
           if (err instanceof JsonSerializeError)
             throw lmtError(
               'CONTRACT_VIOLATION',
@@ -275,6 +289,10 @@ export class ConversionRun {
         warnings,
         elapsedMs: Date.now() - started,
       }
+    } catch (err) {
+      // what is left untranslated by now is a file-system call on the output or its temporary files
+      if (isFsError(err)) throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
+      throw err
     } finally {
       try {
         await converter?.close?.()
@@ -417,6 +435,7 @@ export class ConversionRun {
   /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */
   private async assemble(runsPerInput: RunFile[][], outTmp: string, single: boolean): Promise<void> {
     const {req} = this
+    refuseNonRegularOutput(req.output) // checked before the work too; a device put there meanwhile stays
     if (single && runsPerInput[0].length === 1 && !runsPerInput[0][0].prefixed) {
       renameSync(outTmp, req.output)
       this.tempFiles.delete(outTmp)
@@ -430,8 +449,9 @@ export class ConversionRun {
       await out.close()
     } catch (err) {
       out.abandon()
-      throw lmtError('OUTPUT_FAILED', `cannot write ${req.output}: ${(err as Error).message}`, {cause: err})
+      throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
     }
+    refuseNonRegularOutput(req.output)
     renameSync(finalTmp, req.output)
     this.tempFiles.delete(finalTmp)
   }

@@ -2,6 +2,7 @@
 import {createHash} from 'node:crypto'
 import {renameSync, rmSync} from 'node:fs'
 import {lmtError} from '../errors.js'
+import {isFsError, outputError, refuseNonRegularOutput} from '../util/output-path.js'
 import {LineReader} from '../jsonl/line-reader.js'
 import {parseJson} from '../jsonl/parse.js'
 import {TraceRecorder} from '../lct/recorder.js'
@@ -11,6 +12,8 @@ import type {PyJsonValue} from '../util/pyfmt.js'
 import {tempPathBeside} from './stale-temps.js'
 
 const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
+/** the longest stretch of encoding without a turn of the event loop */
+const TURN_MS = 50
 
 export interface LctBridgeOptions {
   /** ObjectKey.model_name; default: the record's instance id */
@@ -100,8 +103,11 @@ export async function jsonlToLct(
   jsonlPath: string,
   output: string,
   o: LctBridgeOptions,
+  /** holds the temporary file while it exists (so that a signal handler can remove it) */
+  temps: Set<string> = new Set(),
 ): Promise<LctBridgeSummary> {
   const tmp = tempPathBeside(output)
+  temps.add(tmp)
   let first: bigint | undefined
   let now = 0
   let wall = o.tWallStart ?? 0
@@ -122,7 +128,15 @@ export async function jsonlToLct(
   const summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
   try {
     const reader = new LineReader(jsonlPath)
+    let lines = 0
+    let lastTurn = performance.now()
     for await (const line of reader.lines()) {
+      // a read batch (1 MiB of lines) takes long to encode: a turn of the event loop now and then lets a signal
+      // handler run (Ctrl-C answers within a second)
+      if ((++lines & 63) === 0 && performance.now() - lastTurn > TURN_MS) {
+        await new Promise((resolve) => setImmediate(resolve))
+        lastTurn = performance.now()
+      }
       const row = parseJson(line.text)
       if (!(row instanceof Map)) {
         summary.skipped++
@@ -178,11 +192,14 @@ export async function jsonlToLct(
     done.close()
     if (done.droppedCount > 0)
       throw lmtError('OUTPUT_FAILED', `${done.droppedCount} records could not be written to ${output}`)
+    refuseNonRegularOutput(output) // checked before the work too; a device put there meanwhile stays
     renameSync(tmp, output)
   } catch (err) {
     recorder?.close()
     rmSync(tmp, {force: true})
-    throw err
+    throw isFsError(err) ? outputError('OUTPUT_FAILED', `cannot write ${output}`, err) : err
+  } finally {
+    temps.delete(tmp)
   }
   return summary
 }

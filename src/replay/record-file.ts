@@ -1,9 +1,9 @@
 // The `--record` file of a replay (storage-replay.md §9): whole or absent. The recorder writes a temporary file beside
 // the target, renamed over it once the replay has finished and every write succeeded; an interruption, a failed
 // write (ENOSPC) or a fatal error removes the temporary file and leaves an earlier file at that path untouched.
-import {mkdirSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {renameSync, rmSync, writeSync} from 'node:fs'
 import {dirname} from 'node:path'
-import {lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
+import {ensureDirectory, outputError} from '../util/output-path.js'
 import {type Clock, TraceRecorder} from '../lct/recorder.js'
 import {tempPathFor} from '../util/atomic-write.js'
 
@@ -28,7 +28,7 @@ export class RecordFile {
     this.tmp = tempPathFor(path)
     const write = o.write ?? ((fd: number, bytes: Buffer) => void writeSync(fd, bytes))
     try {
-      mkdirSync(dirname(path), {recursive: true})
+      ensureDirectory(dirname(path), 'REPLAY_OUTPUT')
       this.recorder = new TraceRecorder({
         path: this.tmp,
         level: o.level,
@@ -86,10 +86,10 @@ export class RecordFile {
   }
 
   private error(err: Error) {
-    return lmtError(
+    return outputError(
       'REPLAY_OUTPUT',
-      `cannot write the --record file ${this.path}: ${err.message} (a file already at that path is left as it was)`,
-      {suggestions: [OUTPUT_WRITE_HINT], cause: err},
+      `cannot write the --record file ${this.path} (a file already at that path is left as it was)`,
+      err,
     )
   }
 }

@@ -1,7 +1,6 @@
-import {mkdirSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {PendingFiles} from './pending-files.js'
-import {lmtError} from '../errors.js'
+import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
 import {type Notice, readConfigFile, resolveConfig, type SimFlags} from './config.js'
 import {formatG} from './format-g.js'
 import {beladyOracle} from './belady.js'
@@ -77,6 +76,19 @@ export function csvFileName(id: string): {name: string; escaped: boolean} {
   if (out === '.' || out === '..') out = out.replace(/\./g, '%2E')
   return {name: `${out}_hit_rates.csv`, escaped: true}
 }
+/** the name of a finished CSV until the run's outputs are committed together */
+export const STAGED_PREFIX = '.lmt-new.'
+
+/** the outputs of a run besides the CSVs: refused before any work when one is a device, a FIFO or a folder */
+const FIXED_OUTPUTS = [
+  'summary.json',
+  'sweep.csv',
+  'hit_rate_over_time.svg',
+  'hit_rate_over_time.vl.json',
+  'sweep_hit_rate.svg',
+  'sweep_hit_rate.vl.json',
+]
+
 /** Runs `lmt simulate` end to end: configuration, replay(s), outputs. */
 export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const started = performance.now()
@@ -87,11 +99,8 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const notes = new Notes([...resolved.notices])
   const cfg = resolved.config
   const out = cfg.output_result_path
-  try {
-    mkdirSync(out, {recursive: true})
-  } catch (err) {
-    throw lmtError('SIM_OUTPUT', `cannot create the output directory ${out}: ${(err as Error).message}`)
-  }
+  ensureDirectory(out, 'SIM_OUTPUT')
+  for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT')
   const tracePath = cfg.trace_file_path
   const traceName = basename(tracePath)
   const stats = newStats(tracePath)
@@ -108,8 +117,12 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       csvNames.set(id, (n = f.name))
     }
     const path = join(dir, n)
-    pending.add(path + '.tmp') // the CSV's temporary file (its writer renames or removes it)
-    return path
+    refuseNonRegularOutput(path, 'SIM_OUTPUT')
+    // the CSV's writer fills <new>.tmp and renames it to <new> (or removes it); commit() renames <new> to the CSV
+    const staged = join(dir, `${STAGED_PREFIX}${n}`)
+    pending.add(staged + '.tmp')
+    pending.stage(staged, path)
+    return staged
   }
 
   const baseOptions = {
@@ -299,7 +312,15 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     }
   }
   if (req.sweep) {
-    const result = await runSweep(rowsInMemory as TraceRow[], req, cfg, baseOptions, notes, out, csvName)
+    const result = await runSweep(
+      rowsInMemory as TraceRow[],
+      {...req, pending},
+      cfg,
+      baseOptions,
+      notes,
+      out,
+      csvName,
+    )
     effective = result.largest
     sweepDoc = result.doc
     replaySeconds = result.replaySeconds
@@ -387,6 +408,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   }
   outputs.push('summary.json')
   pending.writeAtomic(join(out, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
+  pending.commit() // the whole set at once: CSVs, plots, summary.json
   const table = renderTable(summary)
   const policies = [
     ...new Set(

@@ -32,7 +32,7 @@ describe('lmt replay', () => {
         jsonl,
       ])
       expect(r.exitCode).toBe(1)
-      expect(r.stderr).toMatch(/cannot write outputs in .*: ENOSPC/)
+      expect(r.stderr).toMatch(/cannot write outputs in .*: no space left on device \(ENOSPC\)/)
       // the per-record JSONL is a log (kept, as on an interruption); the summary files are not left behind
       expect(readdirSync(out)).toEqual(['records.jsonl'])
     },

@@ -148,7 +148,7 @@ describe('hit-rate CSVs of a run', () => {
     async () => {
       const out = join(tmp.dir, 'full')
       mkdirSync(out, {recursive: true})
-      symlinkSync('/dev/full', join(out, 'b_hit_rates.csv.tmp'))
+      symlinkSync('/dev/full', join(out, '.lmt-new.b_hit_rates.csv.tmp'))
       const r = await run(out, ['--json'])
       expect(r.exitCode).toBe(1)
       const {error} = JSON.parse(r.stdout)
@@ -160,12 +160,12 @@ describe('hit-rate CSVs of a run', () => {
 
   it('a CSV that cannot be created is an output error naming it, with no CSV left', async () => {
     const out = join(tmp.dir, 'blocked')
-    mkdirSync(join(out, 'b_hit_rates.csv.tmp'), {recursive: true}) // a directory where the temp file goes
+    mkdirSync(join(out, '.lmt-new.b_hit_rates.csv.tmp'), {recursive: true}) // a directory where the temp file goes
     const r = await run(out, [])
     expect(r.exitCode).toBe(1)
     expect(r.stderr).toMatch(/cannot write .*b_hit_rates\.csv: .*EISDIR/)
     expect(readdirSync(out).filter((f) => f.endsWith('.csv'))).toEqual([])
-    expect(readdirSync(out).filter((f) => f.endsWith('.csv.tmp'))).toEqual(['b_hit_rates.csv.tmp'])
+    expect(readdirSync(out).filter((f) => f.endsWith('.csv.tmp'))).toEqual(['.lmt-new.b_hit_rates.csv.tmp'])
   })
 })
 
@@ -201,7 +201,7 @@ describe('an interrupted simulation', () => {
     child.stderr.on('data', (d) => (stderr += d))
     // interrupt once the CSV is being written
     const timer = setInterval(() => {
-      if (existsSync(join(out, 'i_hit_rates.csv.tmp'))) {
+      if (existsSync(join(out, '.lmt-new.i_hit_rates.csv.tmp'))) {
         clearInterval(timer)
         child.kill(sig)
       }

@@ -8,10 +8,13 @@ const tmp = tempDir()
 afterAll(() => tmp.cleanup())
 
 describe('PendingFiles.writeAtomic', () => {
-  it('writes through a temporary file and a rename', () => {
+  it('writes through a temporary file, renamed at commit', () => {
     const dir = join(tmp.dir, 'ok')
     mkdirSync(dir)
-    new PendingFiles().writeAtomic(join(dir, 'a.json'), '{}\n')
+    const files = new PendingFiles()
+    files.writeAtomic(join(dir, 'a.json'), '{}\n')
+    expect(readdirSync(dir)).toEqual(['a.json.tmp'])
+    files.commit()
     expect(readdirSync(dir)).toEqual(['a.json'])
     expect(readFileSync(join(dir, 'a.json'), 'utf8')).toBe('{}\n')
   })
@@ -31,7 +34,7 @@ describe('PendingFiles.writeAtomic', () => {
         error = err as typeof error
       }
       expect(error.code).toBe('LMT_SIM_OUTPUT')
-      expect(error.message).toMatch(/cannot write .*a\.json: ENOSPC/)
+      expect(error.message).toMatch(/cannot write .*a\.json: no space left on device \(ENOSPC\)/)
       expect(readdirSync(dir)).toEqual([])
     },
   )
