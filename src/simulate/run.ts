@@ -21,6 +21,16 @@ import {
 import {runSweep} from './sweep.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
 import {firstRowType, newStats, readTraceRowBatches} from './trace-source.js'
+import type {BlockSizeFit} from './block-size.js'
+import {blockSizeError, contradictionOf} from './block-size-errors.js'
+import {fitsOfRows, scanBlockSizes} from './block-size-scan.js'
+import {
+  blockSizeCheckDoc,
+  blockSizeLine,
+  defaultSizeWarning,
+  needsInference,
+  settleBlockSizes,
+} from './block-size-plan.js'
 
 export type OracleChoice = 'none' | 'infinite' | 'belady' | 'all'
 
@@ -43,6 +53,8 @@ export interface SimulateRequest {
   oracle: OracleChoice
   sweep?: SweepRequest
   keepPointCsv: boolean
+  /** check that the trace's rows do not contradict a given block size as too small (default true) */
+  blockSizeCheck?: boolean
   /** sweeps: the one-pass stack method where it is certified exact (auto, the default), or never */
   stack?: 'auto' | 'off'
   /** threads for the points of a sweep (this one included); default: the available cores */
@@ -112,10 +124,43 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     return path
   }
 
+  // ------------------------------------------------------------------ block sizes: inferred or checked
+  const check = req.blockSizeCheck !== false
+  let rowsInMemory: TraceRow[] | undefined
+  let fits: Map<string, BlockSizeFit> | undefined
+  if (req.sweep) {
+    rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, stats, notes)
+    fits = fitsOfRows(rowsInMemory)
+  } else if (needsInference(resolved))
+    fits = await scanBlockSizes({
+      path: tracePath,
+      name: traceName,
+      skipInvalid: req.skipInvalid,
+      mode: cfg.trace_replay.mode,
+    })
+  const plan = settleBlockSizes(resolved, fits, traceName, check)
+  /** a contradiction the streamed replay met, with the block size the whole trace implies */
+  const withTraceFit = async (err: unknown): Promise<unknown> => {
+    const c = contradictionOf(err)
+    if (c === undefined) return err
+    const all =
+      fits ??
+      (await scanBlockSizes({
+        path: tracePath,
+        name: traceName,
+        skipInvalid: true,
+        mode: cfg.trace_replay.mode,
+      }))
+    return blockSizeError(c, all.get(c.instance))
+  }
+
   const baseOptions = {
     config: cfg,
     seed: req.seed,
     quickInstance: resolved.quickInstance,
+    quickBlockSizes: plan.quickSizes,
+    blockSizeCheck: check,
+    blockSizeSource: plan.source,
     strictInstances: req.strictInstances,
     traceName,
   }
@@ -124,7 +169,6 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   // CSV rows are written between replay batches, outside the replay's timer (simulate.md §5.4)
   const csvWriter = 'deferred'
   let sorted = true
-  let rowsInMemory: TraceRow[] | undefined
   let main: Replayer
   let replaySeconds = 0
   let writeSeconds = 0 // writing deferred CSV rows (neither parsing nor replay)
@@ -185,7 +229,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       }
     } catch (err) {
       await main.closeCsvs(false)
-      throw err
+      throw await withTraceFit(err)
     }
     replaySeconds = replayTime / 1000
     writeSeconds = writeTime / 1000
@@ -200,17 +244,22 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       // the same read as a sweep's (its own resort notice is not needed: the one above says more)
       const rows = await loadSorted(tracePath, traceName, resolved, req, stats2, new Notes())
       Object.assign(stats, stats2)
-      const run = replayRows(
-        rows,
-        () =>
-          new Replayer({
-            ...baseOptions,
-            config: structuredClone(cfg),
-            csvName: csvName(out),
-            csvWriter,
-            plots: req.plots,
-          }),
-      )
+      let run: ReturnType<typeof replayRows>
+      try {
+        run = replayRows(
+          rows,
+          () =>
+            new Replayer({
+              ...baseOptions,
+              config: structuredClone(cfg),
+              csvName: csvName(out),
+              csvWriter,
+              plots: req.plots,
+            }),
+        )
+      } catch (err) {
+        throw await withTraceFit(err)
+      }
       main = run.replayer
       replaySeconds = run.seconds
       writeSeconds = run.writeSeconds
@@ -231,7 +280,6 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         `${traceName}: no row was replayed (the trace has none); no CSV is written`,
       )
   } else {
-    rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, stats, notes)
     sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')
     main = new Replayer({...baseOptions, config: structuredClone(cfg), plots: false}) // replaced below
   }
@@ -310,8 +358,26 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   }
 
   // ------------------------------------------------------------------ summary
-  const instances = effective.ordered.map((i) =>
-    instanceSummary(i, req.sweep ? null : (csvNames.get(i.cfg.instance_id) ?? null)),
+  const fitOf = (i: Replayer['ordered'][number]) => plan.fits?.get(i.cfg.instance_id) ?? i.blockSizeFit
+  const instances = effective.ordered.map((i) => ({
+    ...instanceSummary(i, req.sweep ? null : (csvNames.get(i.cfg.instance_id) ?? null)),
+    block_size_source: plan.source(i.cfg.instance_id),
+    block_size_check: blockSizeCheckDoc(i.cfg.block_size, fitOf(i)),
+  }))
+  defaultSizeWarning(
+    notes,
+    effective.ordered
+      .filter((i) => plan.source(i.cfg.instance_id) === 'default')
+      .map((i) => i.cfg.instance_id),
+  )
+  const sizeLines = effective.ordered.map((i) =>
+    blockSizeLine(i.cfg.instance_id, i.cfg.block_size, plan.source(i.cfg.instance_id), fitOf(i)),
+  )
+  lines.unshift(
+    ...sizeLines.slice(0, 10),
+    ...(sizeLines.length > 10
+      ? [`(the block sizes of ${sizeLines.length - 10} more instances: summary.json)`]
+      : []),
   )
   const groups = groupSummary(effective)
   const totalSeconds = (performance.now() - started) / 1000
