@@ -64,6 +64,15 @@ const catalogue = {
     message: (trace: string, instance: string, why: string) =>
       `${trace}: the block size of instance "${instance}" cannot be inferred: ${why}`,
   },
+  SIM_TRACE_NOT_CONVERTED: {
+    exit: 1,
+    message: (trace: string, formats: readonly string[]) =>
+      `${trace} is not the Get+Write JSONL that simulate reads: its first line looks like a ${formats.join(' or ')} trace; run \`lmt convert -f ${formats[0]}\` first`,
+  },
+  SIM_NO_ROWS: {
+    exit: 1,
+    message: (trace: string, why: string) => `${trace}: no row was replayed (${why}); nothing was written`,
+  },
   SIM_UNKNOWN_INSTANCE: {exit: 1, message: detail},
   SIM_TS_OVERFLOW: {exit: 1, message: detail},
   SIM_OUTPUT: {exit: 1, message: detail},

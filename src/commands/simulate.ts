@@ -7,6 +7,8 @@ import {isLmtError, lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
 import {type OracleChoice, simulate, type SweepRequest} from '../simulate/run.js'
 import {PendingFiles} from '../simulate/pending-files.js'
+import {discoverConverters} from '../plugins/converter-discovery.js'
+import {pluginConverterSources} from '../plugins/installed-plugins.js'
 
 function parseSeed(text: string): bigint {
   let v: bigint
@@ -263,6 +265,12 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       sweep,
       keepPointCsv: flags['keep-point-csv'],
       blockSizeCheck: flags['block-size-check'],
+      recogniseFormats: async (line) => {
+        const registry = await discoverConverters({
+          plugins: await pluginConverterSources(this.config, () => {}),
+        })
+        return registry.recognise(line).map((r) => r.format)
+      },
       stack: flags.stack as 'auto' | 'off',
       jobs: flags.jobs,
       pending,

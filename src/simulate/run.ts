@@ -1,7 +1,7 @@
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, rmdirSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {PendingFiles} from './pending-files.js'
-import {lmtError} from '../errors.js'
+import {isLmtError, lmtError} from '../errors.js'
 import {type Notice, readConfigFile, resolveConfig, type SimFlags} from './config.js'
 import {formatG} from './format-g.js'
 import {beladyOracle} from './belady.js'
@@ -20,7 +20,8 @@ import {
 } from './summary.js'
 import {runSweep} from './sweep.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
-import {firstRowType, newStats, readTraceRowBatches} from './trace-source.js'
+import {firstRowType, newStats, readTraceRowBatches, type TraceReadStats} from './trace-source.js'
+import {type FormatRecogniser, foreignFormats, notConvertedError} from './foreign-trace.js'
 import type {BlockSizeFit} from './block-size.js'
 import {blockSizeError, contradictionOf} from './block-size-errors.js'
 import {fitsOfRows, scanBlockSizes} from './block-size-scan.js'
@@ -57,6 +58,8 @@ export interface SimulateRequest {
   blockSizeCheck?: boolean
   /** sweeps: the one-pass stack method where it is certified exact (auto, the default), or never */
   stack?: 'auto' | 'off'
+  /** the formats a line that is not a trace row looks like (asks the converters; for the error's hint) */
+  recogniseFormats?: FormatRecogniser
   /** threads for the points of a sweep (this one included); default: the available cores */
   jobs?: number
   /** filled with the run's temporary files while they exist (a signal handler removes them) */
@@ -91,6 +94,51 @@ export function csvFileName(id: string): {name: string; escaped: boolean} {
 }
 /** Runs `lmt simulate` end to end: configuration, replay(s), outputs. */
 export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
+  const run: RunContext = {}
+  try {
+    return await simulateRun(req, run)
+  } catch (err) {
+    // an invalid row in a trace that was never converted: say which conversion it needs
+    if (isLmtError(err) && err.kind === 'SIM_TRACE_ROW' && run.tracePath !== undefined) {
+      const formats = await foreignFormats(run.tracePath, req.recogniseFormats)
+      if (formats.length > 0) throw notConvertedError(run.tracePath, formats, err)
+    }
+    throw err
+  }
+}
+
+interface RunContext {
+  tracePath?: string
+}
+
+/** Why a run replayed no row, as the no-rows error says it. */
+async function noRowsError(
+  req: SimulateRequest,
+  tracePath: string,
+  stats: TraceReadStats,
+  skips?: Replayer['skips'],
+): Promise<Error> {
+  const formats = await foreignFormats(tracePath, req.recogniseFormats)
+  if (formats.length > 0) return notConvertedError(tracePath, formats)
+  const invalid = Object.entries(stats.invalid)
+  const why =
+    stats.rows === 0
+      ? 'the trace has no rows'
+      : invalid.length > 0
+        ? `${invalid.reduce((a, [, n]) => a + n, 0)} of ${stats.rows} rows were invalid and skipped (${invalid.map(([rule, n]) => `${rule} ${n}`).join(', ')})`
+        : skips !== undefined && skips.unknown_instance > 0
+          ? `${skips.unknown_instance} rows are of instances that are not configured (${[...skips.unknownInstances.keys()].slice(0, 5).join(', ')})`
+          : 'no row reached a configured instance'
+  return lmtError('SIM_NO_ROWS', basename(tracePath), why, {
+    suggestions: [
+      invalid.length > 0
+        ? 'run without --skip-invalid to see the first invalid row and why'
+        : 'check the trace and the configuration; a run must replay at least one row',
+    ],
+  })
+}
+
+async function simulateRun(req: SimulateRequest, run: RunContext): Promise<SimulateOutcome> {
   const started = performance.now()
   const file = req.configPath ? readConfigFile(req.configPath) : undefined
   const tracePathForQuick = req.flags.trace
@@ -99,12 +147,24 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const notes = new Notes([...resolved.notices])
   const cfg = resolved.config
   const out = cfg.output_result_path
+  let createdOut: string | undefined
   try {
-    mkdirSync(out, {recursive: true})
+    createdOut = mkdirSync(out, {recursive: true})
   } catch (err) {
     throw lmtError('SIM_OUTPUT', `cannot create the output directory ${out}: ${(err as Error).message}`)
   }
   const tracePath = cfg.trace_file_path
+  run.tracePath = tracePath
+  /** the error of a run that replayed nothing; the output directory it made is removed (when empty) */
+  const noRows = (skips?: Replayer['skips']): Promise<Error> => {
+    if (createdOut !== undefined)
+      try {
+        rmdirSync(out)
+      } catch {
+        // something else is in it: left alone
+      }
+    return noRowsError(req, tracePath, stats, skips)
+  }
   const traceName = basename(tracePath)
   const stats = newStats(tracePath)
   const outputs: string[] = []
@@ -130,6 +190,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   let fits: Map<string, BlockSizeFit> | undefined
   if (req.sweep) {
     rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, stats, notes)
+    if (rowsInMemory.length === 0) throw await noRows()
     fits = fitsOfRows(rowsInMemory)
   } else if (needsInference(resolved))
     fits = await scanBlockSizes({
@@ -274,11 +335,6 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         )
       else outputs.push(csvNames.get(i.cfg.instance_id) as string)
     }
-    if (main.ordered.length === 0)
-      notes.add(
-        'LMT_SIM_NO_READS',
-        `${traceName}: no row was replayed (the trace has none); no CSV is written`,
-      )
   } else {
     sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')
     main = new Replayer({...baseOptions, config: structuredClone(cfg), plots: false}) // replaced below
@@ -356,6 +412,10 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     outputs.push('sweep.csv')
     if (oracles) oracles.infinite = result.infinite
   }
+
+  // a run that replayed nothing has no result: no plot, no summary (and the directory it made is removed)
+  if (effective.ordered.every((i) => i.counters.get_rows + i.counters.write_rows === 0))
+    throw await noRows(effective.skips)
 
   // ------------------------------------------------------------------ summary
   const fitOf = (i: Replayer['ordered'][number]) => plan.fits?.get(i.cfg.instance_id) ?? i.blockSizeFit
