@@ -492,21 +492,24 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
 
   // ------------------------------------------------------------------ plots, summary.json
   if (req.plots) {
-    const {plotHitRateOverTime, plotSweep} = await import('./plots.js')
+    const {blockSizeLabel, plotHitRateOverTime, plotSweep} = await import('./plots.js')
     try {
-      if (req.sweep)
-        outputs.push(...(await plotSweep(pending, out, sweepDoc as Record<string, unknown>, traceName)))
-      else
-        outputs.push(
-          ...(await plotHitRateOverTime(
+      const written = req.sweep
+        ? await plotSweep(
             pending,
             out,
-            main,
+            sweepDoc as Record<string, unknown>,
             traceName,
-            capacityLabel(cfg),
-            main.firstTs ?? 0n,
-          )),
-        )
+            blockSizeLabel(
+              effective.ordered
+                .filter((i) => i.group.cfg.group_name === sweepDoc?.group_name)
+                .map((i) => ({id: i.cfg.instance_id, blockSize: i.cfg.block_size})),
+            ),
+          )
+        : await plotHitRateOverTime(pending, out, main, traceName, capacityLabel(cfg), main.firstTs ?? 0n)
+      if (written.length === 0)
+        notes.add('LMT_SIM_NO_PLOT', 'no get was replayed: there is nothing to plot, and no plot is written')
+      outputs.push(...written)
     } catch (err) {
       notes.add('LMT_SIM_PLOT_FAILED', `a plot could not be rendered: ${(err as Error).message}`, 'warning')
     }
