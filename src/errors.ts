@@ -66,6 +66,25 @@ const catalogue = {
   SIM_TRACE_ROW: {exit: 1, message: detail},
   SIM_TRACE_MODE: {exit: 1, message: detail},
   SIM_PARTIAL_TAIL: {exit: 1, message: detail},
+  SIM_BLOCK_SIZE_MISMATCH: {
+    exit: 1,
+    message: (where: string, blockSize: string, rowFit: string, implied: string) =>
+      `${where}: block_size ${blockSize} is too small for this row: ${rowFit}; ${implied}`,
+  },
+  SIM_BLOCK_SIZE_INCONSISTENT: {
+    exit: 1,
+    message: (trace: string, instance: string, why: string) =>
+      `${trace}: the block size of instance "${instance}" cannot be inferred: ${why}`,
+  },
+  SIM_TRACE_NOT_CONVERTED: {
+    exit: 1,
+    message: (trace: string, formats: readonly string[]) =>
+      `${trace} is not the Get+Write JSONL that simulate reads: its first line looks like a ${formats.join(' or ')} trace; run \`lmt convert -f ${formats[0]}\` first`,
+  },
+  SIM_NO_ROWS: {
+    exit: 1,
+    message: (trace: string, why: string) => `${trace}: no row was replayed (${why}); nothing was written`,
+  },
   SIM_UNKNOWN_INSTANCE: {exit: 1, message: detail},
   SIM_TS_OVERFLOW: {exit: 1, message: detail},
   SIM_OUTPUT: {exit: 1, message: detail},

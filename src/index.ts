@@ -10,6 +10,7 @@ export {GetRecord, WriteRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES} from './c
 export type {
   Converter,
   ConverterClass,
+  FormatSample,
   ConverterOptions,
   InputContext,
   InputLine,

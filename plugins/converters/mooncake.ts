@@ -1,3 +1,5 @@
+import type {FormatSample} from '../../src/index.js'
+import {looksLikeMooncake} from './_shared/format-samples.js'
 import {QwenBailianConverter} from './qwen-bailian.js'
 
 /**
@@ -6,6 +8,10 @@ import {QwenBailianConverter} from './qwen-bailian.js'
  */
 export class MooncakeConverter extends QwenBailianConverter {
   static override description = "Mooncake FAST'25 traces (timestamp in ms, 512-token blocks)"
+
+  static override looksLike(sample: FormatSample): boolean {
+    return looksLikeMooncake(sample)
+  }
 
   override defaultBlockSize = 512
   protected override timestampIntScale = 1_000_000n

@@ -1,5 +1,6 @@
 import {BaseConverter, KeyList, KeySlabs, parseJson, pythonEquals, pythonHashKey} from '../../src/index.js'
-import type {InputContext, InputLine, LineBatch, Trace} from '../../src/index.js'
+import type {FormatSample, InputContext, InputLine, LineBatch, Trace} from '../../src/index.js'
+import {looksLikePublisherLog} from './_shared/format-samples.js'
 import type {
   FinishEvent,
   GetEvent,
@@ -172,6 +173,10 @@ function prefixMatches(getKeys: Keys, writeKeys: Keys): boolean {
  */
 export class PublisherLogConverter extends BaseConverter {
   static description = 'KVCM event-publisher log (GetCacheLocation / StartWriteCache / FinishWriteCache)'
+
+  static looksLike(sample: FormatSample): boolean {
+    return looksLikePublisherLog(sample)
+  }
 
   private readonly warnedFallback = new Set<string>()
 

@@ -1,5 +1,6 @@
 import {BaseConverter, type InputContext, KeyList, KeySlabs} from '../../src/index.js'
-import type {GetTrace, Trace, WriteTrace} from '../../src/index.js'
+import type {FormatSample, GetTrace, Trace, WriteTrace} from '../../src/index.js'
+import {looksLikeQwenBailian} from './_shared/format-samples.js'
 import type {HashIdBatch, HashIdRowConfig} from './_shared/hash-id-rows.js'
 import {mapperThreads, sharedModule} from './_shared/mapper-module.js'
 
@@ -13,6 +14,10 @@ const ROW_DECODER = sharedModule('hash-id-rows')
  */
 export class QwenBailianConverter extends BaseConverter {
   static description = 'Qwen-Bailian usage traces (timestamp in s, one hash id per block)'
+
+  static looksLike(sample: FormatSample): boolean {
+    return looksLikeQwenBailian(sample)
+  }
 
   /** ns per unit of an integer timestamp, and the double factor for float timestamps. */
   protected timestampIntScale = 1_000_000_000n

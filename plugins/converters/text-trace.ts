@@ -1,7 +1,8 @@
 import {existsSync, statSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {BaseConverter, type InputContext, KeyList, lmtError} from '../../src/index.js'
-import type {Trace} from '../../src/index.js'
+import type {FormatSample, Trace} from '../../src/index.js'
+import {looksLikeTextRecord} from './_shared/format-samples.js'
 import type {TextRowConfig, TextRowResult} from './_shared/text-rows.js'
 import {sharedModule} from './_shared/mapper-module.js'
 
@@ -17,6 +18,10 @@ const REQUIRED_FILES = ['tokenizer.json', 'tokenizer_config.json']
 export class TextTraceConverter extends BaseConverter {
   static description = 'Timestamped text or chat records, tokenized with a Hugging Face tokenizer'
   static aliases = ['text']
+
+  static looksLike(sample: FormatSample): boolean {
+    return looksLikeTextRecord(sample)
+  }
 
   private tokenizerDir: string | undefined
 

@@ -7,6 +7,8 @@ import {isLmtError, lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
 import {type OracleChoice, simulate, type SweepRequest} from '../simulate/run.js'
 import {PendingFiles} from '../simulate/pending-files.js'
+import {discoverConverters} from '../plugins/converter-discovery.js'
+import {pluginConverterSources} from '../plugins/installed-plugins.js'
 
 function parseSeed(text: string): bigint {
   let v: bigint
@@ -83,7 +85,16 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
     policy: Flags.string({summary: 'Eviction policy of every instance.', options: [...POLICIES]}),
     capacity: Flags.string({summary: 'Capacity of every group in GB; negative = infinite.'}),
     'capacity-blocks': Flags.integer({summary: 'Capacity of every group in blocks; -1 = infinite.', min: -1}),
-    'block-size': Flags.integer({summary: 'Tokens per block of every instance.', min: 1}),
+    'block-size': Flags.integer({
+      summary: 'Tokens per block of every instance (default: inferred per instance from the trace).',
+      min: 1,
+    }),
+    'block-size-check': Flags.boolean({
+      summary:
+        'Fail when the rows hold fewer keys than full blocks of the given block size (--no-block-size-check replays anyway).',
+      allowNo: true,
+      default: true,
+    }),
     'bytes-per-token': Flags.integer({
       summary: 'Bytes per token of every instance (for capacities in GB).',
       min: 1,
@@ -253,6 +264,13 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       oracle: (flags.oracle ?? (flags.sweep ? 'all' : 'none')) as OracleChoice,
       sweep,
       keepPointCsv: flags['keep-point-csv'],
+      blockSizeCheck: flags['block-size-check'],
+      recogniseFormats: async (line) => {
+        const registry = await discoverConverters({
+          plugins: await pluginConverterSources(this.config, () => {}),
+        })
+        return registry.recognise(line).map((r) => r.format)
+      },
       stack: flags.stack as 'auto' | 'off',
       jobs: flags.jobs,
       pending,

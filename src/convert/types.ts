@@ -84,11 +84,25 @@ export interface Converter {
   knownInstanceIds?(): Iterable<string>
 }
 
+/** The first non-blank line of a file, as {@link ConverterClass.looksLike} sees it. */
+export interface FormatSample {
+  /** the line's text (trimmed) */
+  line: string
+  /** the line parsed with JSON.parse (large integers lose precision), or undefined when it is not JSON */
+  record: unknown
+}
+
 export interface ConverterClass {
   new (options: ConverterOptions): Converter
   readonly name: string
   aliases?: readonly string[]
   description?: string
+  /**
+   * Optional: whether a file whose first non-blank line is `sample` looks like this converter's input (true only
+   * when it does). lmt asks it to tell a user who hands an unconverted trace to `lmt simulate` which format to
+   * convert it from; it must be cheap and never change state. A converter that throws here is ignored.
+   */
+  looksLike?(sample: FormatSample): boolean
 }
 
 export type {InputLine}

@@ -1,4 +1,4 @@
-import type {ConverterClass} from '../convert/types.js'
+import type {ConverterClass, FormatSample} from '../convert/types.js'
 import {formatNameOf} from './format-name.js'
 
 export interface ConverterRegistration {
@@ -74,6 +74,29 @@ export class ConverterRegistry {
   /** Registrations sorted by format name. */
   list(): ConverterRegistration[] {
     return [...this.byName.values()].sort((a, b) => (a.format < b.format ? -1 : a.format > b.format ? 1 : 0))
+  }
+
+  /**
+   * The registrations whose converter says a file starting with `line` looks like its input (sorted by format);
+   * a converter without `looksLike`, or one that throws in it, is passed over.
+   */
+  recognise(line: string): ConverterRegistration[] {
+    // a fresh sample for each converter: one cannot change what the next one sees
+    const sample = (): FormatSample => {
+      try {
+        return {line, record: JSON.parse(line)}
+      } catch {
+        return {line, record: undefined}
+      }
+    }
+    return this.list().filter((reg) => {
+      try {
+        const looksLike = (reg.cls as {looksLike?: unknown}).looksLike
+        return typeof looksLike === 'function' && looksLike.call(reg.cls, sample()) === true
+      } catch {
+        return false
+      }
+    })
   }
 
   /** Every format name and alias, sorted (for "unknown format" messages). */

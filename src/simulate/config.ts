@@ -173,6 +173,13 @@ export interface ResolvedConfig {
   /** quick form: instances are created as the trace names them */
   quick: boolean
   quickInstance?: Omit<InstanceConfig, 'instance_id'>
+  /**
+   * where each configured instance's block size came from ('flag' or 'config'); an instance not listed (every
+   * instance of the quick form without --block-size) has none, and the run infers it from the trace
+   */
+  blockSizeGiven: Map<string, 'flag' | 'config'>
+  /** quick form: --block-size was given */
+  quickBlockSizeGiven?: boolean
 }
 
 /** Applies flags and defaults to a configuration file's content (or builds the quick form) and checks it. */
@@ -246,6 +253,7 @@ export function resolveConfig(
   }
   const groupNames = new Set<string>()
   const instanceIds = new Set<string>()
+  const blockSizeGiven = new Map<string, 'flag' | 'config'>()
   ;(raw.instance_groups as Json[]).forEach((g, gi) => {
     reportKeys(g, KNOWN.group, IGNORED.group, ['instance_groups', gi], notes)
     const name = g.group_name as string
@@ -311,9 +319,12 @@ export function resolveConfig(
           ['instance_groups', gi, 'instances', ii, 'eviction_policy_params'],
           notes,
         )
+      const sizeGiven = flags.blockSize !== undefined || inst.block_size !== undefined
+      if (sizeGiven) blockSizeGiven.set(id, flags.blockSize !== undefined ? 'flag' : 'config')
       const instance: InstanceConfig = {
         instance_id: id,
-        block_size: pick(flags.blockSize, inst.block_size, ip('block_size'), 16),
+        // a missing block size is inferred from the trace before the replay (16 until then)
+        block_size: sizeGiven ? pick(flags.blockSize, inst.block_size, ip('block_size'), 16) : 16,
         eviction_policy_type: pick(
           flags.policy,
           inst.eviction_policy_type,
@@ -332,7 +343,7 @@ export function resolveConfig(
     config.instance_groups.push(group)
   })
   checkConfig(config)
-  return {config, notices: notes.list, quick: false}
+  return {config, notices: notes.list, quick: false, blockSizeGiven}
 }
 
 function policyNotices(i: InstanceConfig, notes: Notes): void {
@@ -422,11 +433,18 @@ function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): Resolv
         : `${group.quota_capacity_blocks} blocks`
   notes.add(
     'LMT_SIM_QUICK_FORM',
-    `quick form: one group "default" (${cap}), every instance of the trace with block_size ${quickInstance.block_size} and policy ${quickInstance.eviction_policy_type}, eviction_mode ${config.eviction_params.eviction_mode}, replay mode ${config.trace_replay.mode}`,
+    `quick form: one group "default" (${cap}), every instance of the trace with block_size ${flags.blockSize ?? 'inferred from its rows'} and policy ${quickInstance.eviction_policy_type}, eviction_mode ${config.eviction_params.eviction_mode}, replay mode ${config.trace_replay.mode}`,
   )
   if (group.quota_capacity !== undefined && group.quota_capacity >= 0 && flags.bytesPerToken === undefined)
     throw lmtError('SIM_BYTES_PER_TOKEN_MISSING', 'a capacity in GB needs --bytes-per-token', {
       suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks'],
     })
-  return {config, notices: notes.list, quick: true, quickInstance}
+  return {
+    config,
+    notices: notes.list,
+    quick: true,
+    quickInstance,
+    blockSizeGiven: new Map(),
+    quickBlockSizeGiven: flags.blockSize !== undefined,
+  }
 }

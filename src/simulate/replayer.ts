@@ -14,6 +14,8 @@ import {BinaryHeap} from '../util/binary-heap.js'
 import {newReadRecord, rate, type ReadRecord} from './hit-rate-csv.js'
 import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from './hit-rate-sink.js'
 import type {TraceRow} from './trace-rows.js'
+import {BlockSizeFit} from './block-size.js'
+import {blockSizeError, type BlockSizeSource} from './block-size-errors.js'
 
 const INT64_MAX = 2n ** 63n - 1n
 const PLOT_POINTS = 2000
@@ -68,6 +70,8 @@ export class InstState {
   csvFile = -1
   /** the CSV path, asked for once (null: this run writes no CSV for the instance) */
   csvPath: string | null | undefined
+  /** the block sizes this instance's rows allow so far */
+  readonly blockSizeFit = new BlockSizeFit()
   /** decimated plot data: every 2^step-th read record (see {@link plotPoints}) */
   plot: PlotPoint[] = []
   private plotStep = 1
@@ -121,6 +125,12 @@ export interface ReplayOptions {
   seed: bigint
   /** quick form: instances created on first appearance with these settings */
   quickInstance?: Omit<InstanceConfig, 'instance_id'>
+  /** quick form: the block sizes inferred per instance (instead of quickInstance's) */
+  quickBlockSizes?: ReadonlyMap<string, number>
+  /** check that a get's keys are not fewer than its full blocks (default true; V10 is always checked) */
+  blockSizeCheck?: boolean
+  /** where an instance's block size came from (for the message of a contradiction) */
+  blockSizeSource?: (instanceId: string) => BlockSizeSource
   /** write hit-rate CSVs into this directory (file name from the instance id) */
   csvName?: (instanceId: string) => string | undefined
   /**
@@ -271,6 +281,8 @@ export class Replayer {
     let inst = this.instances.get(row.instance)
     if (inst === undefined && this.opts.quickInstance) {
       const cfg: InstanceConfig = {instance_id: row.instance, ...this.opts.quickInstance}
+      const inferred = this.opts.quickBlockSizes?.get(row.instance)
+      if (inferred !== undefined) cfg.block_size = inferred
       this.opts.config.instance_groups[0].instances.push(cfg)
       inst = this.addInstance(cfg, this.groups[0])
     }
@@ -303,7 +315,7 @@ export class Replayer {
       return
     }
     if (row.type === 'write') return this.write(inst, row.ts, row.keys)
-    this.checkPartialTail(row, inst)
+    this.checkBlockSize(row, inst)
     if (row.queryType === 'prefix_match') this.get(inst, row)
     else {
       this.skips.unsupported_query_type++
@@ -343,19 +355,27 @@ export class Replayer {
     await sink?.close(commit)
   }
 
-  private checkPartialTail(row: TraceRow, inst: InstState): void {
+  /**
+   * A get's keys are its ⌊input_len / block_size⌋ full blocks: more is a partial tail (V10, always an error),
+   * fewer means a block size too small for the trace (an error unless the check is off). Rows without keys do
+   * not constrain (see block-size.ts).
+   */
+  private checkBlockSize(row: TraceRow, inst: InstState): void {
+    const k = row.keys.length
+    if (k === 0) return
+    inst.blockSizeFit.add(k, row.inputLen, row.lineNo)
     const bs = inst.cfg.block_size
-    const maxKeys = Math.floor(row.inputLen / bs)
-    if (row.keys.length > maxKeys)
-      throw lmtError(
-        'SIM_PARTIAL_TAIL',
-        `${this.opts.traceName}:${row.lineNo}: contains partial tail block keys: ${row.keys.length} keys, input_len ${row.inputLen}, block_size ${bs} (at most ${maxKeys} keys) [V10]`,
-        {
-          suggestions: [
-            `check block_size of instance "${inst.cfg.instance_id}": the trace was probably converted with another block size`,
-          ],
-        },
-      )
+    const full = Math.floor(row.inputLen / bs)
+    if (full === k || (full > k && this.opts.blockSizeCheck === false)) return
+    throw blockSizeError({
+      traceName: this.opts.traceName,
+      instance: inst.cfg.instance_id,
+      blockSize: bs,
+      source: this.opts.blockSizeSource?.(inst.cfg.instance_id) ?? 'config',
+      keys: k,
+      inputLen: row.inputLen,
+      lineNo: row.lineNo,
+    })
   }
 
   private cachedAll(): number {

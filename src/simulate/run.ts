@@ -1,6 +1,8 @@
+import {existsSync, rmdirSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {PendingFiles} from './pending-files.js'
 import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
+import {isLmtError, lmtError} from '../errors.js'
 import {type Notice, readConfigFile, resolveConfig, type SimFlags} from './config.js'
 import {formatG} from './format-g.js'
 import {beladyOracle} from './belady.js'
@@ -19,7 +21,18 @@ import {
 } from './summary.js'
 import {runSweep} from './sweep.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
-import {firstRowType, newStats, readTraceRowBatches} from './trace-source.js'
+import {firstRowType, newStats, readTraceRowBatches, type TraceReadStats} from './trace-source.js'
+import {type FormatRecogniser, foreignFormats, notConvertedError} from './foreign-trace.js'
+import type {BlockSizeFit} from './block-size.js'
+import {blockSizeError, contradictionOf} from './block-size-errors.js'
+import {fitsOfRows, scanBlockSizes} from './block-size-scan.js'
+import {
+  blockSizeCheckDoc,
+  blockSizeLine,
+  defaultSizeWarning,
+  needsInference,
+  settleBlockSizes,
+} from './block-size-plan.js'
 
 export type OracleChoice = 'none' | 'infinite' | 'belady' | 'all'
 
@@ -42,8 +55,12 @@ export interface SimulateRequest {
   oracle: OracleChoice
   sweep?: SweepRequest
   keepPointCsv: boolean
+  /** check that the trace's rows do not contradict a given block size as too small (default true) */
+  blockSizeCheck?: boolean
   /** sweeps: the one-pass stack method where it is certified exact (auto, the default), or never */
   stack?: 'auto' | 'off'
+  /** the formats a line that is not a trace row looks like (asks the converters; for the error's hint) */
+  recogniseFormats?: FormatRecogniser
   /** threads for the points of a sweep (this one included); default: the available cores */
   jobs?: number
   /** filled with the run's temporary files while they exist (a signal handler removes them) */
@@ -91,6 +108,51 @@ const FIXED_OUTPUTS = [
 
 /** Runs `lmt simulate` end to end: configuration, replay(s), outputs. */
 export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
+  const run: RunContext = {}
+  try {
+    return await simulateRun(req, run)
+  } catch (err) {
+    // an invalid row in a trace that was never converted: say which conversion it needs
+    if (isLmtError(err) && err.kind === 'SIM_TRACE_ROW' && run.tracePath !== undefined) {
+      const formats = await foreignFormats(run.tracePath, req.recogniseFormats)
+      if (formats.length > 0) throw notConvertedError(run.tracePath, formats, err)
+    }
+    throw err
+  }
+}
+
+interface RunContext {
+  tracePath?: string
+}
+
+/** Why a run replayed no row, as the no-rows error says it. */
+async function noRowsError(
+  req: SimulateRequest,
+  tracePath: string,
+  stats: TraceReadStats,
+  skips?: Replayer['skips'],
+): Promise<Error> {
+  const formats = await foreignFormats(tracePath, req.recogniseFormats)
+  if (formats.length > 0) return notConvertedError(tracePath, formats)
+  const invalid = Object.entries(stats.invalid)
+  const why =
+    stats.rows === 0
+      ? 'the trace has no rows'
+      : invalid.length > 0
+        ? `${invalid.reduce((a, [, n]) => a + n, 0)} of ${stats.rows} rows were invalid and skipped (${invalid.map(([rule, n]) => `${rule} ${n}`).join(', ')})`
+        : skips !== undefined && skips.unknown_instance > 0
+          ? `${skips.unknown_instance} rows are of instances that are not configured (${[...skips.unknownInstances.keys()].slice(0, 5).join(', ')})`
+          : 'no row reached a configured instance'
+  return lmtError('SIM_NO_ROWS', basename(tracePath), why, {
+    suggestions: [
+      invalid.length > 0
+        ? 'run without --skip-invalid to see the first invalid row and why'
+        : 'check the trace and the configuration; a run must replay at least one row',
+    ],
+  })
+}
+
+async function simulateRun(req: SimulateRequest, run: RunContext): Promise<SimulateOutcome> {
   const started = performance.now()
   const file = req.configPath ? readConfigFile(req.configPath) : undefined
   const tracePathForQuick = req.flags.trace
@@ -99,9 +161,21 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   const notes = new Notes([...resolved.notices])
   const cfg = resolved.config
   const out = cfg.output_result_path
+  const createdOut = existsSync(out) ? undefined : out
   ensureDirectory(out, 'SIM_OUTPUT')
   for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT')
   const tracePath = cfg.trace_file_path
+  run.tracePath = tracePath
+  /** the error of a run that replayed nothing; the output directory it made is removed (when empty) */
+  const noRows = (skips?: Replayer['skips']): Promise<Error> => {
+    if (createdOut !== undefined)
+      try {
+        rmdirSync(out)
+      } catch {
+        // something else is in it: left alone
+      }
+    return noRowsError(req, tracePath, stats, skips)
+  }
   const traceName = basename(tracePath)
   const stats = newStats(tracePath)
   const outputs: string[] = []
@@ -125,10 +199,44 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     return staged
   }
 
+  // ------------------------------------------------------------------ block sizes: inferred or checked
+  const check = req.blockSizeCheck !== false
+  let rowsInMemory: TraceRow[] | undefined
+  let fits: Map<string, BlockSizeFit> | undefined
+  if (req.sweep) {
+    rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, stats, notes)
+    if (rowsInMemory.length === 0) throw await noRows()
+    fits = fitsOfRows(rowsInMemory)
+  } else if (needsInference(resolved))
+    fits = await scanBlockSizes({
+      path: tracePath,
+      name: traceName,
+      skipInvalid: req.skipInvalid,
+      mode: cfg.trace_replay.mode,
+    })
+  const plan = settleBlockSizes(resolved, fits, traceName, check)
+  /** a contradiction the streamed replay met, with the block size the whole trace implies */
+  const withTraceFit = async (err: unknown): Promise<unknown> => {
+    const c = contradictionOf(err)
+    if (c === undefined) return err
+    const all =
+      fits ??
+      (await scanBlockSizes({
+        path: tracePath,
+        name: traceName,
+        skipInvalid: true,
+        mode: cfg.trace_replay.mode,
+      }))
+    return blockSizeError(c, all.get(c.instance))
+  }
+
   const baseOptions = {
     config: cfg,
     seed: req.seed,
     quickInstance: resolved.quickInstance,
+    quickBlockSizes: plan.quickSizes,
+    blockSizeCheck: check,
+    blockSizeSource: plan.source,
     strictInstances: req.strictInstances,
     traceName,
   }
@@ -137,7 +245,6 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   // CSV rows are written between replay batches, outside the replay's timer (simulate.md §5.4)
   const csvWriter = 'deferred'
   let sorted = true
-  let rowsInMemory: TraceRow[] | undefined
   let main: Replayer
   let replaySeconds = 0
   let writeSeconds = 0 // writing deferred CSV rows (neither parsing nor replay)
@@ -198,7 +305,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       }
     } catch (err) {
       await main.closeCsvs(false)
-      throw err
+      throw await withTraceFit(err)
     }
     replaySeconds = replayTime / 1000
     writeSeconds = writeTime / 1000
@@ -213,17 +320,22 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       // the same read as a sweep's (its own resort notice is not needed: the one above says more)
       const rows = await loadSorted(tracePath, traceName, resolved, req, stats2, new Notes())
       Object.assign(stats, stats2)
-      const run = replayRows(
-        rows,
-        () =>
-          new Replayer({
-            ...baseOptions,
-            config: structuredClone(cfg),
-            csvName: csvName(out),
-            csvWriter,
-            plots: req.plots,
-          }),
-      )
+      let run: ReturnType<typeof replayRows>
+      try {
+        run = replayRows(
+          rows,
+          () =>
+            new Replayer({
+              ...baseOptions,
+              config: structuredClone(cfg),
+              csvName: csvName(out),
+              csvWriter,
+              plots: req.plots,
+            }),
+        )
+      } catch (err) {
+        throw await withTraceFit(err)
+      }
       main = run.replayer
       replaySeconds = run.seconds
       writeSeconds = run.writeSeconds
@@ -238,13 +350,7 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
         )
       else outputs.push(csvNames.get(i.cfg.instance_id) as string)
     }
-    if (main.ordered.length === 0)
-      notes.add(
-        'LMT_SIM_NO_READS',
-        `${traceName}: no row was replayed (the trace has none); no CSV is written`,
-      )
   } else {
-    rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, stats, notes)
     sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')
     main = new Replayer({...baseOptions, config: structuredClone(cfg), plots: false}) // replaced below
   }
@@ -330,9 +436,31 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
     if (oracles) oracles.infinite = result.infinite
   }
 
+  // a run that replayed nothing has no result: no plot, no summary (and the directory it made is removed)
+  if (effective.ordered.every((i) => i.counters.get_rows + i.counters.write_rows === 0))
+    throw await noRows(effective.skips)
+
   // ------------------------------------------------------------------ summary
-  const instances = effective.ordered.map((i) =>
-    instanceSummary(i, req.sweep ? null : (csvNames.get(i.cfg.instance_id) ?? null)),
+  const fitOf = (i: Replayer['ordered'][number]) => plan.fits?.get(i.cfg.instance_id) ?? i.blockSizeFit
+  const instances = effective.ordered.map((i) => ({
+    ...instanceSummary(i, req.sweep ? null : (csvNames.get(i.cfg.instance_id) ?? null)),
+    block_size_source: plan.source(i.cfg.instance_id),
+    block_size_check: blockSizeCheckDoc(i.cfg.block_size, fitOf(i)),
+  }))
+  defaultSizeWarning(
+    notes,
+    effective.ordered
+      .filter((i) => plan.source(i.cfg.instance_id) === 'default')
+      .map((i) => i.cfg.instance_id),
+  )
+  const sizeLines = effective.ordered.map((i) =>
+    blockSizeLine(i.cfg.instance_id, i.cfg.block_size, plan.source(i.cfg.instance_id), fitOf(i)),
+  )
+  lines.unshift(
+    ...sizeLines.slice(0, 10),
+    ...(sizeLines.length > 10
+      ? [`(the block sizes of ${sizeLines.length - 10} more instances: summary.json)`]
+      : []),
   )
   const groups = groupSummary(effective)
   const totalSeconds = (performance.now() - started) / 1000
@@ -387,21 +515,24 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
 
   // ------------------------------------------------------------------ plots, summary.json
   if (req.plots) {
-    const {plotHitRateOverTime, plotSweep} = await import('./plots.js')
+    const {blockSizeLabel, plotHitRateOverTime, plotSweep} = await import('./plots.js')
     try {
-      if (req.sweep)
-        outputs.push(...(await plotSweep(pending, out, sweepDoc as Record<string, unknown>, traceName)))
-      else
-        outputs.push(
-          ...(await plotHitRateOverTime(
+      const written = req.sweep
+        ? await plotSweep(
             pending,
             out,
-            main,
+            sweepDoc as Record<string, unknown>,
             traceName,
-            capacityLabel(cfg),
-            main.firstTs ?? 0n,
-          )),
-        )
+            blockSizeLabel(
+              effective.ordered
+                .filter((i) => i.group.cfg.group_name === sweepDoc?.group_name)
+                .map((i) => ({id: i.cfg.instance_id, blockSize: i.cfg.block_size})),
+            ),
+          )
+        : await plotHitRateOverTime(pending, out, main, traceName, capacityLabel(cfg), main.firstTs ?? 0n)
+      if (written.length === 0)
+        notes.add('LMT_SIM_NO_PLOT', 'no get was replayed: there is nothing to plot, and no plot is written')
+      outputs.push(...written)
     } catch (err) {
       notes.add('LMT_SIM_PLOT_FAILED', `a plot could not be rendered: ${(err as Error).message}`, 'warning')
     }

@@ -131,3 +131,14 @@ export async function firstRowType(path: string): Promise<string | undefined> {
   }
   return undefined
 }
+
+/** The text of the first non-blank line (trimmed), or undefined (an empty or unreadable file). */
+export async function firstLine(path: string): Promise<string | undefined> {
+  const reader = new LineReader(path, {tooLong: () => {}, invalidUtf8: () => {}})
+  try {
+    for await (const line of reader.lines()) return line.text
+  } catch {
+    return undefined
+  }
+  return undefined
+}

@@ -19,7 +19,7 @@ function unitTrace(units: Array<{keys: number[]; extra?: number[]; mask?: unknow
       instance_id: instance,
       timestamp_ns: 2 * t,
       keys: u.keys,
-      input_len: 4 * (u.keys.length + 1),
+      input_len: 4 * u.keys.length + 3, // full blocks and a partial tail, as a converter writes them
     }
     if (u.mask !== undefined) get.block_mask = u.mask
     lines.push(JSON.stringify(get))
@@ -108,7 +108,7 @@ describe('one-pass stack method (simulate.md §6.6, T8)', () => {
           instance_id: 'i',
           timestamp_ns: 10 * t,
           keys,
-          input_len: 4 * keys.length + 4,
+          input_len: 4 * keys.length + 3,
         }),
       )
     }
@@ -196,7 +196,7 @@ describe('one-pass stack method (simulate.md §6.6, T8)', () => {
     writeFileSync(
       lonely,
       unitTrace(units) +
-        '{"type": "get", "instance_id": "i", "timestamp_ns": 9, "keys": [1], "input_len": 8}\n',
+        '{"type": "get", "instance_id": "i", "timestamp_ns": 9, "keys": [1], "input_len": 7}\n',
     )
     expect((await sweep(lonely, '1,2,3')).summary.sweep.stack.reason).toMatch(
       /^E4: .*not followed by its write/,
