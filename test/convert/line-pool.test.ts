@@ -4,7 +4,7 @@ import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import type {InputLine} from '../../src/jsonl/line-reader.js'
 import type {LineMapperSpec, MappedLine} from '../../src/convert/line-mapper.js'
-import {ROOT} from '../helpers/cli.js'
+import {FIXTURES, ROOT} from '../helpers/cli.js'
 
 // the worker path needs the built files (a worker runs JavaScript): `npm test` builds first
 const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href
@@ -108,14 +108,8 @@ describe('the byte-batch mapper pool', () => {
 
 describe('the publisher event decoder on a worker', () => {
   it('gives the inline events (bigints, pass-through values, key slabs) on 1 and 2 worker threads', async () => {
-    const text = readFileSync(
-      join(ROOT, '..', 'shared', 'fixtures', 'convert', 'event_publisher.log'),
-      'utf8',
-    )
-    const edge = readFileSync(
-      join(ROOT, '..', 'shared', 'fixtures', 'convert', 'publisher_edge_cases.log'),
-      'utf8',
-    )
+    const text = readFileSync(join(FIXTURES, 'convert', 'event_publisher.log'), 'utf8')
+    const edge = readFileSync(join(FIXTURES, 'convert', 'publisher_edge_cases.log'), 'utf8')
     const lines = [...text.split('\n'), ...edge.split('\n')].filter((l) => l.trim() !== '')
     const run = async (spec: Partial<LineMapperSpec>) => {
       const builder = new LineBatchBuilder(50, 1 << 16)

@@ -60,7 +60,7 @@ describe('replayTrace --record', () => {
     expect(err).toBeInstanceOf(LmtError)
     expect((err as LmtError).kind).toBe('REPLAY_OUTPUT')
     expect((err as LmtError).message).toBe(
-      `cannot write the --record file ${out}: ENOSPC: no space left on device, write (a file already at that path is left as it was)`,
+      `cannot write the --record file ${out} (a file already at that path is left as it was): no space left on device (ENOSPC)`,
     )
     // the replay stopped at the failure instead of replaying on into a lost recording
     expect(writes).toBe(3)
