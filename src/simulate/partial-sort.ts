@@ -5,7 +5,9 @@
 //
 // The array holds indices; the order compares key[x] and, where the keys are equal and `tie` is given, tie[x] (the
 // Optimizer's `timestamps_[a] < timestamps_[b]` with the timestamps as doubles, exact 64-bit values breaking ties
-// the doubles cannot tell apart). No comparator function: this runs a thousand times per random_lru eviction.
+// the doubles cannot tell apart). This runs for every random_lru eviction over a thousand draws, so there is no
+// comparator function, and the heap keeps its elements' keys beside them (hk, moved with a): its comparisons read
+// a small array instead of the whole key array at random.
 
 /** the sort order: by key, then by tie where keys are equal (tie must agree with key where keys differ) */
 export interface SortKeys {
@@ -13,68 +15,102 @@ export interface SortKeys {
   tie: BigInt64Array | undefined
 }
 
-function less(k: SortKeys, x: number, y: number): boolean {
-  const kx = k.key[x]
-  const ky = k.key[y]
-  return kx < ky || (kx === ky && k.tie !== undefined && k.tie[x] < k.tie[y])
+/** the keys of the heap's elements, hk[i] = key[a[i]] for i < middle (reused, grown as needed) */
+let hk = new Float64Array(64)
+
+/** element x (key kx) goes before element y (key ky) */
+function before(tie: BigInt64Array | undefined, kx: number, x: number, ky: number, y: number): boolean {
+  return kx < ky || (kx === ky && tie !== undefined && tie[x] < tie[y])
 }
 
-/** std::__push_heap: moves `value` up from `hole` while its parent is less than it */
-function pushHeap(a: Int32Array, hole: number, top: number, value: number, k: SortKeys): void {
+/** std::__push_heap: moves `value` (key kv) up from `hole` while its parent goes before it */
+function pushHeap(
+  a: Int32Array,
+  hole: number,
+  top: number,
+  value: number,
+  kv: number,
+  tie?: BigInt64Array,
+): void {
   let parent = ((hole - 1) / 2) | 0
-  while (hole > top && less(k, a[parent], value)) {
+  while (hole > top && before(tie, hk[parent], a[parent], kv, value)) {
     a[hole] = a[parent]
+    hk[hole] = hk[parent]
     hole = parent
     parent = ((hole - 1) / 2) | 0
   }
   a[hole] = value
+  hk[hole] = kv
 }
 
 /** std::__adjust_heap over a[0, len) */
-function adjustHeap(a: Int32Array, hole: number, len: number, value: number, k: SortKeys): void {
+function adjustHeap(
+  a: Int32Array,
+  hole: number,
+  len: number,
+  value: number,
+  kv: number,
+  tie?: BigInt64Array,
+): void {
   const top = hole
   let second = hole
   // C++ integer division truncates toward zero: (len - 1) / 2 is 0 for len 0
   const inner = ((len - 1) / 2) | 0
   while (second < inner) {
     second = 2 * (second + 1)
-    if (less(k, a[second], a[second - 1])) second--
+    if (before(tie, hk[second], a[second], hk[second - 1], a[second - 1])) second--
     a[hole] = a[second]
+    hk[hole] = hk[second]
     hole = second
   }
   if ((len & 1) === 0 && second === (((len - 2) / 2) | 0)) {
     second = 2 * (second + 1)
     a[hole] = a[second - 1]
+    hk[hole] = hk[second - 1]
     hole = second - 1
   }
-  pushHeap(a, hole, top, value, k)
+  pushHeap(a, hole, top, value, kv, tie)
 }
 
-/** std::__pop_heap(first, last, result): the top goes to `result`, the value from `result` sifts into the heap */
-function popHeap(a: Int32Array, len: number, result: number, k: SortKeys): void {
+/**
+ * std::__pop_heap(first, first + len, result): the top goes to `result`, the value from `result` (key kv) sifts
+ * into the heap. A `result` at or past len is outside the heap, so no key is kept for it.
+ */
+function popHeap(a: Int32Array, len: number, result: number, kv: number, tie?: BigInt64Array): void {
   const value = a[result]
   a[result] = a[0]
-  adjustHeap(a, 0, len, value, k)
-}
-
-/** std::__make_heap over a[0, len) */
-function makeHeap(a: Int32Array, len: number, k: SortKeys): void {
-  if (len < 2) return
-  for (let parent = ((len - 2) / 2) | 0; ; parent--) {
-    adjustHeap(a, parent, len, a[parent], k)
-    if (parent === 0) return
-  }
+  adjustHeap(a, 0, len, value, kv, tie)
 }
 
 /**
  * std::partial_sort(a, a + middle, a + last, less): afterwards a[0, middle) holds the `middle` least indices of
  * a[0, last) in order, ties placed exactly as libstdc++ places them. Requires 0 ≤ middle ≤ last ≤ a.length.
  */
-export function partialSort(a: Int32Array, middle: number, last: number, k: SortKeys): void {
-  makeHeap(a, middle, k)
-  for (let i = middle; i < last; i++) if (less(k, a[i], a[0])) popHeap(a, middle, i, k)
+export function partialSort(a: Int32Array, middle: number, last: number, order: SortKeys): void {
+  const {key, tie} = order
+  if (hk.length < middle + 1) hk = new Float64Array(Math.max(middle + 1, 2 * hk.length))
+  for (let i = 0; i < middle; i++) hk[i] = key[a[i]]
+  // std::__make_heap
+  if (middle >= 2) {
+    for (let parent = ((middle - 2) / 2) | 0; ; parent--) {
+      adjustHeap(a, parent, middle, a[parent], hk[parent], tie)
+      if (parent === 0) break
+    }
+  }
+  // the rest of std::__heap_select; with middle 0 each pop_heap just swaps a[i] into a[0], as in libstdc++
+  if (middle === 0 && last > 0) hk[0] = key[a[0]]
+  let top = hk[0]
+  for (let i = middle; i < last; i++) {
+    const v = a[i]
+    const kv = key[v]
+    if (before(tie, kv, v, top, a[0])) {
+      popHeap(a, middle, i, kv, tie)
+      top = hk[0]
+    }
+  }
+  // std::__sort_heap
   for (let end = middle; end > 1;) {
     end--
-    popHeap(a, end, end, k)
+    popHeap(a, end, end, hk[end], tie)
   }
 }
