@@ -124,7 +124,9 @@ export function blockSizeLine(
   if (fit === undefined || fit.unchecked)
     return `block size of instance "${id}": ${blockSize} (${from}); could not be checked: no get row with keys and input_len`
   const range = fit.consistent ? `fit ${rangeText(fit.lo, fit.hi)}` : 'fit no single block size'
-  const verdict = fit.fits(blockSize) ? '' : `, not enforced (${BLOCK_SIZE_CHECK_FLAG})`
+  const verdict = fit.fits(blockSize)
+    ? ''
+    : `, which the rows contradict: replayed under ${BLOCK_SIZE_CHECK_FLAG}`
   const rule =
     source === 'inferred' && fit.lo < fit.hi ? '; the fitting size with the most factors of two' : ''
   return `block size of instance "${id}": ${blockSize} (${from}${verdict}); its ${fit.rows} get rows ${range}${rule}`

@@ -112,6 +112,13 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   try {
     return await simulateRun(req, run)
   } catch (err) {
+    // a failed run leaves no empty output directory of its own making behind
+    if (run.createdOut !== undefined && run.out !== undefined)
+      try {
+        rmdirSync(run.out)
+      } catch {
+        // not empty (or gone): left alone
+      }
     // an invalid row in a trace that was never converted: say which conversion it needs
     if (isLmtError(err) && err.kind === 'SIM_TRACE_ROW' && run.tracePath !== undefined) {
       const formats = await foreignFormats(run.tracePath, req.recogniseFormats)
@@ -123,6 +130,9 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
 
 interface RunContext {
   tracePath?: string
+  /** the output directory, and whether this run created it */
+  out?: string
+  createdOut?: string
 }
 
 /** Why a run replayed no row, as the no-rows error says it. */
@@ -163,19 +173,13 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   const out = cfg.output_result_path
   const createdOut = existsSync(out) ? undefined : out
   ensureDirectory(out, 'SIM_OUTPUT')
+  run.out = out
+  run.createdOut = createdOut
   for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT')
   const tracePath = cfg.trace_file_path
   run.tracePath = tracePath
-  /** the error of a run that replayed nothing; the output directory it made is removed (when empty) */
-  const noRows = (skips?: Replayer['skips']): Promise<Error> => {
-    if (createdOut !== undefined)
-      try {
-        rmdirSync(out)
-      } catch {
-        // something else is in it: left alone
-      }
-    return noRowsError(req, tracePath, stats, skips)
-  }
+  /** the error of a run that replayed nothing (the output directory it made is removed by simulate()) */
+  const noRows = (skips?: Replayer['skips']): Promise<Error> => noRowsError(req, tracePath, stats, skips)
   const traceName = basename(tracePath)
   const stats = newStats(tracePath)
   const outputs: string[] = []

@@ -1,8 +1,7 @@
-import {closeSync, openSync, readFileSync, writeFileSync, writeSync} from 'node:fs'
-import {join} from 'node:path'
+import {closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync} from 'node:fs'
+import {basename, join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {MAX_LINE_BYTES} from '../../src/jsonl/line-reader.js'
-import {validatorFor} from '../../src/schemas.js'
 import {lmt, tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
@@ -57,19 +56,21 @@ describe('lines over the length limit', () => {
 })
 
 describe('a trace without a row to replay (quick form)', () => {
+  // a run that replays nothing has no result: exit 1 and no outputs (it used to write an empty summary, exit 0)
   it.each([
-    ['empty', ''],
-    ['all invalid', 'not json\n'],
-  ])('%s: a summary with no instances and a notice, exit 0', async (_name, text) => {
+    ['empty', '', 'the trace has no rows'],
+    ['all invalid', 'not json\n', '1 of 1 rows were invalid and skipped (V1 1)'],
+  ])('%s: LMT_SIM_NO_ROWS, exit 1, nothing written', async (_name, text, why) => {
     const trace = join(tmp.dir, `t-${text.length}.jsonl`)
     writeFileSync(trace, text)
     const out = join(tmp.dir, `o-${text.length}`)
-    const r = await simulate(trace, out, '--skip-invalid')
-    expect(r.exitCode).toBe(0)
-    expect(r.stderr).toContain('no row was replayed')
-    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))
-    const validate = validatorFor('simulate-summary.schema.json')
-    expect(validate(summary), JSON.stringify(validate.errors)).toBe(true)
-    expect(summary.instances).toEqual([])
+    const r = await simulate(trace, out, '--skip-invalid', '--json')
+    expect(r.exitCode).toBe(1)
+    expect(JSON.parse(r.stdout).error).toEqual({
+      code: 'LMT_SIM_NO_ROWS',
+      message: `${basename(trace)}: no row was replayed (${why}); nothing was written`,
+      exitCode: 1,
+    })
+    expect(existsSync(out)).toBe(false)
   })
 })

@@ -18,8 +18,7 @@ describe('simulate on a trace that is not Get+Write JSONL, or that replays nothi
         'mooncake_conversation_trace.jsonl is not the Get+Write JSONL that simulate reads: its first line looks like a mooncake trace; run `lmt convert -f mooncake` first',
       )
       expect(r.stderr).toContain(`lmt convert -f mooncake -i ${RAW}`)
-      expect(existsSync(join(out, 'summary.json'))).toBe(false)
-      expect(existsSync(join(out, 'hit_rate_over_time.svg'))).toBe(false)
+      expect(existsSync(out)).toBe(false) // no summary, no plot, not even the directory
     }
     const j = await lmt(['simulate', '--trace', RAW, '--capacity-blocks', '-1', '-o', outDir(), '--json'])
     expect(JSON.parse(j.stdout).error).toMatchObject({code: 'LMT_SIM_TRACE_NOT_CONVERTED', exitCode: 1})
