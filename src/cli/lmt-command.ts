@@ -20,6 +20,9 @@ export function exitCodeOf(err: AnyError): number {
  * `{"error": {"code", "message", "exitCode"}}` on stdout under `--json`, and the process exits with the error's code.
  */
 export abstract class LmtCommand extends Command {
+  /** When the command started (performance.now()): elapsed times printed are measured from here. */
+  protected readonly startedAt = performance.now()
+
   protected override toErrorJson(err: unknown): {error: {code: string; message: string; exitCode: number}} {
     const e = err as AnyError
     return {error: {code: errorCode(e), message: e.message, exitCode: exitCodeOf(e)}}

@@ -1,9 +1,10 @@
-import {closeSync, mkdirSync, openSync, writeSync} from 'node:fs'
+import {closeSync, mkdirSync, openSync, statSync, writeSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {maxFrameBytesFlag} from '../cli/lct-flags.js'
 import {ChunkedText} from '../cli/chunked-text.js'
 import {LmtCommand} from '../cli/lmt-command.js'
+import {countText, createProgressBar} from '../cli/progress.js'
 import {LctError, LmtError, lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 import {countTrace, openTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
@@ -104,7 +105,11 @@ undecodable args) are counted, not failed.`
   async run(): Promise<void> {
     const warnings = new Map<string, number>()
     // per-record lines, chunked unless a terminal shows them; warnings keep their place among the progress lines
-    const progressText = new ChunkedText((c) => process.stderr.write(c), process.stderr.isTTY)
+    let clearBar = (): void => {} // a progress bar's line is cleared before a warning is written
+    const progressText = new ChunkedText((c) => {
+      clearBar()
+      process.stderr.write(c)
+    }, process.stderr.isTTY)
     let replaying = false
     // stdout closed early (`lmt replay … --verbose | head`): the per-record lines stop, the replay and its files go on
     let stdoutClosed = false
@@ -243,11 +248,16 @@ undecodable args) are counted, not failed.`
       verboseText.flush()
       jsonlText?.flush()
     }
+    // a bar on a terminal, unless the per-record lines show the progress
+    const bar = createProgressBar({enabled: !progress && !flags.quiet, label: 'replaying', unit: 'bytes'})
+    clearBar = () => bar.clearLine()
+    const traceBytes = statSync(file).size
     let interrupted = false
     const onSignal = (signal: NodeJS.Signals) => {
       if (interrupted) return
       interrupted = true
       controller.abort()
+      bar.stop()
       flushAll()
       if (jsonlFd !== undefined) closeSync(jsonlFd)
       process.exit(signal === 'SIGINT' ? 130 : 143)
@@ -281,6 +291,7 @@ undecodable args) are counted, not failed.`
         recordPath: flags.record,
         warn,
         signal: controller.signal,
+        onProgress: (records, offset) => bar.update(offset, traceBytes, `${countText(records)} records`),
         // only when something shows per-record outcomes: the driver then builds none
         onRecord:
           progress || flags.verbose || jsonlFd !== undefined
@@ -292,6 +303,7 @@ undecodable args) are counted, not failed.`
             : undefined,
       })
     } finally {
+      bar.stop()
       process.removeListener('SIGINT', onSignal)
       process.removeListener('SIGTERM', onSignal)
       replaying = false

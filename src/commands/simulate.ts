@@ -2,10 +2,10 @@ import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {LmtCommand, exitCodeOf} from '../cli/lmt-command.js'
 import {handleInterrupts} from '../cli/interrupts.js'
-import {createProgressBar} from '../cli/progress.js'
+import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {isLmtError, lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
-import {type OracleChoice, simulate, type SweepRequest} from '../simulate/run.js'
+import {type OracleChoice, simulate, type SimulateProgress, type SweepRequest} from '../simulate/run.js'
 import {PendingFiles} from '../simulate/pending-files.js'
 
 function parseSeed(text: string): bigint {
@@ -26,6 +26,13 @@ function packageVersion(root: string): string {
   } catch {
     return 'unknown'
   }
+}
+
+/** Reading (bytes, rows so far), then a sweep's points, then (one thread) its Belady references. */
+function showProgress(bar: ProgressBar, p: SimulateProgress): void {
+  if (!p.points) return bar.update(p.bytes, p.total, `${countText(p.rows)} rows`)
+  bar.phase(p.points.belady ? 'Belady references' : 'sweep', 'points')
+  bar.update(p.points.done, p.points.total)
 }
 
 export default class Simulate extends LmtCommand {
@@ -230,10 +237,11 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
     }
     if (flags.sweep && !args.config) simFlags.capacityBlocks = -1 // placeholder: each point sets its own capacity
     const json = this.jsonEnabled()
-    const bar = createProgressBar(
-      flags.progress && !flags.quiet && !json,
-      'simulating [{bar}] {percentage}% | {rows} rows',
-    )
+    const bar = createProgressBar({
+      enabled: flags.progress && !flags.quiet && !json,
+      label: flags.sweep ? 'reading' : 'simulating',
+      unit: 'bytes',
+    })
     const pending = new PendingFiles()
     const stopHandling = handleInterrupts({
       exit: (code) => process.exit(code),
@@ -257,10 +265,7 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       jobs: flags.jobs,
       pending,
       version: packageVersion(this.config.root),
-      onProgress: (p) =>
-        p.replays
-          ? bar.update(p.replays[0], p.replays[1], {rows: 0})
-          : bar.update(p.bytes, p.total, {rows: p.rows}),
+      onProgress: (p) => showProgress(bar, p),
     }).finally(() => {
       bar.stop()
       stopHandling()

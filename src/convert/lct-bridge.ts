@@ -22,6 +22,8 @@ export interface LctBridgeOptions {
   tWallStart?: number
   /** the storage config dict for the header (the same flags as `lmt replay`) */
   configDict: PyJsonValue
+  /** called after every chunk read: bytes of the JSONL read so far, records written */
+  onProgress?(bytesRead: number, records: number): void
 }
 
 export interface LctBridgeSummary {
@@ -122,7 +124,7 @@ export async function jsonlToLct(
   }
   const summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
   try {
-    const reader = new LineReader(jsonlPath)
+    const reader = new LineReader(jsonlPath, {progress: (b) => o.onProgress?.(b, summary.records)})
     for await (const line of reader.lines()) {
       const row = parseJson(line.text)
       if (!(row instanceof Map)) {

@@ -53,6 +53,8 @@ export interface ReplayRunOptions<C> {
   recordPath?: string
   warn: (code: string, key: string, message: string) => void
   onRecord?: (o: RecordOutcome) => void
+  /** after each batch of records: records read so far, byte offset of the end of the last one */
+  onProgress?: (records: number, offset: number) => void
   signal?: AbortSignal
   /** decode the trace on a worker thread: `auto` (default) for traces of 8 MiB or more with two cores or more */
   readerThread?: boolean | 'auto'
@@ -223,6 +225,8 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
           })
         }
       }
+      const lastRecord = batch[batch.length - 1]
+      if (lastRecord) o.onProgress?.(n, lastRecord.offset + 4 + lastRecord.length)
     }
     if (n === 0) started = performance.now()
     // end of trace (§3.3)
