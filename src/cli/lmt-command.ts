@@ -1,5 +1,6 @@
 import {Command, Errors} from '@oclif/core'
 import {isLmtError} from '../errors.js'
+import {errorLines, errorMessage} from './render-error.js'
 
 type AnyError = Error & {oclif?: {exit?: number}; exitCode?: number; suggestions?: readonly string[]}
 
@@ -25,20 +26,14 @@ export abstract class LmtCommand extends Command {
 
   protected override toErrorJson(err: unknown): {error: {code: string; message: string; exitCode: number}} {
     const e = err as AnyError
-    return {error: {code: errorCode(e), message: e.message, exitCode: exitCodeOf(e)}}
+    return {error: {code: errorCode(e), message: errorMessage(e), exitCode: exitCodeOf(e)}}
   }
 
   protected override async catch(err: AnyError): Promise<void> {
     if (err instanceof Errors.ExitError) throw err
     const exit = exitCodeOf(err)
     if (this.jsonEnabled()) this.logJson(this.toErrorJson(err))
-    else {
-      const lines = [`error: ${err.message}`]
-      for (const s of err.suggestions ?? []) lines.push(`hint: ${s}`)
-      if (!isLmtError(err) && err.oclif?.exit === undefined && process.env.DEBUG)
-        lines.push(String(err.stack))
-      process.stderr.write(lines.join('\n') + '\n')
-    }
+    else process.stderr.write(errorLines(err, this.id).join('\n') + '\n')
     // already reported: exit quietly with the error's code
     throw new Errors.ExitError(exit)
   }

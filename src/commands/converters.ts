@@ -20,9 +20,7 @@ export interface ConvertersListing {
 export default class Converters extends LmtCommand {
   static override summary = 'List the input formats lmt convert knows, and where each converter comes from'
 
-  static override description = `Runs the same discovery as "lmt convert": built-in converters, then each --converter-dir and
---converter-module, then installed lmt plugins. A later registration of a format replaces an earlier one (with a
-warning); --json shows what each one shadowed.`
+  static override description = `Runs the same discovery as "lmt convert": built-in converters, then each --converter-dir and --converter-module, then installed lmt plugins. A later registration of a format replaces an earlier one (with a warning); --json shows what each one shadowed.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

@@ -23,6 +23,8 @@ import {
 } from '../replay/outputs.js'
 import {storageLevel} from '../../plugins/levels/storage.js'
 
+const OUTPUT = 'OUTPUT'
+
 const baseFlags = {
   level: Flags.string({summary: "Replay level; must equal the trace header's (default: the header's)."}),
   pace: Flags.string({
@@ -30,21 +32,31 @@ const baseFlags = {
     options: ['virtual', 'realtime'],
     default: 'virtual',
   }),
-  speed: Flags.string({summary: 'realtime only: trace time runs X times faster than the wall clock.'}),
-  verbose: Flags.boolean({summary: 'One stdout line per record.', default: false}),
-  progress: Flags.boolean({summary: 'One stderr line per record (default on with realtime).', allowNo: true}),
-  'jsonl-out': Flags.string({summary: 'Write one JSON line per record to this file.'}),
+  speed: Flags.string({summary: 'With --pace realtime: trace time runs this many times faster (default 1).'}),
+  verbose: Flags.boolean({summary: 'One stdout line per record.', default: false, helpGroup: OUTPUT}),
+  progress: Flags.boolean({
+    summary: 'One stderr line per record instead of the bar (default on with --pace realtime).',
+    allowNo: true,
+    helpGroup: OUTPUT,
+  }),
+  'jsonl-out': Flags.string({summary: 'Write one JSON line per record to this file.', helpGroup: OUTPUT}),
   'output-dir': Flags.string({
     summary: 'Directory of trace_replay_ops.csv and trace_replay_summary.json.',
     default: '.',
+    helpGroup: OUTPUT,
   }),
-  'no-csv': Flags.boolean({summary: 'Do not write trace_replay_ops.csv.', default: false}),
+  'no-csv': Flags.boolean({summary: 'Do not write trace_replay_ops.csv.', default: false, helpGroup: OUTPUT}),
   json: Flags.boolean({
     summary: 'Also write trace_replay_summary.json (a file, not stdout).',
     default: false,
+    helpGroup: OUTPUT,
   }),
-  quiet: Flags.boolean({char: 'q', summary: 'No banner, no terminal table.', default: false}),
-  record: Flags.string({summary: 'Re-record the replayed calls into this .lct file.'}),
+  quiet: Flags.boolean({
+    char: 'q',
+    summary: 'No banner, no progress bar, no terminal table.',
+    default: false,
+  }),
+  record: Flags.string({summary: 'Re-record the replayed calls into this .lct file.', helpGroup: OUTPUT}),
   'allow-schema-1': Flags.boolean({
     summary: 'Replay schema-1 traces (cache salts were not recorded).',
     default: false,
@@ -53,6 +65,7 @@ const baseFlags = {
   'exact-latency': Flags.boolean({
     summary: 'Keep every latency sample (no histogram after 2 M samples).',
     default: false,
+    helpGroup: OUTPUT,
   }),
   'list-levels': Flags.boolean({summary: 'List the known replay levels and exit.', default: false}),
 }
@@ -63,11 +76,7 @@ const SCHEMA_1_MESSAGE =
 export default class Replay extends LmtCommand {
   static override summary = "Replay an LMCache .lct trace against a model of LMCache's StorageManager"
 
-  static override description = `Reissues every recorded call at its recorded trace time against the target of the trace's level: for
-"storage", a bookkeeping-faithful model of LMCache's StorageManager (L1 with TTL locks, LRU eviction, mock L2, store
-and prefetch controllers). --pace virtual (default) runs a deterministic discrete-event clock, so an hour of trace
-replays in seconds and identically on every machine. Exit 1 if any record failed; skipped records (no handler,
-undecodable args) are counted, not failed.`
+  static override description = `Reissues every recorded call at its recorded trace time against the target of the trace's level: for "storage", a bookkeeping-faithful model of LMCache's StorageManager (L1 with TTL locks, LRU eviction, mock L2, store and prefetch controllers). --pace virtual (default) runs a deterministic discrete-event clock, so an hour of trace replays in seconds and identically on every machine. Exit 1 if any record failed; skipped records (no handler, undecodable args) are counted, not failed.`
 
   static override examples = [
     {
@@ -91,7 +100,10 @@ undecodable args) are counted, not failed.`
     '<%= config.bin %> <%= command.id %> --list-levels',
   ]
 
-  static override strict = false
+  static override usage = [
+    '<%= command.id %> FILE (--l1-size-gb GB --eviction-policy LRU|noop | --config-from-header) [FLAGS]',
+    '<%= command.id %> --list-levels',
+  ]
 
   static override args = {
     file: Args.string({description: '.lct trace file'}),

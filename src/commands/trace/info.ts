@@ -8,9 +8,7 @@ import {maxFrameBytesFlag} from '../../cli/lct-flags.js'
 export default class TraceInfo extends LmtCommand {
   static override summary = 'Summarise an LMCache .lct trace: header, duration, records per operation'
 
-  static override description = `Reads the header strictly and counts the records in one streaming pass (constant memory), without
-decoding their arguments. A truncated tail or skipped frames are warnings on stderr; the exit code stays 0.
-Exit 1 when the file is not a readable trace (bad magic, unsupported version, first-generation header, …).`
+  static override description = `Reads the header strictly and counts the records in one streaming pass (constant memory), without decoding their arguments. A truncated tail or skipped frames are warnings on stderr; the exit code stays 0. Exit 1 when the file is not a readable trace (bad magic, unsupported version, first-generation header, …).`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> samples/lct/v2_full_prefetch_cycle.lct',
