@@ -55,27 +55,38 @@ export default class Convert extends LmtCommand {
 
   static override description = `Reads one or more inputs with a converter (a plugin found by its class name: FooConverter is format "foo"), sorts each input stably by timestamp_ns, merges the inputs by time (or concatenates them with --no-sort) and writes the output atomically. Output bytes are identical to Alibaba's original Python converter. Human-readable text goes to stderr; stdout carries only the --json summary. Run "lmt converters" to list formats.`
 
+  // every example runs as shown from any folder: its inputs ship with lmt (config.root), its outputs go to the
+  // current folder
   static override examples = [
     {
-      description: 'A KVCM event-publisher log (output: publisher_optimizer.jsonl beside the input)',
-      command: '<%= config.bin %> <%= command.id %> -i publisher.log -f publisher_log',
+      description: 'A KVCM event-publisher log (without -o: publisher_optimizer.jsonl beside the input)',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/event_publisher.log -f publisher_log -o publisher_optimizer.jsonl',
     },
     {
       description: 'A Qwen-Bailian trace for one instance with 32-token blocks',
       command:
-        '<%= config.bin %> <%= command.id %> -i qwen.jsonl -o out.jsonl -f qwen_bailian --instance-id my_instance --instance-block-sizes my_instance:32',
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/qwen_bailian_sample.jsonl -o qwen_optimizer.jsonl -f qwen_bailian --instance-id my_instance --instance-block-sizes my_instance:32',
     },
     {
       description: "A Mooncake FAST'25 trace (ms timestamps, 512-token blocks)",
-      command: '<%= config.bin %> <%= command.id %> -i conversation_trace.jsonl -f mooncake',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/mooncake_conversation_trace.jsonl -f mooncake -o mooncake_optimizer.jsonl',
     },
     {
-      description: 'Two inputs merged by time into <dir of a.jsonl>/merged_optimizer.jsonl',
-      command: '<%= config.bin %> <%= command.id %> -i a.jsonl b.jsonl -f qwen_bailian',
+      description: 'Two inputs merged by time',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/mooncake_conversation_trace.jsonl <%= config.root %>/samples/mooncake_synthetic_trace.jsonl -f mooncake -o merged_optimizer.jsonl',
     },
     {
-      description: 'Your own converter module with a config, summary as JSON',
-      command: `<%= config.bin %> <%= command.id %> -i in.jsonl -f my --converter-module ./my_converter.js --converter-config-json '{"field":"x"}' --json`,
+      description: 'A converter of your own (a module file), the summary as JSON',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/examples/lmt-plugin-example/samples/lookups.jsonl -f lookup_hash_log --converter-module <%= config.root %>/examples/lmt-plugin-example/converters/lookup-hash-log.js -o lookups_optimizer.jsonl --json',
+    },
+    {
+      description: 'An LMCache storage .lct trace of the same requests, for lmt replay',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/mooncake_conversation_trace.jsonl -f mooncake --mode lct -o mooncake.lct --kv-layout 2x36x512x8x128:bfloat16 --l1-size-gb 64',
     },
   ]
 

@@ -24,8 +24,8 @@ export default class Converters extends LmtCommand {
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> --converter-dir ./my-converters',
-    '<%= config.bin %> <%= command.id %> --converter-module ./my_converter.js --json',
+    '<%= config.bin %> <%= command.id %> --converter-dir <%= config.root %>/examples/lmt-plugin-example/converters',
+    '<%= config.bin %> <%= command.id %> --converter-module <%= config.root %>/examples/lmt-plugin-example/converters/lookup-hash-log.js --json',
   ]
 
   static override enableJsonFlag = true

@@ -80,22 +80,23 @@ export default class Replay extends LmtCommand {
 
   static override examples = [
     {
-      description: 'The fixture config (digest 6bddebcb)',
+      description: "The sample trace with its recorder's config (digest 6bddebcb)",
       command:
-        '<%= config.bin %> <%= command.id %> trace.lct --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU',
     },
     {
       description: 'Take the configuration from the trace header, write the JSON summary',
-      command: '<%= config.bin %> <%= command.id %> trace.lct --config-from-header --json --output-dir out/',
+      command:
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --config-from-header --json --output-dir out/',
     },
     {
       description: 'With a mock L2 and re-recording',
-      command: `<%= config.bin %> <%= command.id %> trace.lct --l1-size-gb 8 --eviction-policy LRU --l2-adapter '{"type": "mock", "max_size_gb": 64, "mock_bandwidth_gb": 4}' --record rerecorded.lct`,
+      command: `<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 8 --eviction-policy LRU --l2-adapter '{"type": "mock", "max_size_gb": 64, "mock_bandwidth_gb": 4}' --record rerecorded.lct`,
     },
     {
       description: 'Wall-clock pacing, four times faster',
       command:
-        '<%= config.bin %> <%= command.id %> trace.lct --l1-size-gb 8 --eviction-policy LRU --pace realtime --speed 4',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 8 --eviction-policy LRU --pace realtime --speed 4',
     },
     '<%= config.bin %> <%= command.id %> --list-levels',
   ]

@@ -55,34 +55,37 @@ export default class Simulate extends LmtCommand {
 
   static override description = `Replays the standard JSONL that "lmt convert" writes against one prefix cache per instance and reports block and token hit rates, per request (<instance>_hit_rates.csv, identical to Alibaba's Optimizer) and in total (terminal table, summary.json, an SVG plot). Give an Optimizer configuration file, or use the quick form with --trace and a capacity. --sweep computes a whole hit-rate-versus-capacity curve with the infinite-capacity ceiling.`
 
+  // the trace is the output of the Mooncake example of "lmt convert --help", in the current folder
   static override examples = [
     {
-      description: 'Quick form: 17,090 blocks of LRU over a converted Mooncake trace',
+      description: 'Quick form: 17,090 blocks of LRU over the converted Mooncake trace',
       command:
-        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity-blocks 17090 --block-size 512',
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity-blocks 17090 --block-size 512 -o sim',
     },
     {
-      description: 'An Optimizer configuration file, policy overridden',
-      command: '<%= config.bin %> <%= command.id %> optimizer_config.json --policy leaf_aware_lru',
+      description: 'An Optimizer configuration file, its trace and policy overridden',
+      command:
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/optimizer_config.json --trace mooncake_optimizer.jsonl -o sim-config --policy leaf_aware_lru',
     },
     {
       description: 'Infinite capacity: the prefix-sharing ceiling',
       command:
-        '<%= config.bin %> <%= command.id %> --trace trace.jsonl --capacity-blocks -1 --block-size 512',
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity-blocks -1 --block-size 512 -o sim-inf',
     },
     {
       description: 'A 30-point sweep over 0.1 %–100 % of the working set, with a plot',
       command:
-        '<%= config.bin %> <%= command.id %> --trace trace.jsonl --sweep --block-size 512 -o sweep-out',
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --sweep --block-size 512 -o sweep-out',
     },
     {
-      description: 'Listed capacities, policy curve only, the points replayed on 4 threads',
+      description: 'Listed capacities, policy curve only, the points replayed on 2 threads',
       command:
-        '<%= config.bin %> <%= command.id %> --trace trace.jsonl --block-size 512 --sweep --sweep-capacities 1000,5000,20000 --oracle none -j 4',
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --block-size 512 --sweep --sweep-capacities 1000,5000,20000 --oracle none -j 2 -o sweep-listed',
     },
     {
-      description: 'Machine-readable summary',
-      command: '<%= config.bin %> <%= command.id %> config.json --json',
+      description: 'The summary as JSON',
+      command:
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/optimizer_config.json --trace mooncake_optimizer.jsonl -o sim-json --json',
     },
   ]
 

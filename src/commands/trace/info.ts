@@ -11,8 +11,8 @@ export default class TraceInfo extends LmtCommand {
   static override description = `Reads the header strictly and counts the records in one streaming pass (constant memory), without decoding their arguments. A truncated tail or skipped frames are warnings on stderr; the exit code stays 0. Exit 1 when the file is not a readable trace (bad magic, unsupported version, first-generation header, …).`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> samples/lct/v2_full_prefetch_cycle.lct',
-    '<%= config.bin %> <%= command.id %> trace.lct --json',
+    '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct',
+    '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_truncated_tail.lct --json',
   ]
 
   static override enableJsonFlag = true
