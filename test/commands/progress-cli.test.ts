@@ -51,6 +51,12 @@ describe.skipIf(!hasScript)('progress bars in a terminal', () => {
     expect(r.text).toMatch(/replaying \[[█░]+\] 100% {2}3\.4\/3\.4 kB {2}\d+ records/)
   })
 
+  it('trace info counts with a bar (bytes, records)', () => {
+    const r = inTerminal(['trace', 'info', LCT], tmp.dir)
+    expect(r.status).toBe(0)
+    expect(r.text).toMatch(/counting \[[█░]+\] 100% {2}3\.4\/3\.4 kB {2}\d+ records/)
+  })
+
   it("a sweep's bar reads the trace, then counts points", () => {
     const trace = join(FIXTURES, 'simulate', 'A', 'trace.jsonl')
     const r = inTerminal(

@@ -1,4 +1,6 @@
+import {statSync} from 'node:fs'
 import {Args} from '@oclif/core'
+import {countText, createProgressBar} from '../../cli/progress.js'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../cli/trace-report.js'
 import {countTrace} from '../../lct/reader.js'
@@ -31,7 +33,13 @@ export default class TraceInfo extends LmtCommand {
 
   async run(): Promise<TraceInfoJson> {
     const {args, flags} = await this.parse(TraceInfo)
-    const count = await countTrace(args.file, {maxFrameBytes: flags['max-frame-bytes'], name: args.file})
+    const bytes = statSync(args.file, {throwIfNoEntry: false})?.size ?? 0 // a missing file: countTrace reports it
+    const bar = createProgressBar({enabled: !this.jsonEnabled(), label: 'counting', unit: 'bytes'})
+    const count = await countTrace(args.file, {
+      maxFrameBytes: flags['max-frame-bytes'],
+      name: args.file,
+      onProgress: (done, records) => bar.update(done, bytes, `${countText(records)} records`),
+    }).finally(() => bar.stop())
     if (!this.jsonEnabled()) process.stdout.write(renderTraceInfo(args.file, count).join('\n') + '\n')
     writeLctWarnings(
       count.warnings.map((w) => w.message),
