@@ -108,14 +108,8 @@ describe('the byte-batch mapper pool', () => {
 
 describe('the publisher event decoder on a worker', () => {
   it('gives the inline events (bigints, pass-through values, key slabs) on 1 and 2 worker threads', async () => {
-    const text = readFileSync(
-      join(ROOT, '..', 'shared', 'fixtures', 'convert', 'event_publisher.log'),
-      'utf8',
-    )
-    const edge = readFileSync(
-      join(ROOT, '..', 'shared', 'fixtures', 'convert', 'publisher_edge_cases.log'),
-      'utf8',
-    )
+    const text = readFileSync(join(ROOT, 'test', 'fixtures', 'convert', 'event_publisher.log'), 'utf8')
+    const edge = readFileSync(join(ROOT, 'test', 'fixtures', 'convert', 'publisher_edge_cases.log'), 'utf8')
     const lines = [...text.split('\n'), ...edge.split('\n')].filter((l) => l.trim() !== '')
     const run = async (spec: Partial<LineMapperSpec>) => {
       const builder = new LineBatchBuilder(50, 1 << 16)
