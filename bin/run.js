@@ -1,12 +1,30 @@
 #!/usr/bin/env node
-import {execute, settings} from '@oclif/core'
+import {Errors, flush, handle, run, settings} from '@oclif/core'
 
 // plugins are plain JavaScript (lmt loads TypeScript converter modules itself, through tsx)
 settings.enableAutoTranspile = false
 
-await execute({dir: import.meta.url})
+try {
+  await run(process.argv.slice(2), import.meta.url)
+  // as oclif's execute(): not awaited (stdout closed early never drains; awaiting would hang the exit)
+  flush().catch(() => {})
+} catch (err) {
+  // errors that no lmt command rendered (an unknown command, oclif's own commands): lmt's one error style
+  if (!(err instanceof Errors.ExitError) && err && !err.skipOclifErrorHandling) {
+    const {errorLines} = await import('../dist/src/cli/render-error.js')
+    process.stderr.write(errorLines(err).join('\n') + '\n')
+    err.skipOclifErrorHandling = true
+    // lmt's coded errors carry their exit code (a usage error: 2) where oclif looks for it
+    if (typeof err.exitCode === 'number' && err.oclif?.exit === undefined) err.oclif = {exit: err.exitCode}
+  }
+  await handle(err) // exits with the error's code
+}
 
 // a plugin given up on while it was still loading may hold timers that would keep lmt running after the command
 const {pluginCodeAbandoned} = await import('../dist/src/plugins/plugin-code.js')
 const {exitProcess} = await import('../dist/src/plugins/exit-guard.js')
-if (pluginCodeAbandoned()) exitProcess()
+if (pluginCodeAbandoned()) {
+  // the command succeeded (a failure has exited already); what it wrote is flushed first
+  await new Promise((resolve) => process.stdout.write('', () => process.stderr.write('', resolve)))
+  exitProcess(0)
+}

@@ -1,3 +1,5 @@
+import {closest} from './util/closest.js'
+
 /**
  * The one catalogue of lmt's coded errors. Library code throws {@link LmtError}s made here; commands render them
  * (message, suggestions, exit code, and the `--json` error document).
@@ -17,8 +19,10 @@ const catalogue = {
   USAGE: {exit: 2, message: (detail: string) => detail},
   UNKNOWN_FORMAT: {
     exit: 2,
-    message: (format: string, known: readonly string[]) =>
-      `unknown format "${format}"; known formats: ${known.join(', ') || '(none)'}`,
+    message: (format: string, known: readonly string[]) => {
+      const near = closest(format, known)
+      return `unknown format "${format}"${near ? ` (did you mean "${near}"?)` : ''}; known formats: ${known.join(', ') || '(none)'}`
+    },
   },
   INPUT_NOT_FOUND: {exit: 1, message: (detail: string) => detail},
   BAD_CONFIG: {exit: 1, message: (detail: string) => `invalid converter config: ${detail}`},

@@ -88,38 +88,89 @@ function contexts(ctx: ReplayContext<Target>): Map<string, ReadContext[]> {
 
 // ------------------------------------------------------------------------------------------ the level
 
+const STORAGE = 'STORAGE MANAGER'
+const MODEL = 'MODEL OPTIONS'
+
+/** LMCache's spelling of an eviction policy, whatever the case typed (lru → LRU, NOOP → noop); others as given. */
+export function normalizeEvictionPolicy(v: string): string {
+  return ({lru: 'LRU', noop: 'noop'} as Record<string, string>)[v.toLowerCase()] ?? v
+}
+
 const storageFlags = {
-  'l1-size-gb': Flags.string({summary: 'L1 size in GB (required unless --config-from-header).'}),
-  'l1-use-lazy': Flags.boolean({summary: 'Lazy L1 growth (digest only; not modelled).', allowNo: true}),
-  'l1-init-size-gb': Flags.integer({summary: 'Initial L1 size in GB (digest only).'}),
-  'l1-align-bytes': Flags.integer({summary: 'L1 allocation alignment (power of two).'}),
-  'l1-write-ttl-seconds': Flags.integer({summary: 'Write-lock TTL.'}),
-  'l1-read-ttl-seconds': Flags.integer({summary: 'Read-lock TTL.'}),
-  'eviction-policy': Flags.string({summary: 'LRU or noop (required unless --config-from-header).'}),
-  'eviction-trigger-watermark': Flags.string({summary: 'Usage that triggers eviction (default 0.8).'}),
-  'eviction-ratio': Flags.string({
-    summary: 'Share of tracked keys evicted per triggered tick (default 0.2).',
+  'l1-size-gb': Flags.string({
+    summary: 'L1 size in GB (required unless --config-from-header).',
+    helpGroup: STORAGE,
   }),
-  'l2-store-policy': Flags.string({summary: 'L2 store policy (only default).'}),
-  'l2-prefetch-policy': Flags.string({summary: 'L2 prefetch policy (only default).'}),
-  'l2-prefetch-max-in-flight': Flags.integer({summary: 'Concurrent L2 prefetch requests (default 8).'}),
+  'l1-use-lazy': Flags.boolean({
+    summary: 'Lazy L1 growth (enters the config digest only; not modelled).',
+    allowNo: true,
+    helpGroup: STORAGE,
+  }),
+  'l1-init-size-gb': Flags.integer({
+    summary: 'Initial L1 size in GB (default 20; enters the config digest only).',
+    helpGroup: STORAGE,
+  }),
+  'l1-align-bytes': Flags.integer({
+    summary: 'L1 allocation alignment in bytes, a power of two (default 4096).',
+    helpGroup: STORAGE,
+  }),
+  'l1-write-ttl-seconds': Flags.integer({
+    summary: 'Seconds a write lock lasts (default 600).',
+    helpGroup: STORAGE,
+  }),
+  'l1-read-ttl-seconds': Flags.integer({
+    summary: 'Seconds a read lock lasts (default 300).',
+    helpGroup: STORAGE,
+  }),
+  'eviction-policy': Flags.string({
+    summary: 'LRU or noop, in any case (required unless --config-from-header).',
+    parse: async (v) => normalizeEvictionPolicy(v),
+    helpGroup: STORAGE,
+  }),
+  'eviction-trigger-watermark': Flags.string({
+    summary: 'Share of L1 in use that starts an eviction (default 0.8).',
+    helpGroup: STORAGE,
+  }),
+  'eviction-ratio': Flags.string({
+    summary: 'Share of the tracked keys evicted at each eviction (default 0.2).',
+    helpGroup: STORAGE,
+  }),
+  'l2-store-policy': Flags.string({
+    summary: 'L2 store policy (only "default" is modelled).',
+    helpGroup: STORAGE,
+  }),
+  'l2-prefetch-policy': Flags.string({
+    summary: 'L2 prefetch policy (only "default" is modelled).',
+    helpGroup: STORAGE,
+  }),
+  'l2-prefetch-max-in-flight': Flags.integer({
+    summary: 'L2 prefetch requests at a time (default 8).',
+    helpGroup: STORAGE,
+  }),
   'l2-adapter': Flags.string({
     summary:
-      'L2 adapter as JSON, e.g. {"type": "mock", "max_size_gb": 64, "mock_bandwidth_gb": 4} (repeatable).',
+      'An L2 adapter as JSON, e.g. {"type": "mock", "max_size_gb": 64, "mock_bandwidth_gb": 4} (repeatable).',
     multiple: true,
+    helpGroup: STORAGE,
   }),
   'model-l1-alloc': Flags.string({
     summary: 'Batch allocation: all-or-nothing (design era) or largest-prefix.',
     options: ['all-or-nothing', 'largest-prefix'],
+    helpGroup: MODEL,
   }),
   'model-lru-order': Flags.string({
     summary: 'How a batch enters the LRU: reversed (first key most recent) or forward.',
     options: ['reversed', 'forward'],
+    helpGroup: MODEL,
   }),
   'model-write-pending': Flags.boolean({
     summary: 'Objects whose write lock expired before finish_write stay unreadable.',
+    helpGroup: MODEL,
   }),
-  'config-from-header': Flags.boolean({summary: 'Take storage flags not given from the header config.'}),
+  'config-from-header': Flags.boolean({
+    summary: "Take every storage flag not given from the trace header's config.",
+    helpGroup: STORAGE,
+  }),
 }
 
 function num(name: string, v: unknown): number | undefined {

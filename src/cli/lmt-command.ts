@@ -1,5 +1,6 @@
 import {Command, Errors} from '@oclif/core'
 import {isLmtError} from '../errors.js'
+import {errorLines, errorMessage} from './render-error.js'
 import {guardStdout} from './stdout-guard.js'
 
 type AnyError = Error & {oclif?: {exit?: number}; exitCode?: number; suggestions?: readonly string[]}
@@ -40,6 +41,9 @@ export function exitCodeOf(err: AnyError): number {
  * `{"error": {"code", "message", "exitCode"}}` on stdout under `--json`, and the process exits with the error's code.
  */
 export abstract class LmtCommand extends Command {
+  /** When the command started (performance.now()): elapsed times printed are measured from here. */
+  protected readonly startedAt = performance.now()
+
   protected override async init(): Promise<void> {
     await super.init()
     guardStdout()
@@ -47,20 +51,14 @@ export abstract class LmtCommand extends Command {
 
   protected override toErrorJson(err: unknown): {error: {code: string; message: string; exitCode: number}} {
     const e = err as AnyError
-    return {error: {code: errorCode(e), message: e.message, exitCode: exitCodeOf(e)}}
+    return {error: {code: errorCode(e), message: errorMessage(e), exitCode: exitCodeOf(e)}}
   }
 
   protected override async catch(err: AnyError): Promise<void> {
     if (err instanceof Errors.ExitError) throw err
     const exit = exitCodeOf(err)
     if (this.jsonEnabled()) this.logJson(this.toErrorJson(err))
-    else {
-      const lines = [`error: ${err.message}`]
-      const suggestions = own(err, 'suggestions')
-      if (Array.isArray(suggestions)) for (const s of suggestions) lines.push(`hint: ${String(s)}`)
-      if (!isLmtError(err) && oclifExit(err) === undefined && process.env.DEBUG) lines.push(String(err.stack))
-      process.stderr.write(lines.join('\n') + '\n')
-    }
+    else process.stderr.write(errorLines(err, this.id).join('\n') + '\n')
     // already reported: exit quietly with the error's code
     throw new Errors.ExitError(exit)
   }

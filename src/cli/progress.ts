@@ -1,37 +1,151 @@
 import cliProgress from 'cli-progress'
 
+/** What a phase counts: its `done`/`total` are bytes, records, or sweep points. */
+export type ProgressUnit = 'bytes' | 'records' | 'points'
+
 export interface ProgressBar {
-  update(done: number, total: number, payload?: Record<string, unknown>): void
+  /** Starts a phase (a label and what it counts); its rate and ETA start afresh. Same label: nothing changes. */
+  phase(label: string, unit: ProgressUnit): void
+  /** `done` of `total` in the phase's unit; `note` is extra text such as "24,062 traces". */
+  update(done: number, total: number, note?: string): void
   /** Clears the bar's line so another line can be printed; the bar redraws on its next update. */
   clearLine(): void
   stop(): void
 }
 
-const silent: ProgressBar = {update() {}, clearLine() {}, stop() {}}
+export interface ProgressOptions {
+  /** false (--no-progress, --quiet, --json): no bar */
+  enabled: boolean
+  label: string
+  unit: ProgressUnit
+  /** default process.stderr; a bar is drawn only when it is a TTY */
+  stream?: NodeJS.WriteStream
+  /** milliseconds clock (tests pass their own) */
+  now?: () => number
+}
 
-/** A single-line bar on stderr, only when stderr is a TTY and progress is wanted. */
-export function createProgressBar(enabled: boolean, format: string): ProgressBar {
-  if (!enabled || !process.stderr.isTTY) return silent
-  const bar = new cliProgress.SingleBar(
-    {stream: process.stderr, format, hideCursor: true, clearOnComplete: true, noTTYOutput: false, fps: 10},
-    cliProgress.Presets.shades_classic,
-  )
+/** The state one line of the bar is drawn from. */
+export interface ProgressState {
+  label: string
+  unit: ProgressUnit
+  done: number
+  total: number
+  note?: string
+  /** milliseconds since the phase started */
+  elapsedMs: number
+}
+
+const silent: ProgressBar = {phase() {}, update() {}, clearLine() {}, stop() {}}
+
+function bytesText(n: number): string {
+  if (n < 1e3) return `${n} B`
+  if (n < 1e6) return `${(n / 1e3).toFixed(1)} kB`
+  if (n < 1e9) return `${(n / 1e6).toFixed(1)} MB`
+  return `${(n / 1e9).toFixed(2)} GB`
+}
+
+export function countText(n: number): string {
+  return Math.round(n).toLocaleString('en-US')
+}
+
+function rateText(perSecond: number, unit: ProgressUnit): string {
+  if (unit === 'bytes') return `${bytesText(perSecond)}/s`
+  const n =
+    perSecond >= 1e6
+      ? `${(perSecond / 1e6).toFixed(1)}M`
+      : perSecond >= 1e4
+        ? `${(perSecond / 1e3).toFixed(1)}k`
+        : perSecond.toFixed(perSecond < 10 ? 1 : 0)
+  return `${n} ${unit}/s`
+}
+
+/** 0:07, 1:05, 1:02:03 */
+export function durationText(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds))
+  const h = Math.floor(s / 3600)
+  const m = Math.floor((s % 3600) / 60)
+  const ss = String(s % 60).padStart(2, '0')
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`
+}
+
+/** `1.4/3.0 MB` (both in the unit of the total), `point 3/30`, `1,200/72,186 records` */
+function amountText(st: ProgressState): string {
+  if (st.unit === 'points') return `point ${countText(st.done)}/${countText(st.total)}`
+  if (st.unit !== 'bytes') return `${countText(st.done)}/${countText(st.total)} ${st.unit}`
+  const [scale, name] = st.total < 1e6 ? [1e3, 'kB'] : st.total < 1e9 ? [1e6, 'MB'] : [1e9, 'GB']
+  const digits = scale === 1e9 ? 2 : 1
+  return `${(st.done / scale).toFixed(digits)}/${(st.total / scale).toFixed(digits)} ${name}`
+}
+
+/**
+ * One line of the bar: `label [████░░░░] 45%  1.4/3.0 MB  12,000 rows  2.1 MB/s  ETA 0:01`; the bar is 30, 16 or 8
+ * cells wide by the terminal's width; on a narrow terminal the note goes first, then the line is cut.
+ */
+export function renderProgressLine(st: ProgressState, width = 80): string {
+  const total = Math.max(st.total, 1)
+  const fraction = Math.min(1, Math.max(0, st.done / total))
+  const seconds = st.elapsedMs / 1000
+  // a rate needs some time and some work behind it; before that the ETA is unknown
+  const rate = seconds >= 0.2 && st.done > 0 ? st.done / seconds : undefined
+  const eta = rate === undefined ? '--' : durationText((total - Math.min(st.done, total)) / rate)
+  const pct = `${Math.floor(fraction * 100)}%`
+  const tail = (note: boolean) =>
+    [
+      amountText(st),
+      ...(note && st.note ? [st.note] : []),
+      rate === undefined ? '--/s' : rateText(rate, st.unit),
+      `ETA ${eta}`,
+    ].join('  ')
+  // the bar keeps its width from one update to the next (it would jitter if it filled the rest of the line)
+  const cells = width >= 100 ? 30 : width >= 80 ? 16 : 8
+  const fits = (note: boolean) => `${st.label} [] ${pct}  ${tail(note)}`.length + cells < width
+  const withNote = fits(true)
+  const full = Math.round(fraction * cells)
+  const line = `${st.label} [${'█'.repeat(full)}${'░'.repeat(cells - full)}] ${pct}  ${tail(withNote)}`
+  return line.length < width ? line : line.slice(0, Math.max(0, width - 1))
+}
+
+/**
+ * A one-line bar on stderr (cli-progress draws it, at most 10 times a second), only when the stream is a TTY and
+ * progress is wanted: nothing at all otherwise, so logs and pipes get no control characters.
+ */
+export function createProgressBar(opts: ProgressOptions): ProgressBar {
+  const stream = opts.stream ?? process.stderr
+  if (!opts.enabled || !stream.isTTY) return silent
+  const now = opts.now ?? (() => performance.now())
+  const st: ProgressState = {label: opts.label, unit: opts.unit, done: 0, total: 1, elapsedMs: 0}
+  let phaseStart = now()
+  const bar = new cliProgress.SingleBar({
+    stream,
+    format: (_o: unknown, params: {maxWidth: number}) =>
+      renderProgressLine({...st, elapsedMs: now() - phaseStart}, params.maxWidth),
+    hideCursor: true,
+    clearOnComplete: true,
+    fps: 10,
+  })
   let started = false
   return {
-    update(done, total, payload) {
+    phase(label, unit) {
+      if (label === st.label && unit === st.unit) return
+      Object.assign(st, {label, unit, done: 0, total: 1, note: undefined})
+      phaseStart = now()
+    },
+    update(done, total, note) {
+      Object.assign(st, {done, total, note})
       if (!started) {
-        bar.start(Math.max(total, 1), done, payload)
+        bar.start(Math.max(total, 1), done)
         started = true
       } else {
         bar.setTotal(Math.max(total, 1))
-        bar.update(done, payload)
+        bar.update(done)
       }
     },
     clearLine() {
-      if (started) process.stderr.write('\r\x1b[K')
+      if (started) stream.write('\r\x1b[K')
     },
     stop() {
       if (started) bar.stop()
+      started = false
     },
   }
 }

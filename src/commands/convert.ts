@@ -4,7 +4,7 @@ import {dirname, resolve} from 'node:path'
 import {type Config, Flags} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {startInterruptWatchdog} from '../cli/interrupt-watchdog.js'
-import {createProgressBar} from '../cli/progress.js'
+import {countText, createProgressBar} from '../cli/progress.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
 import {renderInputLine, renderSummary} from '../cli/convert-report.js'
@@ -23,10 +23,14 @@ import {discoverConverters} from '../plugins/converter-discovery.js'
 import {pluginConverterSources} from '../plugins/installed-plugins.js'
 import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
 import {storageConfigDict} from '../replay/storage/config.js'
-import {storageLevel} from '../../plugins/levels/storage.js'
+import {normalizeEvictionPolicy, storageLevel} from '../../plugins/levels/storage.js'
 import {rmSync} from 'node:fs'
 import {tempPathBeside} from '../convert/stale-temps.js'
 import {exitProcess} from '../plugins/exit-guard.js'
+
+const INPUT_GROUP = 'INPUT'
+const TEXT_GROUP = 'TEXT CONVERSION'
+const LCT_GROUP = 'LCT OUTPUT'
 
 // the storage-manager flags of `lmt replay`, for the header config of --mode lct (same digest as such a replay)
 const {
@@ -37,43 +41,58 @@ const {
   ...replayStorageFlags
 } = storageLevel.flags as Record<string, never>
 // without a header to take them from, the two flags a replay requires have defaults here
-const lctStorageFlags = {
-  ...replayStorageFlags,
-  'l1-size-gb': Flags.string({summary: 'lct mode: L1 size in GB for the header config (default 8).'}),
-  'eviction-policy': Flags.string({summary: 'lct mode: LRU or noop for the header config (default LRU).'}),
-}
+const lctStorageFlags = Object.fromEntries(
+  Object.entries({
+    ...replayStorageFlags,
+    'l1-size-gb': Flags.string({summary: 'L1 size in GB for the header config (default 8).'}),
+    'eviction-policy': Flags.string({
+      summary: 'LRU or noop for the header config (default LRU).',
+      parse: async (v) => normalizeEvictionPolicy(v),
+    }),
+  }).map(([name, def]) => [name, {...def, helpGroup: LCT_GROUP}]),
+) as typeof replayStorageFlags
 
 export default class Convert extends LmtCommand {
   static override summary = 'Convert request traces to the Optimizer standard Get+Write JSONL'
 
-  static override description = `Reads one or more inputs with a converter (a plugin found by its class name: FooConverter is
-format "foo"), sorts each input stably by timestamp_ns, merges the inputs by time (or concatenates them with
---no-sort) and writes the output atomically. Output bytes are identical to Alibaba's original Python converter.
-Human-readable text goes to stderr; stdout carries only the --json summary. Run "lmt converters" to list formats.`
+  static override description = `Reads one or more inputs with a converter (a plugin found by its class name: FooConverter is format "foo"), sorts each input stably by timestamp_ns, merges the inputs by time (or concatenates them with --no-sort) and writes the output atomically. Output bytes are identical to Alibaba's original Python converter. Human-readable text goes to stderr; stdout carries only the --json summary. Run "lmt converters" to list formats.`
 
+  // every example runs as shown from any folder: its inputs ship with lmt (config.root), its outputs go to the
+  // current folder
   static override examples = [
     {
-      description: 'A KVCM event-publisher log (output: publisher_optimizer.jsonl beside the input)',
-      command: '<%= config.bin %> <%= command.id %> -i publisher.log -f publisher_log',
+      description: 'A KVCM event-publisher log (without -o: publisher_optimizer.jsonl beside the input)',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/event_publisher.log -f publisher_log -o publisher_optimizer.jsonl',
     },
     {
       description: 'A Qwen-Bailian trace for one instance with 32-token blocks',
       command:
-        '<%= config.bin %> <%= command.id %> -i qwen.jsonl -o out.jsonl -f qwen_bailian --instance-id my_instance --instance-block-sizes my_instance:32',
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/qwen_bailian_sample.jsonl -o qwen_optimizer.jsonl -f qwen_bailian --instance-id my_instance --instance-block-sizes my_instance:32',
     },
     {
       description: "A Mooncake FAST'25 trace (ms timestamps, 512-token blocks)",
-      command: '<%= config.bin %> <%= command.id %> -i conversation_trace.jsonl -f mooncake',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/mooncake_conversation_trace.jsonl -f mooncake -o mooncake_optimizer.jsonl',
     },
     {
-      description: 'Two inputs merged by time into <dir of a.jsonl>/merged_optimizer.jsonl',
-      command: '<%= config.bin %> <%= command.id %> -i a.jsonl b.jsonl -f qwen_bailian',
+      description: 'Two inputs merged by time',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/mooncake_conversation_trace.jsonl <%= config.root %>/samples/mooncake_synthetic_trace.jsonl -f mooncake -o merged_optimizer.jsonl',
     },
     {
-      description: 'Your own converter module with a config, summary as JSON',
-      command: `<%= config.bin %> <%= command.id %> -i in.jsonl -f my --converter-module ./my_converter.js --converter-config-json '{"field":"x"}' --json`,
+      description: 'A converter of your own (a module file), the summary as JSON',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/examples/lmt-plugin-example/samples/lookups.jsonl -f lookup_hash_log --converter-module <%= config.root %>/examples/lmt-plugin-example/converters/lookup-hash-log.js -o lookups_optimizer.jsonl --json',
+    },
+    {
+      description: 'An LMCache storage .lct trace of the same requests, for lmt replay',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/mooncake_conversation_trace.jsonl -f mooncake --mode lct -o mooncake.lct --kv-layout 2x36x512x8x128:bfloat16 --l1-size-gb 64',
     },
   ]
+
+  static override usage = '<%= command.id %> -i FILE... -f FORMAT [-o FILE] [--mode optimizer|lct] [FLAGS]'
 
   static override enableJsonFlag = true
 
@@ -86,7 +105,8 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
     }),
     output: Flags.string({
       char: 'o',
-      summary: 'Output file (default: <stem>_optimizer.jsonl beside the input, or merged_optimizer.jsonl).',
+      summary:
+        'Output file (default: <stem>_optimizer.jsonl, or <stem>.lct with --mode lct, beside the input; merged_optimizer.jsonl for several).',
     }),
     format: Flags.string({
       char: 'f',
@@ -99,71 +119,108 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       default: 'optimizer',
     }),
     't-wall-start': Flags.string({
-      summary: 'lct mode: t_wall of the first record (epoch s); default: each timestamp.',
+      summary: "Wall-clock time of the first record in epoch seconds (default: each record's own timestamp).",
+      helpGroup: LCT_GROUP,
     }),
     'chunk-tokens': Flags.integer({
-      summary: 'lmcache_lct: tokens per LMCache chunk (input_len = keys × this).',
+      summary:
+        "Reading .lct traces (-f lmcache_lct): tokens per LMCache chunk (a get's input_len = keys × this).",
       default: 256,
       min: 1,
+      helpGroup: INPUT_GROUP,
     }),
-    'kv-rank': Flags.integer({summary: 'lct mode: ObjectKey kv_rank.', default: 0}),
+    'kv-rank': Flags.integer({
+      summary: 'The kv_rank of every key written.',
+      default: 0,
+      helpGroup: LCT_GROUP,
+    }),
     'kv-layout': Flags.string({
-      summary: 'lct mode: per-block KV layout, JSON {"shapes","dtypes"} or 2x36x16x8x128:bfloat16.',
+      summary: 'KV layout of one block: 2x36x16x8x128:bfloat16, or JSON {"shapes", "dtypes"}.',
+      helpGroup: LCT_GROUP,
     }),
     'bytes-per-block': Flags.integer({
-      summary: 'lct mode: bytes of one block (instead of --kv-layout).',
+      summary: 'Bytes of one block, instead of --kv-layout (default 65536).',
       min: 1,
+      helpGroup: LCT_GROUP,
     }),
     ...lctStorageFlags,
-    'instance-id': Flags.string({summary: 'Instance id for formats without one.', default: 'instance'}),
-    'instance-block-sizes': Flags.string({summary: 'Per-instance block sizes in tokens: id:n[,id:n…].'}),
+    'instance-id': Flags.string({
+      summary: 'Instance id of the traces of formats that have none.',
+      default: 'instance',
+      helpGroup: INPUT_GROUP,
+    }),
+    'instance-block-sizes': Flags.string({
+      summary: "Tokens per block per instance, id:n[,id:n…] (default: the format's, e.g. 512 for mooncake).",
+      helpGroup: INPUT_GROUP,
+    }),
     'converter-dir': Flags.string({
-      summary: 'Extra directory of converter modules (repeatable).',
+      summary: 'A directory of extra converter modules (repeatable).',
       multiple: true,
+      helpGroup: INPUT_GROUP,
     }),
     'converter-module': Flags.string({
-      summary: 'Extra converter module: a file or a package (repeatable).',
+      summary: 'An extra converter module: a file or a package (repeatable).',
       multiple: true,
+      helpGroup: INPUT_GROUP,
     }),
     'converter-config-json': Flags.string({
-      summary: 'Converter config as a JSON object (overrides file keys).',
+      summary: "Settings for the converter as a JSON object (they win over the file's).",
+      helpGroup: INPUT_GROUP,
     }),
-    'converter-config-file': Flags.string({summary: 'Converter config from a JSON file.'}),
+    'converter-config-file': Flags.string({
+      summary: 'Settings for the converter from a JSON file.',
+      helpGroup: INPUT_GROUP,
+    }),
     sort: Flags.boolean({
-      summary: 'Merge inputs by time; --no-sort concatenates them in input order.',
+      summary: 'Merge several inputs by time; --no-sort concatenates them in the order given.',
       allowNo: true,
       default: true,
     }),
     'tokenizer-path': Flags.string({
-      summary: 'text_trace: tokenizer directory (or Hub model id with --allow-download).',
+      summary: 'Tokenizer directory (or a Hub model id with --allow-download).',
+      helpGroup: TEXT_GROUP,
     }),
     'model-name': Flags.string({
-      summary: 'text_trace: use ./model/<name> if that directory exists; lct mode: ObjectKey model_name.',
+      summary:
+        'Text: the tokenizer in ./model/<name> if that directory exists; --mode lct: the model name of every key.',
+      helpGroup: TEXT_GROUP,
     }),
-    'model-mapping': Flags.string({summary: 'a:b[,c:d…], passed to converters.'}),
-    'time-field': Flags.string({summary: 'text_trace: field holding the time.', default: 'time'}),
+    'model-mapping': Flags.string({
+      summary: 'Model names to rename, a:b[,c:d…] (for custom converters; the built-in ones ignore it).',
+      helpGroup: INPUT_GROUP,
+    }),
+    'time-field': Flags.string({summary: 'Field holding the time.', default: 'time', helpGroup: TEXT_GROUP}),
     'content-field': Flags.string({
-      summary: 'text_trace: field holding the prompt.',
+      summary: 'Field holding the prompt.',
       default: 'prompt_messages',
+      helpGroup: TEXT_GROUP,
     }),
     'num-workers': Flags.integer({
-      summary: 'text_trace tokenization threads; 0 = CPUs − 1.',
+      summary: 'Tokenizer threads; 0 = the CPUs less one.',
       default: 4,
       min: 0,
+      helpGroup: TEXT_GROUP,
     }),
-    'ignore-response': Flags.boolean({summary: 'Passed to converters (ignoreResponse).', default: false}),
+    'ignore-response': Flags.boolean({
+      summary: 'Leave responses out (for custom converters; the built-in ones ignore it).',
+      default: false,
+      helpGroup: INPUT_GROUP,
+    }),
     truncate: Flags.boolean({
-      summary: 'Passed to converters; --no-truncate gives truncate: false.',
+      summary: 'Truncation on or off (--no-truncate) for custom converters; the built-in ones ignore it.',
       allowNo: true,
       default: true,
+      helpGroup: INPUT_GROUP,
     }),
     timezone: Flags.string({
-      summary: 'text_trace: zone of naive times: UTC, local, or an IANA name.',
+      summary: 'Zone of times without one: UTC, local, or an IANA name such as Asia/Shanghai.',
       default: 'UTC',
+      helpGroup: TEXT_GROUP,
     }),
     'allow-download': Flags.boolean({
-      summary: 'text_trace: allow fetching a tokenizer from the Hub.',
+      summary: 'Allow fetching a tokenizer from the Hugging Face Hub.',
       default: false,
+      helpGroup: TEXT_GROUP,
     }),
     strict: Flags.boolean({summary: 'The first bad input line is a fatal error.', default: false}),
     progress: Flags.boolean({
@@ -246,10 +303,11 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       flags['converter-config-json'],
     )
 
-    const bar = createProgressBar(
-      flags.progress && !flags.quiet,
-      'converting [{bar}] {percentage}% | {traces} traces',
-    )
+    const bar = createProgressBar({
+      enabled: flags.progress && !flags.quiet,
+      label: 'converting',
+      unit: 'bytes',
+    })
     reporter.beforeWrite = () => bar.clearLine()
     const controller = new AbortController()
     const jsonlOutput = lctMode ? tempPathBeside(resolve(output)) : output
@@ -281,7 +339,7 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
       strict: flags.strict,
       logger: reporter,
       signal: controller.signal,
-      onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, {traces: p.traces}),
+      onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, `${countText(p.traces)} traces`),
       onInputDone: (s) => reporter.info(renderInputLine(s)),
     })
     const lctTemps = new Set<string>() // the .lct being written, while it is
@@ -306,10 +364,20 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
           `model mapping: ${modelMapping ? [...modelMapping].map(([a, b]) => `${a}→${b}`).join(', ') : 'none'}`,
       )
       const summary = await run.run()
-      bar.stop()
       if (lct) {
         try {
-          const bridged = await jsonlToLct(jsonlOutput, output, lct, lctTemps)
+          const jsonlBytes = statSync(jsonlOutput).size
+          bar.phase('writing .lct', 'bytes')
+          const bridged = await jsonlToLct(
+            jsonlOutput,
+            output,
+            {
+              ...lct,
+              onProgress: (bytes, records) => bar.update(bytes, jsonlBytes, `${countText(records)} records`),
+            },
+            lctTemps,
+          )
+          bar.stop()
           summary.output = output
           reporter.info(
             `  .lct: ${bridged.records} records (${bridged.gets} gets, ${bridged.writes} writes${bridged.skipped ? `, ${bridged.skipped} not mappable` : ''})`,
@@ -318,6 +386,9 @@ Human-readable text goes to stderr; stdout carries only the --json summary. Run 
           rmSync(jsonlOutput, {force: true})
         }
       }
+      bar.stop()
+      // the whole command, bridging included: the figure a user's clock shows (less the process start-up)
+      summary.elapsedMs = Math.round(performance.now() - this.startedAt)
       for (const line of renderSummary(summary)) reporter.info(line)
       return summary
     } finally {

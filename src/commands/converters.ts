@@ -20,14 +20,12 @@ export interface ConvertersListing {
 export default class Converters extends LmtCommand {
   static override summary = 'List the input formats lmt convert knows, and where each converter comes from'
 
-  static override description = `Runs the same discovery as "lmt convert": built-in converters, then each --converter-dir and
---converter-module, then installed lmt plugins. A later registration of a format replaces an earlier one (with a
-warning); --json shows what each one shadowed.`
+  static override description = `Runs the same discovery as "lmt convert": built-in converters, then each --converter-dir and --converter-module, then installed lmt plugins. A later registration of a format replaces an earlier one (with a warning); --json shows what each one shadowed.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
-    '<%= config.bin %> <%= command.id %> --converter-dir ./my-converters',
-    '<%= config.bin %> <%= command.id %> --converter-module ./my_converter.js --json',
+    '<%= config.bin %> <%= command.id %> --converter-dir <%= config.root %>/examples/lmt-plugin-example/converters',
+    '<%= config.bin %> <%= command.id %> --converter-module <%= config.root %>/examples/lmt-plugin-example/converters/lookup-hash-log.js --json',
   ]
 
   static override enableJsonFlag = true

@@ -15,8 +15,7 @@ export interface LevelsListing {
 export default class Levels extends LmtCommand {
   static override summary = 'List the replay levels lmt replay knows, and where each comes from'
 
-  static override description = `A trace's header names its level ("storage", "events", …); lmt replay needs a level of that name.
-"storage" is built in; installed lmt plugins add others (see "lmt plugins").`
+  static override description = `A trace's header names its level ("storage", "events", …); lmt replay needs a level of that name. "storage" is built in; installed lmt plugins add others (see "lmt plugins").`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

@@ -1,3 +1,4 @@
+import {statSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {Args, Flags} from '@oclif/core'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../cli/lct-flags.js'
@@ -5,6 +6,7 @@ import {ChunkedText} from '../cli/chunked-text.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {lctErrorJson} from '../cli/lct-errors.js'
 import {LmtCommand} from '../cli/lmt-command.js'
+import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {RecordLog} from '../cli/record-log.js'
 import {LctError, LmtError, lmtError} from '../errors.js'
 import {countTrace, openTrace} from '../lct/reader.js'
@@ -27,6 +29,8 @@ import {
 } from '../replay/outputs.js'
 import {storageLevel} from '../../plugins/levels/storage.js'
 
+const OUTPUT = 'OUTPUT'
+
 const baseFlags = {
   level: Flags.string({summary: "Replay level; must equal the trace header's (default: the header's)."}),
   pace: Flags.string({
@@ -34,26 +38,33 @@ const baseFlags = {
     options: ['virtual', 'realtime'],
     default: 'virtual',
   }),
-  speed: Flags.string({summary: 'realtime only: trace time runs X times faster than the wall clock.'}),
-  verbose: Flags.boolean({summary: 'One stdout line per record.', default: false}),
-  progress: Flags.boolean({summary: 'One stderr line per record (default on with realtime).', allowNo: true}),
-  'jsonl-out': Flags.string({summary: 'Write one JSON line per record to this file.'}),
+  speed: Flags.string({summary: 'With --pace realtime: trace time runs this many times faster (default 1).'}),
+  verbose: Flags.boolean({summary: 'One stdout line per record.', default: false, helpGroup: OUTPUT}),
+  progress: Flags.boolean({
+    summary: 'One stderr line per record instead of the bar (default on with --pace realtime).',
+    allowNo: true,
+    helpGroup: OUTPUT,
+  }),
+  'jsonl-out': Flags.string({summary: 'Write one JSON line per record to this file.', helpGroup: OUTPUT}),
   'output-dir': Flags.string({
     summary: 'Directory of trace_replay_ops.csv and trace_replay_summary.json (default: the current one).',
     default: '.',
+    helpGroup: OUTPUT,
   }),
-  'no-csv': Flags.boolean({summary: 'Do not write trace_replay_ops.csv.', default: false}),
+  'no-csv': Flags.boolean({summary: 'Do not write trace_replay_ops.csv.', default: false, helpGroup: OUTPUT}),
   json: Flags.boolean({
     summary:
       'Print the summary document on stdout (also written to trace_replay_summary.json); errors as JSON.',
     default: false,
+    helpGroup: OUTPUT,
   }),
   quiet: Flags.boolean({
     char: 'q',
-    summary: 'No banner, no terminal table, no list of the files written.',
+    summary: 'No banner, no progress bar, no terminal table, no list of the files written.',
     default: false,
+    helpGroup: OUTPUT,
   }),
-  record: Flags.string({summary: 'Re-record the replayed calls into this .lct file.'}),
+  record: Flags.string({summary: 'Re-record the replayed calls into this .lct file.', helpGroup: OUTPUT}),
   'allow-schema-1': Flags.boolean({
     summary: 'Replay schema-1 traces (cache salts were not recorded).',
     default: false,
@@ -72,36 +83,35 @@ const SCHEMA_1_MESSAGE =
 export default class Replay extends LmtCommand {
   static override summary = "Replay an LMCache .lct trace against a model of LMCache's StorageManager"
 
-  static override description = `Reissues every recorded call at its recorded trace time against the target of the trace's level: for
-"storage", a bookkeeping-faithful model of LMCache's StorageManager (L1 with TTL locks, LRU eviction, mock L2, store
-and prefetch controllers). --pace virtual (default) runs a deterministic discrete-event clock, so an hour of trace
-replays in seconds and identically on every machine. Exit 1 if any record failed; skipped records (no handler,
-undecodable args) are counted, not failed. The table goes to stdout (with --json: the summary document instead);
-warnings and the list of the files written go to stderr.`
+  static override description = `Reissues every recorded call at its recorded trace time against the target of the trace's level: for "storage", a bookkeeping-faithful model of LMCache's StorageManager (L1 with TTL locks, LRU eviction, mock L2, store and prefetch controllers). --pace virtual (default) runs a deterministic discrete-event clock, so an hour of trace replays in seconds and identically on every machine. Exit 1 if any record failed; skipped records (no handler, undecodable args) are counted, not failed. The table goes to stdout (with --json: the summary document instead); warnings and the list of the files written go to stderr.`
 
   static override examples = [
     {
-      description: 'The fixture config (digest 6bddebcb)',
+      description: "The sample trace with its recorder's config (digest 6bddebcb)",
       command:
-        '<%= config.bin %> <%= command.id %> trace.lct --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU',
     },
     {
       description: 'Take the configuration from the trace header, write the JSON summary',
-      command: '<%= config.bin %> <%= command.id %> trace.lct --config-from-header --json --output-dir out/',
+      command:
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --config-from-header --json --output-dir out/',
     },
     {
       description: 'With a mock L2 and re-recording',
-      command: `<%= config.bin %> <%= command.id %> trace.lct --l1-size-gb 8 --eviction-policy LRU --l2-adapter '{"type": "mock", "max_size_gb": 64, "mock_bandwidth_gb": 4}' --record rerecorded.lct`,
+      command: `<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 8 --eviction-policy LRU --l2-adapter '{"type": "mock", "max_size_gb": 64, "mock_bandwidth_gb": 4}' --record rerecorded.lct`,
     },
     {
       description: 'Wall-clock pacing, four times faster',
       command:
-        '<%= config.bin %> <%= command.id %> trace.lct --l1-size-gb 8 --eviction-policy LRU --pace realtime --speed 4',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 8 --eviction-policy LRU --pace realtime --speed 4',
     },
     '<%= config.bin %> <%= command.id %> --list-levels',
   ]
 
-  static override strict = false
+  static override usage = [
+    '<%= command.id %> FILE (--l1-size-gb GB --eviction-policy LRU|noop | --config-from-header) [FLAGS]',
+    '<%= command.id %> --list-levels',
+  ]
 
   static override args = {
     file: Args.string({description: '.lct trace file'}),
@@ -213,6 +223,13 @@ warnings and the list of the files written go to stderr.`
     })
     try {
       const progress = flags.progress ?? o.pace === 'realtime'
+      const bar = createProgressBar({
+        enabled: !progress && !flags.quiet && !this.jsonEnabled(),
+        label: 'replaying',
+        unit: 'bytes',
+      })
+      out.bar = bar
+      const traceBytes = statSync(o.file).size
       const total =
         progress || flags.verbose
           ? (await countTrace(o.file, {maxFrameBytes: o.maxFrameBytes})).totalRecords
@@ -243,8 +260,10 @@ warnings and the list of the files written go to stderr.`
         warn: (code, key, message) => warnings.warn(code, key, message),
         signal: controller.signal,
         onRecord: out.onRecord(progress, total),
+        onProgress: (records, offset) => bar.update(offset, traceBytes, `${countText(records)} records`),
       })
     } finally {
+      out.bar?.stop()
       stopHandling()
       warnings.replaying = false
       out.close()
@@ -323,7 +342,12 @@ class Warnings {
 /** The per-record outputs (progress on stderr, verbose on stdout, the --jsonl-out log), opened before the replay. */
 class RecordOutputs {
   // chunked unless a terminal shows them
-  readonly progressText = new ChunkedText((c) => process.stderr.write(c), process.stderr.isTTY)
+  readonly progressText = new ChunkedText((c) => {
+    this.bar?.clearLine() // a progress bar's line is cleared before a warning or a progress line is written
+    process.stderr.write(c)
+  }, process.stderr.isTTY)
+  /** the bar on a terminal (unless per-record lines show the progress) */
+  bar: ProgressBar | undefined
   readonly verboseText: ChunkedText
   readonly log: RecordLog | undefined
   // stdout closed early (`lmt replay … --verbose | head`): the per-record lines stop, the replay and its files go on

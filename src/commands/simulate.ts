@@ -2,13 +2,14 @@ import {readFileSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
 import {LmtCommand, exitCodeOf} from '../cli/lmt-command.js'
 import {handleInterrupts} from '../cli/interrupts.js'
-import {createProgressBar} from '../cli/progress.js'
+import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {isLmtError, lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
-import {type OracleChoice, simulate, type SweepRequest} from '../simulate/run.js'
+import {type OracleChoice, simulate, type SimulateProgress, type SweepRequest} from '../simulate/run.js'
 import {PendingFiles} from '../simulate/pending-files.js'
 import {discoverConverters} from '../plugins/converter-discovery.js'
 import {pluginConverterSources} from '../plugins/installed-plugins.js'
+import {closest} from '../util/closest.js'
 
 function parseSeed(text: string): bigint {
   let v: bigint
@@ -30,44 +31,70 @@ function packageVersion(root: string): string {
   }
 }
 
+const MODEL = 'MODEL'
+const SWEEP = 'SWEEP'
+
+/** A policy name in any case (`LRU` is `lru`); an unknown one is a usage error that names the nearest. */
+function parsePolicy(v: string): PolicyName {
+  const name = v.toLowerCase() as PolicyName
+  if (POLICIES.includes(name)) return name
+  const near = closest(v, POLICIES)
+  throw lmtError('SIM_USAGE', `--policy: unknown policy "${v}"${near ? `; did you mean ${near}?` : ''}`, {
+    suggestions: [`policies: ${POLICIES.join(', ')}`],
+  })
+}
+
+/** Reading (bytes, rows so far), then a sweep's points, then (one thread) its Belady references. */
+function showProgress(bar: ProgressBar, p: SimulateProgress): void {
+  if (!p.points) return bar.update(p.bytes, p.total, `${countText(p.rows)} rows`)
+  bar.phase(p.points.belady ? 'Belady references' : 'sweep', 'points')
+  bar.update(p.points.done, p.points.total)
+}
+
 export default class Simulate extends LmtCommand {
   static override summary =
     'Simulate KV-cache hit rates of eviction policies over a Get+Write trace (Optimizer-compatible)'
 
-  static override description = `Replays the standard JSONL that "lmt convert" writes against one prefix cache per instance and reports
-block and token hit rates, per request (<instance>_hit_rates.csv, identical to Alibaba's Optimizer) and in total
-(terminal table, summary.json, an SVG plot). Give an Optimizer configuration file, or use the quick form with
---trace and a capacity. --sweep computes a whole hit-rate-versus-capacity curve with the infinite-capacity ceiling.`
+  static override description = `Replays the standard JSONL that "lmt convert" writes against one prefix cache per instance and reports block and token hit rates, per request (<instance>_hit_rates.csv, identical to Alibaba's Optimizer) and in total (terminal table, summary.json, an SVG plot). Give an Optimizer configuration file, or use the quick form with --trace and a capacity. --sweep computes a whole hit-rate-versus-capacity curve with the infinite-capacity ceiling.`
 
+  // the trace is the output of the Mooncake example of "lmt convert --help", in the current folder
   static override examples = [
     {
-      description: 'Quick form: 17,090 blocks of LRU over a converted Mooncake trace',
+      description: 'Quick form: 17,090 blocks of LRU over the converted Mooncake trace',
       command:
-        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity-blocks 17090 --block-size 512',
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity-blocks 17090 --block-size 512 -o sim',
     },
     {
-      description: 'An Optimizer configuration file, policy overridden',
-      command: '<%= config.bin %> <%= command.id %> optimizer_config.json --policy leaf_aware_lru',
+      description: 'An Optimizer configuration file, its trace and policy overridden',
+      command:
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/optimizer_config.json --trace mooncake_optimizer.jsonl -o sim-config --policy leaf_aware_lru',
     },
     {
       description: 'Infinite capacity: the prefix-sharing ceiling',
       command:
-        '<%= config.bin %> <%= command.id %> --trace trace.jsonl --capacity-blocks -1 --block-size 512',
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity-blocks -1 --block-size 512 -o sim-inf',
     },
     {
       description: 'A 30-point sweep over 0.1 %–100 % of the working set, with a plot',
       command:
-        '<%= config.bin %> <%= command.id %> --trace trace.jsonl --sweep --block-size 512 -o sweep-out',
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --sweep --block-size 512 -o sweep-out',
     },
     {
-      description: 'Listed capacities, policy curve only, the points replayed on 4 threads',
+      description: 'Listed capacities, policy curve only, the points replayed on 2 threads',
       command:
-        '<%= config.bin %> <%= command.id %> --trace trace.jsonl --block-size 512 --sweep --sweep-capacities 1000,5000,20000 --oracle none -j 4',
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --block-size 512 --sweep --sweep-capacities 1000,5000,20000 --oracle none -j 2 -o sweep-listed',
     },
     {
-      description: 'Machine-readable summary',
-      command: '<%= config.bin %> <%= command.id %> config.json --json',
+      description: 'The summary as JSON',
+      command:
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/optimizer_config.json --trace mooncake_optimizer.jsonl -o sim-json --json',
     },
+  ]
+
+  static override usage = [
+    '<%= command.id %> CONFIG.json [FLAGS]',
+    '<%= command.id %> --trace TRACE.jsonl (--capacity-blocks N | --capacity GB) [FLAGS]',
+    '<%= command.id %> (CONFIG.json | --trace TRACE.jsonl) --sweep [FLAGS]',
   ]
 
   static override enableJsonFlag = true
@@ -77,14 +104,25 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
   }
 
   static override flags = {
-    trace: Flags.string({char: 't', summary: 'Trace (standard JSONL); overrides trace_file_path.'}),
+    trace: Flags.string({
+      char: 't',
+      summary: "Trace file (Get+Write JSONL, as lmt convert writes it); replaces the configuration's.",
+    }),
     'output-dir': Flags.string({
       char: 'o',
-      summary: 'Output directory; overrides output_result_path (quick form: ./<trace stem>.simulate).',
+      summary:
+        "Output directory; replaces the configuration's (quick form default: ./<trace stem>.simulate).",
     }),
-    policy: Flags.string({summary: 'Eviction policy of every instance.', options: [...POLICIES]}),
-    capacity: Flags.string({summary: 'Capacity of every group in GB; negative = infinite.'}),
-    'capacity-blocks': Flags.integer({summary: 'Capacity of every group in blocks; -1 = infinite.', min: -1}),
+    policy: Flags.string({
+      summary: 'Eviction policy of every instance, in any case (default lru).',
+      helpValue: POLICIES.join('|'),
+      parse: async (v) => parsePolicy(v),
+    }),
+    capacity: Flags.string({summary: 'Capacity of every group in GB; a negative number is infinite.'}),
+    'capacity-blocks': Flags.integer({
+      summary: 'Capacity of every group in blocks; -1 is infinite.',
+      min: -1,
+    }),
     'block-size': Flags.integer({
       summary: 'Tokens per block of every instance (default: inferred per instance from the trace).',
       min: 1,
@@ -100,27 +138,47 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       min: 1,
     }),
     'eviction-mode': Flags.string({
-      summary: '1 GROUP_ROUGH, 2 INSTANCE_ROUGH, 3 INSTANCE_PRECISE.',
+      summary:
+        'Where capacity is enforced: 1 per group, roughly; 2 per instance, roughly; 3 per instance, exactly (default 1 with a configuration, 3 in the quick form).',
       options: ['1', '2', '3'],
+      helpGroup: MODEL,
     }),
-    'batch-size': Flags.integer({summary: 'eviction_batch_size_per_instance.', min: 1}),
-    'replay-mode': Flags.string({summary: 'trace_replay.mode.', options: ['read_write', 'request']}),
-    'write-delay-ns': Flags.integer({summary: 'trace_replay.write_delay_ns (request mode).', min: 1}),
+    'batch-size': Flags.integer({
+      summary: 'Blocks evicted at a time per instance (default 100).',
+      min: 1,
+      helpGroup: MODEL,
+    }),
+    'replay-mode': Flags.string({
+      summary:
+        'read_write: get and write rows; request: each get schedules its write (default read_write, or request for a trace of request rows).',
+      options: ['read_write', 'request'],
+      helpGroup: MODEL,
+    }),
+    'write-delay-ns': Flags.integer({
+      summary: 'Request mode: nanoseconds from a get to its write (default 1).',
+      min: 1,
+      helpGroup: MODEL,
+    }),
     seed: Flags.string({
       summary: 'Seed of random_lru (decimal or 0x hex, not 0).',
       default: '0x12345678ABCDEF01',
+      helpGroup: MODEL,
     }),
     oracle: Flags.string({
-      summary: 'Oracle ceilings to compute.',
+      summary:
+        'Reference ceilings: infinite capacity, Belady (next need), all, or none (default none; a sweep computes all).',
       options: ['none', 'infinite', 'belady', 'all'],
+      helpGroup: SWEEP,
     }),
     'skip-invalid': Flags.boolean({
       summary: 'Count and skip invalid trace rows instead of failing.',
       default: false,
+      helpGroup: MODEL,
     }),
     'strict-instances': Flags.boolean({
-      summary: 'A row of an unconfigured instance is an error.',
+      summary: 'A row of an instance the configuration does not list is an error.',
       default: false,
+      helpGroup: MODEL,
     }),
     plots: Flags.boolean({summary: 'Write SVG plots (--no-plots to skip).', allowNo: true, default: true}),
     quiet: Flags.boolean({
@@ -133,28 +191,56 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       allowNo: true,
       default: true,
     }),
-    sweep: Flags.boolean({summary: 'Capacity sweep of one group.', default: false}),
-    'sweep-capacities': Flags.string({summary: 'Comma-separated sweep points, in --sweep-unit.'}),
-    'sweep-min': Flags.string({summary: 'Smallest log-spaced sweep point.'}),
-    'sweep-max': Flags.string({summary: 'Largest log-spaced sweep point.'}),
-    'sweep-points': Flags.integer({summary: 'Number of log-spaced points.', min: 2}),
-    'sweep-unit': Flags.string({summary: 'Unit of the sweep points.', options: ['blocks', 'gb', 'fraction']}),
-    'sweep-group': Flags.string({summary: 'Group whose capacity the sweep varies.'}),
+    sweep: Flags.boolean({
+      summary: 'Hit rate against capacity: a sweep of the capacity of one group.',
+      default: false,
+      helpGroup: SWEEP,
+    }),
+    'sweep-capacities': Flags.string({
+      summary: 'The sweep points, comma-separated, in --sweep-unit (instead of log-spaced ones).',
+      helpGroup: SWEEP,
+    }),
+    'sweep-min': Flags.string({
+      summary: 'Smallest log-spaced point (default 0.001 of the working set, or 1 block).',
+      helpGroup: SWEEP,
+    }),
+    'sweep-max': Flags.string({
+      summary: 'Largest log-spaced point (default the whole working set).',
+      helpGroup: SWEEP,
+    }),
+    'sweep-points': Flags.integer({
+      summary: 'Number of log-spaced points (default 30).',
+      min: 2,
+      helpGroup: SWEEP,
+    }),
+    'sweep-unit': Flags.string({
+      summary:
+        'Unit of the sweep points (default fraction of the working set; blocks when points are given).',
+      options: ['blocks', 'gb', 'fraction'],
+      helpGroup: SWEEP,
+    }),
+    'sweep-group': Flags.string({
+      summary: 'Group whose capacity the sweep varies (default: the only one).',
+      helpGroup: SWEEP,
+    }),
     jobs: Flags.integer({
       char: 'j',
       summary:
-        'Threads that replay the points of a sweep and its oracles (default: the available cores; results never depend on it).',
+        'Threads that replay the points of a sweep and its references (default: the available cores; results never depend on it).',
       min: 1,
+      helpGroup: SWEEP,
     }),
     stack: Flags.string({
       summary:
-        'Sweeps: take the points the one-pass stack method proves exact from it (auto), or replay every point (off).',
+        'auto: take the points the one-pass stack method proves exact from it; off: replay every point.',
       options: ['auto', 'off'],
       default: 'auto',
+      helpGroup: SWEEP,
     }),
     'keep-point-csv': Flags.boolean({
-      summary: "In a sweep, also write every point's hit-rate CSVs.",
+      summary: "Also write every point's hit-rate CSVs.",
       default: false,
+      helpGroup: SWEEP,
     }),
   }
 
@@ -241,10 +327,11 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
     }
     if (flags.sweep && !args.config) simFlags.capacityBlocks = -1 // placeholder: each point sets its own capacity
     const json = this.jsonEnabled()
-    const bar = createProgressBar(
-      flags.progress && !flags.quiet && !json,
-      'simulating [{bar}] {percentage}% | {rows} rows',
-    )
+    const bar = createProgressBar({
+      enabled: flags.progress && !flags.quiet && !json,
+      label: flags.sweep ? 'reading' : 'simulating',
+      unit: 'bytes',
+    })
     const pending = new PendingFiles()
     const stopHandling = handleInterrupts({
       exit: (code) => process.exit(code),
@@ -275,10 +362,7 @@ block and token hit rates, per request (<instance>_hit_rates.csv, identical to A
       jobs: flags.jobs,
       pending,
       version: packageVersion(this.config.root),
-      onProgress: (p) =>
-        p.replays
-          ? bar.update(p.replays[0], p.replays[1], {rows: 0})
-          : bar.update(p.bytes, p.total, {rows: p.rows}),
+      onProgress: (p) => showProgress(bar, p),
     })
       .catch((err: unknown) => {
         pending.removeAll() // a failed run leaves the previous outputs as they were, and no temporary

@@ -118,6 +118,8 @@ export class ConversionRun {
   private readonly sorters: TraceSorter[] = []
   private bytesTotal = 0
   private bytesDone = 0
+  /** bytes read of the input being converted (its reader's last report) */
+  private bytesOfCurrent = 0
   private tracesSoFar = 0
   private readonly arena = new LineArena()
 
@@ -208,7 +210,10 @@ export class ConversionRun {
           traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
           if (typeof instanceId === 'string')
             instanceTraces.set(instanceId, (instanceTraces.get(instanceId) ?? 0) + 1)
-          if ((++this.tracesSoFar & 0x3fff) === 0) this.checkAbort()
+          if ((++this.tracesSoFar & 0x3fff) === 0) {
+            this.checkAbort()
+            this.progress(this.bytesOfCurrent) // the trace count moves on also between two chunks read
+          }
           return sorter.backlogged
         }
         const accept = (ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean => {
@@ -309,6 +314,7 @@ export class ConversionRun {
   }
 
   private progress(bytesOfCurrent: number): void {
+    this.bytesOfCurrent = bytesOfCurrent
     this.req.onProgress?.({
       bytesDone: this.bytesDone + bytesOfCurrent,
       bytesTotal: this.bytesTotal,

@@ -24,6 +24,8 @@ export interface LctBridgeOptions {
   tWallStart?: number
   /** the storage config dict for the header (the same flags as `lmt replay`) */
   configDict: PyJsonValue
+  /** called after every chunk read: bytes of the JSONL read so far, records written */
+  onProgress?(bytesRead: number, records: number): void
 }
 
 export interface LctBridgeSummary {
@@ -127,7 +129,7 @@ export async function jsonlToLct(
   }
   const summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
   try {
-    const reader = new LineReader(jsonlPath)
+    const reader = new LineReader(jsonlPath, {progress: (b) => o.onProgress?.(b, summary.records)})
     let lines = 0
     let lastTurn = performance.now()
     for await (const line of reader.lines()) {

@@ -463,7 +463,13 @@ async function* frameRuns(fs: FrameSource, take: (f: FrameRef) => void): AsyncGe
  * Counts records per qualname and the largest t_mono without building argument values, with exactly the
  * validation, skips and warnings of {@link openTrace} (lct.md §4.7).
  */
-export async function countTrace(source: LctSource, opts: LctReadOptions = {}): Promise<TraceCount> {
+export async function countTrace(
+  source: LctSource,
+  opts: LctReadOptions & {
+    /** after each chunk read: bytes read so far, records counted */
+    onProgress?: (bytes: number, records: number) => void
+  } = {},
+): Promise<TraceCount> {
   const fs = await openFrames(source, opts)
   const names = new QualnameCounter()
   let maxTMono = 0
@@ -488,7 +494,7 @@ export async function countTrace(source: LctSource, opts: LctReadOptions = {}): 
     }
   }
   try {
-    for await (const _ of frameRuns(fs, take)) continue
+    for await (const _ of frameRuns(fs, take)) opts.onProgress?.(fs.state.endOffset, fs.state.records)
   } finally {
     await fs.window.close()
   }

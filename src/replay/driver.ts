@@ -61,6 +61,8 @@ export interface ReplayRunOptions<C> {
    * {@link YIELD_MS} ms (the loop gives the event loop a turn that often, so that signal handlers run). The
    * `recordPath` temporary file is removed in the abort event itself, so a process exiting right after leaves none.
    */
+  /** after each batch of records: records read so far, byte offset of the end of the last one */
+  onProgress?: (records: number, offset: number) => void
   signal?: AbortSignal
   /** decode the trace on a worker thread: `auto` (default) for traces of 8 MiB or more with two cores or more */
   readerThread?: boolean | 'auto'
@@ -275,6 +277,8 @@ async function replayRecords<C>(
           ...(error === undefined ? {} : {error}),
         })
       }
+      const lastRecord = batch[batch.length - 1]
+      if (lastRecord) o.onProgress?.(n, lastRecord.offset + 4 + lastRecord.length)
     }
     if (n === 0) started = performance.now()
     if (o.signal?.aborted) throw abortError(o.signal)

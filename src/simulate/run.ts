@@ -66,7 +66,18 @@ export interface SimulateRequest {
   /** filled with the run's temporary files while they exist (a signal handler removes them) */
   pending?: PendingFiles
   version: string
-  onProgress?(p: {bytes: number; total: number; rows: number; replays?: [number, number]}): void
+  onProgress?(p: SimulateProgress): void
+}
+
+/**
+ * Progress of a run: bytes of the trace read (and rows so far), then, in a sweep, the points done (`points`) and,
+ * when the Belady references are computed after the points (one thread), those done (`belady`).
+ */
+export interface SimulateProgress {
+  bytes: number
+  total: number
+  rows: number
+  points?: {done: number; total: number; belady?: boolean}
 }
 
 export interface SimulateOutcome {

@@ -201,7 +201,8 @@ export async function runSweepTasks(
   job: PointJob,
   tasks: readonly SweepTask[],
   jobs: number,
-  onDone?: () => void,
+  /** called with a task's index when it is done */
+  onDone?: (index: number) => void,
 ): Promise<{results: SweepTaskResult[]; last: Replayer | undefined}> {
   const results = new Array<SweepTaskResult>(tasks.length)
   let front = 0
@@ -224,7 +225,7 @@ export async function runSweepTasks(
         w.on('message', (msg: {index: number; result?: SweepTaskResult; error?: string}) => {
           if (msg.error !== undefined) return reject(new Error(`sweep worker: ${msg.error}`))
           results[msg.index] = msg.result as SweepTaskResult
-          onDone?.()
+          onDone?.(msg.index)
           give()
         })
         w.on('error', reject)
@@ -241,7 +242,7 @@ export async function runSweepTasks(
       const index = back--
       results[index] = here.run(tasks[index])
       if (index === tasks.length - 1) last = here.lastReplayer
-      onDone?.()
+      onDone?.(index)
       await new Promise((resolve) => setImmediate(resolve)) // let the workers' messages in
     }
     await Promise.all(inWorkers)

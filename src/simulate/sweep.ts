@@ -194,11 +194,16 @@ export async function runSweep(
       ...(withBelady ? caps.map((cap): SweepTask => ({kind: 'belady', capConfig: capConfig(cap)})) : []),
       ...toReplay.map((p): SweepTask => ({kind: 'replay', cap: caps[p]})),
     ]
-    let done = 0
-    const run = await runSweepTasks(rows, job, tasks, jobs, () =>
-      req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [++done, tasks.length]}),
-    )
     const n = withBelady ? caps.length : 0
+    // a point is done when its replay and its Belady reference are: tasks left per point
+    const left = caps.map((_, p) => (withBelady ? 1 : 0) + (fromStack(p) === undefined ? 1 : 0))
+    let done = left.filter((k) => k === 0).length
+    const report = () => req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done, total: caps.length}})
+    report()
+    const run = await runSweepTasks(rows, job, tasks, jobs, (index) => {
+      if (--left[index < n ? index : toReplay[index - n]] === 0) done++
+      report()
+    })
     parallelBelady = run.results.slice(0, n) as BeladyGroupResult[][]
     const replayed = run.results.slice(n) as PointResult[]
     parallel = caps.map((_, p) => fromStack(p) ?? replayed[toReplay.indexOf(p)])
@@ -211,7 +216,7 @@ export async function runSweep(
     if (parallel) point = parallel[p] as PointResult
     else if (method === 'stack') point = fromStack(p) as PointResult
     else {
-      req.onProgress?.({bytes: 0, total: 0, rows: 0, replays: [p, caps.length]})
+      req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done: p, total: caps.length}})
       const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
       const dir = join(out, 'points', label)
       if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
@@ -267,6 +272,8 @@ export async function runSweep(
     const belady = parallelBelady ? undefined : prepareBelady(rows, effCfg, groupName)
     for (let p = 0; p < caps.length; p++) {
       const cap = caps[p]
+      if (!parallelBelady)
+        req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done: p, total: caps.length, belady: true}})
       const [bel] = parallelBelady
         ? parallelBelady[p]
         : (belady as NonNullable<typeof belady>)(capConfig(cap))

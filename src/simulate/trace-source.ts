@@ -52,7 +52,6 @@ export async function* readTraceRowBatches(
       stats.rows++
       stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
     },
-    progress: (b) => opts.onBytes?.(b),
   })
   const scanner = new RowScanner()
   try {
@@ -81,6 +80,7 @@ export async function* readTraceRowBatches(
         }
         rows.push(row)
       }
+      opts.onBytes?.(reader.bytesRead) // after the batch's rows are counted, so the two figures agree
       if (rows.length > 0) yield rows
       if (failure !== undefined) throw failure
     }

@@ -13,14 +13,12 @@ export default class TraceDump extends LmtCommand {
   static override summary =
     'Print every frame of an .lct trace as one JSON line (header first), for debugging'
 
-  static override description = `Each line holds the frame number, byte offset, body length, kind and the decoded value. Record
-arguments are codec-decoded ({"$ObjectKey": …}); --raw shows the wire form ({"__t__": …, "v": …}) exactly as the
-file holds it. Bytes print as {"$bytes_hex"}, integers beyond 2^53 as {"$int"}. The last line says how reading ended.`
+  static override description = `Each line holds the frame number, byte offset, body length, kind and the decoded value. Record arguments are codec-decoded ({"$ObjectKey": …}); --raw shows the wire form ({"__t__": …, "v": …}) exactly as the file holds it. Bytes print as {"$bytes_hex"}, integers beyond 2^53 as {"$int"}. The last line says how reading ended.`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> samples/lct/v2_full_prefetch_cycle.lct',
-    '<%= config.bin %> <%= command.id %> trace.lct --limit 10',
-    '<%= config.bin %> <%= command.id %> trace.lct --raw | jq .value.qualname',
+    '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct',
+    '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --limit 10',
+    '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --raw --limit 3',
   ]
 
   static override args = {

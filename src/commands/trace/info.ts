@@ -1,4 +1,6 @@
+import {statSync} from 'node:fs'
 import {Args} from '@oclif/core'
+import {countText, createProgressBar} from '../../cli/progress.js'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../cli/trace-report.js'
 import {countTrace} from '../../lct/reader.js'
@@ -8,13 +10,11 @@ import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
 export default class TraceInfo extends LmtCommand {
   static override summary = 'Summarise an LMCache .lct trace: header, duration, records per operation'
 
-  static override description = `Reads the header strictly and counts the records in one streaming pass (constant memory), without
-decoding their arguments. A truncated tail or skipped frames are warnings on stderr; the exit code stays 0.
-Exit 1 when the file is not a readable trace (bad magic, unsupported version, first-generation header, …).`
+  static override description = `Reads the header strictly and counts the records in one streaming pass (constant memory), without decoding their arguments. A truncated tail or skipped frames are warnings on stderr; the exit code stays 0. Exit 1 when the file is not a readable trace (bad magic, unsupported version, first-generation header, …).`
 
   static override examples = [
-    '<%= config.bin %> <%= command.id %> samples/lct/v2_full_prefetch_cycle.lct',
-    '<%= config.bin %> <%= command.id %> trace.lct --json',
+    '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct',
+    '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_truncated_tail.lct --json',
   ]
 
   static override enableJsonFlag = true
@@ -33,10 +33,13 @@ Exit 1 when the file is not a readable trace (bad magic, unsupported version, fi
 
   async run(): Promise<TraceInfoJson> {
     const {args, flags} = await this.parse(TraceInfo)
+    const bytes = statSync(args.file, {throwIfNoEntry: false})?.size ?? 0 // a missing file: countTrace reports it
+    const bar = createProgressBar({enabled: !this.jsonEnabled(), label: 'counting', unit: 'bytes'})
     const count = await countTrace(args.file, {
       maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
       name: args.file,
-    })
+      onProgress: (done, records) => bar.update(done, bytes, `${countText(records)} records`),
+    }).finally(() => bar.stop())
     if (!this.jsonEnabled()) process.stdout.write(renderTraceInfo(args.file, count).join('\n') + '\n')
     writeLctWarnings(
       count.warnings.map((w) => w.message),

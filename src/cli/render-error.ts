@@ -1,0 +1,71 @@
+// lmt's one error style, `error: <message>` and `hint: <what to do>` lines on stderr, for every error a run can
+// end with: lmt's coded errors, oclif's flag and argument parsing errors, and errors of oclif's own commands.
+import {isLmtError} from '../errors.js'
+import {closest} from '../util/closest.js'
+
+type FlagDefs = Record<string, {char?: string; allowNo?: boolean; type?: string}>
+type AnyError = Error & {
+  oclif?: {exit?: number}
+  suggestions?: readonly string[]
+  flags?: readonly string[]
+  parse?: {input?: {flags?: FlagDefs}}
+}
+
+const SEE_HELP = /\n+See more help with --help$/
+/** oclif's wrapping of an error thrown by a flag's parse function */
+const PARSING = /^Parsing --\S+ *\n\s*/
+
+/** The command line a user types for a command id (`trace:info` → `lmt trace info`). */
+export function commandLine(id: string | undefined, bin = 'lmt'): string {
+  return id ? `${bin} ${id.replace(/:/g, ' ')}` : bin
+}
+
+/** Every spelling of the flags a command accepts: `--name`, `--no-name`, `-c`. */
+function spellings(flags: FlagDefs): string[] {
+  const out: string[] = []
+  for (const [name, def] of Object.entries(flags)) {
+    out.push(`--${name}`)
+    if (def.allowNo) out.push(`--no-${name}`)
+    if (def.char) out.push(`-${def.char}`)
+  }
+  return out
+}
+
+/** `unknown flag --formt; did you mean --format?` for oclif's NonExistentFlagsError, else undefined. */
+function unknownFlagMessage(err: AnyError): string | undefined {
+  if (err.constructor.name !== 'NonExistentFlagsError' || !err.flags) return undefined
+  const known = spellings(err.parse?.input?.flags ?? {})
+  return err.flags
+    .map((f) => {
+      const name = f.split('=')[0]
+      const near = closest(name, known)
+      return `unknown flag ${name}${near ? `; did you mean ${near}?` : ''}`
+    })
+    .join('\n')
+}
+
+/** The message of an error as lmt prints it (also the `--json` error message). */
+export function errorMessage(err: unknown): string {
+  const e = (err instanceof Error ? err : new Error(String(err))) as AnyError
+  return unknownFlagMessage(e) ?? e.message.replace(SEE_HELP, '').replace(PARSING, '')
+}
+
+/** The lines of an error: `error: …` first, then one `hint: …` per suggestion. */
+export function errorLines(err: unknown, commandId?: string): string[] {
+  const e = (err instanceof Error ? err : new Error(String(err))) as AnyError
+  const parseError = !isLmtError(e) && (e.parse !== undefined || SEE_HELP.test(e.message))
+  const message = errorMessage(e)
+  // oclif's multi-line parse messages (a list of missing arguments) are indented under their first line
+  const lines = parseError
+    ? message.split('\n').map((l, i) => (i === 0 ? `error: ${l}` : `  ${l.trimStart()}`))
+    : [`error: ${message}`]
+  // own properties only: a plugin may have put `suggestions` or `oclif` on Object.prototype
+  const suggestions = Object.hasOwn(e, 'suggestions') ? e.suggestions : undefined
+  const hints = Array.isArray(suggestions) ? suggestions.map(String) : []
+  if (parseError || PARSING.test(e.message))
+    hints.push(`run "${commandLine(commandId)} --help" for its flags and examples`)
+  for (const h of hints) lines.push(`hint: ${h}`)
+  const oclifExit = Object.hasOwn(e, 'oclif') ? (e as AnyError).oclif?.exit : undefined
+  if (!isLmtError(e) && oclifExit === undefined && process.env.DEBUG) lines.push(String(e.stack))
+  return lines
+}
