@@ -93,6 +93,16 @@ describe('a plugin that pollutes Object.prototype', () => {
     expect(failing.stderr).toContain('error: FailAfterPollutingConverter failed to initialise: no')
   })
 
+  it('a module that sets process.exitCode does not change the exit code of a successful run', () => {
+    const ec = write(
+      join(dir, 'exit-code.mjs'),
+      'process.exitCode = 7\nexport class ExitCodeConverter { convertToTraces() { return [] } }\n',
+    )
+    const r = run(['converters', '--converter-module', ec])
+    expect(r.exitCode).toBe(0)
+    expect(r.stderr).toContain(`warning: converter module ${ec} set process.exitCode to 7; lmt undid that`)
+  })
+
   it('a converter sees only the options lmt set', () => {
     const out = join(dir, 'seen.jsonl')
     const r = run(['convert', '-i', QWEN, '-f', 'see_options', '--converter-module', module, '-o', out])
