@@ -20,6 +20,11 @@ export function pluginCodeAbandoned(): boolean {
   return abandoned
 }
 
+/** Records that plugin code was given up on while pending (see {@link pluginCodeAbandoned}). */
+export function abandonPluginCode(): void {
+  abandoned = true
+}
+
 function withinBound<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   // not unref'd: a top-level await that never settles must not let the event loop drain (Node would exit 13)
