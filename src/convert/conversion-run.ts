@@ -135,10 +135,12 @@ export class ConversionRun {
   }
 
   /**
-   * Converts, with the converter's code guarded (see runPluginCode): its `process.exit` is a PLUGIN_EXIT error, after
-   * which the temporary files are removed as after any failure.
+   * Converts, with a third-party converter's code guarded (see runPluginCode): its `process.exit` is a PLUGIN_EXIT
+   * error, after which the temporary files are removed as after any failure.
    */
   async run(): Promise<ConvertSummary> {
+    // lmt's own converters are not guarded: the libraries they load lazily may set up prototypes legitimately
+    if (this.req.converterSource === 'built-in') return this.convertAll()
     const who = `converter ${this.req.converterClass.name} (${this.req.converterSource})`
     return runPluginCode(
       who,

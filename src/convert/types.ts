@@ -11,7 +11,10 @@ export interface Logger {
   info(message: string): void
 }
 
-/** What the framework hands to `new Converter(options)` (unknown fields must be ignored by converters). */
+/**
+ * What the framework hands to `new Converter(options)` (unknown fields must be ignored by converters). The object and
+ * `converterConfig` have no prototype: `Object.hasOwn(options, key)`, not `options.hasOwnProperty(key)`.
+ */
 export interface ConverterOptions {
   defaultInstanceId: string
   instanceBlockSizes: ReadonlyMap<string, number> | Readonly<Record<string, number>>

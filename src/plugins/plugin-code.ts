@@ -20,6 +20,11 @@ export function pluginCodeAbandoned(): boolean {
   return abandoned
 }
 
+/** Records that plugin code was given up on while pending (see {@link pluginCodeAbandoned}). */
+export function abandonPluginCode(): void {
+  abandoned = true
+}
+
 function withinBound<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   // not unref'd: a top-level await that never settles must not let the event loop drain (Node would exit 13)
@@ -45,7 +50,7 @@ export function undoPrototypeChanges(who: string, warn: (message: string) => voi
 
 /**
  * Runs third-party code (`who` names it in messages): `process.exit` becomes a PLUGIN_EXIT error, changes to the
- * shared prototypes are undone (with a warning), and with `timeoutMs` the work is abandoned after that long.
+ * shared prototypes and to `process.exitCode` are undone (with a warning), and with `timeoutMs` the work is abandoned after that long.
  * Rejects with the plugin's error; the caller turns it into a warning or a coded error.
  */
 export async function runPluginCode<T>(
@@ -55,9 +60,14 @@ export async function runPluginCode<T>(
   timeoutMs?: number,
 ): Promise<T> {
   snapshotPrototypes()
+  const exitCode = process.exitCode
   try {
     return await withExitGuard(who, () => (timeoutMs === undefined ? fn() : withinBound(fn(), timeoutMs)))
   } finally {
     undoPrototypeChanges(who, warn)
+    if (process.exitCode !== exitCode) {
+      warn(`${who} set process.exitCode to ${String(process.exitCode)}; lmt undid that`)
+      process.exitCode = exitCode
+    }
   }
 }

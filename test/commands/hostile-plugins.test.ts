@@ -93,6 +93,16 @@ describe('a plugin that pollutes Object.prototype', () => {
     expect(failing.stderr).toContain('error: FailAfterPollutingConverter failed to initialise: no')
   })
 
+  it('a module that sets process.exitCode does not change the exit code of a successful run', () => {
+    const ec = write(
+      join(dir, 'exit-code.mjs'),
+      'process.exitCode = 7\nexport class ExitCodeConverter { convertToTraces() { return [] } }\n',
+    )
+    const r = run(['converters', '--converter-module', ec])
+    expect(r.exitCode).toBe(0)
+    expect(r.stderr).toContain(`warning: converter module ${ec} set process.exitCode to 7; lmt undid that`)
+  })
+
   it('a converter sees only the options lmt set', () => {
     const out = join(dir, 'seen.jsonl')
     const r = run(['convert', '-i', QWEN, '-f', 'see_options', '--converter-module', module, '-o', out])
@@ -215,7 +225,7 @@ describe('a plugin that does not finish loading', () => {
     expect(readFileSync(out).equals(readFileSync(QWEN_EXPECTED))).toBe(true)
   })
 
-  it('an installed plugin whose hook never settles is a warning naming it', () => {
+  it('an installed plugin whose hook does not finish is a warning naming it, and lmt still ends', () => {
     const plugin = folder('hook-never')
     write(
       join(plugin, 'package.json'),
@@ -226,10 +236,14 @@ describe('a plugin that does not finish loading', () => {
         oclif: {hooks: {'lmt:converters': './hook.js'}},
       }),
     )
-    write(join(plugin, 'hook.js'), 'export default async function () { await new Promise(() => {}) }\n')
+    // a long timer: after oclif gives up on the hook, it would still keep the process alive
+    write(
+      join(plugin, 'hook.js'),
+      'export default async function () { await new Promise((r) => setTimeout(r, 3_600_000)) }\n',
+    )
     expect(run(['plugins', 'link', plugin, '--no-install']).exitCode).toBe(0)
     try {
-      const r = run(['converters'])
+      const r = run(['converters'], 20_000)
       expect(r.exitCode).toBe(0)
       expect(r.stdout).toMatch(/^mooncake +MooncakeConverter +built-in/m)
       expect(r.stderr).toContain(
