@@ -3,8 +3,9 @@
 // catalogue) or throws a Finding: an uncoded error, an abort, or a broken property.
 import {copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 import {Readable} from 'node:stream'
+import {pathToFileURL} from 'node:url'
 import type {ConverterClass} from '../../src/convert/types.js'
 import type {ConvertSummary} from '../../src/convert/summary.js'
 import {FIXTURES} from '../helpers/cli.js'
@@ -39,7 +40,11 @@ export interface Target {
   run(input: Buffer, rng: Random): Promise<Outcome>
 }
 
-const distUrl = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href
+/** dist/, or FUZZ_DIST: a copy of it inside the checkout, so that a long campaign survives rebuilds meanwhile */
+const distRoot = process.env.FUZZ_DIST
+  ? pathToFileURL(resolve(process.env.FUZZ_DIST) + '/')
+  : new URL('../../dist/', import.meta.url)
+const distUrl = (path: string) => new URL(path, distRoot).href
 
 /** The built modules the targets call (run `npm run build` first). */
 export async function loadLibrary() {
