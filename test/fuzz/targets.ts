@@ -29,6 +29,8 @@ export class Finding extends Error {
 export interface Outcome {
   /** `result`, or the catalogue kind of the coded error (e.g. `LCT_BAD_MAGIC`) */
   kind: string
+  /** a conversion's lines by fate: `converted`, `blank`, `skipped:<code>`, `dropped:<code>` */
+  lines?: Record<string, number>
 }
 
 export interface Target {
@@ -162,6 +164,20 @@ export function checkAccounting(
     throw new Finding(target, `${lines} output lines for ${summary.traces.total} traces`, input)
 }
 
+function linesByFate(summary: ConvertSummary): Record<string, number> {
+  const out: Record<string, number> = {}
+  const add = (k: string, n: number | null) => {
+    if (n) out[k] = (out[k] ?? 0) + n
+  }
+  for (const s of summary.inputs) {
+    add('converted', s.converted)
+    add('blank', s.blankLines)
+    for (const [code, n] of Object.entries(s.skipped)) add(`skipped:${code}`, n)
+    for (const [code, n] of Object.entries(s.dropped)) add(`dropped:${code}`, n)
+  }
+  return out
+}
+
 interface ConvertSetup {
   format: string
   cls: ConverterClass
@@ -210,7 +226,7 @@ function converter(lib: Library, setup: ConvertSetup, dir: string): Target {
         return coded(lib, name, err, input)
       }
       checkAccounting(summary, output, name, input)
-      return {kind: 'result'}
+      return {kind: 'result', lines: linesByFate(summary)}
     },
   }
 }
