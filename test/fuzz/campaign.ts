@@ -72,6 +72,31 @@ function record(summary: CampaignSummary, seen: Set<string>, f: Finding, dir: st
   writeFileSync(`${base}.txt`, f.message + '\n')
 }
 
+function nameHash(name: string): number {
+  let h = 0
+  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) % 1_000_003
+  return h
+}
+
+/** One saved input through the named targets (a finding's `.bin`): each outcome kind, or the finding's message. */
+export async function replayInput(input: Buffer, names: string[]): Promise<string[]> {
+  const scratch = mkdtempSync(join(tmpdir(), 'lmt-fuzz-'))
+  try {
+    const out: string[] = []
+    for (const t of selected(await allTargets(scratch, new Random(1)), names)) {
+      try {
+        out.push(`${t.name}: ${(await t.run(input, new Random(1))).kind}`)
+      } catch (err) {
+        if (!(err instanceof Finding)) throw err
+        out.push(`${t.name}: finding: ${err.message}`)
+      }
+    }
+    return out
+  } finally {
+    rmSync(scratch, {recursive: true, force: true})
+  }
+}
+
 /** Runs the campaign; never throws for a finding (they are in the summary). */
 export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummary> {
   const started = performance.now()
@@ -89,7 +114,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
   try {
     const targets = selected(await allTargets(scratch, new Random(opts.seed)), opts.targets)
     // each target draws from its own generator: its inputs do not depend on which other targets run
-    const rngs = targets.map((_, i) => new Random(opts.seed + 7919 * (i + 1)))
+    const rngs = targets.map((t) => new Random(opts.seed + nameHash(t.name)))
     for (const t of targets)
       summary.byTarget[t.name] = {inputs: 0, outcomes: {}, lines: {}, findings: 0, ms: 0}
     const deadline = started + opts.timeMs
