@@ -2,6 +2,8 @@ import {readFileSync} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
 import {lmtError} from '../errors.js'
 import {withoutBom} from '../jsonl/trim.js'
+import {nestsDeeperThan} from '../jsonl/json-depth.js'
+import {MAX_JSON_DEPTH} from '../jsonl/parse.js'
 import {validatorFor} from '../schemas.js'
 import {fileStem} from '../convert/settings.js'
 import {Notes} from './notes.js'
@@ -137,6 +139,8 @@ export function readConfigFile(path: string): {raw: Json; dir: string} {
   } catch (err) {
     throw lmtError('SIM_CONFIG_READ', `configuration ${path} is not valid JSON: ${(err as Error).message}`)
   }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw lmtError('SIM_CONFIG_READ', `configuration ${path} nests deeper than ${MAX_JSON_DEPTH} levels`)
   if (!isObject(raw))
     throw lmtError('SIM_CONFIG_SCHEMA', `configuration ${path}: the top level must be an object`)
   if ('trace_type' in raw)

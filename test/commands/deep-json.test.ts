@@ -2,6 +2,8 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
+import {recordFrame} from '../fuzz/lct-inputs.js'
+import {header} from '../lct/helpers.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -78,5 +80,32 @@ describe('deeply nested JSON rows (simulate)', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8'))
     expect(summary.trace.skipped.invalid).toEqual({V1: 1})
     expect(summary.trace.rows_by_type.write).toBe(rows.filter((r) => r.includes('"write"')).length - 1)
+  })
+})
+
+describe('deeply nested msgpack in .lct frames', () => {
+  it('a record nested 100,000 deep is skipped with a warning naming its offset (trace info and dump)', async () => {
+    const deep = Buffer.concat([
+      Buffer.from([0x81, 0xa1, 0x61]),
+      Buffer.alloc(100_000, 0x91),
+      Buffer.from([0xc0]),
+    ])
+    const records = [
+      recordFrame('a.op', {n: 1}, 0.1),
+      recordFrame('b.op', deep, 0.2),
+      recordFrame('a.op', {n: 2}, 0.3),
+    ]
+    const file = join(tmp.dir, 'deep.lct')
+    writeFileSync(file, Buffer.concat([header(), ...records]))
+    const offset = header().length + records[0].length
+    const warning = `warning: skipping malformed record at offset ${offset} (frame length ${records[1].length - 4}): not valid msgpack (nesting deeper than 64 at byte`
+    const info = await lmt(['trace', 'info', file, '--json'])
+    expect(info.exitCode).toBe(0)
+    expect(JSON.parse(info.stdout)).toMatchObject({total_records: 2})
+    expect(info.stderr).toContain(warning)
+    const dump = await lmt(['trace', 'dump', file])
+    expect(dump.exitCode).toBe(0)
+    expect(dump.stdout).toContain(`"offset":${offset},"length":${records[1].length - 4},"kind":"malformed"`)
+    expect(dump.stderr).toContain(warning)
   })
 })

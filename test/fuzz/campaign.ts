@@ -26,6 +26,8 @@ export interface TargetFigures {
   inputs: number
   /** `result` or the coded error's kind → count */
   outcomes: Record<string, number>
+  /** conversions: lines by fate (`converted`, `skipped:too_deep`, …) summed over the inputs */
+  lines: Record<string, number>
   findings: number
   ms: number
 }
@@ -70,6 +72,31 @@ function record(summary: CampaignSummary, seen: Set<string>, f: Finding, dir: st
   writeFileSync(`${base}.txt`, f.message + '\n')
 }
 
+function nameHash(name: string): number {
+  let h = 0
+  for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) % 1_000_003
+  return h
+}
+
+/** One saved input through the named targets (a finding's `.bin`): each outcome kind, or the finding's message. */
+export async function replayInput(input: Buffer, names: string[]): Promise<string[]> {
+  const scratch = mkdtempSync(join(tmpdir(), 'lmt-fuzz-'))
+  try {
+    const out: string[] = []
+    for (const t of selected(await allTargets(scratch, new Random(1)), names)) {
+      try {
+        out.push(`${t.name}: ${(await t.run(input, new Random(1))).kind}`)
+      } catch (err) {
+        if (!(err instanceof Finding)) throw err
+        out.push(`${t.name}: finding: ${err.message}`)
+      }
+    }
+    return out
+  } finally {
+    rmSync(scratch, {recursive: true, force: true})
+  }
+}
+
 /** Runs the campaign; never throws for a finding (they are in the summary). */
 export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummary> {
   const started = performance.now()
@@ -87,8 +114,9 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
   try {
     const targets = selected(await allTargets(scratch, new Random(opts.seed)), opts.targets)
     // each target draws from its own generator: its inputs do not depend on which other targets run
-    const rngs = targets.map((_, i) => new Random(opts.seed + 7919 * (i + 1)))
-    for (const t of targets) summary.byTarget[t.name] = {inputs: 0, outcomes: {}, findings: 0, ms: 0}
+    const rngs = targets.map((t) => new Random(opts.seed + nameHash(t.name)))
+    for (const t of targets)
+      summary.byTarget[t.name] = {inputs: 0, outcomes: {}, lines: {}, findings: 0, ms: 0}
     const deadline = started + opts.timeMs
     for (let i = 0; i < opts.count && performance.now() < deadline; i++) {
       for (let k = 0; k < targets.length; k++) {
@@ -98,8 +126,10 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         const input = t.input(rngs[k])
         const t0 = performance.now()
         try {
-          const {kind} = await t.run(input, rngs[k])
+          const {kind, lines} = await t.run(input, rngs[k])
           figures.outcomes[kind] = (figures.outcomes[kind] ?? 0) + 1
+          for (const [fate, n] of Object.entries(lines ?? {}))
+            figures.lines[fate] = (figures.lines[fate] ?? 0) + n
         } catch (err) {
           if (!(err instanceof Finding)) throw err
           figures.findings++
@@ -139,6 +169,8 @@ export function renderSummary(s: CampaignSummary): string[] {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')
     lines.push(`  ${name}: ${f.inputs} inputs (${(f.ms / 1000).toFixed(1)} s): ${outcomes}`)
+    const fates = Object.entries(f.lines).sort(([, a], [, b]) => b - a)
+    if (fates.length > 0) lines.push(`    lines: ${fates.map(([k, n]) => `${k} ${n}`).join(', ')}`)
   }
   lines.push(`  heap: start ${s.heapMb.start} MB, max ${s.heapMb.max} MB, end ${s.heapMb.end} MB`)
   lines.push(`  findings: ${s.findings.length} distinct`)

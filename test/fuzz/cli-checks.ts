@@ -106,7 +106,7 @@ export async function cliChecks(
   n: number,
   dir: string,
 ): Promise<{figures: TargetFigures; findings: Finding[]}> {
-  const figures: TargetFigures = {inputs: 0, outcomes: {}, findings: 0, ms: 0}
+  const figures: TargetFigures = {inputs: 0, outcomes: {}, lines: {}, findings: 0, ms: 0}
   const findings: Finding[] = []
   for (const c of checks(rng, n, dir)) {
     writeFileSync(c.file, c.input)

@@ -4,7 +4,8 @@ import {afterAll, describe, expect, it} from 'vitest'
 import type {ConvertSummary} from '../../src/convert/summary.js'
 import {tempDir} from '../helpers/cli.js'
 import {runCampaign} from './campaign.js'
-import {checkAccounting, coded, Finding, loadLibrary} from './targets.js'
+import {loadLibrary} from './library.js'
+import {checkAccounting, coded, Finding} from './targets.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())

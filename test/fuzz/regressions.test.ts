@@ -4,7 +4,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {header} from '../lct/helpers.js'
-import {lmt, tempDir} from '../helpers/cli.js'
+import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 import {recordFrame} from './lct-inputs.js'
 
 const tmp = tempDir()
@@ -30,5 +30,35 @@ describe('lmcache_lct converter', () => {
     const lines = readFileSync(out, 'utf8').trim().split('\n')
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^\{"type": "write", "instance_id": "m", .*"timestamp_ns": 1750000000500000000,/)
+  })
+})
+
+describe('simulate configuration', () => {
+  const config = (policyParams: string) => {
+    const c = JSON.parse(readFileSync(join(FIXTURES, 'simulate', 'A', 'config.json'), 'utf8'))
+    c.trace_file_path = join(FIXTURES, 'simulate', 'A', 'trace.jsonl')
+    c.output_result_path = join(tmp.dir, 'sim-out')
+    const path = join(tmp.dir, `config-${policyParams.length}.json`)
+    writeFileSync(
+      path,
+      JSON.stringify(c).replace('"eviction_policy_params":{}', `"eviction_policy_params":${policyParams}`),
+    )
+    return path
+  }
+
+  it('nested 200,000 deep in eviction_policy_params: a coded error (exit 2), not a stack overflow', async () => {
+    const path = config(`{"x": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`)
+    const r = await lmt(['simulate', path, '--json'])
+    expect(r.exitCode).toBe(2)
+    expect(JSON.parse(r.stdout).error).toEqual({
+      code: 'LMT_SIM_CONFIG_READ',
+      message: `configuration ${path} nests deeper than 1000 levels`,
+      exitCode: 2,
+    })
+  })
+
+  it('up to 1000 levels run', async () => {
+    const r = await lmt(['simulate', config(`{"x": ${'['.repeat(990)}${']'.repeat(990)}}`), '-q'])
+    expect(r.exitCode, r.stderr).toBe(0)
   })
 })

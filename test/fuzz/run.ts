@@ -1,9 +1,11 @@
 // `npm run fuzz`: a seeded fuzz campaign over the built library and CLI (README: Fuzzing).
 //   npm run fuzz -- --seed 7 --count 5000 --time 600 --targets convert,simulate --cli 8 --findings fuzz-findings
+//   npm run fuzz -- --replay fuzz-findings/convert_qwen_bailian-1.bin --targets convert:qwen_bailian
 // or the same through FUZZ_SEED, FUZZ_COUNT, FUZZ_TIME (seconds), FUZZ_TARGETS, FUZZ_CLI, FUZZ_FINDINGS.
 // Exit 1 when an input broke a property or the heap grew by more than FUZZ_HEAP_MB (default 256).
+import {readFileSync} from 'node:fs'
 import {parseArgs} from 'node:util'
-import {renderSummary, runCampaign} from './campaign.js'
+import {renderSummary, replayInput, runCampaign} from './campaign.js'
 
 const {values} = parseArgs({
   options: {
@@ -14,6 +16,7 @@ const {values} = parseArgs({
     cli: {type: 'string'},
     findings: {type: 'string'},
     'heap-mb': {type: 'string'},
+    replay: {type: 'string'},
   },
 })
 
@@ -33,6 +36,12 @@ const count = numberOption('count', values.count ?? env.FUZZ_COUNT, 1000)
 const seconds = numberOption('time', values.time ?? env.FUZZ_TIME, 300)
 const heapBound = numberOption('heap-mb', values['heap-mb'] ?? env.FUZZ_HEAP_MB, 256)
 const targets = (values.targets ?? env.FUZZ_TARGETS ?? '').split(',').filter(Boolean)
+
+if (values.replay !== undefined) {
+  const lines = await replayInput(readFileSync(values.replay), targets)
+  process.stdout.write(lines.join('\n') + '\n')
+  process.exit(lines.some((l) => l.includes(': finding: ')) ? 1 : 0)
+}
 
 const summary = await runCampaign({
   seed,

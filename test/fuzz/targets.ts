@@ -1,18 +1,16 @@
-// What the fuzz campaign runs each input through: the built library under dist/ (the code the CLI runs, worker
-// threads included), one function per entry point. Each returns an outcome (a result, or a coded error of the
+// What the fuzz campaign runs each input through: the built library (library.ts), one function per entry point. Each returns an outcome (a result, or a coded error of the
 // catalogue) or throws a Finding: an uncoded error, an abort, or a broken property.
 import {copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {Readable} from 'node:stream'
-import type {ConverterClass} from '../../src/convert/types.js'
 import type {ConvertSummary} from '../../src/convert/summary.js'
+import type {ConverterClass} from '../../src/convert/types.js'
 import {FIXTURES} from '../helpers/cli.js'
+import {type Library, loadLibrary} from './library.js'
 import {lctSeeds, mutateLct} from './lct-inputs.js'
 import {mutateJsonl, seedLines} from './jsonl-inputs.js'
 import type {Random} from './random.js'
-
-type Library = Awaited<ReturnType<typeof loadLibrary>>
 
 /** An input that broke a property: the target, why, and the input itself (saved for a regression test). */
 export class Finding extends Error {
@@ -28,6 +26,8 @@ export class Finding extends Error {
 export interface Outcome {
   /** `result`, or the catalogue kind of the coded error (e.g. `LCT_BAD_MAGIC`) */
   kind: string
+  /** a conversion's lines by fate: `converted`, `blank`, `skipped:<code>`, `dropped:<code>` */
+  lines?: Record<string, number>
 }
 
 export interface Target {
@@ -37,46 +37,6 @@ export interface Target {
   /** one mutated input */
   input(rng: Random): Buffer
   run(input: Buffer, rng: Random): Promise<Outcome>
-}
-
-const distUrl = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href
-
-/** The built modules the targets call (run `npm run build` first). */
-export async function loadLibrary() {
-  const load = async <T>(path: string): Promise<T> => {
-    try {
-      return (await import(distUrl(path))) as T
-    } catch (err) {
-      throw new Error(`cannot load dist/${path} (run "npm run build" first): ${(err as Error).message}`)
-    }
-  }
-  return {
-    errors: await load<typeof import('../../src/errors.js')>('src/errors.js'),
-    reader: await load<typeof import('../../src/lct/reader.js')>('src/lct/reader.js'),
-    codecs: await load<typeof import('../../src/lct/codecs.js')>('src/lct/codecs.js'),
-    report: await load<typeof import('../../src/cli/trace-report.js')>('src/cli/trace-report.js'),
-    convert: await load<typeof import('../../src/convert/conversion-run.js')>(
-      'src/convert/conversion-run.js',
-    ),
-    simulate: await load<typeof import('../../src/simulate/run.js')>('src/simulate/run.js'),
-    converters: {
-      qwen_bailian: (await load<typeof import('../../plugins/converters/qwen-bailian.js')>(
-        'plugins/converters/qwen-bailian.js',
-      )) as {QwenBailianConverter: ConverterClass},
-      mooncake: (await load<typeof import('../../plugins/converters/mooncake.js')>(
-        'plugins/converters/mooncake.js',
-      )) as {MooncakeConverter: ConverterClass},
-      publisher_log: (await load<typeof import('../../plugins/converters/publisher-log.js')>(
-        'plugins/converters/publisher-log.js',
-      )) as {PublisherLogConverter: ConverterClass},
-      text_trace: (await load<typeof import('../../plugins/converters/text-trace.js')>(
-        'plugins/converters/text-trace.js',
-      )) as {TextTraceConverter: ConverterClass},
-      lmcache_lct: (await load<typeof import('../../plugins/converters/lmcache-lct.js')>(
-        'plugins/converters/lmcache-lct.js',
-      )) as {LmcacheLctConverter: ConverterClass},
-    },
-  }
 }
 
 /** Errors a built-in must never end with: they mean a converter or the framework broke, not the input. */
@@ -157,6 +117,20 @@ export function checkAccounting(
     throw new Finding(target, `${lines} output lines for ${summary.traces.total} traces`, input)
 }
 
+function linesByFate(summary: ConvertSummary): Record<string, number> {
+  const out: Record<string, number> = {}
+  const add = (k: string, n: number | null) => {
+    if (n) out[k] = (out[k] ?? 0) + n
+  }
+  for (const s of summary.inputs) {
+    add('converted', s.converted)
+    add('blank', s.blankLines)
+    for (const [code, n] of Object.entries(s.skipped)) add(`skipped:${code}`, n)
+    for (const [code, n] of Object.entries(s.dropped)) add(`dropped:${code}`, n)
+  }
+  return out
+}
+
 interface ConvertSetup {
   format: string
   cls: ConverterClass
@@ -205,7 +179,7 @@ function converter(lib: Library, setup: ConvertSetup, dir: string): Target {
         return coded(lib, name, err, input)
       }
       checkAccounting(summary, output, name, input)
-      return {kind: 'result'}
+      return {kind: 'result', lines: linesByFate(summary)}
     },
   }
 }
