@@ -62,7 +62,6 @@ const baseFlags = {
     char: 'q',
     summary: 'No banner, no progress bar, no terminal table, no list of the files written.',
     default: false,
-    helpGroup: OUTPUT,
   }),
   record: Flags.string({summary: 'Re-record the replayed calls into this .lct file.', helpGroup: OUTPUT}),
   'allow-schema-1': Flags.boolean({

@@ -59,7 +59,9 @@ describe('lmt replay interrupted', () => {
       while (readdirSync(dir).length === 1 && performance.now() - started < 30_000)
         await new Promise((r) => setTimeout(r, 20))
       expect(readdirSync(dir).length).toBe(2)
-      await new Promise((r) => setTimeout(r, 300))
+      // and has handled records once the log holds some (it is written in chunks): no guess at the machine's speed
+      while (!(existsSync(log) && statSync(log).size > 0) && performance.now() - started < 30_000)
+        await new Promise((r) => setTimeout(r, 20))
       const sent = performance.now()
       child.kill(sig)
       const [code, signal] = await closed
