@@ -54,7 +54,7 @@ export async function loadSorted(
   path: string,
   name: string,
   resolved: ResolvedConfig,
-  req: SimulateRequest,
+  req: Pick<SimulateRequest, 'skipInvalid' | 'onProgress'>,
   stats: TraceReadStats,
   notes: Notes,
 ): Promise<TraceRow[]> {
@@ -63,7 +63,14 @@ export async function loadSorted(
   let unsortedAt: number | undefined
   const keys = new KeyInterner()
   for await (const batch of readTraceRowBatches(
-    {path, name, skipInvalid: req.skipInvalid, mode: resolved.config.trace_replay.mode, keys},
+    {
+      path,
+      name,
+      skipInvalid: req.skipInvalid,
+      mode: resolved.config.trace_replay.mode,
+      keys,
+      onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
+    },
     stats,
   ))
     for (let i = 0; i < batch.length; i++) {
