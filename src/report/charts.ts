@@ -30,15 +30,41 @@ function unit(title: string, values: unknown[], rest: Record<string, unknown>): 
   }
 }
 
+/** one colour and dash per series in every chart (identical curves, e.g. lru and leaf_aware_lru, stay visible) */
+const SERIES: Record<string, [string, number[]]> = {
+  lru: ['#2d6cdf', [1, 0]],
+  leaf_aware_lru: ['#e8840c', [6, 3]],
+  random_lru: ['#2a9d55', [2, 2]],
+  'Belady (next need)': ['#8e44ad', [1, 0]],
+  'infinite capacity': ['#6b7078', [1, 0]],
+}
+
+/** colour and dash encodings of the series present */
+function seriesEncoding(present: readonly string[]): {
+  color: Record<string, unknown>
+  strokeDash: Record<string, unknown>
+} {
+  const domain = Object.keys(SERIES).filter((k) => present.includes(k))
+  const enc = (range: unknown[]) => ({
+    field: 'series',
+    type: 'nominal',
+    title: 'policy',
+    scale: {domain, range},
+  })
+  return {color: enc(domain.map((k) => SERIES[k][0])), strokeDash: enc(domain.map((k) => SERIES[k][1]))}
+}
+
 /** a line per series with a tooltip point on every datum */
 function linePoints(
   x: Record<string, unknown>,
   y: Record<string, unknown>,
   color: Record<string, unknown>,
   tooltip: unknown[],
+  strokeDash?: Record<string, unknown>,
 ) {
+  const dash = strokeDash ? {strokeDash} : {}
   return [
-    {mark: {type: 'line', strokeWidth: 1.5}, encoding: {x, y, color}},
+    {mark: {type: 'line', strokeWidth: 1.5}, encoding: {x, y, color, ...dash}},
     {
       name: 'points',
       mark: {type: 'point', filled: true, size: 28, tooltip: true},
@@ -72,7 +98,7 @@ function answerCharts(doc: ReportDocument): Chart[] {
     title: 'capacity (blocks, log scale)',
   }
   const y = {field: 'token_hit_rate', type: 'quantitative', title: 'token hit rate', axis: pct}
-  const color = {field: 'series', type: 'nominal', title: 'policy'}
+  const {color, strokeDash} = seriesEncoding(values.map((v) => v.series))
   const tooltip = [
     {field: 'series', title: 'policy'},
     {field: 'capacity_blocks', title: 'blocks', format: ','},
@@ -88,7 +114,7 @@ function answerCharts(doc: ReportDocument): Chart[] {
   ]
   const capacity = unit('Token hit rate against cache capacity', values, {
     layer: [
-      ...linePoints(x, y, color, tooltip),
+      ...linePoints(x, y, color, tooltip, strokeDash),
       {
         data: {values: refs},
         mark: {type: 'rule', strokeDash: [6, 4], color: '#666'},
@@ -107,6 +133,7 @@ function answerCharts(doc: ReportDocument): Chart[] {
     ],
   })
   const overTime = a.over_time.flatMap((s) => s.points.filter((p) => p.token_hit_rate !== null))
+  const timeSeries = seriesEncoding(a.over_time.map((x) => x.series))
   const timeChart = unit(
     `Token hit rate over trace time at ${a.chosen_capacity.blocks.toLocaleString('en-US')} blocks`,
     overTime,
@@ -119,12 +146,13 @@ function answerCharts(doc: ReportDocument): Chart[] {
           title: `token hit rate per ${Math.round(doc.characterization.bin_seconds)} s bin`,
           axis: pct,
         },
-        {field: 'series', type: 'nominal', title: 'policy'},
+        timeSeries.color,
         [
           {field: 'series', title: 'policy'},
           {field: 't', title: 'bin start (s)', format: ',.0f'},
           {field: 'token_hit_rate', title: 'token hit rate', format: '.2%'},
         ],
+        timeSeries.strokeDash,
       ),
     },
   )
@@ -215,6 +243,7 @@ function traceCharts(doc: ReportDocument): Chart[] {
     type: 'quantitative',
     title,
     scale: {type: 'log'},
+    axis: {format: '~s', values: [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]},
   })
   return [
     {

@@ -60,7 +60,10 @@ const pct = (r: number | null | undefined, digits = 1) =>
   r === null || r === undefined ? '–' : `${(r * 100).toFixed(digits)} %`
 const num = (v: number | null | undefined, digits = 2) =>
   v === null || v === undefined ? '–' : v.toLocaleString('en-US', {maximumFractionDigits: digits})
-const gb = (v: number | null) => (v === null ? '' : ` · ${v < 10 ? v.toFixed(2) : v.toFixed(1)} GB`)
+const gb = (v: number | null) =>
+  v === null
+    ? ''
+    : ` · ${v.toLocaleString('en-US', {maximumFractionDigits: v < 10 ? 2 : 1, minimumFractionDigits: v < 10 ? 2 : 1})} GB`
 
 function answerTable(doc: ReportDocument): string {
   const head = TARGETS.map(
