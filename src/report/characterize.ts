@@ -2,7 +2,7 @@
 // (from simulate's LRU stack pass) and reuse time, working set over time, key popularity.
 import type {SimConfig} from '../simulate/config.js'
 import {PrefixBlocks} from '../simulate/prefix-blocks.js'
-import {stackPass} from '../simulate/stack-pass.js'
+import {ReuseDistances, reuseDistancesOf} from './reuse-distance.js'
 import type {TraceRow} from '../simulate/trace-rows.js'
 import {
   type Bin,
@@ -95,9 +95,7 @@ interface Accumulated {
   lengths: NumberList
   share: Histogram
   reuseSeconds: NumberList
-  distances: NumberList
-  firstRefs: number
-  stackReason: string | null
+  reuse: ReuseDistances
   perBin: {requests: Float64Array; tokens: Float64Array; window: Float64Array; cumulative: Float64Array}
   blocks: PrefixBlocks
   arrays: BlockArrays
@@ -105,7 +103,12 @@ interface Accumulated {
 
 const SHARE_EDGES = Array.from({length: 11}, (_, i) => i / 10).map((x, i) => (i === 10 ? 1.0000001 : x))
 
-function accumulate(rows: readonly TraceRow[], id: string, bins: TimeBins): Accumulated {
+function accumulate(
+  rows: readonly TraceRow[],
+  id: string,
+  bins: TimeBins,
+  reuse: ReuseDistances,
+): Accumulated {
   const a: Accumulated = {
     id,
     requests: 0,
@@ -118,9 +121,7 @@ function accumulate(rows: readonly TraceRow[], id: string, bins: TimeBins): Accu
     lengths: new NumberList(),
     share: new Histogram(SHARE_EDGES),
     reuseSeconds: new NumberList(),
-    distances: new NumberList(),
-    firstRefs: 0,
-    stackReason: null,
+    reuse,
     perBin: {
       requests: new Float64Array(bins.count),
       tokens: new Float64Array(bins.count),
@@ -179,50 +180,19 @@ function visit(a: Accumulated, r: TraceRow, bins: TimeBins): void {
   }
 }
 
-/** LRU stack distances of the instance's get blocks, from simulate's stack pass (exact LRU, one instance). */
-function addReuseDistances(
-  a: Accumulated,
-  rows: readonly TraceRow[],
-  cfg: SimConfig,
-  blockSize: number,
-): void {
-  const lruCfg: SimConfig = {
-    ...cfg,
-    eviction_params: {eviction_mode: 3, eviction_batch_size_per_instance: 1},
-    instance_groups: [
-      {
-        group_name: 'reuse',
-        quota_capacity_blocks: -1,
-        used_percentage: 1,
-        instances: [
-          {instance_id: a.id, block_size: blockSize, eviction_policy_type: 'lru', eviction_policy_params: {}},
-        ],
-      },
-    ],
-  }
-  const result = stackPass(rows, lruCfg, 'reuse', [], (d, p) => {
-    for (let j = 0; j < p; j++) {
-      if (d[j] === Infinity) a.firstRefs++
-      else a.distances.push(d[j])
-    }
-  })
-  if (!result.eligible) a.stackReason = result.reason
-}
-
 function popularity(refs: Float64Array): Profile['popularity'] {
-  const counts = Array.from(refs.filter((x) => x > 0)).sort((x, y) => y - x)
-  const total = counts.reduce((s, x) => s + x, 0)
-  const top = Math.max(1, Math.ceil(counts.length / 100))
+  const ascending = refs.filter((x) => x > 0).sort()
+  const n = ascending.length
+  const at = (rank: number) => ascending[n - rank] // rank 1 = the most referenced
+  let total = 0
+  for (let i = 0; i < n; i++) total += ascending[i]
+  let topSum = 0
+  for (let rank = 1; rank <= Math.max(1, Math.ceil(n / 100)) && rank <= n; rank++) topSum += at(rank)
   const points: Array<{rank: number; references: number}> = []
-  for (let rank = 1; rank <= counts.length; rank = Math.max(rank + 1, Math.round(rank * 1.15)))
-    points.push({rank, references: counts[rank - 1]})
-  if (counts.length > 0 && points[points.length - 1].rank !== counts.length)
-    points.push({rank: counts.length, references: counts[counts.length - 1]})
-  return {
-    points,
-    referenced_blocks: counts.length,
-    top_1pct_share: total > 0 ? counts.slice(0, top).reduce((s, x) => s + x, 0) / total : 0,
-  }
+  for (let rank = 1; rank <= n; rank = Math.max(rank + 1, Math.round(rank * 1.15)))
+    points.push({rank, references: at(rank)})
+  if (n > 0 && points[points.length - 1].rank !== n) points.push({rank: n, references: at(n)})
+  return {points, referenced_blocks: n, top_1pct_share: total > 0 ? topSum / total : 0}
 }
 
 /** Edges shared by every instance (so that the overall histograms are sums). */
@@ -248,9 +218,9 @@ function summarise(
   const share = new Histogram(SHARE_EDGES)
   for (const a of parts) share.addAll(a.share)
   const lengths = NumberList.concat(parts.map((a) => a.lengths))
-  const distances = NumberList.concat(parts.map((a) => a.distances))
+  const distances = NumberList.concat(parts.map((a) => a.reuse.distances))
   const seconds = NumberList.concat(parts.map((a) => a.reuseSeconds))
-  const reasons = parts.map((a) => a.stackReason).filter((r) => r !== null)
+  const reasons = parts.map((a) => a.reuse.reason).filter((r) => r !== null)
   const getBlocks = sum((a) => a.getBlocks)
   return {
     instance_id: id,
@@ -269,7 +239,7 @@ function summarise(
     reuse_distance: {
       available: reasons.length === 0,
       reason: reasons[0] ?? null,
-      first_references: sum((a) => a.firstRefs),
+      first_references: sum((a) => a.reuse.firstRefs),
       stats: percentiles(distances.slice()),
       histogram: hist(distances, edges.distance),
     },
@@ -298,18 +268,18 @@ export function characterize(
   cfg: SimConfig,
   blockSizes: ReadonlyMap<string, number>,
   bins: TimeBins,
+  /** reuse distances already observed (by the answer's stack pass), by instance */
+  known: ReadonlyMap<string, ReuseDistances> = new Map(),
 ): Characterization {
-  const parts = [...blockSizes].map(([id, bs]) => {
-    const a = accumulate(rows, id, bins)
-    addReuseDistances(a, rows, cfg, bs)
-    return a
-  })
+  const parts = [...blockSizes].map(([id, bs]) =>
+    accumulate(rows, id, bins, known.get(id) ?? reuseDistancesOf(rows, cfg, id, bs)),
+  )
   let maxLen = 1
   let maxDistance = 1
   let maxSeconds = 1
   for (const a of parts) {
     for (const v of a.lengths.values()) if (v > maxLen) maxLen = v
-    for (const v of a.distances.values()) if (v > maxDistance) maxDistance = v
+    for (const v of a.reuse.distances.values()) if (v > maxDistance) maxDistance = v
     for (const v of a.reuseSeconds.values()) if (v > maxSeconds) maxSeconds = v
   }
   const edges: Edges = {
@@ -319,6 +289,9 @@ export function characterize(
   }
   const refsOf = (a: Accumulated) => a.arrays.refs.subarray(0, a.blocks.count)
   const instances = parts.map((a) => summarise([a], a.id, bins, edges, refsOf(a)))
+  // one instance: the overall profile is its own (not computed twice)
+  if (parts.length === 1)
+    return {bin_seconds: bins.widthSeconds(), instances, overall: {...instances[0], instance_id: '*'}}
   const allRefs = new Float64Array(parts.reduce((s, a) => s + a.blocks.count, 0))
   let o = 0
   for (const a of parts) {

@@ -5,7 +5,7 @@ import {availableParallelism} from 'node:os'
 import type {BeladyGroupResult} from '../simulate/belady.js'
 import type {PolicyName, SimConfig} from '../simulate/config.js'
 import {quotaUnits} from '../simulate/replayer.js'
-import {stackPass} from '../simulate/stack-pass.js'
+import {stackPass, type StackObserver, type StackPassResult} from '../simulate/stack-pass.js'
 import {type PointResult, runSweepTasks, type SweepTask} from '../simulate/sweep-pool.js'
 import type {TraceRow} from '../simulate/trace-rows.js'
 
@@ -79,7 +79,26 @@ function fromCounters(p: PointResult, cap: number, method: CurvePoint['method'])
   }
 }
 
+/** simulate's one-pass LRU stack method over the grid (`observe`: sees every unit's stack depths) */
+export function lruStackPass(
+  rows: readonly TraceRow[],
+  config: SimConfig,
+  groupName: string,
+  grid: readonly number[],
+  observe?: StackObserver,
+): StackPassResult {
+  return stackPass(
+    rows,
+    withPolicy(config, groupName, 'lru'),
+    groupName,
+    grid.map((blocks) => ({blocks})),
+    observe,
+  )
+}
+
 export interface CurvesRequest {
+  /** the LRU stack pass over the grid, when the caller already made it */
+  stack?: StackPassResult
   /** the policies to replay besides lru (which is always computed: ttl and the default capacity follow it) */
   policies: readonly PolicyName[]
   rows: readonly TraceRow[]
@@ -116,12 +135,7 @@ export async function computeCurves(req: CurvesRequest): Promise<Curves> {
     method: 'no_eviction',
   })
   const lruCfg = withPolicy(config, groupName, 'lru')
-  const stack = stackPass(
-    rows,
-    lruCfg,
-    groupName,
-    grid.map((blocks) => ({blocks})),
-  )
+  const stack = req.stack ?? lruStackPass(rows, config, groupName, grid)
   const replayed: PolicyName[] = [
     'lru',
     ...REPORT_POLICIES.filter((p) => p !== 'lru' && p !== 'ttl' && req.policies.includes(p)),

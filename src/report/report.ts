@@ -7,7 +7,8 @@ import {Replayer} from '../simulate/replayer.js'
 import {totalsOf} from '../simulate/summary.js'
 import {type CapacityRow, capacityTable} from './capacity-table.js'
 import {type Characterization, characterize} from './characterize.js'
-import {capacityGrid, computeCurves, type Curves, type Totals} from './curves.js'
+import {capacityGrid, computeCurves, type Curves, lruStackPass, type Totals} from './curves.js'
+import {ReuseDistances} from './reuse-distance.js'
 import {loadInput, type LoadRequest} from './load.js'
 import {hitRateOverTime, type OverTimeSeries} from './over-time.js'
 import {TimeBins} from './time-bins.js'
@@ -116,12 +117,28 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     read_blocks: infTotals.read_blocks,
   }
   progress('characterizing')
+  const grid = capacityGrid(Math.max(1, wss), req.points)
+  // one LRU stack pass gives the certified LRU points and, for a one-instance group, that instance's reuse distances
+  const only = group.instances.length === 1 ? group.instances[0].instance_id : undefined
+  const observed = new ReuseDistances()
+  const stack = lruStackPass(
+    rows,
+    cfg,
+    group.group_name,
+    grid,
+    only === undefined ? undefined : observed.observe,
+  )
+  const known = new Map<string, ReuseDistances>()
+  if (only !== undefined && (stack.eligible || stack.reason?.startsWith('E4'))) {
+    observed.reason = stack.reason
+    known.set(only, observed)
+  }
   const described = new Map(
     cfg.instance_groups.flatMap((g) => g.instances.map((i) => [i.instance_id, i.block_size] as const)),
   )
-  const characterization = characterize(rows, cfg, described, bins)
-  const grid = capacityGrid(Math.max(1, wss), req.points)
+  const characterization = characterize(rows, cfg, described, bins, known)
   const curves = await computeCurves({
+    stack,
     rows,
     config: cfg,
     groupName: group.group_name,
