@@ -1,12 +1,13 @@
 // lmt report: the characterization on a hand-computed trace, the curves against independent lmt simulate runs,
 // block-size inference and checking, the inputs (trace, conversion on the fly, configuration), the --json schema,
 // and the output file's safety.
+import {spawn} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Profile} from '../../src/report/characterize.js'
 import {validatorFor} from '../../src/schemas.js'
-import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
+import {BIN, FIXTURES, lmt, ROOT, tempDir} from '../helpers/cli.js'
 
 type Doc = {
   answer: {
@@ -278,5 +279,39 @@ describe('lmt report: inputs', () => {
     expect(r.exitCode).toBe(2)
     expect(JSON.parse(r.stdout).error.code).toBe('REPORT_USAGE')
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([])
+  })
+})
+
+describe('lmt report: Ctrl-C', () => {
+  it('SIGINT during a run exits 130 within a second and leaves no output, temporary or converted trace', async () => {
+    const work = join(dir, 'sigint')
+    const tmp = join(work, 'tmp')
+    mkdirSync(tmp, {recursive: true})
+    const out = join(work, 'r.html')
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'report',
+        '-i',
+        join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl'),
+        '-f',
+        'mooncake',
+        '-o',
+        out,
+      ],
+      {env: {...process.env, TMPDIR: tmp, NO_COLOR: '1'}},
+    )
+    let stderr = ''
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
+    await new Promise((r) => setTimeout(r, 1500))
+    const sent = Date.now()
+    child.kill('SIGINT')
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
+    expect(code, stderr).toBe(130)
+    expect(Date.now() - sent).toBeLessThan(1500)
+    expect(stderr).toContain('interrupted by SIGINT')
+    expect(readdirSync(work).sort()).toEqual(['tmp'])
+    expect(readdirSync(tmp)).toEqual([])
   })
 })
