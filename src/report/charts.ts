@@ -54,6 +54,27 @@ function seriesEncoding(present: readonly string[]): {
   return {color: enc(domain.map((k) => SERIES[k][0])), strokeDash: enc(domain.map((k) => SERIES[k][1]))}
 }
 
+/** instances in one colour each across the charts ("all instances" last) */
+function instanceColor(values: ReadonlyArray<unknown>): Record<string, unknown> {
+  const present = [...new Set(values.map((v) => (v as {instance: string}).instance))]
+  const ids = present.filter((x) => x !== 'all instances')
+  const all = present.length > ids.length ? ['all instances'] : []
+  return {
+    field: 'instance',
+    type: 'nominal',
+    title: 'instance',
+    scale: {domain: [...ids, ...all], scheme: 'tableau10'},
+  }
+}
+
+/** trace time: few ticks, short labels (hours of trace make long numbers) */
+const timeAxis = {
+  field: 't',
+  type: 'quantitative',
+  title: 'trace time (s)',
+  axis: {tickCount: 8, format: '~s'},
+}
+
 /** a line per series with a tooltip point on every datum */
 function linePoints(
   x: Record<string, unknown>,
@@ -139,7 +160,7 @@ function answerCharts(doc: ReportDocument): Chart[] {
     overTime,
     {
       layer: linePoints(
-        {field: 't', type: 'quantitative', title: 'trace time (s)'},
+        timeAxis,
         {
           field: 'token_hit_rate',
           type: 'quantitative',
@@ -194,7 +215,7 @@ function bars(
       },
       x2: {field: 'to'},
       y: {field: 'count', type: 'quantitative', title: yTitle, stack: 'zero'},
-      ...(several ? {color: {field: 'instance', type: 'nominal', title: 'instance'}} : {}),
+      ...(several ? {color: instanceColor(values)} : {}),
       tooltip: [
         ...(several ? [{field: 'instance'}] : []),
         {field: 'from', title: 'from', format: ',.4~g'},
@@ -213,8 +234,11 @@ function traceCharts(doc: ReportDocument): Chart[] {
   const profiles = shown(doc)
   const several = doc.characterization.instances.length > 1
   const time = profiles.flatMap((p) => p.over_time.map((t) => ({...t, instance: p.instance_id})))
-  const tx = {field: 't', type: 'quantitative', title: 'trace time (s)'}
-  const inst = {field: 'instance', type: 'nominal', title: 'instance', ...(several ? {} : {legend: null})}
+  const tx = timeAxis
+  const kind = {field: 'kind', type: 'nominal', title: 'measure'}
+  const inst = several
+    ? instanceColor(profiles.map((p) => ({instance: p.instance_id})))
+    : {field: 'instance', type: 'nominal', title: 'instance', legend: null}
   const bin = Math.round(doc.characterization.bin_seconds)
   const series = (field: string, title: string) =>
     unit(title, time, {
@@ -318,17 +342,29 @@ function traceCharts(doc: ReportDocument): Chart[] {
       title: 'Working set over time',
       caption: 'Distinct blocks referenced so far (what an infinite cache holds) and within each time bin.',
       spec: unit('Working set (distinct blocks)', ws, {
+        // several instances: a colour per instance, a dash per measure
         layer: linePoints(
           tx,
           {field: 'blocks', type: 'quantitative', title: 'distinct blocks'},
-          {field: 'kind', type: 'nominal', title: 'measure'},
+          several ? inst : kind,
           [
             {field: 'instance'},
             {field: 'kind', title: 'measure'},
             {field: 't', title: 'bin start (s)', format: ',.0f'},
             {field: 'blocks', title: 'blocks', format: ','},
           ],
-        ).map((l) => (several ? {...l, encoding: {...l.encoding, strokeDash: inst, shape: inst}} : l)),
+          several
+            ? {
+                ...kind,
+                scale: {
+                  range: [
+                    [1, 0],
+                    [4, 3],
+                  ],
+                },
+              }
+            : undefined,
+        ),
       }),
     },
     {
@@ -342,7 +378,7 @@ function traceCharts(doc: ReportDocument): Chart[] {
         encoding: {
           x: logAxis('rank', 'rank (log scale)'),
           y: logAxis('references', 'requests referencing the block (log scale)'),
-          ...(several ? {color: inst} : {}),
+          ...(several ? {color: instanceColor(pop)} : {}),
           tooltip: [{field: 'instance'}, {field: 'rank', format: ','}, {field: 'references', format: ','}],
         },
       }),
