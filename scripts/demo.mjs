@@ -74,7 +74,7 @@ lmt('… replayed through the StorageManager model with a 64 GB L1', [
   '--output-dir',
   join('demo-out', 'replay-mooncake'),
 ])
-// last, the simulation and its plots (what the demo is for)
+// then the simulation and its plots
 lmt('simulate LRU with 17,090 blocks of 512 tokens on it', [
   'simulate',
   '--trace',
@@ -100,7 +100,19 @@ lmt('sweep the capacity: hit rate against cache size, with the Belady and infini
   join('demo-out', 'sweep'),
   '--no-progress',
 ])
+// the end: the whole answer for the trace as one page
+lmt('the capacity-planning report: how much KV cache, with which policy, and why (one HTML page)', [
+  'report',
+  '--trace',
+  join('demo-out', 'mooncake_optimizer.jsonl'),
+  '--kv-layout',
+  '2x36x512x8x128:bfloat16',
+  '-o',
+  join('demo-out', 'report.html'),
+  '--no-progress',
+])
 console.log(
   `\nplots: ${join(out, 'simulate', 'hit_rate_over_time.svg')} and ${join(out, 'sweep', 'sweep_hit_rate.svg')}`,
 )
 console.log(`\ndemo outputs are in ${out}`)
+console.log(`\nthe report (open it in a browser): ${join(out, 'report.html')}`)

@@ -92,6 +92,9 @@ const catalogue = {
   SIM_UNKNOWN_INSTANCE: {exit: 1, message: detail},
   SIM_TS_OVERFLOW: {exit: 1, message: detail},
   SIM_OUTPUT: {exit: 1, message: detail},
+  // lmt report
+  REPORT_USAGE: {exit: 2, message: detail},
+  REPORT_OUTPUT: {exit: 1, message: detail},
   // lmt replay (storage-replay.md §1.4)
   REPLAY_USAGE: {exit: 2, message: detail},
   REPLAY_UNKNOWN_LEVEL: {exit: 2, message: detail},

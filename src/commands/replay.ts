@@ -72,6 +72,7 @@ const baseFlags = {
   'exact-latency': Flags.boolean({
     summary: 'Keep every latency sample (no histogram after 2 M samples).',
     default: false,
+    helpGroup: OUTPUT,
   }),
   'list-levels': Flags.boolean({summary: 'List the known replay levels and exit.', default: false}),
 }

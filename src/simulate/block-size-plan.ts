@@ -27,14 +27,15 @@ export function needsInference(resolved: ResolvedConfig): boolean {
   )
 }
 
-function inferred(traceName: string, id: string, fit: BlockSizeFit | undefined): number | undefined {
+/** The block size the rows of one instance imply (undefined: no row constrains it); rows that fit no size throw. */
+export function inferred(traceName: string, id: string, fit: BlockSizeFit | undefined): number | undefined {
   if (fit === undefined || fit.unchecked) return undefined
   if (!fit.consistent) throw inconsistentError(traceName, id, fit)
   return chooseBlockSize(fit)
 }
 
 /** Throws when `fit` contradicts a given block size (too small only when `check`). */
-function checkGiven(
+export function checkGiven(
   traceName: string,
   id: string,
   blockSize: number,

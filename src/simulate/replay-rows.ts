@@ -54,7 +54,7 @@ export async function loadSorted(
   path: string,
   name: string,
   resolved: ResolvedConfig,
-  req: SimulateRequest,
+  req: Pick<SimulateRequest, 'skipInvalid' | 'onProgress'>,
   stats: TraceReadStats,
   notes: Notes,
 ): Promise<TraceRow[]> {

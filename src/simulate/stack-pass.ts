@@ -84,12 +84,20 @@ const ineligible = (caps: number, reason: string): StackPassResult => ({
   blockLookups: 0,
 })
 
+/**
+ * What the pass sees of one get+write unit, for callers that study the trace (reuse distances): `depths[j]` is the
+ * LRU stack depth of the write's key j before the unit (1 = most recent; Infinity = never referenced); the first
+ * `getLength` keys are the get's. Valid only during the call.
+ */
+export type StackObserver = (depths: Float64Array, getLength: number, length: number) => void
+
 /** Runs the pass over the rows (in replay order) for the swept group's capacities. */
 export function stackPass(
   rows: readonly TraceRow[],
   config: SimConfig,
   groupName: string,
   caps: readonly SweepCapacity[],
+  observe?: StackObserver,
 ): StackPassResult {
   const group = config.instance_groups.find((g) => g.group_name === groupName)
   if (!group || group.instances.length !== 1)
@@ -187,6 +195,7 @@ export function stackPass(
       if (d[j] > max) max = d[j]
       M[j] = max
     }
+    observe?.(d, p, n)
     // per point, through difference arrays over the points in capacity order: a quantity that holds for
     // capacities ≥ x (or < x) adds to a suffix (or prefix) of the order
     for (let j = 0; j < p; j++) {

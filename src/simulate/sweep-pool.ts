@@ -161,8 +161,12 @@ export function pointResult(r: Replayer, groupName: string): PointResult {
   }
 }
 
-/** One unit of a sweep: a point's replay, or the Belady reference at a point's capacity. */
-export type SweepTask = {kind: 'replay'; cap: SweepCapacity} | {kind: 'belady'; capConfig: SimConfig}
+/**
+ * One unit of a sweep: a point's replay (of the job's configuration, or of `config`, one that differs from it only
+ * in policies), or the Belady reference at a point's capacity.
+ */
+export type SweepTask =
+  {kind: 'replay'; cap: SweepCapacity; config?: SimConfig} | {kind: 'belady'; capConfig: SimConfig}
 export type SweepTaskResult = PointResult | BeladyGroupResult[]
 
 /** Runs tasks for one thread; Belady's next-need pass is prepared once, on the first Belady task. */
@@ -183,7 +187,8 @@ export class SweepTaskRunner {
 
   run(task: SweepTask): SweepTaskResult {
     if (task.kind === 'replay') {
-      this.lastReplayer = replayPoint(this.source(), this.job, task.cap)
+      const job = task.config ? {...this.job, config: task.config} : this.job
+      this.lastReplayer = replayPoint(this.source(), job, task.cap)
       return pointResult(this.lastReplayer, this.job.groupName)
     }
     this.belady ??= prepareBelady([...this.source()], this.job.config, this.job.groupName)
@@ -194,7 +199,8 @@ export class SweepTaskRunner {
 /**
  * Runs `tasks` on this thread and `jobs - 1` worker threads: workers take tasks from the front, this thread from
  * the back — so it runs the last task first and returns that replayer (the caller puts the replay whose replayer
- * it needs last). Results in task order.
+ * it needs last). Results in task order. A task for which `skip` (asked when the task would be handed out, with
+ * the results so far) says true is not run: its result stays undefined.
  */
 export async function runSweepTasks(
   rows: readonly TraceRow[],
@@ -203,6 +209,7 @@ export async function runSweepTasks(
   jobs: number,
   /** called with a task's index when it is done */
   onDone?: (index: number) => void,
+  skip?: (index: number, results: ReadonlyArray<SweepTaskResult | undefined>) => boolean,
 ): Promise<{results: SweepTaskResult[]; last: Replayer | undefined}> {
   const results = new Array<SweepTaskResult>(tasks.length)
   let front = 0
@@ -218,6 +225,7 @@ export async function runSweepTasks(
     (w) =>
       new Promise<void>((resolve, reject) => {
         const give = () => {
+          while (front <= back && skip?.(front, results)) front++
           if (front > back) return resolve()
           const index = front++
           w.postMessage({index, task: tasks[index]})
@@ -240,6 +248,7 @@ export async function runSweepTasks(
   try {
     while (front <= back) {
       const index = back--
+      if (skip?.(index, results)) continue
       results[index] = here.run(tasks[index])
       if (index === tasks.length - 1) last = here.lastReplayer
       onDone?.(index)

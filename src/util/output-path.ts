@@ -7,7 +7,7 @@ import {dirname, resolve} from 'node:path'
 import {LmtError, lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 
 /** The catalogue codes of the commands' output failures. */
-export type OutputErrorKind = 'OUTPUT_FAILED' | 'SIM_OUTPUT' | 'REPLAY_OUTPUT'
+export type OutputErrorKind = 'OUTPUT_FAILED' | 'SIM_OUTPUT' | 'REPLAY_OUTPUT' | 'REPORT_OUTPUT'
 
 const REASONS: Record<string, string> = {
   EROFS: 'read-only file system',

@@ -1,0 +1,264 @@
+import {lstatSync, readFileSync} from 'node:fs'
+import {basename, dirname, resolve} from 'node:path'
+import {Args, Flags} from '@oclif/core'
+import {LmtCommand} from '../cli/lmt-command.js'
+import {handleInterrupts} from '../cli/interrupts.js'
+import {createProgressBar} from '../cli/progress.js'
+import {fileStem, parseInstanceBlockSizes} from '../convert/settings.js'
+import {parseKvLayout} from '../convert/lct-bridge.js'
+import {lmtError} from '../errors.js'
+import {discoverConverters} from '../plugins/converter-discovery.js'
+import {pluginConverterSources} from '../plugins/installed-plugins.js'
+import {POLICIES, type PolicyName} from '../simulate/config.js'
+import {convertInput, type ConvertedInput} from '../report/convert-input.js'
+import {renderReportHtml} from '../report/html.js'
+import {buildReport, type ReportDocument} from '../report/report.js'
+import {reportSummaryLines} from '../report/summary-lines.js'
+import {writeFileAtomic} from '../util/atomic-write.js'
+import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
+
+const DEFAULT_POLICIES = 'lru,leaf_aware_lru,ttl'
+
+function packageVersion(root: string): string {
+  try {
+    return (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as {version: string}).version
+  } catch {
+    return 'unknown'
+  }
+}
+
+function parsePolicies(text: string): PolicyName[] {
+  const list = text === 'all' ? [...POLICIES] : text.split(',').map((p) => p.trim())
+  for (const p of list)
+    if (!POLICIES.includes(p as PolicyName))
+      throw lmtError(
+        'REPORT_USAGE',
+        `--policies: unknown policy "${p}" (known: ${POLICIES.join(', ')}, or all)`,
+      )
+  return list as PolicyName[]
+}
+
+/** The page's path before any work: never over a device, a FIFO or a folder; its folders made one level at a time. */
+function checkOutput(path: string): void {
+  refuseNonRegularOutput(path, 'REPORT_OUTPUT')
+  ensureDirectory(dirname(path), 'REPORT_OUTPUT')
+}
+
+export default class Report extends LmtCommand {
+  static override summary =
+    'One HTML page that answers how much KV cache a trace needs, with which policy, and why'
+
+  static override description = `Characterizes a Get+Write trace (load over time, input lengths, prefix sharing, reuse distance and time,
+working set, key popularity) and replays it at a grid of capacities for every policy, with the Belady (next need)
+and infinite-capacity references: the capacity each policy needs to reach 50/80/90/95 % of the infinite-capacity
+hit rate, and the hit rate over time at one capacity. Writes one self-contained HTML file (charts render offline)
+and, with --json, prints the same numbers.`
+
+  static override examples = [
+    {
+      description: 'A converted trace (block size inferred), 128 KiB of KV per token-block of 512 tokens',
+      command: '<%= config.bin %> <%= command.id %> --trace mc.jsonl --bytes-per-token 256 -o report.html',
+    },
+    {
+      description: 'Convert on the fly',
+      command: '<%= config.bin %> <%= command.id %> -i conversation_trace.jsonl -f mooncake -o report.html',
+    },
+    {
+      description: 'An Optimizer configuration, every policy, the numbers as JSON',
+      command: '<%= config.bin %> <%= command.id %> optimizer_config.json --policies all --json',
+    },
+  ]
+
+  static override enableJsonFlag = true
+
+  static override args = {
+    config: Args.string({description: 'Optimizer configuration file (JSON); omit to use --trace or -i'}),
+  }
+
+  static override flags = {
+    trace: Flags.string({char: 't', summary: 'Get+Write trace (standard JSONL).'}),
+    input: Flags.string({
+      char: 'i',
+      summary: 'Inputs to convert on the fly (with --format).',
+      multiple: true,
+    }),
+    format: Flags.string({char: 'f', summary: 'Format of --input (see lmt converters).'}),
+    'instance-id': Flags.string({
+      summary: 'Instance id for formats without one (with --input).',
+      default: 'instance',
+    }),
+    'instance-block-sizes': Flags.string({
+      summary: 'id:n[,id:n…] block sizes for the conversion (with --input).',
+    }),
+    output: Flags.string({char: 'o', summary: 'The HTML file (default ./<trace stem>.report.html).'}),
+    'block-size': Flags.integer({
+      summary: 'Tokens per block of every instance (default: inferred from the trace).',
+      min: 1,
+    }),
+    'bytes-per-token': Flags.integer({
+      summary: 'KV bytes per token of every instance (capacities in GB).',
+      min: 1,
+    }),
+    'kv-layout': Flags.string({
+      summary: "One block's KV layout, e.g. 2x36x512x8x128:bfloat16 (capacities in GB).",
+    }),
+    capacity: Flags.string({
+      summary: 'Capacity (GB) of the hit-rate-over-time replays (default: LRU’s 90 % point).',
+    }),
+    'capacity-blocks': Flags.integer({summary: 'The same capacity in blocks.', min: 1}),
+    policies: Flags.string({
+      summary: `Policies to answer for, comma-separated or all (lru always; random_lru replays are slow).`,
+      default: DEFAULT_POLICIES,
+    }),
+    points: Flags.integer({
+      summary: 'Capacities of the grid (log-spaced up to the working set).',
+      min: 3,
+      default: 12,
+    }),
+    group: Flags.string({summary: 'The group the answer is for (configurations with several groups).'}),
+    seed: Flags.string({summary: 'Seed of random_lru (decimal or 0x hex).', default: '0x12345678ABCDEF01'}),
+    jobs: Flags.integer({
+      char: 'j',
+      summary: 'Threads for the replays (default: the available cores).',
+      min: 1,
+    }),
+    'skip-invalid': Flags.boolean({
+      summary: 'Count and skip invalid trace rows instead of failing.',
+      default: false,
+    }),
+    quiet: Flags.boolean({char: 'q', summary: 'No summary lines or notices on stderr.', default: false}),
+    progress: Flags.boolean({
+      summary: 'Progress bar on stderr when it is a terminal.',
+      allowNo: true,
+      default: true,
+    }),
+  }
+
+  async run(): Promise<ReportDocument> {
+    const {args, flags} = await this.parse(Report)
+    const sources = [args.config, flags.trace, flags.input].filter((x) => x !== undefined).length
+    if (flags.input !== undefined && args.config === undefined && flags.trace === undefined && !flags.format)
+      throw lmtError('REPORT_USAGE', '--input needs --format (see lmt converters)')
+    if (sources === 0)
+      throw lmtError(
+        'REPORT_USAGE',
+        'give a trace (--trace), inputs to convert (-i … -f …) or a configuration file',
+        {
+          suggestions: ['lmt report --trace trace.jsonl -o report.html'],
+        },
+      )
+    if (flags.trace !== undefined && flags.input !== undefined)
+      throw lmtError('REPORT_USAGE', '--trace and --input are mutually exclusive')
+    if (flags.capacity !== undefined && flags['capacity-blocks'] !== undefined)
+      throw lmtError('REPORT_USAGE', '--capacity and --capacity-blocks are mutually exclusive')
+    if (flags['kv-layout'] !== undefined && flags['bytes-per-token'] !== undefined)
+      throw lmtError('REPORT_USAGE', '--kv-layout and --bytes-per-token are mutually exclusive')
+    const capacityGb = flags.capacity === undefined ? undefined : Number(flags.capacity)
+    if (capacityGb !== undefined && !(capacityGb > 0))
+      throw lmtError('REPORT_USAGE', `--capacity: "${flags.capacity}" is not a positive number of GB`)
+    let seed: bigint
+    try {
+      seed = BigInt(flags.seed.trim())
+    } catch {
+      throw lmtError('REPORT_USAGE', `--seed: "${flags.seed}" is not an integer`)
+    }
+    const policies = parsePolicies(flags.policies)
+    const bytesPerBlock =
+      flags['kv-layout'] === undefined ? undefined : parseKvLayout(flags['kv-layout']).rawSizeBytes()
+    const json = this.jsonEnabled()
+    const warn = (m: string) => (json || flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
+    const converted = flags.input ? await this.converter(flags, warn) : undefined
+    const stem = fileStem(basename(flags.trace ?? flags.input?.[0] ?? args.config ?? 'trace'))
+    const output = resolve(flags.output ?? `${stem}.report.html`)
+    checkOutput(output)
+    const bar = createProgressBar({
+      enabled: flags.progress && !flags.quiet && !json,
+      label: 'report',
+      unit: 'points',
+    })
+    /** a phase of the report on the bar: bytes while the trace is read, steps or points after */
+    const show = (phase: string, done: number, total: number) => {
+      bar.phase(phase, phase === 'reading the trace' ? 'bytes' : 'points')
+      bar.update(done, total)
+    }
+    const controller = new AbortController()
+    const stopHandling = handleInterrupts({
+      exit: (code) => process.exit(code),
+      json,
+      cleanup: () => {
+        controller.abort()
+        bar.stop()
+        converted?.cleanup()
+      },
+    })
+    let doc: ReportDocument
+    try {
+      if (converted) {
+        show('converting', 0, 1)
+        await converted.run()
+      }
+      doc = await buildReport({
+        config: args.config,
+        trace: converted?.trace ?? flags.trace,
+        blockSize: flags['block-size'],
+        bytesPerToken: flags['bytes-per-token'],
+        bytesPerBlock,
+        capacityBlocks: flags['capacity-blocks'],
+        capacityGb,
+        policies,
+        points: flags.points,
+        group: flags.group,
+        seed,
+        jobs: flags.jobs,
+        skipInvalid: flags['skip-invalid'],
+        version: packageVersion(this.config.root),
+        onProgress: (p) => show(p.phase, p.done, p.total),
+      })
+      show('writing the page', 1, 1)
+      const html = renderReportHtml(doc)
+      try {
+        writeFileAtomic(output, html)
+      } catch (err) {
+        throw outputError('REPORT_OUTPUT', `cannot write ${output}`, err)
+      }
+    } finally {
+      bar.stop()
+      stopHandling()
+      converted?.cleanup()
+    }
+    if (!json && !flags.quiet) {
+      for (const n of doc.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
+      for (const line of reportSummaryLines(doc)) this.log(line)
+      this.log(`report: ${output}`)
+    }
+    return {...doc, output} as ReportDocument
+  }
+
+  private async converter(
+    flags: {input?: string[]; format?: string; 'instance-id': string; 'instance-block-sizes'?: string},
+    warn: (m: string) => void,
+  ): Promise<ConvertedInput> {
+    const registry = await discoverConverters({
+      plugins: await pluginConverterSources(this.config, warn),
+      onWarning: warn,
+    })
+    const reg = registry.resolve(flags.format as string)
+    if (!reg)
+      throw lmtError('UNKNOWN_FORMAT', flags.format as string, registry.knownNames(), {
+        suggestions: ['run "lmt converters" to see every format'],
+      })
+    for (const input of flags.input ?? [])
+      try {
+        if (!lstatSync(input).isFile()) throw new Error('not a regular file')
+      } catch (err) {
+        throw lmtError('INPUT_NOT_FOUND', `cannot read ${input}: ${(err as Error).message}`)
+      }
+    return convertInput({
+      inputs: flags.input ?? [],
+      converter: reg,
+      instanceId: flags['instance-id'],
+      instanceBlockSizes: parseInstanceBlockSizes(flags['instance-block-sizes']),
+      warn,
+    })
+  }
+}

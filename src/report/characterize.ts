@@ -1,0 +1,302 @@
+// Trace characterization (per instance and overall): load over time, input lengths, prefix sharing, reuse distance
+// (from simulate's LRU stack pass) and reuse time, working set over time, key popularity.
+import type {SimConfig} from '../simulate/config.js'
+import {PrefixBlocks} from '../simulate/prefix-blocks.js'
+import {ReuseDistances, reuseDistancesOf} from './reuse-distance.js'
+import type {TraceRow} from '../simulate/trace-rows.js'
+import {
+  type Bin,
+  geometricEdges,
+  Histogram,
+  linearEdges,
+  NumberList,
+  type Percentiles,
+  percentiles,
+} from './histogram.js'
+import {TimeBins} from './time-bins.js'
+
+export interface TimePoint {
+  t: number
+  requests: number
+  input_tokens: number
+  /** distinct blocks referenced in the bin */
+  window_blocks: number
+  /** distinct blocks referenced up to the bin's end */
+  cumulative_blocks: number
+}
+
+export interface Profile {
+  instance_id: string
+  requests: number
+  input_tokens: number
+  get_blocks: number
+  distinct_blocks: number
+  /** distinct first blocks of requests: distinct prefix roots (system prompts, conversations) */
+  distinct_first_blocks: number
+  /** distinct key paths of requests */
+  distinct_request_prefixes: number
+  input_len: Percentiles & {histogram: Bin[]}
+  sharing: {
+    /** of all get blocks, the share already referenced before */
+    seen_block_share: number
+    requests_without_blocks: number
+    /** requests by the share of their blocks already seen (10 bins) */
+    histogram: Bin[]
+  }
+  reuse_distance: {
+    available: boolean
+    reason: string | null
+    first_references: number
+    stats: Percentiles
+    /** get blocks by LRU stack distance in distinct blocks (powers of two) */
+    histogram: Bin[]
+  }
+  reuse_time: {stats: Percentiles; histogram: Bin[]}
+  over_time: TimePoint[]
+  popularity: {
+    /** rank/frequency at log-spaced ranks */
+    points: Array<{rank: number; references: number}>
+    referenced_blocks: number
+    top_1pct_share: number
+  }
+}
+
+/** Per-block arrays that grow with the block ids of a PrefixBlocks. */
+class BlockArrays {
+  refs = new Float64Array(1 << 12)
+  lastSeconds = new Float64Array(1 << 12)
+  lastBin = new Int32Array(1 << 12).fill(-1)
+
+  ensure(id: number): void {
+    if (id < this.refs.length) return
+    const n = Math.max(id + 1, this.refs.length * 2)
+    const refs = new Float64Array(n)
+    refs.set(this.refs)
+    const last = new Float64Array(n)
+    last.set(this.lastSeconds)
+    const bin = new Int32Array(n).fill(-1)
+    bin.set(this.lastBin)
+    this.refs = refs
+    this.lastSeconds = last
+    this.lastBin = bin
+  }
+}
+
+/** What one instance's pass collects before it is summarised. */
+interface Accumulated {
+  id: string
+  requests: number
+  inputTokens: number
+  getBlocks: number
+  seenBlocks: number
+  noBlocks: number
+  firstBlocks: number
+  leaves: Set<number>
+  lengths: NumberList
+  share: Histogram
+  reuseSeconds: NumberList
+  reuse: ReuseDistances
+  perBin: {requests: Float64Array; tokens: Float64Array; window: Float64Array; cumulative: Float64Array}
+  blocks: PrefixBlocks
+  arrays: BlockArrays
+}
+
+const SHARE_EDGES = Array.from({length: 11}, (_, i) => i / 10).map((x, i) => (i === 10 ? 1.0000001 : x))
+
+function accumulate(
+  rows: readonly TraceRow[],
+  id: string,
+  bins: TimeBins,
+  reuse: ReuseDistances,
+): Accumulated {
+  const a: Accumulated = {
+    id,
+    requests: 0,
+    inputTokens: 0,
+    getBlocks: 0,
+    seenBlocks: 0,
+    noBlocks: 0,
+    firstBlocks: 0,
+    leaves: new Set(),
+    lengths: new NumberList(),
+    share: new Histogram(SHARE_EDGES),
+    reuseSeconds: new NumberList(),
+    reuse,
+    perBin: {
+      requests: new Float64Array(bins.count),
+      tokens: new Float64Array(bins.count),
+      window: new Float64Array(bins.count),
+      cumulative: new Float64Array(bins.count),
+    },
+    blocks: new PrefixBlocks(),
+    arrays: new BlockArrays(),
+  }
+  for (const r of rows) if (r.instance === id) visit(a, r, bins)
+  let total = 0
+  for (let b = 0; b < bins.count; b++) a.perBin.cumulative[b] = total += a.perBin.cumulative[b]
+  return a
+}
+
+/** One row of the instance: its blocks are referenced (a get also counts as a request). */
+function visit(a: Accumulated, r: TraceRow, bins: TimeBins): void {
+  const bin = bins.of(r.ts)
+  const now = bins.seconds(r.ts)
+  const get = r.type !== 'write'
+  const arr = a.arrays
+  let parent = -1
+  let seen = 0
+  for (let j = 0; j < r.keys.length; j++) {
+    const before = a.blocks.count
+    const b = a.blocks.block(parent, r.keys[j])
+    parent = b
+    arr.ensure(b)
+    const isNew = b === before
+    if (isNew) {
+      a.perBin.cumulative[bin]++
+      if (j === 0 && get) a.firstBlocks++
+    } else if (get) {
+      seen++
+      a.reuseSeconds.push(now - arr.lastSeconds[b])
+    }
+    if (arr.lastBin[b] !== bin) {
+      arr.lastBin[b] = bin
+      a.perBin.window[bin]++
+    }
+    arr.lastSeconds[b] = now
+    if (get) arr.refs[b]++
+  }
+  if (!get) return
+  a.requests++
+  a.inputTokens += r.inputLen
+  a.lengths.push(r.inputLen)
+  a.perBin.requests[bin]++
+  a.perBin.tokens[bin] += r.inputLen
+  a.getBlocks += r.keys.length
+  a.seenBlocks += seen
+  if (r.keys.length === 0) a.noBlocks++
+  else {
+    a.share.add(seen / r.keys.length)
+    a.leaves.add(parent)
+  }
+}
+
+function popularity(refs: Float64Array): Profile['popularity'] {
+  const ascending = refs.filter((x) => x > 0).sort()
+  const n = ascending.length
+  const at = (rank: number) => ascending[n - rank] // rank 1 = the most referenced
+  let total = 0
+  for (let i = 0; i < n; i++) total += ascending[i]
+  let topSum = 0
+  for (let rank = 1; rank <= Math.max(1, Math.ceil(n / 100)) && rank <= n; rank++) topSum += at(rank)
+  const points: Array<{rank: number; references: number}> = []
+  for (let rank = 1; rank <= n; rank = Math.max(rank + 1, Math.round(rank * 1.15)))
+    points.push({rank, references: at(rank)})
+  if (n > 0 && points[points.length - 1].rank !== n) points.push({rank: n, references: at(n)})
+  return {points, referenced_blocks: n, top_1pct_share: total > 0 ? topSum / total : 0}
+}
+
+/** Edges shared by every instance (so that the overall histograms are sums). */
+interface Edges {
+  length: number[]
+  distance: number[]
+  seconds: number[]
+}
+
+function summarise(
+  parts: readonly Accumulated[],
+  id: string,
+  bins: TimeBins,
+  edges: Edges,
+  refs: Float64Array,
+): Profile {
+  const sum = (f: (a: Accumulated) => number) => parts.reduce((s, a) => s + f(a), 0)
+  const hist = (list: Float64Array, e: number[]) => {
+    const h = new Histogram(e)
+    for (let i = 0; i < list.length; i++) h.add(list[i])
+    return h.bins()
+  }
+  const share = new Histogram(SHARE_EDGES)
+  for (const a of parts) share.addAll(a.share)
+  const lengths = NumberList.concat(parts.map((a) => a.lengths))
+  const distances = NumberList.concat(parts.map((a) => a.reuse.distances))
+  const seconds = NumberList.concat(parts.map((a) => a.reuseSeconds))
+  const reasons = parts.map((a) => a.reuse.reason).filter((r) => r !== null)
+  const getBlocks = sum((a) => a.getBlocks)
+  return {
+    instance_id: id,
+    requests: sum((a) => a.requests),
+    input_tokens: sum((a) => a.inputTokens),
+    get_blocks: getBlocks,
+    distinct_blocks: sum((a) => a.blocks.count),
+    distinct_first_blocks: sum((a) => a.firstBlocks),
+    distinct_request_prefixes: sum((a) => a.leaves.size),
+    input_len: {...percentiles(lengths.slice()), histogram: hist(lengths, edges.length)},
+    sharing: {
+      seen_block_share: getBlocks > 0 ? sum((a) => a.seenBlocks) / getBlocks : 0,
+      requests_without_blocks: sum((a) => a.noBlocks),
+      histogram: share.bins().map((b, i) => ({...b, to: i === 9 ? 1 : b.to})),
+    },
+    reuse_distance: {
+      available: reasons.length === 0,
+      reason: reasons[0] ?? null,
+      first_references: sum((a) => a.reuse.firstRefs),
+      stats: percentiles(distances.slice()),
+      histogram: hist(distances, edges.distance),
+    },
+    reuse_time: {stats: percentiles(seconds.slice()), histogram: hist(seconds, edges.seconds)},
+    over_time: Array.from({length: bins.count}, (_, b) => ({
+      t: bins.startSeconds(b),
+      requests: sum((a) => a.perBin.requests[b]),
+      input_tokens: sum((a) => a.perBin.tokens[b]),
+      window_blocks: sum((a) => a.perBin.window[b]),
+      cumulative_blocks: sum((a) => a.perBin.cumulative[b]),
+    })),
+    popularity: popularity(refs),
+  }
+}
+
+export interface Characterization {
+  bin_seconds: number
+  instances: Profile[]
+  /** every instance together (histograms and series summed, percentiles over all values) */
+  overall: Profile
+}
+
+/** Characterizes the instances' rows (`blockSizes`: the instances to describe, with their block sizes). */
+export function characterize(
+  rows: readonly TraceRow[],
+  cfg: SimConfig,
+  blockSizes: ReadonlyMap<string, number>,
+  bins: TimeBins,
+  /** reuse distances already observed (by the answer's stack pass), by instance */
+  known: ReadonlyMap<string, ReuseDistances> = new Map(),
+): Characterization {
+  const parts = [...blockSizes].map(([id, bs]) =>
+    accumulate(rows, id, bins, known.get(id) ?? reuseDistancesOf(rows, cfg, id, bs)),
+  )
+  let maxLen = 1
+  let maxDistance = 1
+  let maxSeconds = 1
+  for (const a of parts) {
+    for (const v of a.lengths.values()) if (v > maxLen) maxLen = v
+    for (const v of a.reuse.distances.values()) if (v > maxDistance) maxDistance = v
+    for (const v of a.reuseSeconds.values()) if (v > maxSeconds) maxSeconds = v
+  }
+  const edges: Edges = {
+    length: linearEdges(maxLen, 40),
+    distance: geometricEdges(1, maxDistance),
+    seconds: geometricEdges(2 ** -10, maxSeconds),
+  }
+  const refsOf = (a: Accumulated) => a.arrays.refs.subarray(0, a.blocks.count)
+  const instances = parts.map((a) => summarise([a], a.id, bins, edges, refsOf(a)))
+  // one instance: the overall profile is its own (not computed twice)
+  if (parts.length === 1)
+    return {bin_seconds: bins.widthSeconds(), instances, overall: {...instances[0], instance_id: '*'}}
+  const allRefs = new Float64Array(parts.reduce((s, a) => s + a.blocks.count, 0))
+  let o = 0
+  for (const a of parts) {
+    allRefs.set(refsOf(a), o)
+    o += a.blocks.count
+  }
+  return {bin_seconds: bins.widthSeconds(), instances, overall: summarise(parts, '*', bins, edges, allRefs)}
+}

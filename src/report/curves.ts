@@ -1,0 +1,231 @@
+// The answer's curves: hit rate against capacity of every policy lmt has, with the Belady (next need) and
+// infinite-capacity references. LRU points come from simulate's one-pass stack method where it certifies them; the
+// other points and policies are replays of simulate's engine, on worker threads (simulate's sweep pool).
+import {availableParallelism} from 'node:os'
+import type {BeladyGroupResult} from '../simulate/belady.js'
+import type {PolicyName, SimConfig} from '../simulate/config.js'
+import {quotaUnits} from '../simulate/replayer.js'
+import {stackPass, type StackObserver, type StackPassResult} from '../simulate/stack-pass.js'
+import {type PointResult, runSweepTasks, type SweepTask} from '../simulate/sweep-pool.js'
+import type {TraceRow} from '../simulate/trace-rows.js'
+
+export interface CurvePoint {
+  capacity_blocks: number
+  token_hit_rate: number
+  block_hit_rate: number
+  /**
+   * `stack`: the certified one-pass stack method; `replay`; `no_eviction`: the capacity holds every block;
+   * `saturated` (Belady): a smaller capacity already served every block the infinite cache serves
+   */
+  method: 'stack' | 'replay' | 'no_eviction' | 'saturated'
+}
+
+export interface PolicyCurve {
+  policy: PolicyName | 'belady'
+  /** a policy identical to another one in this replay model (not replayed) */
+  same_as: PolicyName | null
+  note: string | null
+  points: CurvePoint[]
+}
+
+export interface Totals {
+  token_hit_rate: number
+  block_hit_rate: number
+  hit_blocks: number
+  read_blocks: number
+}
+
+/** The policies lmt has; ttl without expiry (not modelled) and with fallback on pressure is LRU. */
+export const REPORT_POLICIES: readonly PolicyName[] = ['lru', 'random_lru', 'leaf_aware_lru', 'ttl']
+
+/** The configuration with every instance of `groupName` on `policy` (its own parameters kept when it had it). */
+export function withPolicy(cfg: SimConfig, groupName: string, policy: PolicyName): SimConfig {
+  const copy = structuredClone(cfg)
+  for (const g of copy.instance_groups)
+    if (g.group_name === groupName)
+      for (const i of g.instances) {
+        if (i.eviction_policy_type !== policy) i.eviction_policy_params = {}
+        i.eviction_policy_type = policy
+      }
+  return copy
+}
+
+/** Log-spaced capacities in blocks from `fraction` of the working set up to it (distinct, ascending). */
+export function capacityGrid(wss: number, points: number, fraction = 0.001): number[] {
+  const lo = Math.max(1, Math.round(wss * fraction))
+  const hi = Math.max(lo, wss)
+  const out = Array.from({length: points}, (_, i) =>
+    Math.round(Math.exp(Math.log(lo) + (i * (Math.log(hi) - Math.log(lo))) / Math.max(1, points - 1))),
+  )
+  return [...new Set(out)].sort((a, b) => a - b)
+}
+
+function fromCounters(p: PointResult, cap: number, method: CurvePoint['method']): CurvePoint {
+  let hitT = 0
+  let inT = 0
+  let hitB = 0
+  let readB = 0
+  for (const m of p.members) {
+    hitT += m.counters.hit_tokens
+    inT += m.counters.input_tokens
+    hitB += m.counters.hit_blocks
+    readB += m.counters.read_blocks
+  }
+  return {
+    capacity_blocks: cap,
+    token_hit_rate: inT > 0 ? hitT / inT : 0,
+    block_hit_rate: readB > 0 ? hitB / readB : 0,
+    method,
+  }
+}
+
+/** simulate's one-pass LRU stack method over the grid (`observe`: sees every unit's stack depths) */
+export function lruStackPass(
+  rows: readonly TraceRow[],
+  config: SimConfig,
+  groupName: string,
+  grid: readonly number[],
+  observe?: StackObserver,
+): StackPassResult {
+  return stackPass(
+    rows,
+    withPolicy(config, groupName, 'lru'),
+    groupName,
+    grid.map((blocks) => ({blocks})),
+    observe,
+  )
+}
+
+export interface CurvesRequest {
+  /** the LRU stack pass over the grid, when the caller already made it */
+  stack?: StackPassResult
+  /** the policies to replay besides lru (which is always computed: ttl and the default capacity follow it) */
+  policies: readonly PolicyName[]
+  rows: readonly TraceRow[]
+  config: SimConfig
+  groupName: string
+  grid: readonly number[]
+  wss: number
+  infinite: Totals
+  seed: bigint
+  jobs?: number
+  onProgress?(done: number, total: number): void
+}
+
+export interface Curves {
+  policies: PolicyCurve[]
+  belady: PolicyCurve
+  /** how the LRU points were obtained */
+  stack: {eligible: boolean; reason: string | null; certified_points: number}
+}
+
+/** Computes every curve over the grid; results never depend on `jobs`. */
+export async function computeCurves(req: CurvesRequest): Promise<Curves> {
+  const {rows, config, groupName, grid} = req
+  const group = config.instance_groups.find(
+    (g) => g.group_name === groupName,
+  ) as SimConfig['instance_groups'][number]
+  // a capacity that holds the whole working set never evicts: every policy is the infinite cache there
+  const holdsAll = (cap: number) =>
+    (quotaUnits({...group, quota_capacity: undefined, quota_capacity_blocks: cap}) ?? Infinity) >= req.wss
+  const noEviction = (cap: number): CurvePoint => ({
+    capacity_blocks: cap,
+    token_hit_rate: req.infinite.token_hit_rate,
+    block_hit_rate: req.infinite.block_hit_rate,
+    method: 'no_eviction',
+  })
+  const lruCfg = withPolicy(config, groupName, 'lru')
+  const stack = req.stack ?? lruStackPass(rows, config, groupName, grid)
+  const replayed: PolicyName[] = [
+    'lru',
+    ...REPORT_POLICIES.filter((p) => p !== 'lru' && p !== 'ttl' && req.policies.includes(p)),
+  ]
+  const tasks: SweepTask[] = []
+  const where = new Map<string, number>() // "policy/point" → task index
+  // the Belady points first, in capacity order: once one serves every block the infinite cache serves, no needed
+  // block was evicted, and none is at any larger capacity either (farthest next need evicts the never-needed first)
+  const beladyFirst = new Map<number, number>() // task index → point
+  grid.forEach((cap, p) => {
+    if (holdsAll(cap)) return
+    const capCfg = structuredClone(lruCfg)
+    const g = capCfg.instance_groups.find((x) => x.group_name === groupName) as typeof group
+    delete g.quota_capacity
+    g.quota_capacity_blocks = cap
+    beladyFirst.set(tasks.length, p)
+    where.set(`belady/${p}`, tasks.push({kind: 'belady', capConfig: capCfg}) - 1)
+  })
+  for (const policy of replayed) {
+    const cfg = withPolicy(config, groupName, policy)
+    grid.forEach((cap, p) => {
+      if (holdsAll(cap) || (policy === 'lru' && stack.certified[p])) return
+      where.set(`${policy}/${p}`, tasks.push({kind: 'replay', cap: {blocks: cap}, config: cfg}) - 1)
+    })
+  }
+  const saturatedBelow = (p: number, results: ReadonlyArray<unknown>) =>
+    grid.some((_, q) => {
+      if (q >= p) return false
+      const r = results[where.get(`belady/${q}`) ?? -1] as BeladyGroupResult[] | undefined
+      return r !== undefined && r[0].hit_blocks >= req.infinite.hit_blocks
+    })
+  let done = 0
+  const jobs = Math.max(1, Math.min(req.jobs ?? availableParallelism(), tasks.length))
+  const run =
+    tasks.length === 0
+      ? {results: []}
+      : await runSweepTasks(
+          rows,
+          {base: {seed: req.seed, strictInstances: false, traceName: ''}, config: lruCfg, groupName},
+          tasks,
+          jobs,
+          () => req.onProgress?.(++done, tasks.length),
+          (index, results) => {
+            const p = beladyFirst.get(index)
+            return p !== undefined && saturatedBelow(p, results)
+          },
+        )
+  const curveOf = (policy: PolicyName): PolicyCurve => ({
+    policy,
+    same_as: null,
+    note: null,
+    points: grid.map((cap, p) => {
+      if (holdsAll(cap)) return noEviction(cap)
+      const certified = policy === 'lru' ? stack.certified[p] : undefined
+      if (certified) return fromCounters(certified, cap, 'stack')
+      return fromCounters(run.results[where.get(`${policy}/${p}`) as number] as PointResult, cap, 'replay')
+    }),
+  })
+  const policies = replayed.map(curveOf)
+  const lru = policies[0]
+  if (req.policies.includes('ttl'))
+    policies.push({
+      policy: 'ttl',
+      same_as: 'lru',
+      note: 'TTL expiry is not modelled and ttl falls back to LRU under pressure: its curve is the LRU curve',
+      points: lru.points,
+    })
+  const belady: PolicyCurve = {
+    policy: 'belady',
+    same_as: null,
+    note: 'farthest next need, offline: a reference, not a policy',
+    points: grid.map((cap, p) => {
+      if (holdsAll(cap)) return noEviction(cap)
+      if (saturatedBelow(p, run.results)) return {...noEviction(cap), method: 'saturated' as const}
+      const [b] = run.results[where.get(`belady/${p}`) as number] as BeladyGroupResult[]
+      return {
+        capacity_blocks: cap,
+        token_hit_rate: b.token_hit_rate,
+        block_hit_rate: b.block_hit_rate,
+        method: 'replay',
+      }
+    }),
+  }
+  return {
+    policies,
+    belady,
+    stack: {
+      eligible: stack.eligible,
+      reason: stack.reason,
+      certified_points: grid.filter((cap, p) => !holdsAll(cap) && stack.certified[p]).length,
+    },
+  }
+}

@@ -1,0 +1,108 @@
+// Fixed-edge histograms and percentiles: the distributions of the report, summable across instances.
+
+export interface Bin {
+  from: number
+  to: number
+  count: number
+}
+
+/** Bins with edges base^k … (powers of two by default): k from `first` while the edge is below `max`. */
+export function geometricEdges(first: number, max: number, base = 2): number[] {
+  const edges = [first]
+  while (edges[edges.length - 1] <= max) edges.push(edges[edges.length - 1] * base)
+  return edges
+}
+
+/** `n` equal bins over [0, max] (max at least 1). */
+export function linearEdges(max: number, n: number): number[] {
+  const step = Math.max(1, Math.ceil(Math.max(1, max) / n))
+  return Array.from({length: n + 1}, (_, i) => i * step)
+}
+
+export class Histogram {
+  readonly counts: Float64Array
+
+  constructor(readonly edges: readonly number[]) {
+    this.counts = new Float64Array(Math.max(0, edges.length - 1))
+  }
+
+  /** adds `v` to the bin [edge_i, edge_i+1) that holds it; values beyond the edges go to the first or last bin */
+  add(v: number, n = 1): void {
+    const e = this.edges
+    let lo = 0
+    let hi = e.length - 2
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1
+      if (e[mid] <= v) lo = mid
+      else hi = mid - 1
+    }
+    this.counts[lo] += n
+  }
+
+  addAll(other: Histogram): void {
+    for (let i = 0; i < this.counts.length; i++) this.counts[i] += other.counts[i]
+  }
+
+  bins(): Bin[] {
+    return Array.from(this.counts, (count, i) => ({from: this.edges[i], to: this.edges[i + 1], count}))
+  }
+}
+
+export interface Percentiles {
+  count: number
+  min: number | null
+  p50: number | null
+  p90: number | null
+  p99: number | null
+  max: number | null
+  mean: number | null
+}
+
+/** Nearest-rank percentiles of the values (sorted here, in place). */
+export function percentiles(values: Float64Array): Percentiles {
+  const n = values.length
+  if (n === 0) return {count: 0, min: null, p50: null, p90: null, p99: null, max: null, mean: null}
+  values.sort()
+  const at = (q: number) => values[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))]
+  let sum = 0
+  for (let i = 0; i < n; i++) sum += values[i]
+  return {
+    count: n,
+    min: values[0],
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: values[n - 1],
+    mean: sum / n,
+  }
+}
+
+/** A growable list of numbers in one typed array. */
+export class NumberList {
+  private data = new Float64Array(1024)
+  length = 0
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Float64Array(this.data.length * 2)
+      grown.set(this.data)
+      this.data = grown
+    }
+    this.data[this.length++] = v
+  }
+
+  /** the values (a view; sorting it sorts the list) */
+  values(): Float64Array {
+    return this.data.subarray(0, this.length)
+  }
+
+  static concat(lists: readonly NumberList[]): Float64Array {
+    const out = new Float64Array(lists.reduce((a, l) => a + l.length, 0))
+    let o = 0
+    for (const l of lists) {
+      out.set(l.values(), o)
+      o += l.length
+    }
+    return out
+  }
+}

@@ -1,0 +1,109 @@
+// The report's input: a Get+Write trace (quick form) or an Optimizer configuration, read with simulate's
+// configuration and trace readers, made explicit: every instance listed with its block size.
+import {basename} from 'node:path'
+import {lmtError} from '../errors.js'
+import {
+  type InstanceConfig,
+  readConfigFile,
+  resolveConfig,
+  type SimConfig,
+  type SimFlags,
+} from '../simulate/config.js'
+import {Notes} from '../simulate/notes.js'
+import {loadSorted} from '../simulate/replay-rows.js'
+import type {TraceRow} from '../simulate/trace-rows.js'
+import {firstRowType, newStats, type TraceReadStats} from '../simulate/trace-source.js'
+import {type BlockSizeChoice, blockSizesFor} from './block-size.js'
+
+export interface LoadRequest {
+  /** the trace (overrides the configuration's trace_file_path) */
+  trace?: string
+  config?: string
+  blockSize?: number
+  bytesPerToken?: number
+  skipInvalid: boolean
+  onBytes?(done: number, total: number): void
+}
+
+export interface LoadedInput {
+  config: SimConfig
+  rows: TraceRow[]
+  tracePath: string
+  traceName: string
+  stats: TraceReadStats
+  notes: Notes
+  blockSizes: Map<string, BlockSizeChoice>
+}
+
+/** notices about the placeholders this module gives resolveConfig (capacity, output directory) */
+const PLACEHOLDER = /--capacity-blocks -1|--output-dir|quick form:/
+
+/** Reads the configuration (or builds the quick form), then the rows, then settles every instance's block size. */
+export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
+  if (!req.config && !req.trace)
+    throw lmtError(
+      'SIM_USAGE',
+      'give a trace (--trace, or -i with -f to convert one) or a configuration file',
+    )
+  const file = req.config ? readConfigFile(req.config) : undefined
+  // the capacity is the report's to choose: -1 satisfies the configuration check; nothing is written there
+  const flags: SimFlags = {
+    trace: req.trace,
+    outputDir: '.',
+    capacityBlocks: -1,
+    bytesPerToken: req.bytesPerToken,
+  }
+  const first = !file && req.trace ? await firstRowType(req.trace) : undefined
+  const resolved = resolveConfig(file, flags, first)
+  const notes = new Notes(resolved.notices.filter((n) => !PLACEHOLDER.test(n.message)))
+  const cfg = resolved.config
+  const tracePath = cfg.trace_file_path
+  const traceName = basename(tracePath)
+  const stats = newStats(tracePath)
+  const rows = await loadSorted(
+    tracePath,
+    traceName,
+    resolved,
+    {skipInvalid: req.skipInvalid, onProgress: (p) => req.onBytes?.(p.bytes, p.total)},
+    stats,
+    notes,
+  )
+  const blockSizes = new Map<string, BlockSizeChoice>()
+  if (resolved.quick) {
+    const ids = [...new Set(rows.map((r) => r.instance))]
+    const q = resolved.quickInstance as Omit<InstanceConfig, 'instance_id'>
+    cfg.instance_groups[0].instances = ids.map((id) => {
+      const choice = blockSizesFor(rows, id, {flag: req.blockSize}, traceName)
+      blockSizes.set(id, choice)
+      return {...q, instance_id: id, block_size: choice.blockSize, eviction_policy_params: {}}
+    })
+  } else {
+    const raw = (file?.raw.instance_groups ?? []) as Array<{instances?: Array<{block_size?: number}>}>
+    cfg.instance_groups.forEach((g, gi) =>
+      g.instances.forEach((inst, ii) => {
+        const choice = blockSizesFor(
+          rows,
+          inst.instance_id,
+          {flag: req.blockSize, config: raw[gi]?.instances?.[ii]?.block_size},
+          traceName,
+        )
+        blockSizes.set(inst.instance_id, choice)
+        inst.block_size = choice.blockSize
+      }),
+    )
+    // the configuration's default-16 notice is replaced by the inference's own
+    notes.list.splice(
+      0,
+      notes.list.length,
+      ...notes.list.filter((n) => !/\/block_size not set/.test(n.message)),
+    )
+  }
+  for (const [id, c] of blockSizes)
+    if (c.source === 'inferred' || c.source === 'default')
+      notes.add(
+        'LMT_REPORT_BLOCK_SIZE',
+        `instance "${id}": block size ${c.blockSize} ${c.source === 'inferred' ? 'inferred from the trace' : 'assumed'} (${c.reason})`,
+        c.source === 'default' ? 'warning' : 'notice',
+      )
+  return {config: cfg, rows, tracePath, traceName, stats, notes, blockSizes}
+}
