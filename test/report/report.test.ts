@@ -48,7 +48,7 @@ const HAND = [
   {type: 'write', instance_id: 'i', timestamp_ns: 4_000_000_001, keys: [1, 2, 3]},
 ]
 const hand = join(dir, 'hand.jsonl')
-const mooncake = join(FIXTURES, 'convert', 'mooncake_conversation_head200.bs16.expected.jsonl')
+const mooncake = join(FIXTURES, 'convert', 'mooncake_conversation_head200.bs512.expected.jsonl')
 
 async function report(args: string[]): Promise<Doc> {
   const r = await lmt(['report', ...args, '--json', '--no-progress'])
@@ -133,7 +133,7 @@ describe('lmt report: the answer', () => {
       '--trace',
       mooncake,
       '--block-size',
-      '16',
+      '512',
       '--policies',
       'all',
       '--points',
@@ -144,17 +144,17 @@ describe('lmt report: the answer', () => {
   })
 
   it('every point of every curve equals an independent lmt simulate run (policies, Belady, infinite)', async () => {
-    expect(doc.config.instances[0]).toMatchObject({block_size: 16, block_size_source: 'flag'})
+    expect(doc.config.instances[0]).toMatchObject({block_size: 512, block_size_source: 'flag'})
     const curves = doc.answer.curves
     expect(curves.map((c) => c.policy)).toEqual(['lru', 'random_lru', 'leaf_aware_lru', 'ttl'])
     expect(curves[3].same_as).toBe('lru')
     for (const c of curves.filter((x) => x.same_as === null))
       for (const p of c.points)
-        expect(p.token_hit_rate).toBe(await simulateRate(mooncake, 16, p.capacity_blocks, c.policy))
+        expect(p.token_hit_rate).toBe(await simulateRate(mooncake, 512, p.capacity_blocks, c.policy))
     for (const p of doc.answer.belady.points)
       if (p.method === 'replay')
-        expect(p.token_hit_rate).toBe(await simulateRate(mooncake, 16, p.capacity_blocks, 'lru', 'belady'))
-    expect(doc.answer.infinite.token_hit_rate).toBe(await simulateRate(mooncake, 16, -1, 'lru'))
+        expect(p.token_hit_rate).toBe(await simulateRate(mooncake, 512, p.capacity_blocks, 'lru', 'belady'))
+    expect(doc.answer.infinite.token_hit_rate).toBe(await simulateRate(mooncake, 512, -1, 'lru'))
     expect(doc.answer.grid.at(-1)).toBe(doc.answer.wss_blocks)
   })
 
@@ -178,7 +178,7 @@ describe('lmt report: the answer', () => {
   it('the hit rate at the chosen capacity is the exact replay of each policy there', async () => {
     const cap = doc.answer.chosen_capacity.blocks
     for (const s of doc.answer.over_time.filter((x) => x.series !== 'infinite capacity'))
-      expect(s.token_hit_rate).toBe(await simulateRate(mooncake, 16, cap, s.series))
+      expect(s.token_hit_rate).toBe(await simulateRate(mooncake, 512, cap, s.series))
   })
 
   it('--json validates against schemas/report.schema.json', () => {
@@ -194,7 +194,7 @@ describe('lmt report: inputs', () => {
       '--trace',
       mooncake,
       '--block-size',
-      '16',
+      '512',
       '--points',
       '4',
       '--bytes-per-token',
@@ -208,20 +208,20 @@ describe('lmt report: inputs', () => {
       '--trace',
       mooncake,
       '--block-size',
-      '16',
+      '512',
       '--points',
       '4',
       '--kv-layout',
-      '2x8x16x8x4:float16',
+      '2x8x512x8x4:float16',
       '--capacity-blocks',
       '50',
       '-o',
       join(dir, 'gb2.html'),
     ])
-    expect(a.answer.chosen_capacity).toEqual({blocks: 50, gb: (50 * 16 * 1024) / 2 ** 30, source: 'flag'})
-    expect(b.answer.chosen_capacity.gb).toBe(a.answer.chosen_capacity.gb) // 2·8·16·8·4·2 bytes = 16 tokens × 1024
+    expect(a.answer.chosen_capacity).toEqual({blocks: 50, gb: (50 * 512 * 1024) / 2 ** 30, source: 'flag'})
+    expect(b.answer.chosen_capacity.gb).toBe(a.answer.chosen_capacity.gb) // 2·8·512·8·4·2 bytes = 512 tokens × 1024
     const need = a.answer.capacity_table[0].needs[1]
-    expect(need.gb).toBe(((need.blocks as number) * 16 * 1024) / 2 ** 30)
+    expect(need.gb).toBe(((need.blocks as number) * 512 * 1024) / 2 ** 30)
   })
 
   it('-i x -f mooncake converts on the fly: the same answer as the converted trace', async () => {
