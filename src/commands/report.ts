@@ -54,18 +54,22 @@ and infinite-capacity references: the capacity each policy needs to reach 50/80/
 hit rate, and the hit rate over time at one capacity. Writes one self-contained HTML file (charts render offline)
 and, with --json, prints the same numbers.`
 
+  // the trace of the first and last examples is the output of the Mooncake example of "lmt convert --help"
   static override examples = [
     {
       description: 'A converted trace (block size inferred), 128 KiB of KV per token-block of 512 tokens',
-      command: '<%= config.bin %> <%= command.id %> --trace mc.jsonl --bytes-per-token 256 -o report.html',
+      command:
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --bytes-per-token 256 -o report.html',
     },
     {
       description: 'Convert on the fly',
-      command: '<%= config.bin %> <%= command.id %> -i conversation_trace.jsonl -f mooncake -o report.html',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/mooncake_conversation_trace.jsonl -f mooncake -o report.html',
     },
     {
-      description: 'An Optimizer configuration, every policy, the numbers as JSON',
-      command: '<%= config.bin %> <%= command.id %> optimizer_config.json --policies all --json',
+      description: 'An Optimizer configuration, the numbers as JSON',
+      command:
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/optimizer_config.json --trace mooncake_optimizer.jsonl --json',
     },
   ]
 
