@@ -34,6 +34,8 @@ interface PendingGet {
   /** the first-key index holding `bucket`, and its key there (the bucket leaves the index once empty) */
   index: Map<string, PendingGet[]> | undefined
   indexKey: string
+  /** still waiting (false once matched, or once its write session ended) */
+  live: boolean
 }
 
 interface PendingWrite {
@@ -41,6 +43,39 @@ interface PendingWrite {
   ts: bigint
   keys: Keys
   startLine: InputLine
+  live: boolean
+}
+
+/** Batches after which a still-pending event's keys are copied out of its batch's slabs. */
+const SLAB_GRACE_BATCHES = 2
+
+/**
+ * Keys of their own, out of the batch slabs they were cut from: an event pending long holds its bytes alone, not its
+ * whole batch's (memory follows the pending events, not the batches they came in). Own buffers, not Node's pool.
+ */
+function ownKeys(keys: Keys): Keys {
+  if (!(keys instanceof KeyList)) return keys
+  const text = keys.toJsonBytes()
+  const copy = Buffer.allocUnsafeSlow(text.length)
+  text.copy(copy)
+  return KeyList.fromParts(keys.words().slice(), copy)
+}
+
+/** Pending events of the last few batches: those still pending when their batch ages get keys of their own. */
+class YoungEvents {
+  private readonly batches: Array<Array<PendingGet | PendingWrite>> = [[]]
+
+  add(e: PendingGet | PendingWrite): void {
+    this.batches[this.batches.length - 1].push(e)
+  }
+
+  /** A batch is done: the events of the batch that aged out keep only their own keys. */
+  endBatch(): void {
+    this.batches.push([])
+    if (this.batches.length <= SLAB_GRACE_BATCHES) return
+    for (const e of this.batches.shift() as Array<PendingGet | PendingWrite>)
+      if (e.live) e.keys = ownKeys(e.keys)
+  }
 }
 
 function keysEqual(a: unknown, b: unknown): boolean {
@@ -65,7 +100,7 @@ class PendingGets {
   /** gets with no keys never match; kept only for the final flush */
   private readonly keyless: PendingGet[] = []
 
-  add(get: Omit<PendingGet, 'seq' | 'bucket' | 'index' | 'indexKey'>): void {
+  add(get: Omit<PendingGet, 'seq' | 'bucket' | 'index' | 'indexKey' | 'live'>): PendingGet {
     let bucket: PendingGet[]
     let index: Map<string, PendingGet[]> | undefined
     let indexKey = ''
@@ -82,7 +117,7 @@ class PendingGets {
         indexKey = h
       }
     }
-    bucket.push({
+    const pending: PendingGet = {
       seq: this.seq++,
       instance: get.instance,
       ts: get.ts,
@@ -95,7 +130,10 @@ class PendingGets {
       bucket,
       index,
       indexKey,
-    })
+      live: true,
+    }
+    bucket.push(pending)
+    return pending
   }
 
   /** Removes and returns the most recently added get that matches the write, if any. */
@@ -122,6 +160,7 @@ class PendingGets {
       }
     }
     if (best) {
+      best.live = false
       best.bucket.splice(bestIndex, 1)
       // an emptied first-key bucket leaves its index: memory follows the pending gets, not the keys ever seen
       if (best.bucket.length === 0 && best.index !== undefined) best.index.delete(best.indexKey)
@@ -183,6 +222,7 @@ export class PublisherLogConverter extends BaseConverter {
   async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
     const gets = new PendingGets()
     const writes = new Map<string, PendingWrite>()
+    const young = new YoungEvents()
     const config: PublisherEventConfig = {
       defaultInstanceId: this.defaultInstanceId,
       blockSizes: [...this.instanceBlockSizes],
@@ -205,15 +245,16 @@ export class PublisherLogConverter extends BaseConverter {
             else ctx.drop(lines.line(i), e.code)
             break
           case 'get':
-            this.onGet(e, lines, i, ctx, gets, slabs)
+            young.add(this.onGet(e, lines, i, ctx, gets, slabs))
             break
           case 'start':
-            this.onStart(e, lines, i, ctx, writes, slabs)
+            young.add(this.onStart(e, lines, i, ctx, writes, slabs))
             break
           case 'finish':
             yield* this.onFinish(e, lines.line(i), ctx, gets, writes)
         }
       }
+      young.endBatch()
     }
     // end of input: unfinished writes (assumed done 100 ms after their start), then gets never written
     for (const w of writes.values()) {
@@ -234,7 +275,7 @@ export class PublisherLogConverter extends BaseConverter {
     ctx: InputContext,
     gets: PendingGets,
     slabs: BatchKeys,
-  ): void {
+  ): PendingGet {
     this.registerInstance(e.inst)
     if (e.fromKeys) {
       if (!this.warnedFallback.has(e.inst)) {
@@ -248,7 +289,8 @@ export class PublisherLogConverter extends BaseConverter {
       }
       ctx.note('input_len_from_keys')
     }
-    gets.add({
+    ctx.converted(lines.line(i)) // every accepted get is emitted, paired or alone
+    return gets.add({
       instance: e.inst,
       ts: e.ts,
       keys: slabs.keys(e.keys),
@@ -258,7 +300,6 @@ export class PublisherLogConverter extends BaseConverter {
       swSize: slabs.value(e.sw),
       locationSpecNames: slabs.value(e.ls),
     })
-    ctx.converted(lines.line(i)) // every accepted get is emitted, paired or alone
   }
 
   private onStart(
@@ -268,17 +309,23 @@ export class PublisherLogConverter extends BaseConverter {
     ctx: InputContext,
     writes: Map<string, PendingWrite>,
     slabs: BatchKeys,
-  ): void {
+  ): PendingWrite {
     this.registerInstance(e.inst)
     const mapKey = `${e.inst}\u0000${e.session}`
     const previous = writes.get(mapKey)
-    if (previous) ctx.drop(previous.startLine, 'start_superseded')
-    writes.set(mapKey, {
+    if (previous) {
+      previous.live = false
+      ctx.drop(previous.startLine, 'start_superseded')
+    }
+    const write: PendingWrite = {
       instance: e.inst,
       ts: e.ts,
       keys: slabs.keys(e.keys),
       startLine: {lineNo: lines.lineNos[i], text: ''},
-    })
+      live: true,
+    }
+    writes.set(mapKey, write)
+    return write
   }
 
   private *onFinish(
@@ -292,6 +339,7 @@ export class PublisherLogConverter extends BaseConverter {
     const write = writes.get(mapKey)
     if (!write) return ctx.drop(line, 'finish_unknown_session')
     writes.delete(mapKey)
+    write.live = false
     if (e.ts === undefined) {
       ctx.skip(line, 'invalid_trigger_time', e.timeProblem as string)
       return ctx.drop(write.startLine, 'finish_invalid')

@@ -17,6 +17,10 @@ import {
 import {threadId} from 'node:worker_threads'
 import {parseObjectLine} from './rows.js'
 import {BatchSlabs} from './batch-slabs.js'
+import {ScannedEvent, ScannedKeys, scanPublisherLine} from './publisher-scan.js'
+
+/** What the digest reads of a line's object: the parsed object, or the fast lane's fields. */
+type EventFields = Pick<JsonObject, 'has'> & {get(field: string): unknown}
 
 export interface PublisherEventConfig {
   defaultInstanceId: string
@@ -134,7 +138,8 @@ class Slabs extends BatchSlabs {
   }
 
   /** The keys as words and text when every one is an int64 integer, else as JSON text only. */
-  addKeys(keys: unknown[]): KeysRef {
+  addKeys(keys: unknown[] | ScannedKeys): KeysRef {
+    if (keys instanceof ScannedKeys) return this.addScannedKeys(keys)
     const n = keys.length
     let ints = true
     for (let i = 0; i < n && ints; i++) {
@@ -156,7 +161,37 @@ class Slabs extends BatchSlabs {
     return {w, n, t0, t1: this.textLength}
   }
 
-  passThrough(event: JsonObject, field: string): PassThrough | undefined {
+  /** Scanned keys: their halves as words, and their literals (canonical integers) copied as the text. */
+  addScannedKeys(keys: ScannedKeys): KeysRef {
+    const n = keys.length
+    const w = this.reserve(n)
+    const {hi, lo, start, end, bytes} = keys
+    const words = this.words
+    for (let i = 0; i < n; i++) {
+      words[2 * (w + i) + LO] = lo[i]
+      words[2 * (w + i) + HI] = hi[i]
+    }
+    this.wordCount += n
+    let bytesOfText = 2
+    for (let i = 0; i < n; i++) bytesOfText += end[i] - start[i] + 2
+    this.reserveText(bytesOfText)
+    const text = this.text
+    const t0 = this.textLength
+    let pos = t0
+    text[pos++] = 0x5b
+    for (let i = 0; i < n; i++) {
+      if (i > 0) {
+        text[pos++] = 0x2c
+        text[pos++] = 0x20
+      }
+      for (let k = start[i]; k < end[i]; k++) text[pos++] = bytes[k]
+    }
+    text[pos++] = 0x5d
+    this.textLength = pos
+    return {w, n, t0, t1: pos}
+  }
+
+  passThrough(event: EventFields, field: string): PassThrough | undefined {
     if (!event.has(field)) return undefined
     const v = event.get(field)
     if (v === null || typeof v !== 'object') return v as PassThrough
@@ -164,23 +199,23 @@ class Slabs extends BatchSlabs {
   }
 }
 
-function source(event: JsonObject, defaultInstanceId: string): string | Problem {
+function source(event: EventFields, defaultInstanceId: string): string | Problem {
   if (!event.has('source')) return defaultInstanceId
   const s = event.get('source')
   return typeof s === 'string' ? s : {k: 'skip', code: 'invalid_source', message: 'source is not a string'}
 }
 
-function keysOf(event: JsonObject): unknown[] | undefined {
+function keysOf(event: EventFields): unknown[] | ScannedKeys | undefined {
   const keys = event.has('keys') ? event.get('keys') : []
-  return Array.isArray(keys) ? keys : undefined
+  return Array.isArray(keys) || keys instanceof ScannedKeys ? keys : undefined
 }
 
 const skip = (code: string, message: string, reg?: string): Problem => ({k: 'skip', code, message, reg})
 
 /** input_len and where it came from, or the reason the get is skipped (spec convert.md §8.4). */
 function inputLenOf(
-  event: JsonObject,
-  keys: unknown[],
+  event: EventFields,
+  keys: {length: number},
   blockSize: number,
   reg: string,
 ): {inputLen: bigint; fromKeys: boolean} | Problem {
@@ -206,7 +241,7 @@ function inputLenOf(
   )
 }
 
-/** One line's event, with its checks in the original's order. */
+/** One line's event, parsed exactly. */
 function digest(
   text: string,
   config: PublisherEventConfig,
@@ -215,6 +250,16 @@ function digest(
 ): PublisherEvent {
   const event = parseObjectLine(text)
   if (!(event instanceof Map)) return {k: 'skip', code: event.skip, message: event.message}
+  return digestFields(event, config, sizes, slabs)
+}
+
+/** One line's event from its fields, with its checks in the original's order. */
+function digestFields(
+  event: EventFields,
+  config: PublisherEventConfig,
+  sizes: Map<string, number>,
+  slabs: Slabs,
+): PublisherEvent {
   const type = event.get('type')
   if (type === 'StartWriteCacheWithMinReplica') return {k: 'drop', code: 'min_replica_event', message: ''}
   if (type !== 'GetCacheLocation' && type !== 'StartWriteCache' && type !== 'FinishWriteCache')
@@ -264,16 +309,26 @@ function digest(
   return get
 }
 
-/** The batch mapper (InputContext.mapLineBatches): one event per line, key slabs transferred. */
+/**
+ * The batch mapper (InputContext.mapLineBatches): one event per line, key slabs transferred. Lines go through the
+ * byte scanner first (`fastLane`, off only to test it against the exact parser), the exact parser when it gives up.
+ */
 export function createLineBatchMapper(
   config: PublisherEventConfig,
+  fastLane = true,
 ): (lines: LineBatch) => {result: PublisherEventBatch; transfer: ArrayBuffer[]} {
   const sizes = new Map(config.blockSizes)
   const slabs = new Slabs() // reused: each batch's part is copied out
+  const scanned = new ScannedEvent()
   return (lines) => {
     slabs.reset()
+    const {bytes, starts, ends} = lines
     const events = new Array<PublisherEvent>(lines.count)
-    for (let i = 0; i < lines.count; i++) events[i] = digest(lines.text(i), config, sizes, slabs)
+    for (let i = 0; i < lines.count; i++)
+      events[i] =
+        fastLane && scanPublisherLine(bytes, starts[i], ends[i], scanned)
+          ? digestFields(scanned.fields, config, sizes, slabs)
+          : digest(lines.text(i), config, sizes, slabs)
     const words = slabs.words.slice(0, 2 * slabs.wordCount)
     const text = slabs.text.slice(0, slabs.textLength)
     return {result: {events, words, text}, transfer: [words.buffer, text.buffer]}

@@ -1,0 +1,39 @@
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {lmt, tempDir} from '../helpers/cli.js'
+
+const tmp = tempDir()
+afterAll(() => tmp.cleanup())
+
+const event = (fields: Record<string, unknown>) =>
+  JSON.stringify({source: 'instA', ...fields}).replace('"KEYS"', String(fields.keys))
+
+describe('publisher_log: events pending across many batches', () => {
+  it('keep their keys once copied out of their batch (a get matched 3,000 lines later, a write never finished)', async () => {
+    const lines = [
+      event({type: 'GetCacheLocation', trigger_time_us: 1000, keys: [5, 6, 7]}),
+      event({type: 'StartWriteCache', trigger_time_us: 1001, write_session_id: 'a', keys: [5, 6, 8, 9]}),
+      '{"source":"instA","type":"StartWriteCache","trigger_time_us":1002,"write_session_id":"b","keys":[-9223372036854775808,1]}',
+      ...Array.from({length: 3000}, (_, i) => event({type: 'Heartbeat', trigger_time_us: 1003 + i})),
+      event({type: 'FinishWriteCache', trigger_time_us: 5000, write_session_id: 'a'}),
+    ]
+    const input = join(tmp.dir, 'pending.log')
+    const output = join(tmp.dir, 'pending.jsonl')
+    writeFileSync(input, lines.join('\n') + '\n')
+    const r = await lmt(['convert', '-q', '-f', 'publisher_log', '-i', input, '-o', output])
+    expect(r.exitCode).toBe(0)
+    const got = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const m = /"type": "(\w+)".*"timestamp_ns": (\d+), "keys": (\[[^\]]*\])/.exec(l)
+        return m?.slice(1)
+      })
+    expect(got).toEqual([
+      ['get', '1000000', '[5, 6, 7]'],
+      ['write', '5000000', '[5, 6, 7]'],
+      ['write', '101002000', '[-9223372036854775808, 1]'],
+    ])
+  })
+})
