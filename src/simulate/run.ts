@@ -265,7 +265,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   let writeSeconds = 0 // writing deferred CSV rows (neither parsing nor replay)
   const parseStart = performance.now()
   if (!req.sweep) {
-    const keys = new KeyInterner()
+    const keys = KeyInterner.forTraceBytes(stats.bytes)
     main = new Replayer({
       ...baseOptions,
       config: structuredClone(cfg),
