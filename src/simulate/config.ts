@@ -2,7 +2,6 @@ import {readFileSync} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
 import {lmtError} from '../errors.js'
 import {withoutBom} from '../jsonl/trim.js'
-import {validatorFor} from '../schemas.js'
 import {fileStem} from '../convert/settings.js'
 import {Notes} from './notes.js'
 
@@ -124,7 +123,7 @@ function reportKeys(
 }
 
 /** Reads and validates a configuration file (before flags). Relative paths resolve against its directory. */
-export function readConfigFile(path: string): {raw: Json; dir: string} {
+export async function readConfigFile(path: string): Promise<{raw: Json; dir: string}> {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -159,6 +158,8 @@ export function readConfigFile(path: string): {raw: Json; dir: string} {
           `group "${String(g.group_name)}": quota_capacity and quota_capacity_blocks are mutually exclusive`,
         )
   }
+  // the schema validator (ajv) loads only when a configuration file is read: the quick form never needs it
+  const {validatorFor} = await import('../schemas.js')
   const validate = validatorFor('simulate-config.schema.json')
   if (!validate(raw)) {
     const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)

@@ -175,7 +175,7 @@ async function noRowsError(
 
 async function simulateRun(req: SimulateRequest, run: RunContext): Promise<SimulateOutcome> {
   const started = performance.now()
-  const file = req.configPath ? readConfigFile(req.configPath) : undefined
+  const file = req.configPath ? await readConfigFile(req.configPath) : undefined
   const tracePathForQuick = req.flags.trace
   const first = !file && tracePathForQuick ? await firstRowType(tracePathForQuick) : undefined
   const resolved = resolveConfig(file, req.flags, first)

@@ -23,8 +23,8 @@ export interface TraceReadOptions {
 }
 
 /** lines per batch: big enough that the per-batch costs (a resumption, the progress call) vanish */
-const BATCH_LINES = 4096
-const BATCH_BYTES = 1 << 20
+const BATCH_LINES = 1024
+const BATCH_BYTES = 256 << 10
 
 export function newStats(path: string): TraceReadStats {
   let bytes = 0
