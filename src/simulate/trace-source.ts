@@ -46,20 +46,24 @@ export async function* readTraceRowBatches(
   opts: TraceReadOptions,
   stats: TraceReadStats,
 ): AsyncGenerator<TraceRow[]> {
-  const reader = new LineReader(opts.path, {
-    invalidUtf8: (lineNo) => {
-      const err = new RowError('V1', 'the line is not valid UTF-8')
-      if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
-      stats.rows++
-      stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+  const reader = new LineReader(
+    opts.path,
+    {
+      invalidUtf8: (lineNo) => {
+        const err = new RowError('V1', 'the line is not valid UTF-8')
+        if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
+        stats.rows++
+        stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+      },
+      tooLong: (lineNo, _preview, bytes) => {
+        const err = new RowError('V1', tooLongMessage(bytes, reader.maxLineBytes))
+        if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
+        stats.rows++
+        stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+      },
     },
-    tooLong: (lineNo, _preview, bytes) => {
-      const err = new RowError('V1', tooLongMessage(bytes, reader.maxLineBytes))
-      if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
-      stats.rows++
-      stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
-    },
-  })
+    {chunkBytes: BATCH_BYTES},
+  )
   const scanner = new RowByteScanner()
   const fastKeys = opts.countKeysOnly ? undefined : opts.keys
   try {
