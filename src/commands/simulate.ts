@@ -7,7 +7,6 @@ import {isLmtError, lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
 import {type OracleChoice, simulate, type SimulateProgress, type SweepRequest} from '../simulate/run.js'
 import {PendingFiles} from '../simulate/pending-files.js'
-import {discoverConverters} from '../plugins/converter-discovery.js'
 import {pluginConverterSources} from '../plugins/installed-plugins.js'
 import {closest} from '../util/closest.js'
 
@@ -353,6 +352,8 @@ export default class Simulate extends LmtCommand {
       keepPointCsv: flags['keep-point-csv'],
       blockSizeCheck: flags['block-size-check'],
       recogniseFormats: async (line) => {
+        // loaded only for this message (a trace that is not converted): it pulls in the specifier resolver
+        const {discoverConverters} = await import('../plugins/converter-discovery.js')
         const registry = await discoverConverters({
           plugins: await pluginConverterSources(this.config, () => {}),
         })

@@ -97,13 +97,16 @@ export class LineReader {
   /** lines skipped for exceeding {@link maxLineBytes} */
   tooLong = 0
   readonly maxLineBytes: number
+  /** bytes per read of a file (a smaller chunk holds less memory in flight) */
+  readonly chunkBytes: number
 
   constructor(
     private readonly source: string | Readable,
     private readonly events: LineReaderEvents = {},
-    options: {maxLineBytes?: number} = {},
+    options: {maxLineBytes?: number; chunkBytes?: number} = {},
   ) {
     this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES
+    this.chunkBytes = options.chunkBytes ?? CHUNK
   }
 
   async *lines(): AsyncGenerator<InputLine> {
@@ -142,7 +145,9 @@ export class LineReader {
   /** Reads the input chunk by chunk into `sink`; yields (nothing) after each chunk. */
   private async *read(sink: LineSink): AsyncGenerator<void> {
     const stream =
-      typeof this.source === 'string' ? createReadStream(this.source, {highWaterMark: CHUNK}) : this.source
+      typeof this.source === 'string'
+        ? createReadStream(this.source, {highWaterMark: this.chunkBytes})
+        : this.source
     let carry: Buffer | undefined
     // an unterminated line's later pieces, joined once its end arrives (joining at every piece is quadratic)
     const pending: Buffer[] = []

@@ -45,7 +45,7 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
       'SIM_USAGE',
       'give a trace (--trace, or -i with -f to convert one) or a configuration file',
     )
-  const file = req.config ? readConfigFile(req.config) : undefined
+  const file = req.config ? await readConfigFile(req.config) : undefined
   // the capacity is the report's to choose: -1 satisfies the configuration check; nothing is written there
   const flags: SimFlags = {
     trace: req.trace,

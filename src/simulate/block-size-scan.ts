@@ -40,7 +40,7 @@ export function fitsOfRows(rows: readonly TraceRow[]): Map<string, BlockSizeFit>
 export async function scanBlockSizes(opts: BlockSizeScan): Promise<Map<string, BlockSizeFit>> {
   const fits = new Map<string, BlockSizeFit>()
   const keys = new DiscardingInterner()
-  for await (const rows of readTraceRowBatches({...opts, keys}, newStats(opts.path)))
+  for await (const rows of readTraceRowBatches({...opts, keys, countKeysOnly: true}, newStats(opts.path)))
     for (let i = 0; i < rows.length; i++) addRowToFits(fits, rows[i])
   return fits
 }

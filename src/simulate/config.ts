@@ -4,7 +4,6 @@ import {lmtError} from '../errors.js'
 import {withoutBom} from '../jsonl/trim.js'
 import {nestsDeeperThan} from '../jsonl/json-depth.js'
 import {MAX_JSON_DEPTH} from '../jsonl/parse.js'
-import {validatorFor} from '../schemas.js'
 import {fileStem} from '../convert/settings.js'
 import {Notes} from './notes.js'
 
@@ -126,7 +125,7 @@ function reportKeys(
 }
 
 /** Reads and validates a configuration file (before flags). Relative paths resolve against its directory. */
-export function readConfigFile(path: string): {raw: Json; dir: string} {
+export async function readConfigFile(path: string): Promise<{raw: Json; dir: string}> {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -163,6 +162,8 @@ export function readConfigFile(path: string): {raw: Json; dir: string} {
           `group "${String(g.group_name)}": quota_capacity and quota_capacity_blocks are mutually exclusive`,
         )
   }
+  // the schema validator (ajv) loads only when a configuration file is read: the quick form never needs it
+  const {validatorFor} = await import('../schemas.js')
   const validate = validatorFor('simulate-config.schema.json')
   if (!validate(raw)) {
     const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)

@@ -2,18 +2,42 @@ const TWO32 = 4294967296
 const INT64_MIN = -(2n ** 63n)
 const UINT64_MAX = 2n ** 64n - 1n
 
+/** slots of the table at least: room for 2^11 keys before it grows */
+const FIRST_SLOTS = 1 << 12
+/**
+ * Trace bytes per distinct key expected when sizing the table for a trace: a key takes ≥ 3 bytes written (`0, `)
+ * and ~22 in a converted trace, and real traces repeat keys (prefixes, the writes after gets), so a quarter of the
+ * most there could be. A table sized so skips the doublings (each a rehash of every key, at random addresses).
+ */
+const BYTES_PER_KEY = 88
+/** the largest table made in advance (2^23 slots, 96 MB); beyond it the table grows as keys come */
+const MAX_PRESIZED_SLOTS = 1 << 23
+
 /**
  * Interns 64-bit key values to dense integers in order of first appearance. Keys are compared by value modulo 2^64
  * (a key written unsigned, beyond 2^63 − 1, is the same key as its signed form), held as two 32-bit halves in an
  * open-addressing table of typed arrays: no BigInt, string or Map entry per key, and the row scanner can look a key
- * up straight from its digits.
+ * up straight from its digits. A slot is three adjacent words (hi, lo, id + 1) so that a probe touches one cache
+ * line, not three: with millions of keys the table is far beyond the caches and a lookup costs its misses.
  */
 export class KeyInterner {
-  private hi = new Uint32Array(1 << 12)
-  private lo = new Uint32Array(1 << 12)
-  /** id + 1 per slot; 0 = empty */
-  private slot = new Int32Array(1 << 12)
+  /** slot i is table[3i] = hi, table[3i + 1] = lo, table[3i + 2] = id + 1 (0 = empty) */
+  private table: Uint32Array
+  private slots: number
   private count = 0
+
+  /** `expectedKeys`: the distinct keys expected (the table is made with room for them, within limits) */
+  constructor(expectedKeys = 0) {
+    let slots = FIRST_SLOTS
+    while (slots < 2 * expectedKeys && slots < MAX_PRESIZED_SLOTS) slots *= 2
+    this.slots = slots
+    this.table = new Uint32Array(3 * slots)
+  }
+
+  /** An interner sized for a trace file of `bytes` bytes. */
+  static forTraceBytes(bytes: number): KeyInterner {
+    return new KeyInterner(bytes / BYTES_PER_KEY)
+  }
 
   get size(): number {
     return this.count
@@ -21,23 +45,27 @@ export class KeyInterner {
 
   /** The id of the key hi·2^32 + lo (unsigned halves), assigned on first sight. */
   idOf(hi: number, lo: number): number {
-    let mask = this.slot.length - 1
+    let t = this.table
+    let mask = this.slots - 1
     let i = hashHalves(hi, lo) & mask
     for (;;) {
-      const s = this.slot[i]
+      const at = 3 * i
+      const s = t[at + 2]
       if (s === 0) break
-      if (this.lo[i] === lo && this.hi[i] === hi) return s - 1
+      if (t[at + 1] === lo && t[at] === hi) return s - 1
       i = (i + 1) & mask
     }
-    if (2 * (this.count + 1) > this.slot.length) {
+    if (2 * (this.count + 1) > this.slots) {
       this.grow()
-      mask = this.slot.length - 1
+      t = this.table
+      mask = this.slots - 1
       i = hashHalves(hi, lo) & mask
-      while (this.slot[i] !== 0) i = (i + 1) & mask
+      while (t[3 * i + 2] !== 0) i = (i + 1) & mask
     }
-    this.hi[i] = hi
-    this.lo[i] = lo
-    this.slot[i] = ++this.count
+    const at = 3 * i
+    t[at] = hi
+    t[at + 1] = lo
+    t[at + 2] = ++this.count
     return this.count - 1
   }
 
@@ -53,23 +81,23 @@ export class KeyInterner {
   }
 
   private grow(): void {
-    const {hi, lo, slot} = this
-    const n = slot.length * 2
-    const hi2 = new Uint32Array(n)
-    const lo2 = new Uint32Array(n)
-    const slot2 = new Int32Array(n)
+    const old = this.table
+    const n = this.slots * 2
+    const t = new Uint32Array(3 * n)
     const mask = n - 1
-    for (let j = 0; j < slot.length; j++) {
-      if (slot[j] === 0) continue
-      let i = hashHalves(hi[j], lo[j]) & mask
-      while (slot2[i] !== 0) i = (i + 1) & mask
-      hi2[i] = hi[j]
-      lo2[i] = lo[j]
-      slot2[i] = slot[j]
+    for (let at = 0; at < old.length; at += 3) {
+      const s = old[at + 2]
+      if (s === 0) continue
+      const hi = old[at]
+      const lo = old[at + 1]
+      let i = hashHalves(hi, lo) & mask
+      while (t[3 * i + 2] !== 0) i = (i + 1) & mask
+      t[3 * i] = hi
+      t[3 * i + 1] = lo
+      t[3 * i + 2] = s
     }
-    this.hi = hi2
-    this.lo = lo2
-    this.slot = slot2
+    this.table = t
+    this.slots = n
   }
 }
 

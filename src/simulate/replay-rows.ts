@@ -61,7 +61,7 @@ export async function loadSorted(
   const rows: TraceRow[] = []
   let prev: bigint | undefined
   let unsortedAt: number | undefined
-  const keys = new KeyInterner()
+  const keys = KeyInterner.forTraceBytes(stats.bytes)
   for await (const batch of readTraceRowBatches(
     {
       path,

@@ -175,7 +175,7 @@ async function noRowsError(
 
 async function simulateRun(req: SimulateRequest, run: RunContext): Promise<SimulateOutcome> {
   const started = performance.now()
-  const file = req.configPath ? readConfigFile(req.configPath) : undefined
+  const file = req.configPath ? await readConfigFile(req.configPath) : undefined
   const tracePathForQuick = req.flags.trace
   const first = !file && tracePathForQuick ? await firstRowType(tracePathForQuick) : undefined
   const resolved = resolveConfig(file, req.flags, first)
@@ -265,7 +265,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   let writeSeconds = 0 // writing deferred CSV rows (neither parsing nor replay)
   const parseStart = performance.now()
   if (!req.sweep) {
-    const keys = new KeyInterner()
+    const keys = KeyInterner.forTraceBytes(stats.bytes)
     main = new Replayer({
       ...baseOptions,
       config: structuredClone(cfg),

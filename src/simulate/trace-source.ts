@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {lmtError} from '../errors.js'
 import {LineReader, tooLongMessage} from '../jsonl/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
-import {RowScanner} from './row-scan.js'
+import {RowByteScanner} from './row-scan-bytes.js'
 
 export interface TraceReadStats {
   rows: number
@@ -17,8 +17,14 @@ export interface TraceReadOptions {
   skipInvalid: boolean
   mode: 'read_write' | 'request'
   keys: KeyInterner
+  /** the fast lane checks keys but interns none (each key id 0): for a pre-pass that needs only key counts */
+  countKeysOnly?: boolean
   onBytes?(bytes: number): void
 }
+
+/** lines per batch: big enough that the per-batch costs (a resumption, the progress call) vanish */
+const BATCH_LINES = 1024
+const BATCH_BYTES = 256 << 10
 
 export function newStats(path: string): TraceReadStats {
   let bytes = 0
@@ -31,51 +37,60 @@ export function newStats(path: string): TraceReadStats {
 }
 
 /**
- * Streams validated rows in file order (rules V1–V9 and the mode rule), a batch per chunk the reader read (one
- * resumption per batch, not per row); invalid rows throw or are counted. A row that throws does so after the rows
- * before it were handed over, as it would row by row.
+ * Streams validated rows in file order (rules V1–V9 and the mode rule), a batch of lines at a time (one resumption
+ * per batch, not per row); invalid rows throw or are counted. A row that throws does so after the rows before it
+ * were handed over, as it would row by row. Lines are read as bytes: the fast lane scans them without decoding,
+ * and only a line it gives up on is decoded for the exact path.
  */
 export async function* readTraceRowBatches(
   opts: TraceReadOptions,
   stats: TraceReadStats,
 ): AsyncGenerator<TraceRow[]> {
-  const reader = new LineReader(opts.path, {
-    invalidUtf8: (lineNo) => {
-      const err = new RowError('V1', 'the line is not valid UTF-8')
-      if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
-      stats.rows++
-      stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+  const reader = new LineReader(
+    opts.path,
+    {
+      invalidUtf8: (lineNo) => {
+        const err = new RowError('V1', 'the line is not valid UTF-8')
+        if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
+        stats.rows++
+        stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+      },
+      tooLong: (lineNo, _preview, bytes) => {
+        const err = new RowError('V1', tooLongMessage(bytes, reader.maxLineBytes))
+        if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
+        stats.rows++
+        stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+      },
     },
-    tooLong: (lineNo, _preview, bytes) => {
-      const err = new RowError('V1', tooLongMessage(bytes, reader.maxLineBytes))
-      if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
-      stats.rows++
-      stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
-    },
-  })
-  const scanner = new RowScanner()
+    {chunkBytes: BATCH_BYTES},
+  )
+  const scanner = new RowByteScanner()
+  const fastKeys = opts.countKeysOnly ? undefined : opts.keys
   try {
-    for await (const lines of reader.batches()) {
+    for await (const lines of reader.lineBatches({maxLines: BATCH_LINES, maxBytes: BATCH_BYTES})) {
       const rows: TraceRow[] = []
       let failure: unknown
-      for (let i = 0; i < lines.length && failure === undefined; i++) {
-        const line = lines[i]
+      const {bytes, starts, ends, lineNos} = lines
+      for (let i = 0; i < lines.count && failure === undefined; i++) {
+        const lineNo = lineNos[i]
         stats.rows++
         let row: TraceRow
         try {
-          row = scanner.scan(line.text, line.lineNo, opts.keys) ?? parseRow(line.text, line.lineNo, opts.keys)
+          row =
+            scanner.scan(bytes, starts[i], ends[i], lineNo, fastKeys) ??
+            parseRow(lines.text(i), lineNo, opts.keys)
         } catch (err) {
           if (!(err instanceof RowError)) throw err
           if (opts.skipInvalid) {
             stats.invalid[err.rule] = (stats.invalid[err.rule] ?? 0) + 1
             continue
           }
-          failure = traceRowError(opts.name, line.lineNo, err)
+          failure = traceRowError(opts.name, lineNo, err)
           break
         }
         stats.rowsByType[row.type]++
         if ((opts.mode === 'read_write') !== (row.type !== 'request')) {
-          failure = modeError(opts, line.lineNo, row.type)
+          failure = modeError(opts, lineNo, row.type)
           break
         }
         rows.push(row)

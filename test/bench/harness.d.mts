@@ -2,6 +2,8 @@
 export declare const ROOT: string
 export interface LmtRun {
   seconds: number
+  /** user + system CPU time of the process */
+  cpuSeconds: number
   rssMb: number
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   output: any

@@ -10,7 +10,10 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const HOOK = join(ROOT, 'test', 'bench', 'rss-hook.mjs')
 const BIN = join(ROOT, 'bin', 'run.js')
 
-/** Runs `lmt <args>`; returns seconds, peak RSS in MB and the parsed --json output (if any). */
+/**
+ * Runs `lmt <args>`; returns wall seconds, CPU seconds (user + system: the fairer figure on a loaded machine), peak
+ * RSS in MB and the parsed --json output (if any).
+ */
 export function runLmt(args, {json = false} = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'lmt-bench-'))
   const rssFile = join(dir, 'rss')
@@ -22,9 +25,15 @@ export function runLmt(args, {json = false} = {}) {
   })
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
   if (res.status !== 0) throw new Error(`lmt ${args.join(' ')} exited ${res.status}\n${res.stderr}`)
-  const rssKb = Number(readFileSync(rssFile, 'utf8').trim().split('\n').pop())
+  const [rssKb, user, system] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number)
   rmSync(dir, {recursive: true, force: true})
-  return {seconds, rssMb: rssKb / 1024, output: json ? JSON.parse(res.stdout) : undefined, stderr: res.stderr}
+  return {
+    seconds,
+    cpuSeconds: (user + system) / 1e6,
+    rssMb: rssKb / 1024,
+    output: json ? JSON.parse(res.stdout) : undefined,
+    stderr: res.stderr,
+  }
 }
 
 export function fmtRate(n, seconds) {

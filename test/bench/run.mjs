@@ -2,5 +2,7 @@
 await import('./convert.mjs')
 await import('./info.bench.ts')
 await import('./simulate.bench.ts')
+await import('./simulate-e2e.bench.ts')
+await import('./startup.bench.ts')
 await import('./text.mjs')
 await import('./replay.bench.ts')
