@@ -13,6 +13,7 @@ export class ObjectKey {
   // read is cheaper than a lookup by id; private fields stay writable on a frozen instance
   #memoOwner: object | undefined
   #memoValue: unknown
+  #fingerprint = -1
 
   constructor(
     readonly chunkHash: Uint8Array,
@@ -28,6 +29,17 @@ export class ObjectKey {
   get id(): string {
     this.#id ??= `${hex(this.chunkHash)}:${this.kvRank}:${this.objectGroupId}:${this.modelName.length}:${this.modelName}:${this.cacheSalt}`
     return this.#id
+  }
+
+  /** A non-negative 31-bit hash of the chunk hash: keys with equal ids have equal fingerprints. */
+  get fingerprint(): number {
+    if (this.#fingerprint < 0) {
+      const b = this.chunkHash
+      let h = 0x811c9dc5 ^ b.length
+      for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193)
+      this.#fingerprint = (h ^ (h >>> 16)) & 0x7fffffff
+    }
+    return this.#fingerprint
   }
 
   /** What `owner` cached on this instance with {@link setMemo} (undefined for any other owner). */
