@@ -2,6 +2,7 @@
 // reading thread validates every frame and interns keys as the in-thread reader does; what crosses is compact —
 // per record its numbers, and its args bytes with every interned value replaced by a reference to it.
 import {decodeValue} from './codecs.js'
+import {BytePool} from './byte-pool.js'
 import type {InternedSpanSink} from './key-intern.js'
 import {MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import type {DecodedRecordFields} from './frame-decode.js'
@@ -332,6 +333,7 @@ export class TapeDecoder {
   }
   private readonly qualnames: string[] = []
   private readonly strings: string[] = []
+  private readonly hashes = new BytePool()
 
   records(batch: TapeBatch): LctRecord[] {
     for (const q of batch.qualnames) this.qualnames.push(q)
@@ -347,7 +349,7 @@ export class TapeDecoder {
       const value =
         d[o + 1] === DEF_KEY
           ? new ObjectKey(
-              Uint8Array.prototype.slice.call(buf, start, end) as Uint8Array,
+              this.hashes.copy(buf, start, end),
               this.strings[d[o + 4]],
               d[o + 7],
               d[o + 6],

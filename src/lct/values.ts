@@ -14,6 +14,7 @@ export class ObjectKey {
   #memoOwner: object | undefined
   #memoValue: unknown
   #fingerprint = -1
+  #tuplePart: string | undefined
 
   constructor(
     readonly chunkHash: Uint8Array,
@@ -29,6 +30,12 @@ export class ObjectKey {
   get id(): string {
     this.#id ??= `${hex(this.chunkHash)}:${this.kvRank}:${this.objectGroupId}:${this.modelName.length}:${this.modelName}:${this.cacheSalt}`
     return this.#id
+  }
+
+  /** `len(id):id`, this key's part of a {@link keyTupleId} (read contexts are paired by it, twice per context) */
+  get tuplePart(): string {
+    this.#tuplePart ??= `${this.id.length}:${this.id}`
+    return this.#tuplePart
   }
 
   /** A non-negative 31-bit hash of the chunk hash: keys with equal ids have equal fingerprints. */
@@ -56,7 +63,7 @@ export class ObjectKey {
 /** Identity of a tuple of keys (pairs context-manager enter/exit records). */
 export function keyTupleId(keys: readonly ObjectKey[]): string {
   let out = ''
-  for (const k of keys) out += `${k.id.length}:${k.id}`
+  for (let i = 0; i < keys.length; i++) out += keys[i].tuplePart
   return out
 }
 
