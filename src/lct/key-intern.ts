@@ -31,6 +31,99 @@ function hashBytes(buf: Uint8Array, start: number, end: number): number {
   return h
 }
 
+/** the longest array (bytes, elements) {@link WrapperListMemo} keeps */
+const MEMO_BYTES = 16 << 10
+const MEMO_ELEMENTS = 512
+
+/**
+ * The last array of interned wrappers walked (an engine's key list recurs record after record: prefetch, read,
+ * write): its bytes and the value of each element, so that the same bytes again are one memcmp, not a lookup per key.
+ */
+export class WrapperListMemo {
+  private bytes = Buffer.allocUnsafe(MEMO_BYTES)
+  private length = 0
+  private count = 0
+  private minId = 0
+  private starts = new Int32Array(MEMO_ELEMENTS)
+  private ends = new Int32Array(MEMO_ELEMENTS)
+  private ids = new Float64Array(MEMO_ELEMENTS)
+  private values: Array<ObjectKey | MemoryLayoutDesc | undefined> = new Array(MEMO_ELEMENTS).fill(undefined)
+  // the array being recorded (committed by finish)
+  private recording = false
+  private recCount = 0
+  private recMinId = 0
+  private recStarts = new Int32Array(MEMO_ELEMENTS)
+  private recEnds = new Int32Array(MEMO_ELEMENTS)
+  private recIds = new Float64Array(MEMO_ELEMENTS)
+  private recValues: Array<ObjectKey | MemoryLayoutDesc | undefined> = new Array(MEMO_ELEMENTS).fill(
+    undefined,
+  )
+  private recAt = 0
+
+  /** If the bytes at `at` are the remembered array's and its values are all live, reports their spans to `sink`
+   * and returns the array's end; otherwise -1. */
+  replay(buf: Uint8Array, at: number, end: number, liveFrom: number, sink: InternedSpanSink): number {
+    const n = this.length
+    if (n === 0 || at + n > end || this.minId < liveFrom || buf[at + n - 1] !== this.bytes[n - 1]) return -1
+    if (this.bytes.compare(buf, at, at + n, 0, n) !== 0) return -1
+    for (let i = 0; i < this.count; i++)
+      sink.interned(at + this.starts[i], at + this.ends[i], this.ids[i], this.values[i] as ObjectKey)
+    return at + n
+  }
+
+  /** Starts recording the array at `at` of `elements` elements (unless one is being recorded already). */
+  begin(at: number, elements: number): boolean {
+    if (this.recording || elements > MEMO_ELEMENTS || elements === 0) return false
+    this.recording = true
+    this.recAt = at
+    this.recCount = 0
+    this.recMinId = Infinity
+    return true
+  }
+
+  /** The value of element `index` of the array being recorded (anything else ends the recording). */
+  add(index: number, start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void {
+    if (!this.recording) return
+    if (index !== this.recCount) {
+      this.recording = false
+      return
+    }
+    const i = this.recCount++
+    this.recStarts[i] = start - this.recAt
+    this.recEnds[i] = end - this.recAt
+    this.recIds[i] = id
+    this.recValues[i] = value
+    if (id < this.recMinId) this.recMinId = id
+  }
+
+  /** Something not an interned value was met inside the array being recorded: it is not kept. */
+  spoil(): void {
+    this.recording = false
+  }
+
+  /** Ends the recording of the array that ended at `endPos`: kept when each of its elements was one interned value. */
+  finish(buf: Uint8Array, endPos: number, elements: number): void {
+    if (!this.recording) return
+    this.recording = false
+    const n = endPos - this.recAt
+    if (this.recCount !== elements || n > MEMO_BYTES) return
+    buf = buf as Buffer
+    for (let i = 0; i < n; i++) this.bytes[i] = buf[this.recAt + i]
+    ;[this.starts, this.recStarts] = [this.recStarts, this.starts]
+    ;[this.ends, this.recEnds] = [this.recEnds, this.ends]
+    ;[this.ids, this.recIds] = [this.recIds, this.ids]
+    ;[this.values, this.recValues] = [this.recValues, this.values]
+    this.length = n
+    this.count = elements
+    this.minId = this.recMinId
+  }
+
+  /** Drops a recording left unfinished (the record it was in failed to decode). */
+  reset(): void {
+    this.recording = false
+  }
+}
+
 /**
  * A bounded cache of decoded wrappers by their wire bytes (started afresh when full): an open-addressing table of
  * typed arrays (hash, and the bytes' place in one slab) — no object per entry but the value, no string per lookup.
@@ -54,6 +147,8 @@ export class ObjectKeyInterner {
   found = 0
   /** the id of the value {@link lookup} returned last */
   foundId = 0
+  /** the last array of interned values walked */
+  readonly lists = new WrapperListMemo()
 
   /** The value whose bytes start at `start` (and end by `limit`), among those filed under `hash`; its length in `found`. */
   lookup(
@@ -180,6 +275,7 @@ export class InterningReader extends MsgpackReader {
     private readonly spans?: InternedSpanSink,
   ) {
     super(buf, start, end)
+    interner.lists.reset() // a recording a failed record left
   }
 
   /**
@@ -192,27 +288,57 @@ export class InterningReader extends MsgpackReader {
     const b = this.buf[at]
     if (b === 0x82 && internedTagAt(this.buf, at, this.end) >= 0) {
       const v = this.value()
-      if (!(v instanceof ObjectKey) && !(v instanceof MemoryLayoutDesc)) this.spans?.wrapperLeft()
+      if (!(v instanceof ObjectKey) && !(v instanceof MemoryLayoutDesc)) this.leftWrapper()
       return
     }
     if ((b >= 0x80 && b <= 0x9f) || (b >= 0xdc && b <= 0xdf)) {
-      this.u8()
       const isMap = b <= 0x8f || b >= 0xde
+      const lists = this.interner.lists
+      // the bytes of the array last walked: valid as they were (away from the nesting limit), the same values
+      if (!isMap && this.spans !== undefined && this.depth + 8 < MAX_NESTING) {
+        const end = lists.replay(this.buf, at, this.end, this.interner.liveFrom, this.spans)
+        if (end >= 0) {
+          this.pos = end
+          return
+        }
+      }
+      this.u8()
       const n = b <= 0x9f ? b & 0x0f : b === 0xdc || b === 0xde ? this.u16() : this.u32()
       if ((isMap ? n * 2 : n) > this.end - this.pos) this.fail('truncated value')
       this.enter(at)
+      const recording = !isMap && this.spans !== undefined && lists.begin(at, n)
       for (let i = 0; i < n; i++) {
         if (isMap) {
           if (!isKeyByte(this.peek())) this.fail(`unsupported map key type ${familyOf(this.peek())}`)
-          if (isWrapKeyAt(this.buf, this.pos)) this.spans?.wrapperLeft()
+          if (isWrapKeyAt(this.buf, this.pos)) this.leftWrapper()
           this.skip()
         }
+        if (recording) this.element = i
         this.walk()
+      }
+      if (recording) {
+        this.element = -1
+        lists.finish(this.buf, this.pos, n)
       }
       this.depth--
       return
     }
     this.skip()
+  }
+
+  /** the element of the array being recorded that is walked now */
+  private element = -1
+
+  private leftWrapper(): void {
+    this.spans?.wrapperLeft()
+    this.interner.lists.spoil()
+  }
+
+  /** Tells the span sink (and the array being recorded) where an interned value was read. */
+  private report(start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void {
+    if (this.spans === undefined) return
+    this.spans.interned(start, end, id, value)
+    if (this.element >= 0) this.interner.lists.add(this.element, start, end, id, value)
   }
 
   override value(): RawValue {
@@ -231,7 +357,7 @@ export class InterningReader extends MsgpackReader {
       const hit = shortcut ? this.interner.lookup(buf, p, this.end, hash) : undefined
       if (hit) {
         this.pos = p + this.interner.found
-        this.spans?.interned(p, this.pos, this.interner.foundId, hit)
+        this.report(p, this.pos, this.interner.foundId, hit)
         return hit as unknown as RawValue
       }
     }
@@ -246,7 +372,7 @@ export class InterningReader extends MsgpackReader {
       const hit = this.interner.lookup(buf, p, end, hash)
       if (hit) {
         this.pos = end
-        this.spans?.interned(p, end, this.interner.foundId, hit)
+        this.report(p, end, this.interner.foundId, hit)
         return hit as unknown as RawValue
       }
     }
@@ -256,7 +382,7 @@ export class InterningReader extends MsgpackReader {
       if (key !== undefined) {
         this.pos = end
         const id = this.interner.remember(buf, p, end, hash, key)
-        this.spans?.interned(p, end, id, key)
+        this.report(p, end, id, key)
         return key as unknown as RawValue
       }
     }
@@ -266,7 +392,7 @@ export class InterningReader extends MsgpackReader {
       const value = decodeValue(raw)
       if (value instanceof INTERNED[k].ctor) {
         const id = this.interner.remember(buf, p, end, hash, value)
-        this.spans?.interned(p, end, id, value)
+        this.report(p, end, id, value)
         return value as unknown as RawValue
       }
     } catch {

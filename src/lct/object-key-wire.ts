@@ -1,5 +1,9 @@
 // The usual wire form of an ObjectKey, read straight from its bytes (the replay's hot path meets one per new key).
+import {BytePool} from './byte-pool.js'
 import {ObjectKey} from './values.js'
+
+/** the chunk hashes of keys read from a Buffer (a copy of a Buffer's bytes is a Buffer, as slicing gives) */
+const hashes = new BytePool()
 
 const ascii = (s: string) => [...Buffer.from(s, 'latin1')]
 /** `{"__t__": "ObjectKey", "v": {"chunk_hash": …` up to the chunk hash's bin8 header */
@@ -60,13 +64,18 @@ export function canonicalObjectKey(buf: Uint8Array, start: number, end: number):
   // eslint-disable-next-line no-control-regex -- NUL is one of the forbidden characters
   if (model.includes('@') || salt.length > 128 || /[@/\\\u0000]/.test(salt)) return undefined
   return new ObjectKey(
-    Uint8Array.prototype.slice.call(buf, hashStart, hashStart + hashLength) as Uint8Array,
+    Buffer.isBuffer(buf)
+      ? hashes.copy(buf, hashStart, hashStart + hashLength)
+      : (Uint8Array.prototype.slice.call(buf, hashStart, hashStart + hashLength) as Uint8Array),
     model,
     rank,
     group,
     salt,
   )
 }
+
+/** the last string {@link shortAscii} built (ASCII only) */
+let lastAscii = ''
 
 /** where the last value read by {@link shortAscii} or {@link smallUint} ended */
 let nextPos = 0
@@ -84,13 +93,21 @@ function shortAscii(buf: Uint8Array, p: number, end: number): string | undefined
     s = p + 2
   } else return undefined
   if (s + n > end) return undefined
+  nextPos = s + n
+  if (n === 0) return ''
+  // model names (and salts) repeat key after key: the string read last is reused when the bytes are the same
+  if (n === lastAscii.length) {
+    let same = true
+    for (let i = 0; i < n && same; i++) same = buf[s + i] === lastAscii.charCodeAt(i)
+    if (same) return lastAscii
+  }
   let out = ''
   for (let i = s; i < s + n; i++) {
     const c = buf[i]
     if (c >= 0x80) return undefined
     out += String.fromCharCode(c)
   }
-  nextPos = s + n
+  lastAscii = out
   return out
 }
 

@@ -2,6 +2,7 @@
 // reading thread validates every frame and interns keys as the in-thread reader does; what crosses is compact —
 // per record its numbers, and its args bytes with every interned value replaced by a reference to it.
 import {decodeValue} from './codecs.js'
+import {BytePool} from './byte-pool.js'
 import type {InternedSpanSink} from './key-intern.js'
 import {MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import type {DecodedRecordFields} from './frame-decode.js'
@@ -70,12 +71,40 @@ class Growable {
   }
 }
 
+/** Numbers appended to a typed array kept from batch to batch (a fresh array per batch would regrow every time). */
+class Column<A extends Float64Array | Int32Array> {
+  length = 0
+
+  constructor(
+    private data: A,
+    private readonly make: (n: number) => A,
+  ) {}
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = this.make(this.data.length * 2)
+      next.set(this.data)
+      this.data = next
+    }
+    this.data[this.length++] = v
+  }
+
+  /** A copy of the numbers so far (then starts afresh). */
+  take(): A {
+    const out = this.data.slice(0, this.length) as A
+    this.length = 0
+    return out
+  }
+}
+
+const floats = (n: number) => new Float64Array(n)
+
 /** The reading side: collects records into batches (also the sink of interned spans during decoding). */
 export class TapeWriter implements InternedSpanSink {
   private tape = new Growable()
-  private nums: number[] = []
-  private ints: number[] = []
-  private defs: number[] = []
+  private readonly nums = new Column(floats(NUMS * 2048), floats)
+  private readonly ints = new Column(new Int32Array(INTS * 2048), (n) => new Int32Array(n))
+  private readonly defs = new Column(floats(DEF_NUMS * 1024), floats)
   private newQualnames: string[] = []
   private ownQualnames: string[] = []
   private newStrings: string[] = []
@@ -83,15 +112,17 @@ export class TapeWriter implements InternedSpanSink {
   private readonly qualnameIds = new Map<string, number>()
   private readonly stringIds = new Map<string, number>()
   private definedUpTo = -1
-  /** interned spans of the record being decoded: start, end, id */
-  private spans: number[] = []
+  /** interned spans of the record being decoded: start, end, id (`spanCount` numbers; kept, not shrunk, between
+   * records: an array emptied by `length = 0` lets its storage go and regrows it record after record) */
+  private spans = new Float64Array(3 * 64)
+  private spanCount = 0
   count = 0
 
   /** whether the record being decoded holds a wrapper that was not interned */
   private wrappers = false
 
   beginRecord(): void {
-    this.spans.length = 0
+    this.spanCount = 0
     this.wrappers = false
   }
 
@@ -108,10 +139,18 @@ export class TapeWriter implements InternedSpanSink {
 
   interned(start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void {
     if (id > this.definedUpTo) this.define(id, value, start, end)
-    const spans = this.spans
     // a value decoded inside one that is also interned is covered by it
-    while (spans.length > 0 && spans[spans.length - 3] >= start) spans.length -= 3
-    spans.push(start, end, id)
+    while (this.spanCount > 0 && this.spans[this.spanCount - 3] >= start) this.spanCount -= 3
+    if (this.spanCount + 3 > this.spans.length) {
+      const next = new Float64Array(this.spans.length * 2)
+      next.set(this.spans)
+      this.spans = next
+    }
+    const spans = this.spans
+    spans[this.spanCount] = start
+    spans[this.spanCount + 1] = end
+    spans[this.spanCount + 2] = id
+    this.spanCount += 3
   }
 
   private stringId(s: string): number {
@@ -135,12 +174,16 @@ export class TapeWriter implements InternedSpanSink {
       const salt = model < 0 ? -1 : this.stringId(value.cacheSalt)
       if (salt >= 0) {
         tape.copy(value.chunkHash, 0, value.chunkHash.length)
-        this.defs.push(id, DEF_KEY, at, tape.used, model, salt, value.objectGroupId, value.kvRank)
+        this.pushDef(id, DEF_KEY, at, tape.used, model, salt, value.objectGroupId, value.kvRank)
         return
       }
     }
     tape.copy(this.source, start, end)
-    this.defs.push(id, DEF_BYTES, at, tape.used, 0, 0, 0, 0)
+    this.pushDef(id, DEF_BYTES, at, tape.used, 0, 0, 0, 0)
+  }
+
+  private pushDef(...fields: [number, number, number, number, number, number, number, number]): void {
+    for (let i = 0; i < DEF_NUMS; i++) this.defs.push(fields[i])
   }
 
   /** A warning of the reader, placed before the next record. */
@@ -163,7 +206,7 @@ export class TapeWriter implements InternedSpanSink {
     const argsStart = tape.used
     let at = f.argsStart
     const spans = this.spans
-    for (let s = 0; s < spans.length; s += 3) {
+    for (let s = 0; s < this.spanCount; s += 3) {
       const start = spans[s]
       const end = spans[s + 1]
       if (start < f.argsStart || end > f.argsEnd) continue // a repeated args key: an earlier value's spans
@@ -184,8 +227,17 @@ export class TapeWriter implements InternedSpanSink {
       at = end
     }
     tape.copy(buf, at, f.argsEnd)
-    this.nums.push(f.tMono, f.tWall, offset, index)
-    this.ints.push(q, length, argsStart, tape.used, this.wrappers ? 1 : 0)
+    const nums = this.nums
+    nums.push(f.tMono)
+    nums.push(f.tWall)
+    nums.push(offset)
+    nums.push(index)
+    const ints = this.ints
+    ints.push(q)
+    ints.push(length)
+    ints.push(argsStart)
+    ints.push(tape.used)
+    ints.push(this.wrappers ? 1 : 0)
     this.count++
   }
 
@@ -202,21 +254,18 @@ export class TapeWriter implements InternedSpanSink {
   take(liveFrom: number): TapeBatch {
     const batch: TapeBatch = {
       count: this.count,
-      nums: Float64Array.from(this.nums),
-      ints: Int32Array.from(this.ints),
+      nums: this.nums.take(),
+      ints: this.ints.take(),
       bytes: this.tape.bytes.slice(0, this.tape.used),
       qualnames: this.newQualnames,
       ownQualnames: this.ownQualnames,
       strings: this.newStrings,
       defCount: this.defs.length / DEF_NUMS,
-      defs: Float64Array.from(this.defs),
+      defs: this.defs.take(),
       warnings: this.warnings,
       liveFrom,
     }
     this.tape.used = 0
-    this.nums = []
-    this.ints = []
-    this.defs = []
     this.newQualnames = []
     this.ownQualnames = []
     this.newStrings = []
@@ -332,6 +381,7 @@ export class TapeDecoder {
   }
   private readonly qualnames: string[] = []
   private readonly strings: string[] = []
+  private readonly hashes = new BytePool()
 
   records(batch: TapeBatch): LctRecord[] {
     for (const q of batch.qualnames) this.qualnames.push(q)
@@ -347,7 +397,7 @@ export class TapeDecoder {
       const value =
         d[o + 1] === DEF_KEY
           ? new ObjectKey(
-              Uint8Array.prototype.slice.call(buf, start, end) as Uint8Array,
+              this.hashes.copy(buf, start, end),
               this.strings[d[o + 4]],
               d[o + 7],
               d[o + 6],

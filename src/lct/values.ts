@@ -13,6 +13,8 @@ export class ObjectKey {
   // read is cheaper than a lookup by id; private fields stay writable on a frozen instance
   #memoOwner: object | undefined
   #memoValue: unknown
+  #fingerprint = -1
+  #tuplePart: string | undefined
 
   constructor(
     readonly chunkHash: Uint8Array,
@@ -30,6 +32,23 @@ export class ObjectKey {
     return this.#id
   }
 
+  /** `len(id):id`, this key's part of a {@link keyTupleId} (read contexts are paired by it, twice per context) */
+  get tuplePart(): string {
+    this.#tuplePart ??= `${this.id.length}:${this.id}`
+    return this.#tuplePart
+  }
+
+  /** A non-negative 31-bit hash of the chunk hash: keys with equal ids have equal fingerprints. */
+  get fingerprint(): number {
+    if (this.#fingerprint < 0) {
+      const b = this.chunkHash
+      let h = 0x811c9dc5 ^ b.length
+      for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193)
+      this.#fingerprint = (h ^ (h >>> 16)) & 0x7fffffff
+    }
+    return this.#fingerprint
+  }
+
   /** What `owner` cached on this instance with {@link setMemo} (undefined for any other owner). */
   memo(owner: object): unknown {
     return this.#memoOwner === owner ? this.#memoValue : undefined
@@ -44,7 +63,7 @@ export class ObjectKey {
 /** Identity of a tuple of keys (pairs context-manager enter/exit records). */
 export function keyTupleId(keys: readonly ObjectKey[]): string {
   let out = ''
-  for (const k of keys) out += `${k.id.length}:${k.id}`
+  for (let i = 0; i < keys.length; i++) out += keys[i].tuplePart
   return out
 }
 

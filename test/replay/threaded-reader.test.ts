@@ -98,6 +98,43 @@ function corrupt(file: string, every: number): void {
   writeFileSync(file, bytes.subarray(0, bytes.length - 5))
 }
 
+/** Key lists mostly repeated from record to record, among lists that are not all keys, and many distinct keys. */
+function repeatedLists(): Rec[] {
+  let x = 99
+  const rand = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) % 1_000_000) / 1_000_000
+  const pick = (k: number) => Math.floor(rand() * k)
+  const recs: Rec[] = []
+  let fresh = 1000
+  let ks = [key(0)]
+  for (let i = 0; i < 16_000; i++) {
+    // mostly the previous list again; else shared and fresh keys (over 65,536 in all: the cache starts afresh)
+    if (rand() > 0.7)
+      ks = Array.from({length: 1 + pick(8)}, () => (rand() < 0.3 ? key(pick(50)) : key(fresh++)))
+    const t = i * 0.001
+    const op = pick(10)
+    if (op === 0) recs.push([t, 'reserve_write', {keys: ks, layout_desc: LAYOUT, mode: 'new'}])
+    else if (op === 1)
+      recs.push([t, 'finish_write', {keys: [...ks, 7]}]) // a list that is not all keys
+    else if (op === 2) {
+      const bad = {__t__: 'ObjectKey', v: {chunk_hash: Buffer.alloc(4), model_name: 'a@b', kv_rank: 0}}
+      recs.push([t, 'finish_write', {keys: [...ks, bad]}])
+    } else if (op === 3)
+      recs.push([t, 'finish_write', {keys: ks, extra: [ks, [ks]]}]) // nested lists
+    else if (op === 4) recs.push([t, 'read_prefetched_results.__enter__', {keys: ks}])
+    else if (op === 5) recs.push([t, 'read_prefetched_results.__exit__', {keys: ks}])
+    else if (op === 6) recs.push([t, 'submit_prefetch_task', {keys: ks, layout_desc: LAYOUT}])
+    else recs.push([t, ['finish_write', 'reserve_write'][pick(2)], {keys: ks, layout_desc: LAYOUT}])
+    // more distinct keys than the reading side caches: it starts afresh inside such a list (after its known first
+    // key), which then recurs
+    if (i % 4 === 0) {
+      const many = [key(pick(50)), ...Array.from({length: 20}, () => key(fresh++))]
+      recs.push([t + 0.0004, 'reserve_write', {keys: many, layout_desc: LAYOUT, mode: 'new'}])
+      recs.push([t + 0.0005, 'finish_write', {keys: many}])
+    }
+  }
+  return recs
+}
+
 const FLAGS = {'l1-size-gb': '0.0002', 'eviction-policy': 'LRU', 'l1-write-ttl-seconds': 300}
 
 describe('replay with the trace decoded on a worker thread', () => {
@@ -137,6 +174,15 @@ describe('replay with the trace decoded on a worker thread', () => {
     expect(await replayLog(file, true, flags)).toEqual(await replayLog(file, false, flags))
   })
 
+  it('key lists repeated from record to record (one memcmp on the reading side) replay the same', async () => {
+    const file = writeTrace(join(tmp.dir, 'repeated-lists.lct'), repeatedLists())
+    corrupt(file, 211) // corrupted bytes inside repeated lists too
+    const flags = {'l1-size-gb': '0.001', 'eviction-policy': 'LRU'}
+    const inThread = await replayLog(file, false, flags)
+    expect(await replayLog(file, true, flags)).toEqual(inThread)
+    expect(inThread.counts[0]).toBeGreaterThan(8000)
+  })
+
   it('a trace of thousands of distinct qualnames (beyond those numbered once) replays the same', async () => {
     const recs: Rec[] = Array.from({length: 5000}, (_, i) => [i * 0.01, `method_${i}`, {keys: [key(i)]}])
     recs.push([60, 'finish_write', {keys: [key(1)]}])
@@ -171,6 +217,31 @@ describe('replay with the trace decoded on a worker thread', () => {
 })
 
 describe('record tape', () => {
+  it('gives the in-thread reader’s records batch by batch, key lists repeated across a fresh cache', async () => {
+    const {readTapes, openTrace: openSrc} = await import('../../src/lct/reader.js')
+    const {TapeDecoder} = await import('../../src/lct/record-tape.js')
+    const {ObjectKey} = await import('../../src/lct/values.js')
+    const file = writeTrace(join(tmp.dir, 'repeated-lists-tapes.lct'), repeatedLists())
+    const norm = (v: unknown): unknown =>
+      v instanceof ObjectKey
+        ? `key ${v.id}`
+        : Array.isArray(v)
+          ? v.map(norm)
+          : v !== null && typeof v === 'object' && !(v instanceof Uint8Array)
+            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)]))
+            : v
+    const plain: unknown[] = []
+    for await (const batch of (await openSrc(file, {internObjectKeys: true})).batches())
+      for (const r of batch) plain.push([r.index, r.qualname, norm(r.args)])
+    const decoder = new TapeDecoder()
+    const taped: unknown[] = []
+    // one record a batch: values the reading side dropped are gone from the decoder at once
+    for await (const batch of readTapes(file, {batchRecords: 1}))
+      for (const r of decoder.records(batch)) taped.push([r.index, r.qualname, norm(r.args)])
+    expect(taped).toEqual(plain)
+    expect(plain.length).toBeGreaterThan(15_000)
+  })
+
   it('references values by ids beyond 32 bits, and rebuilds keys field for field', async () => {
     const {TapeWriter, TapeDecoder} = await import('../../src/lct/record-tape.js')
     const {ObjectKey} = await import('../../src/lct/values.js')

@@ -27,6 +27,8 @@ export class KeySlot {
  */
 export class KeySlots {
   private readonly byId = new Map<string, KeySlot>()
+  /** slots created so far: a key found absent while this stood still is absent yet (memoised as this number) */
+  private created = 0
 
   get size(): number {
     return this.byId.size
@@ -34,10 +36,12 @@ export class KeySlots {
 
   /** The slot of k's id, if it has one. */
   find(k: ObjectKey): KeySlot | undefined {
-    const cached = k.memo(this) as KeySlot | undefined
-    if (cached !== undefined && !cached.released) return cached
+    const cached = k.memo(this) as KeySlot | number | undefined
+    if (cached === this.created) return undefined
+    if (cached instanceof KeySlot && !cached.released) return cached
     const slot = this.byId.get(k.id)
-    if (slot !== undefined) k.setMemo(this, slot)
+    // a miss is remembered too: a key missing from L1 is usually asked about by every call of its request
+    k.setMemo(this, slot ?? this.created)
     return slot
   }
 
@@ -47,6 +51,7 @@ export class KeySlots {
     if (slot === undefined) {
       slot = new KeySlot(k.id, k)
       this.byId.set(slot.id, slot)
+      this.created++
       k.setMemo(this, slot)
     }
     return slot

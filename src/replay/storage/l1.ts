@@ -48,20 +48,40 @@ export interface L1Options {
 /** One code per position of the keys given (a key given twice reports, like LMCache's dict, its last outcome). */
 export type Results = L1Code[]
 
+/** positions of the keys by fingerprint, for {@link hasDuplicateIds}: a slot is in use when its stamp is current */
+let dupSlots = new Int32Array(64)
+let dupStamps = new Int32Array(64)
+let dupStamp = 0
+
 /** Whether two of the keys share an id (then outcomes are kept by id, as in LMCache's dict). */
-function hasDuplicateIds(keys: readonly ObjectKey[]): boolean {
+export function hasDuplicateIds(keys: readonly ObjectKey[]): boolean {
   const n = keys.length
   if (n < 2) return false
-  if (n <= 8) {
-    for (let i = 1; i < n; i++) {
-      const id = keys[i].id
-      for (let j = 0; j < i; j++) if (keys[j].id === id) return true
-    }
-    return false
+  // ids are compared only where fingerprints agree: an open-addressing table reused call after call, no allocation
+  if (dupSlots.length < 2 * n) {
+    let size = dupSlots.length
+    while (size < 2 * n) size *= 2
+    dupSlots = new Int32Array(size)
+    dupStamps = new Int32Array(size)
+    dupStamp = 0
   }
-  const seen = new Set<string>()
-  for (let i = 0; i < n; i++) seen.add(keys[i].id)
-  return seen.size < n
+  if (++dupStamp === 0x7fffffff) {
+    dupStamps.fill(0)
+    dupStamp = 1
+  }
+  const mask = dupSlots.length - 1
+  for (let i = 0; i < n; i++) {
+    const k = keys[i]
+    const fp = k.fingerprint
+    let h = fp & mask
+    for (; dupStamps[h] === dupStamp; h = (h + 1) & mask) {
+      const other = keys[dupSlots[h]]
+      if (other === k || (other.fingerprint === fp && other.id === k.id)) return true
+    }
+    dupStamps[h] = dupStamp
+    dupSlots[h] = i
+  }
+  return false
 }
 
 /**

@@ -1,0 +1,69 @@
+// The replay's per-key fast lanes agree with the plain lookups by id they stand in for.
+import {describe, expect, it} from 'vitest'
+import {ObjectKey} from '../../src/lct/values.js'
+import {hasDuplicateIds, L1} from '../../src/replay/storage/l1.js'
+import {KeySlots} from '../../src/replay/storage/key-slots.js'
+import {key, LAYOUT} from './helpers.js'
+
+const plainHasDuplicates = (ks: ObjectKey[]) => new Set(ks.map((k) => k.id)).size < ks.length
+
+describe('hasDuplicateIds (fingerprints, then ids)', () => {
+  it('agrees with a set of ids on random lists, short and long', () => {
+    let seed = 7
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
+    const pool = Array.from({length: 40}, (_, i) => key(i))
+    for (let t = 0; t < 2000; t++) {
+      const n = 1 + Math.floor(rand() * 30)
+      // fresh instances of pooled ids (equal ids, other objects), the same instance twice, and ranks that share a
+      // chunk hash (equal fingerprints, other ids)
+      const ks = Array.from({length: n}, () => {
+        const i = Math.floor(rand() * pool.length)
+        const r = rand()
+        if (r < 0.3) return new ObjectKey(pool[i].chunkHash, 'test', 0, 0, '')
+        if (r < 0.5) return new ObjectKey(pool[i].chunkHash, 'test', 1 + (i % 3), 0, '')
+        return pool[i]
+      })
+      expect(hasDuplicateIds(ks)).toBe(plainHasDuplicates(ks))
+    }
+  })
+
+  it('a duplicate by id in a long call keeps outcomes by id, as the dict does', () => {
+    const l1 = new L1({
+      slots: new KeySlots(),
+      sizeInBytes: 1 << 20,
+      alignBytes: 4096,
+      writeTtl: 600,
+      readTtl: 300,
+      allocMode: 'all-or-nothing',
+      writePendingReadable: false,
+      now: () => 0,
+      warn: () => {},
+    })
+    const ks = Array.from({length: 12}, (_, i) => key(i))
+    ks.push(key(3)) // another instance of key 3's id
+    expect(l1.reserveWrite(ks, [], LAYOUT, 'new')).toEqual(new Array(13).fill('SUCCESS'))
+    expect(l1.leakedDuplicateBytes).toBe(4096)
+    expect(l1.entries.size).toBe(12)
+    expect(l1.errors).toEqual({})
+  })
+})
+
+describe('KeySlots remembers a miss until a slot is created', () => {
+  it('a key instance found absent sees the slot another instance of its id gets later', () => {
+    const slots = new KeySlots()
+    const a = key(1)
+    const b = key(1)
+    expect(slots.find(a)).toBeUndefined()
+    expect(slots.find(a)).toBeUndefined()
+    slots.of(key(2))
+    expect(slots.find(a)).toBeUndefined()
+    const slot = slots.of(b)
+    expect(slots.find(a)).toBe(slot)
+    slot.entry = undefined
+    slots.releaseIfUnused(slot)
+    expect(slots.find(a)).toBeUndefined()
+    expect(slots.find(b)).toBeUndefined()
+    const again = slots.of(a)
+    expect(slots.find(b)).toBe(again)
+  })
+})
