@@ -74,6 +74,32 @@ describe('the text tokenizer engines', () => {
     expect(broken.engine).toBe('transformers')
   })
 
+  it('renders chat templates without building the JavaScript vocabulary, for any tokenizer class', async () => {
+    const other = join(tmp.dir, 'other-class')
+    mkdirSync(other)
+    copyFileSync(join(tokDir, 'tokenizer.json'), join(other, 'tokenizer.json'))
+    const config = JSON.parse(readFileSync(join(tokDir, 'tokenizer_config.json'), 'utf8')) as object
+    writeFileSync(
+      join(other, 'tokenizer_config.json'),
+      JSON.stringify({...config, tokenizer_class: 'NoSuchTokenizerFast'}),
+    )
+    const unknownClass = await loadTextTokenizer({...source, tokenizerDir: other})
+    const chat = [
+      {role: 'system', content: 'be brief'},
+      {role: 'user', content: 'hi <|im_end|> 你好'},
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{type: 'function', function: {name: 'f', arguments: {a: 1}}}],
+      },
+    ]
+    const tools = [{type: 'function', function: {name: 'f', description: '', parameters: {type: 'object'}}}]
+    const expected = await js.chat(chat, tools)
+    expect(expected.length).toBeGreaterThan(40)
+    expect(await rust.chat(chat, tools)).toEqual(expected)
+    expect(await unknownClass.chat(chat, tools)).toEqual(expected)
+  })
+
   it('known ids on both engines', async () => {
     for (const tok of [rust, js]) {
       expect(await tok.encode('Hello world')).toEqual([9707, 1879])

@@ -1,7 +1,8 @@
 // The tokenizer of text_trace. Encoding runs in Hugging Face's Rust tokenizer core (the optional `tokenizers`
 // package: the engine the original converter uses, and about twice as fast as the JavaScript port) when it is
 // installed and the tokenizer is a local folder; chat templates are rendered by @huggingface/transformers (its
-// Jinja), loaded only when a line needs one. Without `tokenizers`, everything runs in @huggingface/transformers.
+// Jinja, its tokenizer class without a vocabulary), loaded only when a line needs one. Without `tokenizers`, everything runs in @huggingface/transformers.
+import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 export interface TokenizerSource {
@@ -57,6 +58,37 @@ async function loadJs(source: TokenizerSource): Promise<JsTokenizer> {
   })) as unknown as JsTokenizer
 }
 
+// a tokenizer with no vocabulary: building the real one takes ~0.5 s per thread, and rendering a chat template
+// only reads tokenizer_config.json (the template, the special tokens)
+const EMPTY_TOKENIZER_JSON = {
+  model: {type: 'BPE', vocab: {}, merges: []},
+  added_tokens: [],
+  normalizer: null,
+  pre_tokenizer: null,
+  post_processor: null,
+  decoder: null,
+}
+
+type TokenizerClass = new (json: unknown, config: unknown) => JsTokenizer
+
+/** The tokenizer class AutoTokenizer would pick for a local folder, built only to render its chat template. */
+async function loadTemplateRenderer(source: TokenizerSource): Promise<JsTokenizer> {
+  const lib = (await import('@huggingface/transformers')) as unknown as Record<string, TokenizerClass>
+  try {
+    const config = JSON.parse(readFileSync(join(source.tokenizerDir, 'tokenizer_config.json'), 'utf8')) as {
+      tokenizer_class?: unknown
+    }
+    const name =
+      typeof config.tokenizer_class === 'string' ? config.tokenizer_class.replace(/Fast$/, '') : undefined
+    const base = lib.PreTrainedTokenizer
+    const named = name === undefined ? undefined : lib[name]
+    const cls = typeof named === 'function' && named.prototype instanceof base ? named : base
+    return new cls(EMPTY_TOKENIZER_JSON, config)
+  } catch {
+    return loadJs(source) // a class that needs its vocabulary: the full tokenizer renders the same
+  }
+}
+
 const TEMPLATE_OPTIONS = {add_generation_prompt: false, return_tensor: false, return_dict: false}
 
 function templateOptions(tools: unknown[] | undefined, tokenize: boolean): Record<string, unknown> {
@@ -78,13 +110,13 @@ function jsTokenizer(tok: JsTokenizer): TextTokenizer {
 const plainIds = (ids: number[] | Uint32Array): number[] => (Array.isArray(ids) ? ids : Array.from(ids))
 
 function rustTokenizer(rust: RustTokenizer, source: TokenizerSource): TextTokenizer {
-  let js: Promise<JsTokenizer> | undefined // only inputs with chat records pay for loading it
+  let template: Promise<JsTokenizer> | undefined // only inputs with chat records pay for loading it
   return {
     engine: 'tokenizers',
     encode: async (text) => plainIds((await rust.encode(text, null, {addSpecialTokens: true})).getIds()),
     chat: async (messages, tools) => {
-      js ??= loadJs(source)
-      const rendered = (await js).apply_chat_template(messages, templateOptions(tools, false))
+      template ??= loadTemplateRenderer(source)
+      const rendered = (await template).apply_chat_template(messages, templateOptions(tools, false))
       if (typeof rendered !== 'string') throw new Error('the chat template did not return text')
       // as transformers' apply_chat_template tokenizes: the template writes the special tokens itself
       return plainIds((await rust.encode(rendered, null, {addSpecialTokens: false})).getIds())
