@@ -94,7 +94,8 @@ export class TextTraceConverter extends BaseConverter {
       module: ROW_DECODER,
       config,
       workers: workers > 1 ? workers : 0,
-      inlineBelowBytes: 64 << 10,
+      // each worker loads its own tokenizer (~0.5 s of CPU): below ~1 MB of text (~0.6 s of encoding) it cannot pay
+      inlineBelowBytes: 1 << 20,
       // a conversation costs milliseconds: small batches keep every worker busy on inputs of a few hundred
       batchChars: 64 << 10,
     })) {

@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto'
-import {copyFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import fc from 'fast-check'
@@ -214,7 +214,8 @@ describe('the Rust engine gives the ids of transformers (property)', () => {
 
   it('gives the same output file on conversations, inline and on 2 workers', async () => {
     const input = join(tmp.dir, 'conversations.jsonl')
-    writeFileSync(input, conversationLines(60, 3))
+    writeFileSync(input, conversationLines(80, 3))
+    expect(statSync(input).size).toBeGreaterThan(1 << 20) // large enough for worker threads
     const args = ['-i', input, '--time-field', 'timestamp', '--content-field', 'dialog']
     const reference = await convert([...args, '--num-workers', '1'], 'transformers')
     expect(reference.split('\n').length).toBeGreaterThan(100)
