@@ -2,7 +2,8 @@
 //   chat:  real-shaped multi-turn conversations (system prompt, long turns, tools and tool calls in some),
 //          305 and 3,050 of them, through Qwen3's chat template
 //   mixed: 20k short generated records (plain text, chats, tools)
-// LMT_BENCH_TEXT_SHAPES=chat (or mixed) runs one shape; LMT_BENCH_TEXT_RUNS=n repeats each run (median shown).
+// LMT_BENCH_TEXT_SHAPES=chat (or mixed) runs one shape; LMT_BENCH_TEXT_CHAT_COUNTS=305 one size;
+// LMT_BENCH_TEXT_RUNS=n repeats each run (median shown).
 import {spawnSync} from 'node:child_process'
 import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -125,6 +126,7 @@ const shapes = (process.env.LMT_BENCH_TEXT_SHAPES ?? 'chat,mixed').split(',')
 const results = []
 const chatFields = ['--time-field', 'timestamp', '--content-field', 'dialog']
 if (shapes.includes('chat'))
-  for (const count of [305, 3050]) results.push(...bench(`chat ${count}`, chatInput(count), chatFields))
+  for (const count of (process.env.LMT_BENCH_TEXT_CHAT_COUNTS ?? '305,3050').split(',').map(Number))
+    results.push(...bench(`chat ${count}`, chatInput(count), chatFields))
 if (shapes.includes('mixed')) results.push(...bench('mixed 20000', mixedInput(), []))
 console.table(results)
