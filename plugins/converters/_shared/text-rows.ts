@@ -3,11 +3,9 @@
 import {type InputLine, JsonFloat, type JsonValue, KeyList, serializeJson} from '../../../src/index.js'
 import {type LineProblem, parseObjectLine} from './rows.js'
 import {parseNaiveTime, textTimestampNs} from './text-time.js'
+import {loadTextTokenizer, type TextTokenizer, type TokenizerSource} from './text-tokenizer.js'
 
-export interface TextRowConfig {
-  tokenizerDir: string
-  allowDownload: boolean
-  remoteHost?: string
+export interface TextRowConfig extends TokenizerSource {
   timeField: string
   contentField: string
   timezone: string
@@ -24,25 +22,6 @@ export interface TextRow {
 }
 
 export type TextRowResult = TextRow | LineProblem
-
-interface Tokenizer {
-  encode(text: string, options?: {add_special_tokens?: boolean}): number[]
-  apply_chat_template(messages: unknown[], options: Record<string, unknown>): number[] | unknown
-}
-
-/** Loads a tokenizer with @huggingface/transformers, offline unless downloads are allowed. */
-export async function loadTokenizer(
-  config: Pick<TextRowConfig, 'tokenizerDir' | 'allowDownload' | 'remoteHost'>,
-): Promise<Tokenizer> {
-  const {AutoTokenizer, env} = await import('@huggingface/transformers')
-  env.allowLocalModels = true
-  env.allowRemoteModels = config.allowDownload
-  if (config.allowDownload && config.remoteHost)
-    env.remoteHost = config.remoteHost.endsWith('/') ? config.remoteHost : config.remoteHost + '/'
-  return (await AutoTokenizer.from_pretrained(config.tokenizerDir, {
-    local_files_only: !config.allowDownload,
-  })) as unknown as Tokenizer
-}
 
 type Obj = Map<string, JsonValue>
 const isObj = (v: unknown): v is Obj => v instanceof Map
@@ -111,14 +90,10 @@ function cleanTools(tools: JsonValue[]): unknown[] {
   return out
 }
 
-const TEMPLATE_OPTIONS = {
-  tokenize: true,
-  add_generation_prompt: false,
-  return_tensor: false,
-  return_dict: false,
-}
-
-function tokensOf(tok: Tokenizer, content: JsonValue): {tokens: number[]; fallback?: string} {
+async function tokensOf(
+  tok: TextTokenizer,
+  content: JsonValue,
+): Promise<{tokens: number[]; fallback?: string}> {
   let messages: JsonValue[] | undefined
   let tools: JsonValue | undefined
   if (
@@ -132,21 +107,22 @@ function tokensOf(tok: Tokenizer, content: JsonValue): {tokens: number[]; fallba
   let fallback: string | undefined
   if (messages) {
     try {
-      const options: Record<string, unknown> = {...TEMPLATE_OPTIONS}
-      if (Array.isArray(tools) && tools.length > 0) options.tools = cleanTools(tools)
-      const ids = tok.apply_chat_template(cleanMessages(messages), options)
-      if (!Array.isArray(ids)) throw new Error('the chat template did not return token ids')
-      return {tokens: ids.map(Number)}
+      const cleanedTools = Array.isArray(tools) && tools.length > 0 ? cleanTools(tools) : undefined
+      return {tokens: await tok.chat(cleanMessages(messages), cleanedTools)}
     } catch (err) {
       fallback = `chat template failed (${(err as Error)?.message ?? String(err)}); encoded as plain text`
     }
   }
   const text = typeof content === 'string' ? content : serializeJson(content)
-  return {tokens: tok.encode(text, {add_special_tokens: true}), fallback}
+  return {tokens: await tok.encode(text), fallback}
 }
 
 /** Decodes one line (rules of convert.md §8.5 steps 1–6). */
-export function decodeTextRow(text: string, config: TextRowConfig, tok: Tokenizer): TextRowResult {
+export async function decodeTextRow(
+  text: string,
+  config: TextRowConfig,
+  tok: TextTokenizer,
+): Promise<TextRowResult> {
   const row = parseObjectLine(text)
   if (!(row instanceof Map)) return row
   const time = row.get(config.timeField)
@@ -163,7 +139,7 @@ export function decodeTextRow(text: string, config: TextRowConfig, tok: Tokenize
     return {skip: 'missing_content', message: `${config.contentField} is missing`}
   let result: {tokens: number[]; fallback?: string}
   try {
-    result = tokensOf(tok, content)
+    result = await tokensOf(tok, content)
   } catch (err) {
     return {skip: 'tokenize_failed', message: `tokenizer failed: ${(err as Error)?.message ?? String(err)}`}
   }
@@ -177,7 +153,9 @@ export function decodeTextRow(text: string, config: TextRowConfig, tok: Tokenize
   }
 }
 
-export async function createLineMapper(config: TextRowConfig): Promise<(line: InputLine) => TextRowResult> {
-  const tok = await loadTokenizer(config)
+export async function createLineMapper(
+  config: TextRowConfig,
+): Promise<(line: InputLine) => Promise<TextRowResult>> {
+  const tok = await loadTextTokenizer(config)
   return (line) => decodeTextRow(line.text, config, tok)
 }
