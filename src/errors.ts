@@ -47,7 +47,7 @@ const catalogue = {
     message: (who: string, code: number) =>
       `${who} called process.exit(${code}); lmt stopped it there (plugin code must throw an error or return, never exit)`,
   },
-  // .lct files (lct.md §4.3): every message names the file
+  // .lct files (docs/lct.md §4.3): every message names the file
   LCT_IO: {exit: 1, message: lctMessage},
   LCT_EMPTY: {exit: 1, message: lctMessage},
   LCT_TRUNCATED: {exit: 1, message: lctMessage},
@@ -58,7 +58,7 @@ const catalogue = {
   LCT_UNSUPPORTED_FORMAT: {exit: 1, message: lctMessage},
   LCT_UNSUPPORTED_SCHEMA: {exit: 1, message: lctMessage},
   LCT_CLOSED: {exit: 1, message: lctMessage},
-  // lmt simulate (simulate.md §1.4)
+  // lmt simulate (docs/simulate.md §1.4)
   SIM_USAGE: {exit: 2, message: detail},
   SIM_CONFIG_READ: {exit: 2, message: detail},
   SIM_CONFIG_SCHEMA: {exit: 2, message: detail},
@@ -95,7 +95,7 @@ const catalogue = {
   // lmt report
   REPORT_USAGE: {exit: 2, message: detail},
   REPORT_OUTPUT: {exit: 1, message: detail},
-  // lmt replay (storage-replay.md §1.4)
+  // lmt replay (docs/storage-replay.md §1.4)
   REPLAY_USAGE: {exit: 2, message: detail},
   REPLAY_UNKNOWN_LEVEL: {exit: 2, message: detail},
   REPLAY_LEVEL_MISMATCH: {exit: 2, message: detail},

@@ -20,7 +20,7 @@ function metaValue(v: RawValue): string {
   return JSON.stringify(readable(v))
 }
 
-/** The text report of `lmt trace info` (lct.md §7.1). */
+/** The text report of `lmt trace info` (docs/lct.md §7.1). */
 export function renderTraceInfo(file: string, c: TraceCount): string[] {
   const h = c.header
   const out = [

@@ -22,7 +22,7 @@ export interface InstanceSummary {
   traces: number
 }
 
-/** The `--json` document of `lmt convert` (spec convert.md §2.6); no bigint anywhere. */
+/** The `--json` document of `lmt convert` (docs/convert.md §2.6); no bigint anywhere. */
 export interface ConvertSummary {
   format: string
   converter: {className: string; source: string; path?: string}

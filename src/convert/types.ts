@@ -38,7 +38,7 @@ export interface ConverterOptions {
   spillDir?: string
 }
 
-/** Per-input services of the framework (spec convert.md §4.4). */
+/** Per-input services of the framework (docs/convert.md §4.4). */
 export interface InputContext {
   readonly path: string
   readonly index: number

@@ -1,5 +1,5 @@
 /**
- * The capture side's gate and wrapper (lct.md §6.1–6.4): a traced method costs one boolean check while tracing is
+ * The capture side's gate and wrapper (docs/lct.md §6.1–6.4): a traced method costs one boolean check while tracing is
  * off; when on, its arguments are captured by declared parameter name (defaults filled) and published before the
  * call (entry-only).
  */

@@ -104,7 +104,7 @@ function shortRepr(v: unknown): string {
   return s.length > 60 ? s.slice(0, 57) + '...' : s
 }
 
-/** Encodes one argument value for the wire (lct.md §5.1). */
+/** Encodes one argument value for the wire (docs/lct.md §5.1). */
 export function encodeValue(v: unknown): unknown {
   if (v !== null && typeof v === 'object') {
     const codec = byCtor.get((v as object).constructor as Ctor)

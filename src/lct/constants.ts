@@ -1,4 +1,4 @@
-/** The `.lct` constants of LMCache's trace format (spec lct.md §2.1). */
+/** The `.lct` constants of LMCache's trace format (docs/lct.md §2.1). */
 export const LCT_MAGIC = Uint8Array.from([0x4c, 0x4d, 0x43, 0x54]) // "LMCT"
 export const LCT_FORMAT_VERSION = 1
 export const LCT_WRITE_SCHEMA_VERSION = 2

@@ -1,4 +1,4 @@
-/** torch dtype names (exactly `str(dtype)`) and their item sizes in bytes (lct.md §5.4). */
+/** torch dtype names (exactly `str(dtype)`) and their item sizes in bytes (docs/lct.md §5.4). */
 const SIZES: Array<[number, string[]]> = [
   [
     1,

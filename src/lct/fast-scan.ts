@@ -8,7 +8,7 @@ import {MAX_NESTING} from './constants.js'
  * a subset of what the exact path accepts — it never decides an error.
  */
 
-/** Position after one valid msgpack value at `pos` under lmt's rules (lct.md §4.5), or -1. */
+/** Position after one valid msgpack value at `pos` under lmt's rules (docs/lct.md §4.5), or -1. */
 export function skipValid(buf: Uint8Array, pos: number, end: number, depth: number): number {
   if (pos >= end) return -1
   const b = buf[pos++]

@@ -121,7 +121,7 @@ function toNumber(v: RawValue | undefined): number {
   return typeof v === 'bigint' ? Number(v) : (v as number)
 }
 
-/** Decodes and validates a header body strictly (lct.md §4.3 rows 6–14). */
+/** Decodes and validates a header body strictly (docs/lct.md §4.3 rows 6–14). */
 export function decodeHeader(body: Uint8Array, source: string): LctHeader {
   const malformed = (detail: string) =>
     new LctError('LCT_MALFORMED_HEADER', source, `malformed header at offset 0: ${detail}`, 0)
@@ -199,7 +199,7 @@ export interface DecodedRecordFields {
 const RECORD_FIELD_NAMES = ['type', 't_mono', 't_wall', 'qualname', 'args'] as const
 
 /**
- * The record rules of lct.md §4.4 over the families of the five fields (undefined = absent), the `type` value and
+ * The record rules of docs/lct.md §4.4 over the families of the five fields (undefined = absent), the `type` value and
  * the first non-str args key; throws FieldError with the detail. One function for both paths keeps them identical.
  */
 function checkRecordFamilies(

@@ -1,4 +1,4 @@
-// Replay hot path: immutable value wrappers decoded once per distinct byte sequence (lct.md §11).
+// Replay hot path: immutable value wrappers decoded once per distinct byte sequence (docs/lct.md §11).
 import {decodeValue} from './codecs.js'
 import {skipValid} from './fast-scan.js'
 import {MAX_NESTING} from './constants.js'

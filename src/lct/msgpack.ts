@@ -2,7 +2,7 @@ import {isUtf8} from 'node:buffer'
 import {JsonFloat} from '../jsonl/json-float.js'
 import {MAX_NESTING} from './constants.js'
 
-/** A decoded msgpack value. Maps are null-prototype objects (see the prototype-pollution note in lct.md §4.5). */
+/** A decoded msgpack value. Maps are null-prototype objects (see the prototype-pollution note in docs/lct.md §4.5). */
 export type RawValue = null | boolean | number | bigint | string | Uint8Array | RawValue[] | RawMap
 export interface RawMap {
   [key: string]: RawValue
@@ -48,7 +48,7 @@ export function familyOfValue(v: unknown): string {
 const decoder = new TextDecoder('utf-8', {fatal: true})
 
 /**
- * A new null-prototype object (lct.md §4.5). `Object.create(null)` starts in V8's slow dictionary mode; an empty
+ * A new null-prototype object (docs/lct.md §4.5). `Object.create(null)` starts in V8's slow dictionary mode; an empty
  * literal whose prototype is then set to null keeps fast properties — a third cheaper to fill and to read.
  */
 export function nullProtoObject<T extends object = RawMap>(): T {
@@ -477,7 +477,7 @@ const UINT64_MAX = 2n ** 64n - 1n
 /**
  * msgpack writer with LMCache's (msgspec's default) choices: smallest int forms, float64 always, str8 for 32–255
  * bytes, bin for bytes, maps in source order. A `number` is an int when it is a safe integer, else float64; so an
- * integral float decoded from a foreign record is re-encoded as an int (see lct.md §3).
+ * integral float decoded from a foreign record is re-encoded as an int (see docs/lct.md §3).
  */
 export class MsgpackWriter {
   private buf = Buffer.allocUnsafe(1024)
@@ -614,7 +614,7 @@ export class MsgpackWriter {
     else this.head(0xdf, n, 4)
   }
 
-  /** A generic value: the forms of lct.md §3 (plain objects and Maps as ordered maps). */
+  /** A generic value: the forms of docs/lct.md §3 (plain objects and Maps as ordered maps). */
   value(v: unknown): void {
     if (v === null) return this.nil()
     switch (typeof v) {

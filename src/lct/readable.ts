@@ -8,7 +8,7 @@ function hex(bytes: Uint8Array): string {
 }
 
 /**
- * A JSON-safe rendering of decoded values (lct.md §8): bytes as {"$bytes_hex"}, big ints as {"$int"}, NaN/±∞ as
+ * A JSON-safe rendering of decoded values (docs/lct.md §8): bytes as {"$bytes_hex"}, big ints as {"$int"}, NaN/±∞ as
  * {"$float"}, and — when `codecs` — value classes and wire wrappers as {"$<tag>": <payload lmt would write>}.
  */
 export function readable(v: unknown, codecs = false): unknown {

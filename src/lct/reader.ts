@@ -461,7 +461,7 @@ async function* frameRuns(fs: FrameSource, take: (f: FrameRef) => void): AsyncGe
 
 /**
  * Counts records per qualname and the largest t_mono without building argument values, with exactly the
- * validation, skips and warnings of {@link openTrace} (lct.md §4.7).
+ * validation, skips and warnings of {@link openTrace} (docs/lct.md §4.7).
  */
 export async function countTrace(
   source: LctSource,

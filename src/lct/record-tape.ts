@@ -1,4 +1,4 @@
-// Decoded records handed from a reading thread to the replay thread (storage-replay.md §3, our addition): the
+// Decoded records handed from a reading thread to the replay thread (docs/storage-replay.md §3, our addition): the
 // reading thread validates every frame and interns keys as the in-thread reader does; what crosses is compact —
 // per record its numbers, and its args bytes with every interned value replaced by a reference to it.
 import {decodeValue} from './codecs.js'

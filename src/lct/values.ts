@@ -1,6 +1,6 @@
 import {dtypeItemSize} from './dtypes.js'
 
-/** Value classes of the argument codecs (lct.md §5.3); instances are frozen. */
+/** Value classes of the argument codecs (docs/lct.md §5.3); instances are frozen. */
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex') // native, lowercase
@@ -26,7 +26,7 @@ export class ObjectKey {
     Object.freeze(this)
   }
 
-  /** `hex(chunk_hash):kv_rank:object_group_id:len(model_name):model_name:cache_salt` (lct.md §5.5) */
+  /** `hex(chunk_hash):kv_rank:object_group_id:len(model_name):model_name:cache_salt` (docs/lct.md §5.5) */
   get id(): string {
     this.#id ??= `${hex(this.chunkHash)}:${this.kvRank}:${this.objectGroupId}:${this.modelName.length}:${this.modelName}:${this.cacheSalt}`
     return this.#id

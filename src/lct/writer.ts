@@ -37,7 +37,7 @@ export function encodeHeaderBody(h: Omit<LctHeader, 'isPlaceholder'>): Uint8Arra
 /**
  * Encodes a record body. `args` must already be codec-encoded (`encodeArgs`): plain msgpack-able values. Note: a
  * JS number is written as an int when it is a safe integer, so an integral Python float copied from a foreign
- * record comes back as an int (lct.md §3); the capture path never hits this.
+ * record comes back as an int (docs/lct.md §3); the capture path never hits this.
  */
 export function encodeRecordBody(r: {
   tMono: number

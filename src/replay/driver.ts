@@ -1,4 +1,4 @@
-// The replay driver (storage-replay.md §3): records in, handlers called at their trace time, events interleaved.
+// The replay driver (docs/storage-replay.md §3): records in, handlers called at their trace time, events interleaved.
 import {statSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {LctError, LmtError, lmtError} from '../errors.js'
@@ -190,7 +190,7 @@ async function replayRecords<C>(
   const skip = (n: number, qualname: string) =>
     o.onRecord?.({index: n, qualname, status: 'SKIP', latencyMs: 0, traceTime: scheduler.now()})
 
-  // skipped frames and a truncated tail (lct §4.5): printed once per kind with its offset, then counted
+  // skipped frames and a truncated tail (docs/lct.md §4.5): printed once per kind with its offset, then counted
   const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
   const reader = readsOnThread(o)
     ? openTraceThreaded(o.file, {maxFrameBytes: o.maxFrameBytes, name: o.file, onWarning})

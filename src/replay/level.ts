@@ -1,4 +1,4 @@
-// The replay-level plugin contract (storage-replay.md §2.1).
+// The replay-level plugin contract (docs/storage-replay.md §2.1).
 import type {JsonFloat} from '../jsonl/json-float.js'
 import type {DecodedArgs} from '../lct/codecs.js'
 import type {TraceRecorder} from '../lct/recorder.js'

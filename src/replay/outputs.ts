@@ -1,4 +1,4 @@
-// Outputs of `lmt replay` (storage-replay.md §7): CSV, JSON summary, JSONL lines, the terminal table, the banner.
+// Outputs of `lmt replay` (docs/storage-replay.md §7): CSV, JSON summary, JSONL lines, the terminal table, the banner.
 import {JsonFloat} from '../jsonl/json-float.js'
 import {pyCenter, pyFormatFixed, pyJsonDumps, type PyJsonValue, pyRound} from '../util/pyfmt.js'
 import type {RecordOutcome, ReplayResult} from './driver.js'

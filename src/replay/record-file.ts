@@ -1,4 +1,4 @@
-// The `--record` file of a replay (storage-replay.md §9): whole or absent. The recorder writes a temporary file beside
+// The `--record` file of a replay (docs/storage-replay.md §9): whole or absent. The recorder writes a temporary file beside
 // the target, renamed over it once the replay has finished and every write succeeded; an interruption, a failed
 // write (ENOSPC) or a fatal error removes the temporary file and leaves an earlier file at that path untouched.
 import {renameSync, rmSync, writeSync} from 'node:fs'

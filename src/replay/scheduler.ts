@@ -1,4 +1,4 @@
-// The event clock of a replay (storage-replay.md §4): a binary min-heap of events keyed by (time, seq).
+// The event clock of a replay (docs/storage-replay.md §4): a binary min-heap of events keyed by (time, seq).
 import {BinaryHeap} from '../util/binary-heap.js'
 
 export type EventId = number

@@ -1,4 +1,4 @@
-// Per-qualname latency statistics (storage-replay.md §8).
+// Per-qualname latency statistics (docs/storage-replay.md §8).
 
 const HISTOGRAM_AFTER = 2_000_000
 

@@ -1,4 +1,4 @@
-// The `belady` oracle (simulate.md §6.4): farthest-next-need eviction, computed offline over the replay sequence.
+// The `belady` oracle (docs/simulate.md §6.4): farthest-next-need eviction, computed offline over the replay sequence.
 import type {SimConfig} from './config.js'
 import {PrefixBlocks} from './prefix-blocks.js'
 import {quotaUnits, weightOf} from './replayer.js'

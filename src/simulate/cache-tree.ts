@@ -1,5 +1,5 @@
 // Storage of one instance's prefix tree in typed arrays indexed by block id and node id: no object per block or node
-// on the hot path (simulate.md §8.3). The tree's logic is SimInstance's (engine.ts); policies keep their lists in
+// on the hot path (docs/simulate.md §8.3). The tree's logic is SimInstance's (engine.ts); policies keep their lists in
 // the block links here. Ids of deleted nodes and their blocks are reused, so memory follows the live tree.
 
 import {ChildTable} from './child-table.js'

@@ -1,5 +1,5 @@
 // The children of every node of one instance's prefix tree in one open-addressing table keyed by (parent, key):
-// no Map per node (simulate.md §8.3). Linear probing; deletion shifts later entries back, so no tombstones.
+// no Map per node (docs/simulate.md §8.3). Linear probing; deletion shifts later entries back, so no tombstones.
 
 const EMPTY = -1
 

@@ -368,7 +368,7 @@ function policyNotices(i: InstanceConfig, notes: Notes): void {
     )
 }
 
-/** The semantic checks of simulate.md §2.4 on the effective configuration. */
+/** The semantic checks of docs/simulate.md §2.4 on the effective configuration. */
 function checkConfig(config: SimConfig): void {
   for (const g of config.instance_groups) {
     if (g.quota_capacity === undefined && g.quota_capacity_blocks === undefined)

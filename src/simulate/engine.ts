@@ -1,4 +1,4 @@
-// The replay engine of lmt simulate (simulate.md §4): per-instance radix trees (in typed arrays, cache-tree.ts),
+// The replay engine of lmt simulate (docs/simulate.md §4): per-instance radix trees (in typed arrays, cache-tree.ts),
 // eviction policies (policies.ts), eviction modes and cleanup. Keys are interned integers; timestamps exact bigints.
 
 import {CacheTree, NONE, ROOT} from './cache-tree.js'

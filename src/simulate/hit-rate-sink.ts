@@ -1,4 +1,4 @@
-// Where a replay's hit-rate CSV rows go (simulate.md §5.2). A read record's fields are known at its get, its
+// Where a replay's hit-rate CSV rows go (docs/simulate.md §5.2). A read record's fields are known at its get, its
 // AccWriteBlocks only once replay moves past its timestamp; a sink holds the rows in between.
 import {lmtError} from '../errors.js'
 import {
@@ -85,7 +85,7 @@ const DEFERRED_ROWS = 1 << 14
 
 /**
  * Keeps the rows as numbers during the replay and formats and writes them on {@link drain}, which the runner
- * calls between replay batches: output writing stays off the replay's path (and out of its timer, simulate.md
+ * calls between replay batches: output writing stays off the replay's path (and out of its timer, docs/simulate.md
  * §5.4) without a second thread competing for the cores with the replay and its compiler.
  */
 export class DeferredHitRateSink implements HitRateSink {

@@ -59,7 +59,7 @@ function colorOf(field: string, title: string, series: number): Record<string, u
 }
 
 /**
- * `hit_rate_over_time.svg`: cumulative token hit rate per instance over trace time (simulate.md §5.6). Nothing is
+ * `hit_rate_over_time.svg`: cumulative token hit rate per instance over trace time (docs/simulate.md §5.6). Nothing is
  * written (an empty list) when no get was replayed.
  */
 export async function plotHitRateOverTime(

@@ -1,4 +1,4 @@
-// The eviction policies of simulate.md §4.7 over block ids of a CacheTree: recency lists live in the tree's block
+// The eviction policies of docs/simulate.md §4.7 over block ids of a CacheTree: recency lists live in the tree's block
 // links, so no policy allocates per block.
 
 import {type CacheTree, grown, NONE} from './cache-tree.js'

@@ -159,7 +159,7 @@ export function groupAtCapacity(g: GroupConfig, cap: {blocks?: number; gb?: numb
   return copy
 }
 
-/** `quota_units` of a group (null = infinite), from its capacity and weights (simulate.md §2.3). */
+/** `quota_units` of a group (null = infinite), from its capacity and weights (docs/simulate.md §2.3). */
 export function quotaUnits(g: GroupConfig): number | null {
   if (g.quota_capacity !== undefined) {
     if (g.quota_capacity < 0) return null
@@ -206,7 +206,7 @@ export interface SkipCounts {
 }
 
 /**
- * Applies rows in replay order to the caches (simulate.md §4.2): GETs, WRITEs, request-mode scheduled writes,
+ * Applies rows in replay order to the caches (docs/simulate.md §4.2): GETs, WRITEs, request-mode scheduled writes,
  * eviction after every write; streams the hit-rate CSVs and keeps the counters.
  */
 export class Replayer {

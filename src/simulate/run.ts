@@ -91,7 +91,7 @@ export interface SimulateOutcome {
 // eslint-disable-next-line no-control-regex -- control characters are unsafe in file names
 const UNSAFE_NAME = /[/\\:*?"<>|\u0000-\u001f\u007f]/
 
-/** The CSV file name of an instance (escaped when unsafe, simulate.md §5.1). */
+/** The CSV file name of an instance (escaped when unsafe, docs/simulate.md §5.1). */
 export function csvFileName(id: string): {name: string; escaped: boolean} {
   if (!UNSAFE_NAME.test(id) && id !== '.' && id !== '..') return {name: `${id}_hit_rates.csv`, escaped: false}
   let out = ''
@@ -257,7 +257,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   }
 
   // ------------------------------------------------------------------ single run: stream, re-sort if needed
-  // CSV rows are written between replay batches, outside the replay's timer (simulate.md §5.4)
+  // CSV rows are written between replay batches, outside the replay's timer (docs/simulate.md §5.4)
   const csvWriter = 'deferred'
   let sorted = true
   let main: Replayer

@@ -1,4 +1,4 @@
-// The one-pass stack method of a sweep (simulate.md §6.6): one LRU reference stack over the blocks gives every
+// The one-pass stack method of a sweep (docs/simulate.md §6.6): one LRU reference stack over the blocks gives every
 // capacity's results at once, and a certificate computed in the same pass says at which capacities they are
 // proven equal to an independent replay. Only those points use it; the others are replayed.
 import type {SimConfig} from './config.js'

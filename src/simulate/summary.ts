@@ -1,4 +1,4 @@
-// summary.json (simulate.md §5.5) and the terminal table (§5.4), from a replay's state.
+// summary.json (docs/simulate.md §5.5) and the terminal table (§5.4), from a replay's state.
 import type {SimConfig} from './config.js'
 import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
@@ -150,7 +150,7 @@ export function pad(cells: string[][], rightAligned: boolean[]): string[] {
   )
 }
 
-/** The terminal table of simulate.md §5.4. */
+/** The terminal table of docs/simulate.md §5.4. */
 export function renderTable(summary: Record<string, unknown>): string[] {
   const head = [
     'group',

@@ -1,4 +1,4 @@
-// Sweep points replayed on worker threads (simulate.md §6.5): the rows are encoded once into typed arrays on shared
+// Sweep points replayed on worker threads (docs/simulate.md §6.5): the rows are encoded once into typed arrays on shared
 // memory; every worker replays the points it is handed straight from them (a row object exists only while it is
 // replayed, so a worker's memory does not grow with the trace); results come back in point order.
 import {Worker} from 'node:worker_threads'

@@ -1,4 +1,4 @@
-// Sweeps (simulate.md §6): the curve of hit rate against capacity for one group, with its oracle ceilings.
+// Sweeps (docs/simulate.md §6): the curve of hit rate against capacity for one group, with its oracle ceilings.
 import {mkdirSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {join} from 'node:path'

@@ -21,7 +21,7 @@ export interface TraceRow {
   lineNo: number
 }
 
-/** A rule of simulate.md §3.2 broken by a row. */
+/** A rule of docs/simulate.md §3.2 broken by a row. */
 export class RowError extends Error {
   constructor(
     readonly rule: string,

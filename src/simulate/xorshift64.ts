@@ -1,4 +1,4 @@
-// The Optimizer's random_lru generator (simulate.md §4.7.2): xorshift64 with shifts 13, 7, 17 on an unsigned 64-bit
+// The Optimizer's random_lru generator (docs/simulate.md §4.7.2): xorshift64 with shifts 13, 7, 17 on an unsigned 64-bit
 // state, and its `NEXT() mod n`. XorShift64 is the BigInt reference; XorShift64Halves computes the same sequence on
 // two 32-bit halves, which random_lru's sampling (a thousand draws per eviction by default) needs to be fast.
 

@@ -1,4 +1,4 @@
-// Python-compatible formatting shared by lct, replay and convert (lct.md §9).
+// Python-compatible formatting shared by lct, replay and convert (docs/lct.md §9).
 import {pythonFloatRepr} from '../jsonl/float-repr.js'
 import {JsonFloat} from '../jsonl/json-float.js'
 

@@ -1,4 +1,4 @@
-// Benchmark of `lmt convert` (spec convert.md §11). Not a test: prints rows/s and peak RSS.
+// Benchmark of `lmt convert` (docs/convert.md §11). Not a test: prints rows/s and peak RSS.
 import {existsSync, mkdirSync, rmSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {writePublisher, writeQwen, writeQwenStream} from './generate.mjs'

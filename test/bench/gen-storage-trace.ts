@@ -1,4 +1,4 @@
-// The storage benchmark workload of storage-replay.md §10.1, written with lmt's own .lct writer (the built one, so
+// The storage benchmark workload of docs/storage-replay.md §10.1, written with lmt's own .lct writer (the built one, so
 // that its values are the classes the built reader and codecs know).
 //
 //   tsx test/bench/gen-storage-trace.ts OUT.lct [--records R] [--keys K] [--reuse F]

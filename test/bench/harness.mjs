@@ -40,7 +40,7 @@ export function fmtRate(n, seconds) {
   return `${Math.round(n / seconds).toLocaleString('en-US')}/s`
 }
 
-/** Seconds of the fastest of `runs` calls of `fn`, in this process (storage-replay.md §10.2: best of 3). */
+/** Seconds of the fastest of `runs` calls of `fn`, in this process (docs/storage-replay.md §10.2: best of 3). */
 export async function bestOf(runs, fn) {
   let best = Infinity
   for (let i = 0; i < runs; i++) {
@@ -52,7 +52,7 @@ export async function bestOf(runs, fn) {
 }
 
 /**
- * Prints `<name>: <records/s> records/s (<MB/s> MB/s)` (storage-replay.md §10.2) and sets exit code 1 below the
+ * Prints `<name>: <records/s> records/s (<MB/s> MB/s)` (docs/storage-replay.md §10.2) and sets exit code 1 below the
  * target, which LMT_BENCH_MIN_RPS lowers on a slow machine.
  */
 export function reportRecordRate(name, records, bytes, seconds, defaultTarget) {

@@ -1,4 +1,4 @@
-// `npm run bench:info` (storage-replay.md §10.2, lct.md §4.7): countTrace on the default storage workload, the
+// `npm run bench:info` (docs/storage-replay.md §10.2, docs/lct.md §4.7): countTrace on the default storage workload, the
 // best of 3 in this process (start-up excluded, the file in the page cache); then `lmt trace info` as a process on
 // 250k and 1M records for its peak RSS, which must not grow with the file. Exits 1 below the target, which
 // LMT_BENCH_MIN_RPS can lower on a slow machine.

@@ -1,4 +1,4 @@
-// `npm run bench:replay` (storage-replay.md §10.2): `lmt replay` in virtual time on the default storage workload,
+// `npm run bench:replay` (docs/storage-replay.md §10.2): `lmt replay` in virtual time on the default storage workload,
 // `-q --no-csv --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU`, the best of 3 in this process (oclif
 // loaded once: start-up excluded), and likewise an engine-shaped trace (issue 21: 20,000 requests, ~19 keys a record,
 // > 100k distinct keys, a 256 MiB L1 under OOM and eviction pressure) against its own target. Then, as processes with their peak RSS: a 1M-record mix in which half the

@@ -1,4 +1,4 @@
-// Run by simulate.bench.ts with --expose-gc (simulate.md §8.2 P4): the heap and typed-array memory an lru replay holds
+// Run by simulate.bench.ts with --expose-gc (docs/simulate.md §8.2 P4): the heap and typed-array memory an lru replay holds
 // per distinct block (the key interner, the tree, the policy lists), the trace streamed through one Replayer.
 // Prints {bytes, blocks} as JSON.
 import {join} from 'node:path'

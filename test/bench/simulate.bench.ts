@@ -1,4 +1,4 @@
-// Benchmark of `lmt simulate` (simulate.md §8): replay throughput, memory against trace length, sweep cost.
+// Benchmark of `lmt simulate` (docs/simulate.md §8): replay throughput, memory against trace length, sweep cost.
 // Run with `npm run bench:simulate`; it prints a table and exits 1 when a requirement is missed.
 // `LMT_BENCH_SIMULATE=P5 npm run bench:simulate` runs only P5 (random_lru against lru).
 import {spawnSync} from 'node:child_process'
@@ -223,7 +223,7 @@ results.push({
   })
 }
 console.table(results)
-// simulate.md §8.2: the script exits non-zero when a requirement is missed (run.mjs carries on with the others)
+// docs/simulate.md §8.2: the script exits non-zero when a requirement is missed (run.mjs carries on with the others)
 if (results.some((r) => r.met === 'NO')) {
   console.log('simulate: a performance requirement was missed on this machine')
   process.exitCode = 1

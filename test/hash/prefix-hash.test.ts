@@ -3,7 +3,7 @@ import {KeyList} from '../../src/hash/key-list.js'
 import {hashInt64, prefixHash, tokensToBlockIds} from '../../src/hash/prefix-hash.js'
 import {formatInt64, formatUint64, putInt64, putInt64List} from '../../src/jsonl/int64-format.js'
 
-describe('prefix hash golden vectors (spec convert.md §7)', () => {
+describe('prefix hash golden vectors (docs/convert.md §7)', () => {
   it('chains over ids', () => {
     expect(prefixHash([1, 2, 3])).toEqual([
       -7046029254386353130n,

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {camelToSnake, formatNameOf} from '../../src/plugins/format-name.js'
 
-describe('format names from class names (spec convert.md §3.4)', () => {
+describe('format names from class names (docs/convert.md §3.4)', () => {
   it.each([
     ['QwenBailianConverter', 'qwen_bailian'],
     ['PublisherLogConverter', 'publisher_log'],

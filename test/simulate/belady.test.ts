@@ -4,7 +4,7 @@ import type {SimConfig} from '../../src/simulate/config.js'
 import type {TraceRow} from '../../src/simulate/trace-rows.js'
 
 /**
- * A direct reading of the `belady` oracle (simulate.md §6.4), quadratic and obvious: next needs by scanning ahead,
+ * A direct reading of the `belady` oracle (docs/simulate.md §6.4), quadratic and obvious: next needs by scanning ahead,
  * each eviction by scanning the live blocks for the largest (next need, depth, −instance, last mark) — the oracle's
  * heap must choose the same blocks.
  */

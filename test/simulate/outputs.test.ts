@@ -28,7 +28,7 @@ async function quick(trace: string, args: string[]) {
 const simulateHead512 = (out: string, ...extra: string[]) =>
   lmt(['simulate', '--trace', head512, '--block-size', '512', ...extra, '-o', out])
 
-describe('Mooncake reference values (simulate.md §7.2 T7)', () => {
+describe('Mooncake reference values (docs/simulate.md §7.2 T7)', () => {
   it.each([
     [
       'head-200 bs512 infinite',

@@ -3,7 +3,7 @@ import {InstState} from '../../src/simulate/replayer.js'
 
 const state = (): InstState => new InstState({} as never, {} as never, {} as never, 0)
 
-describe('the hit-rate-over-time plot data of an instance (simulate.md §5.6: decimated)', () => {
+describe('the hit-rate-over-time plot data of an instance (docs/simulate.md §5.6: decimated)', () => {
   it.each([1, 2, 1999, 2000, 2001, 4000, 4001, 10_000, 123_457])(
     '%i reads: every 2^k-th read from the first, at most 2,000 of them, then the last read',
     (n) => {

@@ -61,7 +61,7 @@ async function sweepText(trace: string, caps: string, extra: string[] = []) {
 /** sweep.csv without its method column */
 const numbers = (csv: string[]) => csv.map((l) => l.split(',').slice(0, -1).join(','))
 
-describe('one-pass stack method (simulate.md §6.6, T8)', () => {
+describe('one-pass stack method (docs/simulate.md §6.6, T8)', () => {
   it('equals independent replays at every point it takes, on random unit-shaped traces', async () => {
     let seed = 12345
     const rand = (n: number) => (seed = (seed * 48271) % 2147483647) % n

@@ -38,7 +38,7 @@ async function run(
 const inst = (s: {instances: Array<Record<string, unknown>>}, id = 'i') =>
   s.instances.find((x) => x.instance_id === id) as Record<string, number>
 
-describe('worked examples (simulate.md §7.1)', () => {
+describe('worked examples (docs/simulate.md §7.1)', () => {
   it('A: lru, infinite, prefix sharing', async () => {
     const x = await run('A')
     expect(x.r.exitCode).toBe(0)

@@ -34,7 +34,7 @@ describe('XorShift64Halves: the xorshift64 sequence and its remainders on 32-bit
     }
   })
 
-  it('starts from the spec’s test vectors (simulate.md §4.7.2) and any seed of 64 bits', () => {
+  it('starts from the spec’s test vectors (docs/simulate.md §4.7.2) and any seed of 64 bits', () => {
     const halves = new XorShift64Halves(DEFAULT_SEED)
     const out = new Int32Array(1)
     const states: bigint[] = []

@@ -35,7 +35,7 @@ export function scaledTimestamp(value: unknown, intScale: bigint, floatScale: nu
   return undefined
 }
 
-/** Checks run in the original's order; the first failure decides the reason (spec convert.md §8.2). */
+/** Checks run in the original's order; the first failure decides the reason (docs/convert.md §8.2). */
 export function decodeHashIdRow(text: string, config: HashIdRowConfig): HashIdRowResult {
   const row = parseObjectLine(text)
   if (!(row instanceof Map)) return row

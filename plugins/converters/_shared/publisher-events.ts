@@ -212,7 +212,7 @@ function keysOf(event: EventFields): unknown[] | ScannedKeys | undefined {
 
 const skip = (code: string, message: string, reg?: string): Problem => ({k: 'skip', code, message, reg})
 
-/** input_len and where it came from, or the reason the get is skipped (spec convert.md §8.4). */
+/** input_len and where it came from, or the reason the get is skipped (docs/convert.md §8.4). */
 function inputLenOf(
   event: EventFields,
   keys: {length: number},

@@ -35,7 +35,7 @@ function plain(v: unknown): unknown {
   return v
 }
 
-/** `clean(messages)` of convert.md §8.5. */
+/** `clean(messages)` of docs/convert.md §8.5. */
 function cleanMessages(messages: JsonValue[]): unknown[] {
   const out: unknown[] = []
   for (const m of messages) {
@@ -69,7 +69,7 @@ function cleanMessages(messages: JsonValue[]): unknown[] {
   return out
 }
 
-/** `cleanTools(tools)` of convert.md §8.5. */
+/** `cleanTools(tools)` of docs/convert.md §8.5. */
 function cleanTools(tools: JsonValue[]): unknown[] {
   const out: unknown[] = []
   tools.forEach((t, i) => {
@@ -117,7 +117,7 @@ async function tokensOf(
   return {tokens: await tok.encode(text), fallback}
 }
 
-/** Decodes one line (rules of convert.md §8.5 steps 1–6). */
+/** Decodes one line (rules of docs/convert.md §8.5 steps 1–6). */
 export async function decodeTextRow(
   text: string,
   config: TextRowConfig,

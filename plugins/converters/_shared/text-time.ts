@@ -1,4 +1,4 @@
-// Naive "%Y-%m-%d %H:%M:%S.%f" times of the text pipeline, interpreted in a time zone (convert.md §8.5).
+// Naive "%Y-%m-%d %H:%M:%S.%f" times of the text pipeline, interpreted in a time zone (docs/convert.md §8.5).
 
 const TIME =
   /^(\d{4})-(1[0-2]|0[1-9]|[1-9])-(3[01]|[12]\d|0[1-9]|[1-9]| [1-9])\s+(2[0-3]|[01]\d|\d):([0-5]\d|\d):(6[01]|[0-5]\d|\d)\.(\d{1,6})$/

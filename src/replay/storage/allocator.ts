@@ -1,4 +1,4 @@
-// First-fit aligned allocator with an address-ordered free list (storage-replay.md §6.3).
+// First-fit aligned allocator with an address-ordered free list (docs/storage-replay.md §6.3).
 
 export interface Block {
   offset: number

@@ -1,4 +1,4 @@
-// LRU and noop eviction policies and the watermark controller (storage-replay.md §6.8).
+// LRU and noop eviction policies and the watermark controller (docs/storage-replay.md §6.8).
 import type {ObjectKey} from '../../lct/values.js'
 import type {Scheduler} from '../scheduler.js'
 import type {KeySlot, KeySlots} from './key-slots.js'

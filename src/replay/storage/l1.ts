@@ -1,4 +1,4 @@
-// L1: entries with TTL read/write locks on top of the allocator (storage-replay.md §6.5–§6.7).
+// L1: entries with TTL read/write locks on top of the allocator (docs/storage-replay.md §6.5–§6.7).
 import type {MemoryLayoutDesc, ObjectKey} from '../../lct/values.js'
 import {Allocator, type Block} from './allocator.js'
 import type {KeySlots} from './key-slots.js'

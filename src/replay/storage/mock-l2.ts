@@ -1,4 +1,4 @@
-// The `mock` L2 adapter: FIFO eviction skipping locked keys, bandwidth delays (storage-replay.md §6.9).
+// The `mock` L2 adapter: FIFO eviction skipping locked keys, bandwidth delays (docs/storage-replay.md §6.9).
 import type {ObjectKey} from '../../lct/values.js'
 import type {Scheduler} from '../scheduler.js'
 

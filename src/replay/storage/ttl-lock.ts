@@ -1,4 +1,4 @@
-// A counted lock with a time-to-live, evaluated against the replay clock (storage-replay.md §6.4).
+// A counted lock with a time-to-live, evaluated against the replay clock (docs/storage-replay.md §6.4).
 
 export class TtlLock {
   count = 0
