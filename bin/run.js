@@ -4,6 +4,10 @@ import {Errors, flush, handle, run, settings} from '@oclif/core'
 // plugins are plain JavaScript (lmt loads TypeScript converter modules itself, through tsx)
 settings.enableAutoTranspile = false
 
+// a Ctrl-C after a command's outputs are in place, while it ends, no longer kills it with the default action
+const {letLateSignalsPass} = await import('../dist/src/cli/interrupts.js')
+letLateSignalsPass()
+
 try {
   await run(process.argv.slice(2), import.meta.url)
   // as oclif's execute(): not awaited (stdout closed early never drains; awaiting would hang the exit)
