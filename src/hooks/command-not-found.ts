@@ -3,10 +3,15 @@ import {lmtError} from '../errors.js'
 import {closest} from '../util/closest.js'
 
 /**
- * An unknown command: a usage error in lmt's style (`error: … did you mean "lmt convert"?`), rendered by the
- * top-level handler like every other error, whether or not a terminal could answer a prompt.
+ * An unknown command. Someone at a terminal gets oclif's own not-found plugin: it asks "Did you mean …?" and runs
+ * the command on yes. Elsewhere (scripts, pipes, CI) that plugin suggests nothing, so lmt's usage error says the
+ * nearest command (`error: … did you mean "lmt convert"?`), rendered like every other error.
  */
 const hook: Hook.CommandNotFound = async function (opts) {
+  if (process.stdin.isTTY && process.stderr.isTTY) {
+    const {default: prompt} = await import('@oclif/plugin-not-found')
+    return prompt.call(this, opts)
+  }
   const visible = opts.config.commands.filter((c) => !c.hidden)
   const ids = [...visible.map((c) => c.id), ...visible.flatMap((c) => c.aliases)]
   // oclif joins the arguments to the id (`trace infoo x.lct` → trace:infoo:x.lct): the command typed is the first

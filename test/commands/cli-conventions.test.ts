@@ -1,7 +1,8 @@
+import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {ROOT, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
+import {BIN, ROOT, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
 
 interface ManifestFlag {
   helpGroup?: string
@@ -111,6 +112,22 @@ describe('did you mean', () => {
     expect(r.stderr).toContain('did you mean "lmt trace info"?')
     expect(r.stderr).toContain('hint: run "lmt trace --help" for the list of commands')
   })
+
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)(
+    'at a terminal, a mistyped command gets oclif not-found prompt; answered no, nothing runs',
+    () => {
+      const r = spawnSync('sh', ['-c', `(sleep 2; printf 'n\\r') | script -qfec "${BIN} convrt" /dev/null`], {
+        encoding: 'utf8',
+        env: {...process.env, ...env},
+        timeout: 30_000,
+      })
+      // eslint-disable-next-line no-control-regex
+      const screen = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+      expect(screen).toContain('convrt is not a lmt command')
+      expect(screen).toContain('Did you mean convert?')
+      expect(screen).not.toContain('converting')
+    },
+  )
 
   it('a mistyped flag, in lmt\'s error style (no "›   Error:")', async () => {
     const r = lmtProcess(['convert', '-i', 'x', '-f', 'mooncake', '--formt', 'y'], {env})
