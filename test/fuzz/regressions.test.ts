@@ -4,7 +4,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {header} from '../lct/helpers.js'
-import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
+import {FIXTURES, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
 import {recordFrame} from './lct-inputs.js'
 
 const tmp = tempDir()
@@ -60,5 +60,17 @@ describe('simulate configuration', () => {
   it('up to 1000 levels run', async () => {
     const r = await lmt(['simulate', config(`{"x": ${'['.repeat(990)}${']'.repeat(990)}}`), '-q'])
     expect(r.exitCode, r.stderr).toBe(0)
+  })
+})
+
+describe('replay --l2-adapter', () => {
+  it('JSON nested 30,000 deep is a coded configuration error (exit 2), not a stack overflow', () => {
+    const deep = `{"type": "mock", "max_size_gb": 1, "mock_bandwidth_gb": 1, "x": ${'['.repeat(30_000)}${']'.repeat(30_000)}}`
+    const trace = join(FIXTURES, 'lct', 'v2_full_prefetch_cycle.lct')
+    const args = ['replay', trace, '--l1-size-gb', '0.0625', '--eviction-policy', 'LRU', '--no-csv', '-q']
+    const r = lmtProcess([...args, '--output-dir', join(tmp.dir, 'l2'), '--l2-adapter', deep, '--json'])
+    expect(r.exitCode).toBe(2)
+    expect(JSON.parse(r.stdout).error).toMatchObject({code: 'REPLAY_CONFIG'})
+    expect(JSON.parse(r.stdout).error.message).toContain('nested deeper than 1000 levels')
   })
 })

@@ -1,6 +1,8 @@
 // The storage level's configuration: flags → StorageManagerConfig → config dict and digest (§6.1).
 import {JsonFloat} from '../../jsonl/json-float.js'
 import {lmtError} from '../../errors.js'
+import {nestsDeeperThan} from '../../jsonl/json-depth.js'
+import {MAX_JSON_DEPTH} from '../../jsonl/parse.js'
 import {configDigest} from '../../lct/recorder.js'
 import type {PyJsonValue} from '../../util/pyfmt.js'
 import type {MockL2Config} from './mock-l2.js'
@@ -54,6 +56,9 @@ function configError(message: string): Error {
 }
 
 export function parseL2Adapter(text: string, index: number): MockL2Config {
+  // the JSON is kept in the config dict, which is walked recursively (digest, --record header): bounded nesting
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw configError(`--l2-adapter #${index}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
   let v: unknown
   try {
     v = JSON.parse(text)
@@ -89,6 +94,8 @@ function l2FromObject(v: unknown, index: number): MockL2Config {
 /** Storage flags from the header's config JSON, for `--config-from-header` (only flags not given). */
 export function flagsFromHeader(json: string, given: StorageFlags, warn: (m: string) => void): StorageFlags {
   if (json === '') throw configError('the trace header has no config')
+  if (nestsDeeperThan(json, MAX_JSON_DEPTH))
+    throw configError(`the trace header config is nested deeper than ${MAX_JSON_DEPTH} levels`)
   let d: Record<string, Record<string, unknown>>
   try {
     d = JSON.parse(json)
