@@ -124,11 +124,14 @@ export function createProgressBar(opts: ProgressOptions): ProgressBar {
     fps: 10,
   })
   let started = false
+  /** a new phase is drawn at once (the 10-per-second limit would hide a short one) */
+  let newPhase = false
   return {
     phase(label, unit) {
       if (label === st.label && unit === st.unit) return
       Object.assign(st, {label, unit, done: 0, total: 1, note: undefined})
       phaseStart = now()
+      newPhase = true
     },
     update(done, total, note) {
       Object.assign(st, {done, total, note})
@@ -139,6 +142,8 @@ export function createProgressBar(opts: ProgressOptions): ProgressBar {
         bar.setTotal(Math.max(total, 1))
         bar.update(done)
       }
+      if (newPhase) bar.render()
+      newPhase = false
     },
     clearLine() {
       if (started) stream.write('\r\x1b[K')

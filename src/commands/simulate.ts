@@ -45,6 +45,10 @@ function parsePolicy(v: string): PolicyName {
 
 /** Reading (bytes, rows so far), then a sweep's points, then (one thread) its Belady references. */
 function showProgress(bar: ProgressBar, p: SimulateProgress): void {
+  if (p.step) {
+    bar.phase(p.step.label, 'records')
+    return bar.update(p.step.done, p.step.total)
+  }
   if (!p.points) return bar.update(p.bytes, p.total, `${countText(p.rows)} rows`)
   bar.phase(p.points.belady ? 'Belady references' : 'sweep', 'points')
   bar.update(p.points.done, p.points.total)

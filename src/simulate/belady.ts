@@ -125,8 +125,10 @@ export function beladyOracle(
   rows: readonly TraceRow[],
   cfg: SimConfig,
   onlyGroup?: string,
+  /** operations replayed so far, of the total (for a progress bar) */
+  onOps?: (done: number, total: number) => void,
 ): BeladyGroupResult[] {
-  return prepareBelady(rows, cfg, onlyGroup)(cfg)
+  return prepareBelady(rows, cfg, onlyGroup)(cfg, onOps)
 }
 
 /**
@@ -137,7 +139,7 @@ export function prepareBelady(
   rows: readonly TraceRow[],
   cfg: SimConfig,
   onlyGroup?: string,
-): (capCfg: SimConfig) => BeladyGroupResult[] {
+): (capCfg: SimConfig, onOps?: (done: number, total: number) => void) => BeladyGroupResult[] {
   const instIndex = new Map<string, number>()
   const instGroup: number[] = []
   const weights: number[] = []
@@ -206,7 +208,7 @@ export function prepareBelady(
     for (let j = 0; j < ids.length; j++) (get ? nextGet : nextWrite)[ids[j]] = p
   }
   // ---- forward replay with farthest-next-need eviction
-  return (capCfg: SimConfig) => {
+  return (capCfg: SimConfig, onOps?: (done: number, total: number) => void) => {
     for (const c of counts)
       Object.assign(c, {
         get_rows: 0,
@@ -244,6 +246,7 @@ export function prepareBelady(
       if (grp.quota !== null) grp.heap.update(id) // an infinite group never evicts
     }
     for (let p = 0; p < ops.length; p++) {
+      if (onOps !== undefined && (p & 0x3fff) === 0) onOps(p, ops.length)
       const {ids, get, inst, inputLen} = ops[p]
       const grp = groups[instGroup[inst]]
       if (get) {

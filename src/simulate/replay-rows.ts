@@ -19,7 +19,12 @@ export interface ReplayRun {
 export const REPLAY_BATCH = 256
 
 /** Replays rows held in memory (sorted). */
-export function replayRows(rows: readonly TraceRow[], make: () => Replayer): ReplayRun {
+/** `onBatch(done, total)`: rows replayed so far, after each batch (for a progress bar). */
+export function replayRows(
+  rows: readonly TraceRow[],
+  make: () => Replayer,
+  onBatch?: (done: number, total: number) => void,
+): ReplayRun {
   const r = make()
   let seconds = 0
   let written = 0
@@ -32,6 +37,7 @@ export function replayRows(rows: readonly TraceRow[], make: () => Replayer): Rep
       seconds += t1 - t0
       r.drainCsvs()
       written += performance.now() - t1
+      onBatch?.(end, rows.length)
     }
     const t0 = performance.now()
     r.finish()

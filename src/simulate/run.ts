@@ -1,5 +1,6 @@
 import {existsSync, rmdirSync} from 'node:fs'
 import {basename, join} from 'node:path'
+import {stepProgress} from './step-progress.js'
 import {PendingFiles} from './pending-files.js'
 import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
 import {isLmtError, lmtError} from '../errors.js'
@@ -78,6 +79,8 @@ export interface SimulateProgress {
   total: number
   rows: number
   points?: {done: number; total: number; belady?: boolean}
+  /** a pass over rows held in memory (an oracle, a sweep's first passes): rows done of total */
+  step?: {label: string; done: number; total: number}
 }
 
 export interface SimulateOutcome {
@@ -400,6 +403,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
             infinite: true,
             strictInstances: false,
           }),
+        stepProgress(req, 'infinite capacity'),
       )
       oracles.infinite = inf.replayer.groups.map((g) => {
         const t = totalsOf(g.members)
@@ -414,7 +418,12 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
         lines.push(`oracle infinite: group ${o.group_name} token hit rate ${formatG(o.token_hit_rate)}`)
     }
     if (req.oracle === 'belady' || req.oracle === 'all') {
-      const bel = beladyOracle(rows, cfgWithInstances(cfg, main))
+      const bel = beladyOracle(
+        rows,
+        cfgWithInstances(cfg, main),
+        undefined,
+        stepProgress(req, 'Belady oracle'),
+      )
       oracles.belady = bel.map(({instances: _instances, ...g}) => g)
       for (const b of bel) {
         const policyRate = totalsOf(

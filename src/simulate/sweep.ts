@@ -12,6 +12,7 @@ import {PendingFiles} from './pending-files.js'
 import {replayRows} from './replay-rows.js'
 import {quotaUnits, Replayer} from './replayer.js'
 import type {SimulateRequest, SweepRequest} from './run.js'
+import {stepProgress} from './step-progress.js'
 import {stackPass, type StackPassResult} from './stack-pass.js'
 import {cfgWithInstances, totalsOf} from './summary.js'
 import {
@@ -78,6 +79,7 @@ export async function runSweep(
         onlyGroup: groupName,
         strictInstances: false,
       }),
+    stepProgress(req, 'infinite capacity'),
   )
   lookups += inf.replayer.blockLookups
   const effCfg = cfgWithInstances(cfg, inf.replayer)
@@ -180,7 +182,10 @@ export async function runSweep(
   if (req.stack === 'off') stack = notUsed(caps.length, '--stack off')
   else if (req.keepPointCsv)
     stack = notUsed(caps.length, "--keep-point-csv writes every point's CSVs, which needs its replay")
-  else stack = stackPass(rows, effCfg, groupName, caps)
+  else {
+    stepProgress(req, 'stack pass')?.(0, rows.length)
+    stack = stackPass(rows, effCfg, groupName, caps)
+  }
   const fromStack = (p: number): PointResult | undefined =>
     p === caps.length - 1 ? undefined : stack.certified[p]
   const toReplay = caps.map((_, p) => p).filter((p) => fromStack(p) === undefined)

@@ -70,6 +70,37 @@ describe.skipIf(!hasScript)('progress bars in a terminal', () => {
   })
 })
 
+describe.skipIf(!hasScript)('progress bars of the passes after reading', () => {
+  it("a single run's oracles, and a sweep's infinite-capacity run, have bars of their own", () => {
+    const trace = join(FIXTURES, 'simulate', 'A', 'trace.jsonl')
+    const one = inTerminal(
+      [
+        'simulate',
+        '--trace',
+        trace,
+        '--block-size',
+        '4',
+        '--capacity-blocks',
+        '2',
+        '--oracle',
+        'all',
+        '-o',
+        'or',
+      ],
+      tmp.dir,
+    )
+    expect(one.status).toBe(0)
+    expect(one.text).toMatch(/infinite capacity \[[█░]+\] \d+% {2}\d+\/\d+ records/)
+    expect(one.text).toMatch(/Belady oracle \[[█░]+\] \d+% {2}\d+\/\d+ records/)
+    const sweep = inTerminal(
+      ['simulate', '--trace', trace, '--block-size', '4', '--sweep', '--sweep-points', '3', '-o', 'sw2'],
+      tmp.dir,
+    )
+    expect(sweep.status).toBe(0)
+    expect(sweep.text).toMatch(/infinite capacity \[[█░]+\] \d+% {2}\d+\/\d+ records/)
+  })
+})
+
 describe('progress without a terminal', () => {
   it('prints no bar and no control characters when stderr is not a TTY', () => {
     const r = lmtProcess(['convert', '-i', SAMPLE, '-f', 'mooncake', '-o', join(tmp.dir, 'p.jsonl')])
