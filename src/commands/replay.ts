@@ -35,7 +35,7 @@ const baseFlags = {
     default: 'virtual',
   }),
   speed: Flags.string({summary: 'realtime only: trace time runs X times faster than the wall clock.'}),
-  verbose: Flags.boolean({summary: 'One stdout line per record.', default: false}),
+  verbose: Flags.boolean({summary: 'One stdout line per record (not with --json).', default: false}),
   progress: Flags.boolean({summary: 'One stderr line per record (default on with realtime).', allowNo: true}),
   'jsonl-out': Flags.string({
     summary: 'Write one JSON line per record to this file (a log: kept as far as the replay got).',
