@@ -39,13 +39,20 @@ const baseFlags = {
     default: 'virtual',
   }),
   speed: Flags.string({summary: 'With --pace realtime: trace time runs this many times faster (default 1).'}),
-  verbose: Flags.boolean({summary: 'One stdout line per record.', default: false, helpGroup: OUTPUT}),
+  verbose: Flags.boolean({
+    summary: 'One stdout line per record (not with --json).',
+    default: false,
+    helpGroup: OUTPUT,
+  }),
   progress: Flags.boolean({
     summary: 'One stderr line per record instead of the bar (default on with --pace realtime).',
     allowNo: true,
     helpGroup: OUTPUT,
   }),
-  'jsonl-out': Flags.string({summary: 'Write one JSON line per record to this file.', helpGroup: OUTPUT}),
+  'jsonl-out': Flags.string({
+    summary: 'Write one JSON line per record to this file (a log: kept as far as the replay got).',
+    helpGroup: OUTPUT,
+  }),
   'output-dir': Flags.string({
     summary: 'Directory of trace_replay_ops.csv and trace_replay_summary.json (default: the current one).',
     default: '.',
@@ -63,7 +70,10 @@ const baseFlags = {
     summary: 'No banner, no progress bar, no terminal table, no list of the files written.',
     default: false,
   }),
-  record: Flags.string({summary: 'Re-record the replayed calls into this .lct file.', helpGroup: OUTPUT}),
+  record: Flags.string({
+    summary: 'Re-record the replayed calls into this .lct file (written whole at the end, or not at all).',
+    helpGroup: OUTPUT,
+  }),
   'allow-schema-1': Flags.boolean({
     summary: 'Replay schema-1 traces (cache salts were not recorded).',
     default: false,
@@ -163,55 +173,18 @@ export default class Replay extends LmtCommand {
     const flags = second.flags as typeof first.flags
     // 8. level configuration
     const config = levelConfig(level, second.flags as Record<string, unknown>, header)
-    const result = await this.replay({
-      file,
-      level,
-      config,
-      header,
-      pace,
-      speed,
-      maxFrameBytes,
-      flags,
-      warnings,
-    })
-    // the summary files appear whole or not at all (the per-record JSONL is a log, kept as far as it got)
-    const outDir = flags['output-dir']
-    const summary = flags.json
-      ? summaryJson(result, modelJson(result, pace, speed, result.stats.histogramMode))
-      : undefined
-    const written: string[] = []
-    try {
-      if (!flags['no-csv']) written.push(writeOutput(join(outDir, 'trace_replay_ops.csv'), opsCsv(result)))
-      if (summary !== undefined) written.push(writeOutput(join(outDir, 'trace_replay_summary.json'), summary))
-    } catch (err) {
-      throw outputError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}`, err)
-    }
-    if (flags.record) written.push(`${flags.record} (--record)`)
-    if (flags['jsonl-out']) written.push(`${flags['jsonl-out']} (--jsonl-out)`)
-    if (!flags.quiet) for (const w of written) process.stderr.write(`wrote ${w}\n`)
-    if (!flags.quiet) for (const line of resultTable(result, pace)) this.log(line)
-    if (result.recordsFailed > 0)
-      throw lmtError('REPLAY_RECORDS_FAILED', `${result.recordsFailed} record(s) failed`)
-    return summary === undefined ? undefined : JSON.parse(summary)
+    return this.execute({file, level, config, header, pace, speed, maxFrameBytes, flags, warnings})
   }
 
-  /** Steps 9 and on: outputs opened, Ctrl-C handled, the banner, the replay, the warnings' totals. */
-  private async replay(o: {
-    file: string
-    level: ReplayLevel
-    config: unknown
-    header: LctHeader
-    pace: 'virtual' | 'realtime'
-    speed: number
-    maxFrameBytes: number
-    flags: ReplayFlags
-    warnings: Warnings
-  }): Promise<ReplayResult> {
-    const {flags, warnings} = o
+  /**
+   * Steps 9 and on: the outputs opened, Ctrl-C handled (until the summary files are written: none is cut short), the
+   * replay, the summary files, the list of the files written, the table; the summary document returned for --json.
+   */
+  private async execute(o: RunSettings): Promise<unknown> {
+    const {flags} = o
     const controller = new AbortController()
     const out = new RecordOutputs(flags, controller)
-    warnings.progress = out.progressText
-    let result: ReplayResult
+    o.warnings.progress = out.progressText
     const stopHandling = handleInterrupts({
       json: this.jsonEnabled(),
       exit: (code) => process.exit(code),
@@ -221,6 +194,33 @@ export default class Replay extends LmtCommand {
         out.close()
       },
     })
+    let result: ReplayResult
+    let summary: string | undefined
+    const written: string[] = []
+    try {
+      result = await this.replay(o, out, controller.signal)
+      // the last lines are written by close(): a failure there is an error too
+      out.close()
+      if (out.log?.failed) throw out.log.failed
+      if (flags.json)
+        summary = summaryJson(result, modelJson(result, o.pace, o.speed, result.stats.histogramMode))
+      written.push(...writeSummaries(flags, result, summary))
+    } finally {
+      stopHandling()
+      out.close()
+    }
+    if (flags.record) written.push(`${flags.record} (--record)`)
+    if (flags['jsonl-out']) written.push(`${flags['jsonl-out']} (--jsonl-out)`)
+    if (!flags.quiet) for (const w of written) process.stderr.write(`wrote ${w}\n`)
+    if (!flags.quiet) for (const line of resultTable(result, o.pace)) this.log(line)
+    if (result.recordsFailed > 0)
+      throw lmtError('REPLAY_RECORDS_FAILED', `${result.recordsFailed} record(s) failed`)
+    return summary === undefined ? undefined : JSON.parse(summary)
+  }
+
+  /** The replay itself: the record count for progress lines, the banner, the driver, the warnings' totals. */
+  private async replay(o: RunSettings, out: RecordOutputs, signal: AbortSignal): Promise<ReplayResult> {
+    const {flags, warnings} = o
     try {
       const progress = flags.progress ?? o.pace === 'realtime'
       const bar = createProgressBar({
@@ -247,7 +247,7 @@ export default class Replay extends LmtCommand {
           ) + '\n',
         )
       warnings.replaying = true
-      result = await replayTrace({
+      return await replayTrace({
         file: o.file,
         level: o.level,
         config: o.config,
@@ -258,20 +258,16 @@ export default class Replay extends LmtCommand {
         exactLatency: flags['exact-latency'],
         recordPath: flags.record,
         warn: (code, key, message) => warnings.warn(code, key, message),
-        signal: controller.signal,
+        signal,
         onRecord: out.onRecord(progress, total),
         onProgress: (records, offset) => bar.update(offset, traceBytes, `${countText(records)} records`),
       })
     } finally {
       out.bar?.stop()
-      stopHandling()
       warnings.replaying = false
-      out.close()
+      out.flush()
       warnings.totals()
     }
-    // the last lines are written by close(): a failure there is an error too
-    if (out.log?.failed) throw out.log.failed
-    return result
   }
 
   private listLevels(levels: Awaited<ReturnType<typeof discoverLevels>>) {
@@ -293,6 +289,18 @@ export default class Replay extends LmtCommand {
   }
 }
 
+interface RunSettings {
+  file: string
+  level: ReplayLevel
+  config: unknown
+  header: LctHeader
+  pace: 'virtual' | 'realtime'
+  speed: number
+  maxFrameBytes: number
+  flags: ReplayFlags
+  warnings: Warnings
+}
+
 type ReplayFlags = {[K in keyof typeof baseFlags]: unknown} & {
   verbose: boolean
   progress?: boolean
@@ -305,10 +313,18 @@ type ReplayFlags = {[K in keyof typeof baseFlags]: unknown} & {
   'exact-latency': boolean
 }
 
-/** Writes `path` atomically and returns it (for the list of the files written). */
-function writeOutput(path: string, data: string): string {
-  writeFileAtomic(path, data)
-  return path
+/** Writes the CSV and (with --json) the summary atomically; returns their paths. */
+function writeSummaries(flags: ReplayFlags, result: ReplayResult, summary: string | undefined): string[] {
+  const outDir = flags['output-dir']
+  const files: Array<[string, string]> = []
+  if (!flags['no-csv']) files.push([join(outDir, 'trace_replay_ops.csv'), opsCsv(result)])
+  if (summary !== undefined) files.push([join(outDir, 'trace_replay_summary.json'), summary])
+  try {
+    for (const [path, data] of files) writeFileAtomic(path, data)
+  } catch (err) {
+    throw outputError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}`, err)
+  }
+  return files.map(([path]) => path)
 }
 
 /** Warnings printed once per code and key, then counted (the totals come after the replay). */
@@ -381,10 +397,15 @@ class RecordOutputs {
     }
   }
 
-  /** Writes what is gathered and closes the log (idempotent, synchronous). */
-  close(): void {
+  /** Writes the progress and verbose lines gathered. */
+  flush(): void {
     this.progressText.flush()
     this.verboseText.flush()
+  }
+
+  /** Writes what is gathered and closes the log (idempotent, synchronous). */
+  close(): void {
+    this.flush()
     this.log?.close()
   }
 }

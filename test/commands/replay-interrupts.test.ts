@@ -30,11 +30,11 @@ function outputDir(name: string): {dir: string; rec: string} {
 
 describe('lmt replay interrupted', () => {
   it.each([
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
+    ['SIGINT', 130, []],
+    ['SIGTERM', 143, ['--json']],
   ] as const)(
-    '%s: exit %i within 2 s, the old --record file untouched, no temporary file',
-    async (sig, exit) => {
+    '%s: exit %i within 2 s, the old --record file untouched, no temporary file (%j)',
+    async (sig, exit, extra) => {
       const {dir, rec} = outputDir(sig)
       const logDir = join(tmp.dir, `${sig}-log`)
       const log = join(logDir, 'records.jsonl')
@@ -48,27 +48,34 @@ describe('lmt replay interrupted', () => {
         rec,
         '--jsonl-out',
         log,
+        ...extra,
       ])
       let stderr = ''
+      let stdout = ''
       child.stderr.on('data', (d) => (stderr += d))
+      child.stdout.on('data', (d) => (stdout += d))
       const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) =>
         child.on('close', (c, s) => res([c, s])),
       )
-      // the replay has started once it writes its first file (the recording, beside rec.lct)
+      // the replay is under way once the log has lines (the first chunk of 64 KiB)
+      const logged = () => existsSync(log) && statSync(log).size > 0
       const started = performance.now()
-      while (readdirSync(dir).length === 1 && performance.now() - started < 30_000)
-        await new Promise((r) => setTimeout(r, 20))
+      while (!logged() && performance.now() - started < 30_000) await new Promise((r) => setTimeout(r, 20))
+      expect(logged()).toBe(true)
+      // the recording is on its way beside rec.lct
       expect(readdirSync(dir).length).toBe(2)
-      // and has handled records once the log holds some (it is written in chunks): no guess at the machine's speed
-      while (!(existsSync(log) && statSync(log).size > 0) && performance.now() - started < 30_000)
-        await new Promise((r) => setTimeout(r, 20))
       const sent = performance.now()
       child.kill(sig)
       const [code, signal] = await closed
       const ms = performance.now() - sent
       expect({code, signal}).toEqual({code: exit, signal: null})
       expect(ms).toBeLessThan(2000)
-      expect(stderr).toContain(`error: interrupted by ${sig}`)
+      if (extra.length === 0) expect(stderr).toContain(`error: interrupted by ${sig}`)
+      // under --json the error document on stdout
+      else
+        expect(JSON.parse(stdout)).toEqual({
+          error: {code: 'INTERRUPTED', message: `interrupted by ${sig}`, exitCode: exit},
+        })
       expect(readFileSync(rec, 'utf8')).toBe(OLD)
       expect(readdirSync(dir)).toEqual(['rec.lct'])
       // the log holds the records handled, each line whole

@@ -70,6 +70,7 @@ describe('lmt replay', () => {
     expect(rj.exitCode).toBe(0)
     const summary = readFileSync(join(out, 'trace_replay_summary.json'), 'utf8')
     expect(JSON.parse(rj.stdout)).toEqual(JSON.parse(summary))
+    expect(validatorFor('replay-summary.schema.json')(JSON.parse(rj.stdout))).toBe(true)
     expect(rj.stdout).not.toContain('Trace Replay Result')
     expect(rj.stderr).toContain(`wrote ${join(out, 'trace_replay_summary.json')}\n`)
     expect(summary.endsWith('}\n')).toBe(true)

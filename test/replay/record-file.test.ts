@@ -1,7 +1,9 @@
 // The --record file of a replay is whole or absent: a failed write, an abort or a fatal error leaves an earlier file
-// at that path as it was, and no temporary file.
-import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+// at that path as it was, and no temporary file. The --jsonl-out log is kept as far as it got; a failed write is an
+// error.
+import {mkdirSync, readdirSync, readFileSync, writeFileSync, writeSync} from 'node:fs'
 import {afterAll, describe, expect, it} from 'vitest'
+import {RecordLog} from '../../src/cli/record-log.js'
 import {LmtError} from '../../src/errors.js'
 import {openTrace} from '../../src/lct/reader.js'
 import {replayTrace, type ReplayRunOptions} from '../../src/replay/driver.js'
@@ -113,5 +115,36 @@ describe('replayTrace --record', () => {
     for await (const batch of reader.batches()) n += batch.length
     await reader.close()
     expect(n).toBe(80)
+  })
+})
+
+describe('the --jsonl-out log', () => {
+  it('a failed write is reported once as REPLAY_OUTPUT; the lines before it stay, nothing is written after', () => {
+    const path = join(tmp.dir, 'log', 'records.jsonl')
+    const failures: LmtError[] = []
+    let calls = 0
+    const log = new RecordLog(
+      path,
+      (err) => failures.push(err),
+      (fd, chunk) => {
+        if (++calls === 2)
+          throw Object.assign(new Error('ENOSPC: no space left on device, write'), {code: 'ENOSPC'})
+        writeSync(fd, chunk)
+      },
+    )
+    const line = 'x'.repeat(1000) + '\n'
+    for (let i = 0; i < 200; i++) log.add(line) // about three chunks of 64 KiB
+    log.close()
+    expect(calls).toBe(2)
+    expect(failures).toHaveLength(1)
+    expect(log.failed).toBe(failures[0])
+    expect(failures[0].kind).toBe('REPLAY_OUTPUT')
+    expect(failures[0].message).toBe(
+      `cannot write --jsonl-out ${path}: no space left on device (ENOSPC)`,
+    )
+    const kept = readFileSync(path, 'utf8')
+    expect(kept.length).toBeGreaterThan(0)
+    expect(kept.endsWith('\n')).toBe(true)
+    expect(kept.split('\n').every((l) => l === '' || l === line.trimEnd())).toBe(true)
   })
 })
