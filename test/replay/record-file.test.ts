@@ -139,9 +139,7 @@ describe('the --jsonl-out log', () => {
     expect(failures).toHaveLength(1)
     expect(log.failed).toBe(failures[0])
     expect(failures[0].kind).toBe('REPLAY_OUTPUT')
-    expect(failures[0].message).toBe(
-      `cannot write --jsonl-out ${path}: no space left on device (ENOSPC)`,
-    )
+    expect(failures[0].message).toBe(`cannot write --jsonl-out ${path}: no space left on device (ENOSPC)`)
     const kept = readFileSync(path, 'utf8')
     expect(kept.length).toBeGreaterThan(0)
     expect(kept.endsWith('\n')).toBe(true)
