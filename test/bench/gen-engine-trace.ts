@@ -13,7 +13,7 @@ import {join} from 'node:path'
 import {parseArgs} from 'node:util'
 import {rng} from './generate.mjs'
 import {ROOT} from './harness.mjs'
-import {type StorageRecord, writeLct} from './gen-storage-trace.js'
+import {benchStorageConfig, type StorageRecord, writeLct} from './gen-storage-trace.js'
 
 type Values = typeof import('../../src/lct/values.js')
 type Recorder = typeof import('../../src/lct/recorder.js')
@@ -38,23 +38,7 @@ export async function writeEngineTrace(
   const {ObjectKey, MemoryLayoutDesc} = await dist<Values>('lct/values.js')
   const {configDigest} = await dist<Recorder>('lct/recorder.js')
   const layout = new MemoryLayoutDesc([[2, 8, 256, 128]], ['torch.bfloat16'])
-  const {json, digest} = configDigest({
-    eviction_config: {eviction_policy: 'LRU', eviction_ratio: 0.2, trigger_watermark: 0.8},
-    l1_manager_config: {
-      memory_config: {
-        align_bytes: 4096,
-        init_size_in_bytes: 268435456,
-        size_in_bytes: 268435456,
-        use_lazy: false,
-      },
-      read_ttl_seconds: 300,
-      write_ttl_seconds: 600,
-    },
-    l2_adapter_config: {adapters: []},
-    prefetch_max_in_flight: 8,
-    prefetch_policy: 'default',
-    store_policy: 'default',
-  })
+  const {json, digest} = configDigest(benchStorageConfig(268435456))
   const rand = rng(seed)
   const freshKey = () => {
     const h = new Uint8Array(8)

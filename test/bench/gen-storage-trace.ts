@@ -85,22 +85,18 @@ export interface CycleTraceOptions {
   seed?: number
 }
 
-/** The §10.1 workload (`reuse` 0), with the storage config of the benchmark's flags in the header. */
-export async function writeCycleTrace(
-  path: string,
-  {records, keysPerCycle = 3, reuse = 0, seed = 11}: CycleTraceOptions,
-): Promise<void> {
-  const {ObjectKey, MemoryLayoutDesc} = await dist<Values>('lct/values.js')
-  const {configDigest} = await dist<Recorder>('lct/recorder.js')
-  const layout = new MemoryLayoutDesc([[16, 16]], ['torch.float16'])
-  // the storage config of `--l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU`: the replay reports a match
-  const {json, digest} = configDigest({
+/**
+ * The storage config dict of `--l1-size-gb <l1Bytes / 2^30> --no-l1-use-lazy --eviction-policy LRU` with every
+ * other flag at its default: what the benchmark traces' headers carry, so that their replays report a match.
+ */
+export function benchStorageConfig(l1Bytes: number) {
+  return {
     eviction_config: {eviction_policy: 'LRU', eviction_ratio: 0.2, trigger_watermark: 0.8},
     l1_manager_config: {
       memory_config: {
         align_bytes: 4096,
-        init_size_in_bytes: 67108864,
-        size_in_bytes: 67108864,
+        init_size_in_bytes: l1Bytes,
+        size_in_bytes: l1Bytes,
         use_lazy: false,
       },
       read_ttl_seconds: 300,
@@ -110,7 +106,19 @@ export async function writeCycleTrace(
     prefetch_max_in_flight: 8,
     prefetch_policy: 'default',
     store_policy: 'default',
-  })
+  }
+}
+
+/** The §10.1 workload (`reuse` 0), with the storage config of the benchmark's flags in the header. */
+export async function writeCycleTrace(
+  path: string,
+  {records, keysPerCycle = 3, reuse = 0, seed = 11}: CycleTraceOptions,
+): Promise<void> {
+  const {ObjectKey, MemoryLayoutDesc} = await dist<Values>('lct/values.js')
+  const {configDigest} = await dist<Recorder>('lct/recorder.js')
+  const layout = new MemoryLayoutDesc([[16, 16]], ['torch.float16'])
+  // the storage config of `--l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU`: the replay reports a match
+  const {json, digest} = configDigest(benchStorageConfig(67108864))
   const rand = rng(seed)
   function* generate(): Generator<StorageRecord> {
     let counter = 0
