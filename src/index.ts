@@ -57,12 +57,13 @@ export {
   valueEndBytes,
 } from './jsonl/json-scan-bytes.js'
 export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serialize.js'
-export {pythonFloatRepr} from './jsonl/float-repr.js'
+export {pythonFloatRepr} from './util/float-repr.js'
 export {pythonStrip} from './jsonl/trim.js'
 export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'
 export {LctError} from './errors.js'
 export * from './lct/index.js'
-export {pyFormatFixed, pyJsonDumps, pyRound, type PyJsonValue} from './util/pyfmt.js'
+export {pyFormatFixed, pyRound} from './util/pyfmt.js'
+export {pyJsonDumps, type PyJsonValue} from './jsonl/py-json.js'
 export {
   MapDispatcher,
   type Dispatcher,

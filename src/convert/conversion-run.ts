@@ -11,7 +11,7 @@ import {
 import {JsonSerializeError, serializeJson} from '../jsonl/serialize.js'
 import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
 import {LineReader} from '../jsonl/line-reader.js'
-import {deferredRecordSize, encodeRecordLine} from '../jsonl/record-encoder.js'
+import {deferredRecordSize, encodeRecordLine} from './record-encoder.js'
 import {checkPluginExit} from '../plugins/exit-guard.js'
 import {runPluginCode} from '../plugins/plugin-code.js'
 import {InputAccounting} from './input-accounting.js'

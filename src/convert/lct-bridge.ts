@@ -8,7 +8,7 @@ import {parseJson} from '../jsonl/parse.js'
 import {TraceRecorder} from '../lct/recorder.js'
 import {dtypeItemSize} from '../lct/dtypes.js'
 import {MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
-import type {PyJsonValue} from '../util/pyfmt.js'
+import type {PyJsonValue} from '../jsonl/py-json.js'
 import {tempPathBeside} from './stale-temps.js'
 
 const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'

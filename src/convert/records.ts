@@ -1,4 +1,5 @@
 import type {KeyList} from '../hash/key-list.js'
+import {serializeAsFields} from '../jsonl/serialize.js'
 
 export type Keys = readonly unknown[] | KeyList
 
@@ -77,3 +78,7 @@ export class WriteRecord {
     return r.#tsText
   }
 }
+
+// serializeJson writes a record as its fields (as it writes a plain object)
+serializeAsFields(GetRecord)
+serializeAsFields(WriteRecord)

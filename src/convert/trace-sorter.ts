@@ -1,5 +1,5 @@
 import {join} from 'node:path'
-import {encodeRecordInto} from '../jsonl/record-encoder.js'
+import {encodeRecordInto} from './record-encoder.js'
 import type {StoredLine} from './line-arena.js'
 import type {GetRecord, WriteRecord} from './records.js'
 import {BufferedWriter, type RunFile} from './run-files.js'

@@ -1,4 +1,4 @@
-import {putInt64List} from '../jsonl/int64-format.js'
+import {putInt64List} from './int64-format.js'
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 const LO = LITTLE_ENDIAN ? 0 : 1

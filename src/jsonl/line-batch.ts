@@ -2,7 +2,7 @@
 // It crosses to worker threads as four buffers (no string per line on either side), and a line becomes a string
 // only when someone reads its text.
 
-import type {InputLine} from './line-reader.js'
+import type {InputLine} from './input-line.js'
 
 /** What a batch is made of (also its form on a worker thread, after structured cloning). */
 export interface LineBatchData {

@@ -3,12 +3,10 @@ import {isUtf8} from 'node:buffer'
 import type {Readable} from 'node:stream'
 import {pythonStrip} from './trim.js'
 import {type LineBatch, LineBatchBuilder} from './line-batch.js'
+import type {InputLine} from './input-line.js'
 
-/** A non-blank input line: 1-based number (blank lines counted) and its trimmed text. */
-export interface InputLine {
-  readonly lineNo: number
-  readonly text: string
-}
+// the reader's lines: their type lives below both the reader and the byte batches
+export type {InputLine} from './input-line.js'
 
 export interface LineReaderEvents {
   /** A line whose bytes are not valid UTF-8; `preview` is its lossy decoding, trimmed. */

@@ -1,7 +1,7 @@
-import {GetRecord, WriteRecord} from '../convert/records.js'
 import {KeyList} from '../hash/key-list.js'
-import {pythonFloatRepr} from './float-repr.js'
+import {pythonFloatRepr} from '../util/float-repr.js'
 import {JsonFloat} from './json-float.js'
+import {SHORT_ESCAPES, unicodeEscape} from './json-escape.js'
 
 /** A value that Python's `json.dumps` layout cannot express (function, symbol, class instance, cycle…). */
 export class JsonSerializeError extends Error {
@@ -18,20 +18,6 @@ export class JsonSerializeError extends Error {
 // eslint-disable-next-line no-control-regex -- C0 controls are exactly what must be escaped
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
 
-const SHORT_ESCAPES: Record<number, string> = {
-  0x22: '\\"',
-  0x5c: '\\\\',
-  0x08: '\\b',
-  0x0c: '\\f',
-  0x0a: '\\n',
-  0x0d: '\\r',
-  0x09: '\\t',
-}
-
-function hex4(c: number): string {
-  return '\\u' + c.toString(16).padStart(4, '0')
-}
-
 /** A JSON string literal exactly as Python `json.dumps(s, ensure_ascii=False)` writes it. */
 export function serializeString(s: string): string {
   if (!NEEDS_ESCAPE.test(s)) return '"' + s + '"'
@@ -40,7 +26,7 @@ export function serializeString(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
     let rep: string | undefined
-    if (c < 0x20 || c === 0x22 || c === 0x5c) rep = SHORT_ESCAPES[c] ?? hex4(c)
+    if (c < 0x20 || c === 0x22 || c === 0x5c) rep = SHORT_ESCAPES[c] ?? unicodeEscape(c)
     else if (c >= 0xd800 && c <= 0xdfff) {
       if (c <= 0xdbff) {
         const d = s.charCodeAt(i + 1)
@@ -49,7 +35,7 @@ export function serializeString(s: string): string {
           continue
         }
       }
-      rep = hex4(c)
+      rep = unicodeEscape(c)
     }
     if (rep !== undefined) {
       out += s.slice(runStart, i) + rep
@@ -62,6 +48,23 @@ export function serializeString(s: string): string {
 function isPlainObject(v: object): boolean {
   const proto = Object.getPrototypeOf(v)
   return proto === Object.prototype || proto === null
+}
+
+type FieldsClass = abstract new (...args: never[]) => object
+/** classes registered by the layers above (the convert records) whose instances serialize as their fields */
+const fieldsClasses: FieldsClass[] = []
+
+/**
+ * Makes instances of `cls` serialize like plain objects (their own enumerable fields, in order) instead of being
+ * refused as class instances. The record classes register themselves, so this layer needs not know them.
+ */
+export function serializeAsFields(cls: FieldsClass): void {
+  if (!fieldsClasses.includes(cls)) fieldsClasses.push(cls)
+}
+
+function isFieldsObject(v: object): boolean {
+  for (const cls of fieldsClasses) if (v instanceof cls) return true
+  return false
 }
 
 function serializeInto(value: unknown, path: string, seen: Set<object>): string {
@@ -109,7 +112,7 @@ function serializeInto(value: unknown, path: string, seen: Set<object>): string 
       }
       return '{' + parts.join(', ') + '}'
     }
-    if (isPlainObject(value) || value instanceof GetRecord || value instanceof WriteRecord) {
+    if (isPlainObject(value) || isFieldsObject(value)) {
       const parts: string[] = []
       for (const k of Object.keys(value)) {
         const v = (value as Record<string, unknown>)[k]

@@ -1,6 +1,7 @@
 // Outputs of `lmt replay` (docs/storage-replay.md §7): CSV, JSON summary, JSONL lines, the terminal table, the banner.
 import {JsonFloat} from '../jsonl/json-float.js'
-import {pyCenter, pyFormatFixed, pyJsonDumps, type PyJsonValue, pyRound} from '../util/pyfmt.js'
+import {pyCenter, pyFormatFixed, pyRound} from '../util/pyfmt.js'
+import {pyJsonDumps, type PyJsonValue} from '../jsonl/py-json.js'
 import type {RecordOutcome, ReplayResult} from './driver.js'
 
 const WIDTH = 64

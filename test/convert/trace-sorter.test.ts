@@ -8,7 +8,7 @@ import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {tempDir} from '../helpers/cli.js'
 import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../../src/convert/records.js'
 import {KeyList} from '../../src/hash/key-list.js'
-import {deferredRecordSize} from '../../src/jsonl/record-encoder.js'
+import {deferredRecordSize} from '../../src/convert/record-encoder.js'
 import {serializeJson} from '../../src/jsonl/serialize.js'
 
 const arena = new LineArena(256)

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {KeyList} from '../../src/hash/key-list.js'
 import {hashInt64, prefixHash, tokensToBlockIds} from '../../src/hash/prefix-hash.js'
-import {formatInt64, formatUint64, putInt64, putInt64List} from '../../src/jsonl/int64-format.js'
+import {formatInt64, formatUint64, putInt64, putInt64List} from '../../src/hash/int64-format.js'
 
 describe('prefix hash golden vectors (docs/convert.md §7)', () => {
   it('chains over ids', () => {

@@ -1,36 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {KeyList} from '../../src/hash/key-list.js'
-import {pythonFloatRepr} from '../../src/jsonl/float-repr.js'
 import {JsonFloat} from '../../src/jsonl/json-float.js'
 import {JsonSerializeError, serializeJson} from '../../src/jsonl/serialize.js'
-
-describe('pythonFloatRepr', () => {
-  it.each([
-    [100, '100.0'],
-    [0.0001, '0.0001'],
-    [61.114, '61.114'],
-    [1e15, '1000000000000000.0'],
-    [9999999999999998, '9999999999999998.0'],
-    [1e16, '1e+16'],
-    [1e-5, '1e-05'],
-    [1e-7, '1e-07'],
-    [1.5e300, '1.5e+300'],
-    [5e-324, '5e-324'],
-    [1.2345678901234568e22, '1.2345678901234568e+22'],
-    [0, '0.0'],
-    [-0, '-0.0'],
-    [NaN, 'NaN'],
-    [Infinity, 'Infinity'],
-    [-Infinity, '-Infinity'],
-    [-2.5, '-2.5'],
-    [0.1 + 0.2, '0.30000000000000004'],
-    [123456789.125, '123456789.125'],
-    [1e-4, '0.0001'],
-    [0.00012, '0.00012'],
-  ])('%d → %s', (v, text) => {
-    expect(pythonFloatRepr(v)).toBe(text)
-  })
-})
 
 describe('serializeJson (Python json.dumps, ensure_ascii=False)', () => {
   it('lays out objects, arrays, integers and literals like Python', () => {

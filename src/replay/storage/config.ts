@@ -4,7 +4,7 @@ import {lmtError} from '../../errors.js'
 import {nestsDeeperThan} from '../../jsonl/json-depth.js'
 import {MAX_JSON_DEPTH} from '../../jsonl/parse.js'
 import {configDigest} from '../../lct/recorder.js'
-import type {PyJsonValue} from '../../util/pyfmt.js'
+import type {PyJsonValue} from '../../jsonl/py-json.js'
 import type {MockL2Config} from './mock-l2.js'
 
 export interface StorageManagerConfig {

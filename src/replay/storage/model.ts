@@ -9,7 +9,7 @@ import {
   type PrefetchRequestSpec,
   TrimPolicy,
 } from '../../lct/values.js'
-import {pyJsonDumps} from '../../util/pyfmt.js'
+import {pyJsonDumps} from '../../jsonl/py-json.js'
 import type {Scheduler} from '../scheduler.js'
 import type {ModelOptions, StorageManagerConfig} from './config.js'
 import {EvictionController, type EvictionPolicy, LruPolicy, NoopPolicy} from './eviction.js'

@@ -1,7 +1,7 @@
 import {KeyList} from '../hash/key-list.js'
-import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../convert/records.js'
-import {serializeJson, serializeString} from './serialize.js'
-import type {LineArena, StoredLine} from '../convert/line-arena.js'
+import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from './records.js'
+import {serializeJson, serializeString} from '../jsonl/serialize.js'
+import type {LineArena, StoredLine} from './line-arena.js'
 
 /** Where an encoded line goes: a slot of the line arena, or an output file's buffer. */
 export interface ByteSink {
