@@ -42,6 +42,8 @@ const catalogue = {
   },
   STDOUT_FAILED: {exit: 1, message: (reason: string) => `cannot write to standard output: ${reason}`},
   INTERRUPTED: {exit: 130, message: (signal: string) => `interrupted by ${signal}`},
+  // a worker thread (line mappers, sweep points, trace reading) that ended before it was closed
+  WORKER_FAILED: {exit: 1, message: (who: string, detail: string) => `the ${who} thread stopped (${detail})`},
   PLUGIN_EXIT: {
     exit: 1,
     message: (who: string, code: number) =>

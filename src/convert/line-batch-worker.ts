@@ -1,10 +1,11 @@
 // Worker-thread entry of the byte-batch mapper (InputContext.mapLineBatches): imports the mapper module once, then
 // maps each batch of lines it is sent to one result.
-import {parentPort, workerData} from 'node:worker_threads'
+import {workerData} from 'node:worker_threads'
 import {pathToFileURL} from 'node:url'
 import type {LineBatchMapFunction, LineBatchMapperModule} from './line-mapper.js'
 import {LineBatch, type LineBatchData} from '../jsonl/line-batch.js'
 import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
+import {serveJobs} from '../util/workers/serve-jobs.js'
 
 settleArrayBufferDetaching() // this thread transfers buffers: before any hot code is compiled
 
@@ -15,15 +16,10 @@ if (typeof mod.createLineBatchMapper !== 'function')
   throw new Error(`${module} does not export createLineBatchMapper(config)`)
 const map: LineBatchMapFunction = await mod.createLineBatchMapper(config)
 
-parentPort?.on('message', async ({id, batch}: {id: number; batch: LineBatchData}) => {
-  try {
-    const lines = LineBatch.of(batch)
-    const {result, transfer} = await map(lines)
-    // the batch goes back with its result (its buffers were moved here, not copied)
-    const back = new Set([...(transfer ?? []), ...lines.buffers()])
-    parentPort?.postMessage({id, result: {result, batch: lines.data()}}, [...back])
-  } catch (err) {
-    parentPort?.postMessage({id, error: (err as Error)?.stack ?? String(err)})
-  }
+serveJobs(async ({batch}: {batch: LineBatchData}) => {
+  const lines = LineBatch.of(batch)
+  const {result, transfer} = await map(lines)
+  // the batch goes back with its result (its buffers were moved here, not copied)
+  const back = new Set([...(transfer ?? []), ...lines.buffers()])
+  return {result: {result, batch: lines.data()}, transfer: [...back]}
 })
-parentPort?.postMessage({ready: true})

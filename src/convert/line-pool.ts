@@ -1,7 +1,8 @@
 import {pathToFileURL} from 'node:url'
-import {OrderedPool} from './ordered-pool.js'
 import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
-import type {InputLine} from '../jsonl/line-reader.js'
+import {WorkerPool} from '../util/workers/worker-pool.js'
+import {OrderedJobs} from '../util/workers/ordered-jobs.js'
+import type {InputLine} from '../jsonl/input-line.js'
 import {LineBatch, type LineBatchData} from '../jsonl/line-batch.js'
 import type {
   LineBatchMapperModule,
@@ -17,12 +18,24 @@ const IN_FLIGHT_PER_WORKER = 3
 
 /** Whether a mapper runs on the main thread: no worker asked for, or an input too small to pay for one. */
 function runsInline(spec: LineMapperSpec, inputBytes: number): boolean {
-  // worker start-up (~50 ms each) only pays off on inputs of a few MB
+  // a worker's start-up only pays off on inputs of a few MB
   return (spec.workers ?? 1) < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20)
 }
 
 function moduleUrl(spec: LineMapperSpec): string {
   return spec.module.startsWith('file:') ? spec.module : pathToFileURL(spec.module).href
+}
+
+/** `count` threads running the mapper module of `spec` in the worker `entry`. */
+function mapperPool<J, R>(entry: URL, spec: LineMapperSpec, count: number): WorkerPool<J, R> {
+  return new WorkerPool<J, R>({
+    name: 'line mapper',
+    entry,
+    workerData: {module: moduleUrl(spec), config: spec.config},
+    count,
+    // a mapper's garbage is short-lived: a small young generation keeps the worker's footprint small
+    resourceLimits: {maxYoungGenerationSizeMb: 8},
+  })
 }
 
 /** Runs the mapper on the main thread (small inputs, tests, one worker requested). */
@@ -44,12 +57,12 @@ async function* mapOnWorkers<R>(
   spec: LineMapperSpec,
   count: number,
 ): AsyncGenerator<MappedLine<R>> {
-  const pool = new OrderedPool<unknown[]>(
+  const workers = mapperPool<{lines: InputLine[]}, unknown[]>(
     new URL('./line-worker.js', import.meta.url),
-    {module: moduleUrl(spec), config: spec.config},
+    spec,
     count,
-    IN_FLIGHT_PER_WORKER,
   )
+  const pool = new OrderedJobs(workers, IN_FLIGHT_PER_WORKER)
   try {
     const queue: InputLine[][] = []
     let batch: InputLine[] = []
@@ -81,7 +94,7 @@ async function* mapOnWorkers<R>(
       for (let i = 0; i < head.length; i++) yield {line: head[i], result: results[i] as R}
     }
   } finally {
-    await pool.close()
+    await workers.close()
   }
 }
 
@@ -120,12 +133,12 @@ async function* mapBatchesOnWorkers<R>(
   count: number,
 ): AsyncGenerator<MappedBatch<R>> {
   settleArrayBufferDetaching() // batches are transferred from this thread: settle it before the loop is compiled
-  const pool = new OrderedPool<{result: R; batch: LineBatchData}>(
+  const workers = mapperPool<{batch: LineBatchData}, {result: R; batch: LineBatchData}>(
     new URL('./line-batch-worker.js', import.meta.url),
-    {module: moduleUrl(spec), config: spec.config},
+    spec,
     count,
-    IN_FLIGHT_PER_WORKER,
   )
+  const pool = new OrderedJobs(workers, IN_FLIGHT_PER_WORKER)
   try {
     const take = async (): Promise<MappedBatch<R>> => {
       const {result, batch} = await pool.next()
@@ -137,7 +150,7 @@ async function* mapBatchesOnWorkers<R>(
     }
     while (pool.pending > 0) yield await take()
   } finally {
-    await pool.close()
+    await workers.close()
   }
 }
 

@@ -1,6 +1,6 @@
 // The records of a trace decoded on a worker thread, so that a replay's model runs beside its decoding.
-import {Worker} from 'node:worker_threads'
-import {type ErrorKind, LctError} from '../errors.js'
+import {WorkerPool} from '../util/workers/worker-pool.js'
+import {OrderedJobs} from '../util/workers/ordered-jobs.js'
 import {type TapeBatch, TapeDecoder} from './record-tape.js'
 import type {LctRecord, LctWarning} from './types.js'
 
@@ -13,25 +13,18 @@ export interface ThreadedReadOptions {
   batchBytes?: number
 }
 
-type WorkerMessage =
-  | {batch: TapeBatch}
-  | {done: true}
-  | {
-      error:
-        | {lct: true; kind: ErrorKind; source: string; detail: string; offset: number; suggestions: string[]}
-        | {lct?: undefined; message: string; name: string}
-    }
+/** What the reading thread answers a request for the next batch with. */
+export type TapeReply = {batch: TapeBatch} | {done: true}
+
+/**
+ * Batches asked for ahead of the replay (it asks for another as it starts on one): decoding may run up to six
+ * batches ahead, which absorbs the pauses of either thread (a collection, a burst of evictions).
+ */
+const READ_AHEAD = 6
 
 export interface ThreadedTraceReader {
   batches(): AsyncIterableIterator<LctRecord[]>
   close(): Promise<void>
-}
-
-function revive(e: Extract<WorkerMessage, {error: unknown}>['error']): Error {
-  if (e.lct) return new LctError(e.kind, e.source, e.detail, e.offset, e.suggestions)
-  const err = new Error(e.message)
-  err.name = e.name
-  return err
 }
 
 /**
@@ -39,35 +32,12 @@ function revive(e: Extract<WorkerMessage, {error: unknown}>['error']): Error {
  * `openTrace(file, {internObjectKeys: true})` gives (the header is validated by the caller beforehand).
  */
 export function openTraceThreaded(file: string, opts: ThreadedReadOptions = {}): ThreadedTraceReader {
-  let worker: Worker | undefined
-  let closed = false
-  const inbox: WorkerMessage[] = []
-  let waiting: {resolve: (m: WorkerMessage) => void; reject: (e: Error) => void} | undefined
-  let failure: Error | undefined
-  const deliver = (m: WorkerMessage) => {
-    if (waiting) {
-      const w = waiting
-      waiting = undefined
-      w.resolve(m)
-    } else inbox.push(m)
-  }
-  const fail = (err: Error) => {
-    failure ??= err
-    if (waiting) {
-      const w = waiting
-      waiting = undefined
-      w.reject(err)
-    }
-  }
-  const next = (): Promise<WorkerMessage> => {
-    const m = inbox.shift()
-    if (m) return Promise.resolve(m)
-    if (failure) return Promise.reject(failure)
-    return new Promise((resolve, reject) => (waiting = {resolve, reject}))
-  }
+  let pool: WorkerPool<null, TapeReply> | undefined
 
   async function* batches(): AsyncIterableIterator<LctRecord[]> {
-    worker = new Worker(new URL('./tape-worker.js', import.meta.url), {
+    pool = new WorkerPool<null, TapeReply>({
+      name: 'trace reading',
+      entry: new URL('./tape-worker.js', import.meta.url),
       workerData: {
         file,
         maxFrameBytes: opts.maxFrameBytes,
@@ -75,19 +45,16 @@ export function openTraceThreaded(file: string, opts: ThreadedReadOptions = {}):
         batchRecords: opts.batchRecords,
         batchBytes: opts.batchBytes,
       },
+      count: 1,
     })
-    worker.on('message', deliver)
-    worker.on('error', fail)
-    worker.on('exit', (code) => {
-      if (!closed) fail(new Error(`the trace reading thread stopped (exit code ${code})`))
-    })
+    const asked = new OrderedJobs(pool, READ_AHEAD)
+    while (!asked.full) asked.submit(null)
     const decoder = new TapeDecoder()
     try {
       for (;;) {
-        const m = await next()
-        if ('error' in m) throw revive(m.error)
+        const m = await asked.next()
         if ('done' in m) return
-        worker.postMessage(0) // the next batch may be decoded while this one is replayed
+        asked.submit(null) // the next batch may be decoded while this one is replayed
         const records = decoder.records(m.batch)
         let from = 0
         for (const {before, warning} of m.batch.warnings) {
@@ -105,9 +72,7 @@ export function openTraceThreaded(file: string, opts: ThreadedReadOptions = {}):
   }
 
   async function close(): Promise<void> {
-    if (closed) return
-    closed = true
-    await worker?.terminate()
+    await pool?.close()
   }
 
   return {batches, close}

@@ -1,7 +1,7 @@
 // Sweep points replayed on worker threads (docs/simulate.md §6.5): the rows are encoded once into typed arrays on shared
 // memory; every worker replays the points it is handed straight from them (a row object exists only while it is
 // replayed, so a worker's memory does not grow with the trace); results come back in point order.
-import {Worker} from 'node:worker_threads'
+import {WorkerPool} from '../util/workers/worker-pool.js'
 import type {GroupConfig, SimConfig} from './config.js'
 import {type BeladyGroupResult, prepareBelady} from './belady.js'
 import {type InstanceCounters, type ReplayOptions, Replayer} from './replayer.js'
@@ -215,34 +215,23 @@ export async function runSweepTasks(
   let front = 0
   let back = tasks.length - 1
   let last: Replayer | undefined
-  const entry = new URL('./sweep-worker.js', import.meta.url)
-  const encoded = encodeRows(rows)
-  const workers = Array.from(
-    {length: Math.max(0, Math.min(jobs - 1, tasks.length - 1))},
-    () => new Worker(entry, {workerData: {encoded, job}}),
-  )
-  const inWorkers = workers.map(
-    (w) =>
-      new Promise<void>((resolve, reject) => {
-        const give = () => {
-          while (front <= back && skip?.(front, results)) front++
-          if (front > back) return resolve()
-          const index = front++
-          w.postMessage({index, task: tasks[index]})
-        }
-        w.on('message', (msg: {index: number; result?: SweepTaskResult; error?: string}) => {
-          if (msg.error !== undefined) return reject(new Error(`sweep worker: ${msg.error}`))
-          results[msg.index] = msg.result as SweepTaskResult
-          onDone?.(msg.index)
-          give()
-        })
-        w.on('error', reject)
-        w.on('exit', (code) => {
-          if (code !== 0) reject(new Error(`sweep worker exited with code ${code}`))
-        })
-        give()
-      }),
-  )
+  const count = Math.max(0, Math.min(jobs - 1, tasks.length - 1))
+  const pool = new WorkerPool<SweepTask, SweepTaskResult>({
+    name: 'sweep',
+    entry: new URL('./sweep-worker.js', import.meta.url),
+    workerData: {encoded: encodeRows(rows), job},
+    count,
+  })
+  // each thread takes the next task from the front when it is done with one
+  const inWorkers = Array.from({length: count}, async (_, w) => {
+    for (;;) {
+      while (front <= back && skip?.(front, results)) front++
+      if (front > back) return
+      const index = front++
+      results[index] = await pool.call(w, tasks[index])
+      onDone?.(index)
+    }
+  })
   inWorkers.forEach((p) => p.catch(() => {})) // observed below
   const here = new SweepTaskRunner(rows, job)
   try {
@@ -256,7 +245,7 @@ export async function runSweepTasks(
     }
     await Promise.all(inWorkers)
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()))
+    await pool.close()
   }
   return {results, last}
 }
