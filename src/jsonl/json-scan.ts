@@ -1,6 +1,7 @@
 // Validating scanners over JSON text for the fast lanes of line parsers: each returns the end position of a
 // well-formed item or -1 when unsure (NaN/Infinity, leading zeros, control characters, deep nesting). They accept
 // a subset of what parseJson accepts, so a caller that gets -1 falls back to the exact parser, which decides.
+import {grown} from '../util/grown.js'
 
 const MAX_DEPTH = 64
 
@@ -199,12 +200,9 @@ export class HalvesList {
 
   /** Doubles the capacity, keeping the first `length` values. */
   grow(): void {
-    const h = new Uint32Array(this.hi.length * 2)
-    const l = new Uint32Array(this.hi.length * 2)
-    h.set(this.hi.subarray(0, this.length))
-    l.set(this.lo.subarray(0, this.length))
-    this.hi = h
-    this.lo = l
+    const size = this.hi.length * 2
+    this.hi = grown(this.hi, size, this.length)
+    this.lo = grown(this.lo, size, this.length)
   }
 }
 

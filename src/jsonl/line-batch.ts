@@ -3,6 +3,7 @@
 // only when someone reads its text.
 
 import type {InputLine} from './input-line.js'
+import {grown} from '../util/grown.js'
 
 /** What a batch is made of (also its form on a worker thread, after structured cloning). */
 export interface LineBatchData {
@@ -138,14 +139,13 @@ export class LineBatchBuilder {
   private room(len: number): void {
     if (this.n === this.starts.length) {
       const cap = Math.max(this.maxLines, this.n * 2)
-      this.starts = grow(this.starts, cap)
-      this.ends = grow(this.ends, cap)
-      this.lineNos = grow(this.lineNos, cap)
+      this.starts = grown(this.starts, cap)
+      this.ends = grown(this.ends, cap)
+      this.lineNos = grown(this.lineNos, cap)
     }
     if (this.used + len > this.bytes.length) {
-      const b = new Uint8Array(Math.max(this.maxBytes + (64 << 10), 2 * this.bytes.length, this.used + len))
-      b.set(this.bytes.subarray(0, this.used))
-      this.bytes = b
+      const size = Math.max(this.maxBytes + (64 << 10), 2 * this.bytes.length, this.used + len)
+      this.bytes = grown(this.bytes, size, this.used)
     }
   }
 
@@ -158,10 +158,4 @@ export class LineBatchBuilder {
     this.n++
     if (this.n >= this.maxLines || this.used >= this.maxBytes) this.seal()
   }
-}
-
-function grow(a: Int32Array, size: number): Int32Array {
-  const b = new Int32Array(size)
-  b.set(a)
-  return b
 }

@@ -8,6 +8,7 @@ import {MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgp
 import type {DecodedRecordFields} from './frame-decode.js'
 import {MemoryLayoutDesc, ObjectKey} from './values.js'
 import type {LctRecord, LctWarning} from './types.js'
+import {grown} from '../util/grown.js'
 
 /** A reference to an interned value: 0xc1 (never valid msgpack, so never in a frame that decoded) + a 48-bit id. */
 const REF = 0xc1
@@ -55,9 +56,7 @@ class Growable {
     if (this.used + n <= this.bytes.length) return
     let size = this.bytes.length * 2
     while (size < this.used + n) size *= 2
-    const next = new Uint8Array(size)
-    next.set(this.bytes.subarray(0, this.used))
-    this.bytes = next
+    this.bytes = grown(this.bytes, size, this.used)
   }
 
   copy(src: Uint8Array, start: number, end: number): void {
@@ -75,17 +74,10 @@ class Growable {
 class Column<A extends Float64Array | Int32Array> {
   length = 0
 
-  constructor(
-    private data: A,
-    private readonly make: (n: number) => A,
-  ) {}
+  constructor(private data: A) {}
 
   push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = this.make(this.data.length * 2)
-      next.set(this.data)
-      this.data = next
-    }
+    if (this.length === this.data.length) this.data = grown(this.data, this.data.length * 2)
     this.data[this.length++] = v
   }
 
@@ -97,14 +89,12 @@ class Column<A extends Float64Array | Int32Array> {
   }
 }
 
-const floats = (n: number) => new Float64Array(n)
-
 /** The reading side: collects records into batches (also the sink of interned spans during decoding). */
 export class TapeWriter implements InternedSpanSink {
   private tape = new Growable()
-  private readonly nums = new Column(floats(NUMS * 2048), floats)
-  private readonly ints = new Column(new Int32Array(INTS * 2048), (n) => new Int32Array(n))
-  private readonly defs = new Column(floats(DEF_NUMS * 1024), floats)
+  private readonly nums = new Column(new Float64Array(NUMS * 2048))
+  private readonly ints = new Column(new Int32Array(INTS * 2048))
+  private readonly defs = new Column(new Float64Array(DEF_NUMS * 1024))
   private newQualnames: string[] = []
   private ownQualnames: string[] = []
   private newStrings: string[] = []
@@ -142,9 +132,7 @@ export class TapeWriter implements InternedSpanSink {
     // a value decoded inside one that is also interned is covered by it
     while (this.spanCount > 0 && this.spans[this.spanCount - 3] >= start) this.spanCount -= 3
     if (this.spanCount + 3 > this.spans.length) {
-      const next = new Float64Array(this.spans.length * 2)
-      next.set(this.spans)
-      this.spans = next
+      this.spans = grown(this.spans, this.spans.length * 2)
     }
     const spans = this.spans
     spans[this.spanCount] = start

@@ -1,4 +1,5 @@
 // Per-qualname latency statistics (docs/storage-replay.md §8).
+import {grown} from '../util/grown.js'
 
 const HISTOGRAM_AFTER = 2_000_000
 
@@ -77,9 +78,7 @@ class OpCollector {
       this.addToSum(ms)
     } else {
       if (this.count === this.samples.length) {
-        const next = new Float64Array(this.samples.length * 2)
-        next.set(this.samples)
-        this.samples = next
+        this.samples = grown(this.samples, this.samples.length * 2)
       }
       this.samples[this.count] = ms
     }

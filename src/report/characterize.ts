@@ -14,6 +14,7 @@ import {
   percentiles,
 } from './histogram.js'
 import {TimeBins} from './time-bins.js'
+import {grown} from '../util/grown.js'
 
 export interface TimePoint {
   t: number
@@ -70,15 +71,10 @@ class BlockArrays {
   ensure(id: number): void {
     if (id < this.refs.length) return
     const n = Math.max(id + 1, this.refs.length * 2)
-    const refs = new Float64Array(n)
-    refs.set(this.refs)
-    const last = new Float64Array(n)
-    last.set(this.lastSeconds)
-    const bin = new Int32Array(n).fill(-1)
-    bin.set(this.lastBin)
-    this.refs = refs
-    this.lastSeconds = last
-    this.lastBin = bin
+    this.refs = grown(this.refs, n)
+    this.lastSeconds = grown(this.lastSeconds, n)
+    const known = this.lastBin.length
+    this.lastBin = grown(this.lastBin, n).fill(-1, known)
   }
 }
 

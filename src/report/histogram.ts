@@ -1,4 +1,5 @@
 // Fixed-edge histograms and percentiles: the distributions of the report, summable across instances.
+import {grown} from '../util/grown.js'
 
 export interface Bin {
   from: number
@@ -84,9 +85,7 @@ export class NumberList {
 
   push(v: number): void {
     if (this.length === this.data.length) {
-      const grown = new Float64Array(this.data.length * 2)
-      grown.set(this.data)
-      this.data = grown
+      this.data = grown(this.data, this.data.length * 2)
     }
     this.data[this.length++] = v
   }

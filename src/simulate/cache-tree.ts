@@ -3,19 +3,10 @@
 // the block links here. Ids of deleted nodes and their blocks are reused, so memory follows the live tree.
 
 import {ChildTable} from './child-table.js'
+import {grown} from '../util/grown.js'
 
 export const NONE = -1
 export const ROOT = 0
-
-/** a copy of `a` in a new array of `size` elements */
-export function grown<T extends Int32Array | Uint8Array | Float64Array | BigInt64Array>(
-  a: T,
-  size: number,
-): T {
-  const b = new (a.constructor as new (n: number) => T)(size)
-  b.set(a as never)
-  return b
-}
 
 export class CacheTree {
   // ---- blocks

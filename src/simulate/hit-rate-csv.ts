@@ -1,6 +1,7 @@
 import {closeSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 import {formatG} from './format-g.js'
+import {grown} from '../util/grown.js'
 
 export const CSV_HEADER =
   'TimestampNs,CachedBlocks,CachedBlocksAllInstances,ReadBlocks,LocalHitBlocks,RemoteHitBlocks,HitBlocks,InputTokens,LocalHitTokens,RemoteHitTokens,HitTokens,LocalHitRate,RemoteHitRate,HitRate,AccReadBlocks,AccHitBlocks,AccInputTokens,AccLocalHitTokens,AccRemoteHitTokens,AccHitTokens,AccLocalHitRate,AccRemoteHitRate,AccHitRate,AccWriteBlocks'
@@ -138,9 +139,7 @@ export class CsvRowBuffer {
 
   private room(n: number): void {
     if (this.used + n <= this.buf.length) return
-    const next = new Uint8Array(Math.max(this.buf.length * 2, this.used + n))
-    next.set(this.buf.subarray(0, this.used))
-    this.buf = next
+    this.buf = grown(this.buf, Math.max(this.buf.length * 2, this.used + n), this.used)
   }
 
   ascii(s: string): void {

@@ -2,6 +2,7 @@
 // stores them; they are formatted later, between replay batches (DeferredHitRateSink in hit-rate-sink.ts).
 import {type AccumulatedCounts, newAccumulatedCounts, newReadRecord, type ReadRecord} from './hit-rate-csv.js'
 import type {InlineHitRateSink} from './hit-rate-sink.js'
+import {grown} from '../util/grown.js'
 
 /** numbers per row: file, cached, cachedAll, read, localHit, remoteHit, inputTokens, bs, 6 totals, AccWriteBlocks */
 export const ROW_SLOTS = 15
@@ -62,12 +63,8 @@ export class HitRateRows {
 
   /** rows of one timestamp can outnumber the capacity: the arrays grow until the rows are completed */
   private grow(): void {
-    const numbers = new Float64Array(this.numbers.length * 2)
-    numbers.set(this.numbers)
-    const timestamps = new BigInt64Array(this.timestamps.length * 2)
-    timestamps.set(this.timestamps)
-    this.numbers = numbers
-    this.timestamps = timestamps
+    this.numbers = grown(this.numbers, this.numbers.length * 2)
+    this.timestamps = grown(this.timestamps, this.timestamps.length * 2)
   }
 }
 

@@ -1,7 +1,8 @@
 // The eviction policies of docs/simulate.md §4.7 over block ids of a CacheTree: recency lists live in the tree's block
 // links, so no policy allocates per block.
 
-import {type CacheTree, grown, NONE} from './cache-tree.js'
+import {type CacheTree, NONE} from './cache-tree.js'
+import {grown} from '../util/grown.js'
 import {partialSort, type SortKeys} from './partial-sort.js'
 import {XorShift64Halves} from './xorshift64.js'
 

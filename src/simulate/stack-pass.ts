@@ -7,6 +7,7 @@ import {PrefixBlocks} from './prefix-blocks.js'
 import {groupAtCapacity, type InstanceCounters, quotaUnits, weightOf} from './replayer.js'
 import type {PointResult, SweepCapacity} from './sweep-pool.js'
 import type {TraceRow} from './trace-rows.js'
+import {grown} from '../util/grown.js'
 
 export interface StackPassResult {
   eligible: boolean
@@ -186,9 +187,7 @@ export function stackPass(
       parent = b
       blockOf[j] = b
       if (b >= lastRef.length) {
-        const grown = new Int32Array(lastRef.length * 2)
-        grown.set(lastRef)
-        lastRef = grown
+        lastRef = grown(lastRef, lastRef.length * 2)
       }
       const t = lastRef[b]
       d[j] = t === 0 ? Infinity : distinct - marks.prefix(t - 1)
