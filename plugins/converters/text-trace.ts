@@ -31,7 +31,7 @@ export class TextTraceConverter extends BaseConverter {
 
   async init(): Promise<void> {
     try {
-      // resolved, not imported: with worker threads only the workers load it (an import costs this thread ~0.15 s)
+      // resolved, not imported: with worker threads only the workers load it (an import is slow)
       createRequire(import.meta.url).resolve('@huggingface/transformers')
     } catch {
       throw lmtError(
@@ -88,13 +88,13 @@ export class TextTraceConverter extends BaseConverter {
       blockSize: this.getBlockSize(instanceId),
       engine: process.env.LMT_TEXT_TOKENIZER === 'transformers' ? 'transformers' : 'auto',
     }
-    // more threads than cores only add tokenizer start-ups (~0.5-1 s of CPU each) and steal the cores' time
+    // more threads than cores only add tokenizer start-ups (each costs CPU) and steal the cores' time
     const workers = Math.min(this.options.numWorkers ?? 1, availableParallelism())
     for await (const {line, result} of ctx.mapLines<TextRowResult>({
       module: ROW_DECODER,
       config,
       workers: workers > 1 ? workers : 0,
-      // each worker loads its own tokenizer (~0.5 s of CPU): below ~1 MB of text (~0.6 s of encoding) it cannot pay
+      // each worker loads its own tokenizer: below ~1 MB of text the encoding saved cannot pay for it
       inlineBelowBytes: 1 << 20,
       // a conversation costs milliseconds: small batches keep every worker busy on inputs of a few hundred
       batchChars: 64 << 10,

@@ -14,7 +14,7 @@ export interface LineMapperSpec {
   config: unknown
   /** worker threads to use; 0 runs the mapper inline on the main thread */
   workers?: number
-  /** inputs smaller than this run inline (worker start-up costs ~50 ms each); default 4 MiB */
+  /** inputs smaller than this run inline (a worker's start-up would cost more); default 4 MiB */
   inlineBelowBytes?: number
   /** a batch sent to a worker closes at 512 lines or at this many characters of text, whichever comes first */
   batchChars?: number

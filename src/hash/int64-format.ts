@@ -1,7 +1,7 @@
 /**
  * Decimal text of 64-bit integers given as two unsigned 32-bit halves, in small-integer arithmetic.
- * `String(bigint)` manages ~20 M/s on a small machine and `String(double)` above 2^31 takes the slow shortest-
- * double path; splitting into base-10^7 limbs keeps every step in V8's small-integer range.
+ * `String(bigint)` is slow and `String(double)` above 2^31 takes the slow shortest-double path; splitting into
+ * base-10^7 limbs keeps every step in V8's small-integer range.
  */
 
 const DIGIT_PAIRS = new Uint8Array(200)

@@ -86,7 +86,7 @@ function isAsciiSpace(c: number): boolean {
 
 /**
  * Streams the lines of a file with Python's universal newlines (`\n`, `\r\n`, lone `\r`), skipping a UTF-8 BOM at
- * the start. Reads ≥ 1 MiB chunks and splits them without `readline` (2–3× faster). Counts every line.
+ * the start. Reads ≥ 1 MiB chunks and splits them without `readline` (which is slower). Counts every line.
  */
 export class LineReader {
   linesRead = 0

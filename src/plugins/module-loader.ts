@@ -36,7 +36,7 @@ let selfResolution = false
 
 /**
  * Before the first module from outside lmt loads: make its `import … from 'lmt'` resolve to this lmt (a resolve
- * hook; registered lazily because the hooks thread costs ~0.1 s and 10 MB). Compiled builds only: from sources
+ * hook; registered lazily because the hooks thread costs start-up time and memory). Compiled builds only: from sources
  * (the unit tests) nothing outside lmt is imported by name.
  */
 function ensureSelfResolution(path: string): void {
@@ -92,7 +92,7 @@ function byPathSegments(a: string, b: string): number {
   return sa.length - sb.length
 }
 
-/** Whether tsx can be imported, resolved without loading it (loading costs ~70 ms; only TypeScript files need it). */
+/** Whether tsx can be imported, resolved without loading it (loading it is slow; only TypeScript files need it). */
 function tsxResolvable(): boolean {
   for (const from of [import.meta.url, pathToFileURL(join(process.cwd(), 'noop.js')).href]) {
     try {
@@ -116,7 +116,7 @@ export async function scanModuleDir(dir: string, typescript?: boolean): Promise<
     result.missing = true
     return result
   }
-  const {globby} = await import('globby') // loaded on first use: it costs ~50 ms of start-up
+  const {globby} = await import('globby') // loaded on first use: it costs start-up time
   const found = await globby(PATTERNS, {
     cwd: dir,
     ignore: IGNORE,
@@ -140,7 +140,7 @@ export const MODULE_LISTING = 'modules.json'
 
 /**
  * The module files of one of lmt's own plugin directories: from the listing written at build time when there is
- * one (a directory scan loads globby and walks the tree, ~50 ms of every command's start-up), else by scanning.
+ * one (a directory scan loads globby and walks the tree, in every command's start-up), else by scanning.
  */
 export async function listBuiltinModules(dir: string): Promise<ScannedDir> {
   const listing = join(dir, MODULE_LISTING)

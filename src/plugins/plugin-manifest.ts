@@ -15,7 +15,7 @@ export async function lmtManifest(
 ): Promise<LmtManifest> {
   const raw = (plugin.pjson as {lmt?: unknown}).lmt
   if (raw === undefined) return {}
-  // ajv is loaded only when a plugin has a manifest: otherwise it would cost every convert and replay ~60 ms of
+  // ajv is loaded only when a plugin has a manifest: otherwise it would lengthen every convert's and replay's
   // start-up
   const {validatorFor} = await import('../schemas.js')
   const validate = validatorFor('plugin-manifest.schema.json')

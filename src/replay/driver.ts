@@ -73,7 +73,7 @@ const turn = () => new Promise((r) => setImmediate(r))
 
 /** the longest the replay loop runs without giving the event loop (signal handlers, aborts) a turn */
 export const YIELD_MS = 50
-/** records between two looks at the clock (a look costs ~30 ns; a record, ~1 µs) */
+/** records between two looks at the clock (a look costs far less than a record's replay, but not nothing) */
 const YIELD_CHECK_RECORDS = 256
 
 /** The reason a replay aborted by `signal` ends with. */

@@ -1,5 +1,5 @@
 // The tokenizer of text_trace. Encoding runs in Hugging Face's Rust tokenizer core (the optional `tokenizers`
-// package: the engine the original converter uses, and about twice as fast as the JavaScript port) when it is
+// package: the engine the original converter uses, and faster than the JavaScript port) when it is
 // installed and the tokenizer is a local folder; chat templates are rendered by @huggingface/transformers (its
 // Jinja, its tokenizer class without a vocabulary), loaded only when a line needs one. Without `tokenizers`, everything runs in @huggingface/transformers.
 import {readFileSync} from 'node:fs'
@@ -58,7 +58,7 @@ async function loadJs(source: TokenizerSource): Promise<JsTokenizer> {
   })) as unknown as JsTokenizer
 }
 
-// a tokenizer with no vocabulary: building the real one takes ~0.5 s per thread, and rendering a chat template
+// a tokenizer with no vocabulary: building the real one is slow (per thread), and rendering a chat template
 // only reads tokenizer_config.json (the template, the special tokens)
 const EMPTY_TOKENIZER_JSON = {
   model: {type: 'BPE', vocab: {}, merges: []},
