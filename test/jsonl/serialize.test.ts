@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {KeyList} from '../../src/hash/key-list.js'
 import {JsonFloat} from '../../src/jsonl/json-float.js'
-import {JsonSerializeError, serializeJson} from '../../src/jsonl/serialize.js'
+import {JsonSerializeError, serializeAsFields, serializeJson} from '../../src/jsonl/serialize.js'
 
 describe('serializeJson (Python json.dumps, ensure_ascii=False)', () => {
   it('lays out objects, arrays, integers and literals like Python', () => {
@@ -42,5 +42,22 @@ describe('serializeJson (Python json.dumps, ensure_ascii=False)', () => {
     cyclic.self = cyclic
     expect(() => serializeJson(cyclic)).toThrow(/circular/)
     expect(() => serializeJson(undefined)).toThrow(JsonSerializeError)
+  })
+})
+
+describe('serializeAsFields', () => {
+  it('makes a class serialize as its fields, in order; other class instances stay refused', () => {
+    class Point {
+      readonly x = 1
+      readonly y = [2n, 'z']
+      readonly skipped = undefined
+    }
+    class Other {
+      readonly x = 1
+    }
+    expect(() => serializeJson(new Point())).toThrow('cannot serialize an object of class Point at $')
+    serializeAsFields(Point)
+    expect(serializeJson({p: new Point()})).toBe('{"p": {"x": 1, "y": [2, "z"]}}')
+    expect(() => serializeJson(new Other())).toThrow(JsonSerializeError)
   })
 })
