@@ -128,3 +128,29 @@ describe('the fast lane (ctx.fast) against the plain line reader (ctx.lines())',
       expect(plain.accounting).toEqual(fast.accounting)
     })
 })
+
+describe('lineBatchesOf', () => {
+  it('gives the same lines, numbers and bytes with and without the fast lane', async () => {
+    const {lineBatchesOf} = await dist<typeof import('../../src/index.js')>('src/index.js')
+    const path = join(tmp.dir, 'mixed.jsonl')
+    writeFileSync(
+      path,
+      '\ufeff  {"a": 1}\r\n\n\u00e9t\u00e9 \u2028\rx\n\n   \n' + 'y'.repeat(300_000) + '\nlast',
+    )
+    const read = async (plain: boolean) => {
+      const logger = {warn() {}, info() {}}
+      const ctx = new InputAccounting(path, 0, {strict: false, logger, signal: new AbortController().signal})
+      if (plain) Object.defineProperty(ctx, 'fast', {value: undefined})
+      const lines: Array<[number, string]> = []
+      for await (const b of lineBatchesOf(ctx))
+        for (let i = 0; i < b.count; i++) {
+          expect(b.bytes[b.ends[i]]).toBe(0) // the sentinel after every line
+          lines.push([b.lineNos[i], b.text(i)])
+        }
+      return {lines, linesRead: ctx.linesRead, blank: ctx.blankLines}
+    }
+    const fast = await read(false)
+    expect(fast.lines.map(([n]) => n)).toEqual([1, 3, 4, 7, 8])
+    expect(await read(true)).toEqual(fast)
+  })
+})
