@@ -8,6 +8,7 @@ export {
 } from './convert/base-converter.js'
 export {GetRecord, WriteRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES} from './convert/records.js'
 export type {
+  BatchInput,
   Converter,
   ConverterClass,
   FormatSample,
@@ -27,6 +28,7 @@ export type {
   MappedBatch,
   MappedLine,
 } from './convert/line-mapper.js'
+export {lineBatchesOf, mapInputBatches} from './convert/batch-input.js'
 export {LineBatch, type LineBatchData} from './jsonl/line-batch.js'
 export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
 export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'

@@ -1,19 +1,8 @@
-import {BaseConverter, KeyList, KeySlabs, parseJson, pythonEquals, pythonHashKey} from '../../src/index.js'
-import type {FormatSample, InputContext, InputLine, LineBatch, Trace} from '../../src/index.js'
+import {BaseConverter, KeyList, pythonEquals, pythonHashKey} from '../../src/index.js'
+import type {FormatSample, InputContext, InputLine, Trace} from '../../src/index.js'
 import {looksLikePublisherLog} from './_shared/format-samples.js'
-import type {
-  FinishEvent,
-  GetEvent,
-  KeysRef,
-  PassThrough,
-  PublisherEventBatch,
-  PublisherEventConfig,
-  StartEvent,
-} from './_shared/publisher-events.js'
-import {mapperThreads, sharedModule} from './_shared/mapper-module.js'
-
-// the mapper runs on worker threads
-const EVENT_DECODER = sharedModule('publisher-events')
+import type {FinishEvent, GetEvent, PublisherEventConfig, StartEvent} from './_shared/publisher-events.js'
+import {type PublisherBatch, publisherEventBatches} from './_shared/publisher-input.js'
 
 const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
 
@@ -228,15 +217,10 @@ export class PublisherLogConverter extends BaseConverter {
       blockSizes: [...this.instanceBlockSizes],
       defaultBlockSize: this.defaultBlockSize,
     }
-    const workers = mapperThreads()
-    for await (const {lines, result} of ctx.mapLineBatches<PublisherEventBatch>({
-      module: EVENT_DECODER,
-      config,
-      workers,
-    })) {
-      const slabs = new BatchKeys(result)
+    for await (const batch of publisherEventBatches(ctx, config)) {
+      const {lines, events} = batch
       for (let i = 0; i < lines.count; i++) {
-        const e = result.events[i]
+        const e = events[i]
         switch (e.k) {
           case 'skip':
           case 'drop':
@@ -245,10 +229,10 @@ export class PublisherLogConverter extends BaseConverter {
             else ctx.drop(lines.line(i), e.code)
             break
           case 'get':
-            young.add(this.onGet(e, lines, i, ctx, gets, slabs))
+            young.add(this.onGet(e, batch, i, ctx, gets))
             break
           case 'start':
-            young.add(this.onStart(e, lines, i, ctx, writes, slabs))
+            young.add(this.onStart(e, batch, i, ctx, writes))
             break
           case 'finish':
             yield* this.onFinish(e, lines.line(i), ctx, gets, writes)
@@ -270,12 +254,12 @@ export class PublisherLogConverter extends BaseConverter {
 
   private onGet(
     e: GetEvent,
-    lines: LineBatch,
+    batch: PublisherBatch,
     i: number,
     ctx: InputContext,
     gets: PendingGets,
-    slabs: BatchKeys,
   ): PendingGet {
+    const {lines} = batch
     this.registerInstance(e.inst)
     if (e.fromKeys) {
       if (!this.warnedFallback.has(e.inst)) {
@@ -293,22 +277,21 @@ export class PublisherLogConverter extends BaseConverter {
     return gets.add({
       instance: e.inst,
       ts: e.ts,
-      keys: slabs.keys(e.keys),
+      keys: batch.keys(e.keys),
       inputLen: e.inputLen,
-      queryType: slabs.value(e.qt),
-      blockMask: slabs.value(e.bm),
-      swSize: slabs.value(e.sw),
-      locationSpecNames: slabs.value(e.ls),
+      queryType: batch.value(e.qt),
+      blockMask: batch.value(e.bm),
+      swSize: batch.value(e.sw),
+      locationSpecNames: batch.value(e.ls),
     })
   }
 
   private onStart(
     e: StartEvent,
-    lines: LineBatch,
+    batch: PublisherBatch,
     i: number,
     ctx: InputContext,
     writes: Map<string, PendingWrite>,
-    slabs: BatchKeys,
   ): PendingWrite {
     this.registerInstance(e.inst)
     const mapKey = `${e.inst}\u0000${e.session}`
@@ -320,8 +303,8 @@ export class PublisherLogConverter extends BaseConverter {
     const write: PendingWrite = {
       instance: e.inst,
       ts: e.ts,
-      keys: slabs.keys(e.keys),
-      startLine: {lineNo: lines.lineNos[i], text: ''},
+      keys: batch.keys(e.keys),
+      startLine: {lineNo: batch.lines.lineNos[i], text: ''},
       live: true,
     }
     writes.set(mapKey, write)
@@ -370,25 +353,5 @@ export class PublisherLogConverter extends BaseConverter {
     const get = this.emitGet(g)
     yield get
     yield this.createWriteTrace(ts, get.keys, g.instance)
-  }
-}
-
-/** The key and text slabs of one decoded batch. */
-class BatchKeys {
-  private readonly slabs: KeySlabs
-
-  constructor(batch: PublisherEventBatch) {
-    this.slabs = new KeySlabs(batch.words, batch.text)
-  }
-
-  keys(r: KeysRef): Keys {
-    if (r.w >= 0) return this.slabs.list(r.w, r.w + r.n, r.t0, r.t1)
-    return parseJson(this.slabs.textOf(r.t0, r.t1)) as unknown[]
-  }
-
-  /** A pass-through value (undefined: absent). */
-  value(p: PassThrough | undefined): unknown {
-    if (p === null || typeof p !== 'object') return p
-    return parseJson(this.slabs.textOf(p.t0, p.t1))
   }
 }

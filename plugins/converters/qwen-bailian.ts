@@ -1,11 +1,8 @@
-import {BaseConverter, type InputContext, KeyList, KeySlabs} from '../../src/index.js'
+import {BaseConverter, type InputContext} from '../../src/index.js'
 import type {FormatSample, GetTrace, Trace, WriteTrace} from '../../src/index.js'
 import {looksLikeQwenBailian} from './_shared/format-samples.js'
-import type {HashIdBatch, HashIdRowConfig} from './_shared/hash-id-rows.js'
-import {mapperThreads, sharedModule} from './_shared/mapper-module.js'
-
-// the mapper runs on worker threads
-const ROW_DECODER = sharedModule('hash-id-rows')
+import {hashIdRowBatches} from './_shared/hash-id-input.js'
+import type {HashIdRowConfig} from './_shared/hash-id-rows.js'
 
 /**
  * Qwen-Bailian rows (`timestamp` in seconds, `input_length`, one `hash_ids` entry per block): a get and a write per
@@ -32,43 +29,17 @@ export class QwenBailianConverter extends BaseConverter {
       intScale: this.timestampIntScale,
       floatScale: this.timestampFloatScale,
     }
-    const workers = mapperThreads()
-    for await (const {lines, result} of ctx.mapLineBatches<HashIdBatch>({
-      module: ROW_DECODER,
-      config,
-      workers,
-    })) {
-      const {kind, ts, inputLen, keyEnd, textEnd, exact} = result
-      const slabs = new KeySlabs(result.words, result.text)
-      let nextExact = 0
-      let keyStart = 0
-      let textStart = 0
-      for (let i = 0; i < lines.count; i++) {
-        let keys: KeyList
-        let t: bigint
-        let len: bigint | number
-        if (kind[i] === 0) {
-          keys = slabs.list(keyStart, keyEnd[i], textStart, textEnd[i])
-          t = ts[i]
-          len = inputLen[i]
-        } else {
-          const r = exact[nextExact++]
-          if ('skip' in r) {
-            ctx.skip(lines.line(i), r.skip, r.message)
-            continue
-          }
-          keys = KeyList.fromParts(r.words, r.json)
-          t = r.ts
-          len = r.inputLen
+    for await (const rows of hashIdRowBatches(ctx, config))
+      while (rows.next()) {
+        if (rows.problem) {
+          ctx.skip(rows.line(), rows.problem.skip, rows.problem.message)
+          continue
         }
-        keyStart = keyEnd[i]
-        textStart = textEnd[i]
-        const get: GetTrace = this.createGetTrace(t, keys, instanceId, {inputLen: len})
+        const get: GetTrace = this.createGetTrace(rows.ts, rows.keys, instanceId, {inputLen: rows.inputLen})
         yield get
-        const write: WriteTrace = this.createWriteTrace(t + 1n, get.keys, instanceId)
+        const write: WriteTrace = this.createWriteTrace(rows.ts + 1n, get.keys, instanceId)
         yield write
-        ctx.converted(lines.line(i))
+        ctx.converted(rows.line())
       }
-    }
   }
 }

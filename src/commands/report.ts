@@ -1,8 +1,9 @@
 import {lstatSync, readFileSync} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {handleInterrupts} from '../cli/interrupts.js'
+import {bigIntFlag, positiveNumberFlag} from '../cli/number-flags.js'
 import {createProgressBar} from '../cli/progress.js'
 import {fileStem, parseInstanceBlockSizes} from '../convert/settings.js'
 import {parseKvLayout} from '../convert/lct-bridge.js'
@@ -12,7 +13,8 @@ import {pluginConverterSources} from '../plugins/installed-plugins.js'
 import {POLICIES, type PolicyName} from '../simulate/config.js'
 import {convertInput, type ConvertedInput} from '../report/convert-input.js'
 import {renderReportHtml} from '../report/html.js'
-import {buildReport, type ReportDocument} from '../report/report.js'
+import type {ReportDocument} from '../report/document.js'
+import {buildReport, type ReportRequest} from '../report/report.js'
 import {reportSummaryLines} from '../report/summary-lines.js'
 import {writeFileAtomic} from '../util/atomic-write.js'
 import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
@@ -42,6 +44,100 @@ function parsePolicies(text: string): PolicyName[] {
 function checkOutput(path: string): void {
   refuseNonRegularOutput(path, 'REPORT_OUTPUT')
   ensureDirectory(dirname(path), 'REPORT_OUTPUT')
+}
+
+type ReportFlags = Interfaces.InferredFlags<(typeof Report)['flags']>
+
+/** Which input, and the flags that exclude each other (before any other check, in this order). */
+function checkInputFlags(args: {config?: string}, flags: ReportFlags): void {
+  const sources = [args.config, flags.trace, flags.input].filter((x) => x !== undefined).length
+  if (flags.input !== undefined && args.config === undefined && flags.trace === undefined && !flags.format)
+    throw lmtError('REPORT_USAGE', '--input needs --format (see lmt converters)')
+  if (sources === 0)
+    throw lmtError(
+      'REPORT_USAGE',
+      'give a trace (--trace), inputs to convert (-i … -f …) or a configuration file',
+      {
+        suggestions: ['lmt report --trace trace.jsonl -o report.html'],
+      },
+    )
+  if (flags.trace !== undefined && flags.input !== undefined)
+    throw lmtError('REPORT_USAGE', '--trace and --input are mutually exclusive')
+  if (flags.capacity !== undefined && flags['capacity-blocks'] !== undefined)
+    throw lmtError('REPORT_USAGE', '--capacity and --capacity-blocks are mutually exclusive')
+  if (flags['kv-layout'] !== undefined && flags['bytes-per-token'] !== undefined)
+    throw lmtError('REPORT_USAGE', '--kv-layout and --bytes-per-token are mutually exclusive')
+}
+
+/** The library request the flags ask for (its trace, configuration and progress are the run's). */
+function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest, 'config' | 'trace'> {
+  const capacityGb = positiveNumberFlag('REPORT_USAGE', 'capacity', flags.capacity, 'GB')
+  const seed = bigIntFlag('REPORT_USAGE', 'seed', flags.seed)
+  const policies = parsePolicies(flags.policies)
+  return {
+    blockSize: flags['block-size'],
+    bytesPerToken: flags['bytes-per-token'],
+    bytesPerBlock:
+      flags['kv-layout'] === undefined ? undefined : parseKvLayout(flags['kv-layout']).rawSizeBytes(),
+    capacityBlocks: flags['capacity-blocks'],
+    capacityGb,
+    policies,
+    points: flags.points,
+    group: flags.group,
+    seed,
+    jobs: flags.jobs,
+    skipInvalid: flags['skip-invalid'],
+    version,
+  }
+}
+
+interface RunSettings {
+  output: string
+  converted: ConvertedInput | undefined
+  json: boolean
+  /** a progress bar on stderr (when it is a terminal) */
+  bar: boolean
+}
+
+/**
+ * Converts the input when asked, builds the report and writes the page, with a progress bar and Ctrl-C handled: an
+ * interrupted run leaves no page, temporary or converted trace.
+ */
+async function writeReport(request: ReportRequest, run: RunSettings): Promise<ReportDocument> {
+  const {converted, output} = run
+  const bar = createProgressBar({enabled: run.bar, label: 'report', unit: 'points'})
+  /** a phase of the report on the bar: bytes while the trace is read, steps or points after */
+  const show = (phase: string, done: number, total: number) => {
+    bar.phase(phase, phase === 'reading the trace' ? 'bytes' : 'points')
+    bar.update(done, total)
+  }
+  const stopHandling = handleInterrupts({
+    exit: (code) => process.exit(code),
+    json: run.json,
+    cleanup: () => {
+      bar.stop()
+      converted?.cleanup()
+    },
+  })
+  try {
+    if (converted) {
+      show('converting', 0, 1)
+      await converted.run()
+    }
+    const doc = await buildReport({...request, onProgress: (p) => show(p.phase, p.done, p.total)})
+    show('writing the page', 1, 1)
+    const html = renderReportHtml(doc)
+    try {
+      writeFileAtomic(output, html)
+    } catch (err) {
+      throw outputError('REPORT_OUTPUT', `cannot write ${output}`, err)
+    }
+    return doc
+  } finally {
+    bar.stop()
+    stopHandling()
+    converted?.cleanup()
+  }
 }
 
 export default class Report extends LmtCommand {
@@ -140,96 +236,18 @@ and, with --json, prints the same numbers.`
 
   async run(): Promise<ReportDocument> {
     const {args, flags} = await this.parse(Report)
-    const sources = [args.config, flags.trace, flags.input].filter((x) => x !== undefined).length
-    if (flags.input !== undefined && args.config === undefined && flags.trace === undefined && !flags.format)
-      throw lmtError('REPORT_USAGE', '--input needs --format (see lmt converters)')
-    if (sources === 0)
-      throw lmtError(
-        'REPORT_USAGE',
-        'give a trace (--trace), inputs to convert (-i … -f …) or a configuration file',
-        {
-          suggestions: ['lmt report --trace trace.jsonl -o report.html'],
-        },
-      )
-    if (flags.trace !== undefined && flags.input !== undefined)
-      throw lmtError('REPORT_USAGE', '--trace and --input are mutually exclusive')
-    if (flags.capacity !== undefined && flags['capacity-blocks'] !== undefined)
-      throw lmtError('REPORT_USAGE', '--capacity and --capacity-blocks are mutually exclusive')
-    if (flags['kv-layout'] !== undefined && flags['bytes-per-token'] !== undefined)
-      throw lmtError('REPORT_USAGE', '--kv-layout and --bytes-per-token are mutually exclusive')
-    const capacityGb = flags.capacity === undefined ? undefined : Number(flags.capacity)
-    if (capacityGb !== undefined && !(capacityGb > 0))
-      throw lmtError('REPORT_USAGE', `--capacity: "${flags.capacity}" is not a positive number of GB`)
-    let seed: bigint
-    try {
-      seed = BigInt(flags.seed.trim())
-    } catch {
-      throw lmtError('REPORT_USAGE', `--seed: "${flags.seed}" is not an integer`)
-    }
-    const policies = parsePolicies(flags.policies)
-    const bytesPerBlock =
-      flags['kv-layout'] === undefined ? undefined : parseKvLayout(flags['kv-layout']).rawSizeBytes()
+    checkInputFlags(args, flags)
+    const request = reportRequest(flags, packageVersion(this.config.root))
     const json = this.jsonEnabled()
     const warn = (m: string) => (json || flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
     const converted = flags.input ? await this.converter(flags, warn) : undefined
     const stem = fileStem(basename(flags.trace ?? flags.input?.[0] ?? args.config ?? 'trace'))
     const output = resolve(flags.output ?? `${stem}.report.html`)
     checkOutput(output)
-    const bar = createProgressBar({
-      enabled: flags.progress && !flags.quiet && !json,
-      label: 'report',
-      unit: 'points',
-    })
-    /** a phase of the report on the bar: bytes while the trace is read, steps or points after */
-    const show = (phase: string, done: number, total: number) => {
-      bar.phase(phase, phase === 'reading the trace' ? 'bytes' : 'points')
-      bar.update(done, total)
-    }
-    const controller = new AbortController()
-    const stopHandling = handleInterrupts({
-      exit: (code) => process.exit(code),
-      json,
-      cleanup: () => {
-        controller.abort()
-        bar.stop()
-        converted?.cleanup()
-      },
-    })
-    let doc: ReportDocument
-    try {
-      if (converted) {
-        show('converting', 0, 1)
-        await converted.run()
-      }
-      doc = await buildReport({
-        config: args.config,
-        trace: converted?.trace ?? flags.trace,
-        blockSize: flags['block-size'],
-        bytesPerToken: flags['bytes-per-token'],
-        bytesPerBlock,
-        capacityBlocks: flags['capacity-blocks'],
-        capacityGb,
-        policies,
-        points: flags.points,
-        group: flags.group,
-        seed,
-        jobs: flags.jobs,
-        skipInvalid: flags['skip-invalid'],
-        version: packageVersion(this.config.root),
-        onProgress: (p) => show(p.phase, p.done, p.total),
-      })
-      show('writing the page', 1, 1)
-      const html = renderReportHtml(doc)
-      try {
-        writeFileAtomic(output, html)
-      } catch (err) {
-        throw outputError('REPORT_OUTPUT', `cannot write ${output}`, err)
-      }
-    } finally {
-      bar.stop()
-      stopHandling()
-      converted?.cleanup()
-    }
+    const doc = await writeReport(
+      {...request, config: args.config, trace: converted?.trace ?? flags.trace},
+      {output, converted, json, bar: flags.progress && !flags.quiet && !json},
+    )
     if (!json && !flags.quiet) {
       for (const n of doc.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
       for (const line of reportSummaryLines(doc)) this.log(line)

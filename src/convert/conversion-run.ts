@@ -8,21 +8,19 @@ import {
   outputError,
   refuseNonRegularOutput,
 } from '../util/output-path.js'
-import {JsonSerializeError, serializeJson} from '../jsonl/serialize.js'
-import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
-import {LineReader} from '../jsonl/line-reader.js'
-import {deferredRecordSize, encodeRecordLine} from './record-encoder.js'
+import {JsonSerializeError} from '../jsonl/serialize.js'
 import {checkPluginExit} from '../plugins/exit-guard.js'
 import {runPluginCode} from '../plugins/plugin-code.js'
+import {type OutputReading, readTraceJsonl, readTraces, type TraceSink} from './converter-output.js'
 import {InputAccounting} from './input-accounting.js'
-import {LineArena, type StoredLine} from './line-arena.js'
-import {GetRecord, WriteRecord} from './records.js'
+import {LineArena} from './line-arena.js'
+import type {GetRecord, WriteRecord} from './records.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
 import {TraceSorter} from './trace-sorter.js'
 import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
-import type {Converter, ConverterClass, ConverterOptions, Logger, Trace} from './types.js'
+import type {Converter, ConverterClass, ConverterOptions, Logger} from './types.js'
 
 export interface ConvertRequest {
   inputs: readonly string[]
@@ -44,19 +42,15 @@ export interface ConvertRequest {
   sorterChunkChars?: number
 }
 
-interface TraceSink {
-  /** Takes one encoded trace line; true when the caller should await settle() before the next. */
-  accept(ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean
-  /** Takes a record to be encoded when it is written (`size`: see deferredRecordSize); like accept. */
-  acceptRecord(record: GetRecord | WriteRecord, size: number): boolean
-  settle(): Promise<void>
-}
-
-function lineBytes(text: string, arena: LineArena): StoredLine {
-  const slot = arena.begin()
-  slot.text(text)
-  slot.ascii('\n')
-  return slot.end()
+/** What the inputs converted so far add up to. */
+interface RunTotals {
+  inputs: InputSummary[]
+  /** each input's sorted runs, to merge or concatenate */
+  runsPerInput: RunFile[][]
+  traces: TraceCounts
+  /** traces per instance id (string ids only) */
+  instanceTraces: Map<string, number>
+  warnings: number
 }
 
 function counts(): TraceCounts {
@@ -67,44 +61,46 @@ function fromMap(map: Map<string, number>): Record<string, number> {
   return Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
-/** Validates one trace of the contract and returns its timestamp, type and instance id. */
-function inspectTrace(trace: unknown, className: string): {ts: bigint; type: string; instanceId: unknown} {
-  let ts: unknown
-  let type: unknown
-  let instanceId: unknown
-  if (trace instanceof Map) {
-    ts = trace.get('timestamp_ns')
-    type = trace.get('type')
-    instanceId = trace.get('instance_id')
-  } else if (trace !== null && typeof trace === 'object' && !Array.isArray(trace)) {
-    const t = trace as Record<string, unknown>
-    ts = t.timestamp_ns
-    type = t.type
-    instanceId = t.instance_id
-  } else {
-    throw lmtError(
-      'CONTRACT_VIOLATION',
-      `${className} produced a trace that is not an object (got ${describe(trace)})`,
-    )
-  }
-  let big: bigint
-  if (typeof ts === 'bigint') big = ts
-  else if (typeof ts === 'number' && Number.isSafeInteger(ts)) big = BigInt(ts)
-  else
-    throw lmtError(
-      'CONTRACT_VIOLATION',
-      `${className} produced a trace without an integer timestamp_ns (got ${describe(ts)})`,
-    )
-  return {ts: big, type: typeof type === 'string' ? type : '(none)', instanceId}
+function messageOf(err: unknown): string {
+  return (err as Error)?.message ?? String(err)
 }
 
-function describe(value: unknown): string {
-  if (value === undefined) return 'undefined'
-  if (typeof value === 'bigint') return `${value}n`
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'object') return value === null ? 'null' : `an object`
-  return String(value)
+/** What an error thrown while a converter is made or initialised becomes. */
+function initFailure(err: unknown, className: string): unknown {
+  if (isLmtError(err)) return err
+  return lmtError('CONVERTER_FAILED', `${className} failed to initialise: ${messageOf(err)}`, {cause: err})
+}
+
+/**
+ * What an error thrown while a converter converts an input becomes: lmt's own errors stay as they are; a full or
+ * read-only disk under the sorter's temporary files is not the converter's fault; an unserializable trace breaks
+ * the contract; anything else is the converter failing on that input.
+ */
+function conversionFailure(err: unknown, className: string, path: string, output: string): unknown {
+  if (isLmtError(err)) return err
+  if (isDiskFullOrReadOnly(err))
+    return outputError('OUTPUT_FAILED', `cannot write the temporary files of ${output}`, err)
+  if (err instanceof JsonSerializeError)
+    return lmtError(
+      'CONTRACT_VIOLATION',
+      `${className} produced a trace that cannot be serialized: ${err.message}`,
+    )
+  return lmtError('CONVERTER_FAILED', `${className} failed on ${path}: ${messageOf(err)}`, {cause: err})
+}
+
+/** One input's line accounting and trace counts, for the summary. */
+function inputSummary(path: string, ctx: InputAccounting, traces: TraceCounts): InputSummary {
+  return {
+    path,
+    bytes: statSync(path).size,
+    linesRead: ctx.usedLineReader ? ctx.linesRead : null,
+    blankLines: ctx.usedLineReader ? ctx.blankLines : null,
+    converted: ctx.usedLineReader ? ctx.convertedLines : null,
+    skipped: fromMap(ctx.skipped),
+    dropped: fromMap(ctx.dropped),
+    notes: fromMap(ctx.notes),
+    traces,
+  }
 }
 
 /**
@@ -149,8 +145,47 @@ export class ConversionRun {
     )
   }
 
+  /** The run's steps: temporary space, the converter, each input, the output file, the summary. */
   private async convertAll(): Promise<ConvertSummary> {
     const started = Date.now()
+    const {req} = this
+    this.openTempDir()
+    let converter: Converter | undefined
+    try {
+      converter = this.newConverter()
+      try {
+        await converter.init?.()
+      } catch (err) {
+        throw initFailure(err, req.converterClass.name)
+      }
+      const outTmp = this.newOutputTemp()
+      const totals: RunTotals = {
+        inputs: [],
+        runsPerInput: [],
+        traces: counts(),
+        instanceTraces: new Map(),
+        warnings: 0,
+      }
+      for (let index = 0; index < req.inputs.length; index++)
+        await this.convertInput(converter, index, outTmp, totals)
+      if (totals.traces.total === 0) throw lmtError('NO_TRACES')
+      await this.assemble(totals.runsPerInput, outTmp, req.inputs.length === 1)
+      return this.runSummary(converter, totals, started)
+    } catch (err) {
+      // what is left untranslated by now is a file-system call on the output or its temporary files
+      if (isFsError(err)) throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
+      throw err
+    } finally {
+      try {
+        await converter?.close?.()
+      } finally {
+        this.cleanupSync()
+      }
+    }
+  }
+
+  /** Sizes the inputs for progress, removes what an unfinished run left beside the output, makes the private folder. */
+  private openTempDir(): void {
     const {req} = this
     const outDir = dirname(req.output)
     for (const input of req.inputs) this.bytesTotal += statSync(input).size
@@ -164,148 +199,134 @@ export class ConversionRun {
     } catch (err) {
       throw creationError('OUTPUT_FAILED', `cannot create temporary files beside ${req.output}`, outDir, err)
     }
-    const className = req.converterClass.name
-    let converter: Converter | undefined
+  }
+
+  /** The run's one converter instance, with the request's options, the logger and a spill folder. */
+  private newConverter(): Converter {
+    const {req} = this
     // no prototype: an option lmt did not set reads undefined, whatever a plugin did to Object.prototype
     const options = Object.assign(Object.create(null) as object, req.options, {
       logger: req.logger,
       spillDir: this.tempDir,
     }) as ConverterOptions
     try {
-      try {
-        converter = new req.converterClass(options)
-        await converter.init?.()
-      } catch (err) {
-        if (isLmtError(err)) throw err
-        throw lmtError(
-          'CONVERTER_FAILED',
-          `${className} failed to initialise: ${(err as Error)?.message ?? String(err)}`,
-          {cause: err},
-        )
-      }
-      const single = req.inputs.length === 1
-      const outTmp = this.newOutputTemp()
-      const inputs: InputSummary[] = []
-      const runsPerInput: RunFile[][] = []
-      const totals = counts()
-      const instanceTraces = new Map<string, number>()
-      let warnings = 0
-      for (let index = 0; index < req.inputs.length; index++) {
-        const path = req.inputs[index]
-        const sorter = new TraceSorter({
-          tempDir: this.tempDir,
-          name: `input${index}`,
-          directPath: single ? outTmp : undefined,
-          windowSize: req.sorterWindow,
-          chunkChars: req.sorterChunkChars,
-        })
-        this.sorters.push(sorter)
-        const ctx = new InputAccounting(path, index, {
-          strict: req.strict,
-          logger: req.logger,
-          signal: req.signal ?? new AbortController().signal,
-          onBytes: (bytes) => this.progress(bytes),
-        })
-        const traceCounts = counts()
-        const count = (type: string, instanceId: unknown): boolean => {
-          traceCounts.total++
-          traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
-          if (typeof instanceId === 'string')
-            instanceTraces.set(instanceId, (instanceTraces.get(instanceId) ?? 0) + 1)
-          if ((++this.tracesSoFar & 0x3fff) === 0) {
-            this.checkAbort()
-            this.progress(this.bytesOfCurrent) // the trace count moves on also between two chunks read
-          }
-          return sorter.backlogged
-        }
-        const accept = (ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean => {
-          sorter.push(ts, line)
-          return count(type, instanceId)
-        }
-        const acceptRecord = (record: GetRecord | WriteRecord, size: number): boolean => {
-          sorter.pushRecord(record.timestamp_ns, record, size)
-          return count(record.type, record.instance_id)
-        }
-        const sink: TraceSink = {accept, acceptRecord, settle: () => sorter.settle()}
-        try {
-          if (typeof converter.convertToTraceJsonl === 'function')
-            await this.viaJsonl(converter, className, path, ctx, sink)
-          else await this.viaTraces(converter, className, path, ctx, sink)
-        } catch (err) {
-          if (isLmtError(err)) throw err
-          // the sorter's temporary files on a full or read-only disk: not the converter's fault
-          if (isDiskFullOrReadOnly(err))
-            throw outputError('OUTPUT_FAILED', `cannot write the temporary files of ${req.output}`, err)
-          if (err instanceof JsonSerializeError)
-            throw lmtError(
-              'CONTRACT_VIOLATION',
-              `${className} produced a trace that cannot be serialized: ${err.message}`,
-            )
-          throw lmtError(
-            'CONVERTER_FAILED',
-            `${className} failed on ${path}: ${(err as Error)?.message ?? String(err)}`,
-            {cause: err},
-          )
-        }
-        checkPluginExit() // a converter that caught its own exit does not get its output written
-        runsPerInput.push(await sorter.finish())
-        this.bytesDone += statSync(path).size
-        this.progress(0)
-        const summary: InputSummary = {
-          path,
-          bytes: statSync(path).size,
-          linesRead: ctx.usedLineReader ? ctx.linesRead : null,
-          blankLines: ctx.usedLineReader ? ctx.blankLines : null,
-          converted: ctx.usedLineReader ? ctx.convertedLines : null,
-          skipped: fromMap(ctx.skipped),
-          dropped: fromMap(ctx.dropped),
-          notes: fromMap(ctx.notes),
-          traces: traceCounts,
-        }
-        warnings += ctx.warnings
-        totals.total += traceCounts.total
-        for (const [t, n] of Object.entries(traceCounts.byType))
-          totals.byType[t] = (totals.byType[t] ?? 0) + n
-        inputs.push(summary)
-        req.onInputDone?.(summary)
-      }
-      if (totals.total === 0) throw lmtError('NO_TRACES')
-      await this.assemble(runsPerInput, outTmp, single)
-      const known = new Set<string>(instanceTraces.keys())
-      for (const id of converter.knownInstanceIds?.() ?? []) known.add(id)
-      const instances = [...known]
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-        .map((instanceId) => ({
-          instanceId,
-          blockSize:
-            typeof converter?.getBlockSize === 'function' ? converter.getBlockSize(instanceId) : null,
-          traces: instanceTraces.get(instanceId) ?? 0,
-        }))
-      return {
-        format: req.format,
-        converter: {
-          className,
-          source: req.converterSource,
-          ...(req.converterPath ? {path: req.converterPath} : {}),
-        },
-        output: req.output,
-        ordering: req.sort ? 'merged' : 'concatenated',
-        traces: totals,
-        instances,
-        inputs,
-        warnings,
-        elapsedMs: Date.now() - started,
-      }
+      return new req.converterClass(options)
     } catch (err) {
-      // what is left untranslated by now is a file-system call on the output or its temporary files
-      if (isFsError(err)) throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
-      throw err
-    } finally {
-      try {
-        await converter?.close?.()
-      } finally {
-        this.cleanupSync()
+      throw initFailure(err, req.converterClass.name)
+    }
+  }
+
+  /** Converts input `index` into its sorter (a single input's straight into `outTmp`) and adds it to `totals`. */
+  private async convertInput(
+    converter: Converter,
+    index: number,
+    outTmp: string,
+    totals: RunTotals,
+  ): Promise<void> {
+    const {req} = this
+    const path = req.inputs[index]
+    const className = req.converterClass.name
+    const sorter = new TraceSorter({
+      tempDir: this.tempDir as string,
+      name: `input${index}`,
+      directPath: req.inputs.length === 1 ? outTmp : undefined,
+      windowSize: req.sorterWindow,
+      chunkChars: req.sorterChunkChars,
+    })
+    this.sorters.push(sorter)
+    const ctx = new InputAccounting(path, index, {
+      strict: req.strict,
+      logger: req.logger,
+      signal: req.signal ?? new AbortController().signal,
+      onBytes: (bytes) => this.progress(bytes),
+    })
+    const traces = counts()
+    const reading: OutputReading = {
+      converter,
+      className,
+      path,
+      ctx,
+      sink: this.traceSink(sorter, traces, totals.instanceTraces),
+      arena: this.arena,
+      sort: req.sort,
+      logger: req.logger,
+    }
+    try {
+      if (typeof converter.convertToTraceJsonl === 'function')
+        await readTraceJsonl(reading, join(this.tempDir as string, `converter-${index}.jsonl`))
+      else await readTraces(reading)
+    } catch (err) {
+      throw conversionFailure(err, className, path, req.output)
+    }
+    checkPluginExit() // a converter that caught its own exit does not get its output written
+    totals.runsPerInput.push(await sorter.finish())
+    this.bytesDone += statSync(path).size
+    this.progress(0)
+    const summary = inputSummary(path, ctx, traces)
+    totals.warnings += ctx.warnings
+    totals.traces.total += traces.total
+    for (const [t, n] of Object.entries(traces.byType))
+      totals.traces.byType[t] = (totals.traces.byType[t] ?? 0) + n
+    totals.inputs.push(summary)
+    req.onInputDone?.(summary)
+  }
+
+  /** The sink of one input: its sorter, counting each trace (per type, per instance) on the way. */
+  private traceSink(
+    sorter: TraceSorter,
+    traceCounts: TraceCounts,
+    instanceTraces: Map<string, number>,
+  ): TraceSink {
+    const count = (type: string, instanceId: unknown): boolean => {
+      traceCounts.total++
+      traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
+      if (typeof instanceId === 'string')
+        instanceTraces.set(instanceId, (instanceTraces.get(instanceId) ?? 0) + 1)
+      if ((++this.tracesSoFar & 0x3fff) === 0) {
+        this.checkAbort()
+        this.progress(this.bytesOfCurrent) // the trace count moves on also between two chunks read
       }
+      return sorter.backlogged
+    }
+    return {
+      accept: (ts, type, instanceId, line) => {
+        sorter.push(ts, line)
+        return count(type, instanceId)
+      },
+      acceptRecord: (record: GetRecord | WriteRecord, size: number) => {
+        sorter.pushRecord(record.timestamp_ns, record, size)
+        return count(record.type, record.instance_id)
+      },
+      settle: () => sorter.settle(),
+    }
+  }
+
+  /** The run's summary: the converter, the ordering, the totals, and every instance with its block size. */
+  private runSummary(converter: Converter, totals: RunTotals, started: number): ConvertSummary {
+    const {req} = this
+    const known = new Set<string>(totals.instanceTraces.keys())
+    for (const id of converter.knownInstanceIds?.() ?? []) known.add(id)
+    const instances = [...known]
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+      .map((instanceId) => ({
+        instanceId,
+        blockSize: typeof converter.getBlockSize === 'function' ? converter.getBlockSize(instanceId) : null,
+        traces: totals.instanceTraces.get(instanceId) ?? 0,
+      }))
+    return {
+      format: req.format,
+      converter: {
+        className: req.converterClass.name,
+        source: req.converterSource,
+        ...(req.converterPath ? {path: req.converterPath} : {}),
+      },
+      output: req.output,
+      ordering: req.sort ? 'merged' : 'concatenated',
+      traces: totals.traces,
+      instances,
+      inputs: totals.inputs,
+      warnings: totals.warnings,
+      elapsedMs: Date.now() - started,
     }
   }
 
@@ -326,118 +347,6 @@ export class ConversionRun {
 
   private checkAbort(): void {
     if (this.req.signal?.aborted) throw new LmtError('INTERRUPTED', 'interrupted')
-  }
-
-  private async viaTraces(
-    converter: Converter,
-    className: string,
-    path: string,
-    ctx: InputAccounting,
-    sink: TraceSink,
-  ): Promise<void> {
-    const result: unknown = await (converter.convertToTraces as NonNullable<Converter['convertToTraces']>)(
-      path,
-      ctx,
-    )
-    const take = (trace: unknown): boolean => {
-      if (trace instanceof GetRecord || trace instanceof WriteRecord) {
-        const size = deferredRecordSize(trace)
-        if (size !== undefined) return sink.acceptRecord(trace, size)
-        return sink.accept(
-          trace.timestamp_ns,
-          trace.type,
-          trace.instance_id,
-          encodeRecordLine(trace, this.arena),
-        )
-      }
-      const info = inspectTrace(trace, className)
-      return sink.accept(
-        info.ts,
-        info.type,
-        info.instanceId,
-        lineBytes(serializeJson(trace as Trace), this.arena),
-      )
-    }
-    const isObject = result !== null && typeof result === 'object'
-    if (
-      Array.isArray(result) ||
-      (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))
-    ) {
-      for (const t of result as Iterable<unknown>) if (take(t)) await sink.settle()
-    } else if (isObject && Symbol.asyncIterator in result) {
-      for await (const t of result as AsyncIterable<unknown>) if (take(t)) await sink.settle()
-    } else
-      throw lmtError(
-        'CONTRACT_VIOLATION',
-        `${className}.convertToTraces() must return an array or an (async) iterable of traces (got ${describe(result)})`,
-      )
-  }
-
-  private async viaJsonl(
-    converter: Converter,
-    className: string,
-    path: string,
-    ctx: InputAccounting,
-    sink: TraceSink,
-  ): Promise<void> {
-    const {accept} = sink
-    const tmp = join(this.tempDir as string, `converter-${ctx.index}.jsonl`)
-    const returned: unknown = await (
-      converter.convertToTraceJsonl as NonNullable<Converter['convertToTraceJsonl']>
-    )(path, tmp, ctx)
-    const valid =
-      (typeof returned === 'number' && Number.isSafeInteger(returned) && returned >= 0) ||
-      (typeof returned === 'bigint' && returned >= 0n)
-    if (!valid)
-      throw lmtError(
-        'CONTRACT_VIOLATION',
-        `${className}.convertToTraceJsonl() must return a non-negative integer trace count (got ${describe(returned)})`,
-      )
-    let lines = 0
-    const reader = new LineReader(tmp)
-    try {
-      for await (const line of reader.lines()) {
-        lines++
-        let value: unknown
-        try {
-          value = parseJson(line.text)
-        } catch (err) {
-          if (!this.req.sort && err instanceof JsonSyntaxError) {
-            accept(0n, '(unparsed)', undefined, lineBytes(line.text, this.arena))
-            continue
-          }
-          throw lmtError(
-            'CONTRACT_VIOLATION',
-            `${className} wrote a line that is not valid JSON (line ${line.lineNo}: ${(err as Error).message})`,
-          )
-        }
-        if (!this.req.sort) {
-          const type =
-            value instanceof Map && typeof value.get('type') === 'string'
-              ? (value.get('type') as string)
-              : '(none)'
-          const id = value instanceof Map ? value.get('instance_id') : undefined
-          accept(0n, type, id, lineBytes(line.text, this.arena)) // verbatim, order is the converter's
-          continue
-        }
-        const info = inspectTrace(value, className)
-        if (accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(value), this.arena)))
-          await sink.settle()
-      }
-    } catch (err) {
-      if (isLmtError(err)) throw err
-      if (
-        (err as NodeJS.ErrnoException).code === 'ENOENT' &&
-        lines === 0 &&
-        BigInt(returned as number | bigint) === 0n
-      )
-        return
-      throw err
-    }
-    if (BigInt(lines) !== BigInt(returned as number | bigint))
-      this.req.logger.warn(
-        `${className}.convertToTraceJsonl() reported ${returned} traces for ${path} but wrote ${lines}; using ${lines}`,
-      )
   }
 
   /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */

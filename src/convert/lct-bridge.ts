@@ -1,4 +1,5 @@
-// Get+Write JSONL → LMCache storage `.lct` (the calls an inference engine makes), and the key mapping both ways.
+// Get+Write JSONL → LMCache storage `.lct` (the calls an inference engine makes), and the key mapping both ways
+// (docs/lct-bridge.md).
 import {createHash} from 'node:crypto'
 import {renameSync, rmSync} from 'node:fs'
 import {lmtError} from '../errors.js'
@@ -6,10 +7,13 @@ import {isFsError, outputError, refuseNonRegularOutput} from '../util/output-pat
 import {LineReader} from '../jsonl/line-reader.js'
 import {parseJson} from '../jsonl/parse.js'
 import {TraceRecorder} from '../lct/recorder.js'
-import {dtypeItemSize} from '../lct/dtypes.js'
-import {MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
+import {type MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
+import type {JsonObject} from '../jsonl/json-float.js'
 import type {PyJsonValue} from '../jsonl/py-json.js'
 import {tempPathBeside} from './stale-temps.js'
+
+// the --kv-layout flag's parsers, for the commands that import them from here
+export {bytesLayout, parseKvLayout} from './kv-layout.js'
 
 const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
 /** the longest stretch of encoding without a turn of the event loop */
@@ -48,52 +52,115 @@ export function keyOfObjectKey(k: ObjectKey): bigint {
   return createHash('sha256').update(k.id, 'utf8').digest().readBigInt64BE(0)
 }
 
-const DTYPE_SHORT = /^[a-z0-9_]+$/
-
-/**
- * `--kv-layout`: a JSON `{"shapes": [[…]], "dtypes": ["torch.bfloat16"]}`, or the shorthand
- * `2x32x16x8x128:bfloat16[;…]` (one shape per `;`).
- */
-export function parseKvLayout(text: string): MemoryLayoutDesc {
-  const bad = (why: string) =>
-    lmtError('USAGE', `--kv-layout: ${why}`, {
-      suggestions: [
-        'e.g. --kv-layout 2x36x16x8x128:bfloat16 (K and V, 36 layers, 16 tokens, 8 heads, head size 128)',
-      ],
-    })
-  let shapes: number[][]
-  let dtypes: string[]
-  if (text.trim().startsWith('{')) {
-    let v: {shapes?: unknown; dtypes?: unknown}
-    try {
-      v = JSON.parse(text)
-    } catch (err) {
-      throw bad((err as Error).message)
-    }
-    if (!Array.isArray(v.shapes) || !Array.isArray(v.dtypes)) throw bad('needs "shapes" and "dtypes" arrays')
-    shapes = v.shapes as number[][]
-    dtypes = v.dtypes as string[]
-  } else {
-    shapes = []
-    dtypes = []
-    for (const part of text.split(';')) {
-      const [dims, dtype = 'bfloat16'] = part.split(':')
-      shapes.push(dims.split('x').map((d) => Number(d)))
-      dtypes.push(DTYPE_SHORT.test(dtype) ? `torch.${dtype}` : dtype)
-    }
-  }
-  if (shapes.length === 0 || shapes.length !== dtypes.length)
-    throw bad('shapes and dtypes must have the same, non-zero length')
-  for (const s of shapes)
-    if (!Array.isArray(s) || s.length === 0 || !s.every((d) => Number.isInteger(d) && d > 0))
-      throw bad('every dimension must be a positive integer')
-  for (const d of dtypes) if (dtypeItemSize(d) === undefined) throw bad(`unknown dtype '${d}'`)
-  return new MemoryLayoutDesc(shapes, dtypes)
+/** A trace row's fields the bridge uses, or undefined when the line is not a get or write it can map. */
+function traceRow(
+  text: string,
+): {ts: bigint; keys: unknown[]; type: 'get' | 'write'; row: JsonObject} | undefined {
+  const row = parseJson(text)
+  if (!(row instanceof Map)) return undefined
+  const ts = row.get('timestamp_ns')
+  const keys = row.get('keys')
+  const type = row.get('type')
+  if (
+    (typeof ts !== 'number' && typeof ts !== 'bigint') ||
+    !Array.isArray(keys) ||
+    (type !== 'get' && type !== 'write')
+  )
+    return undefined
+  return {ts: BigInt(ts), keys, type, row}
 }
 
-/** `--bytes-per-block N`: a one-dimensional uint8 layout of N bytes. */
-export function bytesLayout(n: number): MemoryLayoutDesc {
-  return new MemoryLayoutDesc([[n]], ['torch.uint8'])
+/**
+ * The storage calls of trace rows, written to a recorder whose clock follows the rows: monotonic time from the
+ * first row, wall time from `tWallStart` or each row's own timestamp.
+ */
+class LctCalls {
+  readonly summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
+  /** created at the first record, so that the header's t_wall_start is the first record's wall time */
+  recorder: TraceRecorder | undefined
+  private first: bigint | undefined
+  private now = 0
+  private wall: number
+
+  constructor(
+    private readonly tmp: string,
+    private readonly o: LctBridgeOptions,
+  ) {
+    this.wall = o.tWallStart ?? 0
+  }
+
+  open(): TraceRecorder {
+    if (!this.recorder) {
+      this.recorder = new TraceRecorder({
+        path: this.tmp,
+        capturesCalls: false,
+        clock: {mono: () => this.now, wall: () => this.wall},
+        chunkBytes: 1 << 20, // the file is renamed into place when done: no need for a write per frame
+      })
+      this.recorder.attachConfig(this.o.configDict)
+    }
+    return this.recorder
+  }
+
+  /** One JSONL line: a get's four calls, a write's two, or a skip. */
+  add(text: string): void {
+    const {o, summary} = this
+    const r = traceRow(text)
+    if (r === undefined) {
+      summary.skipped++
+      return
+    }
+    this.first ??= r.ts
+    this.now = Number(r.ts - this.first) / 1e9
+    this.wall = o.tWallStart !== undefined ? o.tWallStart + this.now : Number(r.ts) / 1e9
+    this.open()
+    if (!r.keys.every((k) => typeof k === 'bigint' || (typeof k === 'number' && Number.isInteger(k)))) {
+      summary.skipped++ // keys that are not 64-bit integers have no chunk hash
+      return
+    }
+    const instance = String(r.row.get('instance_id') ?? 'instance')
+    const keys = r.keys.map(
+      (k) =>
+        new ObjectKey(chunkHashOf(BigInt(k as number | bigint)), o.modelName ?? instance, o.kvRank, 0, ''),
+    )
+    if (r.type === 'get') {
+      summary.gets++
+      this.emit('submit_prefetch_task', {
+        keys,
+        layout_desc: o.layout,
+        extra_count: 0,
+        external_request_id: String(r.row.get('trace_id') ?? ''),
+      })
+      this.emit('read_prefetched_results.__enter__', {keys})
+      this.emit('read_prefetched_results.__exit__', {keys})
+      this.emit('finish_read_prefetched', {keys, extra_count: 0})
+    } else {
+      summary.writes++
+      this.emit('reserve_write', {keys, layout_desc: o.layout, mode: 'new'})
+      this.emit('finish_write', {keys})
+    }
+  }
+
+  private emit(op: string, args: Record<string, unknown>): void {
+    ;(this.recorder as TraceRecorder).writeRecord(`${SM}.${op}`, args, this.now, this.wall)
+    this.summary.records++
+  }
+}
+
+/** Every line of the JSONL into `calls`, with a turn of the event loop now and then. */
+async function addLines(jsonlPath: string, calls: LctCalls, o: LctBridgeOptions): Promise<void> {
+  const reader = new LineReader(jsonlPath, {progress: (b) => o.onProgress?.(b, calls.summary.records)})
+  let lines = 0
+  let lastTurn = performance.now()
+  for await (const line of reader.lines()) {
+    // a read batch (1 MiB of lines) takes long to encode: a turn of the event loop now and then lets a signal
+    // handler run (Ctrl-C answers within a second)
+    if ((++lines & 63) === 0 && performance.now() - lastTurn > TURN_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      lastTurn = performance.now()
+    }
+    calls.add(line.text)
+  }
 }
 
 /**
@@ -110,98 +177,21 @@ export async function jsonlToLct(
 ): Promise<LctBridgeSummary> {
   const tmp = tempPathBeside(output)
   temps.add(tmp)
-  let first: bigint | undefined
-  let now = 0
-  let wall = o.tWallStart ?? 0
-  // created at the first record, so that the header's t_wall_start is the first record's wall time
-  let recorder: TraceRecorder | undefined
-  const open = (): TraceRecorder => {
-    if (!recorder) {
-      recorder = new TraceRecorder({
-        path: tmp,
-        capturesCalls: false,
-        clock: {mono: () => now, wall: () => wall},
-        chunkBytes: 1 << 20, // the file is renamed into place when done: no need for a write per frame
-      })
-      recorder.attachConfig(o.configDict)
-    }
-    return recorder
-  }
-  const summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
+  const calls = new LctCalls(tmp, o)
   try {
-    const reader = new LineReader(jsonlPath, {progress: (b) => o.onProgress?.(b, summary.records)})
-    let lines = 0
-    let lastTurn = performance.now()
-    for await (const line of reader.lines()) {
-      // a read batch (1 MiB of lines) takes long to encode: a turn of the event loop now and then lets a signal
-      // handler run (Ctrl-C answers within a second)
-      if ((++lines & 63) === 0 && performance.now() - lastTurn > TURN_MS) {
-        await new Promise((resolve) => setImmediate(resolve))
-        lastTurn = performance.now()
-      }
-      const row = parseJson(line.text)
-      if (!(row instanceof Map)) {
-        summary.skipped++
-        continue
-      }
-      const ts = row.get('timestamp_ns')
-      const keys = row.get('keys')
-      const type = row.get('type')
-      if (
-        (typeof ts !== 'number' && typeof ts !== 'bigint') ||
-        !Array.isArray(keys) ||
-        (type !== 'get' && type !== 'write')
-      ) {
-        summary.skipped++
-        continue
-      }
-      const t = BigInt(ts)
-      first ??= t
-      now = Number(t - first) / 1e9
-      wall = o.tWallStart !== undefined ? o.tWallStart + now : Number(t) / 1e9
-      const rec = open()
-      if (!keys.every((k) => typeof k === 'bigint' || (typeof k === 'number' && Number.isInteger(k)))) {
-        summary.skipped++ // keys that are not 64-bit integers have no chunk hash
-        continue
-      }
-      const instance = String(row.get('instance_id') ?? 'instance')
-      const objectKeys = keys.map(
-        (k) =>
-          new ObjectKey(chunkHashOf(BigInt(k as number | bigint)), o.modelName ?? instance, o.kvRank, 0, ''),
-      )
-      const emit = (op: string, args: Record<string, unknown>) => {
-        rec.writeRecord(`${SM}.${op}`, args, now, wall)
-        summary.records++
-      }
-      if (type === 'get') {
-        summary.gets++
-        emit('submit_prefetch_task', {
-          keys: objectKeys,
-          layout_desc: o.layout,
-          extra_count: 0,
-          external_request_id: String(row.get('trace_id') ?? ''),
-        })
-        emit('read_prefetched_results.__enter__', {keys: objectKeys})
-        emit('read_prefetched_results.__exit__', {keys: objectKeys})
-        emit('finish_read_prefetched', {keys: objectKeys, extra_count: 0})
-      } else {
-        summary.writes++
-        emit('reserve_write', {keys: objectKeys, layout_desc: o.layout, mode: 'new'})
-        emit('finish_write', {keys: objectKeys})
-      }
-    }
-    const done = open()
+    await addLines(jsonlPath, calls, o)
+    const done = calls.open()
     done.close()
     if (done.droppedCount > 0)
       throw lmtError('OUTPUT_FAILED', `${done.droppedCount} records could not be written to ${output}`)
     refuseNonRegularOutput(output) // checked before the work too; a device put there meanwhile stays
     renameSync(tmp, output)
   } catch (err) {
-    recorder?.close()
+    calls.recorder?.close()
     rmSync(tmp, {force: true})
     throw isFsError(err) ? outputError('OUTPUT_FAILED', `cannot write ${output}`, err) : err
   } finally {
     temps.delete(tmp)
   }
-  return summary
+  return calls.summary
 }

@@ -1,4 +1,4 @@
-// Worker-thread entry of the byte-batch mapper (InputContext.mapLineBatches): imports the mapper module once, then
+// Worker-thread entry of the byte-batch mapper (BatchInput.mapLineBatches, the fast lane): imports the mapper module once, then
 // maps each batch of lines it is sent to one result.
 import {workerData} from 'node:worker_threads'
 import {pathToFileURL} from 'node:url'

@@ -43,7 +43,7 @@ export type LineBatchMapFunction<R = unknown> = (
 
 export interface LineBatchMapperModule<R = unknown> {
   /**
-   * For {@link InputContext.mapLineBatches}: returns the function that maps one batch of lines, given as bytes
+   * For `BatchInput.mapLineBatches` (the fast lane, `ctx.fast`): returns the function that maps one batch of lines, given as bytes
    * (`lines.text(i)` decodes one), to one result for the whole batch — typically columns in typed arrays, which
    * cross threads as a few buffers instead of an object per line.
    */

@@ -38,25 +38,46 @@ export interface ConverterOptions {
   spillDir?: string
 }
 
-/** Per-input services of the framework (docs/convert.md §4.4). */
-export interface InputContext {
-  readonly path: string
-  readonly index: number
-  /** The standard line reader: non-blank trimmed lines with 1-based numbers; counts lines, reports invalid UTF-8. */
-  lines(): AsyncIterable<InputLine>
-  /**
-   * The lines with a pure function applied to each, possibly on worker threads, results in input order
-   * (see {@link LineMapperSpec}). Lines are counted like {@link lines}.
-   */
-  mapLines<R>(spec: LineMapperSpec): AsyncIterable<MappedLine<R>>
-  /** The same lines as {@link lines}, as byte batches: no string per line unless its text is read. */
+/**
+ * The fast lane of an input, an optional extension of {@link InputContext} (docs/convert.md §4.5): the same lines as
+ * {@link InputContext.lines}, as byte batches ({@link LineBatch}: UTF-8 bytes with offsets and line numbers, no
+ * string per line unless its text is read). Nothing needs it to convert; it pays on inputs of millions of lines.
+ * Code that uses it should go through `mapInputBatches(ctx, spec)` / `lineBatchesOf(ctx)`, which fall back to
+ * `ctx.lines()` when a context has no fast lane; both ways give the same lines, and so the same records.
+ */
+export interface BatchInput {
+  /** The lines of {@link InputContext.lines} as byte batches, on this thread. */
   lineBatches(): AsyncIterable<LineBatch>
   /**
    * The byte batches with a batch function applied to each, possibly on worker threads (the module of `spec`
-   * exports `createLineBatchMapper`), one result per batch, in input order. The fast form of {@link mapLines}:
-   * no string or object per line has to cross between threads.
+   * exports `createLineBatchMapper`), one result per batch, in input order: no string or object per line has to
+   * cross between threads.
    */
   mapLineBatches<R>(spec: LineMapperSpec): AsyncIterable<MappedBatch<R>>
+}
+
+/**
+ * Per-input services of the framework (docs/convert.md §4.4). The contract for reading an input is {@link lines};
+ * {@link mapLines} is a convenience over the same lines and {@link fast} an optional extension (the byte lane).
+ */
+export interface InputContext {
+  readonly path: string
+  readonly index: number
+  /**
+   * The standard line reader, and the contract: non-blank trimmed lines with 1-based numbers; counts lines and
+   * bytes, reports invalid UTF-8 itself.
+   */
+  lines(): AsyncIterable<InputLine>
+  /**
+   * A convenience over {@link lines}: the same lines with a pure function applied to each, possibly on worker
+   * threads, results in input order (see {@link LineMapperSpec}). Lines are counted like {@link lines}.
+   */
+  mapLines<R>(spec: LineMapperSpec): AsyncIterable<MappedLine<R>>
+  /**
+   * The fast lane (byte batches), when this context offers it; lmt's framework always does. Optional: use it through
+   * `mapInputBatches` / `lineBatchesOf`, which read {@link lines} instead when it is absent.
+   */
+  readonly fast?: BatchInput
   /** A bad line: warning and count (fatal under --strict). */
   skip(line: InputLine, code: string, message: string): void
   /** A valid line deliberately not converted: counted, no warning. */

@@ -119,98 +119,149 @@ export interface Curves {
   stack: {eligible: boolean; reason: string | null; certified_points: number}
 }
 
-/** Computes every curve over the grid; results never depend on `jobs`. */
-export async function computeCurves(req: CurvesRequest): Promise<Curves> {
+/** The replays of a sweep: the tasks, and where each (policy, point) is among them. */
+interface SweepPlan {
+  tasks: SweepTask[]
+  /** "policy/point" → task index */
+  where: Map<string, number>
+  /** task index → point, for the Belady tasks */
+  beladyFirst: Map<number, number>
+}
+
+/** What every step of the curves shares: the request, the LRU stack pass, and the capacities that never evict. */
+interface CurveContext {
+  req: CurvesRequest
+  group: SimConfig['instance_groups'][number]
+  /** the configuration with the group on LRU (the sweep's base) */
+  lruCfg: SimConfig
+  stack: StackPassResult
+  /** a capacity that holds the whole working set never evicts: every policy is the infinite cache there */
+  holdsAll(cap: number): boolean
+}
+
+function curveContext(req: CurvesRequest): CurveContext {
   const {rows, config, groupName, grid} = req
   const group = config.instance_groups.find(
     (g) => g.group_name === groupName,
   ) as SimConfig['instance_groups'][number]
-  // a capacity that holds the whole working set never evicts: every policy is the infinite cache there
-  const holdsAll = (cap: number) =>
-    (quotaUnits({...group, quota_capacity: undefined, quota_capacity_blocks: cap}) ?? Infinity) >= req.wss
-  const noEviction = (cap: number): CurvePoint => ({
+  return {
+    req,
+    group,
+    lruCfg: withPolicy(config, groupName, 'lru'),
+    stack: req.stack ?? lruStackPass(rows, config, groupName, grid),
+    holdsAll: (cap) =>
+      (quotaUnits({...group, quota_capacity: undefined, quota_capacity_blocks: cap}) ?? Infinity) >= req.wss,
+  }
+}
+
+function noEviction(ctx: CurveContext, cap: number): CurvePoint {
+  return {
     capacity_blocks: cap,
-    token_hit_rate: req.infinite.token_hit_rate,
-    block_hit_rate: req.infinite.block_hit_rate,
+    token_hit_rate: ctx.req.infinite.token_hit_rate,
+    block_hit_rate: ctx.req.infinite.block_hit_rate,
     method: 'no_eviction',
-  })
-  const lruCfg = withPolicy(config, groupName, 'lru')
-  const stack = req.stack ?? lruStackPass(rows, config, groupName, grid)
-  const replayed: PolicyName[] = [
-    'lru',
-    ...REPORT_POLICIES.filter((p) => p !== 'lru' && p !== 'ttl' && req.policies.includes(p)),
-  ]
-  const tasks: SweepTask[] = []
-  const where = new Map<string, number>() // "policy/point" → task index
+  }
+}
+
+/** lru, then the requested policies that are replayed (ttl is LRU here) */
+function replayedPolicies(requested: readonly PolicyName[]): PolicyName[] {
+  return ['lru', ...REPORT_POLICIES.filter((p) => p !== 'lru' && p !== 'ttl' && requested.includes(p))]
+}
+
+/** Every replay the curves need: each point that evicts, less the LRU points the stack pass certified. */
+function planSweep(ctx: CurveContext, replayed: readonly PolicyName[]): SweepPlan {
+  const {config, groupName, grid} = ctx.req
+  const plan: SweepPlan = {tasks: [], where: new Map(), beladyFirst: new Map()}
+  const {tasks, where} = plan
   // the Belady points first, in capacity order: once one serves every block the infinite cache serves, no needed
   // block was evicted, and none is at any larger capacity either (farthest next need evicts the never-needed first)
-  const beladyFirst = new Map<number, number>() // task index → point
   grid.forEach((cap, p) => {
-    if (holdsAll(cap)) return
-    const capCfg = structuredClone(lruCfg)
-    const g = capCfg.instance_groups.find((x) => x.group_name === groupName) as typeof group
+    if (ctx.holdsAll(cap)) return
+    const capCfg = structuredClone(ctx.lruCfg)
+    const g = capCfg.instance_groups.find((x) => x.group_name === groupName) as CurveContext['group']
     delete g.quota_capacity
     g.quota_capacity_blocks = cap
-    beladyFirst.set(tasks.length, p)
+    plan.beladyFirst.set(tasks.length, p)
     where.set(`belady/${p}`, tasks.push({kind: 'belady', capConfig: capCfg}) - 1)
   })
   for (const policy of replayed) {
     const cfg = withPolicy(config, groupName, policy)
     grid.forEach((cap, p) => {
-      if (holdsAll(cap) || (policy === 'lru' && stack.certified[p])) return
+      if (ctx.holdsAll(cap) || (policy === 'lru' && ctx.stack.certified[p])) return
       where.set(`${policy}/${p}`, tasks.push({kind: 'replay', cap: {blocks: cap}, config: cfg}) - 1)
     })
   }
-  const saturatedBelow = (p: number, results: ReadonlyArray<unknown>) =>
-    grid.some((_, q) => {
-      if (q >= p) return false
-      const r = results[where.get(`belady/${q}`) ?? -1] as BeladyGroupResult[] | undefined
-      return r !== undefined && r[0].hit_blocks >= req.infinite.hit_blocks
-    })
+  return plan
+}
+
+/** a smaller capacity's Belady replay already served every block the infinite cache serves */
+function saturatedBelow(
+  ctx: CurveContext,
+  plan: SweepPlan,
+  p: number,
+  results: ReadonlyArray<unknown>,
+): boolean {
+  return ctx.req.grid.some((_, q) => {
+    if (q >= p) return false
+    const r = results[plan.where.get(`belady/${q}`) ?? -1] as BeladyGroupResult[] | undefined
+    return r !== undefined && r[0].hit_blocks >= ctx.req.infinite.hit_blocks
+  })
+}
+
+/** Runs the plan on the sweep pool; a Belady point above a saturated one is skipped. */
+async function runPlan(ctx: CurveContext, plan: SweepPlan): Promise<ReadonlyArray<unknown>> {
+  const {req} = ctx
+  const {tasks} = plan
+  if (tasks.length === 0) return []
   let done = 0
   const jobs = Math.max(1, Math.min(req.jobs ?? availableParallelism(), tasks.length))
-  const run =
-    tasks.length === 0
-      ? {results: []}
-      : await runSweepTasks(
-          rows,
-          {base: {seed: req.seed, strictInstances: false, traceName: ''}, config: lruCfg, groupName},
-          tasks,
-          jobs,
-          () => req.onProgress?.(++done, tasks.length),
-          (index, results) => {
-            const p = beladyFirst.get(index)
-            return p !== undefined && saturatedBelow(p, results)
-          },
-        )
-  const curveOf = (policy: PolicyName): PolicyCurve => ({
+  const run = await runSweepTasks(
+    req.rows,
+    {
+      base: {seed: req.seed, strictInstances: false, traceName: ''},
+      config: ctx.lruCfg,
+      groupName: req.groupName,
+    },
+    tasks,
+    jobs,
+    () => req.onProgress?.(++done, tasks.length),
+    (index, results) => {
+      const p = plan.beladyFirst.get(index)
+      return p !== undefined && saturatedBelow(ctx, plan, p, results)
+    },
+  )
+  return run.results
+}
+
+function policyCurve(
+  ctx: CurveContext,
+  plan: SweepPlan,
+  results: ReadonlyArray<unknown>,
+  policy: PolicyName,
+): PolicyCurve {
+  return {
     policy,
     same_as: null,
     note: null,
-    points: grid.map((cap, p) => {
-      if (holdsAll(cap)) return noEviction(cap)
-      const certified = policy === 'lru' ? stack.certified[p] : undefined
+    points: ctx.req.grid.map((cap, p) => {
+      if (ctx.holdsAll(cap)) return noEviction(ctx, cap)
+      const certified = policy === 'lru' ? ctx.stack.certified[p] : undefined
       if (certified) return fromCounters(certified, cap, 'stack')
-      return fromCounters(run.results[where.get(`${policy}/${p}`) as number] as PointResult, cap, 'replay')
+      return fromCounters(results[plan.where.get(`${policy}/${p}`) as number] as PointResult, cap, 'replay')
     }),
-  })
-  const policies = replayed.map(curveOf)
-  const lru = policies[0]
-  if (req.policies.includes('ttl'))
-    policies.push({
-      policy: 'ttl',
-      same_as: 'lru',
-      note: 'TTL expiry is not modelled and ttl falls back to LRU under pressure: its curve is the LRU curve',
-      points: lru.points,
-    })
-  const belady: PolicyCurve = {
+  }
+}
+
+function beladyCurve(ctx: CurveContext, plan: SweepPlan, results: ReadonlyArray<unknown>): PolicyCurve {
+  return {
     policy: 'belady',
     same_as: null,
     note: 'farthest next need, offline: a reference, not a policy',
-    points: grid.map((cap, p) => {
-      if (holdsAll(cap)) return noEviction(cap)
-      if (saturatedBelow(p, run.results)) return {...noEviction(cap), method: 'saturated' as const}
-      const [b] = run.results[where.get(`belady/${p}`) as number] as BeladyGroupResult[]
+    points: ctx.req.grid.map((cap, p) => {
+      if (ctx.holdsAll(cap)) return noEviction(ctx, cap)
+      if (saturatedBelow(ctx, plan, p, results))
+        return {...noEviction(ctx, cap), method: 'saturated' as const}
+      const [b] = results[plan.where.get(`belady/${p}`) as number] as BeladyGroupResult[]
       return {
         capacity_blocks: cap,
         token_hit_rate: b.token_hit_rate,
@@ -219,13 +270,30 @@ export async function computeCurves(req: CurvesRequest): Promise<Curves> {
       }
     }),
   }
+}
+
+/** Computes every curve over the grid; results never depend on `jobs`. */
+export async function computeCurves(req: CurvesRequest): Promise<Curves> {
+  const ctx = curveContext(req)
+  const replayed = replayedPolicies(req.policies)
+  const plan = planSweep(ctx, replayed)
+  const results = await runPlan(ctx, plan)
+  const policies = replayed.map((policy) => policyCurve(ctx, plan, results, policy))
+  if (req.policies.includes('ttl'))
+    policies.push({
+      policy: 'ttl',
+      same_as: 'lru',
+      note: 'TTL expiry is not modelled and ttl falls back to LRU under pressure: its curve is the LRU curve',
+      points: policies[0].points,
+    })
+  const {stack, holdsAll} = ctx
   return {
     policies,
-    belady,
+    belady: beladyCurve(ctx, plan, results),
     stack: {
       eligible: stack.eligible,
       reason: stack.reason,
-      certified_points: grid.filter((cap, p) => !holdsAll(cap) && stack.certified[p]).length,
+      certified_points: req.grid.filter((cap, p) => !holdsAll(cap) && stack.certified[p]).length,
     },
   }
 }

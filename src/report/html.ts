@@ -3,10 +3,10 @@
 import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
-import {type Chart, reportCharts} from './charts.js'
+import {type Chart, reportCharts} from './charts/charts.js'
 import {pageScript, pageStyle} from './page-assets.js'
 import type {Profile} from './characterize.js'
-import type {ReportDocument} from './report.js'
+import type {ReportDocument} from './document.js'
 import {TARGETS} from './capacity-table.js'
 
 const require = createRequire(import.meta.url)

@@ -1,26 +1,25 @@
 // `lmt report` as a library call: the capacity-planning answer for a trace (the document the HTML page and --json
 // show). Reads with simulate's readers, replays with simulate's engine, sweeps with its stack pass and pool.
 import {lmtError} from '../errors.js'
-import type {Notice, PolicyName, SimConfig} from '../simulate/config.js'
+import type {PolicyName, SimConfig} from '../simulate/config.js'
 import {replayRows} from '../simulate/replay-rows.js'
 import {Replayer} from '../simulate/replayer.js'
 import {totalsOf} from '../simulate/summary.js'
-import {type CapacityRow, capacityTable} from './capacity-table.js'
-import {type Characterization, characterize} from './characterize.js'
+import {capacityTable} from './capacity-table.js'
+import {characterize} from './characterize.js'
+import {type CapacityChoice, chooseCapacity} from './chosen-capacity.js'
 import {capacityGrid, computeCurves, type Curves, lruStackPass, type Totals} from './curves.js'
+import {configSection, type ReportAnswer, type ReportDocument, traceSection} from './document.js'
 import {ReuseDistances} from './reuse-distance.js'
-import {loadInput, type LoadRequest} from './load.js'
-import {hitRateOverTime, type OverTimeSeries} from './over-time.js'
+import {type LoadedInput, loadInput, type LoadRequest} from './load.js'
+import {hitRateOverTime} from './over-time.js'
 import {TimeBins} from './time-bins.js'
 
-export interface ReportRequest extends LoadRequest {
+export interface ReportRequest extends LoadRequest, CapacityChoice {
   /** the group the answer is for (default: the only one) */
   group?: string
   /** bytes of one block's KV cache (from a KV layout), for every instance */
   bytesPerBlock?: number
-  /** the capacity of the hit-rate-over-time replays (default: where LRU reaches 90 % of the infinite cache) */
-  capacityBlocks?: number
-  capacityGb?: number
   points: number
   /** the policies to answer for (lru always) */
   policies: readonly PolicyName[]
@@ -30,34 +29,9 @@ export interface ReportRequest extends LoadRequest {
   onProgress?(p: {phase: string; done: number; total: number}): void
 }
 
-export interface ReportAnswer {
-  group: string
-  wss_blocks: number
-  bytes_per_block: number | null
-  infinite: Totals
-  grid: number[]
-  curves: Curves['policies']
-  belady: Curves['belady']
-  stack: Curves['stack']
-  capacity_table: CapacityRow[]
-  chosen_capacity: {blocks: number; gb: number | null; source: 'flag' | 'lru_90'}
-  /** every policy replayed at the chosen capacity: its token hit rate and over trace time */
-  over_time: OverTimeSeries[]
-}
+type Group = SimConfig['instance_groups'][number]
 
-export interface ReportDocument {
-  format: 'lmt.report'
-  format_version: 1
-  lmt_version: string
-  trace: Record<string, unknown>
-  config: Record<string, unknown>
-  notices: Notice[]
-  characterization: Characterization
-  answer: ReportAnswer
-  performance: {seconds: number}
-}
-
-function answerGroup(cfg: SimConfig, name: string | undefined): SimConfig['instance_groups'][number] {
+function answerGroup(cfg: SimConfig, name: string | undefined): Group {
   const groups = cfg.instance_groups
   const g =
     name === undefined
@@ -75,7 +49,7 @@ function answerGroup(cfg: SimConfig, name: string | undefined): SimConfig['insta
 }
 
 /** bytes of a block of the group, when every instance has the same (else null) */
-function bytesPerBlockOf(g: SimConfig['instance_groups'][number], flag: number | undefined): number | null {
+function bytesPerBlockOf(g: Group, flag: number | undefined): number | null {
   if (flag !== undefined) return flag
   const sizes = new Set(
     g.instances.map((i) => (i.bytes_per_token === undefined ? NaN : i.bytes_per_token * i.block_size)),
@@ -84,41 +58,51 @@ function bytesPerBlockOf(g: SimConfig['instance_groups'][number], flag: number |
   return sizes.size === 1 && !Number.isNaN(only) ? only : null
 }
 
-/** Builds the whole report document. */
-export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
-  const started = performance.now()
-  const progress = (phase: string, done = 0, total = 1) => req.onProgress?.({phase, done, total})
-  const input = await loadInput({...req, onBytes: (d, t) => progress('reading the trace', d, t)})
-  const {config: cfg, rows, notes} = input
-  const group = answerGroup(cfg, req.group)
-  if (rows.length === 0) throw lmtError('SIM_TRACE_ROW', `${input.traceName}: the trace has no rows`)
-  const bins = new TimeBins(rows[0].ts, rows[rows.length - 1].ts)
-  progress('infinite-capacity replay')
-  // the infinite cache: the ceiling, the working set, and the block-size check (simulate's partial-tail rule)
-  const inf = replayRows(
-    rows,
+interface InfiniteCache {
+  /** the replayer after the run (hit-rate-over-time reads its infinite series) */
+  replayer: Replayer
+  /** the group's working set: every block the infinite cache holds at the end */
+  wss: number
+  totals: Totals
+}
+
+/** The infinite cache: the ceiling, the working set, and the block-size check (simulate's partial-tail rule). */
+function replayInfinite(input: LoadedInput, group: Group, seed: bigint): InfiniteCache {
+  const replayer = replayRows(
+    input.rows,
     () =>
       new Replayer({
-        config: structuredClone(cfg),
-        seed: req.seed,
+        config: structuredClone(input.config),
+        seed,
         strictInstances: false,
         plots: true,
         infinite: true,
         traceName: input.traceName,
       }),
   ).replayer
-  const infGroup = inf.groups.find((g) => g.cfg.group_name === group.group_name) as Replayer['groups'][number]
+  const infGroup = replayer.groups.find(
+    (g) => g.cfg.group_name === group.group_name,
+  ) as Replayer['groups'][number]
   const wss = infGroup.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
-  const infTotals = totalsOf(infGroup.members)
-  const infinite: Totals = {
-    token_hit_rate: infTotals.token_hit_rate,
-    block_hit_rate: infTotals.block_hit_rate,
-    hit_blocks: infTotals.hit_blocks,
-    read_blocks: infTotals.read_blocks,
+  const t = totalsOf(infGroup.members)
+  return {
+    replayer,
+    wss,
+    totals: {
+      token_hit_rate: t.token_hit_rate,
+      block_hit_rate: t.block_hit_rate,
+      hit_blocks: t.hit_blocks,
+      read_blocks: t.read_blocks,
+    },
   }
-  progress('characterizing')
-  const grid = capacityGrid(Math.max(1, wss), req.points)
-  // one LRU stack pass gives the certified LRU points and, for a one-instance group, that instance's reuse distances
+}
+
+/**
+ * The trace's profiles, and the LRU stack pass over the grid: one pass gives the certified LRU points and, for a
+ * one-instance group, that instance's reuse distances.
+ */
+function characterizeTrace(input: LoadedInput, group: Group, grid: number[], bins: TimeBins) {
+  const {rows, config: cfg} = input
   const only = group.instances.length === 1 ? group.instances[0].instance_id : undefined
   const observed = new ReuseDistances()
   const stack = lruStackPass(
@@ -136,32 +120,59 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   const described = new Map(
     cfg.instance_groups.flatMap((g) => g.instances.map((i) => [i.instance_id, i.block_size] as const)),
   )
-  const characterization = characterize(rows, cfg, described, bins, known)
+  return {stack, characterization: characterize(rows, cfg, described, bins, known)}
+}
+
+/** The capacity table of the replayed curves and Belady, and the capacity the over-time replays run at. */
+function tableAndChoice(
+  req: ReportRequest,
+  input: LoadedInput,
+  group: Group,
+  curves: Curves,
+  inf: InfiniteCache,
+) {
+  const bytesPerBlock = bytesPerBlockOf(group, req.bytesPerBlock)
+  if (bytesPerBlock === null)
+    input.notes.add(
+      'LMT_REPORT_NO_BYTES',
+      'no --bytes-per-token or --kv-layout (or instances of different block bytes): capacities are in blocks only',
+    )
+  const table = capacityTable(
+    [...curves.policies.filter((c) => c.same_as === null), curves.belady],
+    inf.totals.token_hit_rate,
+    bytesPerBlock,
+  )
+  return {bytesPerBlock, table, chosen: chooseCapacity(req, table, bytesPerBlock, inf.wss)}
+}
+
+/** Builds the whole report document. */
+export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
+  const started = performance.now()
+  const progress = (phase: string, done = 0, total = 1) => req.onProgress?.({phase, done, total})
+  const input = await loadInput({...req, onBytes: (d, t) => progress('reading the trace', d, t)})
+  const {config: cfg, rows} = input
+  const group = answerGroup(cfg, req.group)
+  if (rows.length === 0) throw lmtError('SIM_TRACE_ROW', `${input.traceName}: the trace has no rows`)
+  const bins = new TimeBins(rows[0].ts, rows[rows.length - 1].ts)
+  progress('infinite-capacity replay')
+  const inf = replayInfinite(input, group, req.seed)
+  progress('characterizing')
+  const grid = capacityGrid(Math.max(1, inf.wss), req.points)
+  const {stack, characterization} = characterizeTrace(input, group, grid, bins)
   const curves = await computeCurves({
     stack,
     rows,
     config: cfg,
     groupName: group.group_name,
     grid,
-    wss,
-    infinite,
+    wss: inf.wss,
+    infinite: inf.totals,
     policies: req.policies,
     seed: req.seed,
     jobs: req.jobs,
     onProgress: (d, t) => progress('replaying capacities', d, t),
   })
-  const bytesPerBlock = bytesPerBlockOf(group, req.bytesPerBlock)
-  if (bytesPerBlock === null)
-    notes.add(
-      'LMT_REPORT_NO_BYTES',
-      'no --bytes-per-token or --kv-layout (or instances of different block bytes): capacities are in blocks only',
-    )
-  const table = capacityTable(
-    [...curves.policies.filter((c) => c.same_as === null), curves.belady],
-    infinite.token_hit_rate,
-    bytesPerBlock,
-  )
-  const chosen = chooseCapacity(req, table, bytesPerBlock, wss)
+  const {bytesPerBlock, table, chosen} = tableAndChoice(req, input, group, curves, inf)
   progress('hit rate over time')
   const overTime = hitRateOverTime({
     rows,
@@ -171,83 +182,30 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     policies: curves.policies.filter((c) => c.same_as === null).map((c) => c.policy as PolicyName),
     bins,
     seed: req.seed,
-    infinite: inf,
+    infinite: inf.replayer,
   })
+  const answer: ReportAnswer = {
+    group: group.group_name,
+    wss_blocks: inf.wss,
+    bytes_per_block: bytesPerBlock,
+    infinite: inf.totals,
+    grid,
+    curves: curves.policies,
+    belady: curves.belady,
+    stack: curves.stack,
+    capacity_table: table,
+    chosen_capacity: chosen,
+    over_time: overTime,
+  }
   return {
     format: 'lmt.report',
     format_version: 1,
     lmt_version: req.version,
-    trace: traceDoc(input, bins),
-    config: {
-      group: group.group_name,
-      eviction_mode: cfg.eviction_params.eviction_mode,
-      eviction_batch_size_per_instance: cfg.eviction_params.eviction_batch_size_per_instance,
-      replay_mode: cfg.trace_replay.mode,
-      instances: [...input.blockSizes].map(([id, c]) => ({
-        instance_id: id,
-        block_size: c.blockSize,
-        block_size_source: c.source,
-      })),
-    },
-    notices: notes.list,
+    trace: traceSection(input, bins),
+    config: configSection(input, group.group_name),
+    notices: input.notes.list,
     characterization,
-    answer: {
-      group: group.group_name,
-      wss_blocks: wss,
-      bytes_per_block: bytesPerBlock,
-      infinite,
-      grid,
-      curves: curves.policies,
-      belady: curves.belady,
-      stack: curves.stack,
-      capacity_table: table,
-      chosen_capacity: chosen,
-      over_time: overTime,
-    },
+    answer,
     performance: {seconds: (performance.now() - started) / 1000},
-  }
-}
-
-function chooseCapacity(
-  req: ReportRequest,
-  table: CapacityRow[],
-  bytesPerBlock: number | null,
-  wss: number,
-): ReportAnswer['chosen_capacity'] {
-  const gbOf = (blocks: number) => (bytesPerBlock === null ? null : (blocks * bytesPerBlock) / 2 ** 30)
-  if (req.capacityBlocks !== undefined)
-    return {blocks: req.capacityBlocks, gb: gbOf(req.capacityBlocks), source: 'flag'}
-  if (req.capacityGb !== undefined) {
-    if (bytesPerBlock === null)
-      throw lmtError(
-        'SIM_BYTES_PER_TOKEN_MISSING',
-        'a capacity in GB needs --bytes-per-token or --kv-layout',
-        {suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks']},
-      )
-    const blocks = Math.max(1, Math.floor((req.capacityGb * 2 ** 30) / bytesPerBlock))
-    return {blocks, gb: gbOf(blocks), source: 'flag'}
-  }
-  const need = table.find((r) => r.policy === 'lru')?.needs.find((n) => n.target === 0.9)
-  const blocks = Math.max(1, need?.blocks ?? wss)
-  return {blocks, gb: gbOf(blocks), source: 'lru_90'}
-}
-
-function traceDoc(input: Awaited<ReturnType<typeof loadInput>>, bins: TimeBins): Record<string, unknown> {
-  const rows = input.rows
-  const first = rows[0].ts
-  const last = rows[rows.length - 1].ts
-  return {
-    path: input.tracePath,
-    name: input.traceName,
-    bytes: input.stats.bytes,
-    rows: input.stats.rows,
-    rows_by_type: input.stats.rowsByType,
-    invalid_rows: input.stats.invalid,
-    first_timestamp_ns: first.toString(),
-    last_timestamp_ns: last.toString(),
-    duration_seconds: Number(last - first) / 1e9,
-    time_bins: bins.count,
-    bin_seconds: bins.widthSeconds(),
-    instances: input.blockSizes.size,
   }
 }

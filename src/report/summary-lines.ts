@@ -1,5 +1,5 @@
 // The report's few lines for a terminal: the answer in words.
-import type {ReportDocument} from './report.js'
+import type {ReportDocument} from './document.js'
 
 const pct = (r: number) => `${(r * 100).toFixed(1)} %`
 

@@ -1,18 +1,7 @@
 import {join} from 'node:path'
 import type {PendingFiles} from './pending-files.js'
 import type {Replayer} from './replayer.js'
-
-async function renderSvg(spec: Record<string, unknown>): Promise<string> {
-  // imported lazily: only runs that write a plot pay for vega's start-up
-  const vega = await import('vega')
-  const {compile} = await import('vega-lite')
-  const view = new vega.View(vega.parse(compile(spec as never).spec), {renderer: 'none'})
-  try {
-    return await view.toSVG()
-  } finally {
-    view.finalize()
-  }
-}
+import {renderSvg} from '../vendor/vega.js'
 
 async function writePlot(
   files: PendingFiles,

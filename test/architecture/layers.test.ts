@@ -11,6 +11,7 @@ const LAYERS: Record<string, number> = {
   'src/schemas.ts': 0,
   'src/hash/': 0,
   'src/util/': 0,
+  'src/vendor/': 0,
   'src/jsonl/': 1,
   'src/lct/': 1,
   'src/convert/': 2,

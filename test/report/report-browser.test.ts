@@ -7,7 +7,7 @@ import {join, resolve} from 'node:path'
 import {tmpdir} from 'node:os'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type BrowserContext, chromium, type Page} from 'playwright-core'
-import type {ReportDocument} from '../../src/report/report.js'
+import type {ReportDocument} from '../../src/report/document.js'
 import {convertSampleMooncake, lmt, tempDir} from '../helpers/cli.js'
 
 const CHROMIUM = '/usr/bin/chromium'

@@ -310,7 +310,7 @@ function digestFields(
 }
 
 /**
- * The batch mapper (InputContext.mapLineBatches): one event per line, key slabs transferred. Lines go through the
+ * The batch mapper (BatchInput.mapLineBatches, see publisher-input.ts): one event per line, key slabs transferred. Lines go through the
  * byte scanner first (`fastLane`, off only to test it against the exact parser), the exact parser when it gives up.
  */
 export function createLineBatchMapper(

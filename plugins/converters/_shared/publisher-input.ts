@@ -1,0 +1,52 @@
+// How the publisher-log converter reads its input: events digested off the main thread (publisher-events.ts, through
+// the fast lane when the context has one) and handed over a batch at a time, with the batch's key and text slabs
+// behind two accessors so that the converter does not decode them itself.
+import {type InputContext, KeySlabs, type LineBatch, mapInputBatches, parseJson} from '../../../src/index.js'
+import type {KeyList} from '../../../src/index.js'
+import type {
+  KeysRef,
+  PassThrough,
+  PublisherEvent,
+  PublisherEventBatch,
+  PublisherEventConfig,
+} from './publisher-events.js'
+import {mapperThreads, sharedModule} from './mapper-module.js'
+
+// the mapper runs on worker threads
+const EVENT_DECODER = sharedModule('publisher-events')
+
+/** One decoded batch: the lines, their events (one per line) and the keys and values the events point to. */
+export class PublisherBatch {
+  readonly events: readonly PublisherEvent[]
+  private readonly slabs: KeySlabs
+
+  constructor(
+    readonly lines: LineBatch,
+    batch: PublisherEventBatch,
+  ) {
+    this.events = batch.events
+    this.slabs = new KeySlabs(batch.words, batch.text)
+  }
+
+  /** The keys an event points to: int64 words with their text (KeyList), or any JSON values. */
+  keys(r: KeysRef): KeyList | unknown[] {
+    if (r.w >= 0) return this.slabs.list(r.w, r.w + r.n, r.t0, r.t1)
+    return parseJson(this.slabs.textOf(r.t0, r.t1)) as unknown[]
+  }
+
+  /** A pass-through value (undefined: absent). */
+  value(p: PassThrough | undefined): unknown {
+    if (p === null || typeof p !== 'object') return p
+    return parseJson(this.slabs.textOf(p.t0, p.t1))
+  }
+}
+
+/** The input's events, a decoded batch at a time, in input order. */
+export async function* publisherEventBatches(
+  ctx: InputContext,
+  config: PublisherEventConfig,
+): AsyncGenerator<PublisherBatch> {
+  const spec = {module: EVENT_DECODER, config, workers: mapperThreads()}
+  for await (const {lines, result} of mapInputBatches<PublisherEventBatch>(ctx, spec))
+    yield new PublisherBatch(lines, result)
+}

@@ -1,0 +1,100 @@
+// The answer's two charts: token hit rate against capacity (every policy, Belady, the infinite ceiling) and over trace
+// time at the chosen capacity.
+import type {ReportDocument} from '../document.js'
+import {type Chart, linePoints, pct, seriesEncoding, timeAxis, unit} from './vega-parts.js'
+
+/** the curves' points as chart data, one series per policy (Belady under its reference name) */
+function capacityValues(a: ReportDocument['answer']) {
+  const curves = [...a.curves.filter((c) => c.same_as === null), a.belady]
+  return curves.flatMap((c) =>
+    c.points.map((p) => ({
+      series: c.policy === 'belady' ? 'Belady (next need)' : c.policy,
+      capacity_blocks: p.capacity_blocks,
+      capacity_gb: a.bytes_per_block === null ? null : (p.capacity_blocks * a.bytes_per_block) / 2 ** 30,
+      token_hit_rate: p.token_hit_rate,
+      method: p.method,
+    })),
+  )
+}
+
+/** the dashed infinite-capacity ceiling with its label, and the dotted line at the chosen capacity */
+function capacityReferences(a: ReportDocument['answer']): unknown[] {
+  const refs = [
+    {
+      label: `infinite capacity ${(a.infinite.token_hit_rate * 100).toFixed(1)} %`,
+      rate: a.infinite.token_hit_rate,
+    },
+  ]
+  return [
+    {
+      data: {values: refs},
+      mark: {type: 'rule', strokeDash: [6, 4], color: '#666'},
+      encoding: {y: {field: 'rate', type: 'quantitative'}},
+    },
+    {
+      data: {values: refs},
+      mark: {type: 'text', align: 'left', dx: 4, dy: -6, color: '#444'},
+      encoding: {y: {field: 'rate', type: 'quantitative'}, x: {value: 0}, text: {field: 'label'}},
+    },
+    {
+      data: {values: [{capacity_blocks: a.chosen_capacity.blocks}]},
+      mark: {type: 'rule', strokeDash: [2, 3], color: '#999'},
+      encoding: {x: {field: 'capacity_blocks', type: 'quantitative'}},
+    },
+  ]
+}
+
+export function capacityChart(doc: ReportDocument): Chart {
+  const a = doc.answer
+  const values = capacityValues(a)
+  const x = {
+    field: 'capacity_blocks',
+    type: 'quantitative',
+    scale: {type: 'log'},
+    title: 'capacity (blocks, log scale)',
+  }
+  const y = {field: 'token_hit_rate', type: 'quantitative', title: 'token hit rate', axis: pct}
+  const {color, strokeDash} = seriesEncoding(values.map((v) => v.series))
+  const tooltip = [
+    {field: 'series', title: 'policy'},
+    {field: 'capacity_blocks', title: 'blocks', format: ','},
+    ...(a.bytes_per_block === null ? [] : [{field: 'capacity_gb', title: 'GB', format: '.2f'}]),
+    {field: 'token_hit_rate', title: 'token hit rate', format: '.2%'},
+    {field: 'method', title: 'from'},
+  ]
+  return {
+    id: 'chart-capacity',
+    title: 'Hit rate against capacity',
+    caption:
+      'Each policy replayed at every capacity of the grid (log-spaced up to the working set), with the Belady next-need reference (an offline optimum for comparison) and the infinite-capacity ceiling (dashed). The dotted vertical line is the capacity of the chart below.',
+    spec: unit('Token hit rate against cache capacity', values, {
+      layer: [...linePoints(x, y, color, tooltip, strokeDash), ...capacityReferences(a)],
+    }),
+  }
+}
+
+export function overTimeChart(doc: ReportDocument): Chart {
+  const a = doc.answer
+  const blocks = a.chosen_capacity.blocks.toLocaleString('en-US')
+  const values = a.over_time.flatMap((s) => s.points.filter((p) => p.token_hit_rate !== null))
+  const series = seriesEncoding(a.over_time.map((x) => x.series))
+  const y = {
+    field: 'token_hit_rate',
+    type: 'quantitative',
+    title: `token hit rate per ${Math.round(doc.characterization.bin_seconds)} s bin`,
+    axis: pct,
+  }
+  const tooltip = [
+    {field: 'series', title: 'policy'},
+    {field: 't', title: 'bin start (s)', format: ',.0f'},
+    {field: 'token_hit_rate', title: 'token hit rate', format: '.2%'},
+  ]
+  return {
+    id: 'chart-over-time',
+    title: 'Hit rate over time',
+    caption: `Token hit rate of the requests in each time bin, each policy at ${blocks} blocks and with an infinite cache. A policy far below the infinite line in a bin is short of capacity there; the infinite line itself is the prefix sharing the trace offers.`,
+    spec: unit(`Token hit rate over trace time at ${blocks} blocks`, values, {
+      layer: linePoints(timeAxis, y, series.color, tooltip, series.strokeDash),
+    }),
+  }
+}

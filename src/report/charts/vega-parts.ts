@@ -1,0 +1,138 @@
+// The building blocks the report's Vega-Lite specs share: the unit chart, series and instance colours, the trace-time
+// axis, lines with tooltip points, and histogram bars. Data marks are named (`points`, `bars`) so that a reader of the
+// rendered page (the browser test) can count them against the data.
+import type {Profile} from '../characterize.js'
+import type {ReportDocument} from '../document.js'
+
+export interface Chart {
+  id: string
+  title: string
+  /** what the chart shows and how to read it */
+  caption: string
+  spec: Record<string, unknown>
+}
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json'
+const WIDTH = 500
+const HEIGHT = 250
+export const pct = {format: '.1%'}
+
+export function unit(
+  title: string,
+  values: unknown[],
+  rest: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    $schema: SCHEMA,
+    title,
+    width: WIDTH,
+    height: HEIGHT,
+    data: {values},
+    // legends below the plot: a chart keeps its width in a column of the page
+    config: {legend: {orient: 'bottom', direction: 'horizontal', columns: 4}, axis: {labelOverlap: 'greedy'}},
+    ...rest,
+  }
+}
+
+/** one colour and dash per series in every chart (identical curves, e.g. lru and leaf_aware_lru, stay visible) */
+const SERIES: Record<string, [string, number[]]> = {
+  lru: ['#2d6cdf', [1, 0]],
+  leaf_aware_lru: ['#e8840c', [6, 3]],
+  random_lru: ['#2a9d55', [2, 2]],
+  'Belady (next need)': ['#8e44ad', [1, 0]],
+  'infinite capacity': ['#6b7078', [1, 0]],
+}
+
+/** colour and dash encodings of the series present */
+export function seriesEncoding(present: readonly string[]): {
+  color: Record<string, unknown>
+  strokeDash: Record<string, unknown>
+} {
+  const domain = Object.keys(SERIES).filter((k) => present.includes(k))
+  const enc = (range: unknown[]) => ({
+    field: 'series',
+    type: 'nominal',
+    title: 'policy',
+    scale: {domain, range},
+  })
+  return {color: enc(domain.map((k) => SERIES[k][0])), strokeDash: enc(domain.map((k) => SERIES[k][1]))}
+}
+
+/** instances in one colour each across the charts ("all instances" last) */
+export function instanceColor(values: ReadonlyArray<unknown>): Record<string, unknown> {
+  const present = [...new Set(values.map((v) => (v as {instance: string}).instance))]
+  const ids = present.filter((x) => x !== 'all instances')
+  const all = present.length > ids.length ? ['all instances'] : []
+  return {
+    field: 'instance',
+    type: 'nominal',
+    title: 'instance',
+    scale: {domain: [...ids, ...all], scheme: 'tableau10'},
+  }
+}
+
+/** trace time: few ticks, short labels (hours of trace make long numbers) */
+export const timeAxis = {
+  field: 't',
+  type: 'quantitative',
+  title: 'trace time (s)',
+  axis: {tickCount: 8, format: '~s'},
+}
+
+/** a line per series with a tooltip point on every datum */
+export function linePoints(
+  x: Record<string, unknown>,
+  y: Record<string, unknown>,
+  color: Record<string, unknown>,
+  tooltip: unknown[],
+  strokeDash?: Record<string, unknown>,
+) {
+  const dash = strokeDash ? {strokeDash} : {}
+  return [
+    {mark: {type: 'line', strokeWidth: 1.5}, encoding: {x, y, color, ...dash}},
+    {
+      name: 'points',
+      mark: {type: 'point', filled: true, size: 28, tooltip: true},
+      encoding: {x, y, color, tooltip},
+    },
+  ]
+}
+
+/** a histogram's bars, stacked by instance when there are several */
+export function bars(
+  title: string,
+  values: unknown[],
+  xTitle: string,
+  log: boolean,
+  yTitle: string,
+  several: boolean,
+): Record<string, unknown> {
+  return unit(title, values, {
+    name: 'bars',
+    mark: {type: 'bar', tooltip: true},
+    encoding: {
+      x: {
+        field: 'from',
+        type: 'quantitative',
+        title: xTitle,
+        bin: {binned: true},
+        ...(log ? {scale: {type: 'log'}} : {}),
+      },
+      x2: {field: 'to'},
+      y: {field: 'count', type: 'quantitative', title: yTitle, stack: 'zero'},
+      ...(several ? {color: instanceColor(values)} : {}),
+      tooltip: [
+        ...(several ? [{field: 'instance'}] : []),
+        {field: 'from', title: 'from', format: ',.4~g'},
+        {field: 'to', title: 'to', format: ',.4~g'},
+        {field: 'count', title: yTitle, format: ','},
+      ],
+    },
+  })
+}
+
+/** The profiles a chart shows: each instance, and all of them together when there are several. */
+export function shown(doc: ReportDocument): Profile[] {
+  const c = doc.characterization
+  return c.instances.length > 1 ? [...c.instances, {...c.overall, instance_id: 'all instances'}] : c.instances
+}
