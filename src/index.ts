@@ -73,4 +73,4 @@ export {
   type ReplayLevel,
 } from './replay/level.js'
 export type {Scheduler} from './replay/scheduler.js'
-export {registerReplayLevel} from './plugins/replay-levels.js'
+export {registerReplayLevel} from './plugins/level-registry.js'

@@ -1,8 +1,7 @@
 import {Flags} from '@oclif/core'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
-import {discoverConverters} from '../plugins/converter-discovery.js'
-import {pluginConverterSources} from '../plugins/installed-plugins.js'
+import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
 
 export interface ConvertersListing {
   formats: Array<{
