@@ -10,6 +10,7 @@ export {GetRecord, WriteRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES} from './c
 export type {
   Converter,
   ConverterClass,
+  ConverterFlagValues,
   FormatSample,
   ConverterOptions,
   InputContext,
@@ -34,34 +35,14 @@ export {KeyList, KeySlabs, type HashInput} from './hash/key-list.js'
 export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'
 export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/json-float.js'
 export {JsonDepthError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson} from './jsonl/parse.js'
-export {
-  HalvesList,
-  integerArray,
-  IntegerHalves,
-  integerHalves,
-  isDigit,
-  isWs,
-  numberEnd,
-  skipWs,
-  smallInteger,
-  stringEnd,
-  valueEnd,
-} from './jsonl/json-scan.js'
-export {
-  isWsByte,
-  numberEndBytes,
-  skipWsBytes,
-  smallIntegerArrayBytes,
-  smallIntegerBytes,
-  stringEndBytes,
-  valueEndBytes,
-} from './jsonl/json-scan-bytes.js'
 export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serialize.js'
 export {pythonFloatRepr} from './jsonl/float-repr.js'
 export {pythonStrip} from './jsonl/trim.js'
 export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'
 export {LctError} from './errors.js'
 export * from './lct/index.js'
+/** The 64-bit Get+Write key of an LMCache ObjectKey (what `--mode lct` writes and `lmcache_lct` reads back). */
+export {keyOfObjectKey} from './convert/lct-bridge.js'
 export {pyFormatFixed, pyJsonDumps, pyRound, type PyJsonValue} from './util/pyfmt.js'
 export {
   MapDispatcher,

@@ -28,7 +28,7 @@ import {
   summaryJson,
   verboseLine,
 } from '../replay/outputs.js'
-import {storageLevel} from '../../plugins/levels/storage.js'
+import {storageLevel} from '../plugins/core-levels.js'
 
 const SCHEMA_1_MESSAGE =
   'trace_schema_version 1 is not replay-safe: schema-1 recorders did not store ObjectKey.cache_salt, so keys that differed only by cache salt were recorded as one key and replay may show hits and lock conflicts that never happened; replayable versions: 2 (pass --allow-schema-1 to replay it with every cache_salt empty)'
