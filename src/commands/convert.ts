@@ -21,6 +21,7 @@ import type {ConvertSummary} from '../convert/summary.js'
 import {lmtError} from '../errors.js'
 import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
 import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
+import {installedPlugins} from '../plugins/discovery.js'
 import type {ConverterRegistration, ConverterRegistry} from '../plugins/converter-registry.js'
 import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
 import {storageConfigDict} from '../replay/storage/config.js'
@@ -227,9 +228,9 @@ export default class Convert extends LmtCommand {
     // plugin code can block the event loop, where lmt's Ctrl-C handler never runs: a watchdog process then ends lmt
     const watchdog = mayRunPluginCode(this.config, first) ? startInterruptWatchdog() : undefined
     try {
-      const reg = await this.converter(first, reporter)
+      const {registration: reg, registry} = await this.converter(first, reporter)
       if (reg.source === 'built-in') watchdog?.stop() // lmt's own converters always answer Ctrl-C
-      const flags = await this.parseWithConverter(argv, reg.registration, reg.registry, reporter)
+      const flags = await this.parseWithConverter(argv, reg, registry, reporter)
       for (const input of flags.input) checkInput(input)
       const lctMode = flags.mode === 'lct'
       const output =
@@ -243,10 +244,10 @@ export default class Convert extends LmtCommand {
         flags['converter-config-file'],
         flags['converter-config-json'],
       )
-      const settings = converterSettings(reg.registration, flags, converterConfig)
+      const settings = converterSettings(reg, flags, converterConfig)
       return {
         flags,
-        reg: reg.registration,
+        reg,
         reporter,
         watchdog,
         output,
@@ -266,7 +267,7 @@ export default class Convert extends LmtCommand {
   private async converter(
     flags: {format: string; 'converter-dir'?: string[]; 'converter-module'?: string[]},
     reporter: StderrReporter,
-  ): Promise<{registration: ConverterRegistration; registry: ConverterRegistry; source: string}> {
+  ): Promise<{registration: ConverterRegistration; registry: ConverterRegistry}> {
     const registry = await discoverConverters({
       dirs: flags['converter-dir'],
       modules: flags['converter-module'],
@@ -278,7 +279,7 @@ export default class Convert extends LmtCommand {
       throw lmtError('UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format and where it comes from'],
       })
-    return {registration, registry, source: registration.source}
+    return {registration, registry}
   }
 
   /** The strict parse: the command's flags and the chosen converter's own. */
@@ -466,7 +467,7 @@ function mayRunPluginCode(
   flags: {'converter-dir'?: string[]; 'converter-module'?: string[]},
 ): boolean {
   if ((flags['converter-dir']?.length ?? 0) > 0 || (flags['converter-module']?.length ?? 0) > 0) return true
-  return config.getPluginsList().some((p) => p.name !== config.name && p.type !== 'core')
+  return installedPlugins(config).length > 0
 }
 
 function checkInput(input: string): void {

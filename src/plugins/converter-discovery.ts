@@ -47,8 +47,18 @@ function converterDefect(cls: {prototype?: unknown}): string | undefined {
   if (!hasMethod(cls, 'convertToTraces') && !hasMethod(cls, 'convertToTraceJsonl'))
     return 'has neither convertToTraces nor convertToTraceJsonl'
   const {flags, parseOptions} = cls as {flags?: unknown; parseOptions?: unknown}
-  if (flags !== undefined && (flags === null || typeof flags !== 'object' || Array.isArray(flags)))
-    return 'has a static flags that is not an object of flag definitions'
+  const isFlag = (def: unknown): boolean =>
+    def !== null &&
+    typeof def === 'object' &&
+    ['option', 'boolean'].includes((def as {type?: unknown}).type as string)
+  if (
+    flags !== undefined &&
+    (flags === null ||
+      typeof flags !== 'object' ||
+      Array.isArray(flags) ||
+      !Object.values(flags).every(isFlag))
+  )
+    return 'has a static flags that is not an object of flag definitions (Flags of lmt/flags)'
   if (parseOptions !== undefined && typeof parseOptions !== 'function')
     return 'has a static parseOptions that is not a function'
   return undefined

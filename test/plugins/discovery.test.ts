@@ -112,3 +112,35 @@ describe('hook names', () => {
     ])
   })
 })
+
+describe('converter validation', () => {
+  it('a converter whose static flags are not flag definitions, or whose parseOptions is no function, is a warning naming it', async () => {
+    class BadFlagsConverter {
+      static flags = {greeting: 'hello'}
+      convertToTraces() {
+        return []
+      }
+    }
+    class BadParseConverter {
+      static parseOptions = 'nope'
+      convertToTraces() {
+        return []
+      }
+    }
+    const warnings: string[] = []
+    const config = configWithHooks({'lmt:converters': [BadFlagsConverter, BadParseConverter]})
+    const reg = await discoverConverters({
+      builtinDir: join(ROOT, 'dist', 'plugins', 'converters'),
+      plugins: await pluginConverterSources(config, (w) => warnings.push(w)),
+      onWarning: (w) => warnings.push(w),
+    })
+    expect(reg.resolve('bad_flags')).toBeUndefined()
+    expect(reg.resolve('bad_parse')).toBeUndefined()
+    expect(warnings).toContain(
+      'BadFlagsConverter in lmt-plugin-fake has a static flags that is not an object of flag definitions (Flags of lmt/flags); ignored',
+    )
+    expect(warnings).toContain(
+      'BadParseConverter in lmt-plugin-fake has a static parseOptions that is not a function; ignored',
+    )
+  })
+})
