@@ -11,6 +11,7 @@ export type {
   BatchInput,
   Converter,
   ConverterClass,
+  ConverterFlagValues,
   FormatSample,
   ConverterOptions,
   InputContext,
@@ -36,34 +37,14 @@ export {KeyList, KeySlabs, type HashInput} from './hash/key-list.js'
 export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'
 export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/json-float.js'
 export {JsonDepthError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson} from './jsonl/parse.js'
-export {
-  HalvesList,
-  integerArray,
-  IntegerHalves,
-  integerHalves,
-  isDigit,
-  isWs,
-  numberEnd,
-  skipWs,
-  smallInteger,
-  stringEnd,
-  valueEnd,
-} from './jsonl/json-scan.js'
-export {
-  isWsByte,
-  numberEndBytes,
-  skipWsBytes,
-  smallIntegerArrayBytes,
-  smallIntegerBytes,
-  stringEndBytes,
-  valueEndBytes,
-} from './jsonl/json-scan-bytes.js'
 export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serialize.js'
 export {pythonFloatRepr} from './util/float-repr.js'
 export {pythonStrip} from './jsonl/trim.js'
 export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'
 export {LctError} from './errors.js'
 export * from './lct/index.js'
+/** The 64-bit Get+Write key of an LMCache ObjectKey (what `--mode lct` writes and `lmcache_lct` reads back). */
+export {keyOfObjectKey} from './convert/lct-bridge.js'
 export {pyFormatFixed, pyRound} from './util/pyfmt.js'
 export {pyJsonDumps, type PyJsonValue} from './jsonl/py-json.js'
 export {
@@ -76,4 +57,4 @@ export {
   type ReplayLevel,
 } from './replay/level.js'
 export type {Scheduler} from './replay/scheduler.js'
-export {registerReplayLevel} from './plugins/replay-levels.js'
+export {registerReplayLevel} from './plugins/level-registry.js'

@@ -4,13 +4,14 @@ import {
   decodeArgs,
   type InputContext,
   KeyList,
+  keyOfObjectKey,
   ObjectKey,
   openTrace,
   PrefetchRequestSpec,
   PyTuple,
 } from '../../src/index.js'
-import type {Trace} from '../../src/index.js'
-import {keyOfObjectKey} from '../../src/convert/lct-bridge.js'
+import type {ConverterFlagValues, Trace} from '../../src/index.js'
+import {Flags} from '../../src/flags.js'
 
 const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
 
@@ -19,16 +20,37 @@ function objectKeys(v: unknown): ObjectKey[] | undefined {
   return Array.isArray(list) && list.every((k) => k instanceof ObjectKey) ? (list as ObjectKey[]) : undefined
 }
 
+/** The options of an lmcache_lct conversion. */
+export interface LmcacheLctSettings {
+  /** tokens per LMCache chunk: a get's input_len is its keys × this */
+  chunkTokens: number
+}
+
 /**
  * LMCache storage `.lct` traces → Get+Write records: every `submit_prefetch_task` is a get (keys from the
  * ObjectKeys' chunk hashes, input_len = keys × chunk tokens), every `finish_write` a write; timestamps from t_wall;
  * the instance is the keys' model name (with `#<kv_rank>` for ranks other than 0).
  */
-export class LmcacheLctConverter extends BaseConverter {
+export class LmcacheLctConverter extends BaseConverter<LmcacheLctSettings> {
   static description = 'LMCache storage .lct traces (submit_prefetch_task → get, finish_write → write)'
 
+  static flags = {
+    'chunk-tokens': Flags.integer({
+      summary:
+        "Reading .lct traces (-f lmcache_lct): tokens per LMCache chunk (a get's input_len = keys × this).",
+      default: 256,
+      min: 1,
+      helpGroup: 'INPUT',
+    }),
+  }
+
+  static parseOptions(flags: ConverterFlagValues): LmcacheLctSettings {
+    const n = flags['chunk-tokens']
+    return {chunkTokens: typeof n === 'number' ? n : 256}
+  }
+
   async *convertToTraces(inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
-    const chunkTokens = BigInt((this.options as {chunkTokens?: number}).chunkTokens ?? 256)
+    const chunkTokens = BigInt((this.options.settings ?? LmcacheLctConverter.parseOptions({})).chunkTokens)
     const reader = await openTrace(inputPath, {internObjectKeys: true})
     try {
       for await (const r of reader) {

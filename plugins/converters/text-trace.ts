@@ -3,7 +3,8 @@ import {createRequire} from 'node:module'
 import {availableParallelism} from 'node:os'
 import {join, resolve} from 'node:path'
 import {BaseConverter, type InputContext, KeyList, lmtError} from '../../src/index.js'
-import type {FormatSample, Trace} from '../../src/index.js'
+import type {ConverterFlagValues, FormatSample, Trace} from '../../src/index.js'
+import {Flags} from '../../src/flags.js'
 import {looksLikeTextRecord} from './_shared/format-samples.js'
 import type {TextRowConfig, TextRowResult} from './_shared/text-rows.js'
 import {sharedModule} from './_shared/mapper-module.js'
@@ -11,6 +12,31 @@ import {sharedModule} from './_shared/mapper-module.js'
 // the mapper runs on worker threads
 const ROW_DECODER = sharedModule('text-rows')
 const REQUIRED_FILES = ['tokenizer.json', 'tokenizer_config.json']
+const TEXT_GROUP = 'TEXT CONVERSION'
+
+/** The options of a text_trace conversion, from its flags (and `--model-name`, which `--mode lct` uses too). */
+export interface TextTraceSettings {
+  tokenizerPath?: string
+  modelName?: string
+  timeField: string
+  contentField: string
+  /** `UTC`, `local` or an IANA zone name */
+  timezone: string
+  allowDownload: boolean
+}
+
+/** Resolves `--timezone`: `UTC`, `local`, or an IANA name known to this runtime. */
+export function checkTimezone(zone: string): string {
+  if (zone === 'UTC' || zone === 'local') return zone
+  try {
+    new Intl.DateTimeFormat('en-US', {timeZone: zone})
+  } catch {
+    throw lmtError('USAGE', `--timezone: unknown time zone "${zone}"`, {
+      suggestions: ['use UTC, local, or an IANA name such as Europe/Berlin'],
+    })
+  }
+  return zone
+}
 
 /**
  * Timestamped text or chat records tokenized with a Hugging Face tokenizer (offline by default): a get with the
@@ -19,15 +45,57 @@ const REQUIRED_FILES = ['tokenizer.json', 'tokenizer_config.json']
  * the Rust `tokenizers` package when installed (same ids; LMT_TEXT_TOKENIZER=transformers forces
  * @huggingface/transformers).
  */
-export class TextTraceConverter extends BaseConverter {
+export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
   static description = 'Timestamped text or chat records, tokenized with a Hugging Face tokenizer'
   static aliases = ['text']
+
+  static flags = {
+    'tokenizer-path': Flags.string({
+      summary: 'Tokenizer directory (or a Hub model id with --allow-download).',
+      helpGroup: TEXT_GROUP,
+    }),
+    'time-field': Flags.string({summary: 'Field holding the time.', default: 'time', helpGroup: TEXT_GROUP}),
+    'content-field': Flags.string({
+      summary: 'Field holding the prompt.',
+      default: 'prompt_messages',
+      helpGroup: TEXT_GROUP,
+    }),
+    timezone: Flags.string({
+      summary: 'Zone of times without one: UTC, local, or an IANA name such as Asia/Shanghai.',
+      default: 'UTC',
+      helpGroup: TEXT_GROUP,
+    }),
+    'allow-download': Flags.boolean({
+      summary: 'Allow fetching a tokenizer from the Hugging Face Hub.',
+      default: false,
+      helpGroup: TEXT_GROUP,
+    }),
+  }
+
+  /** The settings from the parsed flags (the defaults for flags not given); a bad --timezone is a usage error. */
+  static parseOptions(flags: ConverterFlagValues): TextTraceSettings {
+    const text = (name: string): string | undefined =>
+      typeof flags[name] === 'string' ? (flags[name] as string) : undefined
+    return {
+      tokenizerPath: text('tokenizer-path'),
+      modelName: text('model-name'),
+      timeField: text('time-field') ?? 'time',
+      contentField: text('content-field') ?? 'prompt_messages',
+      timezone: checkTimezone(text('timezone') ?? 'UTC'),
+      allowDownload: flags['allow-download'] === true,
+    }
+  }
 
   static looksLike(sample: FormatSample): boolean {
     return looksLikeTextRecord(sample)
   }
 
   private tokenizerDir: string | undefined
+
+  /** The settings lmt parsed from the flags, or the defaults (a conversion run from code may give none). */
+  private get settings(): TextTraceSettings {
+    return this.options.settings ?? TextTraceConverter.parseOptions({})
+  }
 
   async init(): Promise<void> {
     try {
@@ -39,7 +107,7 @@ export class TextTraceConverter extends BaseConverter {
         'text_trace needs @huggingface/transformers (npm i @huggingface/transformers)',
       )
     }
-    const {modelName, tokenizerPath, allowDownload} = this.options
+    const {modelName, tokenizerPath, allowDownload} = this.settings
     let dir: string | undefined
     if (
       modelName !== undefined &&
@@ -80,11 +148,11 @@ export class TextTraceConverter extends BaseConverter {
     const instanceId = this.defaultInstanceId
     const config: TextRowConfig = {
       tokenizerDir: this.tokenizerDir as string,
-      allowDownload: this.options.allowDownload ?? false,
+      allowDownload: this.settings.allowDownload,
       remoteHost: process.env.HF_ENDPOINT || undefined,
-      timeField: this.options.timeField ?? 'time',
-      contentField: this.options.contentField ?? 'prompt_messages',
-      timezone: this.options.timezone ?? 'UTC',
+      timeField: this.settings.timeField,
+      contentField: this.settings.contentField,
+      timezone: this.settings.timezone,
       blockSize: this.getBlockSize(instanceId),
       engine: process.env.LMT_TEXT_TOKENIZER === 'transformers' ? 'transformers' : 'auto',
     }

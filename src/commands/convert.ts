@@ -1,16 +1,17 @@
-import {accessSync, constants, realpathSync, statSync} from 'node:fs'
+import {accessSync, constants, realpathSync, rmSync, statSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
-import {type Config, Flags} from '@oclif/core'
+import {type Config, Flags, type Interfaces} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {startInterruptWatchdog} from '../cli/interrupt-watchdog.js'
-import {countText, createProgressBar} from '../cli/progress.js'
+import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
 import {renderInputLine, renderSummary} from '../cli/convert-report.js'
-import {ConversionRun} from '../convert/conversion-run.js'
+import {ConversionRun, type ConvertRequest} from '../convert/conversion-run.js'
+import {converterConfigFlags, converterSourceFlags} from '../cli/converter-flags.js'
+import {withoutUnknownFlags} from '../cli/known-flags-argv.js'
 import {
-  checkTimezone,
   defaultOutputPath,
   loadConverterConfig,
   parseInstanceBlockSizes,
@@ -19,17 +20,19 @@ import {
 import type {ConvertSummary} from '../convert/summary.js'
 import {lmtError} from '../errors.js'
 import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
-import {discoverConverters} from '../plugins/converter-discovery.js'
-import {pluginConverterSources} from '../plugins/installed-plugins.js'
+import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
+import {installedPlugins} from '../plugins/discovery.js'
+import type {ConverterRegistration, ConverterRegistry} from '../plugins/converter-registry.js'
 import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
 import {storageConfigDict} from '../replay/storage/config.js'
-import {normalizeEvictionPolicy, storageLevel} from '../../plugins/levels/storage.js'
-import {rmSync} from 'node:fs'
+import {normalizeEvictionPolicy, storageLevel} from '../plugins/core-levels.js'
+import {builtinConverterFlags} from '../plugins/builtin-converters.js'
+import {converterFlagsOf, converterSettings, foreignConverterFlag} from '../plugins/converter-flags.js'
 import {tempPathBeside} from '../convert/stale-temps.js'
 import {exitProcess} from '../plugins/exit-guard.js'
 
 const INPUT_GROUP = 'INPUT'
-const TEXT_GROUP = 'TEXT CONVERSION'
+const TEXT_GROUP = 'TEXT CONVERSION' // the text_trace converter's flags are in this group too
 const LCT_GROUP = 'LCT OUTPUT'
 
 // the storage-manager flags of `lmt replay`, for the header config of --mode lct (same digest as such a replay)
@@ -51,6 +54,103 @@ const lctStorageFlags = Object.fromEntries(
     }),
   }).map(([name, def]) => [name, {...def, helpGroup: LCT_GROUP}]),
 ) as typeof replayStorageFlags
+
+/** The flags of every conversion; a converter adds its own (--help lists the built-ins'). */
+const convertFlags = {
+  input: Flags.string({
+    char: 'i',
+    summary: 'Input files, converted in the given order.',
+    multiple: true,
+    required: true,
+  }),
+  output: Flags.string({
+    char: 'o',
+    summary:
+      'Output file (default: <stem>_optimizer.jsonl, or <stem>.lct with --mode lct, beside the input; merged_optimizer.jsonl for several).',
+  }),
+  format: Flags.string({
+    char: 'f',
+    summary: 'Input format: a format name or alias (see "lmt converters").',
+    required: true,
+  }),
+  mode: Flags.string({
+    summary: 'Output: optimizer (Get+Write JSONL) or lct (an LMCache storage .lct trace).',
+    options: ['optimizer', 'lct'],
+    default: 'optimizer',
+  }),
+  't-wall-start': Flags.string({
+    summary: "Wall-clock time of the first record in epoch seconds (default: each record's own timestamp).",
+    helpGroup: LCT_GROUP,
+  }),
+  'kv-rank': Flags.integer({
+    summary: 'The kv_rank of every key written.',
+    default: 0,
+    helpGroup: LCT_GROUP,
+  }),
+  'kv-layout': Flags.string({
+    summary: 'KV layout of one block: 2x36x16x8x128:bfloat16, or JSON {"shapes", "dtypes"}.',
+    helpGroup: LCT_GROUP,
+  }),
+  'bytes-per-block': Flags.integer({
+    summary: 'Bytes of one block, instead of --kv-layout (default 65536).',
+    min: 1,
+    helpGroup: LCT_GROUP,
+  }),
+  ...lctStorageFlags,
+  'instance-id': Flags.string({
+    summary: 'Instance id of the traces of formats that have none.',
+    default: 'instance',
+    helpGroup: INPUT_GROUP,
+  }),
+  'instance-block-sizes': Flags.string({
+    summary: "Tokens per block per instance, id:n[,id:n…] (default: the format's, e.g. 512 for mooncake).",
+    helpGroup: INPUT_GROUP,
+  }),
+  ...converterSourceFlags(INPUT_GROUP),
+  ...converterConfigFlags(INPUT_GROUP),
+  sort: Flags.boolean({
+    summary: 'Merge several inputs by time; --no-sort concatenates them in the order given.',
+    allowNo: true,
+    default: true,
+  }),
+  'model-name': Flags.string({
+    summary:
+      'Text: the tokenizer in ./model/<name> if that directory exists; --mode lct: the model name of every key.',
+    helpGroup: TEXT_GROUP,
+  }),
+  'model-mapping': Flags.string({
+    summary: 'Model names to rename, a:b[,c:d…] (for custom converters; the built-in ones ignore it).',
+    helpGroup: INPUT_GROUP,
+  }),
+  'num-workers': Flags.integer({
+    summary: 'Worker threads for the converter (text_trace: tokenizer threads); 0 = the CPUs less one.',
+    default: 4,
+    min: 0,
+    helpGroup: TEXT_GROUP,
+  }),
+  'ignore-response': Flags.boolean({
+    summary: 'Leave responses out (for custom converters; the built-in ones ignore it).',
+    default: false,
+    helpGroup: INPUT_GROUP,
+  }),
+  truncate: Flags.boolean({
+    summary: 'Truncation on or off (--no-truncate) for custom converters; the built-in ones ignore it.',
+    allowNo: true,
+    default: true,
+    helpGroup: INPUT_GROUP,
+  }),
+  strict: Flags.boolean({summary: 'The first bad input line is a fatal error.', default: false}),
+  progress: Flags.boolean({
+    summary: 'Progress bar on stderr (only when it is a terminal).',
+    allowNo: true,
+    default: true,
+  }),
+  quiet: Flags.boolean({
+    char: 'q',
+    summary: 'No progress, no informational lines, no per-line warnings (still counted).',
+    default: false,
+  }),
+}
 
 export default class Convert extends LmtCommand {
   static override summary = 'Convert request traces to the Optimizer standard Get+Write JSONL'
@@ -96,213 +196,118 @@ export default class Convert extends LmtCommand {
 
   static override enableJsonFlag = true
 
-  static override flags = {
-    input: Flags.string({
-      char: 'i',
-      summary: 'Input files, converted in the given order.',
-      multiple: true,
-      required: true,
-    }),
-    output: Flags.string({
-      char: 'o',
-      summary:
-        'Output file (default: <stem>_optimizer.jsonl, or <stem>.lct with --mode lct, beside the input; merged_optimizer.jsonl for several).',
-    }),
-    format: Flags.string({
-      char: 'f',
-      summary: 'Input format: a format name or alias (see "lmt converters").',
-      required: true,
-    }),
-    mode: Flags.string({
-      summary: 'Output: optimizer (Get+Write JSONL) or lct (an LMCache storage .lct trace).',
-      options: ['optimizer', 'lct'],
-      default: 'optimizer',
-    }),
-    't-wall-start': Flags.string({
-      summary: "Wall-clock time of the first record in epoch seconds (default: each record's own timestamp).",
-      helpGroup: LCT_GROUP,
-    }),
-    'chunk-tokens': Flags.integer({
-      summary:
-        "Reading .lct traces (-f lmcache_lct): tokens per LMCache chunk (a get's input_len = keys × this).",
-      default: 256,
-      min: 1,
-      helpGroup: INPUT_GROUP,
-    }),
-    'kv-rank': Flags.integer({
-      summary: 'The kv_rank of every key written.',
-      default: 0,
-      helpGroup: LCT_GROUP,
-    }),
-    'kv-layout': Flags.string({
-      summary: 'KV layout of one block: 2x36x16x8x128:bfloat16, or JSON {"shapes", "dtypes"}.',
-      helpGroup: LCT_GROUP,
-    }),
-    'bytes-per-block': Flags.integer({
-      summary: 'Bytes of one block, instead of --kv-layout (default 65536).',
-      min: 1,
-      helpGroup: LCT_GROUP,
-    }),
-    ...lctStorageFlags,
-    'instance-id': Flags.string({
-      summary: 'Instance id of the traces of formats that have none.',
-      default: 'instance',
-      helpGroup: INPUT_GROUP,
-    }),
-    'instance-block-sizes': Flags.string({
-      summary: "Tokens per block per instance, id:n[,id:n…] (default: the format's, e.g. 512 for mooncake).",
-      helpGroup: INPUT_GROUP,
-    }),
-    'converter-dir': Flags.string({
-      summary: 'A directory of extra converter modules (repeatable).',
-      multiple: true,
-      helpGroup: INPUT_GROUP,
-    }),
-    'converter-module': Flags.string({
-      summary: 'An extra converter module: a file or a package (repeatable).',
-      multiple: true,
-      helpGroup: INPUT_GROUP,
-    }),
-    'converter-config-json': Flags.string({
-      summary: "Settings for the converter as a JSON object (they win over the file's).",
-      helpGroup: INPUT_GROUP,
-    }),
-    'converter-config-file': Flags.string({
-      summary: 'Settings for the converter from a JSON file.',
-      helpGroup: INPUT_GROUP,
-    }),
-    sort: Flags.boolean({
-      summary: 'Merge several inputs by time; --no-sort concatenates them in the order given.',
-      allowNo: true,
-      default: true,
-    }),
-    'tokenizer-path': Flags.string({
-      summary: 'Tokenizer directory (or a Hub model id with --allow-download).',
-      helpGroup: TEXT_GROUP,
-    }),
-    'model-name': Flags.string({
-      summary:
-        'Text: the tokenizer in ./model/<name> if that directory exists; --mode lct: the model name of every key.',
-      helpGroup: TEXT_GROUP,
-    }),
-    'model-mapping': Flags.string({
-      summary: 'Model names to rename, a:b[,c:d…] (for custom converters; the built-in ones ignore it).',
-      helpGroup: INPUT_GROUP,
-    }),
-    'time-field': Flags.string({summary: 'Field holding the time.', default: 'time', helpGroup: TEXT_GROUP}),
-    'content-field': Flags.string({
-      summary: 'Field holding the prompt.',
-      default: 'prompt_messages',
-      helpGroup: TEXT_GROUP,
-    }),
-    'num-workers': Flags.integer({
-      summary: 'Tokenizer threads; 0 = the CPUs less one.',
-      default: 4,
-      min: 0,
-      helpGroup: TEXT_GROUP,
-    }),
-    'ignore-response': Flags.boolean({
-      summary: 'Leave responses out (for custom converters; the built-in ones ignore it).',
-      default: false,
-      helpGroup: INPUT_GROUP,
-    }),
-    truncate: Flags.boolean({
-      summary: 'Truncation on or off (--no-truncate) for custom converters; the built-in ones ignore it.',
-      allowNo: true,
-      default: true,
-      helpGroup: INPUT_GROUP,
-    }),
-    timezone: Flags.string({
-      summary: 'Zone of times without one: UTC, local, or an IANA name such as Asia/Shanghai.',
-      default: 'UTC',
-      helpGroup: TEXT_GROUP,
-    }),
-    'allow-download': Flags.boolean({
-      summary: 'Allow fetching a tokenizer from the Hugging Face Hub.',
-      default: false,
-      helpGroup: TEXT_GROUP,
-    }),
-    strict: Flags.boolean({summary: 'The first bad input line is a fatal error.', default: false}),
-    progress: Flags.boolean({
-      summary: 'Progress bar on stderr (only when it is a terminal).',
-      allowNo: true,
-      default: true,
-    }),
-    quiet: Flags.boolean({
-      char: 'q',
-      summary: 'No progress, no informational lines, no per-line warnings (still counted).',
-      default: false,
-    }),
-  }
+  static override flags = {...convertFlags, ...builtinConverterFlags}
 
   async run(): Promise<ConvertSummary> {
-    const {flags} = await this.parse(Convert)
-    const reporter = new StderrReporter(flags.quiet)
-    // 2. value parsing
-    const instanceBlockSizes = parseInstanceBlockSizes(flags['instance-block-sizes'])
-    const modelMapping = parseModelMapping(flags['model-mapping'])
-    const timezone = checkTimezone(flags.timezone)
-    // 3. local files only
-    for (const input of flags.input) {
+    const plan = await this.plan()
+    try {
+      return await this.convert(plan)
+    } finally {
+      plan.watchdog?.stop()
+    }
+  }
+
+  /**
+   * Parse in two phases, as `lmt replay` does: the command's flags (and the built-in converters') loosely, to learn
+   * the format and where converters come from; then, once the converter is known, strictly with its own flags. A
+   * flag of another format is a usage error naming that format. Then the checks, in the documented order.
+   */
+  private async plan(): Promise<ConvertPlan> {
+    const argv = [...this.argv]
+    // a flag of a converter not yet discovered is passed over here, not an error
+    const loose = {flags: Convert.flags, enableJsonFlag: true, args: {}, strict: false}
+    const first = (await this.parse(loose, withoutUnknownFlags(argv, Convert.flags))).flags
+    const reporter = new StderrReporter(first.quiet)
+    // value parsing, then local files only
+    const instanceBlockSizes = parseInstanceBlockSizes(first['instance-block-sizes'])
+    const modelMapping = parseModelMapping(first['model-mapping'])
+    for (const input of first.input) {
       if (/^https?:/i.test(input))
         throw lmtError('USAGE', `HTTP(S) inputs are not supported; download the file first: ${input}`)
     }
-    // 4. discovery and format
     // plugin code can block the event loop, where lmt's Ctrl-C handler never runs: a watchdog process then ends lmt
-    const watchdog = mayRunPluginCode(this.config, flags) ? startInterruptWatchdog() : undefined
+    const watchdog = mayRunPluginCode(this.config, first) ? startInterruptWatchdog() : undefined
+    try {
+      const {registration: reg, registry} = await this.converter(first, reporter)
+      if (reg.source === 'built-in') watchdog?.stop() // lmt's own converters always answer Ctrl-C
+      const flags = await this.parseWithConverter(argv, reg, registry, reporter)
+      for (const input of flags.input) checkInput(input)
+      const lctMode = flags.mode === 'lct'
+      const output =
+        flags.output ??
+        (lctMode
+          ? defaultOutputPath(flags.input).replace(/_optimizer\.jsonl$/, '.lct')
+          : defaultOutputPath(flags.input))
+      checkOutput(output, flags.input)
+      const lct = lctMode ? lctSettings(flags, reporter) : undefined
+      const converterConfig = loadConverterConfig(
+        flags['converter-config-file'],
+        flags['converter-config-json'],
+      )
+      const settings = converterSettings(reg, flags, converterConfig)
+      return {
+        flags,
+        reg,
+        reporter,
+        watchdog,
+        output,
+        lct,
+        instanceBlockSizes,
+        modelMapping,
+        converterConfig,
+        settings,
+      }
+    } catch (err) {
+      watchdog?.stop()
+      throw err
+    }
+  }
+
+  /** Discovery, then the converter of -f (an unknown format is a usage error listing the known ones). */
+  private async converter(
+    flags: {format: string; 'converter-dir'?: string[]; 'converter-module'?: string[]},
+    reporter: StderrReporter,
+  ): Promise<{registration: ConverterRegistration; registry: ConverterRegistry}> {
     const registry = await discoverConverters({
       dirs: flags['converter-dir'],
       modules: flags['converter-module'],
       plugins: await pluginConverterSources(this.config, (m) => reporter.warn(m)),
       onWarning: (m) => reporter.warn(m),
     })
-    const reg = registry.resolve(flags.format)
-    if (!reg)
+    const registration = registry.resolve(flags.format)
+    if (!registration)
       throw lmtError('UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format and where it comes from'],
       })
-    if (reg.source === 'built-in') watchdog?.stop() // lmt's own converters always answer Ctrl-C
-    // 5. inputs
-    for (const input of flags.input) checkInput(input)
-    // 6. output
-    const lctMode = flags.mode === 'lct'
-    const output =
-      flags.output ??
-      (lctMode
-        ? defaultOutputPath(flags.input).replace(/_optimizer\.jsonl$/, '.lct')
-        : defaultOutputPath(flags.input))
-    checkOutput(output, flags.input)
-    let lct: Parameters<typeof jsonlToLct>[2] | undefined
-    if (lctMode) {
-      if (flags['kv-layout'] !== undefined && flags['bytes-per-block'] !== undefined)
-        throw lmtError('USAGE', '--kv-layout and --bytes-per-block are mutually exclusive')
-      const layout =
-        flags['kv-layout'] !== undefined
-          ? parseKvLayout(flags['kv-layout'])
-          : bytesLayout(flags['bytes-per-block'] ?? 65536)
-      const tWall = flags['t-wall-start'] === undefined ? undefined : Number(flags['t-wall-start'])
-      if (tWall !== undefined && !Number.isFinite(tWall))
-        throw lmtError('USAGE', '--t-wall-start must be a number of epoch seconds')
-      const sf = flags as unknown as Record<string, unknown>
-      const storage = storageLevel.parseConfig(
-        {...sf, 'l1-size-gb': sf['l1-size-gb'] ?? '8', 'eviction-policy': sf['eviction-policy'] ?? 'LRU'},
-        undefined as never,
-        (m) => reporter.warn(m),
-      )
-      lct = {
-        modelName: flags['model-name'],
-        kvRank: flags['kv-rank'],
-        layout,
-        tWallStart: tWall,
-        configDict: storageConfigDict(storage.config),
-      }
-    }
-    // 7. converter config
-    const converterConfig = loadConverterConfig(
-      flags['converter-config-file'],
-      flags['converter-config-json'],
-    )
+    return {registration, registry}
+  }
 
+  /** The strict parse: the command's flags and the chosen converter's own. */
+  private async parseWithConverter(
+    argv: string[],
+    reg: ConverterRegistration,
+    registry: ConverterRegistry,
+    reporter: StderrReporter,
+  ): Promise<ParsedConvertFlags> {
+    const commandNames = new Set([...Object.keys(convertFlags), 'json', 'help'])
+    const own = converterFlagsOf(reg, commandNames, (m) => reporter.warn(m))
+    const foreign = foreignConverterFlag(argv, registry, reg, new Set([...commandNames, ...Object.keys(own)]))
+    if (foreign) throw foreign
+    const parsed = await this.parse(
+      {
+        flags: {...(own as typeof convertFlags), ...convertFlags},
+        enableJsonFlag: true,
+        args: {},
+        strict: true,
+      },
+      argv,
+    )
+    return parsed.flags as ParsedConvertFlags
+  }
+
+  /** The conversion (and with --mode lct the .lct written from its output), Ctrl-C handled throughout. */
+  private async convert(plan: ConvertPlan): Promise<ConvertSummary> {
+    const {flags, reg, reporter, output, lct} = plan
     const bar = createProgressBar({
       enabled: flags.progress && !flags.quiet,
       label: 'converting',
@@ -310,7 +315,7 @@ export default class Convert extends LmtCommand {
     })
     reporter.beforeWrite = () => bar.clearLine()
     const controller = new AbortController()
-    const jsonlOutput = lctMode ? tempPathBeside(resolve(output)) : output
+    const jsonlOutput = lct ? tempPathBeside(resolve(output)) : output
     const run = new ConversionRun({
       inputs: flags.input,
       output: jsonlOutput,
@@ -318,23 +323,7 @@ export default class Convert extends LmtCommand {
       converterClass: reg.cls,
       converterSource: reg.source,
       converterPath: reg.path,
-      options: {
-        defaultInstanceId: flags['instance-id'],
-        instanceBlockSizes,
-        mode: 'optimizer',
-        ...(converterConfig === undefined ? {} : {converterConfig}),
-        tokenizerPath: flags['tokenizer-path'],
-        modelName: flags['model-name'],
-        modelMapping,
-        timeField: flags['time-field'],
-        contentField: flags['content-field'],
-        numWorkers: flags['num-workers'] === 0 ? Math.max(1, cpus().length - 1) : flags['num-workers'],
-        ignoreResponse: flags['ignore-response'],
-        truncate: flags.truncate,
-        timezone,
-        allowDownload: flags['allow-download'],
-        chunkTokens: flags['chunk-tokens'],
-      },
+      options: converterOptions(plan),
       sort: flags.sort,
       strict: flags.strict,
       logger: reporter,
@@ -350,42 +339,16 @@ export default class Convert extends LmtCommand {
         controller.abort()
         bar.stop()
         run.cleanupSync()
-        if (lctMode) rmSync(jsonlOutput, {force: true})
+        if (lct) rmSync(jsonlOutput, {force: true})
         for (const t of lctTemps) rmSync(t, {force: true})
       },
     })
     try {
-      if (reg.source !== 'built-in') await watchdog?.ready
+      if (reg.source !== 'built-in') await plan.watchdog?.ready
       // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
-      reporter.info(`lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`)
-      const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
-      reporter.info(
-        `  instance id: ${flags['instance-id']}; block sizes: ${sizes || '(converter default)'}; truncate: ${flags.truncate}; ` +
-          `model mapping: ${modelMapping ? [...modelMapping].map(([a, b]) => `${a}→${b}`).join(', ') : 'none'}`,
-      )
+      for (const line of bannerLines(plan)) reporter.info(line)
       const summary = await run.run()
-      if (lct) {
-        try {
-          const jsonlBytes = statSync(jsonlOutput).size
-          bar.phase('writing .lct', 'bytes')
-          const bridged = await jsonlToLct(
-            jsonlOutput,
-            output,
-            {
-              ...lct,
-              onProgress: (bytes, records) => bar.update(bytes, jsonlBytes, `${countText(records)} records`),
-            },
-            lctTemps,
-          )
-          bar.stop()
-          summary.output = output
-          reporter.info(
-            `  .lct: ${bridged.records} records (${bridged.gets} gets, ${bridged.writes} writes${bridged.skipped ? `, ${bridged.skipped} not mappable` : ''})`,
-          )
-        } finally {
-          rmSync(jsonlOutput, {force: true})
-        }
-      }
+      if (lct) await writeLct(jsonlOutput, output, lct, {bar, reporter, temps: lctTemps, summary})
       bar.stop()
       // the whole command, bridging included: the figure a user's clock shows (less the process start-up)
       summary.elapsedMs = Math.round(performance.now() - this.startedAt)
@@ -393,9 +356,108 @@ export default class Convert extends LmtCommand {
       return summary
     } finally {
       bar.stop()
-      watchdog?.stop()
       stopHandling()
     }
+  }
+}
+
+type ParsedConvertFlags = Interfaces.InferredFlags<typeof convertFlags>
+
+type ConversionRunOptions = ConvertRequest['options']
+
+type LctSettings = Parameters<typeof jsonlToLct>[2]
+
+interface ConvertPlan {
+  flags: ParsedConvertFlags
+  reg: ConverterRegistration
+  reporter: StderrReporter
+  watchdog?: ReturnType<typeof startInterruptWatchdog>
+  output: string
+  lct?: LctSettings
+  instanceBlockSizes: Map<string, number>
+  modelMapping?: Map<string, string>
+  converterConfig?: Record<string, unknown>
+  settings: unknown
+}
+
+/** What the converter is constructed with (docs/convert.md §4.1). */
+function converterOptions(plan: ConvertPlan): ConversionRunOptions {
+  const {flags, converterConfig} = plan
+  return {
+    defaultInstanceId: flags['instance-id'],
+    instanceBlockSizes: plan.instanceBlockSizes,
+    mode: 'optimizer',
+    ...(converterConfig === undefined ? {} : {converterConfig}),
+    ...(plan.settings === undefined ? {} : {settings: plan.settings}),
+    modelMapping: plan.modelMapping,
+    numWorkers: flags['num-workers'] === 0 ? Math.max(1, cpus().length - 1) : flags['num-workers'],
+    ignoreResponse: flags['ignore-response'],
+    truncate: flags.truncate,
+  }
+}
+
+/** The banner's lines: the converter, then the instance, block sizes, truncation and model mapping. */
+function bannerLines({reg, flags, instanceBlockSizes, modelMapping}: ConvertPlan): string[] {
+  const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
+  return [
+    `lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`,
+    `  instance id: ${flags['instance-id']}; block sizes: ${sizes || '(converter default)'}; truncate: ${flags.truncate}; ` +
+      `model mapping: ${modelMapping ? [...modelMapping].map(([a, b]) => `${a}→${b}`).join(', ') : 'none'}`,
+  ]
+}
+
+/** --mode lct: the layout, the start time and the storage config of the header (as `lmt replay` would digest it). */
+function lctSettings(flags: ParsedConvertFlags, reporter: StderrReporter): LctSettings {
+  if (flags['kv-layout'] !== undefined && flags['bytes-per-block'] !== undefined)
+    throw lmtError('USAGE', '--kv-layout and --bytes-per-block are mutually exclusive')
+  const layout =
+    flags['kv-layout'] !== undefined
+      ? parseKvLayout(flags['kv-layout'])
+      : bytesLayout(flags['bytes-per-block'] ?? 65536)
+  const tWall = flags['t-wall-start'] === undefined ? undefined : Number(flags['t-wall-start'])
+  if (tWall !== undefined && !Number.isFinite(tWall))
+    throw lmtError('USAGE', '--t-wall-start must be a number of epoch seconds')
+  const sf = flags as unknown as Record<string, unknown>
+  const storage = storageLevel.parseConfig(
+    {...sf, 'l1-size-gb': sf['l1-size-gb'] ?? '8', 'eviction-policy': sf['eviction-policy'] ?? 'LRU'},
+    undefined as never,
+    (m) => reporter.warn(m),
+  )
+  return {
+    modelName: flags['model-name'],
+    kvRank: flags['kv-rank'],
+    layout,
+    tWallStart: tWall,
+    configDict: storageConfigDict(storage.config),
+  }
+}
+
+/** Writes the .lct from the conversion's JSONL output (then removed), and says what it holds. */
+async function writeLct(
+  jsonlOutput: string,
+  output: string,
+  lct: LctSettings,
+  o: {bar: ProgressBar; reporter: StderrReporter; temps: Set<string>; summary: ConvertSummary},
+): Promise<void> {
+  try {
+    const jsonlBytes = statSync(jsonlOutput).size
+    o.bar.phase('writing .lct', 'bytes')
+    const bridged = await jsonlToLct(
+      jsonlOutput,
+      output,
+      {
+        ...lct,
+        onProgress: (bytes, records) => o.bar.update(bytes, jsonlBytes, `${countText(records)} records`),
+      },
+      o.temps,
+    )
+    o.bar.stop()
+    o.summary.output = output
+    o.reporter.info(
+      `  .lct: ${bridged.records} records (${bridged.gets} gets, ${bridged.writes} writes${bridged.skipped ? `, ${bridged.skipped} not mappable` : ''})`,
+    )
+  } finally {
+    rmSync(jsonlOutput, {force: true})
   }
 }
 
@@ -405,7 +467,7 @@ function mayRunPluginCode(
   flags: {'converter-dir'?: string[]; 'converter-module'?: string[]},
 ): boolean {
   if ((flags['converter-dir']?.length ?? 0) > 0 || (flags['converter-module']?.length ?? 0) > 0) return true
-  return config.getPluginsList().some((p) => p.name !== config.name && p.type !== 'core')
+  return installedPlugins(config).length > 0
 }
 
 function checkInput(input: string): void {

@@ -1,8 +1,7 @@
-import {Flags} from '@oclif/core'
+import {converterSourceFlags} from '../cli/converter-flags.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
-import {discoverConverters} from '../plugins/converter-discovery.js'
-import {pluginConverterSources} from '../plugins/installed-plugins.js'
+import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
 
 export interface ConvertersListing {
   formats: Array<{
@@ -31,14 +30,7 @@ export default class Converters extends LmtCommand {
   static override enableJsonFlag = true
 
   static override flags = {
-    'converter-dir': Flags.string({
-      summary: 'Extra directory of converter modules (repeatable).',
-      multiple: true,
-    }),
-    'converter-module': Flags.string({
-      summary: 'Extra converter module: a file or a package (repeatable).',
-      multiple: true,
-    }),
+    ...converterSourceFlags(),
   }
 
   async run(): Promise<ConvertersListing> {

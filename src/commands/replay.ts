@@ -1,7 +1,8 @@
 import {statSync} from 'node:fs'
 import {dirname, join} from 'node:path'
-import {Args, Flags} from '@oclif/core'
-import {checkMaxFrameBytes, maxFrameBytesFlag} from '../cli/lct-flags.js'
+import {Args} from '@oclif/core'
+import {checkMaxFrameBytes} from '../cli/lct-flags.js'
+import {replayBaseFlags as baseFlags} from '../cli/replay-flags.js'
 import {ChunkedText} from '../cli/chunked-text.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {lctErrorJson} from '../cli/lct-errors.js'
@@ -27,65 +28,7 @@ import {
   summaryJson,
   verboseLine,
 } from '../replay/outputs.js'
-import {storageLevel} from '../../plugins/levels/storage.js'
-
-const OUTPUT = 'OUTPUT'
-
-const baseFlags = {
-  level: Flags.string({summary: "Replay level; must equal the trace header's (default: the header's)."}),
-  pace: Flags.string({
-    summary: 'virtual: deterministic trace time, no sleeping; realtime: follow the wall clock.',
-    options: ['virtual', 'realtime'],
-    default: 'virtual',
-  }),
-  speed: Flags.string({summary: 'With --pace realtime: trace time runs this many times faster (default 1).'}),
-  verbose: Flags.boolean({
-    summary: 'One stdout line per record (not with --json).',
-    default: false,
-    helpGroup: OUTPUT,
-  }),
-  progress: Flags.boolean({
-    summary: 'One stderr line per record instead of the bar (default on with --pace realtime).',
-    allowNo: true,
-    helpGroup: OUTPUT,
-  }),
-  'jsonl-out': Flags.string({
-    summary: 'Write one JSON line per record to this file (a log: kept as far as the replay got).',
-    helpGroup: OUTPUT,
-  }),
-  'output-dir': Flags.string({
-    summary: 'Directory of trace_replay_ops.csv and trace_replay_summary.json (default: the current one).',
-    default: '.',
-    helpGroup: OUTPUT,
-  }),
-  'no-csv': Flags.boolean({summary: 'Do not write trace_replay_ops.csv.', default: false, helpGroup: OUTPUT}),
-  json: Flags.boolean({
-    summary:
-      'Print the summary document on stdout (also written to trace_replay_summary.json); errors as JSON.',
-    default: false,
-    helpGroup: OUTPUT,
-  }),
-  quiet: Flags.boolean({
-    char: 'q',
-    summary: 'No banner, no progress bar, no terminal table, no list of the files written.',
-    default: false,
-  }),
-  record: Flags.string({
-    summary: 'Re-record the replayed calls into this .lct file (written whole at the end, or not at all).',
-    helpGroup: OUTPUT,
-  }),
-  'allow-schema-1': Flags.boolean({
-    summary: 'Replay schema-1 traces (cache salts were not recorded).',
-    default: false,
-  }),
-  'max-frame-bytes': maxFrameBytesFlag,
-  'exact-latency': Flags.boolean({
-    summary: 'Keep every latency sample (no histogram after 2 M samples).',
-    default: false,
-    helpGroup: OUTPUT,
-  }),
-  'list-levels': Flags.boolean({summary: 'List the known replay levels and exit.', default: false}),
-}
+import {storageLevel} from '../plugins/core-levels.js'
 
 const SCHEMA_1_MESSAGE =
   'trace_schema_version 1 is not replay-safe: schema-1 recorders did not store ObjectKey.cache_salt, so keys that differed only by cache salt were recorded as one key and replay may show hits and lock conflicts that never happened; replayable versions: 2 (pass --allow-schema-1 to replay it with every cache_salt empty)'

@@ -7,7 +7,7 @@ import {isLmtError, lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
 import {type OracleChoice, simulate, type SimulateProgress, type SweepRequest} from '../simulate/run.js'
 import {PendingFiles} from '../simulate/pending-files.js'
-import {pluginConverterSources} from '../plugins/installed-plugins.js'
+import {pluginConverterSources} from '../plugins/converter-discovery.js'
 import {closest} from '../util/closest.js'
 
 function parseSeed(text: string): bigint {

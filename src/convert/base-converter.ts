@@ -38,18 +38,18 @@ function toInputLen(value: unknown): bigint {
  * Helpers shared by converters: block sizes per instance, collision-free timestamps per instance, and the two
  * record builders with the original converter's field order and defaults. Defines no output method.
  */
-export class BaseConverter {
+export class BaseConverter<Settings = unknown> {
   readonly defaultInstanceId: string
   readonly mode: string
   readonly instanceBlockSizes: Map<string, number>
-  readonly options: Partial<ConverterOptions>
+  readonly options: Partial<ConverterOptions<Settings>>
   readonly logger: Logger
   /** Block size of instances not named in `instanceBlockSizes`. */
   defaultBlockSize = 16
   private readonly allocator: TimestampAllocator
   private readonly instances = new Set<string>()
 
-  constructor(options: Partial<ConverterOptions> = {}) {
+  constructor(options: Partial<ConverterOptions<Settings>> = {}) {
     this.options = options
     this.defaultInstanceId = options.defaultInstanceId ?? 'instance'
     this.mode = options.mode ?? 'optimizer'

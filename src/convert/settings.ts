@@ -95,16 +95,3 @@ export function defaultOutputPath(inputs: readonly string[]): string {
   if (inputs.length === 1) return join(dirname(inputs[0]), `${fileStem(basename(inputs[0]))}_optimizer.jsonl`)
   return join(dirname(inputs[0]), 'merged_optimizer.jsonl')
 }
-
-/** Resolves `--timezone`: `UTC`, `local`, or an IANA name known to this runtime. */
-export function checkTimezone(zone: string): string {
-  if (zone === 'UTC' || zone === 'local') return zone
-  try {
-    new Intl.DateTimeFormat('en-US', {timeZone: zone})
-  } catch {
-    throw lmtError('USAGE', `--timezone: unknown time zone "${zone}"`, {
-      suggestions: ['use UTC, local, or an IANA name such as Europe/Berlin'],
-    })
-  }
-  return zone
-}

@@ -14,25 +14,25 @@ export interface Logger {
 /**
  * What the framework hands to `new Converter(options)` (unknown fields must be ignored by converters). The object and
  * `converterConfig` have no prototype: `Object.hasOwn(options, key)`, not `options.hasOwnProperty(key)`.
+ * `Settings` is what the converter's own {@link ConverterClass.parseOptions} returned from its flags.
  */
-export interface ConverterOptions {
+export interface ConverterOptions<Settings = unknown> {
   defaultInstanceId: string
   instanceBlockSizes: ReadonlyMap<string, number> | Readonly<Record<string, number>>
   mode: 'optimizer'
   /** Present only when `--converter-config-json` or `--converter-config-file` was given. */
   converterConfig?: Record<string, unknown>
-  tokenizerPath?: string
-  modelName?: string
+  /**
+   * The converter's typed options: what its static `parseOptions(flags, converterConfig)` returned (absent for a
+   * converter without one, or when it is constructed by code that gave none).
+   */
+  settings?: Settings
+  // the original converter interface's options, handed to every converter (the built-ins ignore the first three)
   modelMapping?: ReadonlyMap<string, string>
-  timeField: string
-  contentField: string
-  numWorkers: number
   ignoreResponse: boolean
   truncate: boolean
-  timezone: string
-  allowDownload: boolean
-  /** lmcache_lct: tokens per LMCache chunk */
-  chunkTokens?: number
+  /** worker threads a converter may use (`--num-workers`, 0 already resolved to the CPUs less one) */
+  numWorkers: number
   logger: Logger
   /** Framework-private directory where a converter may spill bounded-memory state (e.g. collision sets). */
   spillDir?: string
@@ -116,11 +116,24 @@ export interface FormatSample {
   record: unknown
 }
 
-export interface ConverterClass {
-  new (options: ConverterOptions): Converter
+/** The parsed flags of `lmt convert` a converter's `parseOptions` sees: its own and the command's, by flag name. */
+export type ConverterFlagValues = Readonly<Record<string, unknown>>
+
+export interface ConverterClass<Settings = unknown> {
+  new (options: ConverterOptions<Settings>): Converter
   readonly name: string
   aliases?: readonly string[]
   description?: string
+  /**
+   * Optional: oclif flag definitions this converter adds to `lmt convert` (accepted only with `-f` naming it; give
+   * each a `helpGroup`). A name `lmt convert` already has is ignored with a warning.
+   */
+  flags?: Readonly<Record<string, unknown>>
+  /**
+   * Optional: the converter's typed options from the parsed flags (its own and the command's) and the converter
+   * config; delivered as `options.settings`. A coded error it throws (`lmtError('USAGE', …)`) is reported as it is.
+   */
+  parseOptions?(flags: ConverterFlagValues, converterConfig: Record<string, unknown> | undefined): Settings
   /**
    * Optional: whether a file whose first non-blank line is `sample` looks like this converter's input (true only
    * when it does). lmt asks it to tell a user who hands an unconverted trace to `lmt simulate` which format to

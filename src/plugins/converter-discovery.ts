@@ -1,25 +1,21 @@
 import {existsSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
-import {resolve as resolveSpecifier} from 'import-meta-resolve'
+import type {Config} from '@oclif/core'
 import type {ConverterClass} from '../convert/types.js'
 import {ConverterRegistry} from './converter-registry.js'
+import {
+  type InstalledContribution,
+  installedContributions,
+  loadInstalled,
+  loadPluginDir,
+  loadPluginModule,
+  type PluginKind,
+} from './discovery.js'
 import {formatNameOf} from './format-name.js'
-import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
-import {pluginLoadTimeoutMs, runPluginCode} from './plugin-code.js'
-import {filesInside} from './plugin-paths.js'
 
-/** Converters contributed by an installed lmt plugin (see the plugin guide). */
-export interface PluginConverterSource {
-  /** npm package name of the plugin */
-  name: string
-  /** the plugin's package folder: files of its directories that lead outside it are not loaded */
-  root?: string
-  /** directories to scan like `--converter-dir` */
-  dirs: string[]
-  /** classes returned by the plugin's `lmt:converters` hook */
-  classes: unknown[]
-}
+/** Converters contributed by an installed lmt plugin: its manifest's folders and its hook's classes. */
+export type PluginConverterSource = InstalledContribution
 
 export interface DiscoveryOptions {
   /** Built-in converters directory; defaults to the package's compiled `plugins/converters`. */
@@ -46,83 +42,82 @@ function hasMethod(cls: {prototype?: unknown}, name: string): boolean {
   return false
 }
 
+/** Why a class named like a converter is not a usable one, or undefined when it is. */
+function converterDefect(cls: {prototype?: unknown}): string | undefined {
+  if (!hasMethod(cls, 'convertToTraces') && !hasMethod(cls, 'convertToTraceJsonl'))
+    return 'has neither convertToTraces nor convertToTraceJsonl'
+  const {flags, parseOptions} = cls as {flags?: unknown; parseOptions?: unknown}
+  const isFlag = (def: unknown): boolean =>
+    def !== null &&
+    typeof def === 'object' &&
+    ['option', 'boolean'].includes((def as {type?: unknown}).type as string)
+  if (
+    flags !== undefined &&
+    (flags === null ||
+      typeof flags !== 'object' ||
+      Array.isArray(flags) ||
+      !Object.values(flags).every(isFlag))
+  )
+    return 'has a static flags that is not an object of flag definitions (Flags of lmt/flags)'
+  if (parseOptions !== undefined && typeof parseOptions !== 'function')
+    return 'has a static parseOptions that is not a function'
+  return undefined
+}
+
 /** True when `value` is a class following the converter convention; warns when only the name matches. */
-export function examineExport(
+export function isConverterClass(
   value: unknown,
-  path: string,
-  registry: ConverterRegistry,
-  source = '',
+  where: string,
+  warn: (m: string) => void,
 ): value is ConverterClass {
   if (typeof value !== 'function' || !value.prototype) return false
   const name = (value as {name: string}).name
   if (formatNameOf(name) === undefined) return false
-  if (hasMethod(value, 'convertToTraces') || hasMethod(value, 'convertToTraceJsonl')) return true
-  registry.warn(
-    `${name} in ${path}${source ? ` (${source})` : ''} has neither convertToTraces nor convertToTraceJsonl; ignored`,
-  )
+  const defect = converterDefect(value)
+  if (defect === undefined) return true
+  warn(`${name} in ${where} ${defect}; ignored`)
   return false
 }
 
-function registerModule(
-  ns: Record<string, unknown>,
-  path: string,
-  source: string,
-  registry: ConverterRegistry,
-): void {
-  const names = Object.keys(ns)
-    .filter((n) => n !== 'default')
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  if ('default' in ns) names.push('default')
-  for (const name of names) {
-    const value = ns[name]
-    if (examineExport(value, path, registry, source.startsWith('plugin:') ? source : ''))
-      registry.register(value, source, path)
+/** The converter kind of plugin, registering into `registry`. */
+export function converterKind(registry: ConverterRegistry): PluginKind {
+  return {
+    what: 'converter',
+    noun: 'converter class',
+    manifestField: 'converters',
+    manifestMayBeFile: false,
+    hook: 'lmt:converters',
+    deprecatedHooks: [],
+    hookListField: 'converters',
+    warn: (m) => registry.warn(m),
+    examine(value, exportName, where, source) {
+      // a module's export is named by its file (and its plugin); a hook's item by its plugin
+      const at = exportName !== undefined && source.startsWith('plugin:') ? `${where} (${source})` : where
+      if (!isConverterClass(value, at, (m) => registry.warn(m))) return false
+      registry.register(value, source, exportName === undefined ? undefined : where)
+      return true
+    },
   }
 }
 
-async function loadModule(path: string, source: string, registry: ConverterRegistry): Promise<void> {
-  let ns: Record<string, unknown>
-  const from = source.startsWith('plugin:') ? ` (${source})` : ''
-  try {
-    // lmt's own modules load as they are; anything else is third-party code, bounded and guarded
-    ns =
-      source === 'built-in'
-        ? await importFile(path)
-        : await runPluginCode(
-            `converter module ${path}${from}`,
-            () => importFile(path),
-            (m) => registry.warn(m),
-            pluginLoadTimeoutMs(),
-          )
-  } catch (err) {
-    registry.warn(`cannot load converter module ${path}${from}: ${(err as Error)?.message ?? String(err)}`)
-    return
-  }
-  registerModule(ns, path, source, registry)
-}
-
-async function scanDir(
-  dir: string,
-  source: string,
-  registry: ConverterRegistry,
-  plugin?: {name: string; root: string},
-): Promise<void> {
-  const scanned = source === 'built-in' ? await listBuiltinModules(dir) : await scanModuleDir(dir)
-  if (scanned.missing) {
-    registry.warn(`converter directory not found: ${dir}`)
-    return
-  }
-  if (scanned.skippedTs > 0)
-    registry.warn(`${scanned.skippedTs} TypeScript file(s) in ${dir} skipped; install tsx to load them`)
-  const warn = (m: string): void => registry.warn(m)
-  const files = plugin ? filesInside(plugin, scanned.files, warn) : scanned.files
-  for (const file of files) await loadModule(file, source, registry)
+/**
+ * Converter contributions of installed lmt plugins (oclif plugins other than lmt itself), in `config.plugins` order:
+ * the `"lmt": {"converters": "<dir>"}` field of their package.json, and classes returned by an `lmt:converters` hook.
+ */
+export async function pluginConverterSources(
+  config: Config,
+  warn: (message: string) => void,
+): Promise<PluginConverterSource[]> {
+  const kind = converterKind(new ConverterRegistry(warn))
+  return installedContributions(config, kind)
 }
 
 /** Resolves a `--converter-module` value: an existing file, else a package specifier resolved from the cwd. */
-function resolveModuleSpec(spec: string): string {
+async function resolveModuleSpec(spec: string): Promise<string> {
   if (existsSync(spec)) return resolve(spec)
   const parent = pathToFileURL(join(process.cwd(), 'lmt-resolve.js')).href
+  // loaded only for a package specifier: commands that never see one do not pay for it at start-up
+  const {resolve: resolveSpecifier} = await import('import-meta-resolve')
   try {
     return fileURLToPath(resolveSpecifier(spec, parent))
   } catch (err) {
@@ -139,28 +134,19 @@ function resolveModuleSpec(spec: string): string {
  */
 export async function discoverConverters(options: DiscoveryOptions = {}): Promise<ConverterRegistry> {
   const registry = new ConverterRegistry(options.onWarning)
-  await scanDir(options.builtinDir ?? builtinConvertersDir(), 'built-in', registry)
-  for (const dir of options.dirs ?? []) await scanDir(resolve(dir), `dir:${dir}`, registry)
+  const kind = converterKind(registry)
+  await loadPluginDir(kind, options.builtinDir ?? builtinConvertersDir(), 'built-in')
+  for (const dir of options.dirs ?? []) await loadPluginDir(kind, resolve(dir), `dir:${dir}`)
   for (const spec of options.modules ?? []) {
     let path: string
     try {
-      path = resolveModuleSpec(spec)
+      path = await resolveModuleSpec(spec)
     } catch (err) {
       registry.warn(`cannot load converter module ${spec}: ${(err as Error)?.message ?? String(err)}`)
       continue
     }
-    await loadModule(path, `module:${spec}`, registry)
+    await loadPluginModule(kind, path, `module:${spec}`)
   }
-  for (const plugin of options.plugins ?? []) {
-    const confined = plugin.root === undefined ? undefined : {name: plugin.name, root: plugin.root}
-    for (const dir of plugin.dirs) await scanDir(dir, `plugin:${plugin.name}`, registry, confined)
-    for (const cls of plugin.classes) {
-      if (examineExport(cls, plugin.name, registry)) registry.register(cls, `plugin:${plugin.name}`)
-      else
-        registry.warn(
-          `plugin ${plugin.name}: lmt:converters returned something that is not a converter class; ignored`,
-        )
-    }
-  }
+  await loadInstalled(kind, options.plugins ?? [])
   return registry
 }

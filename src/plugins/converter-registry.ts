@@ -1,7 +1,10 @@
 import type {ConverterClass, FormatSample} from '../convert/types.js'
 import {formatNameOf} from './format-name.js'
+import {PluginRegistry} from './plugin-registry.js'
 
 export interface ConverterRegistration {
+  /** the format name (the class name's convention: `FooConverter` is `foo`) */
+  name: string
   format: string
   className: string
   cls: ConverterClass
@@ -22,22 +25,23 @@ function stringList(value: unknown): string[] {
  * Format names and aliases → converter classes. Registration is last-writer-wins with a warning; registering the
  * very same class again is silent. Lookup prefers a format name over an alias.
  */
-export class ConverterRegistry {
-  private readonly byName = new Map<string, ConverterRegistration>()
-  private readonly byAlias = new Map<string, ConverterRegistration>()
-  readonly warnings: string[] = []
-
-  constructor(private readonly onWarning: (message: string) => void = () => {}) {}
-
-  warn(message: string): void {
-    this.warnings.push(message)
-    this.onWarning(message)
+export class ConverterRegistry extends PluginRegistry<ConverterRegistration> {
+  constructor(onWarning?: (message: string) => void) {
+    super(
+      {
+        noun: 'format',
+        describe: (r) => `${r.className} from ${r.source}`,
+        same: (a, b) => a.cls === b.cls,
+      },
+      onWarning,
+    )
   }
 
   register(cls: ConverterClass, source: string, path?: string): ConverterRegistration | undefined {
     const format = formatNameOf(cls.name)
     if (format === undefined) return undefined
     const reg: ConverterRegistration = {
+      name: format,
       format,
       className: cls.name,
       cls,
@@ -47,33 +51,10 @@ export class ConverterRegistry {
       description: typeof cls.description === 'string' ? cls.description : '',
       shadowed: [],
     }
-    const previous = this.byName.get(format)
-    if (previous?.cls === cls) return previous
-    if (previous) {
-      this.warn(
-        `format "${format}": ${cls.name} from ${source} overrides ${previous.className} from ${previous.source}`,
-      )
+    const previous = this.named(format)
+    if (previous && previous.cls !== cls)
       reg.shadowed.push(...previous.shadowed, {className: previous.className, source: previous.source})
-    }
-    this.byName.set(format, reg)
-    for (const alias of reg.aliases) {
-      const prev = this.byAlias.get(alias)
-      if (prev && prev.cls !== cls)
-        this.warn(
-          `format "${alias}": ${cls.name} from ${source} overrides ${prev.className} from ${prev.source}`,
-        )
-      this.byAlias.set(alias, reg)
-    }
-    return reg
-  }
-
-  resolve(name: string): ConverterRegistration | undefined {
-    return this.byName.get(name) ?? this.byAlias.get(name)
-  }
-
-  /** Registrations sorted by format name. */
-  list(): ConverterRegistration[] {
-    return [...this.byName.values()].sort((a, b) => (a.format < b.format ? -1 : a.format > b.format ? 1 : 0))
+    return this.put(reg, reg.aliases)
   }
 
   /**
@@ -97,10 +78,5 @@ export class ConverterRegistry {
         return false
       }
     })
-  }
-
-  /** Every format name and alias, sorted (for "unknown format" messages). */
-  knownNames(): string[] {
-    return [...new Set([...this.byName.keys(), ...this.byAlias.keys()])].sort()
   }
 }

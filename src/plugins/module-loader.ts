@@ -45,7 +45,13 @@ function ensureSelfResolution(path: string): void {
   if (resolve(path).startsWith(lmtRoot)) return
   selfResolution = true
   register(new URL('./self-resolve-hook.js', import.meta.url), {
-    data: {entry: new URL('../index.js', import.meta.url).href},
+    data: {
+      entry: new URL('../index.js', import.meta.url).href,
+      subpaths: {
+        scan: new URL('../scan.js', import.meta.url).href,
+        flags: new URL('../flags.js', import.meta.url).href,
+      },
+    },
   })
 }
 

@@ -8,9 +8,12 @@ interface ResolveResult {
 type NextResolve = (specifier: string, context: unknown) => Promise<ResolveResult>
 
 let entry = ''
+/** the optional entries (`lmt/scan`, `lmt/flags`) by subpath */
+let subpaths: Record<string, string> = {}
 
-export function initialize(data: {entry: string}): void {
+export function initialize(data: {entry: string; subpaths?: Record<string, string>}): void {
   entry = data.entry
+  subpaths = data.subpaths ?? {}
 }
 
 export async function resolve(
@@ -19,5 +22,7 @@ export async function resolve(
   next: NextResolve,
 ): Promise<ResolveResult> {
   if (specifier === 'lmt' && entry !== '') return {url: entry, shortCircuit: true}
+  if (specifier.startsWith('lmt/') && Object.hasOwn(subpaths, specifier.slice(4)))
+    return {url: subpaths[specifier.slice(4)], shortCircuit: true}
   return next(specifier, context)
 }

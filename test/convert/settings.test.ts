@@ -2,7 +2,6 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {
-  checkTimezone,
   defaultOutputPath,
   fileStem,
   loadConverterConfig,
@@ -83,14 +82,5 @@ describe('output path', () => {
   it('names the output beside the (first) input', () => {
     expect(defaultOutputPath(['d/publisher.log'])).toBe(join('d', 'publisher_optimizer.jsonl'))
     expect(defaultOutputPath(['d/a.jsonl', 'e/b.jsonl'])).toBe(join('d', 'merged_optimizer.jsonl'))
-  })
-})
-
-describe('--timezone', () => {
-  it('accepts UTC, local and IANA names; rejects unknown zones', () => {
-    expect(checkTimezone('UTC')).toBe('UTC')
-    expect(checkTimezone('local')).toBe('local')
-    expect(checkTimezone('Asia/Shanghai')).toBe('Asia/Shanghai')
-    expect(() => checkTimezone('Mars/Olympus')).toThrow(LmtError)
   })
 })

@@ -159,13 +159,9 @@ function converter(lib: Library, setup: ConvertSetup, dir: string): Target {
           defaultInstanceId: 'instance',
           instanceBlockSizes: new Map(rng.chance(0.3) ? [['instance', rng.pick([1, 4, 16, 512])]] : []),
           mode: 'optimizer',
-          timeField: 'time',
-          contentField: 'prompt_messages',
           numWorkers: 1,
           ignoreResponse: rng.chance(0.5),
           truncate: rng.chance(0.8),
-          timezone: 'UTC',
-          allowDownload: false,
           ...setup.extra,
         },
         sort: rng.chance(0.8),
@@ -324,9 +320,7 @@ export async function allTargets(dir: string, rng: Random): Promise<Target[]> {
   if (tokenizerPath) {
     const text = (file: string, timeField: string, contentField: string): Target => ({
       ...jsonlConverter(lib, ['text_trace', c.text_trace.TextTraceConverter], [file], dir, {
-        tokenizerPath,
-        timeField,
-        contentField,
+        settings: {tokenizerPath, timeField, contentField, timezone: 'UTC', allowDownload: false},
       }),
       every: 50,
     })

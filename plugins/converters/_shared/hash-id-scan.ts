@@ -12,7 +12,7 @@ import {
   smallIntegerBytes,
   stringEndBytes,
   valueEndBytes,
-} from '../../../src/index.js'
+} from '../../../src/scan.js'
 
 /** What a successful scan found. */
 export class ScannedHashIdRow {

@@ -5,7 +5,7 @@
 // fields, floats, long integers outside `keys`, non-empty arrays or objects outside `keys`, "-0" among the keys.
 // The exact path then decides.
 
-import {skipWsBytes, stringEndBytes, valueEndBytes} from '../../../src/index.js'
+import {skipWsBytes, stringEndBytes, valueEndBytes} from '../../../src/scan.js'
 
 const TWO32 = 4294967296
 const TWO31 = 2147483648

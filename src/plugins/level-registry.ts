@@ -1,0 +1,47 @@
+import type {ReplayLevel} from '../replay/level.js'
+import {PluginRegistry} from './plugin-registry.js'
+
+export interface LevelRegistration {
+  name: string
+  level: ReplayLevel
+  source: string
+}
+
+const programmatic: Array<{level: ReplayLevel; source: string}> = []
+
+/** Registers a level from code (tests, embedding); it is added after discovered ones. */
+export function registerReplayLevel(level: ReplayLevel, source = 'programmatic'): void {
+  programmatic.push({level, source})
+}
+
+/** The levels registered from code, in order. */
+export function programmaticLevels(): ReadonlyArray<{level: ReplayLevel; source: string}> {
+  return programmatic
+}
+
+/**
+ * Level name → level; last writer wins with a warning. A level declaring a flag `lmt replay` already has
+ * (`reservedFlags`) is refused with a warning.
+ */
+export class LevelRegistry extends PluginRegistry<LevelRegistration> {
+  constructor(
+    onWarning: (message: string) => void,
+    private readonly reservedFlags: ReadonlySet<string>,
+  ) {
+    super({noun: 'replay level', describe: (r) => r.source, same: (a, b) => a.level === b.level}, onWarning)
+  }
+
+  add(level: ReplayLevel, source: string): void {
+    const clash = Object.keys(level.flags ?? {}).find((f) => this.reservedFlags.has(f))
+    if (clash)
+      return this.warn(
+        `replay level "${level.name}" from ${source}: flag --${clash} collides with a base flag of lmt replay; level not registered`,
+      )
+    this.put({name: level.name, level, source})
+  }
+
+  /** name → registration, in registration order. */
+  get levels(): Map<string, LevelRegistration> {
+    return new Map(this.inOrder().map((r) => [r.name, r]))
+  }
+}

@@ -1,0 +1,18 @@
+import {describe, expect, it} from 'vitest'
+import * as lmt from '../src/index.js'
+import * as scan from '../src/scan.js'
+import * as jsonScan from '../src/jsonl/json-scan.js'
+import * as jsonScanBytes from '../src/jsonl/json-scan-bytes.js'
+
+describe('lmt/scan, the fast lane for converter authors', () => {
+  it('is exactly the byte and string scanners (each pinned to the lossless parser by test/jsonl/json-scan*.test.ts)', () => {
+    const scanners = {...jsonScan, ...jsonScanBytes} as Record<string, unknown>
+    expect(Object.keys(scan).length).toBeGreaterThan(10)
+    for (const [name, value] of Object.entries(scan)) expect(value, name).toBe(scanners[name])
+  })
+
+  it('is not part of the plain API', () => {
+    for (const name of Object.keys(scan)) expect(Object.hasOwn(lmt, name), name).toBe(false)
+    expect(typeof lmt.parseJson).toBe('function')
+  })
+})
