@@ -1,10 +1,11 @@
 // `lmt report` as a library call: the capacity-planning answer for a trace (the document the HTML page and --json
 // show). Reads with simulate's readers, replays with simulate's engine, sweeps with its stack pass and pool.
 import {lmtError} from '../errors.js'
-import type {Notice, PolicyName, SimConfig} from '../simulate/config.js'
-import {replayRows} from '../simulate/replay-rows.js'
-import {Replayer} from '../simulate/replayer.js'
-import {totalsOf} from '../simulate/summary.js'
+import type {PolicyName, SimConfig} from '../simulate/config/config.js'
+import type {Notice} from '../simulate/config/notes.js'
+import {replayRows} from '../simulate/engine/replay-rows.js'
+import {Replayer} from '../simulate/engine/replayer.js'
+import {totalsOf} from '../simulate/output/summary.js'
 import {type CapacityRow, capacityTable} from './capacity-table.js'
 import {type Characterization, characterize} from './characterize.js'
 import {capacityGrid, computeCurves, type Curves, lruStackPass, type Totals} from './curves.js'

@@ -1,15 +1,16 @@
 import {existsSync, rmdirSync} from 'node:fs'
 import {basename, join} from 'node:path'
-import {stepProgress} from './step-progress.js'
-import {PendingFiles} from './pending-files.js'
+import {stepProgress} from './config/step-progress.js'
+import {PendingFiles} from './output/pending-files.js'
 import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
 import {isLmtError, lmtError} from '../errors.js'
-import {type Notice, readConfigFile, resolveConfig, type SimFlags} from './config.js'
-import {formatG} from './format-g.js'
-import {beladyOracle} from './belady.js'
-import {Notes} from './notes.js'
-import {loadSorted, REPLAY_BATCH, replayRows} from './replay-rows.js'
-import {Replayer} from './replayer.js'
+import {readConfigFile, resolveConfig} from './config/config.js'
+import type {SimulateRequest} from './config/request.js'
+import {formatG} from './output/format-g.js'
+import {beladyOracle} from './oracles/belady.js'
+import {type Notice, Notes} from './config/notes.js'
+import {loadSorted, REPLAY_BATCH, replayRows} from './engine/replay-rows.js'
+import {Replayer} from './engine/replayer.js'
 import {
   capacityLabel,
   cfgWithInstances,
@@ -19,69 +20,21 @@ import {
   renderTable,
   totalsOf,
   traceSummary,
-} from './summary.js'
-import {runSweep} from './sweep.js'
-import {KeyInterner, type TraceRow} from './trace-rows.js'
-import {firstRowType, newStats, readTraceRowBatches, type TraceReadStats} from './trace-source.js'
-import {type FormatRecogniser, foreignFormats, notConvertedError} from './foreign-trace.js'
-import type {BlockSizeFit} from './block-size.js'
-import {blockSizeError, contradictionOf} from './block-size-errors.js'
-import {fitsOfRows, scanBlockSizes} from './block-size-scan.js'
+} from './output/summary.js'
+import {runSweep} from './sweep/sweep.js'
+import {KeyInterner, type TraceRow} from './input/trace-rows.js'
+import {firstRowType, newStats, readTraceRowBatches, type TraceReadStats} from './input/trace-source.js'
+import {foreignFormats, notConvertedError} from './input/foreign-trace.js'
+import type {BlockSizeFit} from './input/block-size.js'
+import {blockSizeError, contradictionOf} from './input/block-size-errors.js'
+import {fitsOfRows, scanBlockSizes} from './input/block-size-scan.js'
 import {
   blockSizeCheckDoc,
   blockSizeLine,
   defaultSizeWarning,
   needsInference,
   settleBlockSizes,
-} from './block-size-plan.js'
-
-export type OracleChoice = 'none' | 'infinite' | 'belady' | 'all'
-
-export interface SweepRequest {
-  capacities?: number[]
-  min?: number
-  max?: number
-  points: number
-  unit: 'blocks' | 'gb' | 'fraction'
-  group?: string
-}
-
-export interface SimulateRequest {
-  configPath?: string
-  flags: SimFlags
-  seed: bigint
-  skipInvalid: boolean
-  strictInstances: boolean
-  plots: boolean
-  oracle: OracleChoice
-  sweep?: SweepRequest
-  keepPointCsv: boolean
-  /** check that the trace's rows do not contradict a given block size as too small (default true) */
-  blockSizeCheck?: boolean
-  /** sweeps: the one-pass stack method where it is certified exact (auto, the default), or never */
-  stack?: 'auto' | 'off'
-  /** the formats a line that is not a trace row looks like (asks the converters; for the error's hint) */
-  recogniseFormats?: FormatRecogniser
-  /** threads for the points of a sweep (this one included); default: the available cores */
-  jobs?: number
-  /** filled with the run's temporary files while they exist (a signal handler removes them) */
-  pending?: PendingFiles
-  version: string
-  onProgress?(p: SimulateProgress): void
-}
-
-/**
- * Progress of a run: bytes of the trace read (and rows so far), then, in a sweep, the points done (`points`) and,
- * when the Belady references are computed after the points (one thread), those done (`belady`).
- */
-export interface SimulateProgress {
-  bytes: number
-  total: number
-  rows: number
-  points?: {done: number; total: number; belady?: boolean}
-  /** a pass over rows held in memory (an oracle, a sweep's first passes): rows done of total */
-  step?: {label: string; done: number; total: number}
-}
+} from './input/block-size-plan.js'
 
 export interface SimulateOutcome {
   summary: Record<string, unknown>
@@ -539,7 +492,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
 
   // ------------------------------------------------------------------ plots, summary.json
   if (req.plots) {
-    const {blockSizeLabel, plotHitRateOverTime, plotSweep} = await import('./plots.js')
+    const {blockSizeLabel, plotHitRateOverTime, plotSweep} = await import('./output/plots.js')
     try {
       const written = req.sweep
         ? await plotSweep(

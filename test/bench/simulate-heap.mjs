@@ -5,10 +5,10 @@ import {join} from 'node:path'
 import {ROOT} from './harness.mjs'
 
 const dist = (p) => import(join(ROOT, 'dist', 'src', 'simulate', p))
-const {readTraceRows, newStats} = await dist('trace-source.js')
-const {KeyInterner} = await dist('key-interner.js')
-const {Replayer} = await dist('replayer.js')
-const {resolveConfig} = await dist('config.js')
+const {readTraceRows, newStats} = await dist('input/trace-source.js')
+const {KeyInterner} = await dist('input/key-interner.js')
+const {Replayer} = await dist('engine/replayer.js')
+const {resolveConfig} = await dist('config/config.js')
 
 const [trace, blockSize] = process.argv.slice(2)
 // freed ArrayBuffers are released after a GC, not in it: collect, let that happen, collect again
