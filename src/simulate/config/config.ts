@@ -195,41 +195,11 @@ export function resolveConfig(
   if (isObject(raw.eviction_params)) reportKeys(ep, KNOWN.eviction_params, [], ['eviction_params'], notes)
   const tr = isObject(raw.trace_replay) ? raw.trace_replay : {}
   if (isObject(raw.trace_replay)) reportKeys(tr, KNOWN.trace_replay, [], ['trace_replay'], notes)
-
-  const pick = <T>(flag: T | undefined, value: unknown, path: string, fallback: T): T => {
-    if (flag !== undefined) {
-      if (value !== undefined)
-        notes.add(
-          'LMT_SIM_OVERRIDE',
-          `${path} ${JSON.stringify(value)} overridden by a flag with ${JSON.stringify(flag)}`,
-        )
-      return flag
-    }
-    if (value !== undefined) return value as T
-    notes.add('LMT_SIM_DEFAULT', `${path} not set; using ${JSON.stringify(fallback)}`)
-    return fallback
-  }
-
-  const tracePath =
-    flags.trace !== undefined
-      ? resolve(flags.trace)
-      : typeof raw.trace_file_path === 'string'
-        ? resolve(file.dir, raw.trace_file_path)
-        : undefined
-  if (flags.trace !== undefined && raw.trace_file_path !== undefined)
-    notes.add('LMT_SIM_OVERRIDE', `/trace_file_path overridden by --trace ${flags.trace}`)
-  const outPath =
-    flags.outputDir !== undefined
-      ? resolve(flags.outputDir)
-      : typeof raw.output_result_path === 'string'
-        ? resolve(file.dir, raw.output_result_path)
-        : undefined
-  if (flags.outputDir !== undefined && raw.output_result_path !== undefined)
-    notes.add('LMT_SIM_OVERRIDE', `/output_result_path overridden by --output-dir ${flags.outputDir}`)
-
+  const pick = picker(notes)
+  const paths = resolvePaths(raw, file.dir, flags, notes)
   const config: SimConfig = {
-    trace_file_path: tracePath ?? '',
-    output_result_path: outPath ?? '',
+    trace_file_path: paths.trace ?? '',
+    output_result_path: paths.output ?? '',
     eviction_params: {
       eviction_mode: pick(
         flags.evictionMode,
@@ -250,99 +220,167 @@ export function resolveConfig(
     },
     instance_groups: [],
   }
-  const groupNames = new Set<string>()
-  const instanceIds = new Set<string>()
-  const blockSizeGiven = new Map<string, 'flag' | 'config'>()
-  ;(raw.instance_groups as Json[]).forEach((g, gi) => {
-    reportKeys(g, KNOWN.group, IGNORED.group, ['instance_groups', gi], notes)
-    const name = g.group_name as string
-    if (groupNames.has(name))
-      throw lmtError(
-        'SIM_CONFIG_DUPLICATE',
-        `group_name "${name}" appears twice (${pointer(['instance_groups', gi, 'group_name'])})`,
-      )
-    groupNames.add(name)
-    if (Array.isArray(g.storages) && g.storages.length > 1)
-      notes.add(
-        'LMT_SIM_NOT_MODELLED',
-        `group "${name}" has ${g.storages.length} storage tiers; lmt models one shared tier of quota_capacity`,
-      )
-    if (g.hierarchical_eviction_enabled === true)
-      notes.add('LMT_SIM_NOT_MODELLED', `group "${name}": hierarchical eviction is not modelled`)
-    if (typeof g.default_block_ttl_seconds === 'number' && g.default_block_ttl_seconds !== 0)
-      notes.add('LMT_SIM_NOT_MODELLED', `group "${name}": TTL expiry is not modelled (blocks never expire)`)
-    const group: GroupConfig = {group_name: name, used_percentage: 1, instances: []}
-    const at = (k: string) => pointer(['instance_groups', gi, k])
-    if (flags.capacity !== undefined || flags.capacityBlocks !== undefined) {
-      if (g.quota_capacity !== undefined || g.quota_capacity_blocks !== undefined)
+  const seen: GroupContext = {
+    flags,
+    notes,
+    pick,
+    groupNames: new Set(),
+    instanceIds: new Set(),
+    blockSizeGiven: new Map(),
+  }
+  ;(raw.instance_groups as Json[]).forEach((g, gi) => config.instance_groups.push(resolveGroup(g, gi, seen)))
+  checkConfig(config)
+  return {config, notices: notes.list, quick: false, blockSizeGiven: seen.blockSizeGiven}
+}
+
+/** A setting: the flag (a notice when it overrides the file), else the file's value, else the default (a notice). */
+type Pick = <T>(flag: T | undefined, value: unknown, path: string, fallback: T) => T
+
+function picker(notes: Notes): Pick {
+  return <T>(flag: T | undefined, value: unknown, path: string, fallback: T): T => {
+    if (flag !== undefined) {
+      if (value !== undefined)
         notes.add(
           'LMT_SIM_OVERRIDE',
-          `${at(g.quota_capacity !== undefined ? 'quota_capacity' : 'quota_capacity_blocks')} overridden by ${flags.capacity !== undefined ? `--capacity ${flags.capacity}` : `--capacity-blocks ${flags.capacityBlocks}`}`,
+          `${path} ${JSON.stringify(value)} overridden by a flag with ${JSON.stringify(flag)}`,
         )
-      if (flags.capacity !== undefined) group.quota_capacity = flags.capacity
-      else group.quota_capacity_blocks = flags.capacityBlocks
-    } else if (g.quota_capacity !== undefined) group.quota_capacity = g.quota_capacity as number
-    else if (g.quota_capacity_blocks !== undefined)
-      group.quota_capacity_blocks = g.quota_capacity_blocks as number
-    if (g.used_percentage === undefined)
-      notes.add('LMT_SIM_DEFAULT', `${at('used_percentage')} not set; using 1.0`)
-    else group.used_percentage = g.used_percentage as number
-    if (group.used_percentage > 1)
+      return flag
+    }
+    if (value !== undefined) return value as T
+    notes.add('LMT_SIM_DEFAULT', `${path} not set; using ${JSON.stringify(fallback)}`)
+    return fallback
+  }
+}
+
+/** The trace and the output directory: a flag (relative to the working directory) or the file's (to its folder). */
+function resolvePaths(
+  raw: Json,
+  dir: string,
+  flags: SimFlags,
+  notes: Notes,
+): {trace: string | undefined; output: string | undefined} {
+  const trace =
+    flags.trace !== undefined
+      ? resolve(flags.trace)
+      : typeof raw.trace_file_path === 'string'
+        ? resolve(dir, raw.trace_file_path)
+        : undefined
+  if (flags.trace !== undefined && raw.trace_file_path !== undefined)
+    notes.add('LMT_SIM_OVERRIDE', `/trace_file_path overridden by --trace ${flags.trace}`)
+  const output =
+    flags.outputDir !== undefined
+      ? resolve(flags.outputDir)
+      : typeof raw.output_result_path === 'string'
+        ? resolve(dir, raw.output_result_path)
+        : undefined
+  if (flags.outputDir !== undefined && raw.output_result_path !== undefined)
+    notes.add('LMT_SIM_OVERRIDE', `/output_result_path overridden by --output-dir ${flags.outputDir}`)
+  return {trace, output}
+}
+
+/** What resolving the groups and instances of one file shares: the flags, the notes, the names seen so far. */
+interface GroupContext {
+  flags: SimFlags
+  notes: Notes
+  pick: Pick
+  groupNames: Set<string>
+  instanceIds: Set<string>
+  blockSizeGiven: Map<string, 'flag' | 'config'>
+}
+
+/** One `instance_groups[gi]` entry with the flags applied, its notices in `ctx.notes`. */
+function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig {
+  const {flags, notes} = ctx
+  reportKeys(g, KNOWN.group, IGNORED.group, ['instance_groups', gi], notes)
+  const name = g.group_name as string
+  if (ctx.groupNames.has(name))
+    throw lmtError(
+      'SIM_CONFIG_DUPLICATE',
+      `group_name "${name}" appears twice (${pointer(['instance_groups', gi, 'group_name'])})`,
+    )
+  ctx.groupNames.add(name)
+  if (Array.isArray(g.storages) && g.storages.length > 1)
+    notes.add(
+      'LMT_SIM_NOT_MODELLED',
+      `group "${name}" has ${g.storages.length} storage tiers; lmt models one shared tier of quota_capacity`,
+    )
+  if (g.hierarchical_eviction_enabled === true)
+    notes.add('LMT_SIM_NOT_MODELLED', `group "${name}": hierarchical eviction is not modelled`)
+  if (typeof g.default_block_ttl_seconds === 'number' && g.default_block_ttl_seconds !== 0)
+    notes.add('LMT_SIM_NOT_MODELLED', `group "${name}": TTL expiry is not modelled (blocks never expire)`)
+  const group: GroupConfig = {group_name: name, used_percentage: 1, instances: []}
+  const at = (k: string) => pointer(['instance_groups', gi, k])
+  if (flags.capacity !== undefined || flags.capacityBlocks !== undefined) {
+    if (g.quota_capacity !== undefined || g.quota_capacity_blocks !== undefined)
       notes.add(
-        'LMT_SIM_UNUSUAL_VALUE',
-        `group "${name}": used_percentage ${group.used_percentage} puts the quota above the capacity`,
+        'LMT_SIM_OVERRIDE',
+        `${at(g.quota_capacity !== undefined ? 'quota_capacity' : 'quota_capacity_blocks')} overridden by ${flags.capacity !== undefined ? `--capacity ${flags.capacity}` : `--capacity-blocks ${flags.capacityBlocks}`}`,
       )
-    if (group.quota_capacity !== undefined && group.quota_capacity < 0 && group.quota_capacity !== -1)
-      notes.add(
-        'LMT_SIM_UNUSUAL_VALUE',
-        `group "${name}": quota_capacity ${group.quota_capacity} is negative and means infinite`,
-      )
-    ;(g.instances as Json[]).forEach((inst, ii) => {
-      reportKeys(inst, KNOWN.instance, IGNORED.instance, ['instance_groups', gi, 'instances', ii], notes)
-      const id = inst.instance_id as string
-      if (instanceIds.has(id))
-        throw lmtError(
-          'SIM_CONFIG_DUPLICATE',
-          `instance_id "${id}" appears twice (${pointer(['instance_groups', gi, 'instances', ii, 'instance_id'])})`,
-        )
-      instanceIds.add(id)
-      const ip = (k: string) => pointer(['instance_groups', gi, 'instances', ii, k])
-      const params = isObject(inst.eviction_policy_params)
-        ? ({...inst.eviction_policy_params} as PolicyParams)
-        : {}
-      if (isObject(inst.eviction_policy_params))
-        reportKeys(
-          inst.eviction_policy_params,
-          KNOWN.params,
-          [],
-          ['instance_groups', gi, 'instances', ii, 'eviction_policy_params'],
-          notes,
-        )
-      const sizeGiven = flags.blockSize !== undefined || inst.block_size !== undefined
-      if (sizeGiven) blockSizeGiven.set(id, flags.blockSize !== undefined ? 'flag' : 'config')
-      const instance: InstanceConfig = {
-        instance_id: id,
-        // a missing block size is inferred from the trace before the replay (16 until then)
-        block_size: sizeGiven ? pick(flags.blockSize, inst.block_size, ip('block_size'), 16) : 16,
-        eviction_policy_type: pick(
-          flags.policy,
-          inst.eviction_policy_type,
-          ip('eviction_policy_type'),
-          'lru' as PolicyName,
-        ),
-        eviction_policy_params: params,
-      }
-      const bpt = flags.bytesPerToken ?? (inst.bytes_per_token as number | undefined)
-      if (flags.bytesPerToken !== undefined && inst.bytes_per_token !== undefined)
-        notes.add('LMT_SIM_OVERRIDE', `${ip('bytes_per_token')} overridden by --bytes-per-token`)
-      if (bpt !== undefined) instance.bytes_per_token = bpt
-      policyNotices(instance, notes)
-      group.instances.push(instance)
-    })
-    config.instance_groups.push(group)
-  })
-  checkConfig(config)
-  return {config, notices: notes.list, quick: false, blockSizeGiven}
+    if (flags.capacity !== undefined) group.quota_capacity = flags.capacity
+    else group.quota_capacity_blocks = flags.capacityBlocks
+  } else if (g.quota_capacity !== undefined) group.quota_capacity = g.quota_capacity as number
+  else if (g.quota_capacity_blocks !== undefined)
+    group.quota_capacity_blocks = g.quota_capacity_blocks as number
+  if (g.used_percentage === undefined)
+    notes.add('LMT_SIM_DEFAULT', `${at('used_percentage')} not set; using 1.0`)
+  else group.used_percentage = g.used_percentage as number
+  if (group.used_percentage > 1)
+    notes.add(
+      'LMT_SIM_UNUSUAL_VALUE',
+      `group "${name}": used_percentage ${group.used_percentage} puts the quota above the capacity`,
+    )
+  if (group.quota_capacity !== undefined && group.quota_capacity < 0 && group.quota_capacity !== -1)
+    notes.add(
+      'LMT_SIM_UNUSUAL_VALUE',
+      `group "${name}": quota_capacity ${group.quota_capacity} is negative and means infinite`,
+    )
+  ;(g.instances as Json[]).forEach((inst, ii) => group.instances.push(resolveInstance(inst, gi, ii, ctx)))
+  return group
+}
+
+/** One `instances[ii]` entry of group `gi` with the flags applied. */
+function resolveInstance(inst: Json, gi: number, ii: number, ctx: GroupContext): InstanceConfig {
+  const {flags, notes, pick} = ctx
+  reportKeys(inst, KNOWN.instance, IGNORED.instance, ['instance_groups', gi, 'instances', ii], notes)
+  const id = inst.instance_id as string
+  if (ctx.instanceIds.has(id))
+    throw lmtError(
+      'SIM_CONFIG_DUPLICATE',
+      `instance_id "${id}" appears twice (${pointer(['instance_groups', gi, 'instances', ii, 'instance_id'])})`,
+    )
+  ctx.instanceIds.add(id)
+  const ip = (k: string) => pointer(['instance_groups', gi, 'instances', ii, k])
+  const params = isObject(inst.eviction_policy_params)
+    ? ({...inst.eviction_policy_params} as PolicyParams)
+    : {}
+  if (isObject(inst.eviction_policy_params))
+    reportKeys(
+      inst.eviction_policy_params,
+      KNOWN.params,
+      [],
+      ['instance_groups', gi, 'instances', ii, 'eviction_policy_params'],
+      notes,
+    )
+  const sizeGiven = flags.blockSize !== undefined || inst.block_size !== undefined
+  if (sizeGiven) ctx.blockSizeGiven.set(id, flags.blockSize !== undefined ? 'flag' : 'config')
+  const instance: InstanceConfig = {
+    instance_id: id,
+    // a missing block size is inferred from the trace before the run (16 until then)
+    block_size: sizeGiven ? pick(flags.blockSize, inst.block_size, ip('block_size'), 16) : 16,
+    eviction_policy_type: pick(
+      flags.policy,
+      inst.eviction_policy_type,
+      ip('eviction_policy_type'),
+      'lru' as PolicyName,
+    ),
+    eviction_policy_params: params,
+  }
+  const bpt = flags.bytesPerToken ?? (inst.bytes_per_token as number | undefined)
+  if (flags.bytesPerToken !== undefined && inst.bytes_per_token !== undefined)
+    notes.add('LMT_SIM_OVERRIDE', `${ip('bytes_per_token')} overridden by --bytes-per-token`)
+  if (bpt !== undefined) instance.bytes_per_token = bpt
+  policyNotices(instance, notes)
+  return instance
 }
 
 function policyNotices(i: InstanceConfig, notes: Notes): void {
