@@ -4,7 +4,7 @@
 import {availableParallelism} from 'node:os'
 import type {BeladyGroupResult} from '../simulate/oracles/belady.js'
 import type {PolicyName, SimConfig} from '../simulate/config/config.js'
-import {quotaUnits} from '../simulate/engine/replayer.js'
+import {quotaUnits} from '../simulate/engine/player.js'
 import {stackPass, type StackObserver, type StackPassResult} from '../simulate/oracles/stack-pass.js'
 import {type PointResult, runSweepTasks, type SweepTask} from '../simulate/sweep/sweep-pool.js'
 import type {TraceRow} from '../simulate/input/trace-rows.js'

@@ -10,7 +10,7 @@ import {
   type SimFlags,
 } from '../simulate/config/config.js'
 import {Notes} from '../simulate/config/notes.js'
-import {loadSorted} from '../simulate/engine/replay-rows.js'
+import {loadSorted} from '../simulate/input/sorted-rows.js'
 import type {TraceRow} from '../simulate/input/trace-rows.js'
 import {firstRowType, newStats, type TraceReadStats} from '../simulate/input/trace-source.js'
 import {type BlockSizeChoice, blockSizesFor} from './block-size.js'

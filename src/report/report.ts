@@ -3,8 +3,8 @@
 import {lmtError} from '../errors.js'
 import type {PolicyName, SimConfig} from '../simulate/config/config.js'
 import type {Notice} from '../simulate/config/notes.js'
-import {replayRows} from '../simulate/engine/replay-rows.js'
-import {Replayer} from '../simulate/engine/replayer.js'
+import {playRows as replayRows} from '../simulate/engine/play-rows.js'
+import {Player as Replayer} from '../simulate/engine/player.js'
 import {totalsOf} from '../simulate/output/summary.js'
 import {type CapacityRow, capacityTable} from './capacity-table.js'
 import {type Characterization, characterize} from './characterize.js'
@@ -107,7 +107,7 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
         infinite: true,
         traceName: input.traceName,
       }),
-  ).replayer
+  ).player
   const infGroup = inf.groups.find((g) => g.cfg.group_name === group.group_name) as Replayer['groups'][number]
   const wss = infGroup.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
   const infTotals = totalsOf(infGroup.members)

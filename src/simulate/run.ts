@@ -9,8 +9,9 @@ import type {SimulateRequest} from './config/request.js'
 import {formatG} from './output/format-g.js'
 import {beladyOracle} from './oracles/belady.js'
 import {type Notice, Notes} from './config/notes.js'
-import {loadSorted, REPLAY_BATCH, replayRows} from './engine/replay-rows.js'
-import {Replayer} from './engine/replayer.js'
+import {PLAY_BATCH, playRows} from './engine/play-rows.js'
+import {loadSorted} from './input/sorted-rows.js'
+import {Player} from './engine/player.js'
 import {
   capacityLabel,
   cfgWithInstances,
@@ -107,7 +108,7 @@ async function noRowsError(
   req: SimulateRequest,
   tracePath: string,
   stats: TraceReadStats,
-  skips?: Replayer['skips'],
+  skips?: Player['skips'],
 ): Promise<Error> {
   const formats = await foreignFormats(tracePath, req.recogniseFormats)
   if (formats.length > 0) return notConvertedError(tracePath, formats)
@@ -146,7 +147,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   const tracePath = cfg.trace_file_path
   run.tracePath = tracePath
   /** the error of a run that replayed nothing (the output directory it made is removed by simulate()) */
-  const noRows = (skips?: Replayer['skips']): Promise<Error> => noRowsError(req, tracePath, stats, skips)
+  const noRows = (skips?: Player['skips']): Promise<Error> => noRowsError(req, tracePath, stats, skips)
   const traceName = basename(tracePath)
   const stats = newStats(tracePath)
   const outputs: string[] = []
@@ -216,13 +217,13 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   // CSV rows are written between replay batches, outside the replay's timer (docs/simulate.md §5.4)
   const csvWriter = 'deferred'
   let sorted = true
-  let main: Replayer
-  let replaySeconds = 0
+  let main: Player
+  let playSeconds = 0
   let writeSeconds = 0 // writing deferred CSV rows (neither parsing nor replay)
   const parseStart = performance.now()
   if (!req.sweep) {
     const keys = KeyInterner.forTraceBytes(stats.bytes)
-    main = new Replayer({
+    main = new Player({
       ...baseOptions,
       config: structuredClone(cfg),
       csvName: csvName(out),
@@ -231,17 +232,17 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
     })
     let prev: bigint | undefined
     let unsortedAt: number | undefined
-    let replayTime = 0
+    let playTime = 0
     let writeTime = 0 // CSV rows written between the batches: neither parsing nor replay
     // rows are parsed a batch at a time and then replayed: the replay runs with warm caches, and its timer
     // measures the replay rather than the interleaved parsing
     const batch: TraceRow[] = []
-    const replayBatch = (): void => {
+    const playBatch = (): void => {
       const t0 = performance.now()
       for (let i = 0; i < batch.length; i++) main.apply(batch[i])
       batch.length = 0
       const t1 = performance.now()
-      replayTime += t1 - t0
+      playTime += t1 - t0
       main.drainCsvs()
       writeTime += performance.now() - t1
     }
@@ -265,20 +266,20 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
           }
           prev = row.ts
           batch.push(row)
-          if (batch.length === REPLAY_BATCH) replayBatch()
+          if (batch.length === PLAY_BATCH) playBatch()
         }
       }
       if (unsortedAt === undefined) {
-        replayBatch()
+        playBatch()
         const t0 = performance.now()
         main.finish()
-        replayTime += performance.now() - t0
+        playTime += performance.now() - t0
       }
     } catch (err) {
       await main.closeCsvs(false)
       throw await withTraceFit(err)
     }
-    replaySeconds = replayTime / 1000
+    playSeconds = playTime / 1000
     writeSeconds = writeTime / 1000
     if (unsortedAt !== undefined) {
       await main.closeCsvs(false)
@@ -291,12 +292,12 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
       // the same read as a sweep's (its own resort notice is not needed: the one above says more)
       const rows = await loadSorted(tracePath, traceName, resolved, req, stats2, new Notes())
       Object.assign(stats, stats2)
-      let run: ReturnType<typeof replayRows>
+      let run: ReturnType<typeof playRows>
       try {
-        run = replayRows(
+        run = playRows(
           rows,
           () =>
-            new Replayer({
+            new Player({
               ...baseOptions,
               config: structuredClone(cfg),
               csvName: csvName(out),
@@ -307,8 +308,8 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
       } catch (err) {
         throw await withTraceFit(err)
       }
-      main = run.replayer
-      replaySeconds = run.seconds
+      main = run.player
+      playSeconds = run.seconds
       writeSeconds = run.writeSeconds
       rowsInMemory = rows
     }
@@ -323,9 +324,9 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
     }
   } else {
     sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')
-    main = new Replayer({...baseOptions, config: structuredClone(cfg), plots: false}) // replaced below
+    main = new Player({...baseOptions, config: structuredClone(cfg), plots: false}) // replaced below
   }
-  const parseSeconds = (performance.now() - parseStart) / 1000 - replaySeconds - writeSeconds
+  const parseSeconds = (performance.now() - parseStart) / 1000 - playSeconds - writeSeconds
 
   // ------------------------------------------------------------------ oracles and sweeps
   const oracles: Record<string, unknown> | null =
@@ -346,10 +347,10 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
         new Notes(),
       ))
     if (req.oracle === 'infinite' || req.oracle === 'all') {
-      const inf = replayRows(
+      const inf = playRows(
         rows,
         () =>
-          new Replayer({
+          new Player({
             ...baseOptions,
             config: structuredClone(main.ordered.length ? cfgWithInstances(cfg, main) : cfg),
             plots: false,
@@ -358,7 +359,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
           }),
         stepProgress(req, 'infinite capacity'),
       )
-      oracles.infinite = inf.replayer.groups.map((g) => {
+      oracles.infinite = inf.player.groups.map((g) => {
         const t = totalsOf(g.members)
         return {
           group_name: g.cfg.group_name,
@@ -406,7 +407,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
     )
     effective = result.largest
     sweepDoc = result.doc
-    replaySeconds = result.replaySeconds
+    playSeconds = result.playSeconds
     jobsUsed = result.jobs
     lines.push(...result.lines)
     outputs.push('sweep.csv')
@@ -418,7 +419,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
     throw await noRows(effective.skips)
 
   // ------------------------------------------------------------------ summary
-  const fitOf = (i: Replayer['ordered'][number]) => plan.fits?.get(i.cfg.instance_id) ?? i.blockSizeFit
+  const fitOf = (i: Player['ordered'][number]) => plan.fits?.get(i.cfg.instance_id) ?? i.blockSizeFit
   const instances = effective.ordered.map((i) => ({
     ...instanceSummary(i, req.sweep ? null : (csvNames.get(i.cfg.instance_id) ?? null)),
     block_size_source: plan.source(i.cfg.instance_id),
@@ -479,8 +480,8 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
     sweep: sweepDoc === null ? null : publicSweepDoc(sweepDoc),
     performance: {
       block_lookups: blockLookups,
-      replay_seconds: replaySeconds,
-      block_lookups_per_second: replaySeconds > 0 ? blockLookups / replaySeconds : 0,
+      replay_seconds: playSeconds,
+      block_lookups_per_second: playSeconds > 0 ? blockLookups / playSeconds : 0,
       parse_seconds: Math.max(0, parseSeconds),
       parse_mb_per_second: parseSeconds > 0 ? stats.bytes / 1e6 / parseSeconds : 0,
       total_seconds: totalSeconds,
@@ -528,7 +529,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   if (!req.sweep) {
     const t = totalsOf(main.ordered)
     lines.push(
-      `${traceName} ${policies} cache size ${capacityLabel(cfg)}, ${t.get_rows} req, token hit rate ${formatG(t.token_hit_rate)}, block hit rate ${formatG(t.block_hit_rate)}, throughput ${(replaySeconds > 0 ? main.blockLookups / replaySeconds / 1e6 : 0).toFixed(2)} M lookups/s`,
+      `${traceName} ${policies} cache size ${capacityLabel(cfg)}, ${t.get_rows} req, token hit rate ${formatG(t.token_hit_rate)}, block hit rate ${formatG(t.block_hit_rate)}, throughput ${(playSeconds > 0 ? main.blockLookups / playSeconds / 1e6 : 0).toFixed(2)} M lookups/s`,
     )
   }
   return {summary, table, lines, notices: notes.list, outputDir: out}

@@ -120,7 +120,7 @@ export class GroupState {
   ) {}
 }
 
-export interface ReplayOptions {
+export interface PlayerOptions {
   config: SimConfig
   seed: bigint
   /** quick form: instances created on first appearance with these settings */
@@ -135,7 +135,7 @@ export interface ReplayOptions {
   csvName?: (instanceId: string) => string | undefined
   /**
    * when the CSV rows are formatted and written: as they come (`inline`, the default), or kept as numbers and
-   * written at {@link Replayer.drainCsvs} (`deferred`: off the replay's path, for a caller that times it)
+   * written at {@link Player.drainCsvs} (`deferred`: off the replay's path, for a caller that times it)
    */
   csvWriter?: 'inline' | 'deferred'
   strictInstances: boolean
@@ -187,7 +187,7 @@ function makePolicy(i: InstanceConfig, batch: number, seed: bigint): Policy {
   }
 }
 
-function newSink(writer: ReplayOptions['csvWriter']): HitRateSink {
+function newSink(writer: PlayerOptions['csvWriter']): HitRateSink {
   return writer === 'deferred' ? new DeferredHitRateSink() : new InlineHitRateSink()
 }
 
@@ -206,10 +206,10 @@ export interface SkipCounts {
 }
 
 /**
- * Applies rows in replay order to the caches (docs/simulate.md §4.2): GETs, WRITEs, request-mode scheduled writes,
+ * Plays rows (simulate's pass of a trace through the engine) in trace order against the caches (docs/simulate.md §4.2): GETs, WRITEs, request-mode scheduled writes,
  * eviction after every write; streams the hit-rate CSVs and keeps the counters.
  */
-export class Replayer {
+export class Player {
   readonly instances = new Map<string, InstState>()
   readonly ordered: InstState[] = []
   readonly groups: GroupState[] = []
@@ -238,7 +238,7 @@ export class Replayer {
   private readonly mode: 'read_write' | 'request'
   private readonly delay: bigint
 
-  constructor(private readonly opts: ReplayOptions) {
+  constructor(private readonly opts: PlayerOptions) {
     this.mode = opts.config.trace_replay.mode
     this.delay = BigInt(opts.config.trace_replay.write_delay_ns)
     for (const g of opts.config.instance_groups) {

@@ -1,7 +1,7 @@
 // The `belady` oracle (docs/simulate.md §6.4): farthest-next-need eviction, computed offline over the replay sequence.
 import type {SimConfig} from '../config/config.js'
 import {PrefixBlocks} from './prefix-blocks.js'
-import {quotaUnits, weightOf} from '../engine/replayer.js'
+import {quotaUnits, weightOf} from '../engine/player.js'
 import type {TraceRow} from '../input/trace-rows.js'
 
 const NEVER = 0x7fffffff

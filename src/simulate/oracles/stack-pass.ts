@@ -4,7 +4,7 @@
 import type {SimConfig} from '../config/config.js'
 import {splitByMask} from '../engine/engine.js'
 import {PrefixBlocks} from './prefix-blocks.js'
-import {groupAtCapacity, type InstanceCounters, quotaUnits, weightOf} from '../engine/replayer.js'
+import {groupAtCapacity, type InstanceCounters, quotaUnits, weightOf} from '../engine/player.js'
 import type {PointResult, SweepCapacity} from '../sweep/sweep-pool.js'
 import type {TraceRow} from '../input/trace-rows.js'
 

@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 import type {PendingFiles} from './pending-files.js'
-import type {Replayer} from '../engine/replayer.js'
+import type {Player} from '../engine/player.js'
 
 async function renderSvg(spec: Record<string, unknown>): Promise<string> {
   // imported lazily: only runs that write a plot pay for vega's start-up
@@ -65,13 +65,13 @@ function colorOf(field: string, title: string, series: number): Record<string, u
 export async function plotHitRateOverTime(
   files: PendingFiles,
   dir: string,
-  r: Replayer,
+  r: Player,
   traceName: string,
   capacity: string,
   firstTs: bigint,
 ): Promise<string[]> {
   const values: Array<{t: number; rate: number; instance: string}> = []
-  const plotted: Replayer['ordered'] = []
+  const plotted: Player['ordered'] = []
   for (const i of r.ordered) {
     const points = i.plotPoints()
     if (points.length > 0) plotted.push(i)

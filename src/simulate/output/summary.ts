@@ -2,13 +2,7 @@
 import type {SimConfig} from '../config/config.js'
 import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
-import {
-  type InstanceCounters,
-  type InstState,
-  quotaUnits,
-  type Replayer,
-  weightOf,
-} from '../engine/replayer.js'
+import {type InstanceCounters, type InstState, quotaUnits, type Player, weightOf} from '../engine/player.js'
 import type {TraceReadStats} from '../input/trace-source.js'
 
 export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
@@ -67,7 +61,7 @@ export function totalsOf(members: ReadonlyArray<{counters: InstanceCounters}>): 
   return t
 }
 
-export function groupSummary(r: Replayer): Array<Record<string, unknown>> {
+export function groupSummary(r: Player): Array<Record<string, unknown>> {
   return r.groups.map((g) => {
     const q = quotaUnits(g.cfg)
     const byBlocks = g.cfg.quota_capacity_blocks !== undefined
@@ -109,7 +103,7 @@ export function groupSummary(r: Replayer): Array<Record<string, unknown>> {
 export function traceSummary(
   path: string,
   stats: TraceReadStats,
-  r: Replayer,
+  r: Player,
   cfg: SimConfig,
   sorted: boolean,
 ): Record<string, unknown> {
@@ -139,7 +133,7 @@ export function publicSweepDoc(doc: Record<string, unknown>): Record<string, unk
 }
 
 /** The configuration with quick-form instances filled in (what `config` in summary.json echoes). */
-export function cfgWithInstances(cfg: SimConfig, r: Replayer): SimConfig {
+export function cfgWithInstances(cfg: SimConfig, r: Player): SimConfig {
   const copy = structuredClone(cfg)
   if (copy.instance_groups.length === 1 && copy.instance_groups[0].instances.length === 0)
     copy.instance_groups[0].instances = r.ordered.map((i) => structuredClone(i.cfg))

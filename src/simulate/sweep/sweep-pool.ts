@@ -4,7 +4,11 @@
 import {Worker} from 'node:worker_threads'
 import type {GroupConfig, SimConfig} from '../config/config.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
-import {type InstanceCounters, type ReplayOptions, Replayer} from '../engine/replayer.js'
+import {
+  type InstanceCounters,
+  type PlayerOptions as ReplayOptions,
+  Player as Replayer,
+} from '../engine/player.js'
 import type {RowType, TraceRow} from '../input/trace-rows.js'
 
 const TYPES: RowType[] = ['get', 'write', 'request']

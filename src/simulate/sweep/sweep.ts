@@ -9,8 +9,8 @@ import {formatG} from '../output/format-g.js'
 import {rate} from '../output/hit-rate-csv.js'
 import type {Notes} from '../config/notes.js'
 import {PendingFiles} from '../output/pending-files.js'
-import {replayRows} from '../engine/replay-rows.js'
-import {quotaUnits, Replayer} from '../engine/replayer.js'
+import {playRows} from '../engine/play-rows.js'
+import {quotaUnits, Player} from '../engine/player.js'
 import type {SimulateRequest, SweepRequest} from '../config/request.js'
 import {stepProgress} from '../config/step-progress.js'
 import {stackPass, type StackPassResult} from '../oracles/stack-pass.js'
@@ -32,10 +32,10 @@ export function notUsed(points: number, reason: string): StackPassResult {
 
 export interface SweepResult {
   doc: Record<string, unknown>
-  largest: Replayer
+  largest: Player
   /** threads that replayed the points */
   jobs: number
-  replaySeconds: number
+  playSeconds: number
   lines: string[]
   infinite: unknown
 }
@@ -68,10 +68,10 @@ export async function runSweep(
   const t0 = performance.now()
   let lookups = 0
   // the infinite run gives the working-set size and the infinite ceiling
-  const inf = replayRows(
+  const inf = playRows(
     rows,
     () =>
-      new Replayer({
+      new Player({
         ...base,
         config: structuredClone(cfg),
         plots: false,
@@ -81,10 +81,10 @@ export async function runSweep(
       }),
     stepProgress(req, 'infinite capacity'),
   )
-  lookups += inf.replayer.blockLookups
-  const effCfg = cfgWithInstances(cfg, inf.replayer)
-  const group = inf.replayer.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<
-    Replayer['groups'][number]
+  lookups += inf.player.blockLookups
+  const effCfg = cfgWithInstances(cfg, inf.player)
+  const group = inf.player.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<
+    Player['groups'][number]
   >
   const wss = group.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
   const weights =
@@ -128,7 +128,7 @@ export async function runSweep(
   const pointLine: number[] = []
   const series: Array<{capacity: number; rate: number}> = []
   const beladyCurve: Array<{capacity: number; rate: number}> = []
-  let largest: Replayer = inf.replayer
+  let largest: Player = inf.player
   const lines: string[] = []
   const rowFor = (
     seriesName: string,
@@ -188,16 +188,16 @@ export async function runSweep(
   }
   const fromStack = (p: number): PointResult | undefined =>
     p === caps.length - 1 ? undefined : stack.certified[p]
-  const toReplay = caps.map((_, p) => p).filter((p) => fromStack(p) === undefined)
+  const toPlay = caps.map((_, p) => p).filter((p) => fromStack(p) === undefined)
   lookups += stack.blockLookups
   let parallel: Array<PointResult | undefined> | undefined
   let parallelBelady: BeladyGroupResult[][] | undefined
   if (jobs > 1 && !req.keepPointCsv) {
     // the Belady references first, the replays last: this thread starts from the end, with the largest capacity,
-    // whose replayer the summary describes
+    // whose player the summary describes
     const tasks: SweepTask[] = [
       ...(withBelady ? caps.map((cap): SweepTask => ({kind: 'belady', capConfig: capConfig(cap)})) : []),
-      ...toReplay.map((p): SweepTask => ({kind: 'replay', cap: caps[p]})),
+      ...toPlay.map((p): SweepTask => ({kind: 'replay', cap: caps[p]})),
     ]
     const n = withBelady ? caps.length : 0
     // a point is done when its replay and its Belady reference are: tasks left per point
@@ -206,13 +206,13 @@ export async function runSweep(
     const report = () => req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done, total: caps.length}})
     report()
     const run = await runSweepTasks(rows, job, tasks, jobs, (index) => {
-      if (--left[index < n ? index : toReplay[index - n]] === 0) done++
+      if (--left[index < n ? index : toPlay[index - n]] === 0) done++
       report()
     })
     parallelBelady = run.results.slice(0, n) as BeladyGroupResult[][]
     const replayed = run.results.slice(n) as PointResult[]
-    parallel = caps.map((_, p) => fromStack(p) ?? replayed[toReplay.indexOf(p)])
-    largest = run.last as Replayer
+    parallel = caps.map((_, p) => fromStack(p) ?? replayed[toPlay.indexOf(p)])
+    largest = run.last as Player
   }
   for (let p = 0; p < caps.length; p++) {
     const cap = caps[p]
@@ -225,10 +225,10 @@ export async function runSweep(
       const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
       const dir = join(out, 'points', label)
       if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
-      const replayer = replayPoint(rows, job, cap, req.keepPointCsv ? csvName(dir) : undefined)
-      await replayer.closeCsvs(true)
-      point = pointResult(replayer, groupName)
-      largest = replayer
+      const player = replayPoint(rows, job, cap, req.keepPointCsv ? csvName(dir) : undefined)
+      await player.closeCsvs(true)
+      point = pointResult(player, groupName)
+      largest = player
     }
     if (method === 'replay') lookups += point.blockLookups
     const q = quotaUnits(point.groupCfg)
@@ -326,17 +326,17 @@ export async function runSweep(
   csvRows.push(rowFor('infinite', 'inf', 'inf', 'inf', '*', infTotals))
   const files = req.pending ?? new PendingFiles()
   files.writeAtomic(join(out, 'sweep.csv'), csvRows.join('\n') + '\n')
-  const replaySeconds = (performance.now() - t0) / 1000
+  const playSeconds = (performance.now() - t0) / 1000
   lines.push(
     `infinite capacity: token hit rate ${formatG(infTotals.token_hit_rate)} (working set ${wss} blocks)`,
   )
   lines.push(
     stack.eligible
-      ? `one-pass stack method: ${caps.length - toReplay.length} of ${caps.length} points taken from it, the others replayed`
+      ? `one-pass stack method: ${caps.length - toPlay.length} of ${caps.length} points taken from it, the others replayed`
       : `one-pass stack method not used (${stack.reason}): every point replayed`,
   )
   lines.push(
-    `${base.traceName} sweep of group ${groupName}: ${caps.length} points, aggregate over ${parallel ? jobs : 1} thread${parallel && jobs > 1 ? 's' : ''} ${(lookups / replaySeconds / 1e6).toFixed(2)} M lookups/s`,
+    `${base.traceName} sweep of group ${groupName}: ${caps.length} points, aggregate over ${parallel ? jobs : 1} thread${parallel && jobs > 1 ? 's' : ''} ${(lookups / playSeconds / 1e6).toFixed(2)} M lookups/s`,
   )
   return {
     jobs: parallel ? jobs : 1,
@@ -349,8 +349,8 @@ export async function runSweep(
       stack: {
         eligible: stack.eligible,
         reason: stack.reason,
-        certified_points: caps.length - toReplay.length,
-        replayed_points: toReplay.length,
+        certified_points: caps.length - toPlay.length,
+        replayed_points: toPlay.length,
       },
       csv: 'sweep.csv',
       block_lookups: lookups,
@@ -359,7 +359,7 @@ export async function runSweep(
       infinite_token_hit_rate: infTotals.token_hit_rate,
     },
     largest,
-    replaySeconds,
+    playSeconds,
     lines,
     infinite: [
       {

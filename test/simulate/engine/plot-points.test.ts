@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {InstState} from '../../../src/simulate/engine/replayer.js'
+import {InstState} from '../../../src/simulate/engine/player.js'
 
 const state = (): InstState => new InstState({} as never, {} as never, {} as never, 0)
 
