@@ -1,13 +1,9 @@
-// The block size of every instance before the replay starts: given ones are checked against the trace's fits
-// (when they are known before the replay), missing ones are inferred from them.
+// The block size of every instance before the play starts: given ones are checked against the trace's fits
+// (when they are known before the play), missing ones are inferred from them. Their console lines are
+// output/console.ts's.
 import type {ResolvedConfig} from '../config/config.js'
-import {type BlockSizeFit, chooseBlockSize, rangeText} from './block-size.js'
-import {
-  BLOCK_SIZE_CHECK_FLAG,
-  blockSizeError,
-  type BlockSizeSource,
-  inconsistentError,
-} from './block-size-errors.js'
+import {type BlockSizeFit, chooseBlockSize} from './block-size.js'
+import {blockSizeError, type BlockSizeSource, inconsistentError} from './block-size-errors.js'
 import type {Notes} from '../config/notes.js'
 
 export interface BlockSizePlan {
@@ -105,32 +101,6 @@ export function blockSizeCheckDoc(
 ): {result: 'fits' | 'unchecked' | 'contradicted'; rows: number; min: number | null; max: number | null} {
   if (fit === undefined || fit.unchecked) return {result: 'unchecked', rows: 0, min: null, max: null}
   return {result: fit.fits(blockSize) ? 'fits' : 'contradicted', rows: fit.rows, min: fit.lo, max: fit.hi}
-}
-
-/** The console line of an instance's block size. */
-export function blockSizeLine(
-  id: string,
-  blockSize: number,
-  source: BlockSizeSource,
-  fit: BlockSizeFit | undefined,
-): string {
-  const from =
-    source === 'flag'
-      ? '--block-size'
-      : source === 'config'
-        ? 'configured'
-        : source === 'inferred'
-          ? 'inferred from the trace'
-          : 'default'
-  if (fit === undefined || fit.unchecked)
-    return `block size of instance "${id}": ${blockSize} (${from}); could not be checked: no get row with keys and input_len`
-  const range = fit.consistent ? `fit ${rangeText(fit.lo, fit.hi)}` : 'fit no single block size'
-  const verdict = fit.fits(blockSize)
-    ? ''
-    : `, which the rows contradict: replayed under ${BLOCK_SIZE_CHECK_FLAG}`
-  const rule =
-    source === 'inferred' && fit.lo < fit.hi ? '; the fitting size with the most factors of two' : ''
-  return `block size of instance "${id}": ${blockSize} (${from}${verdict}); its ${fit.rows} get rows ${range}${rule}`
 }
 
 /** The warning of instances whose block size is the default (nothing to infer it from). */
