@@ -132,7 +132,7 @@ export function beladyOracle(
 }
 
 /**
- * The capacity-independent part (replay sequence, path ids, next needs), once; the returned function replays it
+ * The capacity-independent part (play sequence, path ids, next needs), once; the returned function plays it
  * for a configuration that differs only in capacities (sweep points).
  */
 export function prepareBelady(
@@ -140,15 +140,38 @@ export function prepareBelady(
   cfg: SimConfig,
   onlyGroup?: string,
 ): (capCfg: SimConfig, onOps?: (done: number, total: number) => void) => BeladyGroupResult[] {
-  const instIndex = new Map<string, number>()
-  const instGroup: number[] = []
-  const weights: number[] = []
-  const blockSizes: number[] = []
-  const counts: BeladyInstanceCounts[] = []
+  const table = instanceTable(cfg, onlyGroup)
+  const paths = new PrefixBlocks()
+  const ops = playSequence(rows, cfg, table.instIndex, paths)
+  const prep: Prepared = {...table, ops, nextId: paths.count, need: nextNeeds(ops, paths.count), onlyGroup}
+  return (capCfg, onOps) => playBelady(prep, capCfg, onOps)
+}
+
+/** The instances of the (swept) groups, numbered in configuration order, with their weights and counters. */
+interface InstanceTable {
+  instIndex: Map<string, number>
+  instGroup: number[]
+  weights: number[]
+  blockSizes: number[]
+  counts: BeladyInstanceCounts[]
+}
+
+/** What the plays at each capacity share. */
+interface Prepared extends InstanceTable {
+  ops: Op[]
+  /** the number of path blocks */
+  nextId: number
+  /** per op, per block: the op that next reads it before it is written again (NEVER: none) */
+  need: Int32Array[]
+  onlyGroup?: string
+}
+
+function instanceTable(cfg: SimConfig, onlyGroup: string | undefined): InstanceTable {
+  const t: InstanceTable = {instIndex: new Map(), instGroup: [], weights: [], blockSizes: [], counts: []}
   cfg.instance_groups.forEach((g, gi) => {
     if (onlyGroup !== undefined && g.group_name !== onlyGroup) return
     for (const i of g.instances) {
-      counts.push({
+      t.counts.push({
         instance_id: i.instance_id,
         get_rows: 0,
         read_blocks: 0,
@@ -157,20 +180,28 @@ export function prepareBelady(
         hit_tokens: 0,
         evictions: 0,
       })
-      instIndex.set(i.instance_id, instIndex.size)
-      instGroup.push(gi)
-      weights.push(weightOf(g, i))
-      blockSizes.push(i.block_size)
+      t.instIndex.set(i.instance_id, t.instIndex.size)
+      t.instGroup.push(gi)
+      t.weights.push(weightOf(g, i))
+      t.blockSizes.push(i.block_size)
     }
   })
-  const paths = new PrefixBlocks()
+  return t
+}
+
+/** The rows and scheduled writes in play order (§4.2), each as the path block ids of its instance. */
+function playSequence(
+  rows: readonly TraceRow[],
+  cfg: SimConfig,
+  instIndex: Map<string, number>,
+  paths: PrefixBlocks,
+): Op[] {
   const idsOf = (inst: number, keys: readonly number[]): Int32Array => {
     const ids = new Int32Array(keys.length)
     let parent = -1 - inst // each instance has its own root
     for (let j = 0; j < keys.length; j++) ids[j] = parent = paths.block(parent, keys[j])
     return ids
   }
-  // ---- the replay sequence
   const ops: Op[] = []
   const delay = BigInt(cfg.trace_replay.write_delay_ns)
   const pending: Array<{ts: bigint; seq: number; inst: number; keys: number[]}> = []
@@ -195,8 +226,11 @@ export function prepareBelady(
     }
   }
   flush(undefined)
-  const nextId = paths.count
-  // ---- next need, one backward pass
+  return ops
+}
+
+/** Next need, one backward pass. */
+function nextNeeds(ops: readonly Op[], nextId: number): Int32Array[] {
   const nextGet = new Int32Array(nextId).fill(NEVER)
   const nextWrite = new Int32Array(nextId).fill(NEVER)
   const need: Int32Array[] = new Array(ops.length)
@@ -207,90 +241,116 @@ export function prepareBelady(
     need[p] = n
     for (let j = 0; j < ids.length; j++) (get ? nextGet : nextWrite)[ids[j]] = p
   }
-  // ---- forward replay with farthest-next-need eviction
-  return (capCfg: SimConfig, onOps?: (done: number, total: number) => void) => {
-    for (const c of counts)
-      Object.assign(c, {
-        get_rows: 0,
-        read_blocks: 0,
-        hit_blocks: 0,
-        input_tokens: 0,
-        hit_tokens: 0,
-        evictions: 0,
-      })
-    const live = new Uint8Array(nextId)
-    // each live block's key: next need, depth, −instance, sequence of its last mark
-    const nextNeed = new Int32Array(nextId)
-    const depth = new Int32Array(nextId)
-    const negInst = new Int32Array(nextId)
-    const markSeq = new Int32Array(nextId)
-    const owner = new Int32Array(nextId)
-    const groups = capCfg.instance_groups.map((g) => ({
-      g,
-      quota: quotaUnits(g),
-      used: 0,
-      heap: new CandidateHeap(nextId, nextNeed, depth, negInst, markSeq),
-      hit: 0,
-      read: 0,
-      hitTokens: 0,
-      input: 0,
-    }))
-    let creation = 0
-    const mark = (inst: number, id: number, j: number, nn: number) => {
-      nextNeed[id] = nn
-      depth[id] = j
-      negInst[id] = -inst
-      markSeq[id] = creation++
-      owner[id] = inst
-      const grp = groups[instGroup[inst]]
-      if (grp.quota !== null) grp.heap.update(id) // an infinite group never evicts
-    }
-    for (let p = 0; p < ops.length; p++) {
-      if (onOps !== undefined && (p & 0x3fff) === 0) onOps(p, ops.length)
-      const {ids, get, inst, inputLen} = ops[p]
-      const grp = groups[instGroup[inst]]
-      if (get) {
-        let h = 0
-        while (h < ids.length && live[ids[h]]) h++
-        grp.hit += h
-        grp.read += ids.length
-        grp.hitTokens += h * blockSizes[inst]
-        grp.input += inputLen
-        const c = counts[inst]
-        c.get_rows++
-        c.read_blocks += ids.length
-        c.hit_blocks += h
-        c.input_tokens += inputLen
-        c.hit_tokens += h * blockSizes[inst]
-        for (let j = 0; j < ids.length; j++) if (live[ids[j]]) mark(inst, ids[j], j, need[p][j])
-        continue
-      }
-      for (let j = 0; j < ids.length; j++) {
-        if (!live[ids[j]]) {
-          live[ids[j]] = 1
-          grp.used += weights[inst]
-        }
-        mark(inst, ids[j], j, need[p][j])
-      }
-      if (grp.quota === null) continue
-      while (grp.used > grp.quota && grp.heap.size > 0) {
-        const id = grp.heap.pop()
-        live[id] = 0
-        grp.used -= weights[owner[id]]
-        counts[owner[id]].evictions++
-      }
-    }
-    return groups
-      .filter((x) => onlyGroup === undefined || x.g.group_name === onlyGroup)
-      .map((x) => ({
-        instances: counts
-          .filter((_, i) => instGroup[i] === capCfg.instance_groups.indexOf(x.g))
-          .map((c) => ({...c})),
-        group_name: x.g.group_name,
-        token_hit_rate: x.input > 0 ? x.hitTokens / x.input : 0,
-        block_hit_rate: x.read > 0 ? x.hit / x.read : 0,
-        hit_blocks: x.hit,
-        quota_units: x.quota,
-      }))
+  return need
+}
+
+/**
+ * The forward play with farthest-next-need eviction at the capacities of `capCfg`. Its loop over the ops is the
+ * measured inner loop of the oracle (one pass per sweep point): it stays in one piece, over local typed arrays.
+ */
+function playBelady(
+  prep: Prepared,
+  capCfg: SimConfig,
+  onOps?: (done: number, total: number) => void,
+): BeladyGroupResult[] {
+  const {ops, need, nextId, counts, instGroup, weights, blockSizes} = prep
+  for (const c of counts)
+    Object.assign(c, {
+      get_rows: 0,
+      read_blocks: 0,
+      hit_blocks: 0,
+      input_tokens: 0,
+      hit_tokens: 0,
+      evictions: 0,
+    })
+  const live = new Uint8Array(nextId)
+  // each live block's key: next need, depth, −instance, sequence of its last mark
+  const nextNeed = new Int32Array(nextId)
+  const depth = new Int32Array(nextId)
+  const negInst = new Int32Array(nextId)
+  const markSeq = new Int32Array(nextId)
+  const owner = new Int32Array(nextId)
+  const groups = capCfg.instance_groups.map((g) => ({
+    g,
+    quota: quotaUnits(g),
+    used: 0,
+    heap: new CandidateHeap(nextId, nextNeed, depth, negInst, markSeq),
+    hit: 0,
+    read: 0,
+    hitTokens: 0,
+    input: 0,
+  }))
+  let creation = 0
+  const mark = (inst: number, id: number, j: number, nn: number) => {
+    nextNeed[id] = nn
+    depth[id] = j
+    negInst[id] = -inst
+    markSeq[id] = creation++
+    owner[id] = inst
+    const grp = groups[instGroup[inst]]
+    if (grp.quota !== null) grp.heap.update(id) // an infinite group never evicts
   }
+  for (let p = 0; p < ops.length; p++) {
+    if (onOps !== undefined && (p & 0x3fff) === 0) onOps(p, ops.length)
+    const {ids, get, inst, inputLen} = ops[p]
+    const grp = groups[instGroup[inst]]
+    if (get) {
+      let h = 0
+      while (h < ids.length && live[ids[h]]) h++
+      grp.hit += h
+      grp.read += ids.length
+      grp.hitTokens += h * blockSizes[inst]
+      grp.input += inputLen
+      const c = counts[inst]
+      c.get_rows++
+      c.read_blocks += ids.length
+      c.hit_blocks += h
+      c.input_tokens += inputLen
+      c.hit_tokens += h * blockSizes[inst]
+      for (let j = 0; j < ids.length; j++) if (live[ids[j]]) mark(inst, ids[j], j, need[p][j])
+      continue
+    }
+    for (let j = 0; j < ids.length; j++) {
+      if (!live[ids[j]]) {
+        live[ids[j]] = 1
+        grp.used += weights[inst]
+      }
+      mark(inst, ids[j], j, need[p][j])
+    }
+    if (grp.quota === null) continue
+    while (grp.used > grp.quota && grp.heap.size > 0) {
+      const id = grp.heap.pop()
+      live[id] = 0
+      grp.used -= weights[owner[id]]
+      counts[owner[id]].evictions++
+    }
+  }
+  return beladyResults(prep, capCfg, groups)
+}
+
+function beladyResults(
+  prep: Prepared,
+  capCfg: SimConfig,
+  groups: ReadonlyArray<{
+    g: SimConfig['instance_groups'][number]
+    quota: number | null
+    hit: number
+    read: number
+    hitTokens: number
+    input: number
+  }>,
+): BeladyGroupResult[] {
+  const {onlyGroup, counts, instGroup} = prep
+  return groups
+    .filter((x) => onlyGroup === undefined || x.g.group_name === onlyGroup)
+    .map((x) => ({
+      instances: counts
+        .filter((_, i) => instGroup[i] === capCfg.instance_groups.indexOf(x.g))
+        .map((c) => ({...c})),
+      group_name: x.g.group_name,
+      token_hit_rate: x.input > 0 ? x.hitTokens / x.input : 0,
+      block_hit_rate: x.read > 0 ? x.hit / x.read : 0,
+      hit_blocks: x.hit,
+      quota_units: x.quota,
+    }))
 }
