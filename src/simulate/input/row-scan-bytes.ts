@@ -230,7 +230,9 @@ export class RowByteScanner {
   /**
    * The row on the bytes b[start, end) (followed by a sentinel byte, as in a LineBatch), when in the usual layout;
    * undefined leaves the line to parseRow. Without `interner` the keys are checked but not interned: the row's
-   * `keys` then holds as many zeros (what a block-size pre-pass needs).
+   * `keys` then holds as many zeros (what a block-size pre-pass needs). It is one function on purpose: it is the
+   * measured per-row hot path of reading a trace (docs/performance-notes.md), and test/simulate/input/
+   * row-scan-bytes.test.ts pins its rows to parseRow's (the plain path) on random rows.
    */
   scan(
     b: Uint8Array,

@@ -1,7 +1,7 @@
 // The one-pass stack method of a sweep (docs/simulate.md §6.6): one LRU reference stack over the blocks gives every
 // capacity's results at once, and a certificate computed in the same pass says at which capacities they are
 // proven equal to an independent replay. Only those points use it; the others are replayed.
-import type {SimConfig} from '../config/config.js'
+import type {GroupConfig, InstanceConfig, SimConfig} from '../config/config.js'
 import {splitByMask} from '../engine/engine.js'
 import {PrefixBlocks} from './prefix-blocks.js'
 import {groupAtCapacity, type InstanceCounters, quotaUnits, weightOf} from '../engine/player.js'
@@ -91,7 +91,7 @@ const ineligible = (caps: number, reason: string): StackPassResult => ({
  */
 export type StackObserver = (depths: Float64Array, getLength: number, length: number) => void
 
-/** Runs the pass over the rows (in replay order) for the swept group's capacities. */
+/** Runs the pass over the rows (in play order) for the swept group's capacities. */
 export function stackPass(
   rows: readonly TraceRow[],
   config: SimConfig,
@@ -99,29 +99,72 @@ export function stackPass(
   caps: readonly SweepCapacity[],
   observe?: StackObserver,
 ): StackPassResult {
-  const group = config.instance_groups.find((g) => g.group_name === groupName)
-  if (!group || group.instances.length !== 1)
-    return ineligible(
-      caps.length,
-      `E1: the swept group has ${group?.instances.length ?? 0} instances, not one`,
-    )
-  const inst = group.instances[0]
-  const policy = inst.eviction_policy_type
-  if (!(policy === 'lru' || (policy === 'ttl' && inst.eviction_policy_params.fallback_on_pressure !== false)))
-    return ineligible(caps.length, `E2: policy ${policy} (lru, or ttl falling back to LRU, is needed)`)
-  const {eviction_mode: mode, eviction_batch_size_per_instance: batch} = config.eviction_params
-  if (mode !== 3 && batch !== 1)
-    return ineligible(caps.length, `E3: eviction_mode ${mode} with batch ${batch} does not evict exactly`)
-
-  const id = inst.instance_id
-  const bs = inst.block_size
+  const eligible = eligibleInstance(config, groupName, caps.length)
+  if (!('inst' in eligible)) return eligible
+  const {group, inst} = eligible
   // capacity in blocks of each point: what exact eviction keeps live
   const K = caps.map((cap) => {
     const g = groupAtCapacity(group, cap)
     const q = quotaUnits(g)
     return q === null ? Infinity : Math.floor(q / weightOf(g, inst))
   })
-  const points = K.length
+  // the points in capacity order, and difference arrays over that order (one extra slot for "no point")
+  const order = K.map((_, k) => k).sort((a, b) => K[a] - K[b])
+  const sortedK = order.map((k) => K[k])
+  const delay = BigInt(config.trace_replay.write_delay_ns)
+  const units = scanUnits(rows, inst.instance_id, delay, sortedK, observe)
+  if (typeof units === 'string') return ineligible(K.length, units)
+  return certify(units, K, order, group, inst, caps)
+}
+
+/** The swept group's one instance, when the method applies to it (E1–E3), else why not. */
+function eligibleInstance(
+  config: SimConfig,
+  groupName: string,
+  points: number,
+): {group: GroupConfig; inst: InstanceConfig} | StackPassResult {
+  const group = config.instance_groups.find((g) => g.group_name === groupName)
+  if (!group || group.instances.length !== 1)
+    return ineligible(points, `E1: the swept group has ${group?.instances.length ?? 0} instances, not one`)
+  const inst = group.instances[0]
+  const policy = inst.eviction_policy_type
+  if (!(policy === 'lru' || (policy === 'ttl' && inst.eviction_policy_params.fallback_on_pressure !== false)))
+    return ineligible(points, `E2: policy ${policy} (lru, or ttl falling back to LRU, is needed)`)
+  const {eviction_mode: mode, eviction_batch_size_per_instance: batch} = config.eviction_params
+  if (mode !== 3 && batch !== 1)
+    return ineligible(points, `E3: eviction_mode ${mode} with batch ${batch} does not evict exactly`)
+  return {group, inst}
+}
+
+/** What the pass over the units adds up: difference arrays over the points in capacity order, and the totals. */
+interface UnitTotals {
+  hitDiff: Float64Array
+  remoteDiff: Float64Array
+  insDiff: Float64Array
+  devDiff: Float64Array
+  gets: number
+  readBlocks: number
+  localRead: number
+  inputTokens: number
+  writes: number
+  writeBlocks: number
+  distinct: number
+  distinctAtLastGet: number
+}
+
+/**
+ * The pass over the instance's get+write units; a string says why the trace is not eligible (E4). This loop is
+ * the measured inner loop of the method and stays in one piece over local typed arrays; the tests of
+ * test/simulate/oracles/stack-pass.test.ts pin what it certifies to playing every point.
+ */
+function scanUnits(
+  rows: readonly TraceRow[],
+  id: string,
+  delay: bigint,
+  sortedK: readonly number[],
+  observe: StackObserver | undefined,
+): UnitTotals | string {
+  const points = sortedK.length
   let refs = 0
   for (const r of rows) if (r.instance === id && r.type !== 'get') refs += r.keys.length // writes and requests
   const blocks = new PrefixBlocks()
@@ -130,9 +173,6 @@ export function stackPass(
   let time = 0
   let distinct = 0
   let distinctAtLastGet = 0
-  // the points in capacity order, and difference arrays over that order (one extra slot for "no point")
-  const order = K.map((_, k) => k).sort((a, b) => K[a] - K[b])
-  const sortedK = order.map((k) => K[k])
   const hitDiff = new Float64Array(points + 1)
   const remoteDiff = new Float64Array(points + 1)
   const insDiff = new Float64Array(points + 1)
@@ -148,24 +188,22 @@ export function stackPass(
   let remoteBefore = new Int32Array(65)
   let blockOf = new Int32Array(64)
   let get: InstanceEvent | undefined
-  for (const event of instanceEvents(rows, id, BigInt(config.trace_replay.write_delay_ns))) {
+  for (const event of instanceEvents(rows, id, delay)) {
     if (event.get) {
       if (event.queryType !== 'prefix_match')
-        return ineligible(points, `E4: line ${event.lineNo}: a get with query_type ${event.queryType}`)
-      if (get) return ineligible(points, `E4: line ${get.lineNo}: a get not followed by its write`)
+        return `E4: line ${event.lineNo}: a get with query_type ${event.queryType}`
+      if (get) return `E4: line ${get.lineNo}: a get not followed by its write`
       get = event
       continue
     }
-    if (!get) return ineligible(points, `E4: line ${event.lineNo}: a write not preceded by its get`)
+    if (!get) return `E4: line ${event.lineNo}: a write not preceded by its get`
     const P = get.keys
     const Q = event.keys
     const p = P.length
     const n = Q.length
-    if (n < p)
-      return ineligible(points, `E4: line ${event.lineNo}: the write's keys do not start with its get's`)
+    if (n < p) return `E4: line ${event.lineNo}: the write's keys do not start with its get's`
     for (let j = 0; j < p; j++)
-      if (P[j] !== Q[j])
-        return ineligible(points, `E4: line ${event.lineNo}: the write's keys do not start with its get's`)
+      if (P[j] !== Q[j]) return `E4: line ${event.lineNo}: the write's keys do not start with its get's`
     if (n > d.length) {
       const size = 2 * n
       d = new Float64Array(size)
@@ -233,7 +271,48 @@ export function stackPass(
     writeBlocks += n
     get = undefined
   }
-  if (get) return ineligible(points, `E4: line ${get.lineNo}: a get not followed by its write`)
+  if (get) return `E4: line ${get.lineNo}: a get not followed by its write`
+  return {
+    hitDiff,
+    remoteDiff,
+    insDiff,
+    devDiff,
+    gets,
+    readBlocks,
+    localRead,
+    inputTokens,
+    writes,
+    writeBlocks,
+    distinct,
+    distinctAtLastGet,
+  }
+}
+
+/** The totals of every point from the difference arrays, and the points the pass certifies (no deviation). */
+function certify(
+  units: UnitTotals,
+  K: readonly number[],
+  order: readonly number[],
+  group: GroupConfig,
+  inst: InstanceConfig,
+  caps: readonly SweepCapacity[],
+): StackPassResult {
+  const {
+    hitDiff,
+    remoteDiff,
+    insDiff,
+    devDiff,
+    gets,
+    readBlocks,
+    localRead,
+    inputTokens,
+    writes,
+    writeBlocks,
+  } = units
+  const {distinct, distinctAtLastGet} = units
+  const points = K.length
+  const id = inst.instance_id
+  const bs = inst.block_size
   // prefix sums: the totals of each point, in capacity order, then back in the order given
   const hit = new Float64Array(points)
   const remoteHit = new Float64Array(points)
