@@ -1,12 +1,19 @@
 import {readFileSync} from 'node:fs'
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 import {LmtCommand, exitCodeOf} from '../cli/lmt-command.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {isLmtError, lmtError} from '../errors.js'
-import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config.js'
-import {type OracleChoice, simulate, type SimulateProgress, type SweepRequest} from '../simulate/run.js'
-import {PendingFiles} from '../simulate/pending-files.js'
+import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config/config.js'
+import {simulate} from '../simulate/run.js'
+import type {
+  OracleChoice,
+  SimulateProgress,
+  SimulateRequest,
+  SweepRequest,
+} from '../simulate/config/request.js'
+import {consoleText} from '../simulate/output/console.js'
+import {PendingFiles} from '../simulate/output/pending-files.js'
 import {pluginConverterSources} from '../plugins/converter-discovery.js'
 import {closest} from '../util/closest.js'
 
@@ -261,74 +268,8 @@ export default class Simulate extends LmtCommand {
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(Simulate)
-    const num = (name: string, v: string | undefined): number | undefined => {
-      if (v === undefined) return undefined
-      const n = Number(v)
-      if (!Number.isFinite(n) || v.trim() === '')
-        throw lmtError('SIM_USAGE', `--${name}: "${v}" is not a number`)
-      return n
-    }
-    if (!args.config && !flags.trace)
-      throw lmtError('SIM_USAGE', 'give a configuration file or --trace', {
-        suggestions: ['lmt simulate --trace T.jsonl --capacity-blocks 10000'],
-      })
-    if (flags.capacity !== undefined && flags['capacity-blocks'] !== undefined)
-      throw lmtError('SIM_USAGE', '--capacity and --capacity-blocks are mutually exclusive')
-    const sweepFlags = [
-      'sweep-capacities',
-      'sweep-min',
-      'sweep-max',
-      'sweep-points',
-      'sweep-unit',
-      'sweep-group',
-      'keep-point-csv',
-    ] as const
-    if (!flags.sweep) {
-      for (const f of sweepFlags)
-        if (flags[f] !== undefined && flags[f] !== false) throw lmtError('SIM_USAGE', `--${f} needs --sweep`)
-      if (!args.config && flags.capacity === undefined && flags['capacity-blocks'] === undefined)
-        throw lmtError('SIM_USAGE', 'the quick form needs --capacity or --capacity-blocks (or --sweep)', {
-          suggestions: ['--capacity-blocks -1 simulates an infinite cache'],
-        })
-    } else {
-      if (flags.capacity !== undefined || flags['capacity-blocks'] !== undefined)
-        throw lmtError('SIM_USAGE', '--sweep sets the capacity itself; drop --capacity/--capacity-blocks')
-      if (
-        flags['sweep-capacities'] !== undefined &&
-        (flags['sweep-min'] !== undefined || flags['sweep-max'] !== undefined)
-      )
-        throw lmtError('SIM_USAGE', '--sweep-capacities and --sweep-min/--sweep-max are mutually exclusive')
-    }
-    const seed = parseSeed(flags.seed)
-    let sweep: SweepRequest | undefined
-    if (flags.sweep) {
-      const capacities = flags['sweep-capacities']
-        ?.split(',')
-        .map((x) => num('sweep-capacities', x) as number)
-      const anyPoint =
-        capacities !== undefined || flags['sweep-min'] !== undefined || flags['sweep-max'] !== undefined
-      const unit = (flags['sweep-unit'] ?? (anyPoint ? 'blocks' : 'fraction')) as SweepRequest['unit']
-      const min = num('sweep-min', flags['sweep-min'])
-      const max = num('sweep-max', flags['sweep-max'])
-      if ((min !== undefined && min <= 0) || (min !== undefined && max !== undefined && max <= min))
-        throw lmtError('SIM_USAGE', '--sweep-min must be > 0 and below --sweep-max')
-      sweep = {capacities, min, max, points: flags['sweep-points'] ?? 30, unit, group: flags['sweep-group']}
-    }
-    const simFlags: SimFlags = {
-      trace: flags.trace,
-      outputDir: flags['output-dir'],
-      policy: flags.policy as PolicyName | undefined,
-      capacity: num('capacity', flags.capacity),
-      capacityBlocks: flags['capacity-blocks'],
-      blockSize: flags['block-size'],
-      bytesPerToken: flags['bytes-per-token'],
-      evictionMode:
-        flags['eviction-mode'] === undefined ? undefined : (Number(flags['eviction-mode']) as 1 | 2 | 3),
-      batchSize: flags['batch-size'],
-      replayMode: flags['replay-mode'] as SimFlags['replayMode'],
-      writeDelayNs: flags['write-delay-ns'],
-    }
-    if (flags.sweep && !args.config) simFlags.capacityBlocks = -1 // placeholder: each point sets its own capacity
+    checkUsage(args, flags)
+    const request = this.request(args, flags)
     const json = this.jsonEnabled()
     const bar = createProgressBar({
       enabled: flags.progress && !flags.quiet && !json,
@@ -344,9 +285,30 @@ export default class Simulate extends LmtCommand {
         pending.removeAll() // the finished outputs stay; no partial file or temporary is left
       },
     })
-    const outcome = await simulate({
+    const outcome = await simulate({...request, pending, onProgress: (p) => showProgress(bar, p)})
+      .catch((err: unknown) => {
+        pending.removeAll() // a failed run leaves the previous outputs as they were, and no temporary
+        throw err
+      })
+      .finally(() => {
+        bar.stop()
+        stopHandling()
+      })
+    if (!flags.quiet && !json) {
+      const text = consoleText(outcome.notices, outcome.table, outcome.lines, outcome.outputDir)
+      for (const line of text.notices) process.stderr.write(`${line}\n`)
+      for (const line of text.lines) this.log(line)
+    }
+    return outcome.summary
+  }
+
+  /** The library's request from the flags (the run adds its temporaries and its progress display). */
+  private request(args: SimulateArgs, flags: SimulateFlags): Omit<SimulateRequest, 'pending' | 'onProgress'> {
+    const seed = parseSeed(flags.seed)
+    const sweep = sweepRequestOf(flags)
+    return {
       configPath: args.config,
-      flags: simFlags,
+      flags: simFlagsOf(args, flags),
       seed,
       skipInvalid: flags['skip-invalid'],
       strictInstances: flags['strict-instances'],
@@ -365,24 +327,88 @@ export default class Simulate extends LmtCommand {
       },
       stack: flags.stack as 'auto' | 'off',
       jobs: flags.jobs,
-      pending,
       version: packageVersion(this.config.root),
-      onProgress: (p) => showProgress(bar, p),
-    })
-      .catch((err: unknown) => {
-        pending.removeAll() // a failed run leaves the previous outputs as they were, and no temporary
-        throw err
-      })
-      .finally(() => {
-        bar.stop()
-        stopHandling()
-      })
-    if (!flags.quiet && !json) {
-      for (const n of outcome.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
-      for (const line of outcome.table) this.log(line)
-      for (const line of outcome.lines) this.log(line)
-      this.log(`outputs in ${outcome.outputDir}`)
     }
-    return outcome.summary
   }
+}
+
+type SimulateArgs = Interfaces.InferredArgs<typeof Simulate.args>
+type SimulateFlags = Interfaces.InferredFlags<typeof Simulate.flags>
+
+/** A number flag given as text: a usage error when it is not one. */
+function num(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (!Number.isFinite(n) || v.trim() === '') throw lmtError('SIM_USAGE', `--${name}: "${v}" is not a number`)
+  return n
+}
+
+const SWEEP_FLAGS = [
+  'sweep-capacities',
+  'sweep-min',
+  'sweep-max',
+  'sweep-points',
+  'sweep-unit',
+  'sweep-group',
+  'keep-point-csv',
+] as const
+
+/** The usage errors of docs/simulate.md §1.2 (exit 2), before any work. */
+function checkUsage(args: SimulateArgs, flags: SimulateFlags): void {
+  if (!args.config && !flags.trace)
+    throw lmtError('SIM_USAGE', 'give a configuration file or --trace', {
+      suggestions: ['lmt simulate --trace T.jsonl --capacity-blocks 10000'],
+    })
+  if (flags.capacity !== undefined && flags['capacity-blocks'] !== undefined)
+    throw lmtError('SIM_USAGE', '--capacity and --capacity-blocks are mutually exclusive')
+  if (!flags.sweep) {
+    for (const f of SWEEP_FLAGS)
+      if (flags[f] !== undefined && flags[f] !== false) throw lmtError('SIM_USAGE', `--${f} needs --sweep`)
+    if (!args.config && flags.capacity === undefined && flags['capacity-blocks'] === undefined)
+      throw lmtError('SIM_USAGE', 'the quick form needs --capacity or --capacity-blocks (or --sweep)', {
+        suggestions: ['--capacity-blocks -1 simulates an infinite cache'],
+      })
+  } else {
+    if (flags.capacity !== undefined || flags['capacity-blocks'] !== undefined)
+      throw lmtError('SIM_USAGE', '--sweep sets the capacity itself; drop --capacity/--capacity-blocks')
+    if (
+      flags['sweep-capacities'] !== undefined &&
+      (flags['sweep-min'] !== undefined || flags['sweep-max'] !== undefined)
+    )
+      throw lmtError('SIM_USAGE', '--sweep-capacities and --sweep-min/--sweep-max are mutually exclusive')
+  }
+}
+
+/** The sweep the flags ask for, if any. */
+function sweepRequestOf(flags: SimulateFlags): SweepRequest | undefined {
+  if (!flags.sweep) return undefined
+  const capacities = flags['sweep-capacities']?.split(',').map((x) => num('sweep-capacities', x) as number)
+  const anyPoint =
+    capacities !== undefined || flags['sweep-min'] !== undefined || flags['sweep-max'] !== undefined
+  const unit = (flags['sweep-unit'] ?? (anyPoint ? 'blocks' : 'fraction')) as SweepRequest['unit']
+  const min = num('sweep-min', flags['sweep-min'])
+  const max = num('sweep-max', flags['sweep-max'])
+  if ((min !== undefined && min <= 0) || (min !== undefined && max !== undefined && max <= min))
+    throw lmtError('SIM_USAGE', '--sweep-min must be > 0 and below --sweep-max')
+  return {capacities, min, max, points: flags['sweep-points'] ?? 30, unit, group: flags['sweep-group']}
+}
+
+/** The flags that override a configuration (or make the quick form). */
+function simFlagsOf(args: SimulateArgs, flags: SimulateFlags): SimFlags {
+  const simFlags: SimFlags = {
+    trace: flags.trace,
+    outputDir: flags['output-dir'],
+    policy: flags.policy as PolicyName | undefined,
+    capacity: num('capacity', flags.capacity),
+    capacityBlocks: flags['capacity-blocks'],
+    blockSize: flags['block-size'],
+    bytesPerToken: flags['bytes-per-token'],
+    evictionMode:
+      flags['eviction-mode'] === undefined ? undefined : (Number(flags['eviction-mode']) as 1 | 2 | 3),
+    batchSize: flags['batch-size'],
+    replayMode: flags['replay-mode'] as SimFlags['replayMode'],
+    writeDelayNs: flags['write-delay-ns'],
+  }
+  if (flags.sweep && !args.config) simFlags.capacityBlocks = -1 // placeholder: each point sets its own capacity
+  return simFlags
 }

@@ -1,8 +1,8 @@
 // Tokens per block of each instance: given (a flag, the configuration) or inferred from the trace, and a given one
 // checked against it, by simulate's own rule (docs/simulate.md §3.6): one rule for both commands.
-import {fitsOfRows} from '../simulate/block-size-scan.js'
-import {checkGiven, inferred} from '../simulate/block-size-plan.js'
-import type {TraceRow} from '../simulate/trace-rows.js'
+import {fitsOfRows} from '../simulate/input/block-size-scan.js'
+import {checkGiven, inferred} from '../simulate/input/block-size-plan.js'
+import type {TraceRow} from '../simulate/input/trace-rows.js'
 
 export interface BlockSizeChoice {
   blockSize: number

@@ -1,9 +1,9 @@
 // Trace characterization (per instance and overall): load over time, input lengths, prefix sharing, reuse distance
 // (from simulate's LRU stack pass) and reuse time, working set over time, key popularity.
-import type {SimConfig} from '../simulate/config.js'
-import {PrefixBlocks} from '../simulate/prefix-blocks.js'
+import type {SimConfig} from '../simulate/config/config.js'
+import {PrefixBlocks} from '../simulate/oracles/prefix-blocks.js'
 import {ReuseDistances, reuseDistancesOf} from './reuse-distance.js'
-import type {TraceRow} from '../simulate/trace-rows.js'
+import type {TraceRow} from '../simulate/input/trace-rows.js'
 import {
   type Bin,
   geometricEdges,

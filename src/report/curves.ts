@@ -2,12 +2,12 @@
 // infinite-capacity references. LRU points come from simulate's one-pass stack method where it certifies them; the
 // other points and policies are replays of simulate's engine, on worker threads (simulate's sweep pool).
 import {availableParallelism} from 'node:os'
-import type {BeladyGroupResult} from '../simulate/belady.js'
-import type {PolicyName, SimConfig} from '../simulate/config.js'
-import {quotaUnits} from '../simulate/replayer.js'
-import {stackPass, type StackObserver, type StackPassResult} from '../simulate/stack-pass.js'
-import {type PointResult, runSweepTasks, type SweepTask} from '../simulate/sweep-pool.js'
-import type {TraceRow} from '../simulate/trace-rows.js'
+import type {BeladyGroupResult} from '../simulate/oracles/belady.js'
+import type {PolicyName, SimConfig} from '../simulate/config/config.js'
+import {quotaUnits} from '../simulate/engine/player.js'
+import {stackPass, type StackObserver, type StackPassResult} from '../simulate/oracles/stack-pass.js'
+import {type PointResult, runSweepTasks, type SweepTask} from '../simulate/sweep/sweep-pool.js'
+import type {TraceRow} from '../simulate/input/trace-rows.js'
 
 export interface CurvePoint {
   capacity_blocks: number

@@ -8,11 +8,11 @@ import {
   resolveConfig,
   type SimConfig,
   type SimFlags,
-} from '../simulate/config.js'
-import {Notes} from '../simulate/notes.js'
-import {loadSorted} from '../simulate/replay-rows.js'
-import type {TraceRow} from '../simulate/trace-rows.js'
-import {firstRowType, newStats, type TraceReadStats} from '../simulate/trace-source.js'
+} from '../simulate/config/config.js'
+import {Notes} from '../simulate/config/notes.js'
+import {loadSorted} from '../simulate/input/sorted-rows.js'
+import type {TraceRow} from '../simulate/input/trace-rows.js'
+import {firstRowType, newStats, type TraceReadStats} from '../simulate/input/trace-source.js'
 import {type BlockSizeChoice, blockSizesFor} from './block-size.js'
 
 export interface LoadRequest {

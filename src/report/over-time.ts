@@ -1,9 +1,9 @@
 // Hit rate over trace time at one capacity: each policy's replay (simulate's Replayer, with its plot series) and the
 // infinite cache, as the token hit rate of each time bin.
-import type {PolicyName, SimConfig} from '../simulate/config.js'
-import {replayRows} from '../simulate/replay-rows.js'
-import {Replayer} from '../simulate/replayer.js'
-import type {TraceRow} from '../simulate/trace-rows.js'
+import type {PolicyName, SimConfig} from '../simulate/config/config.js'
+import {playRows as replayRows} from '../simulate/engine/play-rows.js'
+import {Player as Replayer} from '../simulate/engine/player.js'
+import type {TraceRow} from '../simulate/input/trace-rows.js'
 import {withPolicy} from './curves.js'
 import type {TimeBins} from './time-bins.js'
 
@@ -105,7 +105,7 @@ export function hitRateOverTime(req: OverTimeRequest): OverTimeSeries[] {
           traceName: '',
         }),
     )
-    return binnedRates(run.replayer, req.groupName, tokens, req.bins, policy)
+    return binnedRates(run.player, req.groupName, tokens, req.bins, policy)
   })
   out.push(binnedRates(req.infinite, req.groupName, tokens, req.bins, 'infinite capacity'))
   return out

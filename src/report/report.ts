@@ -1,10 +1,10 @@
 // `lmt report` as a library call: the capacity-planning answer for a trace (the document the HTML page and --json
 // show). Reads with simulate's readers, replays with simulate's engine, sweeps with its stack pass and pool.
 import {lmtError} from '../errors.js'
-import type {PolicyName, SimConfig} from '../simulate/config.js'
-import {replayRows} from '../simulate/replay-rows.js'
-import {Replayer} from '../simulate/replayer.js'
-import {totalsOf} from '../simulate/summary.js'
+import type {PolicyName, SimConfig} from '../simulate/config/config.js'
+import {playRows as replayRows} from '../simulate/engine/play-rows.js'
+import {Player as Replayer} from '../simulate/engine/player.js'
+import {totalsOf} from '../simulate/output/summary.js'
 import {capacityTable} from './capacity-table.js'
 import {characterize} from './characterize.js'
 import {type CapacityChoice, chooseCapacity} from './chosen-capacity.js'
@@ -79,7 +79,7 @@ function replayInfinite(input: LoadedInput, group: Group, seed: bigint): Infinit
         infinite: true,
         traceName: input.traceName,
       }),
-  ).replayer
+  ).player
   const infGroup = replayer.groups.find(
     (g) => g.cfg.group_name === group.group_name,
   ) as Replayer['groups'][number]

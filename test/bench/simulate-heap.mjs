@@ -1,14 +1,14 @@
 // Run by simulate.bench.ts with --expose-gc (docs/simulate.md §8.2 P4): the heap and typed-array memory an lru replay holds
-// per distinct block (the key interner, the tree, the policy lists), the trace streamed through one Replayer.
+// per distinct block (the key interner, the tree, the policy lists), the trace streamed through one Player.
 // Prints {bytes, blocks} as JSON.
 import {join} from 'node:path'
 import {ROOT} from './harness.mjs'
 
 const dist = (p) => import(join(ROOT, 'dist', 'src', 'simulate', p))
-const {readTraceRows, newStats} = await dist('trace-source.js')
-const {KeyInterner} = await dist('key-interner.js')
-const {Replayer} = await dist('replayer.js')
-const {resolveConfig} = await dist('config.js')
+const {readTraceRows, newStats} = await dist('input/trace-source.js')
+const {KeyInterner} = await dist('input/key-interner.js')
+const {Player} = await dist('engine/player.js')
+const {resolveConfig} = await dist('config/config.js')
 
 const [trace, blockSize] = process.argv.slice(2)
 // freed ArrayBuffers are released after a GC, not in it: collect, let that happen, collect again
@@ -23,7 +23,7 @@ const used = async () => {
 const resolved = resolveConfig(undefined, {trace, blockSize: Number(blockSize), capacityBlocks: -1}, 'get')
 const before = await used()
 const keys = new KeyInterner()
-const replayer = new Replayer({
+const replayer = new Player({
   config: resolved.config,
   seed: 1n,
   quickInstance: resolved.quickInstance,

@@ -1,0 +1,487 @@
+import {readFileSync} from 'node:fs'
+import {basename, dirname, resolve} from 'node:path'
+import {lmtError} from '../../errors.js'
+import {withoutBom} from '../../jsonl/trim.js'
+import {nestsDeeperThan} from '../../jsonl/json-depth.js'
+import {MAX_JSON_DEPTH} from '../../jsonl/parse.js'
+import {fileStem} from '../../convert/settings.js'
+import {type Notice, Notes} from './notes.js'
+
+export type PolicyName = 'lru' | 'random_lru' | 'leaf_aware_lru' | 'ttl'
+export const POLICIES: readonly PolicyName[] = ['lru', 'random_lru', 'leaf_aware_lru', 'ttl']
+
+export interface PolicyParams {
+  sample_rate?: number
+  shard_count?: number
+  sample_times?: number
+  eviction_amplification_factor?: number
+  fallback_on_pressure?: boolean
+}
+
+export interface InstanceConfig {
+  instance_id: string
+  block_size: number
+  bytes_per_token?: number
+  eviction_policy_type: PolicyName
+  eviction_policy_params: PolicyParams
+}
+
+export interface GroupConfig {
+  group_name: string
+  quota_capacity?: number
+  quota_capacity_blocks?: number
+  used_percentage: number
+  instances: InstanceConfig[]
+}
+
+export interface SimConfig {
+  trace_file_path: string
+  output_result_path: string
+  eviction_params: {eviction_mode: 1 | 2 | 3; eviction_batch_size_per_instance: number}
+  trace_replay: {mode: 'read_write' | 'request'; write_delay_ns: number}
+  instance_groups: GroupConfig[]
+}
+
+/** Values given on the command line (undefined = not given). */
+export interface SimFlags {
+  trace?: string
+  outputDir?: string
+  policy?: PolicyName
+  capacity?: number
+  capacityBlocks?: number
+  blockSize?: number
+  bytesPerToken?: number
+  evictionMode?: 1 | 2 | 3
+  batchSize?: number
+  replayMode?: 'read_write' | 'request'
+  writeDelayNs?: number
+}
+
+const IGNORED: Record<string, string[]> = {
+  top: ['mamba_state'],
+  group: [
+    'storages',
+    'hierarchical_eviction_enabled',
+    'tier_write_mode',
+    'enable_promote',
+    'tier_strategy',
+    'tier_flows',
+    'default_block_ttl_seconds',
+    'ttl_refresh_on_read',
+    'ttl_config',
+  ],
+  instance: ['instance_group_name'],
+}
+const KNOWN: Record<string, string[]> = {
+  top: ['trace_file_path', 'output_result_path', 'eviction_params', 'trace_replay', 'instance_groups'],
+  eviction_params: ['eviction_mode', 'eviction_batch_size_per_instance'],
+  trace_replay: ['mode', 'write_delay_ns'],
+  group: ['group_name', 'quota_capacity', 'quota_capacity_blocks', 'used_percentage', 'instances'],
+  instance: [
+    'instance_id',
+    'block_size',
+    'bytes_per_token',
+    'eviction_policy_type',
+    'eviction_policy_params',
+  ],
+  params: [
+    'sample_rate',
+    'shard_count',
+    'sample_times',
+    'eviction_amplification_factor',
+    'fallback_on_pressure',
+  ],
+}
+
+type Json = Record<string, unknown>
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+function pointer(parts: Array<string | number>): string {
+  return '/' + parts.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')
+}
+
+function reportKeys(
+  obj: Json,
+  known: string[],
+  ignored: string[],
+  at: Array<string | number>,
+  notes: Notes,
+): void {
+  for (const k of Object.keys(obj)) {
+    if (known.includes(k)) continue
+    if (ignored.includes(k))
+      notes.add('LMT_SIM_IGNORED_KEY', `${pointer([...at, k])} is not modelled by lmt and is ignored`)
+    else notes.add('LMT_SIM_UNKNOWN_KEY', `${pointer([...at, k])} is not a known configuration key; ignored`)
+  }
+}
+
+/** Reads and validates a configuration file (before flags). Relative paths resolve against its directory. */
+export async function readConfigFile(path: string): Promise<{raw: Json; dir: string}> {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw lmtError('SIM_CONFIG_READ', `cannot read configuration ${path}: ${(err as Error).message}`)
+  }
+  let raw: unknown
+  try {
+    raw = JSON.parse(withoutBom(text))
+  } catch (err) {
+    throw lmtError('SIM_CONFIG_READ', `configuration ${path} is not valid JSON: ${(err as Error).message}`)
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
+    throw lmtError('SIM_CONFIG_READ', `configuration ${path} nests deeper than ${MAX_JSON_DEPTH} levels`)
+  if (!isObject(raw))
+    throw lmtError('SIM_CONFIG_SCHEMA', `configuration ${path}: the top level must be an object`)
+  if ('trace_type' in raw)
+    throw lmtError(
+      'SIM_CONFIG_LEGACY',
+      `configuration ${path} is of the older Optimizer generation (it has "trace_type"; its capacities were in blocks, not GB)`,
+      {
+        suggestions: [
+          'convert the trace to the standard JSONL with "lmt convert"',
+          'delete "trace_type" and point "trace_file_path" at the converted trace',
+          'express the old block capacity as "quota_capacity_blocks"',
+        ],
+      },
+    )
+  if (Array.isArray(raw.instance_groups)) {
+    for (const g of raw.instance_groups)
+      if (isObject(g) && 'quota_capacity' in g && 'quota_capacity_blocks' in g)
+        throw lmtError(
+          'SIM_CONFIG_SCHEMA',
+          `group "${String(g.group_name)}": quota_capacity and quota_capacity_blocks are mutually exclusive`,
+        )
+  }
+  // the schema validator (ajv) loads only when a configuration file is read: the quick form never needs it
+  const {validatorFor} = await import('../../schemas.js')
+  const validate = validatorFor('simulate-config.schema.json')
+  if (!validate(raw)) {
+    const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)
+    throw lmtError('SIM_CONFIG_SCHEMA', `configuration ${path} is invalid:\n  ${errors.join('\n  ')}`)
+  }
+  return {raw, dir: dirname(resolve(path))}
+}
+
+export interface ResolvedConfig {
+  config: SimConfig
+  notices: Notice[]
+  /** quick form: instances are created as the trace names them */
+  quick: boolean
+  quickInstance?: Omit<InstanceConfig, 'instance_id'>
+  /**
+   * where each configured instance's block size came from ('flag' or 'config'); an instance not listed (every
+   * instance of the quick form without --block-size) has none, and the run infers it from the trace
+   */
+  blockSizeGiven: Map<string, 'flag' | 'config'>
+  /** quick form: --block-size was given */
+  quickBlockSizeGiven?: boolean
+}
+
+/** Applies flags and defaults to a configuration file's content (or builds the quick form) and checks it. */
+export function resolveConfig(
+  file: {raw: Json; dir: string} | undefined,
+  flags: SimFlags,
+  firstRowType?: string,
+): ResolvedConfig {
+  const notes = new Notes()
+  if (!file) return quickForm(flags, notes, firstRowType)
+  const raw = file.raw
+  reportKeys(raw, KNOWN.top, IGNORED.top, [], notes)
+  const ep = isObject(raw.eviction_params) ? raw.eviction_params : {}
+  if (isObject(raw.eviction_params)) reportKeys(ep, KNOWN.eviction_params, [], ['eviction_params'], notes)
+  const tr = isObject(raw.trace_replay) ? raw.trace_replay : {}
+  if (isObject(raw.trace_replay)) reportKeys(tr, KNOWN.trace_replay, [], ['trace_replay'], notes)
+  const pick = picker(notes)
+  const paths = resolvePaths(raw, file.dir, flags, notes)
+  const config: SimConfig = {
+    trace_file_path: paths.trace ?? '',
+    output_result_path: paths.output ?? '',
+    eviction_params: {
+      eviction_mode: pick(
+        flags.evictionMode,
+        ep.eviction_mode,
+        '/eviction_params/eviction_mode',
+        1 as 1 | 2 | 3,
+      ),
+      eviction_batch_size_per_instance: pick(
+        flags.batchSize,
+        ep.eviction_batch_size_per_instance,
+        '/eviction_params/eviction_batch_size_per_instance',
+        100,
+      ),
+    },
+    trace_replay: {
+      mode: pick(flags.replayMode, tr.mode, '/trace_replay/mode', 'read_write' as 'read_write' | 'request'),
+      write_delay_ns: pick(flags.writeDelayNs, tr.write_delay_ns, '/trace_replay/write_delay_ns', 1),
+    },
+    instance_groups: [],
+  }
+  const seen: GroupContext = {
+    flags,
+    notes,
+    pick,
+    groupNames: new Set(),
+    instanceIds: new Set(),
+    blockSizeGiven: new Map(),
+  }
+  ;(raw.instance_groups as Json[]).forEach((g, gi) => config.instance_groups.push(resolveGroup(g, gi, seen)))
+  checkConfig(config)
+  return {config, notices: notes.list, quick: false, blockSizeGiven: seen.blockSizeGiven}
+}
+
+/** A setting: the flag (a notice when it overrides the file), else the file's value, else the default (a notice). */
+type Pick = <T>(flag: T | undefined, value: unknown, path: string, fallback: T) => T
+
+function picker(notes: Notes): Pick {
+  return <T>(flag: T | undefined, value: unknown, path: string, fallback: T): T => {
+    if (flag !== undefined) {
+      if (value !== undefined)
+        notes.add(
+          'LMT_SIM_OVERRIDE',
+          `${path} ${JSON.stringify(value)} overridden by a flag with ${JSON.stringify(flag)}`,
+        )
+      return flag
+    }
+    if (value !== undefined) return value as T
+    notes.add('LMT_SIM_DEFAULT', `${path} not set; using ${JSON.stringify(fallback)}`)
+    return fallback
+  }
+}
+
+/** The trace and the output directory: a flag (relative to the working directory) or the file's (to its folder). */
+function resolvePaths(
+  raw: Json,
+  dir: string,
+  flags: SimFlags,
+  notes: Notes,
+): {trace: string | undefined; output: string | undefined} {
+  const trace =
+    flags.trace !== undefined
+      ? resolve(flags.trace)
+      : typeof raw.trace_file_path === 'string'
+        ? resolve(dir, raw.trace_file_path)
+        : undefined
+  if (flags.trace !== undefined && raw.trace_file_path !== undefined)
+    notes.add('LMT_SIM_OVERRIDE', `/trace_file_path overridden by --trace ${flags.trace}`)
+  const output =
+    flags.outputDir !== undefined
+      ? resolve(flags.outputDir)
+      : typeof raw.output_result_path === 'string'
+        ? resolve(dir, raw.output_result_path)
+        : undefined
+  if (flags.outputDir !== undefined && raw.output_result_path !== undefined)
+    notes.add('LMT_SIM_OVERRIDE', `/output_result_path overridden by --output-dir ${flags.outputDir}`)
+  return {trace, output}
+}
+
+/** What resolving the groups and instances of one file shares: the flags, the notes, the names seen so far. */
+interface GroupContext {
+  flags: SimFlags
+  notes: Notes
+  pick: Pick
+  groupNames: Set<string>
+  instanceIds: Set<string>
+  blockSizeGiven: Map<string, 'flag' | 'config'>
+}
+
+/** One `instance_groups[gi]` entry with the flags applied, its notices in `ctx.notes`. */
+function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig {
+  const {flags, notes} = ctx
+  reportKeys(g, KNOWN.group, IGNORED.group, ['instance_groups', gi], notes)
+  const name = g.group_name as string
+  if (ctx.groupNames.has(name))
+    throw lmtError(
+      'SIM_CONFIG_DUPLICATE',
+      `group_name "${name}" appears twice (${pointer(['instance_groups', gi, 'group_name'])})`,
+    )
+  ctx.groupNames.add(name)
+  if (Array.isArray(g.storages) && g.storages.length > 1)
+    notes.add(
+      'LMT_SIM_NOT_MODELLED',
+      `group "${name}" has ${g.storages.length} storage tiers; lmt models one shared tier of quota_capacity`,
+    )
+  if (g.hierarchical_eviction_enabled === true)
+    notes.add('LMT_SIM_NOT_MODELLED', `group "${name}": hierarchical eviction is not modelled`)
+  if (typeof g.default_block_ttl_seconds === 'number' && g.default_block_ttl_seconds !== 0)
+    notes.add('LMT_SIM_NOT_MODELLED', `group "${name}": TTL expiry is not modelled (blocks never expire)`)
+  const group: GroupConfig = {group_name: name, used_percentage: 1, instances: []}
+  const at = (k: string) => pointer(['instance_groups', gi, k])
+  if (flags.capacity !== undefined || flags.capacityBlocks !== undefined) {
+    if (g.quota_capacity !== undefined || g.quota_capacity_blocks !== undefined)
+      notes.add(
+        'LMT_SIM_OVERRIDE',
+        `${at(g.quota_capacity !== undefined ? 'quota_capacity' : 'quota_capacity_blocks')} overridden by ${flags.capacity !== undefined ? `--capacity ${flags.capacity}` : `--capacity-blocks ${flags.capacityBlocks}`}`,
+      )
+    if (flags.capacity !== undefined) group.quota_capacity = flags.capacity
+    else group.quota_capacity_blocks = flags.capacityBlocks
+  } else if (g.quota_capacity !== undefined) group.quota_capacity = g.quota_capacity as number
+  else if (g.quota_capacity_blocks !== undefined)
+    group.quota_capacity_blocks = g.quota_capacity_blocks as number
+  if (g.used_percentage === undefined)
+    notes.add('LMT_SIM_DEFAULT', `${at('used_percentage')} not set; using 1.0`)
+  else group.used_percentage = g.used_percentage as number
+  if (group.used_percentage > 1)
+    notes.add(
+      'LMT_SIM_UNUSUAL_VALUE',
+      `group "${name}": used_percentage ${group.used_percentage} puts the quota above the capacity`,
+    )
+  if (group.quota_capacity !== undefined && group.quota_capacity < 0 && group.quota_capacity !== -1)
+    notes.add(
+      'LMT_SIM_UNUSUAL_VALUE',
+      `group "${name}": quota_capacity ${group.quota_capacity} is negative and means infinite`,
+    )
+  ;(g.instances as Json[]).forEach((inst, ii) => group.instances.push(resolveInstance(inst, gi, ii, ctx)))
+  return group
+}
+
+/** One `instances[ii]` entry of group `gi` with the flags applied. */
+function resolveInstance(inst: Json, gi: number, ii: number, ctx: GroupContext): InstanceConfig {
+  const {flags, notes, pick} = ctx
+  reportKeys(inst, KNOWN.instance, IGNORED.instance, ['instance_groups', gi, 'instances', ii], notes)
+  const id = inst.instance_id as string
+  if (ctx.instanceIds.has(id))
+    throw lmtError(
+      'SIM_CONFIG_DUPLICATE',
+      `instance_id "${id}" appears twice (${pointer(['instance_groups', gi, 'instances', ii, 'instance_id'])})`,
+    )
+  ctx.instanceIds.add(id)
+  const ip = (k: string) => pointer(['instance_groups', gi, 'instances', ii, k])
+  const params = isObject(inst.eviction_policy_params)
+    ? ({...inst.eviction_policy_params} as PolicyParams)
+    : {}
+  if (isObject(inst.eviction_policy_params))
+    reportKeys(
+      inst.eviction_policy_params,
+      KNOWN.params,
+      [],
+      ['instance_groups', gi, 'instances', ii, 'eviction_policy_params'],
+      notes,
+    )
+  const sizeGiven = flags.blockSize !== undefined || inst.block_size !== undefined
+  if (sizeGiven) ctx.blockSizeGiven.set(id, flags.blockSize !== undefined ? 'flag' : 'config')
+  const instance: InstanceConfig = {
+    instance_id: id,
+    // a missing block size is inferred from the trace before the run (16 until then)
+    block_size: sizeGiven ? pick(flags.blockSize, inst.block_size, ip('block_size'), 16) : 16,
+    eviction_policy_type: pick(
+      flags.policy,
+      inst.eviction_policy_type,
+      ip('eviction_policy_type'),
+      'lru' as PolicyName,
+    ),
+    eviction_policy_params: params,
+  }
+  const bpt = flags.bytesPerToken ?? (inst.bytes_per_token as number | undefined)
+  if (flags.bytesPerToken !== undefined && inst.bytes_per_token !== undefined)
+    notes.add('LMT_SIM_OVERRIDE', `${ip('bytes_per_token')} overridden by --bytes-per-token`)
+  if (bpt !== undefined) instance.bytes_per_token = bpt
+  policyNotices(instance, notes)
+  return instance
+}
+
+function policyNotices(i: InstanceConfig, notes: Notes): void {
+  const p = i.eviction_policy_params
+  if (
+    (i.eviction_policy_type === 'lru' || i.eviction_policy_type === 'leaf_aware_lru') &&
+    ((p.shard_count ?? 1) !== 1 || (p.eviction_amplification_factor ?? 1) > 1)
+  )
+    notes.add(
+      'LMT_SIM_NOT_MODELLED',
+      `instance "${i.instance_id}": sharded or amplified LRU is not modelled; exact LRU is used`,
+    )
+  if (i.eviction_policy_type === 'ttl' && p.fallback_on_pressure === false)
+    notes.add(
+      'LMT_SIM_NOT_MODELLED',
+      `instance "${i.instance_id}": ttl without fallback_on_pressure never evicts (expiry is not modelled); the cache may grow without bound`,
+    )
+}
+
+/** The semantic checks of docs/simulate.md §2.4 on the effective configuration. */
+function checkConfig(config: SimConfig): void {
+  for (const g of config.instance_groups) {
+    if (g.quota_capacity === undefined && g.quota_capacity_blocks === undefined)
+      throw lmtError('SIM_CAPACITY_MISSING', `group "${g.group_name}" has no capacity`, {
+        suggestions: [
+          'set quota_capacity (GB) or quota_capacity_blocks, or pass --capacity / --capacity-blocks',
+        ],
+      })
+    if (g.quota_capacity !== undefined && g.quota_capacity >= 0) {
+      for (const i of g.instances) {
+        if (i.bytes_per_token === undefined)
+          throw lmtError(
+            'SIM_BYTES_PER_TOKEN_MISSING',
+            `instance "${i.instance_id}" of group "${g.group_name}" has no bytes_per_token, needed for a capacity in GB`,
+            {
+              suggestions: [
+                'add bytes_per_token to the instance',
+                'or give the capacity in blocks (quota_capacity_blocks / --capacity-blocks)',
+              ],
+            },
+          )
+      }
+      const maxWeight = Math.max(...g.instances.map((i) => i.block_size * (i.bytes_per_token ?? 1)))
+      if (g.quota_capacity * 2 ** 30 >= 2 ** 53 || maxWeight >= 2 ** 53)
+        throw lmtError(
+          'SIM_CONFIG_SCHEMA',
+          `group "${g.group_name}": capacity or block weight too large for exact arithmetic`,
+        )
+    }
+  }
+  if (!config.trace_file_path)
+    throw lmtError('SIM_CONFIG_SCHEMA', 'no trace: set trace_file_path or pass --trace')
+  if (!config.output_result_path)
+    throw lmtError('SIM_CONFIG_SCHEMA', 'no output directory: set output_result_path or pass --output-dir')
+}
+
+function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): ResolvedConfig {
+  const trace = resolve(flags.trace as string)
+  const out = resolve(flags.outputDir ?? `${fileStem(basename(trace))}.simulate`)
+  const group: GroupConfig = {group_name: 'default', used_percentage: 1, instances: []}
+  if (flags.capacity !== undefined) group.quota_capacity = flags.capacity
+  else group.quota_capacity_blocks = flags.capacityBlocks ?? -1
+  const config: SimConfig = {
+    trace_file_path: trace,
+    output_result_path: out,
+    eviction_params: {
+      eviction_mode: flags.evictionMode ?? 3,
+      eviction_batch_size_per_instance: flags.batchSize ?? 100,
+    },
+    trace_replay: {
+      mode: flags.replayMode ?? (firstRowType === 'request' ? 'request' : 'read_write'),
+      write_delay_ns: flags.writeDelayNs ?? 1,
+    },
+    instance_groups: [group],
+  }
+  const quickInstance: Omit<InstanceConfig, 'instance_id'> = {
+    block_size: flags.blockSize ?? 16,
+    eviction_policy_type: flags.policy ?? 'lru',
+    eviction_policy_params: {},
+    ...(flags.bytesPerToken !== undefined ? {bytes_per_token: flags.bytesPerToken} : {}),
+  }
+  const cap =
+    group.quota_capacity !== undefined
+      ? `${group.quota_capacity} GB`
+      : group.quota_capacity_blocks === -1
+        ? 'infinite'
+        : `${group.quota_capacity_blocks} blocks`
+  notes.add(
+    'LMT_SIM_QUICK_FORM',
+    `quick form: one group "default" (${cap}), every instance of the trace with block_size ${flags.blockSize ?? 'inferred from its rows'} and policy ${quickInstance.eviction_policy_type}, eviction_mode ${config.eviction_params.eviction_mode}, replay mode ${config.trace_replay.mode}`,
+  )
+  if (group.quota_capacity !== undefined && group.quota_capacity >= 0 && flags.bytesPerToken === undefined)
+    throw lmtError('SIM_BYTES_PER_TOKEN_MISSING', 'a capacity in GB needs --bytes-per-token', {
+      suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks'],
+    })
+  return {
+    config,
+    notices: notes.list,
+    quick: true,
+    quickInstance,
+    blockSizeGiven: new Map(),
+    quickBlockSizeGiven: flags.blockSize !== undefined,
+  }
+}

@@ -1,0 +1,53 @@
+// What `lmt simulate` is asked to do (the command builds it from flags) and the progress it reports: below the
+// run, the sweep and the row passes, which all read it.
+import type {SimFlags} from './config.js'
+import type {FormatRecogniser} from '../input/foreign-trace.js'
+import type {PendingFiles} from '../output/pending-files.js'
+
+export type OracleChoice = 'none' | 'infinite' | 'belady' | 'all'
+
+export interface SweepRequest {
+  capacities?: number[]
+  min?: number
+  max?: number
+  points: number
+  unit: 'blocks' | 'gb' | 'fraction'
+  group?: string
+}
+
+export interface SimulateRequest {
+  configPath?: string
+  flags: SimFlags
+  seed: bigint
+  skipInvalid: boolean
+  strictInstances: boolean
+  plots: boolean
+  oracle: OracleChoice
+  sweep?: SweepRequest
+  keepPointCsv: boolean
+  /** check that the trace's rows do not contradict a given block size as too small (default true) */
+  blockSizeCheck?: boolean
+  /** sweeps: the one-pass stack method where it is certified exact (auto, the default), or never */
+  stack?: 'auto' | 'off'
+  /** the formats a line that is not a trace row looks like (asks the converters; for the error's hint) */
+  recogniseFormats?: FormatRecogniser
+  /** threads for the points of a sweep (this one included); default: the available cores */
+  jobs?: number
+  /** filled with the run's temporary files while they exist (a signal handler removes them) */
+  pending?: PendingFiles
+  version: string
+  onProgress?(p: SimulateProgress): void
+}
+
+/**
+ * Progress of a run: bytes of the trace read (and rows so far), then, in a sweep, the points done (`points`) and,
+ * when the Belady references are computed after the points (one thread), those done (`belady`).
+ */
+export interface SimulateProgress {
+  bytes: number
+  total: number
+  rows: number
+  points?: {done: number; total: number; belady?: boolean}
+  /** a pass over rows held in memory (an oracle, a sweep's first passes): rows done of total */
+  step?: {label: string; done: number; total: number}
+}

@@ -1,0 +1,46 @@
+// Rows held in memory (sweeps, oracles, a re-sorted trace; input/sorted-rows.ts loads them) played through a
+// Player, the play timed apart from the writing of deferred CSV rows. ("Play" is simulate's pass of trace rows
+// through the engine, the Optimizer's trace replay; `lmt replay` of .lct traces is the other thing.)
+import type {TraceRow} from '../input/trace-rows.js'
+import type {Player} from './player.js'
+
+export interface PlayRun {
+  player: Player
+  /** in the play */
+  seconds: number
+  /** writing deferred CSV rows between play batches */
+  writeSeconds: number
+}
+
+/** rows played between two writes of deferred CSV rows (which stay out of the play's time) */
+export const PLAY_BATCH = 256
+
+/** Plays rows held in memory (sorted). `onBatch(done, total)`: rows played so far, after each batch (for a progress bar). */
+export function playRows(
+  rows: readonly TraceRow[],
+  make: () => Player,
+  onBatch?: (done: number, total: number) => void,
+): PlayRun {
+  const r = make()
+  let seconds = 0
+  let written = 0
+  try {
+    for (let start = 0; start < rows.length; start += PLAY_BATCH) {
+      const t0 = performance.now()
+      const end = Math.min(rows.length, start + PLAY_BATCH)
+      for (let i = start; i < end; i++) r.apply(rows[i])
+      const t1 = performance.now()
+      seconds += t1 - t0
+      r.drainCsvs()
+      written += performance.now() - t1
+      onBatch?.(end, rows.length)
+    }
+    const t0 = performance.now()
+    r.finish()
+    seconds += performance.now() - t0
+  } catch (err) {
+    r.closeCsvs(false).catch(() => {}) // the files are removed; the error is the one to report
+    throw err
+  }
+  return {player: r, seconds: seconds / 1000, writeSeconds: written / 1000}
+}

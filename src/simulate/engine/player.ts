@@ -1,0 +1,448 @@
+import {lmtError} from '../../errors.js'
+import type {GroupConfig, InstanceConfig, SimConfig} from '../config/config.js'
+import {
+  evictIfNeeded,
+  type GroupSettings,
+  LeafAwareLruPolicy,
+  LruPolicy,
+  type Policy,
+  RandomLruPolicy,
+  SimInstance,
+  TtlPolicy,
+} from './engine.js'
+import {BinaryHeap} from '../../util/binary-heap.js'
+import {newReadRecord, rate, type ReadRecord} from '../output/hit-rate-csv.js'
+import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from '../output/hit-rate-sink.js'
+import type {TraceRow} from '../input/trace-rows.js'
+import {BlockSizeFit} from '../input/block-size.js'
+import {blockSizeError, type BlockSizeSource} from '../input/block-size-errors.js'
+
+const INT64_MAX = 2n ** 63n - 1n
+const PLOT_POINTS = 2000
+
+export interface InstanceCounters {
+  get_rows: number
+  read_blocks: number
+  local_read_blocks: number
+  hit_blocks: number
+  local_hit_blocks: number
+  remote_hit_blocks: number
+  input_tokens: number
+  hit_tokens: number
+  local_hit_tokens: number
+  remote_hit_tokens: number
+  write_rows: number
+  write_blocks: number
+  newly_inserted_blocks: number
+  evictions: number
+  final_cached_blocks: number
+  peak_cached_blocks: number
+}
+
+export interface PlotPoint {
+  ts: bigint
+  accHitRate: number
+  /** the number of the read record (from 0) */
+  read: number
+}
+
+export class InstState {
+  readonly counters: InstanceCounters = {
+    get_rows: 0,
+    read_blocks: 0,
+    local_read_blocks: 0,
+    hit_blocks: 0,
+    local_hit_blocks: 0,
+    remote_hit_blocks: 0,
+    input_tokens: 0,
+    hit_tokens: 0,
+    local_hit_tokens: 0,
+    remote_hit_tokens: 0,
+    write_rows: 0,
+    write_blocks: 0,
+    newly_inserted_blocks: 0,
+    evictions: 0,
+    final_cached_blocks: 0,
+    peak_cached_blocks: 0,
+  }
+  accWrite = 0
+  /** the number of the instance's CSV in the replay's sink (-1: not opened) */
+  csvFile = -1
+  /** the CSV path, asked for once (null: this run writes no CSV for the instance) */
+  csvPath: string | null | undefined
+  /** the block sizes this instance's rows allow so far */
+  readonly blockSizeFit = new BlockSizeFit()
+  /** decimated plot data: every 2^step-th read record (see {@link plotPoints}) */
+  plot: PlotPoint[] = []
+  private plotStep = 1
+  private reads = 0
+  private lastTs = 0n
+  private lastRate = 0
+
+  constructor(
+    readonly cfg: InstanceConfig,
+    readonly group: GroupState,
+    readonly engine: SimInstance,
+    readonly order: number,
+  ) {}
+
+  /** a read record's point; only the kept ones become objects (this runs in the replay, per get) */
+  addPlotPoint(ts: bigint, accHitRate: number): void {
+    this.lastTs = ts
+    this.lastRate = accHitRate
+    const read = this.reads++
+    if (read % this.plotStep === 0) {
+      this.plot.push({ts, accHitRate, read})
+      if (this.plot.length >= PLOT_POINTS) {
+        this.plot = this.plot.filter((_, i) => i % 2 === 0)
+        this.plotStep *= 2
+      }
+    }
+  }
+
+  /** the plot's points: the decimated ones, then the last read record's unless it is among them */
+  plotPoints(): PlotPoint[] {
+    const pts = [...this.plot]
+    const last = this.reads - 1
+    if (last >= 0 && pts[pts.length - 1]?.read !== last)
+      pts.push({ts: this.lastTs, accHitRate: this.lastRate, read: last})
+    return pts
+  }
+}
+
+export class GroupState {
+  readonly members: InstState[] = []
+  readonly engines: SimInstance[] = []
+
+  constructor(
+    readonly cfg: GroupConfig,
+    readonly settings: GroupSettings,
+  ) {}
+}
+
+export interface PlayerOptions {
+  config: SimConfig
+  seed: bigint
+  /** quick form: instances created on first appearance with these settings */
+  quickInstance?: Omit<InstanceConfig, 'instance_id'>
+  /** quick form: the block sizes inferred per instance (instead of quickInstance's) */
+  quickBlockSizes?: ReadonlyMap<string, number>
+  /** check that a get's keys are not fewer than its full blocks (default true; V10 is always checked) */
+  blockSizeCheck?: boolean
+  /** where an instance's block size came from (for the message of a contradiction) */
+  blockSizeSource?: (instanceId: string) => BlockSizeSource
+  /** write hit-rate CSVs into this directory (file name from the instance id) */
+  csvName?: (instanceId: string) => string | undefined
+  /**
+   * when the CSV rows are formatted and written: as they come (`inline`, the default), or kept as numbers and
+   * written at {@link Player.drainCsvs} (`deferred`: off the replay's path, for a caller that times it)
+   */
+  csvWriter?: 'inline' | 'deferred'
+  strictInstances: boolean
+  plots: boolean
+  /** only replay rows of these instances (sweeps); others are ignored */
+  onlyGroup?: string
+  /** capacity used instead of the group's (sweeps) */
+  capacityOverride?: {group: string; blocks?: number; gb?: number}
+  /** never evict in any group (the infinite oracle) */
+  infinite?: boolean
+  traceName: string
+}
+
+/** A copy of group `g` with the capacity of a sweep point. */
+export function groupAtCapacity(g: GroupConfig, cap: {blocks?: number; gb?: number}): GroupConfig {
+  const copy: GroupConfig = {...g}
+  delete copy.quota_capacity
+  delete copy.quota_capacity_blocks
+  if (cap.gb !== undefined) copy.quota_capacity = cap.gb
+  else copy.quota_capacity_blocks = cap.blocks
+  return copy
+}
+
+/** `quota_units` of a group (null = infinite), from its capacity and weights (docs/simulate.md §2.3). */
+export function quotaUnits(g: GroupConfig): number | null {
+  if (g.quota_capacity !== undefined) {
+    if (g.quota_capacity < 0) return null
+    return Math.trunc(Math.trunc(g.quota_capacity * 2 ** 30) * g.used_percentage)
+  }
+  const blocks = g.quota_capacity_blocks as number
+  if (blocks === -1) return null
+  return Math.trunc(blocks * g.used_percentage)
+}
+
+export function weightOf(g: GroupConfig, i: InstanceConfig): number {
+  return g.quota_capacity !== undefined ? i.block_size * (i.bytes_per_token ?? 0) : 1
+}
+
+function makePolicy(i: InstanceConfig, batch: number, seed: bigint): Policy {
+  switch (i.eviction_policy_type) {
+    case 'random_lru':
+      return new RandomLruPolicy(batch, i.eviction_policy_params.sample_rate, seed)
+    case 'leaf_aware_lru':
+      return new LeafAwareLruPolicy()
+    case 'ttl':
+      return new TtlPolicy(i.eviction_policy_params.fallback_on_pressure !== false)
+    default:
+      return new LruPolicy()
+  }
+}
+
+function newSink(writer: PlayerOptions['csvWriter']): HitRateSink {
+  return writer === 'deferred' ? new DeferredHitRateSink() : new InlineHitRateSink()
+}
+
+interface PendingWrite {
+  ts: bigint
+  seq: number
+  inst: InstState
+  keys: number[]
+}
+
+export interface SkipCounts {
+  unknown_instance: number
+  unsupported_query_type: number
+  unknownInstances: Map<string, {get: number; write: number; request: number}>
+  queryTypes: Map<string, number>
+}
+
+/**
+ * Plays rows (simulate's pass of a trace through the engine) in trace order against the caches (docs/simulate.md §4.2): GETs, WRITEs, request-mode scheduled writes,
+ * eviction after every write; streams the hit-rate CSVs and keeps the counters.
+ */
+export class Player {
+  readonly instances = new Map<string, InstState>()
+  readonly ordered: InstState[] = []
+  readonly groups: GroupState[] = []
+  readonly skips: SkipCounts = {
+    unknown_instance: 0,
+    unsupported_query_type: 0,
+    unknownInstances: new Map(),
+    queryTypes: new Map(),
+  }
+  blockLookups = 0
+  firstTs: bigint | undefined
+  lastTs: bigint | undefined
+  /** scheduled writes, a min-heap by (ts, seq) */
+  private readonly heap = new BinaryHeap<PendingWrite>(
+    (a, b) => a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq),
+  )
+  private seq = 0
+  /** the CSV rows' destination (made when the first CSV is opened) */
+  private sink: HitRateSink | undefined
+  private readonly byFile: InstState[] = []
+  private readonly accWriteOf = (file: number): number => this.byFile[file].accWrite
+  /** the read record handed to the sink (reused: the sink reads it at once) */
+  private readonly readRecord: ReadRecord = newReadRecord()
+  /** the timestamp of the rows waiting in the sink for AccWriteBlocks */
+  private bufferTs: bigint | undefined
+  private readonly mode: 'read_write' | 'request'
+  private readonly delay: bigint
+
+  constructor(private readonly opts: PlayerOptions) {
+    this.mode = opts.config.trace_replay.mode
+    this.delay = BigInt(opts.config.trace_replay.write_delay_ns)
+    for (const g of opts.config.instance_groups) {
+      const cfg = this.groupConfig(g)
+      const state = new GroupState(cfg, {
+        quotaUnits: opts.infinite ? null : quotaUnits(cfg),
+        mode: opts.config.eviction_params.eviction_mode,
+        batch: opts.config.eviction_params.eviction_batch_size_per_instance,
+      })
+      this.groups.push(state)
+      for (const i of g.instances) this.addInstance(i, state)
+    }
+  }
+
+  private groupConfig(g: GroupConfig): GroupConfig {
+    const o = this.opts.capacityOverride
+    return o && o.group === g.group_name ? groupAtCapacity(g, o) : g
+  }
+
+  private addInstance(i: InstanceConfig, group: GroupState): InstState {
+    const engine = new SimInstance(
+      makePolicy(
+        i,
+        this.opts.config.eviction_params.eviction_mode
+          ? this.opts.config.eviction_params.eviction_batch_size_per_instance
+          : 100,
+        this.opts.seed,
+      ),
+      weightOf(group.cfg, i),
+    )
+    const state = new InstState(i, group, engine, this.ordered.length)
+    group.members.push(state)
+    group.engines.push(engine)
+    this.instances.set(i.instance_id, state)
+    this.ordered.push(state)
+    return state
+  }
+
+  private instanceFor(row: TraceRow): InstState | undefined {
+    let inst = this.instances.get(row.instance)
+    if (inst === undefined && this.opts.quickInstance) {
+      const cfg: InstanceConfig = {instance_id: row.instance, ...this.opts.quickInstance}
+      const inferred = this.opts.quickBlockSizes?.get(row.instance)
+      if (inferred !== undefined) cfg.block_size = inferred
+      this.opts.config.instance_groups[0].instances.push(cfg)
+      inst = this.addInstance(cfg, this.groups[0])
+    }
+    if (inst && this.opts.onlyGroup !== undefined && inst.group.cfg.group_name !== this.opts.onlyGroup)
+      return undefined
+    return inst
+  }
+
+  /** Applies one row; rows must come in replay order. */
+  apply(row: TraceRow): void {
+    while (this.heap.size > 0 && (this.heap.peek() as PendingWrite).ts <= row.ts) {
+      const w = this.heap.pop() as PendingWrite
+      this.write(w.inst, w.ts, w.keys)
+    }
+    this.flushBefore(row.ts)
+    if (this.firstTs === undefined) this.firstTs = row.ts
+    this.lastTs = row.ts
+    const inst = this.instanceFor(row)
+    if (inst === undefined) {
+      if (this.opts.onlyGroup !== undefined && this.instances.has(row.instance)) return
+      if (this.opts.strictInstances)
+        throw lmtError(
+          'SIM_UNKNOWN_INSTANCE',
+          `${this.opts.traceName}:${row.lineNo}: instance "${row.instance}" is not configured (--strict-instances)`,
+        )
+      this.skips.unknown_instance++
+      let c = this.skips.unknownInstances.get(row.instance)
+      if (!c) this.skips.unknownInstances.set(row.instance, (c = {get: 0, write: 0, request: 0}))
+      c[row.type]++
+      return
+    }
+    if (row.type === 'write') return this.write(inst, row.ts, row.keys)
+    this.checkBlockSize(row, inst)
+    if (row.queryType === 'prefix_match') this.get(inst, row)
+    else {
+      this.skips.unsupported_query_type++
+      this.skips.queryTypes.set(row.queryType, (this.skips.queryTypes.get(row.queryType) ?? 0) + 1)
+    }
+    if (row.type === 'request') {
+      const due = row.ts + this.delay
+      if (due > INT64_MAX)
+        throw lmtError(
+          'SIM_TS_OVERFLOW',
+          `${this.opts.traceName}:${row.lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`,
+        )
+      this.heap.push({ts: due, seq: this.seq++, inst, keys: row.keys})
+    }
+  }
+
+  /** Applies the remaining scheduled writes and flushes the CSVs. */
+  finish(): void {
+    while (this.heap.size > 0) {
+      const w = this.heap.pop() as PendingWrite
+      this.flushBefore(w.ts)
+      this.write(w.inst, w.ts, w.keys)
+    }
+    this.flushBefore(undefined)
+    for (const i of this.ordered) i.counters.final_cached_blocks = i.engine.policy.size
+  }
+
+  /** Writes out the CSV rows a deferred writer holds (call between replay batches). */
+  drainCsvs(): void {
+    this.sink?.drain?.()
+  }
+
+  /** Commits (or abandons) the CSV files. */
+  async closeCsvs(commit: boolean): Promise<void> {
+    const sink = this.sink
+    this.sink = undefined
+    await sink?.close(commit)
+  }
+
+  /**
+   * A get's keys are its ⌊input_len / block_size⌋ full blocks: more is a partial tail (V10, always an error),
+   * fewer means a block size too small for the trace (an error unless the check is off). Rows without keys do
+   * not constrain (see block-size.ts).
+   */
+  private checkBlockSize(row: TraceRow, inst: InstState): void {
+    const k = row.keys.length
+    if (k === 0) return
+    inst.blockSizeFit.add(k, row.inputLen, row.lineNo)
+    const bs = inst.cfg.block_size
+    const full = Math.floor(row.inputLen / bs)
+    if (full === k || (full > k && this.opts.blockSizeCheck === false)) return
+    throw blockSizeError({
+      traceName: this.opts.traceName,
+      instance: inst.cfg.instance_id,
+      blockSize: bs,
+      source: this.opts.blockSizeSource?.(inst.cfg.instance_id) ?? 'config',
+      keys: k,
+      inputLen: row.inputLen,
+      lineNo: row.lineNo,
+    })
+  }
+
+  private cachedAll(): number {
+    let n = 0
+    const all = this.ordered
+    for (let k = 0; k < all.length; k++) n += all[k].engine.policy.size
+    return n
+  }
+
+  private get(inst: InstState, row: TraceRow): void {
+    const r = inst.engine.get(row.keys, row.mask, row.ts)
+    this.blockLookups += row.keys.length
+    const c = inst.counters
+    const bs = inst.cfg.block_size
+    const hit = r.localHit + r.remoteHit
+    const cached = inst.engine.policy.size
+    c.get_rows++
+    c.read_blocks += row.keys.length
+    c.local_read_blocks += r.localRead
+    c.hit_blocks += hit
+    c.local_hit_blocks += r.localHit
+    c.remote_hit_blocks += r.remoteHit
+    c.input_tokens += row.inputLen
+    c.hit_tokens += hit * bs
+    c.local_hit_tokens += r.localHit * bs
+    c.remote_hit_tokens += r.remoteHit * bs
+    if (cached > c.peak_cached_blocks) c.peak_cached_blocks = cached
+    if (this.opts.plots) inst.addPlotPoint(row.ts, rate(c.hit_tokens, c.input_tokens))
+    if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
+    if (inst.csvPath === null) return
+    if (inst.csvFile < 0) {
+      this.sink ??= newSink(this.opts.csvWriter)
+      inst.csvFile = this.byFile.length
+      this.byFile.push(inst)
+      this.sink.open(inst.csvFile, inst.csvPath)
+    }
+    const rec = this.readRecord
+    rec.cached = cached
+    rec.cachedAll = this.cachedAll()
+    rec.read = row.keys.length
+    rec.localHit = r.localHit
+    rec.remoteHit = r.remoteHit
+    rec.inputTokens = row.inputLen
+    rec.bs = bs
+    this.sink?.row(inst.csvFile, row.ts, rec, c)
+    this.bufferTs = row.ts
+  }
+
+  private write(inst: InstState, ts: bigint, keys: number[]): void {
+    this.flushBefore(ts)
+    const inserted = inst.engine.insert(keys, ts)
+    evictIfNeeded(inst.group.engines, inst.group.settings, inst.engine)
+    this.blockLookups += keys.length
+    const c = inst.counters
+    c.write_rows++
+    c.write_blocks += keys.length
+    c.newly_inserted_blocks += inserted
+    inst.accWrite += keys.length
+    const members = inst.group.members
+    for (let k = 0; k < members.length; k++) members[k].counters.evictions = members[k].engine.evictions
+  }
+
+  /** Finishes buffered CSV rows once replay moves past their timestamp (AccWriteBlocks is then known). */
+  private flushBefore(ts: bigint | undefined): void {
+    // bufferTs is set exactly while rows wait in the sink
+    if (this.bufferTs === undefined || (ts !== undefined && ts <= this.bufferTs)) return
+    this.sink?.complete(this.accWriteOf)
+    this.bufferTs = undefined
+  }
+}

@@ -1,0 +1,159 @@
+import {statSync} from 'node:fs'
+import {lmtError} from '../../errors.js'
+import {LineReader, tooLongMessage} from '../../jsonl/line-reader.js'
+import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
+import {RowByteScanner} from './row-scan-bytes.js'
+
+export interface TraceReadStats {
+  rows: number
+  rowsByType: {get: number; write: number; request: number}
+  invalid: Record<string, number>
+  bytes: number
+}
+
+export interface TraceReadOptions {
+  path: string
+  name: string
+  skipInvalid: boolean
+  mode: 'read_write' | 'request'
+  keys: KeyInterner
+  /** the fast lane checks keys but interns none (each key id 0): for a pre-pass that needs only key counts */
+  countKeysOnly?: boolean
+  onBytes?(bytes: number): void
+}
+
+/** lines per batch: big enough that the per-batch costs (a resumption, the progress call) vanish */
+const BATCH_LINES = 1024
+const BATCH_BYTES = 256 << 10
+
+export function newStats(path: string): TraceReadStats {
+  let bytes = 0
+  try {
+    bytes = statSync(path).size
+  } catch {
+    // reported when reading
+  }
+  return {rows: 0, rowsByType: {get: 0, write: 0, request: 0}, invalid: {}, bytes}
+}
+
+/**
+ * Streams validated rows in file order (rules V1–V9 and the mode rule), a batch of lines at a time (one resumption
+ * per batch, not per row); invalid rows throw or are counted. A row that throws does so after the rows before it
+ * were handed over, as it would row by row. Lines are read as bytes: the fast lane scans them without decoding,
+ * and only a line it gives up on is decoded for the exact path.
+ */
+export async function* readTraceRowBatches(
+  opts: TraceReadOptions,
+  stats: TraceReadStats,
+): AsyncGenerator<TraceRow[]> {
+  const reader = new LineReader(
+    opts.path,
+    {
+      invalidUtf8: (lineNo) => {
+        const err = new RowError('V1', 'the line is not valid UTF-8')
+        if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
+        stats.rows++
+        stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+      },
+      tooLong: (lineNo, _preview, bytes) => {
+        const err = new RowError('V1', tooLongMessage(bytes, reader.maxLineBytes))
+        if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
+        stats.rows++
+        stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+      },
+    },
+    {chunkBytes: BATCH_BYTES},
+  )
+  const scanner = new RowByteScanner()
+  const fastKeys = opts.countKeysOnly ? undefined : opts.keys
+  try {
+    for await (const lines of reader.lineBatches({maxLines: BATCH_LINES, maxBytes: BATCH_BYTES})) {
+      const rows: TraceRow[] = []
+      let failure: unknown
+      const {bytes, starts, ends, lineNos} = lines
+      for (let i = 0; i < lines.count && failure === undefined; i++) {
+        const lineNo = lineNos[i]
+        stats.rows++
+        let row: TraceRow
+        try {
+          row =
+            scanner.scan(bytes, starts[i], ends[i], lineNo, fastKeys) ??
+            parseRow(lines.text(i), lineNo, opts.keys)
+        } catch (err) {
+          if (!(err instanceof RowError)) throw err
+          if (opts.skipInvalid) {
+            stats.invalid[err.rule] = (stats.invalid[err.rule] ?? 0) + 1
+            continue
+          }
+          failure = traceRowError(opts.name, lineNo, err)
+          break
+        }
+        stats.rowsByType[row.type]++
+        if ((opts.mode === 'read_write') !== (row.type !== 'request')) {
+          failure = modeError(opts, lineNo, row.type)
+          break
+        }
+        rows.push(row)
+      }
+      opts.onBytes?.(reader.bytesRead) // after the batch's rows are counted, so the two figures agree
+      if (rows.length > 0) yield rows
+      if (failure !== undefined) throw failure
+    }
+  } catch (err) {
+    if (
+      (err as NodeJS.ErrnoException).code === 'ENOENT' ||
+      (err as NodeJS.ErrnoException).code === 'EISDIR' ||
+      (err as NodeJS.ErrnoException).code === 'EACCES'
+    )
+      throw lmtError('SIM_TRACE_READ', `cannot read trace ${opts.name}: ${(err as Error).message}`)
+    throw err
+  }
+}
+
+/** {@link readTraceRowBatches} row by row. */
+export async function* readTraceRows(
+  opts: TraceReadOptions,
+  stats: TraceReadStats,
+): AsyncGenerator<TraceRow> {
+  for await (const rows of readTraceRowBatches(opts, stats)) yield* rows
+}
+
+function modeError(opts: TraceReadOptions, lineNo: number, type: string): Error {
+  return lmtError(
+    'SIM_TRACE_MODE',
+    `${opts.name}:${lineNo}: a "${type}" row in trace_replay.mode "${opts.mode}"`,
+    {
+      suggestions: [
+        opts.mode === 'read_write'
+          ? 'set trace_replay.mode to "request" (or --replay-mode request)'
+          : 'set trace_replay.mode to "read_write" (or --replay-mode read_write)',
+      ],
+    },
+  )
+}
+
+/** The type of the first non-blank row (quick form's replay mode), or undefined. */
+export async function firstRowType(path: string): Promise<string | undefined> {
+  // an over-long line is passed over here: the full read reports it (V1)
+  const reader = new LineReader(path, {tooLong: () => {}})
+  try {
+    for await (const line of reader.lines()) {
+      const m = /"type"\s*:\s*"(\w+)"/.exec(line.text)
+      return m?.[1]
+    }
+  } catch (err) {
+    throw lmtError('SIM_TRACE_READ', `cannot read trace ${path}: ${(err as Error).message}`)
+  }
+  return undefined
+}
+
+/** The text of the first non-blank line (trimmed), or undefined (an empty or unreadable file). */
+export async function firstLine(path: string): Promise<string | undefined> {
+  const reader = new LineReader(path, {tooLong: () => {}, invalidUtf8: () => {}})
+  try {
+    for await (const line of reader.lines()) return line.text
+  } catch {
+    return undefined
+  }
+  return undefined
+}

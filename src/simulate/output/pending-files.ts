@@ -1,0 +1,72 @@
+// The output set of a simulation while it is made: every file is written complete to a temporary beside it and
+// staged; commit() then replaces them all together (replaceAsSet: all or none, so an old summary.json never ends
+// up beside a new sweep.csv). Until then an interrupted or failed run removes the temporaries (the command's signal
+// handler calls removeAll), so Ctrl-C leaves the previous outputs as they were and no stray `.tmp` behind.
+import {rmSync, writeFileSync} from 'node:fs'
+import {tempPathFor} from '../../util/atomic-write.js'
+import {outputError, refuseNonRegularOutput} from '../../util/output-path.js'
+import {replaceAsSet, type Replacement} from '../../util/replace-set.js'
+import {isLmtError} from '../../errors.js'
+
+/** Removes a file; what is not one (a folder put at its name) stays, and the error being reported stays the one. */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, {force: true})
+  } catch {
+    // nothing of ours to remove
+  }
+}
+
+export class PendingFiles {
+  private readonly paths = new Set<string>()
+  private readonly staged = new Map<string, string>()
+
+  /** A temporary file, removed by {@link removeAll} while it is registered. */
+  add(path: string): void {
+    this.paths.add(path)
+  }
+
+  delete(path: string): void {
+    this.paths.delete(path)
+  }
+
+  /** Removes every file still pending, staged ones included (synchronous: called from a signal handler). */
+  removeAll(): void {
+    for (const p of [...this.paths, ...this.staged.values()]) removeQuietly(p)
+    this.paths.clear()
+    this.staged.clear()
+  }
+
+  /** Writes `path`'s content to `<path>.tmp` now; the file appears at {@link commit} (LMT_SIM_OUTPUT on failure). */
+  writeAtomic(path: string, data: string): void {
+    const tmp = tempPathFor(path)
+    refuseNonRegularOutput(path, 'SIM_OUTPUT')
+    this.add(tmp)
+    try {
+      writeFileSync(tmp, data)
+    } catch (err) {
+      rmSync(tmp, {force: true})
+      this.delete(tmp)
+      throw outputError('SIM_OUTPUT', `cannot write ${path}`, err)
+    }
+    this.delete(tmp)
+    this.staged.set(path, tmp)
+  }
+
+  /** Stages a complete file `tmp` written elsewhere (a hit-rate CSV) to become `path` at {@link commit}. */
+  stage(tmp: string, path: string): void {
+    this.staged.set(path, tmp)
+  }
+
+  /** Replaces every staged file, all together or none (the old ones stay); the temporaries are gone either way. */
+  commit(): void {
+    const set: Replacement[] = [...this.staged].map(([path, tmp]) => ({tmp, path}))
+    this.staged.clear()
+    try {
+      replaceAsSet(set)
+    } catch (err) {
+      if (isLmtError(err)) throw err
+      throw outputError('SIM_OUTPUT', `cannot replace the outputs ${set.map((r) => r.path).join(', ')}`, err)
+    }
+  }
+}

@@ -1,0 +1,141 @@
+// summary.json (docs/simulate.md §5.5) and the terminal table (§5.4), from a replay's state.
+import type {SimConfig} from '../config/config.js'
+import {formatG} from './format-g.js'
+import {rate} from './hit-rate-csv.js'
+import {type InstanceCounters, type InstState, quotaUnits, type Player, weightOf} from '../engine/player.js'
+import type {TraceReadStats} from '../input/trace-source.js'
+
+export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
+  const g = cfg.instance_groups[groupIdx]
+  const q = quotaUnits(g)
+  if (q === null) return 'inf'
+  if (g.quota_capacity_blocks !== undefined) return `${q} blocks`
+  const weights = new Set(g.instances.map((i) => weightOf(g, i)))
+  const gb = formatG(g.quota_capacity as number)
+  if (weights.size === 1) return `${Math.floor(q / [...weights][0])} blocks (${gb} GB)`
+  return `${gb} GB`
+}
+
+export function instanceSummary(i: InstState, csv: string | null): Record<string, unknown> {
+  const c = i.counters
+  return {
+    instance_id: i.cfg.instance_id,
+    group_name: i.group.cfg.group_name,
+    block_size: i.cfg.block_size,
+    bytes_per_token: i.cfg.bytes_per_token ?? null,
+    policy: i.cfg.eviction_policy_type,
+    ...c,
+    token_hit_rate: rate(c.hit_tokens, c.input_tokens),
+    local_token_hit_rate: rate(c.local_hit_tokens, c.input_tokens),
+    remote_token_hit_rate: rate(c.remote_hit_tokens, c.input_tokens),
+    block_hit_rate: rate(c.hit_blocks, c.read_blocks),
+    csv,
+  }
+}
+
+export function totalsOf(members: ReadonlyArray<{counters: InstanceCounters}>): Record<string, number> {
+  const keys = [
+    'get_rows',
+    'read_blocks',
+    'local_read_blocks',
+    'hit_blocks',
+    'local_hit_blocks',
+    'remote_hit_blocks',
+    'input_tokens',
+    'hit_tokens',
+    'local_hit_tokens',
+    'remote_hit_tokens',
+    'write_rows',
+    'write_blocks',
+    'newly_inserted_blocks',
+    'evictions',
+    'final_cached_blocks',
+    'peak_cached_blocks',
+  ] as const
+  const t: Record<string, number> = {}
+  for (const k of keys) t[k] = members.reduce((a, m) => a + m.counters[k], 0)
+  t.token_hit_rate = rate(t.hit_tokens, t.input_tokens)
+  t.local_token_hit_rate = rate(t.local_hit_tokens, t.input_tokens)
+  t.remote_token_hit_rate = rate(t.remote_hit_tokens, t.input_tokens)
+  t.block_hit_rate = rate(t.hit_blocks, t.read_blocks)
+  return t
+}
+
+export function groupSummary(r: Player): Array<Record<string, unknown>> {
+  return r.groups.map((g) => {
+    const q = quotaUnits(g.cfg)
+    const byBlocks = g.cfg.quota_capacity_blocks !== undefined
+    const w = g.cfg.instances.map((i) => weightOf(g.cfg, i))
+    const equal = new Set(w).size <= 1
+    const cap = byBlocks ? g.cfg.quota_capacity_blocks : g.cfg.quota_capacity
+    const infinite = q === null
+    let capacityGb: number | null = null
+    if (!byBlocks && !infinite) capacityGb = g.cfg.quota_capacity as number
+    else if (
+      byBlocks &&
+      !infinite &&
+      equal &&
+      g.cfg.instances.length > 0 && // the quick form's group is empty when the trace had no row to replay
+      g.cfg.instances.every((i) => i.bytes_per_token !== undefined)
+    )
+      capacityGb =
+        ((g.cfg.quota_capacity_blocks as number) *
+          g.cfg.instances[0].block_size *
+          (g.cfg.instances[0].bytes_per_token as number)) /
+        2 ** 30
+    return {
+      group_name: g.cfg.group_name,
+      unit: byBlocks ? 'block' : 'byte',
+      capacity: infinite ? null : cap,
+      infinite,
+      used_percentage: g.cfg.used_percentage,
+      quota_units: q,
+      quota_blocks: q === null || !equal || w.length === 0 ? null : Math.floor(q / w[0]),
+      capacity_gb: capacityGb,
+      eviction_mode: g.settings.mode,
+      eviction_batch_size_per_instance: g.settings.batch,
+      instances: g.members.map((m) => m.cfg.instance_id),
+      totals: totalsOf(g.members),
+    }
+  })
+}
+
+export function traceSummary(
+  path: string,
+  stats: TraceReadStats,
+  r: Player,
+  cfg: SimConfig,
+  sorted: boolean,
+): Record<string, unknown> {
+  return {
+    path,
+    bytes: stats.bytes,
+    rows: stats.rows,
+    rows_by_type: stats.rowsByType,
+    replay_mode: cfg.trace_replay.mode,
+    write_delay_ns: cfg.trace_replay.write_delay_ns,
+    sorted_input: sorted,
+    first_timestamp_ns: r.firstTs?.toString() ?? null,
+    last_timestamp_ns: r.lastTs?.toString() ?? null,
+    skipped: {
+      unknown_instance: r.skips.unknown_instance,
+      unsupported_query_type: r.skips.unsupported_query_type,
+      invalid: Object.fromEntries(Object.entries(stats.invalid).sort()),
+    },
+    unknown_instances: [...r.skips.unknownInstances].map(([instance_id, c]) => ({instance_id, ...c})),
+  }
+}
+
+/** The sweep document without the internal fields used for the plot and the totals. */
+export function publicSweepDoc(doc: Record<string, unknown>): Record<string, unknown> {
+  const {group_name, unit, points, wss_blocks, series, stack, csv} = doc
+  return {group_name, unit, points, wss_blocks, series, stack, csv}
+}
+
+/** The configuration with quick-form instances filled in (what `config` in summary.json echoes). */
+export function cfgWithInstances(cfg: SimConfig, r: Player): SimConfig {
+  const copy = structuredClone(cfg)
+  if (copy.instance_groups.length === 1 && copy.instance_groups[0].instances.length === 0)
+    copy.instance_groups[0].instances = r.ordered.map((i) => structuredClone(i.cfg))
+  return copy
+}

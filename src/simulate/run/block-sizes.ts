@@ -1,0 +1,79 @@
+// The block sizes of a run, before any play: inferred from the trace where none is given, checked where one is
+// (docs/simulate.md §3.3). A sweep loads the whole trace here, sorted; its rows give the fits.
+import type {PlayerOptions} from '../engine/player.js'
+import type {BlockSizeFit} from '../input/block-size.js'
+import {blockSizeError, contradictionOf} from '../input/block-size-errors.js'
+import {type BlockSizePlan, needsInference, settleBlockSizes} from '../input/block-size-plan.js'
+import {fitsOfRows, scanBlockSizes} from '../input/block-size-scan.js'
+import {loadSorted} from '../input/sorted-rows.js'
+import type {TraceRow} from '../input/trace-rows.js'
+import {noRowsError, type RunSetup} from './setup.js'
+
+/** The player options every play of the run shares. */
+export type BaseOptions = Required<
+  Pick<
+    PlayerOptions,
+    | 'config'
+    | 'seed'
+    | 'quickBlockSizes'
+    | 'blockSizeCheck'
+    | 'blockSizeSource'
+    | 'strictInstances'
+    | 'traceName'
+  >
+> &
+  Pick<PlayerOptions, 'quickInstance'>
+
+export interface RunSizes {
+  plan: BlockSizePlan
+  /** the fits of the whole trace, when it was read before the play */
+  fits?: Map<string, BlockSizeFit>
+  /** a sweep's rows, sorted */
+  rowsInMemory?: TraceRow[]
+  baseOptions: BaseOptions
+}
+
+export async function settleRunSizes(setup: RunSetup): Promise<RunSizes> {
+  const {req, resolved, cfg, tracePath, traceName} = setup
+  const check = req.blockSizeCheck !== false
+  let rowsInMemory: TraceRow[] | undefined
+  let fits: Map<string, BlockSizeFit> | undefined
+  if (req.sweep) {
+    rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, setup.stats, setup.notes)
+    if (rowsInMemory.length === 0) throw await noRowsError(setup)
+    fits = fitsOfRows(rowsInMemory)
+  } else if (needsInference(resolved))
+    fits = await scanBlockSizes({
+      path: tracePath,
+      name: traceName,
+      skipInvalid: req.skipInvalid,
+      mode: cfg.trace_replay.mode,
+    })
+  const plan = settleBlockSizes(resolved, fits, traceName, check)
+  const baseOptions: BaseOptions = {
+    config: cfg,
+    seed: req.seed,
+    quickInstance: resolved.quickInstance,
+    quickBlockSizes: plan.quickSizes,
+    blockSizeCheck: check,
+    blockSizeSource: plan.source,
+    strictInstances: req.strictInstances,
+    traceName,
+  }
+  return {plan, fits, rowsInMemory, baseOptions}
+}
+
+/** A contradiction a streamed play met, as the error with the block size the whole trace implies. */
+export async function withTraceFit(setup: RunSetup, sizes: RunSizes, err: unknown): Promise<unknown> {
+  const c = contradictionOf(err)
+  if (c === undefined) return err
+  const all =
+    sizes.fits ??
+    (await scanBlockSizes({
+      path: setup.tracePath,
+      name: setup.traceName,
+      skipInvalid: true,
+      mode: setup.cfg.trace_replay.mode,
+    }))
+  return blockSizeError(c, all.get(c.instance))
+}

@@ -1,0 +1,108 @@
+// The first step of a run: its configuration resolved, its output directory made (or found) and checked, the
+// names of its files, and the error of a run that plays no row.
+import {existsSync} from 'node:fs'
+import {basename, join} from 'node:path'
+import {lmtError} from '../../errors.js'
+import {ensureDirectory, refuseNonRegularOutput} from '../../util/output-path.js'
+import {readConfigFile, resolveConfig, type ResolvedConfig, type SimConfig} from '../config/config.js'
+import {Notes} from '../config/notes.js'
+import type {SimulateRequest} from '../config/request.js'
+import type {Player} from '../engine/player.js'
+import {foreignFormats, notConvertedError} from '../input/foreign-trace.js'
+import {firstRowType, newStats, type TraceReadStats} from '../input/trace-source.js'
+import {CsvNames} from '../output/csv-names.js'
+import {PendingFiles} from '../output/pending-files.js'
+
+/** the outputs of a run besides the CSVs: refused before any work when one is a device, a FIFO or a folder */
+const FIXED_OUTPUTS = [
+  'summary.json',
+  'sweep.csv',
+  'hit_rate_over_time.svg',
+  'hit_rate_over_time.vl.json',
+  'sweep_hit_rate.svg',
+  'sweep_hit_rate.vl.json',
+]
+
+/** What a failed run must undo or explain: set as soon as it is known. */
+export interface RunContext {
+  tracePath?: string
+  /** the output directory, and whether this run created it */
+  out?: string
+  createdOut?: string
+}
+
+/** What every step of a run reads. */
+export interface RunSetup {
+  req: SimulateRequest
+  /** performance.now() at the start */
+  started: number
+  resolved: ResolvedConfig
+  cfg: SimConfig
+  notes: Notes
+  out: string
+  tracePath: string
+  traceName: string
+  /** the trace's read statistics (filled by the read that counts: the streamed one, or the sorted load) */
+  stats: TraceReadStats
+  pending: PendingFiles
+  csvNames: CsvNames
+  /** the names of the files written, in order (summary.json `outputs`) */
+  outputs: string[]
+}
+
+/** Resolves the configuration and makes the output directory (noting in `run` what a failure must undo). */
+export async function setUpRun(req: SimulateRequest, run: RunContext): Promise<RunSetup> {
+  const started = performance.now()
+  const file = req.configPath ? await readConfigFile(req.configPath) : undefined
+  const tracePathForQuick = req.flags.trace
+  const first = !file && tracePathForQuick ? await firstRowType(tracePathForQuick) : undefined
+  const resolved = resolveConfig(file, req.flags, first)
+  const notes = new Notes([...resolved.notices])
+  const cfg = resolved.config
+  const out = cfg.output_result_path
+  const createdOut = existsSync(out) ? undefined : out
+  ensureDirectory(out, 'SIM_OUTPUT')
+  run.out = out
+  run.createdOut = createdOut
+  for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT')
+  const tracePath = cfg.trace_file_path
+  run.tracePath = tracePath
+  const pending = req.pending ?? new PendingFiles()
+  return {
+    req,
+    started,
+    resolved,
+    cfg,
+    notes,
+    out,
+    tracePath,
+    traceName: basename(tracePath),
+    stats: newStats(tracePath),
+    pending,
+    csvNames: new CsvNames(notes, pending),
+    outputs: [],
+  }
+}
+
+/** Why a run played no row, as the no-rows error says it. */
+export async function noRowsError(setup: RunSetup, skips?: Player['skips']): Promise<Error> {
+  const {req, tracePath, stats} = setup
+  const formats = await foreignFormats(tracePath, req.recogniseFormats)
+  if (formats.length > 0) return notConvertedError(tracePath, formats)
+  const invalid = Object.entries(stats.invalid)
+  const why =
+    stats.rows === 0
+      ? 'the trace has no rows'
+      : invalid.length > 0
+        ? `${invalid.reduce((a, [, n]) => a + n, 0)} of ${stats.rows} rows were invalid and skipped (${invalid.map(([rule, n]) => `${rule} ${n}`).join(', ')})`
+        : skips !== undefined && skips.unknown_instance > 0
+          ? `${skips.unknown_instance} rows are of instances that are not configured (${[...skips.unknownInstances.keys()].slice(0, 5).join(', ')})`
+          : 'no row reached a configured instance'
+  return lmtError('SIM_NO_ROWS', basename(tracePath), why, {
+    suggestions: [
+      invalid.length > 0
+        ? 'run without --skip-invalid to see the first invalid row and why'
+        : 'check the trace and the configuration; a run must replay at least one row',
+    ],
+  })
+}

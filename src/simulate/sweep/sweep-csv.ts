@@ -1,0 +1,64 @@
+// sweep.csv (docs/simulate.md §6.3): one row per instance and one total row (`*`) per point and series (the
+// policy, `belady`, `infinite`), with the capacity in blocks and GB where it can be said.
+import {formatG} from '../output/format-g.js'
+import {rate} from '../output/hit-rate-csv.js'
+
+export const SWEEP_CSV_HEADER =
+  'series,capacity_blocks,capacity_gb,quota_blocks,instance_id,requests,read_blocks,hit_blocks,input_tokens,hit_tokens,token_hit_rate,block_hit_rate,evictions,method'
+
+/** A point's capacity columns: in blocks, in GB, the quota in blocks ('' where the units do not convert). */
+export interface CapacityCells {
+  capBlocks: string
+  capGb: string
+  quotaBlocks: string
+}
+
+/** One row of sweep.csv. */
+export function sweepCsvRow(
+  seriesName: string,
+  cells: CapacityCells,
+  id: string,
+  c: Record<string, number>,
+  method = 'replay',
+): string {
+  return [
+    seriesName,
+    cells.capBlocks,
+    cells.capGb,
+    cells.quotaBlocks,
+    id,
+    c.get_rows,
+    c.read_blocks,
+    c.hit_blocks,
+    c.input_tokens,
+    c.hit_tokens,
+    formatG(rate(c.hit_tokens, c.input_tokens)),
+    formatG(rate(c.hit_blocks, c.read_blocks)),
+    c.evictions,
+    method,
+  ].join(',')
+}
+
+/** The capacity columns of a point: `q` its quota in units, `w0` its first member's weight. */
+export function capacityCells(
+  cap: {blocks?: number; gb?: number},
+  q: number | null,
+  weights: readonly number[],
+  w0: number,
+): CapacityCells {
+  const equal = new Set(weights).size <= 1
+  const capBlocks =
+    cap.blocks !== undefined
+      ? String(cap.blocks)
+      : equal && q !== null
+        ? String(Math.floor(((cap.gb as number) * 2 ** 30) / w0))
+        : ''
+  const capGb =
+    cap.gb !== undefined
+      ? formatG(cap.gb)
+      : equal && weights.length > 0 && weights[0] > 0
+        ? formatG(((cap.blocks as number) * weights[0]) / 2 ** 30)
+        : ''
+  const quotaBlocks = q !== null && equal ? String(Math.floor(q / w0)) : ''
+  return {capBlocks, capGb, quotaBlocks}
+}

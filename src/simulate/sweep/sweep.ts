@@ -1,0 +1,436 @@
+// Sweeps (docs/simulate.md §6): the curve of hit rate against capacity for one group, with its oracle ceilings.
+// The steps: the infinite play (working set, ceiling), the capacities, the stack pass, the points' plays (on
+// worker threads or here), the Belady references, sweep.csv and the summary's sweep document.
+import {mkdirSync} from 'node:fs'
+import {availableParallelism} from 'node:os'
+import {join} from 'node:path'
+import {lmtError} from '../../errors.js'
+import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
+import type {ResolvedConfig, SimConfig} from '../config/config.js'
+import {formatG} from '../output/format-g.js'
+import type {Notes} from '../config/notes.js'
+import {PendingFiles} from '../output/pending-files.js'
+import {playRows} from '../engine/play-rows.js'
+import {quotaUnits, Player} from '../engine/player.js'
+import type {SimulateRequest, SweepRequest} from '../config/request.js'
+import {stepProgress} from '../config/step-progress.js'
+import {stackPass, type StackPassResult} from '../oracles/stack-pass.js'
+import {sweepBeladySuffix, sweepFooterLines, sweepPointLine} from '../output/console.js'
+import {cfgWithInstances, totalsOf} from '../output/summary.js'
+import {
+  type PointJob,
+  type PointResult,
+  pointResult,
+  replayPoint as playPoint,
+  runSweepTasks,
+  type SweepCapacity,
+  type SweepTask,
+} from './sweep-pool.js'
+import {capacityCells, SWEEP_CSV_HEADER, sweepCsvRow} from './sweep-csv.js'
+import type {TraceRow} from '../input/trace-rows.js'
+
+export function notUsed(points: number, reason: string): StackPassResult {
+  return {eligible: false, reason, certified: new Array<undefined>(points).fill(undefined), blockLookups: 0}
+}
+
+export interface SweepResult {
+  doc: Record<string, unknown>
+  largest: Player
+  /** threads that played the points */
+  jobs: number
+  playSeconds: number
+  lines: string[]
+  infinite: unknown
+}
+
+/** The player options a sweep's plays share. */
+export interface SweepBase {
+  config: SimConfig
+  seed: bigint
+  quickInstance?: ResolvedConfig['quickInstance']
+  strictInstances: boolean
+  traceName: string
+}
+
+/** What the steps of one sweep read: the request, the swept group, its capacities and how each point is had. */
+interface SweepPlan {
+  rows: TraceRow[]
+  req: SimulateRequest
+  base: SweepBase
+  groupName: string
+  /** the configuration with the trace's instances (from the infinite play) */
+  effCfg: SimConfig
+  /** the swept group in the infinite play */
+  infinite: Player['groups'][number]
+  wss: number
+  weights: number[]
+  caps: SweepCapacity[]
+  /** the swept group's policies, `+`-joined: the series name */
+  policy: string
+  job: PointJob
+  stack: StackPassResult
+  /** the points that are played (the others come from the stack pass) */
+  toPlay: number[]
+}
+
+/** What the points and references add up to: sweep.csv's rows, the document's points, the console lines. */
+interface SweepTally {
+  csvRows: string[]
+  docPoints: Array<Record<string, unknown>>
+  /** where each point's console line is in `lines` (the Belady figure is added to it) */
+  pointLine: number[]
+  series: Array<{capacity: number; rate: number}>
+  beladyCurve: Array<{capacity: number; rate: number}>
+  lines: string[]
+  lookups: number
+  largest: Player
+}
+
+export async function runSweep(
+  rows: TraceRow[],
+  req: SimulateRequest,
+  cfg: SimConfig,
+  base: SweepBase,
+  notes: Notes,
+  out: string,
+  csvName: (dir: string) => (id: string) => string,
+): Promise<SweepResult> {
+  const t0 = performance.now()
+  const {plan, infinitePlay} = planSweep(rows, req, cfg, base, notes)
+  const {caps, groupName} = plan
+  const tally: SweepTally = {
+    csvRows: [SWEEP_CSV_HEADER],
+    docPoints: [],
+    pointLine: [],
+    series: [],
+    beladyCurve: [],
+    lines: [],
+    lookups: infinitePlay.blockLookups + plan.stack.blockLookups,
+    largest: infinitePlay,
+  }
+  // the points are independent plays: on worker threads unless one thread is asked for (or point CSVs, which
+  // this thread writes); results are assembled in point order either way, so they never depend on --jobs
+  const jobs = Math.max(1, Math.min(req.jobs ?? availableParallelism(), caps.length))
+  const withBelady = req.oracle === 'belady' || req.oracle === 'all'
+  const parallel = jobs > 1 && !req.keepPointCsv ? await playInParallel(plan, jobs, withBelady) : undefined
+  if (parallel) tally.largest = parallel.last
+  await addPoints(plan, tally, parallel?.points, out, csvName)
+  if (withBelady) addBelady(plan, tally, notes, parallel?.belady)
+  const infTotals = addInfinite(plan, tally)
+  const files = req.pending ?? new PendingFiles()
+  files.writeAtomic(join(out, 'sweep.csv'), tally.csvRows.join('\n') + '\n')
+  const playSeconds = (performance.now() - t0) / 1000
+  const threads = parallel ? jobs : 1
+  tally.lines.push(
+    ...sweepFooterLines({
+      infiniteRate: infTotals.token_hit_rate,
+      wss: plan.wss,
+      stack: plan.stack,
+      points: caps.length,
+      played: plan.toPlay.length,
+      traceName: base.traceName,
+      groupName,
+      threads,
+      lookupsPerSecond: tally.lookups / playSeconds,
+    }),
+  )
+  return {
+    jobs: threads,
+    doc: sweepDoc(plan, tally, infTotals),
+    largest: tally.largest,
+    playSeconds,
+    lines: tally.lines,
+    infinite: [
+      {
+        group_name: groupName,
+        token_hit_rate: infTotals.token_hit_rate,
+        block_hit_rate: infTotals.block_hit_rate,
+        hit_blocks: infTotals.hit_blocks,
+      },
+    ],
+  }
+}
+
+/** The group a sweep is of: --sweep-group, or the only one. */
+function sweptGroup(sw: SweepRequest, cfg: SimConfig): string {
+  const groupName =
+    sw.group ?? (cfg.instance_groups.length === 1 ? cfg.instance_groups[0].group_name : undefined)
+  if (groupName === undefined || !cfg.instance_groups.some((g) => g.group_name === groupName))
+    throw lmtError(
+      'SIM_USAGE',
+      groupName === undefined
+        ? 'several groups: name the one to sweep with --sweep-group'
+        : `--sweep-group: no group "${groupName}"`,
+    )
+  return groupName
+}
+
+/** The infinite play (working-set size, the infinite ceiling), the capacities and the stack pass. */
+function planSweep(
+  rows: TraceRow[],
+  req: SimulateRequest,
+  cfg: SimConfig,
+  base: SweepBase,
+  notes: Notes,
+): {plan: SweepPlan; infinitePlay: Player} {
+  const sw = req.sweep as SweepRequest
+  const groupName = sweptGroup(sw, cfg)
+  const inf = playRows(
+    rows,
+    () =>
+      new Player({
+        ...base,
+        config: structuredClone(cfg),
+        plots: false,
+        infinite: true,
+        onlyGroup: groupName,
+        strictInstances: false,
+      }),
+    stepProgress(req, 'infinite capacity'),
+  )
+  const effCfg = cfgWithInstances(cfg, inf.player)
+  const infinite = inf.player.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<
+    Player['groups'][number]
+  >
+  const wss = infinite.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
+  const swept = effCfg.instance_groups.find((g) => g.group_name === groupName)
+  const weights = swept?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
+  const caps = capacitiesOf(sw, wss, weights, notes)
+  const policy = [...new Set(swept?.instances.map((i) => i.eviction_policy_type))].join('+')
+  const job: PointJob = {
+    base: {seed: base.seed, strictInstances: false, traceName: base.traceName},
+    config: effCfg,
+    groupName,
+  }
+  const stack = stackFor(rows, req, effCfg, groupName, caps)
+  // the largest point is always played, as the summary describes its play
+  const toPlay = caps
+    .map((_, p) => p)
+    .filter((p) => p === caps.length - 1 || stack.certified[p] === undefined)
+  const plan = {rows, req, base, groupName, effCfg, infinite, wss, weights, caps, policy, job, stack, toPlay}
+  return {plan, infinitePlay: inf.player}
+}
+
+/** The swept capacities: the given ones, or `points` spaced evenly on a log scale; in blocks or GB. */
+function capacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: Notes): SweepCapacity[] {
+  let points: number[]
+  if (sw.capacities) points = [...new Set(sw.capacities)].sort((a, b) => a - b)
+  else {
+    const min = sw.min ?? (sw.unit === 'fraction' ? 0.001 : 1)
+    const max = sw.max ?? (sw.unit === 'fraction' ? 1 : Math.max(2, wss))
+    points = Array.from({length: sw.points}, (_, i) =>
+      Math.exp(Math.log(min) + (i * (Math.log(max) - Math.log(min))) / (sw.points - 1)),
+    )
+  }
+  if (sw.unit === 'gb') return points.filter((v) => v >= 0).map((gb) => ({gb}))
+  const blocks = points
+    .filter((v) => v >= 0)
+    .map((v) => Math.max(1, Math.round(sw.unit === 'fraction' ? v * wss : v)))
+  if (new Set(weights).size > 1)
+    notes.add(
+      'LMT_SIM_UNUSUAL_VALUE',
+      'the swept group has instances of different weights; block and fraction units count every block as 1',
+    )
+  return [...new Set(blocks)].sort((a, b) => a - b).map((b) => ({blocks: b}))
+}
+
+/** The one-pass stack method (§6.6): the points it certifies, unless it is switched off or cannot serve. */
+function stackFor(
+  rows: TraceRow[],
+  req: SimulateRequest,
+  effCfg: SimConfig,
+  groupName: string,
+  caps: SweepCapacity[],
+): StackPassResult {
+  if (req.stack === 'off') return notUsed(caps.length, '--stack off')
+  if (req.keepPointCsv)
+    return notUsed(caps.length, "--keep-point-csv writes every point's CSVs, which needs its replay")
+  stepProgress(req, 'stack pass')?.(0, rows.length)
+  return stackPass(rows, effCfg, groupName, caps)
+}
+
+/** the configuration of the swept group at one capacity (for the Belady reference) */
+function capConfigOf(plan: SweepPlan, cap: SweepCapacity): SimConfig {
+  const capCfg = structuredClone(plan.effCfg)
+  const g = capCfg.instance_groups.find(
+    (x) => x.group_name === plan.groupName,
+  ) as SimConfig['instance_groups'][number]
+  delete g.quota_capacity
+  delete g.quota_capacity_blocks
+  if (cap.gb !== undefined) g.quota_capacity = cap.gb
+  else g.quota_capacity_blocks = cap.blocks
+  return capCfg
+}
+
+/** a point the stack pass gave (never the largest) */
+function fromStack(plan: SweepPlan, p: number): PointResult | undefined {
+  return p === plan.caps.length - 1 ? undefined : plan.stack.certified[p]
+}
+
+/** The points' plays and Belady references on worker threads; every point's result, in point order. */
+async function playInParallel(
+  plan: SweepPlan,
+  jobs: number,
+  withBelady: boolean,
+): Promise<{points: PointResult[]; belady?: BeladyGroupResult[][]; last: Player}> {
+  const {caps, toPlay, req} = plan
+  // the Belady references first, the plays last: this thread starts from the end, with the largest capacity,
+  // whose player the summary describes
+  const tasks: SweepTask[] = [
+    ...(withBelady
+      ? caps.map((cap): SweepTask => ({kind: 'belady', capConfig: capConfigOf(plan, cap)}))
+      : []),
+    ...toPlay.map((p): SweepTask => ({kind: 'replay', cap: caps[p]})),
+  ]
+  const n = withBelady ? caps.length : 0
+  // a point is done when its play and its Belady reference are: tasks left per point
+  const left = caps.map((_, p) => (withBelady ? 1 : 0) + (fromStack(plan, p) === undefined ? 1 : 0))
+  let done = left.filter((k) => k === 0).length
+  const report = () => req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done, total: caps.length}})
+  report()
+  const run = await runSweepTasks(plan.rows, plan.job, tasks, jobs, (index) => {
+    if (--left[index < n ? index : toPlay[index - n]] === 0) done++
+    report()
+  })
+  const played = run.results.slice(n) as PointResult[]
+  return {
+    points: caps.map((_, p) => fromStack(plan, p) ?? played[toPlay.indexOf(p)]),
+    belady: withBelady ? (run.results.slice(0, n) as BeladyGroupResult[][]) : undefined,
+    last: run.last as Player,
+  }
+}
+
+/** Every point in order: its result (from the threads, the stack pass, or played here), its rows and line. */
+async function addPoints(
+  plan: SweepPlan,
+  tally: SweepTally,
+  parallel: PointResult[] | undefined,
+  out: string,
+  csvName: (dir: string) => (id: string) => string,
+): Promise<void> {
+  const {caps, req, rows, job, groupName} = plan
+  for (let p = 0; p < caps.length; p++) {
+    const cap = caps[p]
+    let point: PointResult
+    const method = fromStack(plan, p) === undefined ? 'replay' : 'stack'
+    if (parallel) point = parallel[p]
+    else if (method === 'stack') point = fromStack(plan, p) as PointResult
+    else {
+      req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done: p, total: caps.length}})
+      const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
+      const dir = join(out, 'points', label)
+      if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
+      const player = playPoint(rows, job, cap, req.keepPointCsv ? csvName(dir) : undefined)
+      await player.closeCsvs(true)
+      point = pointResult(player, groupName)
+      tally.largest = player
+    }
+    if (method === 'replay') tally.lookups += point.blockLookups
+    addPoint(plan, tally, cap, point, method)
+  }
+}
+
+/** A point's rows of sweep.csv, its entry in the document and its console line. */
+function addPoint(
+  plan: SweepPlan,
+  tally: SweepTally,
+  cap: SweepCapacity,
+  point: PointResult,
+  method: string,
+): void {
+  const cells = capacityCells(cap, quotaUnits(point.groupCfg), plan.weights, point.members[0]?.weight ?? 1)
+  for (const m of point.members)
+    tally.csvRows.push(
+      sweepCsvRow(plan.policy, cells, m.instanceId, m.counters as unknown as Record<string, number>, method),
+    )
+  const totals = totalsOf(point.members)
+  tally.csvRows.push(sweepCsvRow(plan.policy, cells, '*', totals, method))
+  tally.docPoints.push({
+    capacity_blocks: cells.capBlocks === '' ? null : Number(cells.capBlocks),
+    capacity_gb: cells.capGb === '' ? null : Number(cells.capGb),
+    quota_blocks: cells.quotaBlocks === '' ? null : Number(cells.quotaBlocks),
+    method,
+  })
+  tally.series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
+  tally.pointLine.push(tally.lines.length)
+  tally.lines.push(sweepPointLine(cap, plan.policy, totals.token_hit_rate, method === 'stack'))
+}
+
+/** The Belady reference of every point (from the threads, or computed here): its rows, curve and line suffix. */
+function addBelady(
+  plan: SweepPlan,
+  tally: SweepTally,
+  notes: Notes,
+  parallelBelady: BeladyGroupResult[][] | undefined,
+): void {
+  const {caps, req, policy} = plan
+  const belady = parallelBelady ? undefined : prepareBelady(plan.rows, plan.effCfg, plan.groupName)
+  for (let p = 0; p < caps.length; p++) {
+    const cap = caps[p]
+    if (!parallelBelady)
+      req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done: p, total: caps.length, belady: true}})
+    const [bel] = parallelBelady
+      ? parallelBelady[p]
+      : (belady as NonNullable<typeof belady>)(capConfigOf(plan, cap))
+    const point = tally.docPoints[p]
+    const fmt = (v: unknown) => (v === null || v === undefined ? '' : String(v))
+    const cells = {
+      capBlocks: fmt(point.capacity_blocks),
+      capGb: point.capacity_gb === null ? '' : formatG(point.capacity_gb as number),
+      quotaBlocks: fmt(point.quota_blocks),
+    }
+    const tot = {get_rows: 0, read_blocks: 0, hit_blocks: 0, input_tokens: 0, hit_tokens: 0, evictions: 0}
+    for (const c of bel.instances) {
+      tally.csvRows.push(sweepCsvRow('belady', cells, c.instance_id, c as unknown as Record<string, number>))
+      for (const k of Object.keys(tot) as Array<keyof typeof tot>) tot[k] += c[k]
+    }
+    tally.csvRows.push(sweepCsvRow('belady', cells, '*', tot))
+    tally.beladyCurve.push({capacity: cap.blocks ?? (cap.gb as number), rate: bel.token_hit_rate})
+    tally.lines[tally.pointLine[p]] += sweepBeladySuffix(bel.token_hit_rate)
+    if (tally.series[p].rate > bel.token_hit_rate)
+      notes.add(
+        'LMT_SIM_UNUSUAL_VALUE',
+        `capacity ${cap.blocks ?? cap.gb}: ${policy} (${formatG(tally.series[p].rate)}) beats the Belady next-need reference (${formatG(bel.token_hit_rate)})`,
+        'warning',
+      )
+  }
+}
+
+/** The infinite series' rows of sweep.csv; its totals. */
+function addInfinite(plan: SweepPlan, tally: SweepTally): Record<string, number> {
+  const inf = {capBlocks: 'inf', capGb: 'inf', quotaBlocks: 'inf'}
+  for (const m of plan.infinite.members)
+    tally.csvRows.push(
+      sweepCsvRow('infinite', inf, m.cfg.instance_id, m.counters as unknown as Record<string, number>),
+    )
+  const infTotals = totalsOf(plan.infinite.members)
+  tally.csvRows.push(sweepCsvRow('infinite', inf, '*', infTotals))
+  return infTotals
+}
+
+/** The sweep document of summary.json (with `curve`/`beladyCurve` for the plot; publicSweepDoc drops them). */
+function sweepDoc(
+  plan: SweepPlan,
+  tally: SweepTally,
+  infTotals: Record<string, number>,
+): Record<string, unknown> {
+  const {caps, stack, toPlay, policy} = plan
+  return {
+    group_name: plan.groupName,
+    unit: (plan.req.sweep as SweepRequest).unit,
+    points: tally.docPoints,
+    wss_blocks: plan.wss,
+    series: tally.beladyCurve.length > 0 ? [policy, 'belady', 'infinite'] : [policy, 'infinite'],
+    stack: {
+      eligible: stack.eligible,
+      reason: stack.reason,
+      certified_points: caps.length - toPlay.length,
+      replayed_points: toPlay.length,
+    },
+    csv: 'sweep.csv',
+    block_lookups: tally.lookups,
+    curve: tally.series,
+    beladyCurve: tally.beladyCurve,
+    infinite_token_hit_rate: infTotals.token_hit_rate,
+  }
+}

@@ -1,0 +1,58 @@
+import {describe, expect, it} from 'vitest'
+import {partialSort} from '../../../src/simulate/engine/partial-sort.js'
+
+/** partial_sort over the indices `a` ordered by key[index] (ties by `tie` when given), as an array */
+function sorted(key: number[], a: number[], middle: number, tie?: bigint[]): number[] {
+  const arr = Int32Array.from(a)
+  partialSort(arr, middle, arr.length, {
+    key: Float64Array.from(key),
+    tie: tie === undefined ? undefined : BigInt64Array.from(tie),
+  })
+  return Array.from(arr)
+}
+
+// Every expected array below was worked out by hand, move by move, from libstdc++'s stl_heap.h/stl_algo.h; the
+// comments give the steps that decide where tied entries go.
+describe('partialSort: libstdc++ std::partial_sort, ties included', () => {
+  it('two tied minima come out in heap order, not index order', () => {
+    // make_heap([0, 1]) keeps 0 (key 1) on top; index 3 (key 0) is less than the top: pop puts 0 at a[3], the
+    // heap becomes [1, 3]; sort_heap pops 1 to the back: [3, 1]
+    expect(sorted([1, 0, 1, 0, 1], [0, 1, 2, 3, 4], 2)).toEqual([3, 1, 2, 0, 4])
+  })
+
+  it('all keys equal: the heap moves alone decide the order', () => {
+    // make_heap over 4: adjust(1) moves 3 up ([0,3,2,1]), adjust(0) moves 2 up ([2,3,0,1]); nothing later is
+    // less; sort_heap: [0,3,1,2] → [3,1,0,2] → [1,3,0,2]
+    expect(sorted([5, 5, 5, 5, 5, 5], [0, 1, 2, 3, 4, 5], 4)).toEqual([1, 3, 0, 2, 4, 5])
+  })
+
+  it('among tied candidates the heap select keeps a later one (4), where draw order would keep 2', () => {
+    // heap [0,1,2] (top 0, key 7); 4 (key 3) replaces 0: [2,1,4]; 5 (key 1) replaces 2: [4,1,5]; 6 (key 3) is
+    // not less than the top 4 (key 3); sort_heap: [1,5,4] → [5,1,4]
+    expect(sorted([7, 3, 3, 9, 3, 1, 3], [0, 1, 2, 3, 4, 5, 6], 3)).toEqual([5, 1, 4, 3, 0, 2, 6])
+  })
+
+  it('an index drawn twice is one more tie', () => {
+    // make_heap([4,2,4]): adjust(0) moves a[2] up and the held 4 down into a[2]: [4,2,4]; nothing later is
+    // less; sort_heap: pop → [2,4,4], pop → [4,2,4]
+    expect(sorted([0, 0, 0, 0, 0], [4, 2, 4, 1, 3], 3)).toEqual([4, 2, 4, 1, 3])
+  })
+
+  it('middle 0 swaps every later element that is less than a[0] into front (libstdc++ does the same)', () => {
+    // pop_heap over an empty heap: value := a[i]; a[i] := a[0]; push_heap writes a[0] := value
+    expect(sorted([2, 1, 0], [0, 1, 2], 0)).toEqual([2, 0, 1])
+  })
+
+  it('middle = last sorts everything (heap sort); distinct keys give the plain ascending order', () => {
+    expect(sorted([30, 10, 50, 20, 40], [0, 1, 2, 3, 4], 5)).toEqual([1, 3, 0, 4, 2])
+  })
+
+  it('tie breaks equal keys (the exact stamps behind equal doubles)', () => {
+    const big = 2 ** 60 // 2⁶⁰ and 2⁶⁰ + 1 are the same double
+    expect(sorted([big, big, big], [0, 1, 2], 3, [2n ** 60n + 2n, 2n ** 60n + 1n, 2n ** 60n])).toEqual([
+      2, 1, 0,
+    ])
+    // without the tie the three are equal: make_heap gives [2,1,0], sort_heap [1,0,2] then [0,1,2]
+    expect(sorted([big, big, big], [0, 1, 2], 3)).toEqual([0, 1, 2])
+  })
+})
