@@ -26,10 +26,10 @@ import type {ConverterRegistration, ConverterRegistry} from '../plugins/converte
 import {bytesLayout, jsonlToLct, parseKvLayout} from '../convert/lct-bridge.js'
 import {storageConfigDict} from '../replay/storage/config.js'
 import {normalizeEvictionPolicy, storageLevel} from '../plugins/core-levels.js'
-import {builtinConverterFlags} from '../plugins/builtin-converters.js'
+import {builtinConverterFlags} from '../cli/builtin-converter-flags.js'
 import {converterFlagsOf, converterSettings, foreignConverterFlag} from '../plugins/converter-flags.js'
 import {tempPathBeside} from '../convert/stale-temps.js'
-import {exitProcess} from '../plugins/exit-guard.js'
+import {exitProcess} from '../util/guards/exit-guard.js'
 
 const INPUT_GROUP = 'INPUT'
 const TEXT_GROUP = 'TEXT CONVERSION' // the text_trace converter's flags are in this group too

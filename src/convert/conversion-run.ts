@@ -9,8 +9,8 @@ import {
   refuseNonRegularOutput,
 } from '../util/output-path.js'
 import {JsonSerializeError} from '../jsonl/serialize.js'
-import {checkPluginExit} from '../plugins/exit-guard.js'
-import {runPluginCode} from '../plugins/plugin-code.js'
+import {checkPluginExit} from '../util/guards/exit-guard.js'
+import {runPluginCode} from '../util/guards/plugin-code.js'
 import {type OutputReading, readTraceJsonl, readTraces, type TraceSink} from './converter-output.js'
 import {InputAccounting} from './input-accounting.js'
 import {LineArena} from './line-arena.js'

@@ -143,3 +143,19 @@ export interface ConverterClass<Settings = unknown> {
 }
 
 export type {InputLine}
+
+/** A converter class as discovery found it: its format, aliases and where it came from. */
+export interface ConverterRegistration {
+  /** the format name (the class name's convention: `FooConverter` is `foo`) */
+  name: string
+  format: string
+  className: string
+  cls: ConverterClass
+  /** `built-in`, `dir:<path>`, `module:<spec>` or `plugin:<package>` */
+  source: string
+  path?: string
+  aliases: string[]
+  description: string
+  /** Registrations this one replaced (last writer wins). */
+  shadowed: Array<{className: string; source: string}>
+}

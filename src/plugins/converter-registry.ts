@@ -1,21 +1,8 @@
-import type {ConverterClass, FormatSample} from '../convert/types.js'
+import type {ConverterClass, ConverterRegistration, FormatSample} from '../convert/types.js'
 import {formatNameOf} from './format-name.js'
 import {PluginRegistry} from './plugin-registry.js'
 
-export interface ConverterRegistration {
-  /** the format name (the class name's convention: `FooConverter` is `foo`) */
-  name: string
-  format: string
-  className: string
-  cls: ConverterClass
-  /** `built-in`, `dir:<path>`, `module:<spec>` or `plugin:<package>` */
-  source: string
-  path?: string
-  aliases: string[]
-  description: string
-  /** Registrations this one replaced (last writer wins). */
-  shadowed: Array<{className: string; source: string}>
-}
+export type {ConverterRegistration}
 
 function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []

@@ -4,7 +4,7 @@
 // an error: a broken plugin cannot stop lmt.
 import type {Config} from '@oclif/core'
 import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
-import {pluginLoadTimeoutMs, runPluginCode} from './plugin-code.js'
+import {pluginLoadTimeoutMs, runPluginCode} from '../util/guards/plugin-code.js'
 import {runLmtHook} from './plugin-hooks.js'
 import {lmtManifest, type LmtManifest} from './plugin-manifest.js'
 import {filesInside, manifestPath} from './plugin-paths.js'

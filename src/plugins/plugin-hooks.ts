@@ -1,5 +1,5 @@
 import type {Config} from '@oclif/core'
-import {abandonPluginCode, pluginLoadTimeoutMs, runPluginCode} from './plugin-code.js'
+import {abandonPluginCode, pluginLoadTimeoutMs, runPluginCode} from '../util/guards/plugin-code.js'
 
 /**
  * `config.runHook(name)`: every plugin's hook within the load bound (oclif's timeout names the plugin), the whole run

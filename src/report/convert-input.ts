@@ -5,7 +5,7 @@ import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {ConversionRun} from '../convert/conversion-run.js'
 import {fileStem} from '../convert/settings.js'
-import type {ConverterRegistration} from '../plugins/converter-registry.js'
+import type {ConverterRegistration} from '../convert/types.js'
 
 export interface ConvertInputRequest {
   inputs: readonly string[]

@@ -20,6 +20,8 @@ const LAYERS: Record<string, number> = {
   'src/report/': 2,
   'src/plugins/': 3,
   'src/index.ts': 4,
+  'src/scan.ts': 4,
+  'src/flags.ts': 4,
   'plugins/converters/': 5,
   'plugins/levels/': 5,
   'src/cli/': 6,
@@ -31,11 +33,7 @@ const LAYERS: Record<string, number> = {
  * Imports that run upwards today, each to be removed by the re-cut of its area (an entry that no longer matches an
  * import fails too, so that the list only shrinks).
  */
-const KNOWN_UPWARD = new Set([
-  'src/convert/conversion-run.ts -> src/plugins/exit-guard.ts',
-  'src/convert/conversion-run.ts -> src/plugins/plugin-code.ts',
-  'src/report/convert-input.ts -> src/plugins/converter-registry.ts',
-])
+const KNOWN_UPWARD = new Set([])
 
 function sources(dir: string): string[] {
   const out: string[] = []

@@ -4,9 +4,9 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {removeStaleTemps, tempPathBeside} from '../../src/convert/stale-temps.js'
 import {isLmtError} from '../../src/errors.js'
-import {withExitGuard} from '../../src/plugins/exit-guard.js'
+import {withExitGuard} from '../../src/util/guards/exit-guard.js'
 import {isInside} from '../../src/plugins/plugin-paths.js'
-import {restorePrototypes, snapshotPrototypes} from '../../src/plugins/prototype-guard.js'
+import {restorePrototypes, snapshotPrototypes} from '../../src/util/guards/prototype-guard.js'
 import {tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()

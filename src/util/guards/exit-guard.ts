@@ -1,4 +1,4 @@
-import {lmtError} from '../errors.js'
+import {lmtError} from '../../errors.js'
 
 // While plugin code runs, `process.exit` throws a PLUGIN_EXIT error instead of ending lmt: a converter that exits
 // mid-stream would otherwise leave its temporary files behind and end a failed conversion with the plugin's code.

@@ -1,5 +1,6 @@
 // The flags lmt's own converters declare, for what must be known before any discovery: the flags `lmt convert
-// --help` lists (a command never imports a plugin; this is the one framework module that names built-in converters).
+// --help` lists. The CLI layer wires the built-ins in here, the one module that names built-in converters (a
+// command never imports a plugin; the plugin framework and the library below it never name one).
 import {LmcacheLctConverter} from '../../plugins/converters/lmcache-lct.js'
 import {TextTraceConverter} from '../../plugins/converters/text-trace.js'
 
