@@ -35,7 +35,7 @@ export class TextTraceConverter extends BaseConverter {
       createRequire(import.meta.url).resolve('@huggingface/transformers')
     } catch {
       throw lmtError(
-        'CONVERTER_FAILED',
+        'PLUGIN_CONVERTER_FAILED',
         'text_trace needs @huggingface/transformers (npm i @huggingface/transformers)',
       )
     }
@@ -54,7 +54,7 @@ export class TextTraceConverter extends BaseConverter {
         return
       } else
         throw lmtError(
-          'CONVERTER_FAILED',
+          'PLUGIN_CONVERTER_FAILED',
           `tokenizer not found: ${tokenizerPath} is not a directory (pass --allow-download to fetch a model id)`,
           {
             suggestions: [
@@ -64,13 +64,13 @@ export class TextTraceConverter extends BaseConverter {
         )
     } else
       throw lmtError(
-        'CONVERTER_FAILED',
+        'PLUGIN_CONVERTER_FAILED',
         `text_trace needs --tokenizer-path DIR${modelName !== undefined ? ` (./model/${modelName} does not exist)` : ''} or --model-name NAME for ./model/NAME`,
       )
     const missing = REQUIRED_FILES.filter((f) => !existsSync(join(dir, f)))
     if (missing.length > 0)
       throw lmtError(
-        'CONVERTER_FAILED',
+        'PLUGIN_CONVERTER_FAILED',
         `tokenizer folder ${dir} lacks ${missing.join(' and ')} (a tokenizer folder holds tokenizer.json and tokenizer_config.json)`,
       )
     this.tokenizerDir = dir

@@ -1,6 +1,6 @@
 import {mkdtempSync, renameSync, rmSync, statSync} from 'node:fs'
 import {dirname, join} from 'node:path'
-import {isLmtError, LmtError, lmtError} from '../errors.js'
+import {isLmtError, lmtError} from '../errors.js'
 import {
   creationError,
   isDiskFullOrReadOnly,
@@ -82,19 +82,12 @@ function inspectTrace(trace: unknown, className: string): {ts: bigint; type: str
     type = t.type
     instanceId = t.instance_id
   } else {
-    throw lmtError(
-      'CONTRACT_VIOLATION',
-      `${className} produced a trace that is not an object (got ${describe(trace)})`,
-    )
+    throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'trace-not-object', describe(trace))
   }
   let big: bigint
   if (typeof ts === 'bigint') big = ts
   else if (typeof ts === 'number' && Number.isSafeInteger(ts)) big = BigInt(ts)
-  else
-    throw lmtError(
-      'CONTRACT_VIOLATION',
-      `${className} produced a trace without an integer timestamp_ns (got ${describe(ts)})`,
-    )
+  else throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'no-timestamp', describe(ts))
   return {ts: big, type: typeof type === 'string' ? type : '(none)', instanceId}
 }
 
@@ -162,7 +155,12 @@ export class ConversionRun {
     try {
       this.tempDir = mkdtempSync(tempDirPrefix(outDir))
     } catch (err) {
-      throw creationError('OUTPUT_FAILED', `cannot create temporary files beside ${req.output}`, outDir, err)
+      throw creationError(
+        'CONVERT_OUTPUT_FAILED',
+        `cannot create temporary files beside ${req.output}`,
+        outDir,
+        err,
+      )
     }
     const className = req.converterClass.name
     let converter: Converter | undefined
@@ -178,8 +176,10 @@ export class ConversionRun {
       } catch (err) {
         if (isLmtError(err)) throw err
         throw lmtError(
-          'CONVERTER_FAILED',
-          `${className} failed to initialise: ${(err as Error)?.message ?? String(err)}`,
+          'PLUGIN_CONVERTER_THREW',
+          className,
+          (err as Error)?.message ?? String(err),
+          undefined,
           {cause: err},
         )
       }
@@ -235,17 +235,16 @@ export class ConversionRun {
           if (isLmtError(err)) throw err
           // the sorter's temporary files on a full or read-only disk: not the converter's fault
           if (isDiskFullOrReadOnly(err))
-            throw outputError('OUTPUT_FAILED', `cannot write the temporary files of ${req.output}`, err)
-          if (err instanceof JsonSerializeError)
-            throw lmtError(
-              'CONTRACT_VIOLATION',
-              `${className} produced a trace that cannot be serialized: ${err.message}`,
+            throw outputError(
+              'CONVERT_OUTPUT_FAILED',
+              `cannot write the temporary files of ${req.output}`,
+              err,
             )
-          throw lmtError(
-            'CONVERTER_FAILED',
-            `${className} failed on ${path}: ${(err as Error)?.message ?? String(err)}`,
-            {cause: err},
-          )
+          if (err instanceof JsonSerializeError)
+            throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'unserializable', err.message)
+          throw lmtError('PLUGIN_CONVERTER_THREW', className, (err as Error)?.message ?? String(err), path, {
+            cause: err,
+          })
         }
         checkPluginExit() // a converter that caught its own exit does not get its output written
         runsPerInput.push(await sorter.finish())
@@ -269,7 +268,7 @@ export class ConversionRun {
         inputs.push(summary)
         req.onInputDone?.(summary)
       }
-      if (totals.total === 0) throw lmtError('NO_TRACES')
+      if (totals.total === 0) throw lmtError('CONVERT_NO_TRACES')
       await this.assemble(runsPerInput, outTmp, single)
       const known = new Set<string>(instanceTraces.keys())
       for (const id of converter.knownInstanceIds?.() ?? []) known.add(id)
@@ -298,7 +297,7 @@ export class ConversionRun {
       }
     } catch (err) {
       // what is left untranslated by now is a file-system call on the output or its temporary files
-      if (isFsError(err)) throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
+      if (isFsError(err)) throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
       throw err
     } finally {
       try {
@@ -325,7 +324,7 @@ export class ConversionRun {
   }
 
   private checkAbort(): void {
-    if (this.req.signal?.aborted) throw new LmtError('INTERRUPTED', 'interrupted')
+    if (this.req.signal?.aborted) throw lmtError('CLI_INTERRUPTED', 'an abort signal')
   }
 
   private async viaTraces(
@@ -366,11 +365,7 @@ export class ConversionRun {
       for (const t of result as Iterable<unknown>) if (take(t)) await sink.settle()
     } else if (isObject && Symbol.asyncIterator in result) {
       for await (const t of result as AsyncIterable<unknown>) if (take(t)) await sink.settle()
-    } else
-      throw lmtError(
-        'CONTRACT_VIOLATION',
-        `${className}.convertToTraces() must return an array or an (async) iterable of traces (got ${describe(result)})`,
-      )
+    } else throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'traces-result', describe(result))
   }
 
   private async viaJsonl(
@@ -388,11 +383,7 @@ export class ConversionRun {
     const valid =
       (typeof returned === 'number' && Number.isSafeInteger(returned) && returned >= 0) ||
       (typeof returned === 'bigint' && returned >= 0n)
-    if (!valid)
-      throw lmtError(
-        'CONTRACT_VIOLATION',
-        `${className}.convertToTraceJsonl() must return a non-negative integer trace count (got ${describe(returned)})`,
-      )
+    if (!valid) throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'jsonl-count', describe(returned))
     let lines = 0
     const reader = new LineReader(tmp)
     try {
@@ -407,8 +398,10 @@ export class ConversionRun {
             continue
           }
           throw lmtError(
-            'CONTRACT_VIOLATION',
-            `${className} wrote a line that is not valid JSON (line ${line.lineNo}: ${(err as Error).message})`,
+            'PLUGIN_CONTRACT_VIOLATION',
+            className,
+            'jsonl-line',
+            `line ${line.lineNo}: ${(err as Error).message}`,
           )
         }
         if (!this.req.sort) {
@@ -457,7 +450,7 @@ export class ConversionRun {
       await out.close()
     } catch (err) {
       out.abandon()
-      throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
+      throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
     }
     refuseNonRegularOutput(req.output)
     renameSync(finalTmp, req.output)

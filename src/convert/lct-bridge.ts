@@ -56,7 +56,7 @@ const DTYPE_SHORT = /^[a-z0-9_]+$/
  */
 export function parseKvLayout(text: string): MemoryLayoutDesc {
   const bad = (why: string) =>
-    lmtError('USAGE', `--kv-layout: ${why}`, {
+    lmtError('CONVERT_BAD_KV_LAYOUT', why, {
       suggestions: [
         'e.g. --kv-layout 2x36x16x8x128:bfloat16 (K and V, 36 layers, 16 tokens, 8 heads, head size 128)',
       ],
@@ -192,14 +192,13 @@ export async function jsonlToLct(
     }
     const done = open()
     done.close()
-    if (done.droppedCount > 0)
-      throw lmtError('OUTPUT_FAILED', `${done.droppedCount} records could not be written to ${output}`)
+    if (done.droppedCount > 0) throw lmtError('CONVERT_RECORDS_DROPPED', done.droppedCount, output)
     refuseNonRegularOutput(output) // checked before the work too; a device put there meanwhile stays
     renameSync(tmp, output)
   } catch (err) {
     recorder?.close()
     rmSync(tmp, {force: true})
-    throw isFsError(err) ? outputError('OUTPUT_FAILED', `cannot write ${output}`, err) : err
+    throw isFsError(err) ? outputError('CONVERT_OUTPUT_FAILED', `cannot write ${output}`, err) : err
   } finally {
     temps.delete(tmp)
   }

@@ -66,12 +66,12 @@ function answerGroup(cfg: SimConfig, name: string | undefined): SimConfig['insta
         : undefined
       : groups.find((x) => x.group_name === name)
   if (g) return g
-  throw lmtError(
-    'SIM_USAGE',
-    name === undefined
-      ? `several groups (${groups.map((x) => x.group_name).join(', ')}): name the one to answer for with --group`
-      : `--group: no group "${name}"`,
-  )
+  throw name === undefined
+    ? lmtError(
+        'REPORT_GROUP_NEEDED',
+        groups.map((x) => x.group_name),
+      )
+    : lmtError('SIM_UNKNOWN_GROUP', '--group', name)
 }
 
 /** bytes of a block of the group, when every instance has the same (else null) */
@@ -91,7 +91,7 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   const input = await loadInput({...req, onBytes: (d, t) => progress('reading the trace', d, t)})
   const {config: cfg, rows, notes} = input
   const group = answerGroup(cfg, req.group)
-  if (rows.length === 0) throw lmtError('SIM_TRACE_ROW', `${input.traceName}: the trace has no rows`)
+  if (rows.length === 0) throw lmtError('REPORT_NO_ROWS', input.traceName)
   const bins = new TimeBins(rows[0].ts, rows[rows.length - 1].ts)
   progress('infinite-capacity replay')
   // the infinite cache: the ceiling, the working set, and the block-size check (simulate's partial-tail rule)
@@ -219,11 +219,9 @@ function chooseCapacity(
     return {blocks: req.capacityBlocks, gb: gbOf(req.capacityBlocks), source: 'flag'}
   if (req.capacityGb !== undefined) {
     if (bytesPerBlock === null)
-      throw lmtError(
-        'SIM_BYTES_PER_TOKEN_MISSING',
-        'a capacity in GB needs --bytes-per-token or --kv-layout',
-        {suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks']},
-      )
+      throw lmtError('CLI_FLAG_NEEDS', 'a capacity in GB', '--bytes-per-token or --kv-layout', {
+        suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks'],
+      })
     const blocks = Math.max(1, Math.floor((req.capacityGb * 2 ** 30) / bytesPerBlock))
     return {blocks, gb: gbOf(blocks), source: 'flag'}
   }

@@ -186,10 +186,10 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   const cfg = resolved.config
   const out = cfg.output_result_path
   const createdOut = existsSync(out) ? undefined : out
-  ensureDirectory(out, 'SIM_OUTPUT')
+  ensureDirectory(out, 'SIM_OUTPUT_FAILED')
   run.out = out
   run.createdOut = createdOut
-  for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT')
+  for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT_FAILED')
   const tracePath = cfg.trace_file_path
   run.tracePath = tracePath
   /** the error of a run that replayed nothing (the output directory it made is removed by simulate()) */
@@ -209,7 +209,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
       csvNames.set(id, (n = f.name))
     }
     const path = join(dir, n)
-    refuseNonRegularOutput(path, 'SIM_OUTPUT')
+    refuseNonRegularOutput(path, 'SIM_OUTPUT_FAILED')
     // the CSV's writer fills <new>.tmp and renames it to <new> (or removes it); commit() renames <new> to the CSV
     const staged = join(dir, `${STAGED_PREFIX}${n}`)
     pending.add(staged + '.tmp')
