@@ -3,75 +3,277 @@ import {closest} from './util/closest.js'
 /**
  * The one catalogue of lmt's coded errors. Library code throws {@link LmtError}s made here; commands render them
  * (message, suggestions, exit code, and the `--json` error document).
+ *
+ * Every kind is `<AREA>_<CONDITION>` and its code `LMT_<AREA>_<CONDITION>`; the areas are fixed: CLI (flags and
+ * arguments any command shares, standard output, interrupts), CONVERT, PLUGIN, OUTPUT (the rules every output file
+ * follows), LCT (.lct files), SIM (simulate), REPLAY, REPORT. Each kind has one message factory: the throw site
+ * passes the facts (paths, values, names), the wording is here. docs/architecture.md ("Errors") says how to add one.
  */
 /** The hint of an output file that could not be written (a full disk, a read-only directory). */
 export const OUTPUT_WRITE_HINT = 'check the free space and the permissions of the output directory'
-
-function detail(text: string): string {
-  return text
-}
 
 function lctMessage(source: string, detail: string): string {
   return `trace file '${source}': ${detail}`
 }
 
+/** A `.lct` kind: the message is the file's name, then the detail built from the facts. */
+function lct<A extends unknown[]>(detail: (...facts: A) => string) {
+  return {
+    exit: 1,
+    detail,
+    arity: detail.length + 1,
+    message: (source: string, ...facts: A) => lctMessage(source, detail(...facts)),
+  }
+}
+
+/** The failure of an output file: what lmt was doing (`cannot write out.jsonl`) and the file system's reason. */
+function outputFailed(what: string, reason: string): string {
+  return `${what}: ${reason}`
+}
+
+/** The converter contract's rules, as a violation of each is told after the converter's name. */
+const CONTRACT_RULES = {
+  'trace-not-object': (got: string) => ` produced a trace that is not an object (got ${got})`,
+  'no-timestamp': (got: string) => ` produced a trace without an integer timestamp_ns (got ${got})`,
+  unserializable: (why: string) => ` produced a trace that cannot be serialized: ${why}`,
+  'traces-result': (got: string) =>
+    `.convertToTraces() must return an array or an (async) iterable of traces (got ${got})`,
+  'jsonl-count': (got: string) =>
+    `.convertToTraceJsonl() must return a non-negative integer trace count (got ${got})`,
+  'jsonl-line': (where: string) => ` wrote a line that is not valid JSON (${where})`,
+}
+
+const SCHEMA_1_NOT_REPLAY_SAFE =
+  'trace_schema_version 1 is not replay-safe: schema-1 recorders did not store ObjectKey.cache_salt, so keys that differed only by cache salt were recorded as one key and replay may show hits and lock conflicts that never happened; replayable versions: 2 (pass --allow-schema-1 to replay it with every cache_salt empty)'
+
 const catalogue = {
-  USAGE: {exit: 2, message: (detail: string) => detail},
-  UNKNOWN_FORMAT: {
+  // CLI: what every command shares
+  CLI_UNKNOWN_COMMAND: {
+    exit: 2,
+    message: (typed: string, nearest: string | undefined) =>
+      `"${typed}" is not an lmt command${nearest ? `; did you mean "${nearest}"?` : ''}`,
+  },
+  CLI_FLAGS_EXCLUSIVE: {exit: 2, message: (a: string, b: string) => `${a} and ${b} are mutually exclusive`},
+  CLI_FLAG_NEEDS: {exit: 2, message: (what: string, needed: string) => `${what} needs ${needed}`},
+  CLI_BAD_VALUE: {
+    exit: 2,
+    message: (flag: string, value: string, expected: string) => `${flag}: "${value}" is not ${expected}`,
+  },
+  CLI_OUT_OF_RANGE: {
+    exit: 2,
+    message: (flag: string, range: string, got?: string | number) =>
+      `${flag} must be ${range}${got === undefined ? '' : `; got ${got}`}`,
+  },
+  CLI_STDOUT_FAILED: {exit: 1, message: (reason: string) => `cannot write to standard output: ${reason}`},
+  CLI_INTERRUPTED: {exit: 130, message: (signal: string) => `interrupted by ${signal}`},
+  // a worker thread (line mappers, sweep points, trace reading) that ended before it was closed
+  CLI_WORKER_FAILED: {
+    exit: 1,
+    message: (who: string, detail: string) => `the ${who} thread stopped (${detail})`,
+  },
+  // CONVERT: lmt convert's inputs, settings and output
+  CONVERT_UNKNOWN_FORMAT: {
     exit: 2,
     message: (format: string, known: readonly string[]) => {
       const near = closest(format, known)
       return `unknown format "${format}"${near ? ` (did you mean "${near}"?)` : ''}; known formats: ${known.join(', ') || '(none)'}`
     },
   },
-  INPUT_NOT_FOUND: {exit: 1, message: (detail: string) => detail},
-  BAD_CONFIG: {exit: 1, message: (detail: string) => `invalid converter config: ${detail}`},
-  CONVERTER_FAILED: {exit: 1, message: (detail: string) => detail},
-  CONTRACT_VIOLATION: {exit: 1, message: (detail: string) => detail},
-  STRICT_INPUT: {
+  CONVERT_REMOTE_INPUT: {
+    exit: 2,
+    message: (input: string) => `HTTP(S) inputs are not supported; download the file first: ${input}`,
+  },
+  CONVERT_INPUT_NOT_FOUND: {exit: 1, message: (input: string) => `input not found: ${input}`},
+  CONVERT_INPUT_UNREADABLE: {
+    exit: 1,
+    message: (input: string, reason: string) => `cannot read ${input}: ${reason}`,
+  },
+  CONVERT_OUTPUT_IS_DIRECTORY: {exit: 2, message: (output: string) => `output ${output} is a directory`},
+  CONVERT_OUTPUT_IS_INPUT: {
+    exit: 2,
+    message: (output: string, input: string) => `output ${output} is the same file as input ${input}`,
+  },
+  CONVERT_FLAG_OF_OTHER_FORMAT: {
+    exit: 2,
+    message: (flag: string, format: string, chosen: string) =>
+      `${flag} is a flag of format ${format}, not of ${chosen}`,
+  },
+  CONVERT_UNKNOWN_TIMEZONE: {exit: 2, message: (zone: string) => `--timezone: unknown time zone "${zone}"`},
+  CONVERT_BAD_BLOCK_SIZE: {
+    exit: 2,
+    message: (piece: string, problem: 'not-integer' | 'below-one' | 'too-large') =>
+      `--instance-block-sizes: "${piece}": block size ${{'not-integer': 'is not an integer', 'below-one': 'must be at least 1', 'too-large': 'is too large'}[problem]}`,
+  },
+  // reason: what the layout parser found (a JSON syntax error, a bad dimension, an unknown dtype)
+  CONVERT_BAD_KV_LAYOUT: {exit: 2, message: (reason: string) => `--kv-layout: ${reason}`},
+  CONVERT_CONFIG_UNREADABLE: {
+    exit: 1,
+    message: (file: string, reason: string) => `invalid converter config: cannot read ${file}: ${reason}`,
+  },
+  CONVERT_BAD_CONFIG: {
+    exit: 1,
+    message: (source: string, reason: string) => `invalid converter config: ${source}: ${reason}`,
+  },
+  CONVERT_CONFIG_NOT_OBJECT: {
+    exit: 1,
+    message: (source: string) => `invalid converter config: ${source} must be a JSON object`,
+  },
+  CONVERT_STRICT_INPUT: {
     exit: 1,
     message: (where: string, code: string, message: string) => `${where}: ${code}: ${message} (--strict)`,
   },
-  NO_TRACES: {exit: 1, message: () => 'no traces generated from any input'},
-  OUTPUT_FAILED: {exit: 1, message: (detail: string) => detail},
-  // every command that writes files: an existing output that is not a regular file is never written over
-  OUTPUT_NOT_REGULAR: {
-    exit: 2,
-    message: (path: string, what: string) =>
-      `output ${path} exists and is ${what}, not a regular file; lmt never writes over one`,
+  CONVERT_NO_TRACES: {exit: 1, message: () => 'no traces generated from any input'},
+  CONVERT_RECORDS_DROPPED: {
+    exit: 1,
+    message: (count: number, output: string) => `${count} records could not be written to ${output}`,
   },
-  STDOUT_FAILED: {exit: 1, message: (reason: string) => `cannot write to standard output: ${reason}`},
-  INTERRUPTED: {exit: 130, message: (signal: string) => `interrupted by ${signal}`},
-  // a worker thread (line mappers, sweep points, trace reading) that ended before it was closed
-  WORKER_FAILED: {exit: 1, message: (who: string, detail: string) => `the ${who} thread stopped (${detail})`},
+  CONVERT_OUTPUT_FAILED: {exit: 1, message: outputFailed},
+  // PLUGIN: what lmt enforces on plugin code
+  // a pass-through by design: a converter (built-in or third-party, through the public lmtError) fails in its own
+  // words; lmt cannot word a plugin's failures
+  PLUGIN_CONVERTER_FAILED: {exit: 1, message: (detail: string) => detail},
+  PLUGIN_CONVERTER_THREW: {
+    exit: 1,
+    message: (converter: string, reason: string, input?: string) =>
+      input === undefined
+        ? `${converter} failed to initialise: ${reason}`
+        : `${converter} failed on ${input}: ${reason}`,
+  },
+  PLUGIN_CONTRACT_VIOLATION: {
+    exit: 1,
+    message: (converter: string, rule: keyof typeof CONTRACT_RULES, got: string) =>
+      `${converter}${CONTRACT_RULES[rule](got)}`,
+  },
   PLUGIN_EXIT: {
     exit: 1,
     message: (who: string, code: number) =>
       `${who} called process.exit(${code}); lmt stopped it there (plugin code must throw an error or return, never exit)`,
   },
-  // .lct files (docs/lct.md §4.3): every message names the file
-  LCT_IO: {exit: 1, message: lctMessage},
-  LCT_EMPTY: {exit: 1, message: lctMessage},
-  LCT_TRUNCATED: {exit: 1, message: lctMessage},
-  LCT_FRAME_TOO_LARGE: {exit: 1, message: lctMessage},
-  LCT_MALFORMED_HEADER: {exit: 1, message: lctMessage},
-  LCT_G0_HEADER: {exit: 1, message: lctMessage},
-  LCT_BAD_MAGIC: {exit: 1, message: lctMessage},
-  LCT_UNSUPPORTED_FORMAT: {exit: 1, message: lctMessage},
-  LCT_UNSUPPORTED_SCHEMA: {exit: 1, message: lctMessage},
-  LCT_CLOSED: {exit: 1, message: lctMessage},
-  // lmt simulate (docs/simulate.md §1.4)
-  SIM_USAGE: {exit: 2, message: detail},
-  SIM_CONFIG_READ: {exit: 2, message: detail},
-  SIM_CONFIG_SCHEMA: {exit: 2, message: detail},
-  SIM_CONFIG_LEGACY: {exit: 2, message: detail},
-  SIM_CONFIG_DUPLICATE: {exit: 2, message: detail},
-  SIM_CAPACITY_MISSING: {exit: 2, message: detail},
-  SIM_BYTES_PER_TOKEN_MISSING: {exit: 2, message: detail},
-  SIM_TRACE_READ: {exit: 1, message: detail},
-  SIM_TRACE_ROW: {exit: 1, message: detail},
-  SIM_TRACE_MODE: {exit: 1, message: detail},
-  SIM_PARTIAL_TAIL: {exit: 1, message: detail},
+  // OUTPUT: every command that writes files: an existing output that is not a regular file is never written over
+  OUTPUT_NOT_REGULAR: {
+    exit: 2,
+    message: (path: string, what: string) =>
+      `output ${path} exists and is ${what}, not a regular file; lmt never writes over one`,
+  },
+  // LCT: .lct files (docs/lct.md): every message names the file
+  LCT_IO: lct((reason: string) => `cannot read: ${reason}`),
+  LCT_EMPTY: lct(() => 'unexpected EOF reading frame length at offset 0 (the file is empty)'),
+  LCT_TRUNCATED: lct((offset: number, got?: number, of?: number) =>
+    got === undefined
+      ? `truncated frame length prefix at offset ${offset}`
+      : `truncated frame body at offset ${offset} (got ${got} of ${of})`,
+  ),
+  LCT_FRAME_TOO_LARGE: lct(
+    (declared: number, limit: number) =>
+      `header frame at offset 0 declares ${declared} bytes, above the frame limit of ${limit} bytes (see --max-frame-bytes)`,
+  ),
+  // reason: what the header check found (a msgpack error, a missing or mistyped field)
+  LCT_MALFORMED_HEADER: lct((reason: string) => `malformed header at offset 0: ${reason}`),
+  LCT_G0_HEADER: lct(
+    (lmcacheVersion: string) =>
+      `this trace was written by the first LMCache trace recorder (header field lmcache_version ${lmcacheVersion}, no trace_schema_version); that format is not supported — record the trace again with a current LMCache`,
+  ),
+  LCT_BAD_MAGIC: lct((magic: string) => `bad magic (got ${magic}, expected b'LMCT')`),
+  LCT_UNSUPPORTED_FORMAT: lct(
+    (version: number | bigint) => `unsupported format_version ${version} (this build expects 1)`,
+  ),
+  LCT_UNSUPPORTED_SCHEMA: lct(
+    (version: number | bigint) => `unsupported trace_schema_version ${version} (this build supports 1, 2)`,
+  ),
+  LCT_CLOSED: lct(() => 'the reader is closed'),
+  // SIM: lmt simulate (docs/simulate.md)
+  SIM_NO_INPUT: {exit: 2, message: () => 'give a configuration file or --trace'},
+  SIM_UNKNOWN_POLICY: {
+    exit: 2,
+    message: (policy: string, nearest: string | undefined) =>
+      `--policy: unknown policy "${policy}"${nearest ? `; did you mean ${nearest}?` : ''}`,
+  },
+  SIM_SWEEP_SETS_CAPACITY: {
+    exit: 2,
+    message: () => '--sweep sets the capacity itself; drop --capacity/--capacity-blocks',
+  },
+  SIM_SWEEP_GROUP_NEEDED: {
+    exit: 2,
+    message: () => 'several groups: name the one to sweep with --sweep-group',
+  },
+  SIM_UNKNOWN_GROUP: {exit: 2, message: (flag: string, group: string) => `${flag}: no group "${group}"`},
+  SIM_CONFIG_READ: {
+    exit: 2,
+    message: (path: string, reason: string) => `cannot read configuration ${path}: ${reason}`,
+  },
+  SIM_CONFIG_NOT_JSON: {
+    exit: 2,
+    message: (path: string, reason: string) => `configuration ${path} is not valid JSON: ${reason}`,
+  },
+  SIM_CONFIG_TOO_DEEP: {
+    exit: 2,
+    message: (path: string, levels: number) => `configuration ${path} nests deeper than ${levels} levels`,
+  },
+  SIM_CONFIG_NOT_OBJECT: {
+    exit: 2,
+    message: (path: string) => `configuration ${path}: the top level must be an object`,
+  },
+  SIM_CONFIG_SCHEMA: {
+    exit: 2,
+    message: (path: string, problems: readonly string[]) =>
+      `configuration ${path} is invalid:\n  ${problems.join('\n  ')}`,
+  },
+  SIM_CONFIG_LEGACY: {
+    exit: 2,
+    message: (path: string) =>
+      `configuration ${path} is of the older Optimizer generation (it has "trace_type"; its capacities were in blocks, not GB)`,
+  },
+  SIM_CONFIG_DUPLICATE: {
+    exit: 2,
+    message: (key: 'group_name' | 'instance_id', value: string, pointer: string) =>
+      `${key} "${value}" appears twice (${pointer})`,
+  },
+  SIM_CONFIG_NO_TRACE: {exit: 2, message: () => 'no trace: set trace_file_path or pass --trace'},
+  SIM_CONFIG_NO_OUTPUT_DIR: {
+    exit: 2,
+    message: () => 'no output directory: set output_result_path or pass --output-dir',
+  },
+  SIM_CAPACITY_MISSING: {exit: 2, message: (group: string) => `group "${group}" has no capacity`},
+  SIM_CAPACITY_CONFLICT: {
+    exit: 2,
+    message: (group: string) =>
+      `group "${group}": quota_capacity and quota_capacity_blocks are mutually exclusive`,
+  },
+  SIM_CAPACITY_TOO_LARGE: {
+    exit: 2,
+    message: (group: string) => `group "${group}": capacity or block weight too large for exact arithmetic`,
+  },
+  SIM_BYTES_PER_TOKEN_MISSING: {
+    exit: 2,
+    message: (instance: string, group: string) =>
+      `instance "${instance}" of group "${group}" has no bytes_per_token, needed for a capacity in GB`,
+  },
+  SIM_TRACE_READ: {
+    exit: 1,
+    message: (trace: string, reason: string) => `cannot read trace ${trace}: ${reason}`,
+  },
+  SIM_TRACE_ROW: {
+    exit: 1,
+    message: (trace: string, lineNo: number, problem: string, rule: string) =>
+      `${trace}:${lineNo}: ${problem} [${rule}]`,
+  },
+  SIM_TRACE_MODE: {
+    exit: 1,
+    message: (trace: string, lineNo: number, type: string, mode: string) =>
+      `${trace}:${lineNo}: a "${type}" row in trace_replay.mode "${mode}"`,
+  },
+  SIM_PARTIAL_TAIL: {
+    exit: 1,
+    message: (
+      where: string,
+      keys: number,
+      inputLen: number,
+      blockSize: number,
+      maxKeys: number,
+      implied: string,
+    ) =>
+      `${where}: contains partial tail block keys: ${keys} keys, input_len ${inputLen}, block_size ${blockSize} (at most ${maxKeys} keys) [V10]; ${implied}`,
+  },
   SIM_BLOCK_SIZE_MISMATCH: {
     exit: 1,
     message: (where: string, blockSize: string, rowFit: string, implied: string) =>
@@ -91,41 +293,90 @@ const catalogue = {
     exit: 1,
     message: (trace: string, why: string) => `${trace}: no row was replayed (${why}); nothing was written`,
   },
-  SIM_UNKNOWN_INSTANCE: {exit: 1, message: detail},
-  SIM_TS_OVERFLOW: {exit: 1, message: detail},
-  SIM_OUTPUT: {exit: 1, message: detail},
-  // lmt report
-  REPORT_USAGE: {exit: 2, message: detail},
-  REPORT_OUTPUT: {exit: 1, message: detail},
-  // lmt replay (docs/storage-replay.md §1.4)
-  REPLAY_USAGE: {exit: 2, message: detail},
-  REPLAY_UNKNOWN_LEVEL: {exit: 2, message: detail},
-  REPLAY_LEVEL_MISMATCH: {exit: 2, message: detail},
-  REPLAY_SCHEMA_NOT_REPLAYABLE: {exit: 2, message: detail},
-  REPLAY_CONFIG: {exit: 2, message: detail},
-  REPLAY_OUTPUT: {exit: 1, message: detail},
-  REPLAY_RECORDS_FAILED: {exit: 1, message: detail},
-  REPLAY_INTERNAL: {exit: 1, message: detail},
+  SIM_UNKNOWN_INSTANCE: {
+    exit: 1,
+    message: (trace: string, lineNo: number, instance: string) =>
+      `${trace}:${lineNo}: instance "${instance}" is not configured (--strict-instances)`,
+  },
+  SIM_TS_OVERFLOW: {
+    exit: 1,
+    message: (trace: string, lineNo: number) =>
+      `${trace}:${lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`,
+  },
+  SIM_OUTPUT_FAILED: {exit: 1, message: outputFailed},
+  // REPORT: lmt report
+  REPORT_NO_INPUT: {
+    exit: 2,
+    message: () => 'give a trace (--trace), inputs to convert (-i … -f …) or a configuration file',
+  },
+  REPORT_UNKNOWN_POLICY: {
+    exit: 2,
+    message: (policy: string, known: readonly string[]) =>
+      `--policies: unknown policy "${policy}" (known: ${known.join(', ')}, or all)`,
+  },
+  REPORT_GROUP_NEEDED: {
+    exit: 2,
+    message: (groups: readonly string[]) =>
+      `several groups (${groups.join(', ')}): name the one to answer for with --group`,
+  },
+  REPORT_NO_ROWS: {exit: 1, message: (trace: string) => `${trace}: the trace has no rows`},
+  REPORT_OUTPUT_FAILED: {exit: 1, message: outputFailed},
+  // REPLAY: lmt replay (docs/storage-replay.md)
+  REPLAY_NO_TRACE: {exit: 2, message: () => 'missing trace file'},
+  REPLAY_SPEED_NEEDS_REALTIME: {exit: 2, message: () => '--speed applies to --pace realtime only'},
+  REPLAY_UNKNOWN_LEVEL: {
+    exit: 2,
+    message: (level: string, known: readonly string[]) =>
+      `unknown replay level '${level}'; known levels: ${known.join(', ')}`,
+  },
+  REPLAY_LEVEL_MISMATCH: {
+    exit: 2,
+    message: (traceLevel: string, flag: string) =>
+      `trace level is '${traceLevel}' but --level ${flag} was given`,
+  },
+  REPLAY_SCHEMA_NOT_REPLAYABLE: {
+    exit: 2,
+    message: (schema: number, level: string, replayable: readonly number[]) =>
+      schema === 1
+        ? SCHEMA_1_NOT_REPLAY_SAFE
+        : `trace_schema_version ${schema} is not replayable by level ${level} (replayable: ${replayable.join(', ')})`,
+  },
+  // a pass-through by design: a replay level (the built-in storage level or a plugin's) checks its own
+  // configuration and says what is wrong in its own words
+  REPLAY_CONFIG: {exit: 2, message: (detail: string) => detail},
+  REPLAY_RECORDS_FAILED: {exit: 1, message: (count: number) => `${count} record(s) failed`},
+  REPLAY_OUTPUT_FAILED: {exit: 1, message: outputFailed},
 } as const
 
+/** The kinds whose message is the caller's text, and why (test/errors/catalogue.test.ts holds every other to facts). */
+export const PASS_THROUGH_KINDS: readonly ErrorKind[] = ['PLUGIN_CONVERTER_FAILED', 'REPLAY_CONFIG']
+
+/**
+ * Codes of errors that do not come from the catalogue, in the same scheme: oclif's own parse errors (`--json` code
+ * `CLI_USAGE`) and an uncoded error, which is a bug (`CLI_INTERNAL`).
+ */
+export const NON_CATALOGUE_CODES = ['CLI_USAGE', 'CLI_INTERNAL'] as const
+
 export type ErrorKind = keyof typeof catalogue
+type Entry = {exit: number; arity?: number; message: (...a: never[]) => string}
 type Args<K extends ErrorKind> = (typeof catalogue)[K]['message'] extends (...a: infer A) => string
   ? A
   : never
+type LctKind = {[K in ErrorKind]: (typeof catalogue)[K] extends {detail: unknown} ? K : never}[ErrorKind]
+type LctFacts<K extends LctKind> = (typeof catalogue)[K]['detail'] extends (...a: infer A) => string
+  ? A
+  : never
+type ErrorOptions = {suggestions?: string[]; cause?: unknown; exitCode?: number}
 
 export class LmtError extends Error {
-  /** The catalogue entry, e.g. `UNKNOWN_FORMAT` (the `--json` error code). */
+  /** The catalogue entry, e.g. `CONVERT_UNKNOWN_FORMAT` (the `--json` error code). */
   readonly kind: ErrorKind
   /** `LMT_<KIND>` */
   readonly code: string
   readonly exitCode: number
   readonly suggestions: readonly string[]
 
-  constructor(
-    kind: ErrorKind,
-    message: string,
-    options: {exitCode?: number; suggestions?: string[]; cause?: unknown} = {},
-  ) {
+  constructor(kind: ErrorKind, message: string, options: ErrorOptions = {}) {
     // own properties only: a plugin's `Object.prototype.exitCode = 0` must not turn an error into a success
     const cause = Object.hasOwn(options, 'cause') ? options.cause : undefined
     super(message, cause === undefined ? undefined : {cause})
@@ -139,15 +390,34 @@ export class LmtError extends Error {
   }
 }
 
+function entryOf(kind: ErrorKind): {arity: number; factory: (...a: unknown[]) => string} {
+  const entry = catalogue[kind] as Entry
+  const factory = entry.message as (...a: unknown[]) => string
+  return {arity: entry.arity ?? factory.length, factory}
+}
+
+/** The message of `kind` for these facts: what {@link lmtError} throws, and what tests expect. */
+export function lmtMessage<K extends ErrorKind>(kind: K, ...facts: Args<K>): string {
+  return entryOf(kind).factory(...facts)
+}
+
+/** The exit code of `kind`. */
+export function exitCodeOfKind(kind: ErrorKind): number {
+  return catalogue[kind].exit
+}
+
+/** Every kind of the catalogue. */
+export function errorKinds(): ErrorKind[] {
+  return Object.keys(catalogue) as ErrorKind[]
+}
+
 /** Builds the coded error of `kind` with the catalogue's message. */
 export function lmtError<K extends ErrorKind>(
   kind: K,
-  ...args: [...Args<K>, options?: {suggestions?: string[]; cause?: unknown; exitCode?: number}]
+  ...args: [...Args<K>, options?: ErrorOptions]
 ): LmtError {
-  const factory = catalogue[kind].message as (...a: unknown[]) => string
-  const arity = factory.length
-  const last =
-    args.length > arity ? (args[arity] as {suggestions?: string[]; cause?: unknown; exitCode?: number}) : {}
+  const {arity, factory} = entryOf(kind)
+  const last = args.length > arity ? (args[arity] as ErrorOptions) : {}
   return new LmtError(kind, factory(...args.slice(0, arity)), last)
 }
 
@@ -168,4 +438,14 @@ export class LctError extends LmtError {
     super(kind, lctMessage(source, detail), {suggestions})
     this.name = 'LctError'
   }
+}
+
+/** Builds the {@link LctError} of `kind` about `source` at byte `offset`, its detail from the facts. */
+export function lctError<K extends LctKind>(
+  kind: K,
+  at: {source: string; offset: number; suggestions?: string[]},
+  ...facts: LctFacts<K>
+): LctError {
+  const detail = (catalogue[kind].detail as (...a: unknown[]) => string)(...facts)
+  return new LctError(kind, at.source, detail, at.offset, at.suggestions)
 }

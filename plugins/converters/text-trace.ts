@@ -31,7 +31,7 @@ export function checkTimezone(zone: string): string {
   try {
     new Intl.DateTimeFormat('en-US', {timeZone: zone})
   } catch {
-    throw lmtError('USAGE', `--timezone: unknown time zone "${zone}"`, {
+    throw lmtError('CONVERT_UNKNOWN_TIMEZONE', zone, {
       suggestions: ['use UTC, local, or an IANA name such as Europe/Berlin'],
     })
   }
@@ -103,7 +103,7 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
       createRequire(import.meta.url).resolve('@huggingface/transformers')
     } catch {
       throw lmtError(
-        'CONVERTER_FAILED',
+        'PLUGIN_CONVERTER_FAILED',
         'text_trace needs @huggingface/transformers (npm i @huggingface/transformers)',
       )
     }
@@ -122,7 +122,7 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
         return
       } else
         throw lmtError(
-          'CONVERTER_FAILED',
+          'PLUGIN_CONVERTER_FAILED',
           `tokenizer not found: ${tokenizerPath} is not a directory (pass --allow-download to fetch a model id)`,
           {
             suggestions: [
@@ -132,13 +132,13 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
         )
     } else
       throw lmtError(
-        'CONVERTER_FAILED',
+        'PLUGIN_CONVERTER_FAILED',
         `text_trace needs --tokenizer-path DIR${modelName !== undefined ? ` (./model/${modelName} does not exist)` : ''} or --model-name NAME for ./model/NAME`,
       )
     const missing = REQUIRED_FILES.filter((f) => !existsSync(join(dir, f)))
     if (missing.length > 0)
       throw lmtError(
-        'CONVERTER_FAILED',
+        'PLUGIN_CONVERTER_FAILED',
         `tokenizer folder ${dir} lacks ${missing.join(' and ')} (a tokenizer folder holds tokenizer.json and tokenizer_config.json)`,
       )
     this.tokenizerDir = dir

@@ -13,11 +13,13 @@ export const maxFrameBytesFlag = Flags.integer({
  * The `--max-frame-bytes` value, checked against the upper bound too: a frame that large would be buffered whole,
  * and past the bound the reader cannot allocate it (Node's range error instead of a coded one).
  */
-export function checkMaxFrameBytes(value: number, kind: 'USAGE' | 'REPLAY_USAGE' = 'USAGE'): number {
+export function checkMaxFrameBytes(value: number): number {
   if (Number.isInteger(value) && value >= MIN_MAX_FRAME_BYTES && value <= MAX_MAX_FRAME_BYTES) return value
   throw lmtError(
-    kind,
-    `--max-frame-bytes must be an integer from ${MIN_MAX_FRAME_BYTES} to ${MAX_MAX_FRAME_BYTES} (1 GiB); got ${value}`,
+    'CLI_OUT_OF_RANGE',
+    '--max-frame-bytes',
+    `an integer from ${MIN_MAX_FRAME_BYTES} to ${MAX_MAX_FRAME_BYTES} (1 GiB)`,
+    value,
     {suggestions: [`the default, ${DEFAULT_MAX_FRAME_BYTES} (64 MiB), reads every trace LMCache writes`]},
   )
 }

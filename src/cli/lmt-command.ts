@@ -21,11 +21,11 @@ function oclifExit(err: AnyError): number | undefined {
   return typeof exit === 'number' ? exit : undefined
 }
 
-/** The `--json` error code of an error (catalogue kind, `USAGE` for oclif's parse errors). */
+/** The `--json` error code of an error (catalogue kind, `CLI_USAGE` for oclif's parse errors). */
 function errorCode(err: AnyError): string {
   if (isLmtError(err)) return err.kind
-  if (oclifExit(err) === 2) return 'USAGE'
-  return 'INTERNAL'
+  if (oclifExit(err) === 2) return 'CLI_USAGE'
+  return 'CLI_INTERNAL'
 }
 
 export function exitCodeOf(err: AnyError): number {

@@ -1,15 +1,13 @@
 // Number flags that oclif hands over as text (a capacity in GB, a speed, a seed): one parser per kind of number, one
-// wording for its usage error, the command's usage code.
+// wording for its usage error (CLI_BAD_VALUE).
 import {lmtError} from '../errors.js'
 
-/** the usage codes of the commands that take such flags */
-export type UsageKind = 'USAGE' | 'SIM_USAGE' | 'REPORT_USAGE' | 'REPLAY_USAGE'
-
 /** `--name`'s finite number, or undefined when the flag is not given; blank text is not a number. */
-export function numberFlag(kind: UsageKind, name: string, text: string | undefined): number | undefined {
+export function numberFlag(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined
   const n = Number(text)
-  if (!Number.isFinite(n) || text.trim() === '') throw lmtError(kind, `--${name}: "${text}" is not a number`)
+  if (!Number.isFinite(n) || text.trim() === '')
+    throw lmtError('CLI_BAD_VALUE', `--${name}`, text, 'a number')
   return n
 }
 
@@ -18,7 +16,6 @@ export function numberFlag(kind: UsageKind, name: string, text: string | undefin
  * the message ("… is not a positive number of GB").
  */
 export function positiveNumberFlag(
-  kind: UsageKind,
   name: string,
   text: string | undefined,
   unit?: string,
@@ -27,8 +24,10 @@ export function positiveNumberFlag(
   const n = Number(text)
   if (!(n > 0))
     throw lmtError(
-      kind,
-      `--${name}: "${text}" is not a positive number${unit === undefined ? '' : ` of ${unit}`}`,
+      'CLI_BAD_VALUE',
+      `--${name}`,
+      text,
+      `a positive number${unit === undefined ? '' : ` of ${unit}`}`,
     )
   return n
 }
@@ -37,10 +36,10 @@ export function positiveNumberFlag(
  * `--name`'s integer as `BigInt` reads it (decimal, 0x hex, 0o, 0b; surrounding blanks ignored), for values past
  * 2^53 such as seeds; `hint` is added to the message in parentheses.
  */
-export function bigIntFlag(kind: UsageKind, name: string, text: string, hint?: string): bigint {
+export function bigIntFlag(name: string, text: string, hint?: string): bigint {
   try {
     return BigInt(text.trim())
   } catch {
-    throw lmtError(kind, `--${name}: "${text}" is not an integer${hint === undefined ? '' : ` (${hint})`}`)
+    throw lmtError('CLI_BAD_VALUE', `--${name}`, text, `an integer${hint === undefined ? '' : ` (${hint})`}`)
   }
 }

@@ -13,14 +13,14 @@ export class RecordLog {
   private failure: LmtError | undefined
   private closed = false
 
-  /** Creates the parent directories and opens (truncates) `path`; throws REPLAY_OUTPUT if it cannot. */
+  /** Creates the parent directories and opens (truncates) `path`; throws REPLAY_OUTPUT_FAILED if it cannot. */
   constructor(
     readonly path: string,
     onFailure: (err: LmtError) => void,
     write: (fd: number, chunk: string) => void = (fd, chunk) => void writeSync(fd, chunk),
   ) {
     try {
-      ensureDirectory(dirname(path), 'REPLAY_OUTPUT')
+      ensureDirectory(dirname(path), 'REPLAY_OUTPUT_FAILED')
       this.fd = openSync(path, 'w')
     } catch (err) {
       throw this.error(err as Error)
@@ -54,6 +54,6 @@ export class RecordLog {
   }
 
   private error(err: Error): LmtError {
-    return outputError('REPLAY_OUTPUT', `cannot write --jsonl-out ${this.path}`, err)
+    return outputError('REPLAY_OUTPUT_FAILED', `cannot write --jsonl-out ${this.path}`, err)
   }
 }

@@ -1,6 +1,6 @@
 // Standard output that fails: a reader that left early (EPIPE: `lmt trace dump x.lct | head -1`) ends the command
 // quietly with exit 0, as the output it wanted was written; any other failure (a full disk: ENOSPC) is the coded
-// STDOUT_FAILED on stderr with exit 1, never a stack trace. Write errors on process.stdout arrive as 'error' events,
+// CLI_STDOUT_FAILED on stderr with exit 1, never a stack trace. Write errors on process.stdout arrive as 'error' events,
 // for files and pipes alike; oclif's own listener rethrows them (a stack trace), so this one replaces it.
 import {lmtError} from '../errors.js'
 import {describeFsError} from '../util/output-path.js'
@@ -13,7 +13,7 @@ function onStdoutError(err: NodeJS.ErrnoException): void {
     if (process.stdout.listenerCount('error') > 1) return
     process.exit(0)
   }
-  const e = lmtError('STDOUT_FAILED', describeFsError(err), {
+  const e = lmtError('CLI_STDOUT_FAILED', describeFsError(err), {
     suggestions: [
       'redirect standard output to a file on a disk with free space, or to a pipe that reads it all',
     ],

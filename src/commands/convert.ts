@@ -222,8 +222,7 @@ export default class Convert extends LmtCommand {
     const instanceBlockSizes = parseInstanceBlockSizes(first['instance-block-sizes'])
     const modelMapping = parseModelMapping(first['model-mapping'])
     for (const input of first.input) {
-      if (/^https?:/i.test(input))
-        throw lmtError('USAGE', `HTTP(S) inputs are not supported; download the file first: ${input}`)
+      if (/^https?:/i.test(input)) throw lmtError('CONVERT_REMOTE_INPUT', input)
     }
     // plugin code can block the event loop, where lmt's Ctrl-C handler never runs: a watchdog process then ends lmt
     const watchdog = mayRunPluginCode(this.config, first) ? startInterruptWatchdog() : undefined
@@ -276,7 +275,7 @@ export default class Convert extends LmtCommand {
     })
     const registration = registry.resolve(flags.format)
     if (!registration)
-      throw lmtError('UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
+      throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format and where it comes from'],
       })
     return {registration, registry}
@@ -409,14 +408,14 @@ function bannerLines({reg, flags, instanceBlockSizes, modelMapping}: ConvertPlan
 /** --mode lct: the layout, the start time and the storage config of the header (as `lmt replay` would digest it). */
 function lctSettings(flags: ParsedConvertFlags, reporter: StderrReporter): LctSettings {
   if (flags['kv-layout'] !== undefined && flags['bytes-per-block'] !== undefined)
-    throw lmtError('USAGE', '--kv-layout and --bytes-per-block are mutually exclusive')
+    throw lmtError('CLI_FLAGS_EXCLUSIVE', '--kv-layout', '--bytes-per-block')
   const layout =
     flags['kv-layout'] !== undefined
       ? parseKvLayout(flags['kv-layout'])
       : bytesLayout(flags['bytes-per-block'] ?? 65536)
   const tWall = flags['t-wall-start'] === undefined ? undefined : Number(flags['t-wall-start'])
   if (tWall !== undefined && !Number.isFinite(tWall))
-    throw lmtError('USAGE', '--t-wall-start must be a number of epoch seconds')
+    throw lmtError('CLI_OUT_OF_RANGE', '--t-wall-start', 'a number of epoch seconds')
   const sf = flags as unknown as Record<string, unknown>
   const storage = storageLevel.parseConfig(
     {...sf, 'l1-size-gb': sf['l1-size-gb'] ?? '8', 'eviction-policy': sf['eviction-policy'] ?? 'LRU'},
@@ -475,15 +474,15 @@ function checkInput(input: string): void {
   try {
     st = statSync(input)
   } catch {
-    throw lmtError('INPUT_NOT_FOUND', `input not found: ${input}`, {
+    throw lmtError('CONVERT_INPUT_NOT_FOUND', input, {
       suggestions: ['check the path; inputs are local files'],
     })
   }
-  if (!st.isFile()) throw lmtError('INPUT_NOT_FOUND', `cannot read ${input}: not a regular file`)
+  if (!st.isFile()) throw lmtError('CONVERT_INPUT_UNREADABLE', input, 'not a regular file')
   try {
     accessSync(input, constants.R_OK)
   } catch (err) {
-    throw lmtError('INPUT_NOT_FOUND', `cannot read ${input}: ${(err as Error).message}`)
+    throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
   }
 }
 
@@ -503,14 +502,14 @@ function checkOutput(output: string, inputs: readonly string[]): void {
     st = undefined
   }
   if (st?.isDirectory())
-    throw lmtError('USAGE', `output ${output} is a directory`, {suggestions: ['pass a file path with -o']})
+    throw lmtError('CONVERT_OUTPUT_IS_DIRECTORY', output, {suggestions: ['pass a file path with -o']})
   const target = realOrResolved(output)
   for (const input of inputs) {
     if (realOrResolved(input) === target)
-      throw lmtError('USAGE', `output ${output} is the same file as input ${input}`, {
+      throw lmtError('CONVERT_OUTPUT_IS_INPUT', output, input, {
         suggestions: ['choose another -o path'],
       })
   }
   refuseNonRegularOutput(output)
-  ensureDirectory(dirname(resolve(output)), 'OUTPUT_FAILED')
+  ensureDirectory(dirname(resolve(output)), 'CONVERT_OUTPUT_FAILED')
 }

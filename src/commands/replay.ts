@@ -30,9 +30,6 @@ import {
 } from '../replay/outputs.js'
 import {storageLevel} from '../plugins/core-levels.js'
 
-const SCHEMA_1_MESSAGE =
-  'trace_schema_version 1 is not replay-safe: schema-1 recorders did not store ObjectKey.cache_salt, so keys that differed only by cache salt were recorded as one key and replay may show hits and lock conflicts that never happened; replayable versions: 2 (pass --allow-schema-1 to replay it with every cache_salt empty)'
-
 export default class Replay extends LmtCommand {
   static override summary = "Replay an LMCache .lct trace against a model of LMCache's StorageManager"
 
@@ -97,10 +94,10 @@ export default class Replay extends LmtCommand {
     if (first.flags['list-levels']) return this.listLevels(levels)
     const file = first.args.file
     if (!file)
-      throw lmtError('REPLAY_USAGE', 'missing trace file', {
+      throw lmtError('REPLAY_NO_TRACE', {
         suggestions: ['lmt replay trace.lct --l1-size-gb 8 --eviction-policy LRU'],
       })
-    const maxFrameBytes = checkMaxFrameBytes(first.flags['max-frame-bytes'], 'REPLAY_USAGE')
+    const maxFrameBytes = checkMaxFrameBytes(first.flags['max-frame-bytes'])
     const pace = first.flags.pace as 'virtual' | 'realtime'
     const speed = speedOf(pace, first.flags.speed)
     // 4.–6. header, level, schema
@@ -133,7 +130,7 @@ export default class Replay extends LmtCommand {
       exit: (code) => process.exit(code),
       // the abort removes the --record temporary file at once; the JSONL log is kept as far as it got
       cleanup: () => {
-        controller.abort(lmtError('INTERRUPTED', 'a signal'))
+        controller.abort(lmtError('CLI_INTERRUPTED', 'a signal'))
         out.close()
       },
     })
@@ -156,8 +153,7 @@ export default class Replay extends LmtCommand {
     if (flags['jsonl-out']) written.push(`${flags['jsonl-out']} (--jsonl-out)`)
     if (!flags.quiet) for (const w of written) process.stderr.write(`wrote ${w}\n`)
     if (!flags.quiet) for (const line of resultTable(result, o.pace)) this.log(line)
-    if (result.recordsFailed > 0)
-      throw lmtError('REPLAY_RECORDS_FAILED', `${result.recordsFailed} record(s) failed`)
+    if (result.recordsFailed > 0) throw lmtError('REPLAY_RECORDS_FAILED', result.recordsFailed)
     return summary === undefined ? undefined : JSON.parse(summary)
   }
 
@@ -265,7 +261,7 @@ function writeSummaries(flags: ReplayFlags, result: ReplayResult, summary: strin
   try {
     for (const [path, data] of files) writeFileAtomic(path, data)
   } catch (err) {
-    throw outputError('REPLAY_OUTPUT', `cannot write outputs in ${outDir}`, err)
+    throw outputError('REPLAY_OUTPUT_FAILED', `cannot write outputs in ${outDir}`, err)
   }
   return files.map(([path]) => path)
 }
@@ -355,9 +351,9 @@ class RecordOutputs {
 
 function speedOf(pace: 'virtual' | 'realtime', flag: string | undefined): number {
   if (flag === undefined) return 1
-  if (pace === 'virtual') throw lmtError('REPLAY_USAGE', '--speed applies to --pace realtime only')
+  if (pace === 'virtual') throw lmtError('REPLAY_SPEED_NEEDS_REALTIME')
   const speed = Number(flag)
-  if (!(speed > 0)) throw lmtError('REPLAY_USAGE', '--speed must be a number > 0')
+  if (!(speed > 0)) throw lmtError('CLI_OUT_OF_RANGE', '--speed', 'a number > 0')
   return speed
 }
 
@@ -384,15 +380,12 @@ function levelOf(
   header: LctHeader,
 ): ReplayLevel {
   const levelName = flag ?? header.level
-  if (flag !== undefined && flag !== header.level)
-    throw lmtError('REPLAY_LEVEL_MISMATCH', `trace level is '${header.level}' but --level ${flag} was given`)
+  if (flag !== undefined && flag !== header.level) throw lmtError('REPLAY_LEVEL_MISMATCH', header.level, flag)
   const reg = levels.levels.get(levelName)
   if (!reg)
-    throw lmtError(
-      'REPLAY_UNKNOWN_LEVEL',
-      `unknown replay level '${levelName}'; known levels: ${levels.names().join(', ')}`,
-      {suggestions: ['install the lmt plugin that provides this level (lmt plugins install …)']},
-    )
+    throw lmtError('REPLAY_UNKNOWN_LEVEL', levelName, levels.names(), {
+      suggestions: ['install the lmt plugin that provides this level (lmt plugins install …)'],
+    })
   return reg.level
 }
 
@@ -404,11 +397,12 @@ function checkSchema(level: ReplayLevel, header: LctHeader, allowSchema1: boolea
       '',
       'replaying a schema-1 trace: cache salts were not recorded; keys that differed only by salt are merged',
     )
-  else if (header.traceSchemaVersion === 1) throw lmtError('REPLAY_SCHEMA_NOT_REPLAYABLE', SCHEMA_1_MESSAGE)
   else
     throw lmtError(
       'REPLAY_SCHEMA_NOT_REPLAYABLE',
-      `trace_schema_version ${header.traceSchemaVersion} is not replayable by level ${level.name} (replayable: ${level.replayableSchemaVersions.join(', ')})`,
+      header.traceSchemaVersion,
+      level.name,
+      level.replayableSchemaVersions,
     )
 }
 
@@ -432,7 +426,7 @@ function checkReplayOutputs(
     ...(flags.record ? [flags.record] : []),
     ...(flags['jsonl-out'] ? [flags['jsonl-out']] : []),
   ]
-  for (const f of files) refuseNonRegularOutput(f, 'REPLAY_OUTPUT')
-  ensureDirectory(outDir, 'REPLAY_OUTPUT')
-  for (const f of files) ensureDirectory(dirname(f), 'REPLAY_OUTPUT')
+  for (const f of files) refuseNonRegularOutput(f, 'REPLAY_OUTPUT_FAILED')
+  ensureDirectory(outDir, 'REPLAY_OUTPUT_FAILED')
+  for (const f of files) ensureDirectory(dirname(f), 'REPLAY_OUTPUT_FAILED')
 }

@@ -31,18 +31,14 @@ function packageVersion(root: string): string {
 function parsePolicies(text: string): PolicyName[] {
   const list = text === 'all' ? [...POLICIES] : text.split(',').map((p) => p.trim())
   for (const p of list)
-    if (!POLICIES.includes(p as PolicyName))
-      throw lmtError(
-        'REPORT_USAGE',
-        `--policies: unknown policy "${p}" (known: ${POLICIES.join(', ')}, or all)`,
-      )
+    if (!POLICIES.includes(p as PolicyName)) throw lmtError('REPORT_UNKNOWN_POLICY', p, POLICIES)
   return list as PolicyName[]
 }
 
 /** The page's path before any work: never over a device, a FIFO or a folder; its folders made one level at a time. */
 function checkOutput(path: string): void {
-  refuseNonRegularOutput(path, 'REPORT_OUTPUT')
-  ensureDirectory(dirname(path), 'REPORT_OUTPUT')
+  refuseNonRegularOutput(path, 'REPORT_OUTPUT_FAILED')
+  ensureDirectory(dirname(path), 'REPORT_OUTPUT_FAILED')
 }
 
 type ReportFlags = Interfaces.InferredFlags<(typeof Report)['flags']>
@@ -51,27 +47,21 @@ type ReportFlags = Interfaces.InferredFlags<(typeof Report)['flags']>
 function checkInputFlags(args: {config?: string}, flags: ReportFlags): void {
   const sources = [args.config, flags.trace, flags.input].filter((x) => x !== undefined).length
   if (flags.input !== undefined && args.config === undefined && flags.trace === undefined && !flags.format)
-    throw lmtError('REPORT_USAGE', '--input needs --format (see lmt converters)')
+    throw lmtError('CLI_FLAG_NEEDS', '--input', '--format (see lmt converters)')
   if (sources === 0)
-    throw lmtError(
-      'REPORT_USAGE',
-      'give a trace (--trace), inputs to convert (-i … -f …) or a configuration file',
-      {
-        suggestions: ['lmt report --trace trace.jsonl -o report.html'],
-      },
-    )
+    throw lmtError('REPORT_NO_INPUT', {suggestions: ['lmt report --trace trace.jsonl -o report.html']})
   if (flags.trace !== undefined && flags.input !== undefined)
-    throw lmtError('REPORT_USAGE', '--trace and --input are mutually exclusive')
+    throw lmtError('CLI_FLAGS_EXCLUSIVE', '--trace', '--input')
   if (flags.capacity !== undefined && flags['capacity-blocks'] !== undefined)
-    throw lmtError('REPORT_USAGE', '--capacity and --capacity-blocks are mutually exclusive')
+    throw lmtError('CLI_FLAGS_EXCLUSIVE', '--capacity', '--capacity-blocks')
   if (flags['kv-layout'] !== undefined && flags['bytes-per-token'] !== undefined)
-    throw lmtError('REPORT_USAGE', '--kv-layout and --bytes-per-token are mutually exclusive')
+    throw lmtError('CLI_FLAGS_EXCLUSIVE', '--kv-layout', '--bytes-per-token')
 }
 
 /** The library request the flags ask for (its trace, configuration and progress are the run's). */
 function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest, 'config' | 'trace'> {
-  const capacityGb = positiveNumberFlag('REPORT_USAGE', 'capacity', flags.capacity, 'GB')
-  const seed = bigIntFlag('REPORT_USAGE', 'seed', flags.seed)
+  const capacityGb = positiveNumberFlag('capacity', flags.capacity, 'GB')
+  const seed = bigIntFlag('seed', flags.seed)
   const policies = parsePolicies(flags.policies)
   return {
     blockSize: flags['block-size'],
@@ -129,7 +119,7 @@ async function writeReport(request: ReportRequest, run: RunSettings): Promise<Re
     try {
       writeFileAtomic(output, html)
     } catch (err) {
-      throw outputError('REPORT_OUTPUT', `cannot write ${output}`, err)
+      throw outputError('REPORT_OUTPUT_FAILED', `cannot write ${output}`, err)
     }
     return doc
   } finally {
@@ -265,14 +255,14 @@ and, with --json, prints the same numbers.`
     })
     const reg = registry.resolve(flags.format as string)
     if (!reg)
-      throw lmtError('UNKNOWN_FORMAT', flags.format as string, registry.knownNames(), {
+      throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format as string, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format'],
       })
     for (const input of flags.input ?? [])
       try {
         if (!lstatSync(input).isFile()) throw new Error('not a regular file')
       } catch (err) {
-        throw lmtError('INPUT_NOT_FOUND', `cannot read ${input}: ${(err as Error).message}`)
+        throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
       }
     return convertInput({
       inputs: flags.input ?? [],

@@ -22,10 +22,9 @@ function parseSeed(text: string): bigint {
   try {
     v = BigInt(text.trim())
   } catch {
-    throw lmtError('SIM_USAGE', `--seed: "${text}" is not an integer (decimal or 0x hex)`)
+    throw lmtError('CLI_BAD_VALUE', '--seed', text, 'an integer (decimal or 0x hex)')
   }
-  if (v < 1n || v >= 2n ** 64n)
-    throw lmtError('SIM_USAGE', `--seed must be between 1 and 2^64 - 1 (got ${text})`)
+  if (v < 1n || v >= 2n ** 64n) throw lmtError('CLI_OUT_OF_RANGE', '--seed', 'between 1 and 2^64 - 1', text)
   return v
 }
 
@@ -45,7 +44,7 @@ function parsePolicy(v: string): PolicyName {
   const name = v.toLowerCase() as PolicyName
   if (POLICIES.includes(name)) return name
   const near = closest(v, POLICIES)
-  throw lmtError('SIM_USAGE', `--policy: unknown policy "${v}"${near ? `; did you mean ${near}?` : ''}`, {
+  throw lmtError('SIM_UNKNOWN_POLICY', v, near, {
     suggestions: [`policies: ${POLICIES.join(', ')}`],
   })
 }
@@ -260,7 +259,7 @@ export default class Simulate extends LmtCommand {
     return {
       error: {
         ...base.error,
-        code: base.error.code === 'USAGE' ? 'LMT_SIM_USAGE' : base.error.code,
+        code: base.error.code === 'CLI_USAGE' ? 'LMT_CLI_USAGE' : base.error.code,
         exitCode: exitCodeOf(err as Error),
       },
     }
@@ -339,7 +338,7 @@ type SimulateFlags = Interfaces.InferredFlags<typeof Simulate.flags>
 function num(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined
   const n = Number(v)
-  if (!Number.isFinite(n) || v.trim() === '') throw lmtError('SIM_USAGE', `--${name}: "${v}" is not a number`)
+  if (!Number.isFinite(n) || v.trim() === '') throw lmtError('CLI_BAD_VALUE', `--${name}`, v, 'a number')
   return n
 }
 
@@ -356,26 +355,26 @@ const SWEEP_FLAGS = [
 /** The usage errors of docs/simulate.md §1.2 (exit 2), before any work. */
 function checkUsage(args: SimulateArgs, flags: SimulateFlags): void {
   if (!args.config && !flags.trace)
-    throw lmtError('SIM_USAGE', 'give a configuration file or --trace', {
+    throw lmtError('SIM_NO_INPUT', {
       suggestions: ['lmt simulate --trace T.jsonl --capacity-blocks 10000'],
     })
   if (flags.capacity !== undefined && flags['capacity-blocks'] !== undefined)
-    throw lmtError('SIM_USAGE', '--capacity and --capacity-blocks are mutually exclusive')
+    throw lmtError('CLI_FLAGS_EXCLUSIVE', '--capacity', '--capacity-blocks')
   if (!flags.sweep) {
     for (const f of SWEEP_FLAGS)
-      if (flags[f] !== undefined && flags[f] !== false) throw lmtError('SIM_USAGE', `--${f} needs --sweep`)
+      if (flags[f] !== undefined && flags[f] !== false) throw lmtError('CLI_FLAG_NEEDS', `--${f}`, '--sweep')
     if (!args.config && flags.capacity === undefined && flags['capacity-blocks'] === undefined)
-      throw lmtError('SIM_USAGE', 'the quick form needs --capacity or --capacity-blocks (or --sweep)', {
+      throw lmtError('CLI_FLAG_NEEDS', 'the quick form', '--capacity or --capacity-blocks (or --sweep)', {
         suggestions: ['--capacity-blocks -1 simulates an infinite cache'],
       })
   } else {
     if (flags.capacity !== undefined || flags['capacity-blocks'] !== undefined)
-      throw lmtError('SIM_USAGE', '--sweep sets the capacity itself; drop --capacity/--capacity-blocks')
+      throw lmtError('SIM_SWEEP_SETS_CAPACITY')
     if (
       flags['sweep-capacities'] !== undefined &&
       (flags['sweep-min'] !== undefined || flags['sweep-max'] !== undefined)
     )
-      throw lmtError('SIM_USAGE', '--sweep-capacities and --sweep-min/--sweep-max are mutually exclusive')
+      throw lmtError('CLI_FLAGS_EXCLUSIVE', '--sweep-capacities', '--sweep-min/--sweep-max')
   }
 }
 
@@ -389,7 +388,7 @@ function sweepRequestOf(flags: SimulateFlags): SweepRequest | undefined {
   const min = num('sweep-min', flags['sweep-min'])
   const max = num('sweep-max', flags['sweep-max'])
   if ((min !== undefined && min <= 0) || (min !== undefined && max !== undefined && max <= min))
-    throw lmtError('SIM_USAGE', '--sweep-min must be > 0 and below --sweep-max')
+    throw lmtError('CLI_OUT_OF_RANGE', '--sweep-min', '> 0 and below --sweep-max')
   return {capacities, min, max, points: flags['sweep-points'] ?? 30, unit, group: flags['sweep-group']}
 }
 

@@ -1,6 +1,6 @@
 import {mkdtempSync, renameSync, rmSync, statSync} from 'node:fs'
 import {dirname, join} from 'node:path'
-import {isLmtError, LmtError, lmtError} from '../errors.js'
+import {isLmtError, lmtError} from '../errors.js'
 import {
   creationError,
   isDiskFullOrReadOnly,
@@ -68,7 +68,7 @@ function messageOf(err: unknown): string {
 /** What an error thrown while a converter is made or initialised becomes. */
 function initFailure(err: unknown, className: string): unknown {
   if (isLmtError(err)) return err
-  return lmtError('CONVERTER_FAILED', `${className} failed to initialise: ${messageOf(err)}`, {cause: err})
+  return lmtError('PLUGIN_CONVERTER_THREW', className, messageOf(err), undefined, {cause: err})
 }
 
 /**
@@ -79,13 +79,10 @@ function initFailure(err: unknown, className: string): unknown {
 function conversionFailure(err: unknown, className: string, path: string, output: string): unknown {
   if (isLmtError(err)) return err
   if (isDiskFullOrReadOnly(err))
-    return outputError('OUTPUT_FAILED', `cannot write the temporary files of ${output}`, err)
+    return outputError('CONVERT_OUTPUT_FAILED', `cannot write the temporary files of ${output}`, err)
   if (err instanceof JsonSerializeError)
-    return lmtError(
-      'CONTRACT_VIOLATION',
-      `${className} produced a trace that cannot be serialized: ${err.message}`,
-    )
-  return lmtError('CONVERTER_FAILED', `${className} failed on ${path}: ${messageOf(err)}`, {cause: err})
+    return lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'unserializable', err.message)
+  return lmtError('PLUGIN_CONVERTER_THREW', className, messageOf(err), path, {cause: err})
 }
 
 /** One input's line accounting and trace counts, for the summary. */
@@ -168,12 +165,12 @@ export class ConversionRun {
       }
       for (let index = 0; index < req.inputs.length; index++)
         await this.convertInput(converter, index, outTmp, totals)
-      if (totals.traces.total === 0) throw lmtError('NO_TRACES')
+      if (totals.traces.total === 0) throw lmtError('CONVERT_NO_TRACES')
       await this.assemble(totals.runsPerInput, outTmp, req.inputs.length === 1)
       return this.runSummary(converter, totals, started)
     } catch (err) {
       // what is left untranslated by now is a file-system call on the output or its temporary files
-      if (isFsError(err)) throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
+      if (isFsError(err)) throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
       throw err
     } finally {
       try {
@@ -197,7 +194,12 @@ export class ConversionRun {
     try {
       this.tempDir = mkdtempSync(tempDirPrefix(outDir))
     } catch (err) {
-      throw creationError('OUTPUT_FAILED', `cannot create temporary files beside ${req.output}`, outDir, err)
+      throw creationError(
+        'CONVERT_OUTPUT_FAILED',
+        `cannot create temporary files beside ${req.output}`,
+        outDir,
+        err,
+      )
     }
   }
 
@@ -346,7 +348,7 @@ export class ConversionRun {
   }
 
   private checkAbort(): void {
-    if (this.req.signal?.aborted) throw new LmtError('INTERRUPTED', 'interrupted')
+    if (this.req.signal?.aborted) throw lmtError('CLI_INTERRUPTED', 'an abort signal')
   }
 
   /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */
@@ -366,7 +368,7 @@ export class ConversionRun {
       await out.close()
     } catch (err) {
       out.abandon()
-      throw outputError('OUTPUT_FAILED', `cannot write ${req.output}`, err)
+      throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
     }
     refuseNonRegularOutput(req.output)
     renameSync(finalTmp, req.output)

@@ -55,19 +55,12 @@ function inspectTrace(trace: unknown, className: string): {ts: bigint; type: str
     type = t.type
     instanceId = t.instance_id
   } else {
-    throw lmtError(
-      'CONTRACT_VIOLATION',
-      `${className} produced a trace that is not an object (got ${describe(trace)})`,
-    )
+    throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'trace-not-object', describe(trace))
   }
   let big: bigint
   if (typeof ts === 'bigint') big = ts
   else if (typeof ts === 'number' && Number.isSafeInteger(ts)) big = BigInt(ts)
-  else
-    throw lmtError(
-      'CONTRACT_VIOLATION',
-      `${className} produced a trace without an integer timestamp_ns (got ${describe(ts)})`,
-    )
+  else throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'no-timestamp', describe(ts))
   return {ts: big, type: typeof type === 'string' ? type : '(none)', instanceId}
 }
 
@@ -102,11 +95,7 @@ export async function readTraces(o: OutputReading): Promise<void> {
     for (const t of result as Iterable<unknown>) if (take(t)) await sink.settle()
   } else if (isObject && Symbol.asyncIterator in result) {
     for await (const t of result as AsyncIterable<unknown>) if (take(t)) await sink.settle()
-  } else
-    throw lmtError(
-      'CONTRACT_VIOLATION',
-      `${className}.convertToTraces() must return an array or an (async) iterable of traces (got ${describe(result)})`,
-    )
+  } else throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'traces-result', describe(result))
 }
 
 /** `convertToTraceJsonl` into `tmp`: its returned count checked, then every line of the file it wrote. */
@@ -118,11 +107,7 @@ export async function readTraceJsonl(o: OutputReading, tmp: string): Promise<voi
   const valid =
     (typeof returned === 'number' && Number.isSafeInteger(returned) && returned >= 0) ||
     (typeof returned === 'bigint' && returned >= 0n)
-  if (!valid)
-    throw lmtError(
-      'CONTRACT_VIOLATION',
-      `${className}.convertToTraceJsonl() must return a non-negative integer trace count (got ${describe(returned)})`,
-    )
+  if (!valid) throw lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'jsonl-count', describe(returned))
   const count = BigInt(returned as number | bigint)
   const read = {lines: 0}
   try {
@@ -155,8 +140,10 @@ async function readJsonlLines(o: OutputReading, tmp: string, read: {lines: numbe
         continue
       }
       throw lmtError(
-        'CONTRACT_VIOLATION',
-        `${className} wrote a line that is not valid JSON (line ${line.lineNo}: ${(err as Error).message})`,
+        'PLUGIN_CONTRACT_VIOLATION',
+        className,
+        'jsonl-line',
+        `line ${line.lineNo}: ${(err as Error).message}`,
       )
     }
     if (!o.sort) {

@@ -109,7 +109,8 @@ export class InputAccounting implements InputContext {
 
   skip(line: InputLine, code: string, message: string): void {
     increment(this.skipped, code)
-    if (this.hooks.strict) throw lmtError('STRICT_INPUT', `${this.path}:${line.lineNo}`, code, message)
+    if (this.hooks.strict)
+      throw lmtError('CONVERT_STRICT_INPUT', `${this.path}:${line.lineNo}`, code, message)
     this.warnLine(line, code, message)
   }
 

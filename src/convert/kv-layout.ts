@@ -11,7 +11,7 @@ const DTYPE_SHORT = /^[a-z0-9_]+$/
  */
 export function parseKvLayout(text: string): MemoryLayoutDesc {
   const bad = (why: string) =>
-    lmtError('USAGE', `--kv-layout: ${why}`, {
+    lmtError('CONVERT_BAD_KV_LAYOUT', why, {
       suggestions: [
         'e.g. --kv-layout 2x36x16x8x128:bfloat16 (K and V, 36 layers, 16 tokens, 8 heads, head size 128)',
       ],

@@ -182,14 +182,13 @@ export async function jsonlToLct(
     await addLines(jsonlPath, calls, o)
     const done = calls.open()
     done.close()
-    if (done.droppedCount > 0)
-      throw lmtError('OUTPUT_FAILED', `${done.droppedCount} records could not be written to ${output}`)
+    if (done.droppedCount > 0) throw lmtError('CONVERT_RECORDS_DROPPED', done.droppedCount, output)
     refuseNonRegularOutput(output) // checked before the work too; a device put there meanwhile stays
     renameSync(tmp, output)
   } catch (err) {
     calls.recorder?.close()
     rmSync(tmp, {force: true})
-    throw isFsError(err) ? outputError('OUTPUT_FAILED', `cannot write ${output}`, err) : err
+    throw isFsError(err) ? outputError('CONVERT_OUTPUT_FAILED', `cannot write ${output}`, err) : err
   } finally {
     temps.delete(tmp)
   }

@@ -9,7 +9,7 @@ function pairs(value: string, flag: string): Array<[string, string]> {
   if (value === '') return []
   return value.split(',').map((piece) => {
     const parts = piece.split(':')
-    if (parts.length !== 2) throw lmtError('USAGE', `${flag}: "${piece}" is not of the form id:value`)
+    if (parts.length !== 2) throw lmtError('CLI_BAD_VALUE', flag, piece, 'of the form id:value')
     return [parts[0], parts[1]]
   })
 }
@@ -21,12 +21,10 @@ export function parseInstanceBlockSizes(value: string | undefined): Map<string, 
   for (const [idText, sizeText] of pairs(value, '--instance-block-sizes')) {
     const size = pythonStrip(sizeText)
     const piece = `${idText}:${sizeText}`
-    if (!SIZE_TEXT.test(size))
-      throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size is not an integer`)
+    if (!SIZE_TEXT.test(size)) throw lmtError('CONVERT_BAD_BLOCK_SIZE', piece, 'not-integer')
     const n = BigInt(size.replace(/_/g, ''))
-    if (n < 1n) throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size must be at least 1`)
-    if (n > BigInt(Number.MAX_SAFE_INTEGER))
-      throw lmtError('USAGE', `--instance-block-sizes: "${piece}": block size is too large`)
+    if (n < 1n) throw lmtError('CONVERT_BAD_BLOCK_SIZE', piece, 'below-one')
+    if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw lmtError('CONVERT_BAD_BLOCK_SIZE', piece, 'too-large')
     out.set(pythonStrip(idText), Number(n))
   }
   return out
@@ -42,7 +40,7 @@ export function parseModelMapping(value: string | undefined): Map<string, string
 
 function asObject(value: unknown, what: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw lmtError('BAD_CONFIG', `${what} must be a JSON object`)
+    throw lmtError('CONVERT_CONFIG_NOT_OBJECT', what)
   return value as Record<string, unknown>
 }
 
@@ -62,13 +60,13 @@ export function loadConverterConfig(
     try {
       text = readFileSync(file, 'utf8')
     } catch (err) {
-      throw lmtError('BAD_CONFIG', `cannot read ${file}: ${(err as Error).message}`)
+      throw lmtError('CONVERT_CONFIG_UNREADABLE', file, (err as Error).message)
     }
     let parsed: unknown
     try {
       parsed = JSON.parse(withoutBom(text))
     } catch (err) {
-      throw lmtError('BAD_CONFIG', `${file}: ${(err as Error).message}`)
+      throw lmtError('CONVERT_BAD_CONFIG', file, (err as Error).message)
     }
     Object.assign(config, asObject(parsed, file))
   }
@@ -77,7 +75,7 @@ export function loadConverterConfig(
     try {
       parsed = JSON.parse(inline)
     } catch (err) {
-      throw lmtError('BAD_CONFIG', `--converter-config-json: ${(err as Error).message}`)
+      throw lmtError('CONVERT_BAD_CONFIG', '--converter-config-json', (err as Error).message)
     }
     Object.assign(config, asObject(parsed, '--converter-config-json'))
   }

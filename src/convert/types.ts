@@ -131,7 +131,7 @@ export interface ConverterClass<Settings = unknown> {
   flags?: Readonly<Record<string, unknown>>
   /**
    * Optional: the converter's typed options from the parsed flags (its own and the command's) and the converter
-   * config; delivered as `options.settings`. A coded error it throws (`lmtError('USAGE', …)`) is reported as it is.
+   * config; delivered as `options.settings`. A coded error it throws (`lmtError('CLI_USAGE', …)`) is reported as it is.
    */
   parseOptions?(flags: ConverterFlagValues, converterConfig: Record<string, unknown> | undefined): Settings
   /**

@@ -23,8 +23,9 @@ const hook: Hook.CommandNotFound = async function (opts) {
   const typed = `${opts.config.bin} ${id.replace(/:/g, ' ')}`
   const topic = inTopic ? ` ${parts[0]}` : ''
   throw lmtError(
-    'USAGE',
-    `"${typed}" is not an lmt command${near ? `; did you mean "${opts.config.bin} ${near.replace(/:/g, ' ')}"?` : ''}`,
+    'CLI_UNKNOWN_COMMAND',
+    typed,
+    near ? `${opts.config.bin} ${near.replace(/:/g, ' ')}` : undefined,
     {suggestions: [`run "${opts.config.bin}${topic} --help" for the list of commands`]},
   )
 }

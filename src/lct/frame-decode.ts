@@ -1,4 +1,4 @@
-import {LctError} from '../errors.js'
+import {lctError} from '../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
 import {familyOf, isKeyByte, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
@@ -123,8 +123,7 @@ function toNumber(v: RawValue | undefined): number {
 
 /** Decodes and validates a header body strictly (docs/lct.md §4.3 rows 6–14). */
 export function decodeHeader(body: Uint8Array, source: string): LctHeader {
-  const malformed = (detail: string) =>
-    new LctError('LCT_MALFORMED_HEADER', source, `malformed header at offset 0: ${detail}`, 0)
+  const malformed = (detail: string) => lctError('LCT_MALFORMED_HEADER', {source, offset: 0}, detail)
   let fields: Map<string, Field>
   try {
     fields = walkTop(new MsgpackReader(body, 0, body.length), HEADER_DECODE, NOTHING, LEVEL_META)
@@ -136,11 +135,10 @@ export function decodeHeader(body: Uint8Array, source: string): LctHeader {
     throw malformed(`field 'type' is ${pyRepr(type.value, type.family)}, expected 'header'`)
   const g0 = fields.get('lmcache_version')
   if (!fields.has('trace_schema_version') && g0)
-    throw new LctError(
+    throw lctError(
       'LCT_G0_HEADER',
-      source,
-      `this trace was written by the first LMCache trace recorder (header field lmcache_version ${typeof g0.value === 'string' ? pyStrRepr(g0.value) : pyRepr(g0.value, g0.family)}, no trace_schema_version); that format is not supported — record the trace again with a current LMCache`,
-      0,
+      {source, offset: 0},
+      typeof g0.value === 'string' ? pyStrRepr(g0.value) : pyRepr(g0.value, g0.family),
     )
   for (const key of HEADER_FIELDS) if (!fields.has(key)) throw malformed(`missing required field '${key}'`)
   for (const key of HEADER_FIELDS) {
@@ -153,23 +151,13 @@ export function decodeHeader(body: Uint8Array, source: string): LctHeader {
   if (meta?.badKey) throw malformed(`field 'level_meta' must be map with str keys, got ${meta.badKey} key`)
   const magic = fields.get('magic')?.value as Uint8Array
   if (magic.length !== LCT_MAGIC.length || !magic.every((b, i) => b === LCT_MAGIC[i]))
-    throw new LctError('LCT_BAD_MAGIC', source, `bad magic (got ${pyBytesRepr(magic)}, expected b'LMCT')`, 0)
+    throw lctError('LCT_BAD_MAGIC', {source, offset: 0}, pyBytesRepr(magic))
   const formatVersion = fields.get('format_version')?.value as number | bigint
   if (formatVersion !== LCT_FORMAT_VERSION)
-    throw new LctError(
-      'LCT_UNSUPPORTED_FORMAT',
-      source,
-      `unsupported format_version ${formatVersion} (this build expects 1)`,
-      0,
-    )
+    throw lctError('LCT_UNSUPPORTED_FORMAT', {source, offset: 0}, formatVersion)
   const schema = fields.get('trace_schema_version')?.value as number | bigint
   if (typeof schema !== 'number' || !LCT_READABLE_SCHEMA_VERSIONS.has(schema))
-    throw new LctError(
-      'LCT_UNSUPPORTED_SCHEMA',
-      source,
-      `unsupported trace_schema_version ${schema} (this build supports 1, 2)`,
-      0,
-    )
+    throw lctError('LCT_UNSUPPORTED_SCHEMA', {source, offset: 0}, schema)
   const smConfigJson = fields.get('sm_config_json')?.value as string
   const smConfigDigest = fields.get('sm_config_digest')?.value as string
   return {

@@ -1,4 +1,4 @@
-import {LctError} from '../errors.js'
+import {LctError, lctError} from '../errors.js'
 import {ByteWindow, type LctSource} from './byte-source.js'
 import {DEFAULT_MAX_FRAME_BYTES} from './constants.js'
 import {decodeHeader, decodeRecordBody, FieldError, scanRecordBody} from './frame-decode.js'
@@ -27,7 +27,7 @@ function sourceName(source: LctSource, name?: string): string {
 }
 
 function ioError(name: string, err: unknown): LctError {
-  return new LctError('LCT_IO', name, `cannot read: ${(err as Error)?.message ?? String(err)}`, 0)
+  return lctError('LCT_IO', {source: name, offset: 0}, (err as Error)?.message ?? String(err))
 }
 
 /** A frame after the header, as the lenient reader sees it. */
@@ -97,40 +97,31 @@ class FrameSource {
       throw ioError(this.name, err)
     }
     if (!ok) {
-      if (w.available === 0)
-        throw new LctError(
-          'LCT_EMPTY',
-          this.name,
-          'unexpected EOF reading frame length at offset 0 (the file is empty)',
-          0,
-        )
-      throw new LctError('LCT_TRUNCATED', this.name, 'truncated frame length prefix at offset 0', 0)
+      if (w.available === 0) throw lctError('LCT_EMPTY', {source: this.name, offset: 0})
+      throw lctError('LCT_TRUNCATED', {source: this.name, offset: 0}, 0)
     }
     const n = readU32(w.buf, w.pos)
     if (n > this.maxFrameBytes)
-      throw new LctError(
+      throw lctError(
         'LCT_FRAME_TOO_LARGE',
-        this.name,
-        `header frame at offset 0 declares ${n} bytes, above the frame limit of ${this.maxFrameBytes} bytes (see --max-frame-bytes)`,
-        0,
-        looksLikeText(w.buf, w.pos)
-          ? [
-              'the file starts with text, so it is not an LMCache trace (.lct); `lmt convert -f <format> --mode lct` makes one from a trace',
-            ]
-          : undefined,
+        {
+          source: this.name,
+          offset: 0,
+          suggestions: looksLikeText(w.buf, w.pos)
+            ? [
+                'the file starts with text, so it is not an LMCache trace (.lct); `lmt convert -f <format> --mode lct` makes one from a trace',
+              ]
+            : undefined,
+        },
+        n,
+        this.maxFrameBytes,
       )
     try {
       ok = await w.ensure(4 + n)
     } catch (err) {
       throw ioError(this.name, err)
     }
-    if (!ok)
-      throw new LctError(
-        'LCT_TRUNCATED',
-        this.name,
-        `truncated frame body at offset 4 (got ${w.available - 4} of ${n})`,
-        4,
-      )
+    if (!ok) throw lctError('LCT_TRUNCATED', {source: this.name, offset: 4}, 4, w.available - 4, n)
     const body = Uint8Array.prototype.slice.call(w.buf, w.pos + 4, w.pos + 4 + n) as Uint8Array
     w.consume(4 + n)
     this.header = decodeHeader(body, this.name)
@@ -269,8 +260,7 @@ class Reader implements TraceReader {
   }
 
   private begin(): void {
-    if (this.closed)
-      throw new LctError('LCT_CLOSED', this.fs.name, 'the reader is closed', this.fs.state.endOffset)
+    if (this.closed) throw lctError('LCT_CLOSED', {source: this.fs.name, offset: this.fs.state.endOffset})
     if (this.started) throw new Error('a trace reader can be iterated once')
     this.started = true
   }

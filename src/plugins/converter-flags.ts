@@ -46,7 +46,7 @@ export function foreignConverterFlag(
     if (reg === chosen) continue
     const flag = Object.keys(reg.cls.flags ?? {}).find((name) => given.has(name) && !accepted.has(name))
     if (flag !== undefined)
-      return lmtError('USAGE', `--${flag} is a flag of format ${reg.format}, not of ${chosen.format}`, {
+      return lmtError('CONVERT_FLAG_OF_OTHER_FORMAT', `--${flag}`, reg.format, chosen.format, {
         suggestions: [`leave --${flag} out, or convert with -f ${reg.format}`],
       })
   }
@@ -55,7 +55,7 @@ export function foreignConverterFlag(
 
 /**
  * The converter's typed settings: what its static `parseOptions(flags, converterConfig)` returns (undefined when it
- * has none). A coded error it throws is passed on as it is; anything else it throws is a CONVERTER_FAILED naming it.
+ * has none). A coded error it throws is passed on as it is; anything else it throws is a PLUGIN_CONVERTER_FAILED naming it.
  */
 export function converterSettings(
   reg: ConverterRegistration,
@@ -69,7 +69,7 @@ export function converterSettings(
   } catch (err) {
     if (isLmtError(err)) throw err
     throw lmtError(
-      'CONVERTER_FAILED',
+      'PLUGIN_CONVERTER_FAILED',
       `${reg.className} could not read its options: ${(err as Error)?.message ?? String(err)}`,
       {cause: err},
     )

@@ -78,7 +78,7 @@ const YIELD_CHECK_RECORDS = 256
 
 /** The reason a replay aborted by `signal` ends with. */
 function abortError(signal: AbortSignal): LmtError {
-  return signal.reason instanceof LmtError ? signal.reason : lmtError('INTERRUPTED', 'an abort signal')
+  return signal.reason instanceof LmtError ? signal.reason : lmtError('CLI_INTERRUPTED', 'an abort signal')
 }
 
 /** below this size a trace is decoded on the replay's thread: a worker's start-up would cost more than it saves */

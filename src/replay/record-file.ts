@@ -28,7 +28,7 @@ export class RecordFile {
     this.tmp = tempPathFor(path)
     const write = o.write ?? ((fd: number, bytes: Buffer) => void writeSync(fd, bytes))
     try {
-      ensureDirectory(dirname(path), 'REPLAY_OUTPUT')
+      ensureDirectory(dirname(path), 'REPLAY_OUTPUT_FAILED')
       this.recorder = new TraceRecorder({
         path: this.tmp,
         level: o.level,
@@ -63,7 +63,7 @@ export class RecordFile {
     return this.failure && this.error(this.failure)
   }
 
-  /** Closes the recorder and renames the file into place; throws REPLAY_OUTPUT (nothing left) if a write failed. */
+  /** Closes the recorder and renames the file into place; throws REPLAY_OUTPUT_FAILED (nothing left) if a write failed. */
   commit(): void {
     if (this.done) return
     this.done = true
@@ -87,7 +87,7 @@ export class RecordFile {
 
   private error(err: Error) {
     return outputError(
-      'REPLAY_OUTPUT',
+      'REPLAY_OUTPUT_FAILED',
       `cannot write the --record file ${this.path} (a file already at that path is left as it was)`,
       err,
     )

@@ -21,11 +21,9 @@ export function chooseCapacity(
     return {blocks: req.capacityBlocks, gb: gbOf(req.capacityBlocks), source: 'flag'}
   if (req.capacityGb !== undefined) {
     if (bytesPerBlock === null)
-      throw lmtError(
-        'SIM_BYTES_PER_TOKEN_MISSING',
-        'a capacity in GB needs --bytes-per-token or --kv-layout',
-        {suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks']},
-      )
+      throw lmtError('CLI_FLAG_NEEDS', 'a capacity in GB', '--bytes-per-token or --kv-layout', {
+        suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks'],
+      })
     const blocks = Math.max(1, Math.floor((req.capacityGb * 2 ** 30) / bytesPerBlock))
     return {blocks, gb: gbOf(blocks), source: 'flag'}
   }

@@ -40,11 +40,7 @@ const PLACEHOLDER = /--capacity-blocks -1|--output-dir|quick form:/
 
 /** Reads the configuration (or builds the quick form), then the rows, then settles every instance's block size. */
 export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
-  if (!req.config && !req.trace)
-    throw lmtError(
-      'SIM_USAGE',
-      'give a trace (--trace, or -i with -f to convert one) or a configuration file',
-    )
+  if (!req.config && !req.trace) throw lmtError('REPORT_NO_INPUT')
   const file = req.config ? await readConfigFile(req.config) : undefined
   // the capacity is the report's to choose: -1 satisfies the configuration check; nothing is written there
   const flags: SimFlags = {

@@ -40,12 +40,12 @@ function answerGroup(cfg: SimConfig, name: string | undefined): Group {
         : undefined
       : groups.find((x) => x.group_name === name)
   if (g) return g
-  throw lmtError(
-    'SIM_USAGE',
-    name === undefined
-      ? `several groups (${groups.map((x) => x.group_name).join(', ')}): name the one to answer for with --group`
-      : `--group: no group "${name}"`,
-  )
+  throw name === undefined
+    ? lmtError(
+        'REPORT_GROUP_NEEDED',
+        groups.map((x) => x.group_name),
+      )
+    : lmtError('SIM_UNKNOWN_GROUP', '--group', name)
 }
 
 /** bytes of a block of the group, when every instance has the same (else null) */
@@ -152,7 +152,7 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   const input = await loadInput({...req, onBytes: (d, t) => progress('reading the trace', d, t)})
   const {config: cfg, rows} = input
   const group = answerGroup(cfg, req.group)
-  if (rows.length === 0) throw lmtError('SIM_TRACE_ROW', `${input.traceName}: the trace has no rows`)
+  if (rows.length === 0) throw lmtError('REPORT_NO_ROWS', input.traceName)
   const bins = new TimeBins(rows[0].ts, rows[rows.length - 1].ts)
   progress('infinite-capacity replay')
   const inf = replayInfinite(input, group, req.seed)

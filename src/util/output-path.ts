@@ -7,7 +7,8 @@ import {dirname, resolve} from 'node:path'
 import {LmtError, lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 
 /** The catalogue codes of the commands' output failures. */
-export type OutputErrorKind = 'OUTPUT_FAILED' | 'SIM_OUTPUT' | 'REPLAY_OUTPUT' | 'REPORT_OUTPUT'
+export type OutputErrorKind =
+  'CONVERT_OUTPUT_FAILED' | 'SIM_OUTPUT_FAILED' | 'REPLAY_OUTPUT_FAILED' | 'REPORT_OUTPUT_FAILED'
 
 const REASONS: Record<string, string> = {
   EROFS: 'read-only file system',
@@ -50,7 +51,7 @@ export function fsErrorHint(err: unknown): string {
 /** The coded error of a failed output operation: `<what>: <reason>`, with what to do about it. */
 export function outputError(kind: OutputErrorKind, what: string, err: unknown): LmtError {
   if (err instanceof LmtError) return err
-  return new LmtError(kind, `${what}: ${describeFsError(err)}`, {suggestions: [fsErrorHint(err)], cause: err})
+  return lmtError(kind, what, describeFsError(err), {suggestions: [fsErrorHint(err)], cause: err})
 }
 
 function statOrUndefined(path: string): Stats | undefined {
@@ -84,7 +85,7 @@ function kindOf(st: Stats): string {
  * Throws OUTPUT_NOT_REGULAR (a usage error, exit 2) when `path` exists and is not a regular file (a link is
  * followed: a link to a device is refused too). A path that does not exist yet, or a regular file, passes.
  */
-export function refuseNonRegularOutput(path: string, kind: OutputErrorKind = 'OUTPUT_FAILED'): void {
+export function refuseNonRegularOutput(path: string, kind: OutputErrorKind = 'CONVERT_OUTPUT_FAILED'): void {
   let st: Stats | undefined
   try {
     st = statOrUndefined(path)
@@ -113,7 +114,7 @@ export function ensureDirectory(dir: string, kind: OutputErrorKind): void {
     }
     if (st?.isDirectory()) break
     if (st !== undefined)
-      throw lmtError(kind, `cannot create the folder ${dir}: ${level} exists and is not a folder`, {
+      throw lmtError(kind, `cannot create the folder ${dir}`, `${level} exists and is not a folder`, {
         suggestions: ['choose an output path whose folders are folders'],
       })
     missing.push(level)
@@ -137,7 +138,7 @@ export function ensureDirectory(dir: string, kind: OutputErrorKind): void {
  */
 export function creationError(kind: OutputErrorKind, what: string, path: string, err: unknown): LmtError {
   if ((err as NodeJS.ErrnoException).code === 'ENOENT' && isFolder(dirname(path)))
-    return new LmtError(kind, `${what}: the file system does not allow new files or folders there (ENOENT)`, {
+    return lmtError(kind, what, 'the file system does not allow new files or folders there (ENOENT)', {
       suggestions: ['choose an output path on an ordinary disk (not under /proc or /sys)'],
       cause: err,
     })

@@ -17,15 +17,15 @@ function failure(f: () => unknown): LmtError {
 
 describe('numberFlag', () => {
   it('reads finite numbers as Number does; not given is undefined', () => {
-    expect(numberFlag('SIM_USAGE', 'capacity', '1.5')).toBe(1.5)
-    expect(numberFlag('SIM_USAGE', 'capacity', ' -2e3 ')).toBe(-2000)
-    expect(numberFlag('SIM_USAGE', 'capacity', '0x10')).toBe(16)
-    expect(numberFlag('SIM_USAGE', 'capacity', undefined)).toBeUndefined()
+    expect(numberFlag('capacity', '1.5')).toBe(1.5)
+    expect(numberFlag('capacity', ' -2e3 ')).toBe(-2000)
+    expect(numberFlag('capacity', '0x10')).toBe(16)
+    expect(numberFlag('capacity', undefined)).toBeUndefined()
   })
   it('refuses blank, non-numeric and infinite text with the command’s usage code', () => {
     for (const text of ['', '  ', 'abc', '1.5GB', 'Infinity', '-Infinity', 'NaN']) {
-      const err = failure(() => numberFlag('SIM_USAGE', 'sweep-min', text))
-      expect(err.code).toBe('LMT_SIM_USAGE')
+      const err = failure(() => numberFlag('sweep-min', text))
+      expect(err.code).toBe('LMT_CLI_BAD_VALUE')
       expect(err.exitCode).toBe(2)
       expect(err.message).toBe(`--sweep-min: "${text}" is not a number`)
     }
@@ -34,17 +34,17 @@ describe('numberFlag', () => {
 
 describe('positiveNumberFlag', () => {
   it('reads numbers above 0 (Infinity too, as Number reads it)', () => {
-    expect(positiveNumberFlag('REPORT_USAGE', 'capacity', '0.25', 'GB')).toBe(0.25)
-    expect(positiveNumberFlag('REPORT_USAGE', 'capacity', 'Infinity', 'GB')).toBe(Infinity)
-    expect(positiveNumberFlag('REPORT_USAGE', 'capacity', undefined, 'GB')).toBeUndefined()
+    expect(positiveNumberFlag('capacity', '0.25', 'GB')).toBe(0.25)
+    expect(positiveNumberFlag('capacity', 'Infinity', 'GB')).toBe(Infinity)
+    expect(positiveNumberFlag('capacity', undefined, 'GB')).toBeUndefined()
   })
   it('refuses 0, negatives, blanks and non-numbers; the unit ends the message', () => {
     for (const text of ['0', '-1', '', 'abc', 'NaN']) {
-      const err = failure(() => positiveNumberFlag('REPORT_USAGE', 'capacity', text, 'GB'))
-      expect(err.code).toBe('LMT_REPORT_USAGE')
+      const err = failure(() => positiveNumberFlag('capacity', text, 'GB'))
+      expect(err.code).toBe('LMT_CLI_BAD_VALUE')
       expect(err.message).toBe(`--capacity: "${text}" is not a positive number of GB`)
     }
-    expect(failure(() => positiveNumberFlag('REPLAY_USAGE', 'speed', '0')).message).toBe(
+    expect(failure(() => positiveNumberFlag('speed', '0')).message).toBe(
       '--speed: "0" is not a positive number',
     )
   })
@@ -52,15 +52,13 @@ describe('positiveNumberFlag', () => {
 
 describe('bigIntFlag', () => {
   it('reads decimal and 0x hex exactly past 2^53', () => {
-    expect(bigIntFlag('REPORT_USAGE', 'seed', '0x12345678ABCDEF01')).toBe(0x12345678abcdef01n)
-    expect(bigIntFlag('REPORT_USAGE', 'seed', ' 18446744073709551615 ')).toBe(2n ** 64n - 1n)
-    expect(bigIntFlag('REPORT_USAGE', 'seed', '-7')).toBe(-7n)
+    expect(bigIntFlag('seed', '0x12345678ABCDEF01')).toBe(0x12345678abcdef01n)
+    expect(bigIntFlag('seed', ' 18446744073709551615 ')).toBe(2n ** 64n - 1n)
+    expect(bigIntFlag('seed', '-7')).toBe(-7n)
   })
   it('refuses what is not an integer; the hint is added in parentheses', () => {
-    expect(failure(() => bigIntFlag('REPORT_USAGE', 'seed', '1.5')).message).toBe(
-      '--seed: "1.5" is not an integer',
-    )
-    expect(failure(() => bigIntFlag('SIM_USAGE', 'seed', 'x', 'decimal or 0x hex')).message).toBe(
+    expect(failure(() => bigIntFlag('seed', '1.5')).message).toBe('--seed: "1.5" is not an integer')
+    expect(failure(() => bigIntFlag('seed', 'x', 'decimal or 0x hex')).message).toBe(
       '--seed: "x" is not an integer (decimal or 0x hex)',
     )
   })
@@ -71,7 +69,7 @@ describe('lmt report: its number flags', () => {
     const r = await lmt(['report', '--trace', 'no-such.jsonl', '--capacity', '-1', '--json'])
     expect(r.exitCode).toBe(2)
     expect(JSON.parse(r.stdout)).toEqual({
-      error: {code: 'REPORT_USAGE', message: '--capacity: "-1" is not a positive number of GB', exitCode: 2},
+      error: {code: 'CLI_BAD_VALUE', message: '--capacity: "-1" is not a positive number of GB', exitCode: 2},
     })
   })
   it('--seed that is not an integer is a usage error naming it', async () => {

@@ -139,7 +139,7 @@ describe('did you mean', () => {
     // the same in-process, and under --json
     const j = await lmt(['simulate', '--trace', 'x', '--polcy', 'lru', '--json'])
     expect(JSON.parse(j.stdout).error).toEqual({
-      code: 'LMT_SIM_USAGE',
+      code: 'LMT_CLI_USAGE',
       message: 'unknown flag --polcy; did you mean --policy?',
       exitCode: 2,
     })

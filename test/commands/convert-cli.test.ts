@@ -196,14 +196,14 @@ const good = () => file('good.jsonl', row('1') + '\n')
 
 describe('lmt convert: errors and exit codes', () => {
   it.each([
-    [['--instance-block-sizes', 'a:0'], 2, 'USAGE'],
-    [['--instance-block-sizes', 'a:16,'], 2, 'USAGE'],
-    [['--model-mapping', 'a'], 2, 'USAGE'],
-    [['--timezone', 'Nowhere/Land'], 2, 'USAGE'],
-    [['--num-workers', '-1'], 2, 'USAGE'],
-    [['--mode', 'lct2'], 2, 'USAGE'],
-    [['--converter-config-json', '[1]'], 1, 'BAD_CONFIG'],
-    [['--converter-config-json', '{bad'], 1, 'BAD_CONFIG'],
+    [['--instance-block-sizes', 'a:0'], 2, 'CONVERT_BAD_BLOCK_SIZE'],
+    [['--instance-block-sizes', 'a:16,'], 2, 'CLI_BAD_VALUE'],
+    [['--model-mapping', 'a'], 2, 'CLI_BAD_VALUE'],
+    [['--timezone', 'Nowhere/Land'], 2, 'CONVERT_UNKNOWN_TIMEZONE'],
+    [['--num-workers', '-1'], 2, 'CLI_USAGE'],
+    [['--mode', 'lct2'], 2, 'CLI_USAGE'],
+    [['--converter-config-json', '[1]'], 1, 'CONVERT_CONFIG_NOT_OBJECT'],
+    [['--converter-config-json', '{bad'], 1, 'CONVERT_BAD_CONFIG'],
   ])('%j exits %i with code %s', async (extra, exit, code) => {
     const r = await lmt([
       'convert',
@@ -263,7 +263,7 @@ describe('lmt convert: errors and exit codes', () => {
     const out = file('strict-out.jsonl', 'keep\n')
     const r = await lmt(['convert', '-i', input, '-f', 'qwen_bailian', '-o', out, '--strict', '--json'])
     expect(r.exitCode).toBe(1)
-    expect(JSON.parse(r.stdout).error.code).toBe('STRICT_INPUT')
+    expect(JSON.parse(r.stdout).error.code).toBe('CONVERT_STRICT_INPUT')
     expect(readFileSync(out, 'utf8')).toBe('keep\n')
   })
 
@@ -280,7 +280,7 @@ describe('lmt convert: errors and exit codes', () => {
       '--json',
     ])
     expect(r.exitCode).toBe(1)
-    expect(JSON.parse(r.stdout).error.code).toBe('OUTPUT_FAILED')
+    expect(JSON.parse(r.stdout).error.code).toBe('CONVERT_OUTPUT_FAILED')
   })
 
   it.each([
@@ -453,7 +453,7 @@ describe('lmt convert: custom converters', () => {
     ])
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
-    expect(doc.error.code).toBe('CONTRACT_VIOLATION')
+    expect(doc.error.code).toBe('PLUGIN_CONTRACT_VIOLATION')
     expect(doc.error.message).toContain(message)
   })
 

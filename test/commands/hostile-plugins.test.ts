@@ -87,7 +87,7 @@ describe('a plugin that pollutes Object.prototype', () => {
     )
     const unknown = run(['convert', '-i', QWEN, '-f', 'nope', '--converter-module', module, '--json'])
     expect(unknown.exitCode).toBe(2)
-    expect(JSON.parse(unknown.stdout).error).toMatchObject({code: 'UNKNOWN_FORMAT', exitCode: 2})
+    expect(JSON.parse(unknown.stdout).error).toMatchObject({code: 'CONVERT_UNKNOWN_FORMAT', exitCode: 2})
     const failing = run(['convert', '-i', QWEN, '-f', 'fail_after_polluting', '--converter-module', module])
     expect(failing.exitCode).toBe(1)
     expect(failing.stderr).toContain('error: FailAfterPollutingConverter failed to initialise: no')

@@ -74,7 +74,7 @@ describe('lmt replay interrupted', () => {
       // under --json the error document on stdout
       else
         expect(JSON.parse(stdout)).toEqual({
-          error: {code: 'INTERRUPTED', message: `interrupted by ${sig}`, exitCode: exit},
+          error: {code: 'CLI_INTERRUPTED', message: `interrupted by ${sig}`, exitCode: exit},
         })
       expect(readFileSync(rec, 'utf8')).toBe(OLD)
       expect(readdirSync(dir)).toEqual(['rec.lct'])
@@ -99,7 +99,7 @@ function lmtLimited(args: string[], kib: number) {
 }
 
 describe('lmt replay with writes that fail', () => {
-  it('--record: exit 1 with REPLAY_OUTPUT, the old file untouched, no temporary file', () => {
+  it('--record: exit 1 with REPLAY_OUTPUT_FAILED, the old file untouched, no temporary file', () => {
     const {dir, rec} = outputDir('record-fails')
     const r = lmtLimited(['replay', SMALL, ...FLAGS, '--output-dir', dir, '--record', rec], 128)
     expect(r.exitCode).toBe(1)
@@ -112,17 +112,17 @@ describe('lmt replay with writes that fail', () => {
     // the replay ended at the failure: no summary either
     expect(readdirSync(dir)).toEqual(['rec.lct'])
     const j = lmtLimited(['replay', SMALL, ...FLAGS, '--output-dir', dir, '--record', rec, '--json'], 128)
-    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'REPLAY_OUTPUT', exitCode: 1})
+    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'REPLAY_OUTPUT_FAILED', exitCode: 1})
     expect(readdirSync(dir)).toEqual(['rec.lct'])
   })
 
-  it('--jsonl-out: exit 1 with REPLAY_OUTPUT; the log is kept as far as it got', () => {
+  it('--jsonl-out: exit 1 with REPLAY_OUTPUT_FAILED; the log is kept as far as it got', () => {
     const {dir} = outputDir('log-fails')
     const log = join(dir, 'records.jsonl')
     const r = lmtLimited(['replay', SMALL, ...FLAGS, '--output-dir', dir, '--jsonl-out', log, '--json'], 64)
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
-    expect(doc.error).toMatchObject({code: 'REPLAY_OUTPUT', exitCode: 1})
+    expect(doc.error).toMatchObject({code: 'REPLAY_OUTPUT_FAILED', exitCode: 1})
     expect(doc.error.message).toMatch(/^cannot write --jsonl-out .*records\.jsonl: file too large \(EFBIG\)/)
     expect(statSync(log).size).toBeLessThanOrEqual(64 * 1024)
     expect(existsSync(join(dir, 'trace_replay_ops.csv'))).toBe(false)

@@ -15,7 +15,7 @@ const FLAGS = ['--l1-size-gb', '0.0625', '--no-l1-use-lazy', '--eviction-policy'
 describe('lmt replay', () => {
   // /dev/full takes the open and fails every write with ENOSPC: a disk that is full
   it.skipIf(!existsSync('/dev/full'))(
-    'outputs that cannot be written: REPLAY_OUTPUT (exit 1), and neither they nor a temporary file is left',
+    'outputs that cannot be written: REPLAY_OUTPUT_FAILED (exit 1), and neither they nor a temporary file is left',
     async () => {
       const out = join(tmp.dir, 'full')
       mkdirSync(out, {recursive: true})
@@ -130,10 +130,10 @@ describe('lmt replay', () => {
   it('--json: errors are the error document on stdout, with the exit code', async () => {
     const isError = validatorFor('error.schema.json')
     for (const [args, code, exit] of [
-      [[], 'REPLAY_USAGE', 2],
+      [[], 'REPLAY_NO_TRACE', 2],
       [[join(LCT, 'events_level_meta_INFERRED.lct'), ...FLAGS], 'REPLAY_UNKNOWN_LEVEL', 2],
       [[join(LCT, 'bad_magic.lct'), ...FLAGS], 'LMT_LCT_BAD_MAGIC', 1],
-      [[join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '--bogus'], 'USAGE', 2],
+      [[join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '--bogus'], 'CLI_USAGE', 2],
     ] as const) {
       const r = await lmt(['replay', ...args, '--json'])
       expect(r.exitCode).toBe(exit)
@@ -161,7 +161,7 @@ describe('lmt replay', () => {
       'error: --max-frame-bytes must be an integer from 1024 to 1073741824 (1 GiB); got 9999999999',
     )
     const j = await lmt(['replay', fixture, ...FLAGS, '--max-frame-bytes', '9999999999', '--json'])
-    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'REPLAY_USAGE', exitCode: 2})
+    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'CLI_OUT_OF_RANGE', exitCode: 2})
     const ok = await lmt(['replay', fixture, ...FLAGS, '--max-frame-bytes', '1073741824', '-q', '--no-csv'])
     expect(ok.exitCode).toBe(0)
     const info = await lmt(['trace', 'info', fixture, '--max-frame-bytes', '9999999999'])

@@ -95,7 +95,7 @@ function verdict(
   }
   if (status !== 0 && !doc.error) return `exit ${status} without an error document`
   const code = doc.error?.code
-  if (code === 'INTERNAL' || code === 'LMT_INTERNAL')
+  if (code === 'CLI_INTERNAL' || code === 'LMT_CLI_INTERNAL')
     return `error code ${code}: ${JSON.stringify(doc.error)}`
   return ''
 }

@@ -31,12 +31,12 @@ describe('fuzzing every entry point (a short, deterministic run of `npm run fuzz
   it('an uncoded error, an abort and broken line accounting are findings', async () => {
     const lib = await loadLibrary()
     const input = Buffer.from('x')
-    expect(coded(lib, 't', lib.errors.lmtError('LCT_EMPTY', 'f', 'empty'), input)).toEqual({
+    expect(coded(lib, 't', lib.errors.lmtError('LCT_EMPTY', 'f'), input)).toEqual({
       kind: 'LCT_EMPTY',
     })
     expect(() => coded(lib, 't', new RangeError('Maximum call stack size exceeded'), input)).toThrow(Finding)
-    expect(() => coded(lib, 't', lib.errors.lmtError('CONVERTER_FAILED', 'boom'), input)).toThrow(
-      /aborted with CONVERTER_FAILED/,
+    expect(() => coded(lib, 't', lib.errors.lmtError('PLUGIN_CONVERTER_FAILED', 'boom'), input)).toThrow(
+      /aborted with PLUGIN_CONVERTER_FAILED/,
     )
     const out = join(tmp.dir, 'out.jsonl')
     writeFileSync(out, '{}\n{}\n')

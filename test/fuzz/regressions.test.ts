@@ -51,7 +51,7 @@ describe('simulate configuration', () => {
     const r = await lmt(['simulate', path, '--json'])
     expect(r.exitCode).toBe(2)
     expect(JSON.parse(r.stdout).error).toEqual({
-      code: 'LMT_SIM_CONFIG_READ',
+      code: 'LMT_SIM_CONFIG_TOO_DEEP',
       message: `configuration ${path} nests deeper than 1000 levels`,
       exitCode: 2,
     })

@@ -40,7 +40,7 @@ export interface Target {
 }
 
 /** Errors a built-in must never end with: they mean a converter or the framework broke, not the input. */
-const ABORTS = new Set(['CONVERTER_FAILED', 'CONTRACT_VIOLATION', 'REPLAY_INTERNAL'])
+const ABORTS = new Set(['PLUGIN_CONVERTER_FAILED', 'PLUGIN_CONVERTER_THREW', 'PLUGIN_CONTRACT_VIOLATION'])
 
 /** The outcome of an error that ended a run: its coded kind, or a Finding (uncoded, or an abort). */
 export function coded(lib: Library, target: string, err: unknown, input: Buffer): Outcome {

@@ -51,7 +51,7 @@ function expectUntouched(dir: string, out: string): void {
 }
 
 describe('replayTrace --record', () => {
-  it('a write that fails (ENOSPC) ends the replay with REPLAY_OUTPUT; the old file stays', async () => {
+  it('a write that fails (ENOSPC) ends the replay with REPLAY_OUTPUT_FAILED; the old file stays', async () => {
     const {dir, out, options} = await setUp('enospc')
     let writes = 0
     const recordWrite = () => {
@@ -60,7 +60,7 @@ describe('replayTrace --record', () => {
     }
     const err = await replayTrace({...options, recordWrite}).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(LmtError)
-    expect((err as LmtError).kind).toBe('REPLAY_OUTPUT')
+    expect((err as LmtError).kind).toBe('REPLAY_OUTPUT_FAILED')
     expect((err as LmtError).message).toBe(
       `cannot write the --record file ${out} (a file already at that path is left as it was): no space left on device (ENOSPC)`,
     )
@@ -82,10 +82,10 @@ describe('replayTrace --record', () => {
         seenAtAbort = readdirSync(dir) // what a process exiting in its signal handler would leave
       },
     }).catch((e: unknown) => e)
-    expect((err as LmtError).kind).toBe('INTERRUPTED')
+    expect((err as LmtError).kind).toBe('CLI_INTERRUPTED')
     expect(seenAtAbort).toEqual(['rec.lct'])
     expectUntouched(dir, out)
-    const reason = new LmtError('REPLAY_OUTPUT', 'the log failed')
+    const reason = new LmtError('REPLAY_OUTPUT_FAILED', 'the log failed')
     const again = new AbortController()
     const err2 = await replayTrace({
       ...options,
@@ -119,7 +119,7 @@ describe('replayTrace --record', () => {
 })
 
 describe('the --jsonl-out log', () => {
-  it('a failed write is reported once as REPLAY_OUTPUT; the lines before it stay, nothing is written after', () => {
+  it('a failed write is reported once as REPLAY_OUTPUT_FAILED; the lines before it stay, nothing is written after', () => {
     const path = join(tmp.dir, 'log', 'records.jsonl')
     const failures: LmtError[] = []
     let calls = 0
@@ -138,7 +138,7 @@ describe('the --jsonl-out log', () => {
     expect(calls).toBe(2)
     expect(failures).toHaveLength(1)
     expect(log.failed).toBe(failures[0])
-    expect(failures[0].kind).toBe('REPLAY_OUTPUT')
+    expect(failures[0].kind).toBe('REPLAY_OUTPUT_FAILED')
     expect(failures[0].message).toBe(`cannot write --jsonl-out ${path}: no space left on device (ENOSPC)`)
     const kept = readFileSync(path, 'utf8')
     expect(kept.length).toBeGreaterThan(0)

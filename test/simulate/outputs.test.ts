@@ -297,7 +297,7 @@ describe('configuration (T1)', () => {
           {group_name: 'g', quota_capacity: 1, quota_capacity_blocks: 2, instances: [{instance_id: 'i'}]},
         ],
       },
-      'LMT_SIM_CONFIG_SCHEMA',
+      'LMT_SIM_CAPACITY_CONFLICT',
     ],
     [
       'schema',

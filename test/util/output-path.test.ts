@@ -66,7 +66,7 @@ describe('refuseNonRegularOutput', () => {
 describe('ensureDirectory', () => {
   it('creates the missing levels', () => {
     const d = join(tmp.dir, 'a', 'b', 'c')
-    ensureDirectory(d, 'OUTPUT_FAILED')
+    ensureDirectory(d, 'CONVERT_OUTPUT_FAILED')
     expect(existsSync(d)).toBe(true)
   })
 
@@ -75,19 +75,19 @@ describe('ensureDirectory', () => {
     const t0 = Date.now()
     let e: {kind?: string; message?: string} = {}
     try {
-      ensureDirectory('/proc/lmt-no-such/deeper', 'OUTPUT_FAILED')
+      ensureDirectory('/proc/lmt-no-such/deeper', 'CONVERT_OUTPUT_FAILED')
     } catch (err) {
       e = err as typeof e
     }
     expect(Date.now() - t0).toBeLessThan(1000)
-    expect(e.kind).toBe('OUTPUT_FAILED')
+    expect(e.kind).toBe('CONVERT_OUTPUT_FAILED')
     expect(e.message).toMatch(/cannot create the folder \/proc\/lmt-no-such: the file system does not allow/)
   })
 
   it('a part of the path that is a file is named', () => {
     const f = join(tmp.dir, 'file-in-path')
     writeFileSync(f, 'x')
-    expect(() => ensureDirectory(join(f, 'sub'), 'SIM_OUTPUT')).toThrow(
+    expect(() => ensureDirectory(join(f, 'sub'), 'SIM_OUTPUT_FAILED')).toThrow(
       /file-in-path exists and is not a folder/,
     )
   })
@@ -101,14 +101,14 @@ describe('file-system errors in words', () => {
     ['EDQUOT', 'disk quota exceeded (EDQUOT)', /free some space/],
   ])('%s', (code, words, hint) => {
     expect(describeFsError(errno(code))).toBe(words)
-    const e = outputError('OUTPUT_FAILED', 'cannot write /x/out.jsonl', errno(code))
-    expect(e.kind).toBe('OUTPUT_FAILED')
+    const e = outputError('CONVERT_OUTPUT_FAILED', 'cannot write /x/out.jsonl', errno(code))
+    expect(e.kind).toBe('CONVERT_OUTPUT_FAILED')
     expect(e.message).toBe(`cannot write /x/out.jsonl: ${words}`)
     expect(e.suggestions[0]).toMatch(hint)
   })
 
   it('ENOENT for a file whose folder exists is a file system that allows no new files there', () => {
-    const e = creationError('OUTPUT_FAILED', 'cannot create x', join(tmp.dir, 'x'), errno('ENOENT'))
+    const e = creationError('CONVERT_OUTPUT_FAILED', 'cannot create x', join(tmp.dir, 'x'), errno('ENOENT'))
     expect(e.message).toMatch(/does not allow new files or folders there \(ENOENT\)/)
   })
 })

@@ -124,44 +124,35 @@ export async function readConfigFile(path: string): Promise<{raw: Json; dir: str
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    throw lmtError('SIM_CONFIG_READ', `cannot read configuration ${path}: ${(err as Error).message}`)
+    throw lmtError('SIM_CONFIG_READ', path, (err as Error).message)
   }
   let raw: unknown
   try {
     raw = JSON.parse(withoutBom(text))
   } catch (err) {
-    throw lmtError('SIM_CONFIG_READ', `configuration ${path} is not valid JSON: ${(err as Error).message}`)
+    throw lmtError('SIM_CONFIG_NOT_JSON', path, (err as Error).message)
   }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
-    throw lmtError('SIM_CONFIG_READ', `configuration ${path} nests deeper than ${MAX_JSON_DEPTH} levels`)
-  if (!isObject(raw))
-    throw lmtError('SIM_CONFIG_SCHEMA', `configuration ${path}: the top level must be an object`)
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw lmtError('SIM_CONFIG_TOO_DEEP', path, MAX_JSON_DEPTH)
+  if (!isObject(raw)) throw lmtError('SIM_CONFIG_NOT_OBJECT', path)
   if ('trace_type' in raw)
-    throw lmtError(
-      'SIM_CONFIG_LEGACY',
-      `configuration ${path} is of the older Optimizer generation (it has "trace_type"; its capacities were in blocks, not GB)`,
-      {
-        suggestions: [
-          'convert the trace to the standard JSONL with "lmt convert"',
-          'delete "trace_type" and point "trace_file_path" at the converted trace',
-          'express the old block capacity as "quota_capacity_blocks"',
-        ],
-      },
-    )
+    throw lmtError('SIM_CONFIG_LEGACY', path, {
+      suggestions: [
+        'convert the trace to the standard JSONL with "lmt convert"',
+        'delete "trace_type" and point "trace_file_path" at the converted trace',
+        'express the old block capacity as "quota_capacity_blocks"',
+      ],
+    })
   if (Array.isArray(raw.instance_groups)) {
     for (const g of raw.instance_groups)
       if (isObject(g) && 'quota_capacity' in g && 'quota_capacity_blocks' in g)
-        throw lmtError(
-          'SIM_CONFIG_SCHEMA',
-          `group "${String(g.group_name)}": quota_capacity and quota_capacity_blocks are mutually exclusive`,
-        )
+        throw lmtError('SIM_CAPACITY_CONFLICT', String(g.group_name))
   }
   // the schema validator (ajv) loads only when a configuration file is read: the quick form never needs it
   const {validatorFor} = await import('../../schemas.js')
   const validate = validatorFor('simulate-config.schema.json')
   if (!validate(raw)) {
     const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)
-    throw lmtError('SIM_CONFIG_SCHEMA', `configuration ${path} is invalid:\n  ${errors.join('\n  ')}`)
+    throw lmtError('SIM_CONFIG_SCHEMA', path, errors)
   }
   return {raw, dir: dirname(resolve(path))}
 }
@@ -294,10 +285,7 @@ function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig {
   reportKeys(g, KNOWN.group, IGNORED.group, ['instance_groups', gi], notes)
   const name = g.group_name as string
   if (ctx.groupNames.has(name))
-    throw lmtError(
-      'SIM_CONFIG_DUPLICATE',
-      `group_name "${name}" appears twice (${pointer(['instance_groups', gi, 'group_name'])})`,
-    )
+    throw lmtError('SIM_CONFIG_DUPLICATE', 'group_name', name, pointer(['instance_groups', gi, 'group_name']))
   ctx.groupNames.add(name)
   if (Array.isArray(g.storages) && g.storages.length > 1)
     notes.add(
@@ -346,7 +334,9 @@ function resolveInstance(inst: Json, gi: number, ii: number, ctx: GroupContext):
   if (ctx.instanceIds.has(id))
     throw lmtError(
       'SIM_CONFIG_DUPLICATE',
-      `instance_id "${id}" appears twice (${pointer(['instance_groups', gi, 'instances', ii, 'instance_id'])})`,
+      'instance_id',
+      id,
+      pointer(['instance_groups', gi, 'instances', ii, 'instance_id']),
     )
   ctx.instanceIds.add(id)
   const ip = (k: string) => pointer(['instance_groups', gi, 'instances', ii, k])
@@ -404,7 +394,7 @@ function policyNotices(i: InstanceConfig, notes: Notes): void {
 function checkConfig(config: SimConfig): void {
   for (const g of config.instance_groups) {
     if (g.quota_capacity === undefined && g.quota_capacity_blocks === undefined)
-      throw lmtError('SIM_CAPACITY_MISSING', `group "${g.group_name}" has no capacity`, {
+      throw lmtError('SIM_CAPACITY_MISSING', g.group_name, {
         suggestions: [
           'set quota_capacity (GB) or quota_capacity_blocks, or pass --capacity / --capacity-blocks',
         ],
@@ -412,29 +402,20 @@ function checkConfig(config: SimConfig): void {
     if (g.quota_capacity !== undefined && g.quota_capacity >= 0) {
       for (const i of g.instances) {
         if (i.bytes_per_token === undefined)
-          throw lmtError(
-            'SIM_BYTES_PER_TOKEN_MISSING',
-            `instance "${i.instance_id}" of group "${g.group_name}" has no bytes_per_token, needed for a capacity in GB`,
-            {
-              suggestions: [
-                'add bytes_per_token to the instance',
-                'or give the capacity in blocks (quota_capacity_blocks / --capacity-blocks)',
-              ],
-            },
-          )
+          throw lmtError('SIM_BYTES_PER_TOKEN_MISSING', i.instance_id, g.group_name, {
+            suggestions: [
+              'add bytes_per_token to the instance',
+              'or give the capacity in blocks (quota_capacity_blocks / --capacity-blocks)',
+            ],
+          })
       }
       const maxWeight = Math.max(...g.instances.map((i) => i.block_size * (i.bytes_per_token ?? 1)))
       if (g.quota_capacity * 2 ** 30 >= 2 ** 53 || maxWeight >= 2 ** 53)
-        throw lmtError(
-          'SIM_CONFIG_SCHEMA',
-          `group "${g.group_name}": capacity or block weight too large for exact arithmetic`,
-        )
+        throw lmtError('SIM_CAPACITY_TOO_LARGE', g.group_name)
     }
   }
-  if (!config.trace_file_path)
-    throw lmtError('SIM_CONFIG_SCHEMA', 'no trace: set trace_file_path or pass --trace')
-  if (!config.output_result_path)
-    throw lmtError('SIM_CONFIG_SCHEMA', 'no output directory: set output_result_path or pass --output-dir')
+  if (!config.trace_file_path) throw lmtError('SIM_CONFIG_NO_TRACE')
+  if (!config.output_result_path) throw lmtError('SIM_CONFIG_NO_OUTPUT_DIR')
 }
 
 function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): ResolvedConfig {
@@ -473,7 +454,7 @@ function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): Resolv
     `quick form: one group "default" (${cap}), every instance of the trace with block_size ${flags.blockSize ?? 'inferred from its rows'} and policy ${quickInstance.eviction_policy_type}, eviction_mode ${config.eviction_params.eviction_mode}, replay mode ${config.trace_replay.mode}`,
   )
   if (group.quota_capacity !== undefined && group.quota_capacity >= 0 && flags.bytesPerToken === undefined)
-    throw lmtError('SIM_BYTES_PER_TOKEN_MISSING', 'a capacity in GB needs --bytes-per-token', {
+    throw lmtError('CLI_FLAG_NEEDS', 'a capacity in GB', '--bytes-per-token', {
       suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks'],
     })
   return {

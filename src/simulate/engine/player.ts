@@ -304,10 +304,7 @@ export class Player {
     if (inst === undefined) {
       if (this.opts.onlyGroup !== undefined && this.instances.has(row.instance)) return
       if (this.opts.strictInstances)
-        throw lmtError(
-          'SIM_UNKNOWN_INSTANCE',
-          `${this.opts.traceName}:${row.lineNo}: instance "${row.instance}" is not configured (--strict-instances)`,
-        )
+        throw lmtError('SIM_UNKNOWN_INSTANCE', this.opts.traceName, row.lineNo, row.instance)
       this.skips.unknown_instance++
       let c = this.skips.unknownInstances.get(row.instance)
       if (!c) this.skips.unknownInstances.set(row.instance, (c = {get: 0, write: 0, request: 0}))
@@ -323,11 +320,7 @@ export class Player {
     }
     if (row.type === 'request') {
       const due = row.ts + this.delay
-      if (due > INT64_MAX)
-        throw lmtError(
-          'SIM_TS_OVERFLOW',
-          `${this.opts.traceName}:${row.lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`,
-        )
+      if (due > INT64_MAX) throw lmtError('SIM_TS_OVERFLOW', this.opts.traceName, row.lineNo)
       this.heap.push({ts: due, seq: this.seq++, inst, keys: row.keys})
     }
   }

@@ -61,11 +61,10 @@ export function blockSizeError(c: Contradiction, fit?: BlockSizeFit): LmtError {
   const imp = implied(c, fit)
   const cause = {blockSizeContradiction: c}
   if (c.keys > maxKeys)
-    return lmtError(
-      'SIM_PARTIAL_TAIL',
-      `${where}: contains partial tail block keys: ${c.keys} keys, input_len ${c.inputLen}, block_size ${c.blockSize} (at most ${maxKeys} keys) [V10]; ${imp.text}`,
-      {suggestions: suggestions(c, imp.size, false), cause},
-    )
+    return lmtError('SIM_PARTIAL_TAIL', where, c.keys, c.inputLen, c.blockSize, maxKeys, imp.text, {
+      suggestions: suggestions(c, imp.size, false),
+      cause,
+    })
   const [lo, hi] = rowBlockSizes(c.keys, c.inputLen) as [number, number]
   return lmtError(
     'SIM_BLOCK_SIZE_MISMATCH',

@@ -1,4 +1,4 @@
-import {lmtError} from '../../errors.js'
+import {lmtError, lmtMessage} from '../../errors.js'
 import {JsonFloat} from '../../jsonl/json-float.js'
 import {JsonSyntaxError, parseJson} from '../../jsonl/parse.js'
 import {linePreview} from '../../convert/input-accounting.js'
@@ -160,11 +160,11 @@ function blockMask(bm: unknown, keyCount: number): boolean[] | number {
 
 /** The message of a trace error: file, line and rule. */
 export function rowErrorMessage(file: string, lineNo: number, err: RowError): string {
-  return `${file}:${lineNo}: ${err.message} [${err.rule}]`
+  return lmtMessage('SIM_TRACE_ROW', file, lineNo, err.message, err.rule)
 }
 
 export function traceRowError(file: string, lineNo: number, err: RowError) {
-  return lmtError('SIM_TRACE_ROW', rowErrorMessage(file, lineNo, err), {
+  return lmtError('SIM_TRACE_ROW', file, lineNo, err.message, err.rule, {
     suggestions: ['fix or remove the row, or pass --skip-invalid to count and skip invalid rows'],
   })
 }

@@ -105,7 +105,7 @@ export async function* readTraceRowBatches(
       (err as NodeJS.ErrnoException).code === 'EISDIR' ||
       (err as NodeJS.ErrnoException).code === 'EACCES'
     )
-      throw lmtError('SIM_TRACE_READ', `cannot read trace ${opts.name}: ${(err as Error).message}`)
+      throw lmtError('SIM_TRACE_READ', opts.name, (err as Error).message)
     throw err
   }
 }
@@ -119,17 +119,13 @@ export async function* readTraceRows(
 }
 
 function modeError(opts: TraceReadOptions, lineNo: number, type: string): Error {
-  return lmtError(
-    'SIM_TRACE_MODE',
-    `${opts.name}:${lineNo}: a "${type}" row in trace_replay.mode "${opts.mode}"`,
-    {
-      suggestions: [
-        opts.mode === 'read_write'
-          ? 'set trace_replay.mode to "request" (or --replay-mode request)'
-          : 'set trace_replay.mode to "read_write" (or --replay-mode read_write)',
-      ],
-    },
-  )
+  return lmtError('SIM_TRACE_MODE', opts.name, lineNo, type, opts.mode, {
+    suggestions: [
+      opts.mode === 'read_write'
+        ? 'set trace_replay.mode to "request" (or --replay-mode request)'
+        : 'set trace_replay.mode to "read_write" (or --replay-mode read_write)',
+    ],
+  })
 }
 
 /** The type of the first non-blank row (quick form's replay mode), or undefined. */
@@ -142,7 +138,7 @@ export async function firstRowType(path: string): Promise<string | undefined> {
       return m?.[1]
     }
   } catch (err) {
-    throw lmtError('SIM_TRACE_READ', `cannot read trace ${path}: ${(err as Error).message}`)
+    throw lmtError('SIM_TRACE_READ', path, (err as Error).message)
   }
   return undefined
 }

@@ -52,7 +52,7 @@ export class CsvNames {
       this.names.set(id, (n = f.name))
     }
     const path = join(dir, n)
-    refuseNonRegularOutput(path, 'SIM_OUTPUT')
+    refuseNonRegularOutput(path, 'SIM_OUTPUT_FAILED')
     // the CSV's writer fills <new>.tmp and renames it to <new> (or removes it); commit() renames <new> to the CSV
     const staged = join(dir, `${STAGED_PREFIX}${n}`)
     this.pending.add(staged + '.tmp')

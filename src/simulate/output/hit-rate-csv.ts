@@ -100,7 +100,7 @@ export class HitRateCsv {
   }
 
   private failure(err: unknown): Error {
-    return lmtError('SIM_OUTPUT', `cannot write ${this.path}: ${(err as Error).message}`, {
+    return lmtError('SIM_OUTPUT_FAILED', `cannot write ${this.path}`, (err as Error).message, {
       suggestions: [OUTPUT_WRITE_HINT],
     })
   }

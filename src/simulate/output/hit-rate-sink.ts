@@ -35,7 +35,7 @@ export class InlineHitRateSink implements HitRateSink {
     try {
       this.files[file] = new HitRateCsv(path)
     } catch (err) {
-      throw lmtError('SIM_OUTPUT', `cannot write ${path}: ${(err as Error).message}`, {
+      throw lmtError('SIM_OUTPUT_FAILED', `cannot write ${path}`, (err as Error).message, {
         suggestions: ['check that the output directory is writable'],
       })
     }

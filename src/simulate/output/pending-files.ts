@@ -37,17 +37,17 @@ export class PendingFiles {
     this.staged.clear()
   }
 
-  /** Writes `path`'s content to `<path>.tmp` now; the file appears at {@link commit} (LMT_SIM_OUTPUT on failure). */
+  /** Writes `path`'s content to `<path>.tmp` now; the file appears at {@link commit} (LMT_SIM_OUTPUT_FAILED on failure). */
   writeAtomic(path: string, data: string): void {
     const tmp = tempPathFor(path)
-    refuseNonRegularOutput(path, 'SIM_OUTPUT')
+    refuseNonRegularOutput(path, 'SIM_OUTPUT_FAILED')
     this.add(tmp)
     try {
       writeFileSync(tmp, data)
     } catch (err) {
       rmSync(tmp, {force: true})
       this.delete(tmp)
-      throw outputError('SIM_OUTPUT', `cannot write ${path}`, err)
+      throw outputError('SIM_OUTPUT_FAILED', `cannot write ${path}`, err)
     }
     this.delete(tmp)
     this.staged.set(path, tmp)
@@ -66,7 +66,11 @@ export class PendingFiles {
       replaceAsSet(set)
     } catch (err) {
       if (isLmtError(err)) throw err
-      throw outputError('SIM_OUTPUT', `cannot replace the outputs ${set.map((r) => r.path).join(', ')}`, err)
+      throw outputError(
+        'SIM_OUTPUT_FAILED',
+        `cannot replace the outputs ${set.map((r) => r.path).join(', ')}`,
+        err,
+      )
     }
   }
 }

@@ -61,10 +61,10 @@ export async function setUpRun(req: SimulateRequest, run: RunContext): Promise<R
   const cfg = resolved.config
   const out = cfg.output_result_path
   const createdOut = existsSync(out) ? undefined : out
-  ensureDirectory(out, 'SIM_OUTPUT')
+  ensureDirectory(out, 'SIM_OUTPUT_FAILED')
   run.out = out
   run.createdOut = createdOut
-  for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT')
+  for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT_FAILED')
   const tracePath = cfg.trace_file_path
   run.tracePath = tracePath
   const pending = req.pending ?? new PendingFiles()

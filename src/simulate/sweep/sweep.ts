@@ -156,12 +156,9 @@ function sweptGroup(sw: SweepRequest, cfg: SimConfig): string {
   const groupName =
     sw.group ?? (cfg.instance_groups.length === 1 ? cfg.instance_groups[0].group_name : undefined)
   if (groupName === undefined || !cfg.instance_groups.some((g) => g.group_name === groupName))
-    throw lmtError(
-      'SIM_USAGE',
-      groupName === undefined
-        ? 'several groups: name the one to sweep with --sweep-group'
-        : `--sweep-group: no group "${groupName}"`,
-    )
+    throw groupName === undefined
+      ? lmtError('SIM_SWEEP_GROUP_NEEDED')
+      : lmtError('SIM_UNKNOWN_GROUP', '--sweep-group', groupName)
   return groupName
 }
 

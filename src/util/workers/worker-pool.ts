@@ -36,7 +36,7 @@ export class WorkerPool<J, R> {
   private closed = false
   private readonly onAbort = (): void => {
     const reason: unknown = this.options.signal?.reason
-    this.fail(reason instanceof Error ? reason : lmtError('INTERRUPTED', 'an abort signal'))
+    this.fail(reason instanceof Error ? reason : lmtError('CLI_INTERRUPTED', 'an abort signal'))
     void this.close()
   }
 
@@ -49,7 +49,7 @@ export class WorkerPool<J, R> {
       w.on('message', (reply: JobReply<R>) => this.answer(reply))
       w.on('error', (err) => this.fail(err)) // the worker's own error (its start-up failed), as it threw it
       w.on('exit', (code) => {
-        if (!this.closed) this.fail(lmtError('WORKER_FAILED', options.name, `exit code ${code}`))
+        if (!this.closed) this.fail(lmtError('CLI_WORKER_FAILED', options.name, `exit code ${code}`))
       })
       this.workers.push(w)
     }
@@ -76,7 +76,7 @@ export class WorkerPool<J, R> {
     if (this.closed) return
     this.closed = true
     this.options.signal?.removeEventListener('abort', this.onAbort)
-    this.fail(lmtError('WORKER_FAILED', this.options.name, 'closed'))
+    this.fail(lmtError('CLI_WORKER_FAILED', this.options.name, 'closed'))
     await Promise.all(this.workers.map((w) => w.terminate()))
   }
 

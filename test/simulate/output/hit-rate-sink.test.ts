@@ -152,7 +152,7 @@ describe('hit-rate CSVs of a run', () => {
       const r = await run(out, ['--json'])
       expect(r.exitCode).toBe(1)
       const {error} = JSON.parse(r.stdout)
-      expect(error.code).toBe('LMT_SIM_OUTPUT')
+      expect(error.code).toBe('LMT_SIM_OUTPUT_FAILED')
       expect(error.message).toMatch(/cannot write .*b_hit_rates\.csv: ENOSPC/)
       expect(readdirSync(out)).toEqual([]) // a_hit_rates.csv was written out but not renamed into place
     },

@@ -21,7 +21,7 @@ describe('PendingFiles.writeAtomic', () => {
 
   // /dev/full fails every write with ENOSPC: a disk that is full
   it.skipIf(!existsSync('/dev/full'))(
-    'a failed write is LMT_SIM_OUTPUT naming the file, and leaves nothing',
+    'a failed write is LMT_SIM_OUTPUT_FAILED naming the file, and leaves nothing',
     () => {
       const dir = join(tmp.dir, 'full')
       mkdirSync(dir)
@@ -33,7 +33,7 @@ describe('PendingFiles.writeAtomic', () => {
       } catch (err) {
         error = err as typeof error
       }
-      expect(error.code).toBe('LMT_SIM_OUTPUT')
+      expect(error.code).toBe('LMT_SIM_OUTPUT_FAILED')
       expect(error.message).toMatch(/cannot write .*a\.json: no space left on device \(ENOSPC\)/)
       expect(readdirSync(dir)).toEqual([])
     },

@@ -27,7 +27,7 @@ writeFileSync(
 import {serveJobs} from ${JSON.stringify(dist('src/util/workers/serve-jobs.js'))}
 import {LctError, lmtError} from ${JSON.stringify(dist('src/errors.js'))}
 serveJobs(async (job) => {
-  if (job.throw === 'coded') throw lmtError('BAD_CONFIG', 'no such field', {suggestions: ['check the field']})
+  if (job.throw === 'coded') throw lmtError('CONVERT_BAD_CONFIG', 'f.json', 'no such field', {suggestions: ['check the field']})
   if (job.throw === 'lct') throw new LctError('LCT_TRUNCATED', 'x.lct', 'the last frame is cut', 42)
   if (job.throw === 'plain') throw new TypeError('not a function')
   if (job.exit !== undefined) process.exit(job.exit)
@@ -78,7 +78,9 @@ describe('the worker pool', () => {
     const workers = pool(1)
     try {
       const coded = await workers.call(0, {throw: 'coded'}).catch((e: unknown) => e)
-      const want = lmtError('BAD_CONFIG', 'no such field', {suggestions: ['check the field']})
+      const want = lmtError('CONVERT_BAD_CONFIG', 'f.json', 'no such field', {
+        suggestions: ['check the field'],
+      })
       expect(coded).toBeInstanceOf(LmtError)
       expect(coded).toMatchObject({message: want.message, code: want.code, exitCode: 1})
       expect((coded as InstanceType<typeof LmtError>).suggestions).toEqual(['check the field'])
@@ -108,7 +110,7 @@ describe('the worker pool', () => {
       const exited = await workers.call(0, {exit: 3}).catch((e: unknown) => e)
       expect(exited).toBeInstanceOf(LmtError)
       expect(exited).toMatchObject({
-        code: 'LMT_WORKER_FAILED',
+        code: 'LMT_CLI_WORKER_FAILED',
         message: 'the test thread stopped (exit code 3)',
       })
       await expect(slow).rejects.toBe(exited)
@@ -122,7 +124,7 @@ describe('the worker pool', () => {
     const ac = new AbortController()
     const workers = pool(1, ac.signal)
     const waiting = workers.call(0, {seq: 1, bytes: new ArrayBuffer(1), wait: 60_000})
-    const reason = lmtError('INTERRUPTED', 'SIGINT')
+    const reason = lmtError('CLI_INTERRUPTED', 'SIGINT')
     const started = Date.now()
     ac.abort(reason)
     await expect(waiting).rejects.toBe(reason)
@@ -137,9 +139,9 @@ describe('the worker pool', () => {
     jobs.submit({seq: 2, bytes: new ArrayBuffer(1), wait: 60_000})
     await workers.close()
     await expect(jobs.next()).rejects.toMatchObject({
-      code: 'LMT_WORKER_FAILED',
+      code: 'LMT_CLI_WORKER_FAILED',
       message: 'the test thread stopped (closed)',
     })
-    await expect(workers.call(0, {seq: 3})).rejects.toMatchObject({code: 'LMT_WORKER_FAILED'})
+    await expect(workers.call(0, {seq: 3})).rejects.toMatchObject({code: 'LMT_CLI_WORKER_FAILED'})
   })
 })
