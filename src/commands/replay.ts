@@ -27,7 +27,7 @@ import {
   summaryJson,
   verboseLine,
 } from '../replay/outputs.js'
-import {storageLevel} from '../../plugins/levels/storage.js'
+import {storageLevel} from '../replay/storage/storage-level.js'
 
 const OUTPUT = 'OUTPUT'
 

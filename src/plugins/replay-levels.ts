@@ -1,8 +1,7 @@
-import {dirname, resolve} from 'node:path'
-import {fileURLToPath} from 'node:url'
 import type {Config} from '@oclif/core'
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
-import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
+import {storageLevel} from '../replay/storage/storage-level.js'
+import {importFile, scanModuleDir} from './module-loader.js'
 import {runLmtHook} from './plugin-hooks.js'
 import {pluginLoadTimeoutMs, runPluginCode} from './plugin-code.js'
 import {lmtManifest} from './plugin-manifest.js'
@@ -39,11 +38,6 @@ const programmatic: LevelRegistration[] = []
 /** Registers a level from code (tests, embedding); it is added after discovered ones. */
 export function registerReplayLevel(level: ReplayLevel, source = 'programmatic'): void {
   programmatic.push({level, source})
-}
-
-export function builtinLevelsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url))
-  return resolve(here, '..', '..', 'plugins', 'levels')
 }
 
 /** name → level; last writer wins with a warning. */
@@ -100,15 +94,13 @@ async function addModule(path: string, source: string, reg: LevelRegistry): Prom
   }
 }
 
-/** Built-in levels, then plugin levels (package.json "lmt": {"levels"} or the lmt:levels hook). */
+/** The built-in level (core), then plugin levels (package.json "lmt": {"levels"} or the lmt:levels hook). */
 export async function discoverLevels(
   config: Config | undefined,
   warn: (m: string) => void,
-  builtinDir = builtinLevelsDir(),
 ): Promise<LevelRegistry> {
   const reg = new LevelRegistry(warn)
-  const scanned = await listBuiltinModules(builtinDir)
-  for (const f of scanned.files) await addModule(f, 'built-in', reg)
+  reg.add(storageLevel as ReplayLevel, 'built-in')
   if (config) {
     for (const plugin of config.getPluginsList()) {
       if (plugin.name === config.name || plugin.type === 'core') continue

@@ -1,20 +1,18 @@
+// The storage level: LMCache's StorageManager replayed against lmt's model. It is core, not a plugin: `lmt replay`'s
+// --help and `lmt convert --mode lct` depend on its flags and configuration (docs/architecture.md).
 import {Flags} from '@oclif/core'
-import {
-  JsonFloat,
-  keyTupleId,
-  MemoryLayoutDesc,
-  ObjectKey,
-  PrefetchRequestSpec,
-  PyTuple,
-} from '../../src/index.js'
-import type {DecodedArgs, LctHeader, TraceRecorder} from '../../src/index.js'
+import {JsonFloat} from '../../jsonl/json-float.js'
+import type {DecodedArgs} from '../../lct/codecs.js'
+import type {TraceRecorder} from '../../lct/recorder.js'
+import type {LctHeader} from '../../lct/types.js'
+import {keyTupleId, MemoryLayoutDesc, ObjectKey, PrefetchRequestSpec, PyTuple} from '../../lct/values.js'
 import {
   type LevelObservations,
   MapDispatcher,
   type ReplayContext,
   type ReplayEnv,
   type ReplayLevel,
-} from '../../src/replay/level.js'
+} from '../level.js'
 import {
   buildConfig,
   flagsFromHeader,
@@ -23,8 +21,8 @@ import {
   storageConfigDigest,
   type StorageFlags,
   type StorageManagerConfig,
-} from '../../src/replay/storage/config.js'
-import {type ReadContext, SM, StorageManagerModel} from '../../src/replay/storage/model.js'
+} from './config.js'
+import {type ReadContext, SM, StorageManagerModel} from './model.js'
 
 interface StorageConfig {
   config: StorageManagerConfig
