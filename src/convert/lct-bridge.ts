@@ -5,13 +5,13 @@ import {lmtError} from '../errors.js'
 import {isFsError, outputError, refuseNonRegularOutput} from '../util/output-path.js'
 import {LineReader} from '../jsonl/line-reader.js'
 import {parseJson} from '../jsonl/parse.js'
+import {STORAGE_MANAGER_QUALNAME} from '../lct/constants.js'
 import {TraceRecorder} from '../lct/recorder.js'
 import {dtypeItemSize} from '../lct/dtypes.js'
 import {MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
 import type {PyJsonValue} from '../util/pyfmt.js'
 import {tempPathBeside} from './stale-temps.js'
 
-const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
 /** the longest stretch of encoding without a turn of the event loop */
 const TURN_MS = 50
 
@@ -170,7 +170,7 @@ export async function jsonlToLct(
           new ObjectKey(chunkHashOf(BigInt(k as number | bigint)), o.modelName ?? instance, o.kvRank, 0, ''),
       )
       const emit = (op: string, args: Record<string, unknown>) => {
-        rec.writeRecord(`${SM}.${op}`, args, now, wall)
+        rec.writeRecord(`${STORAGE_MANAGER_QUALNAME}.${op}`, args, now, wall)
         summary.records++
       }
       if (type === 'get') {
