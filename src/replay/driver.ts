@@ -2,8 +2,9 @@
 import {statSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {LctError, LmtError, lmtError} from '../errors.js'
-import {decodeArgsInPlace, type DecodedArgs, UnknownTagError, wireText} from '../lct/codecs.js'
+import {type DecodedArgs, UnknownTagError, wireText} from '../lct/codecs.js'
 import {openTrace} from '../lct/reader.js'
+import {recordArgs} from '../lct/record-args.js'
 import {openTraceThreaded} from '../lct/threaded-reader.js'
 import type {Clock} from '../lct/recorder.js'
 import type {LctHeader, LctRecord, LctWarning} from '../lct/types.js'
@@ -123,7 +124,7 @@ function decodeOrSkip(
   warn: ReplayRunOptions<unknown>['warn'],
 ): DecodedArgs | undefined {
   try {
-    return r.argsDecoded ? (r.args as DecodedArgs) : decodeArgsInPlace(r.args) // the record is ours alone
+    return recordArgs(r) // the record is ours alone: decoded in place
   } catch (err) {
     // whatever decoding throws (a plugin's codec too) skips the record; it never ends the replay
     const reason = err instanceof UnknownTagError ? 'unknown_tag' : 'decode_error'
