@@ -6,7 +6,7 @@ import {fileURLToPath} from 'node:url'
 import {MODULE_LISTING, scanModuleDir} from '../dist/src/plugins/module-loader.js'
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url))
-for (const sub of ['plugins/converters', 'plugins/levels']) {
+for (const sub of ['plugins/converters']) {
   const dir = join(dist, sub)
   const {files, missing} = await scanModuleDir(dir, false)
   if (missing) throw new Error(`list-builtins: ${dir} is missing (run tsc first)`)

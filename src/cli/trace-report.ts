@@ -1,7 +1,12 @@
+// What the console shows of `.lct` traces: `lmt trace info` (docs/lct.md §7) and `lmt replay`, LMCache's "trace
+// replay" (docs/storage-replay.md §7: the result table, the banner, the progress and verbose lines). The files a
+// replay writes are rendered in src/replay/outputs.ts.
+import {JsonFloat} from '../jsonl/json-float.js'
 import {readable} from '../lct/readable.js'
 import type {RawValue} from '../lct/msgpack.js'
 import type {TraceCount} from '../lct/types.js'
-import {pyFloatRepr, pyFormatFixed} from '../util/pyfmt.js'
+import type {RecordOutcome, ReplayResult} from '../replay/driver.js'
+import {pyCenter, pyFloatRepr, pyFormatFixed, pyRound} from '../util/pyfmt.js'
 
 const MAX_WARNING_LINES = 20
 
@@ -93,4 +98,125 @@ export function writeLctWarnings(messages: string[], total: number): void {
   for (const m of messages.slice(0, MAX_WARNING_LINES)) process.stderr.write(`warning: ${m}\n`)
   if (total > MAX_WARNING_LINES)
     process.stderr.write(`warning: ${total - MAX_WARNING_LINES} more warnings not shown\n`)
+}
+
+// ------------------------------------------------------------------------------------------ lmt replay
+
+/** the width of the result table and its rows */
+const WIDTH = 64
+
+export function progressLine(o: RecordOutcome, total: number): string {
+  return `[${o.index}/${total}] ${o.status} ${o.qualname} (${pyFormatFixed(o.latencyMs, 3)}ms)`
+}
+
+export function verboseLine(o: RecordOutcome, total: number): string {
+  return `  [${o.index}/${total}]  ${o.status.padEnd(4)}  ${pyFormatFixed(o.latencyMs, 3).padStart(8)}ms  ${o.qualname}`
+}
+
+const cpLen = (s: string) => [...s].length
+
+function resultRow(label: string, value: string | number | JsonFloat | null): string {
+  const text =
+    value === null
+      ? 'N/A'
+      : value instanceof JsonFloat
+        ? pyFormatFixed(value.value, 2)
+        : typeof value === 'number'
+          ? Number.isInteger(value)
+            ? String(value)
+            : pyFormatFixed(value, 2)
+          : value
+  return `${label}:` + ' '.repeat(Math.max(1, WIDTH - cpLen(label) - 1 - cpLen(text))) + text
+}
+
+function shortName(q: string): string {
+  const parts = q.split('.')
+  const last = parts[parts.length - 1]
+  if (last === '__enter__' || last === '__exit__')
+    return `${parts[parts.length - 2]}.${last === '__enter__' ? 'enter' : 'exit'}`
+  return last
+}
+
+/** The "Trace Replay Result" table (§7.6). */
+export function resultTable(r: ReplayResult, pace: string): string[] {
+  const out = [pyCenter(' Trace Replay Result ', WIDTH, '=')]
+  const section = (name: string) => out.push(pyCenter(` ${name} `, WIDTH, '-'))
+  section('Overall')
+  out.push(
+    resultRow('Trace level', r.headerLevel),
+    resultRow('Records replayed', r.recordsReplayed),
+    resultRow('Records skipped', r.recordsSkipped),
+    resultRow('Records failed', r.recordsFailed),
+  )
+  out.push(resultRow('Replay duration (s)', new JsonFloat(pyRound(r.wallDurationS, 3))))
+  if (r.headerDigest !== '' && r.replayConfigDigest !== '') {
+    const rec = r.headerDigest.slice(0, 8)
+    out.push(
+      resultRow(
+        'Config digest',
+        r.headerDigest === r.replayConfigDigest
+          ? `match (${rec})`
+          : `MISMATCH (rec=${rec}, run=${r.replayConfigDigest.slice(0, 8)})`,
+      ),
+    )
+  }
+  const ops = r.stats.summary()
+  if (ops.length > 0) {
+    section('Per-Op Latency (ms, model cost)')
+    for (const [q, s] of ops) {
+      const n = shortName(q)
+      out.push(
+        resultRow(`${n} count`, s.count),
+        resultRow(`${n} mean`, new JsonFloat(pyRound(s.mean_ms, 3))),
+        resultRow(`${n} p50`, new JsonFloat(pyRound(s.p50_ms, 3))),
+        resultRow(`${n} p99`, new JsonFloat(pyRound(s.p99_ms, 3))),
+      )
+    }
+  }
+  section('Model')
+  out.push(resultRow('Pace', pace), resultRow('Trace time covered (s)', new JsonFloat(r.traceTimeS)))
+  for (const [label, value] of r.observations?.rows ?? []) out.push(resultRow(label, value))
+  if (r.skippedByReason.decode_error)
+    out.push(resultRow('Skipped: decode_error', r.skippedByReason.decode_error))
+  if (r.skippedByReason.unknown_tag)
+    out.push(resultRow('Skipped: unknown_tag', r.skippedByReason.unknown_tag))
+  const noHandler = Object.values(r.skippedByReason.no_handler).reduce((a, b) => a + b, 0)
+  if (noHandler) out.push(resultRow('Skipped: no_handler', noHandler))
+  out.push('='.repeat(WIDTH))
+  return out
+}
+
+/** Whether the replay runs with another configuration than the trace recorded (both digests known and different). */
+export function configMismatch(runDigest: string, recDigest: string): boolean {
+  return runDigest !== '' && recDigest !== '' && runDigest !== recDigest
+}
+
+/**
+ * The warning printed before a replay whose configuration differs from the recorded one ({@link configMismatch});
+ * `level` names the level replayed.
+ */
+export function banner(
+  level: string,
+  runDigest: string,
+  recDigest: string,
+  pace: string,
+  speed: number,
+  color: boolean,
+): string {
+  const rule = '='.repeat(78)
+  const lines = [
+    rule,
+    '  !! REPLAY ENVIRONMENT MISMATCH MAY CAUSE RETRIEVE MISSES !!',
+    rule,
+    `  * The trace was recorded with config digest ${recDigest.slice(0, 8)}; this replay of level`,
+    `    '${level}' runs with ${runDigest.slice(0, 8)} (the replay-side flags).`,
+    "  * Hits, misses and evictions reflect the replay's configuration, not the",
+    "    recording server's; --config-from-header replays with the recorded one.",
+    pace === 'virtual'
+      ? '  * Pace: virtual - recorded timing is reproduced exactly in trace time.'
+      : `  * Pace: realtime (speed ${speed}) - a slow host lags the recorded schedule;\n    L2 transfers take their modelled time.`,
+    rule,
+  ]
+  const text = lines.join('\n')
+  return color ? `\x1b[1;33m${text}\x1b[0m` : text
 }

@@ -1,34 +1,28 @@
 import {statSync} from 'node:fs'
-import {dirname, join} from 'node:path'
 import {Args} from '@oclif/core'
 import {checkMaxFrameBytes} from '../cli/lct-flags.js'
-import {replayBaseFlags as baseFlags} from '../cli/replay-flags.js'
-import {ChunkedText} from '../cli/chunked-text.js'
+import {replayBaseFlags as baseFlags, reservedReplayFlagNames} from '../cli/replay-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {lctErrorJson} from '../cli/lct-errors.js'
 import {LmtCommand} from '../cli/lmt-command.js'
-import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
-import {RecordLog} from '../cli/record-log.js'
-import {LctError, LmtError, lmtError} from '../errors.js'
-import {countTrace, openTrace} from '../lct/reader.js'
+import {countText, createProgressBar} from '../cli/progress.js'
+import {RecordOutputs, Warnings} from '../cli/replay-sinks.js'
+import {banner, configMismatch, resultTable} from '../cli/trace-report.js'
+import {lmtError} from '../errors.js'
+import {countTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
 import {replayTrace, type ReplayResult} from '../replay/driver.js'
 import type {ReplayLevel} from '../replay/level.js'
-import {writeFileAtomic} from '../util/atomic-write.js'
-import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
+import {modelJson, type ReplayFiles, summaryJson, writeReplaySummaries} from '../replay/outputs.js'
 import {
-  banner,
-  configMismatch,
-  jsonlLine,
-  modelJson,
-  opsCsv,
-  progressLine,
-  resultTable,
-  summaryJson,
-  verboseLine,
-} from '../replay/outputs.js'
-import {storageLevel} from '../plugins/core-levels.js'
+  checkReplaySchema,
+  chooseLevel,
+  levelConfig,
+  readReplayHeader,
+  replaySpeed,
+} from '../replay/request.js'
+import {storageLevel} from '../replay/storage/storage-level.js'
 
 export default class Replay extends LmtCommand {
   static override summary = "Replay an LMCache .lct trace against a model of LMCache's StorageManager"
@@ -82,7 +76,11 @@ export default class Replay extends LmtCommand {
   async run(): Promise<unknown> {
     const warnings = new Warnings()
     // 1. base flags; every known level's flags are accepted here, the header decides which apply (step 7)
-    const levels = await discoverLevels(this.config, (m) => process.stderr.write(`warning: ${m}\n`))
+    const levels = await discoverLevels(
+      this.config,
+      (m) => process.stderr.write(`warning: ${m}\n`),
+      reservedReplayFlagNames(),
+    )
     const allLevelFlags: Record<string, unknown> = {}
     for (const r of levels.levels.values())
       for (const [k, v] of Object.entries(r.level.flags)) allLevelFlags[k] ??= v
@@ -92,28 +90,46 @@ export default class Replay extends LmtCommand {
       strict: true,
     })
     if (first.flags['list-levels']) return this.listLevels(levels)
-    const file = first.args.file
+    const settings = await this.settings(first.args.file, first.flags, levels, warnings)
+    return this.execute(settings)
+  }
+
+  /** Steps 2–8 (docs/storage-replay.md §1.4): the trace, its header, the level, the strict parse, the config. */
+  private async settings(
+    file: string | undefined,
+    flags: {
+      pace: string
+      speed?: string
+      level?: string
+      'max-frame-bytes': number
+      'allow-schema-1': boolean
+    },
+    levels: Awaited<ReturnType<typeof discoverLevels>>,
+    warnings: Warnings,
+  ): Promise<RunSettings> {
     if (!file)
       throw lmtError('REPLAY_NO_TRACE', {
         suggestions: ['lmt replay trace.lct --l1-size-gb 8 --eviction-policy LRU'],
       })
-    const maxFrameBytes = checkMaxFrameBytes(first.flags['max-frame-bytes'])
-    const pace = first.flags.pace as 'virtual' | 'realtime'
-    const speed = speedOf(pace, first.flags.speed)
+    const maxFrameBytes = checkMaxFrameBytes(flags['max-frame-bytes'])
+    const pace = flags.pace as 'virtual' | 'realtime'
+    const speed = replaySpeed(pace, flags.speed)
     // 4.–6. header, level, schema
-    const header = await readHeader(file, maxFrameBytes)
-    const level = levelOf(levels, first.flags.level, header)
-    checkSchema(level, header, first.flags['allow-schema-1'], warnings)
+    const header = await readReplayHeader(file, maxFrameBytes)
+    const level = chooseLevel(levels, flags.level, header)
+    checkReplaySchema(level, header, flags['allow-schema-1'], (c, k, m) => warnings.warn(c, k, m))
     // 7. strict parse with the level's flags
     const second = await this.parse({
       flags: {...baseFlags, ...(level.flags as typeof baseFlags)},
       args: Replay.args,
       strict: true,
     })
-    const flags = second.flags as typeof first.flags
     // 8. level configuration
-    const config = levelConfig(level, second.flags as Record<string, unknown>, header)
-    return this.execute({file, level, config, header, pace, speed, maxFrameBytes, flags, warnings})
+    const config = levelConfig(level, second.flags as Record<string, unknown>, header, (m) =>
+      process.stderr.write(`warning: ${m}\n`),
+    )
+    const out = second.flags as ReplayFlags
+    return {file, level, config, header, pace, speed, maxFrameBytes, flags: out, warnings}
   }
 
   /**
@@ -122,8 +138,9 @@ export default class Replay extends LmtCommand {
    */
   private async execute(o: RunSettings): Promise<unknown> {
     const {flags} = o
+    const files = replayFiles(flags)
     const controller = new AbortController()
-    const out = new RecordOutputs(flags, controller)
+    const out = new RecordOutputs({verbose: flags.verbose, json: flags.json, files}, controller)
     o.warnings.progress = out.progressText
     const stopHandling = handleInterrupts({
       json: this.jsonEnabled(),
@@ -144,7 +161,7 @@ export default class Replay extends LmtCommand {
       if (out.log?.failed) throw out.log.failed
       if (flags.json)
         summary = summaryJson(result, modelJson(result, o.pace, o.speed, result.stats.histogramMode))
-      written.push(...writeSummaries(flags, result, summary))
+      written.push(...writeReplaySummaries(files, result, summary))
     } finally {
       stopHandling()
       out.close()
@@ -173,18 +190,7 @@ export default class Replay extends LmtCommand {
         progress || flags.verbose
           ? (await countTrace(o.file, {maxFrameBytes: o.maxFrameBytes})).totalRecords
           : 0
-      const runDigest = o.level.configDigest?.(o.config).digest ?? ''
-      if (!flags.quiet && configMismatch(runDigest, o.header.smConfigDigest))
-        process.stderr.write(
-          banner(
-            o.level.name,
-            runDigest,
-            o.header.smConfigDigest,
-            o.pace,
-            o.speed,
-            Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
-          ) + '\n',
-        )
+      if (!flags.quiet) this.showBanner(o)
       warnings.replaying = true
       return await replayTrace({
         file: o.file,
@@ -207,6 +213,16 @@ export default class Replay extends LmtCommand {
       out.flush()
       warnings.totals()
     }
+  }
+
+  /** The mismatch banner (§7.7), when the run's configuration digest differs from the recorded one. */
+  private showBanner(o: RunSettings): void {
+    const runDigest = o.level.configDigest?.(o.config).digest ?? ''
+    if (!configMismatch(runDigest, o.header.smConfigDigest)) return
+    const color = Boolean(process.stderr.isTTY) && !process.env.NO_COLOR
+    process.stderr.write(
+      banner(o.level.name, runDigest, o.header.smConfigDigest, o.pace, o.speed, color) + '\n',
+    )
   }
 
   private listLevels(levels: Awaited<ReturnType<typeof discoverLevels>>) {
@@ -252,181 +268,13 @@ type ReplayFlags = {[K in keyof typeof baseFlags]: unknown} & {
   'exact-latency': boolean
 }
 
-/** Writes the CSV and (with --json) the summary atomically; returns their paths. */
-function writeSummaries(flags: ReplayFlags, result: ReplayResult, summary: string | undefined): string[] {
-  const outDir = flags['output-dir']
-  const files: Array<[string, string]> = []
-  if (!flags['no-csv']) files.push([join(outDir, 'trace_replay_ops.csv'), opsCsv(result)])
-  if (summary !== undefined) files.push([join(outDir, 'trace_replay_summary.json'), summary])
-  try {
-    for (const [path, data] of files) writeFileAtomic(path, data)
-  } catch (err) {
-    throw outputError('REPLAY_OUTPUT_FAILED', `cannot write outputs in ${outDir}`, err)
+/** The files the flags ask for. */
+function replayFiles(flags: ReplayFlags): ReplayFiles {
+  return {
+    outputDir: flags['output-dir'],
+    csv: !flags['no-csv'],
+    summary: flags.json,
+    record: flags.record,
+    jsonlOut: flags['jsonl-out'],
   }
-  return files.map(([path]) => path)
-}
-
-/** Warnings printed once per code and key, then counted (the totals come after the replay). */
-class Warnings {
-  private readonly counts = new Map<string, number>()
-  /** per-record progress lines: a warning keeps its place among them */
-  progress: ChunkedText | undefined
-  replaying = false
-
-  warn(code: string, key: string, message: string): void {
-    const k = `${code}\u0000${key}`
-    const n = (this.counts.get(k) ?? 0) + 1
-    this.counts.set(k, n)
-    if (n > 1) return
-    if (this.progress) {
-      this.progress.add(`warning: ${message}\n`)
-      if (!this.replaying) this.progress.flush() // outside the replay a warning shows at once
-    } else process.stderr.write(`warning: ${message}\n`)
-  }
-
-  totals(): void {
-    for (const [k, n] of this.counts)
-      if (n > 1)
-        process.stderr.write(
-          `warning: ${n - 1} more of: ${k.split('\u0000')[0]} (${k.split('\u0000')[1].slice(0, 80)})\n`,
-        )
-    this.counts.clear()
-  }
-}
-
-/** The per-record outputs (progress on stderr, verbose on stdout, the --jsonl-out log), opened before the replay. */
-class RecordOutputs {
-  // chunked unless a terminal shows them
-  readonly progressText = new ChunkedText((c) => {
-    this.bar?.clearLine() // a progress bar's line is cleared before a warning or a progress line is written
-    process.stderr.write(c)
-  }, process.stderr.isTTY)
-  /** the bar on a terminal (unless per-record lines show the progress) */
-  bar: ProgressBar | undefined
-  readonly verboseText: ChunkedText
-  readonly log: RecordLog | undefined
-  // stdout closed early (`lmt replay … --verbose | head`): the per-record lines stop, the replay and its files go on
-  private stdoutClosed = false
-
-  constructor(
-    private readonly flags: ReplayFlags,
-    controller: AbortController,
-  ) {
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') this.stdoutClosed = true
-      else throw err
-    })
-    this.verboseText = new ChunkedText((c) => {
-      if (!this.stdoutClosed) process.stdout.write(c)
-    }, process.stdout.isTTY)
-    checkReplayOutputs(flags['output-dir'], flags)
-    // a failed write of the log ends the replay with its error
-    const jsonl = flags['jsonl-out']
-    if (jsonl) this.log = new RecordLog(jsonl, (err) => controller.abort(err))
-  }
-
-  /** The driver's per-record callback: only when something shows per-record outcomes (the driver then builds none). */
-  onRecord(progress: boolean, total: number): Parameters<typeof replayTrace>[0]['onRecord'] {
-    const verbose = this.flags.verbose && !this.flags.json
-    if (!progress && !verbose && !this.log) return undefined
-    return (o) => {
-      if (progress) this.progressText.add(progressLine(o, total) + '\n')
-      if (verbose && !this.stdoutClosed) this.verboseText.add(verboseLine(o, total) + '\n')
-      this.log?.add(jsonlLine(o))
-    }
-  }
-
-  /** Writes the progress and verbose lines gathered. */
-  flush(): void {
-    this.progressText.flush()
-    this.verboseText.flush()
-  }
-
-  /** Writes what is gathered and closes the log (idempotent, synchronous). */
-  close(): void {
-    this.flush()
-    this.log?.close()
-  }
-}
-
-function speedOf(pace: 'virtual' | 'realtime', flag: string | undefined): number {
-  if (flag === undefined) return 1
-  if (pace === 'virtual') throw lmtError('REPLAY_SPEED_NEEDS_REALTIME')
-  const speed = Number(flag)
-  if (!(speed > 0)) throw lmtError('CLI_OUT_OF_RANGE', '--speed', 'a number > 0')
-  return speed
-}
-
-/** The trace's header; one that lmt cannot replay is a usage error (exit 2), other trace errors exit 1. */
-async function readHeader(file: string, maxFrameBytes: number): Promise<LctHeader> {
-  try {
-    const reader = await openTrace(file, {maxFrameBytes, name: file})
-    const header = reader.header
-    await reader.close()
-    return header
-  } catch (err) {
-    if (
-      err instanceof LctError &&
-      ['LCT_G0_HEADER', 'LCT_UNSUPPORTED_FORMAT', 'LCT_UNSUPPORTED_SCHEMA'].includes(err.kind)
-    )
-      throw new LmtError(err.kind, err.message, {exitCode: 2})
-    throw err
-  }
-}
-
-function levelOf(
-  levels: Awaited<ReturnType<typeof discoverLevels>>,
-  flag: string | undefined,
-  header: LctHeader,
-): ReplayLevel {
-  const levelName = flag ?? header.level
-  if (flag !== undefined && flag !== header.level) throw lmtError('REPLAY_LEVEL_MISMATCH', header.level, flag)
-  const reg = levels.levels.get(levelName)
-  if (!reg)
-    throw lmtError('REPLAY_UNKNOWN_LEVEL', levelName, levels.names(), {
-      suggestions: ['install the lmt plugin that provides this level (lmt plugins install …)'],
-    })
-  return reg.level
-}
-
-function checkSchema(level: ReplayLevel, header: LctHeader, allowSchema1: boolean, warnings: Warnings): void {
-  if (level.replayableSchemaVersions.includes(header.traceSchemaVersion)) return
-  if (header.traceSchemaVersion === 1 && allowSchema1)
-    warnings.warn(
-      'schema1',
-      '',
-      'replaying a schema-1 trace: cache salts were not recorded; keys that differed only by salt are merged',
-    )
-  else
-    throw lmtError(
-      'REPLAY_SCHEMA_NOT_REPLAYABLE',
-      header.traceSchemaVersion,
-      level.name,
-      level.replayableSchemaVersions,
-    )
-}
-
-function levelConfig(level: ReplayLevel, flags: Record<string, unknown>, header: LctHeader): unknown {
-  try {
-    return level.parseConfig(flags, header, (m) => process.stderr.write(`warning: ${m}\n`))
-  } catch (err) {
-    if (err instanceof LmtError) throw err
-    throw lmtError('REPLAY_CONFIG', (err as Error).message)
-  }
-}
-
-/** Every output path before the work: no device or FIFO is written over, and the folders exist (or the error). */
-function checkReplayOutputs(
-  outDir: string,
-  flags: {'no-csv': boolean; json: boolean; record?: string; 'jsonl-out'?: string},
-): void {
-  const files = [
-    ...(flags['no-csv'] ? [] : [join(outDir, 'trace_replay_ops.csv')]),
-    ...(flags.json ? [join(outDir, 'trace_replay_summary.json')] : []),
-    ...(flags.record ? [flags.record] : []),
-    ...(flags['jsonl-out'] ? [flags['jsonl-out']] : []),
-  ]
-  for (const f of files) refuseNonRegularOutput(f, 'REPLAY_OUTPUT_FAILED')
-  ensureDirectory(outDir, 'REPLAY_OUTPUT_FAILED')
-  for (const f of files) ensureDirectory(dirname(f), 'REPLAY_OUTPUT_FAILED')
 }

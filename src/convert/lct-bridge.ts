@@ -6,6 +6,7 @@ import {lmtError} from '../errors.js'
 import {isFsError, outputError, refuseNonRegularOutput} from '../util/output-path.js'
 import {LineReader} from '../jsonl/line-reader.js'
 import {parseJson} from '../jsonl/parse.js'
+import {STORAGE_MANAGER_QUALNAME} from '../lct/constants.js'
 import {TraceRecorder} from '../lct/recorder.js'
 import {type MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
 import type {JsonObject} from '../jsonl/json-float.js'
@@ -14,8 +15,6 @@ import {tempPathBeside} from './stale-temps.js'
 
 // the --kv-layout flag's parsers, for the commands that import them from here
 export {bytesLayout, parseKvLayout} from './kv-layout.js'
-
-const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
 /** the longest stretch of encoding without a turn of the event loop */
 const TURN_MS = 50
 
@@ -142,7 +141,12 @@ class LctCalls {
   }
 
   private emit(op: string, args: Record<string, unknown>): void {
-    ;(this.recorder as TraceRecorder).writeRecord(`${SM}.${op}`, args, this.now, this.wall)
+    ;(this.recorder as TraceRecorder).writeRecord(
+      `${STORAGE_MANAGER_QUALNAME}.${op}`,
+      args,
+      this.now,
+      this.wall,
+    )
     this.summary.records++
   }
 }

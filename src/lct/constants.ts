@@ -11,3 +11,5 @@ export const MAX_MAX_FRAME_BYTES = 1024 * 1024 * 1024
 export const WRAP_KEY = '__t__'
 export const VALUE_KEY = 'v'
 export const MAX_NESTING = 64
+/** The class whose calls a `storage`-level trace records: its records' qualnames are `<this>.<method>`. */
+export const STORAGE_MANAGER_QUALNAME = 'lmcache.v1.distributed.storage_manager.StorageManager'

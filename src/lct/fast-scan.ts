@@ -162,6 +162,11 @@ function keyId(buf: Uint8Array, p: number, n: number): number {
  * Validates a record body in its usual shape (a fixmap of fixstr keys; t_mono a float64 or a small int; qualname a
  * str; args a map of str keys; every value valid) and fills `out`. False when the body is unusual or invalid in
  * any way: then the exact decoder decides.
+ *
+ * One function on purpose (~90 lines): it is the per-record loop of `countTrace`, a switch over the five fields with
+ * its position in a local; split into calls, each field would hand its position back and forth. It is pinned to the
+ * exact path (`scanRecordBody`) on every fixture record and on mutated ones by test/lct/fast-scan.test.ts, and
+ * `countTrace` to the full reader by test/lct/fuzz.test.ts.
  */
 export function fastScanRecord(buf: Uint8Array, start: number, end: number, out: ScannedRecord): boolean {
   if (start >= end) return false

@@ -25,6 +25,7 @@ export {
 export {DTYPE_ITEM_SIZES, dtypeItemSize} from './dtypes.js'
 export {MsgpackError, type RawMap, type RawValue} from './msgpack.js'
 export {countTrace, openTrace, type LctSource, type TraceReader} from './reader.js'
+export {recordArgs} from './record-args.js'
 export {configDigest, processClock, TraceRecorder, type Clock, type TraceRecorderOptions} from './recorder.js'
 export type {
   LctFrame,

@@ -6,6 +6,7 @@ import {MsgpackError, readU32} from './msgpack.js'
 import {ObjectKeyInterner} from './key-intern.js'
 import {fastScanRecord, type ScannedRecord} from './fast-scan.js'
 import {QualnameCounter} from './qualname-counter.js'
+import {ARGS_DECODED, type MarkedRecord} from './record-args.js'
 import {type TapeBatch, TapeWriter} from './record-tape.js'
 import type {
   LctFrame,
@@ -268,7 +269,7 @@ class Reader implements TraceReader {
   private toRecord(f: {offset: number; length: number; buf: Buffer; start: number}): LctRecord | undefined {
     try {
       const r = decodeRecordBody(f.buf, f.start, f.start + f.length, this.interner)
-      return {
+      const record: MarkedRecord = {
         tMono: r.tMono,
         tWall: r.tWall,
         qualname: r.qualname,
@@ -276,8 +277,9 @@ class Reader implements TraceReader {
         offset: f.offset,
         length: f.length,
         index: this.fs.state.records++,
-        argsDecoded: false,
+        [ARGS_DECODED]: false,
       }
+      return record
     } catch (err) {
       if (!isDecodeError(err)) throw err
       this.fs.malformed(f.offset, f.length, err)

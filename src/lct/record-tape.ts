@@ -6,6 +6,7 @@ import {BytePool} from './byte-pool.js'
 import type {InternedSpanSink} from './key-intern.js'
 import {MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import type {DecodedRecordFields} from './frame-decode.js'
+import {ARGS_DECODED, type MarkedRecord} from './record-args.js'
 import {MemoryLayoutDesc, ObjectKey} from './values.js'
 import type {LctRecord, LctWarning} from './types.js'
 import {grown} from '../util/grown.js'
@@ -400,7 +401,7 @@ export class TapeDecoder {
       const n = i * NUMS
       const k = i * INTS
       const args = new TapeValueReader(buf, ints[k + 2], ints[k + 3], this.values).args()
-      out[i] = {
+      const record: MarkedRecord = {
         tMono: nums[n],
         tWall: nums[n + 1],
         qualname: ints[k] >= 0 ? this.qualnames[ints[k]] : batch.ownQualnames[-ints[k] - 1],
@@ -409,8 +410,9 @@ export class TapeDecoder {
         length: ints[k + 1],
         index: nums[n + 3],
         // every wrapper in them was an interned key or layout, rebuilt already: codec decoding would change nothing
-        argsDecoded: ints[k + 4] === 0,
+        [ARGS_DECODED]: ints[k + 4] === 0,
       }
+      out[i] = record
     }
     this.values.forgetBelow(batch.liveFrom)
     return out

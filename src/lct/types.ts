@@ -19,7 +19,7 @@ export interface LctRecord {
   tMono: number
   tWall: number
   qualname: string
-  /** generic msgpack values, not codec-decoded */
+  /** the arguments as the reader decoded the msgpack: codec-decode them with `recordArgs(record)` */
   args: RawMap
   /** byte offset of the frame's length prefix */
   offset: number
@@ -27,8 +27,6 @@ export interface LctRecord {
   length: number
   /** 0-based number among the records yielded */
   index: number
-  /** true when `args` hold no wrapper left to codec-decode (then decoding them would change nothing) */
-  argsDecoded?: boolean
 }
 
 export interface LctFrame {

@@ -1,20 +1,10 @@
-import {dirname, resolve} from 'node:path'
-import {fileURLToPath} from 'node:url'
 import type {Config} from '@oclif/core'
-import {reservedReplayFlagNames} from '../cli/replay-flags.js'
-import {isReplayLevel} from '../replay/level.js'
-import {installedContributions, loadInstalled, loadPluginDir, type PluginKind} from './discovery.js'
+import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
+import {storageLevel} from '../replay/storage/storage-level.js'
+import {installedContributions, loadInstalled, type PluginKind} from './discovery.js'
 import {LevelRegistry, programmaticLevels} from './level-registry.js'
 
 export {LevelRegistry, registerReplayLevel, type LevelRegistration} from './level-registry.js'
-
-/** Flag names a replay level may not declare: those of `lmt replay` itself, taken from its flag definitions. */
-export const BASE_REPLAY_FLAGS: ReadonlySet<string> = reservedReplayFlagNames()
-
-export function builtinLevelsDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url))
-  return resolve(here, '..', '..', 'plugins', 'levels')
-}
 
 /** The replay-level kind of plugin, registering into `registry`. */
 export function levelKind(registry: LevelRegistry): PluginKind {
@@ -44,15 +34,19 @@ export function levelKind(registry: LevelRegistry): PluginKind {
   }
 }
 
-/** Built-in levels, then plugin levels (package.json "lmt": {"levels"} or the lmt:levels hook), then programmatic ones. */
+/**
+ * The core storage level, then plugin levels (package.json "lmt": {"levels"} or the lmt:levels hook), then
+ * programmatic ones. `reservedFlags`: the flag names a level may not declare (those of `lmt replay` itself, which
+ * the command passes in from its flag definitions).
+ */
 export async function discoverLevels(
   config: Config | undefined,
   warn: (m: string) => void,
-  builtinDir = builtinLevelsDir(),
+  reservedFlags: ReadonlySet<string> = new Set(),
 ): Promise<LevelRegistry> {
-  const reg = new LevelRegistry(warn, BASE_REPLAY_FLAGS)
+  const reg = new LevelRegistry(warn, reservedFlags)
   const kind = levelKind(reg)
-  await loadPluginDir(kind, builtinDir, 'built-in')
+  reg.add(storageLevel as ReplayLevel, 'built-in')
   if (config) await loadInstalled(kind, await installedContributions(config, kind))
   for (const p of programmaticLevels()) reg.add(p.level, p.source)
   return reg

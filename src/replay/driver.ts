@@ -2,8 +2,9 @@
 import {statSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {LctError, LmtError, lmtError} from '../errors.js'
-import {decodeArgsInPlace, type DecodedArgs, UnknownTagError, wireText} from '../lct/codecs.js'
+import {type DecodedArgs, UnknownTagError, wireText} from '../lct/codecs.js'
 import {openTrace} from '../lct/reader.js'
+import {recordArgs} from '../lct/record-args.js'
 import {openTraceThreaded} from '../lct/threaded-reader.js'
 import type {Clock} from '../lct/recorder.js'
 import type {LctHeader, LctRecord, LctWarning} from '../lct/types.js'
@@ -123,7 +124,7 @@ function decodeOrSkip(
   warn: ReplayRunOptions<unknown>['warn'],
 ): DecodedArgs | undefined {
   try {
-    return r.argsDecoded ? (r.args as DecodedArgs) : decodeArgsInPlace(r.args) // the record is ours alone
+    return recordArgs(r) // the record is ours alone: decoded in place
   } catch (err) {
     // whatever decoding throws (a plugin's codec too) skips the record; it never ends the replay
     const reason = err instanceof UnknownTagError ? 'unknown_tag' : 'decode_error'
@@ -158,41 +159,88 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
   }
 }
 
-async function replayRecords<C>(
-  o: ReplayRunOptions<C>,
-  scheduler: EventScheduler,
-  record: RecordFile | undefined,
-): Promise<ReplayResult> {
-  const stats = new ReplayStats(o.exactLatency)
-  const skipped: Skipped = {decode_error: 0, unknown_tag: 0, no_handler: {}}
-  let replayed = 0
-  let failed = 0
-  let nonfinite = 0
+/** The fixed parts of one replay: the level's target and context, its dispatcher, the counters the loop fills. */
+interface Run {
+  target: unknown
+  ctx: ReplayContext<unknown>
+  dispatcher: ReturnType<ReplayLevel['buildDispatcher']>
+  stats: ReplayStats
+  skipped: Skipped
+  pacer: WallPacer
+}
+
+/** What the record loop counted (kept in locals while it runs). */
+interface Counts {
+  replayed: number
+  failed: number
+  nonfinite: number
+  /** performance.now() at the first record (or at the end, for a trace without records) */
+  started: number
+}
+
+/** Realtime pace: trace time T is due at origin + T / speed on the wall clock (§4.2). */
+class WallPacer {
+  private origin = 0
+
+  constructor(
+    private readonly speed: number,
+    private readonly scheduler: EventScheduler,
+  ) {}
+
+  /** at the first record: wall time 0 of the trace */
+  start(): void {
+    this.origin = performance.now() / 1000
+  }
+
+  /** elapsed wall time in trace seconds */
+  traceNow(): number {
+    return (performance.now() / 1000 - this.origin) * this.speed
+  }
+
+  async waitUntil(t: number): Promise<void> {
+    const ms = (t / this.speed - (performance.now() / 1000 - this.origin)) * 1000
+    if (ms >= 1) await sleep(ms)
+  }
+
+  /** before each event: while running, now = max(T, elapsed wall × speed), so a lagging replay sees later times */
+  readonly beforeEvent = (t: number): void => {
+    this.scheduler.setNow(Math.max(t, this.traceNow()))
+  }
+
+  /** Runs the events due by T as the wall clock reaches each, then waits for T itself. */
+  async advanceTo(T: number): Promise<void> {
+    for (;;) {
+      const next = this.scheduler.peekTime()
+      if (next === undefined || next > T) break
+      await this.waitUntil(next)
+      this.scheduler.runUpTo(next, this.beforeEvent)
+    }
+    await this.waitUntil(T)
+    this.scheduler.setNow(Math.max(T, this.traceNow()))
+  }
+}
+
+/** A fresh target of the level, its context and dispatcher (the recorder attached under `--record`). */
+function startRun<C>(o: ReplayRunOptions<C>, scheduler: EventScheduler, record: RecordFile | undefined): Run {
   const recorder = record?.recorder
   const env: ReplayEnv = {header: o.header, pace: o.pace, speed: o.speed, scheduler, warn: o.warn, recorder}
   const target = o.level.createTarget(o.config, env)
   if (recorder) o.level.attachRecorder?.(target, o.config, recorder)
-  const ctx: ReplayContext<unknown> = {target, env, scratch: new Map()}
-  const dispatcher = o.level.buildDispatcher()
-  const digest = o.level.configDigest?.(o.config).digest ?? ''
-
-  // realtime: trace time T is due at origin + T / speed on the wall clock
-  let origin = 0
-  const wallTrace = () => (performance.now() / 1000 - origin) * o.speed
-  const waitUntil = async (t: number) => {
-    const ms = (t / o.speed - (performance.now() / 1000 - origin)) * 1000
-    if (ms >= 1) await sleep(ms)
+  return {
+    target,
+    ctx: {target, env, scratch: new Map()},
+    dispatcher: o.level.buildDispatcher(),
+    stats: new ReplayStats(o.exactLatency),
+    skipped: {decode_error: 0, unknown_tag: 0, no_handler: {}},
+    pacer: new WallPacer(o.speed, scheduler),
   }
-  const realtimeEvent = (t: number) => {
-    // while running, now = max(T, elapsed wall × speed): a lagging replay sees later times
-    scheduler.setNow(Math.max(t, wallTrace()))
-  }
-  const skip = (n: number, qualname: string) =>
-    o.onRecord?.({index: n, qualname, status: 'SKIP', latencyMs: 0, traceTime: scheduler.now()})
+}
 
+/** The trace's reader: on a worker thread for large traces (see readsOnThread), else on this one. */
+async function openRecords<C>(o: ReplayRunOptions<C>) {
   // skipped frames and a truncated tail (docs/lct.md §4.5): printed once per kind with its offset, then counted
   const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
-  const reader = readsOnThread(o)
+  return readsOnThread(o)
     ? openTraceThreaded(o.file, {maxFrameBytes: o.maxFrameBytes, name: o.file, onWarning})
     : await openTrace(o.file, {
         maxFrameBytes: o.maxFrameBytes,
@@ -200,112 +248,146 @@ async function replayRecords<C>(
         internObjectKeys: true,
         onWarning,
       })
-  let started = 0
-  let n = 0
-  let lastTurn = performance.now()
+}
+
+/** One record's outcome for `onRecord` (built only when something observes outcomes: `?.` skips the call). */
+function outcomeOf(
+  index: number,
+  qualname: string,
+  status: RecordOutcome['status'],
+  latencyMs: number,
+  traceTime: number,
+  error?: string,
+): RecordOutcome {
+  return error === undefined
+    ? {index, qualname, status, latencyMs, traceTime}
+    : {index, qualname, status, latencyMs, traceTime, error}
+}
+
+/** A record without a handler: counted by qualname and warned (deduplicated); newer recorders stay replayable. */
+function countNoHandler(skipped: Skipped, qualname: string, warn: ReplayRunOptions<unknown>['warn']): void {
+  skipped.no_handler[qualname] = (skipped.no_handler[qualname] ?? 0) + 1
+  warn('no_handler', qualname, `no handler for qualname '${qualname}'; skipping`)
+}
+
+async function replayRecords<C>(
+  o: ReplayRunOptions<C>,
+  scheduler: EventScheduler,
+  record: RecordFile | undefined,
+): Promise<ReplayResult> {
+  const run = startRun(o, scheduler, record)
+  const reader = await openRecords(o)
+  let counts: Counts
   try {
-    for await (const batch of reader.batches()) {
-      for (const r of batch) {
-        if (n === 0) {
-          started = performance.now()
-          origin = performance.now() / 1000
-        }
-        n++
-        // batches can arrive without a turn of the event loop: take one now and then, so that a signal is heard
-        if ((n & (YIELD_CHECK_RECORDS - 1)) === 0 && performance.now() - lastTurn >= YIELD_MS) {
-          await turn()
-          lastTurn = performance.now()
-        }
-        if (o.signal?.aborted) throw abortError(o.signal)
-        if (record?.failed) throw record.failedError()
-        let T = scheduler.now()
-        if (Number.isFinite(r.tMono)) {
-          if (r.tMono > T) T = r.tMono
-        } else nonfinite++
-        if (o.pace === 'realtime') {
-          for (;;) {
-            const next = scheduler.peekTime()
-            if (next === undefined || next > T) break
-            await waitUntil(next)
-            scheduler.runUpTo(next, realtimeEvent)
-          }
-          await waitUntil(T)
-          scheduler.setNow(Math.max(T, wallTrace()))
-        } else {
-          scheduler.runUpTo(T)
-          scheduler.setNow(T)
-        }
-        const args = decodeOrSkip(r, n, skipped, o.warn)
-        if (args === undefined) {
-          skip(n, r.qualname)
-          continue
-        }
-        if (!dispatcher.has(r.qualname)) {
-          skipped.no_handler[r.qualname] = (skipped.no_handler[r.qualname] ?? 0) + 1
-          o.warn('no_handler', r.qualname, `no handler for qualname '${r.qualname}'; skipping`)
-          skip(n, r.qualname)
-          continue
-        }
-        const t0 = performance.now()
-        let error: string | undefined
-        try {
-          dispatcher.dispatch(r.qualname, ctx, args)
-        } catch (err) {
-          if (err instanceof LctError) throw err
-          error = err instanceof Error ? err.message : wireText(err)
-        }
-        const ms = performance.now() - t0
-        if (error === undefined) {
-          replayed++
-          stats.sample(r.qualname, ms)
-        } else {
-          failed++
-          stats.error(r.qualname)
-          o.warn(
-            'record_failed',
-            `${r.qualname}\u0000${error}`,
-            `record ${n} (${r.qualname}) failed: ${error}`,
-          )
-        }
-        // outside the handler's try: a failing observer (an output that cannot be written) is not a failed record
-        o.onRecord?.({
-          index: n,
-          qualname: r.qualname,
-          status: error === undefined ? 'OK' : 'FAIL',
-          latencyMs: ms,
-          traceTime: scheduler.now(),
-          ...(error === undefined ? {} : {error}),
-        })
-      }
-      const lastRecord = batch[batch.length - 1]
-      if (lastRecord) o.onProgress?.(n, lastRecord.offset + 4 + lastRecord.length)
-    }
-    if (n === 0) started = performance.now()
+    counts = await replayLoop(o, scheduler, run, reader.batches(), record)
     if (o.signal?.aborted) throw abortError(o.signal)
-    // end of trace (§3.3)
-    scheduler.runUpTo(scheduler.now())
-    o.level.finalSweep?.(ctx)
-    scheduler.drain(o.pace === 'realtime' ? realtimeEvent : undefined)
-    o.level.finalize?.(target)
+    endOfTrace(o, scheduler, run)
   } finally {
     await reader.close()
   }
-  const wall = (performance.now() - started) / 1000
+  return resultOf(o, scheduler, run, counts)
+}
+
+/**
+ * The record loop (§3.1): the hot path of a replay, kept in one piece with its counters in locals; what is rare
+ * (realtime waits, skips, failures) is in the functions it calls.
+ */
+async function replayLoop<C>(
+  o: ReplayRunOptions<C>,
+  scheduler: EventScheduler,
+  run: Run,
+  batches: AsyncIterable<LctRecord[]>,
+  record: RecordFile | undefined,
+): Promise<Counts> {
+  const {dispatcher, ctx, stats, skipped, pacer} = run
+  let replayed = 0
+  let failed = 0
+  let nonfinite = 0
+  let started = 0
+  let n = 0
+  let lastTurn = performance.now()
+  for await (const batch of batches) {
+    for (const r of batch) {
+      if (n === 0) {
+        started = performance.now()
+        pacer.start()
+      }
+      n++
+      // batches can arrive without a turn of the event loop: take one now and then, so that a signal is heard
+      if ((n & (YIELD_CHECK_RECORDS - 1)) === 0 && performance.now() - lastTurn >= YIELD_MS) {
+        await turn()
+        lastTurn = performance.now()
+      }
+      if (o.signal?.aborted) throw abortError(o.signal)
+      if (record?.failed) throw record.failedError()
+      let T = scheduler.now()
+      if (Number.isFinite(r.tMono)) {
+        if (r.tMono > T) T = r.tMono
+      } else nonfinite++
+      if (o.pace === 'realtime') await pacer.advanceTo(T)
+      else {
+        scheduler.runUpTo(T)
+        scheduler.setNow(T)
+      }
+      const args = decodeOrSkip(r, n, skipped, o.warn)
+      if (args === undefined || !dispatcher.has(r.qualname)) {
+        if (args !== undefined) countNoHandler(skipped, r.qualname, o.warn)
+        o.onRecord?.(outcomeOf(n, r.qualname, 'SKIP', 0, scheduler.now()))
+        continue
+      }
+      const t0 = performance.now()
+      let error: string | undefined
+      try {
+        dispatcher.dispatch(r.qualname, ctx, args)
+      } catch (err) {
+        if (err instanceof LctError) throw err
+        error = err instanceof Error ? err.message : wireText(err)
+      }
+      const ms = performance.now() - t0
+      if (error === undefined) {
+        replayed++
+        stats.sample(r.qualname, ms)
+      } else {
+        failed++
+        stats.error(r.qualname)
+        o.warn('record_failed', `${r.qualname}\u0000${error}`, `record ${n} (${r.qualname}) failed: ${error}`)
+      }
+      // outside the handler's try: a failing observer (an output that cannot be written) is not a failed record
+      o.onRecord?.(outcomeOf(n, r.qualname, error === undefined ? 'OK' : 'FAIL', ms, scheduler.now(), error))
+    }
+    const lastRecord = batch[batch.length - 1]
+    if (lastRecord) o.onProgress?.(n, lastRecord.offset + 4 + lastRecord.length)
+  }
+  return {replayed, failed, nonfinite, started: n === 0 ? performance.now() : started}
+}
+
+/** End of trace (§3.3): events due now, the level's final sweep, the drain, the target finalised. */
+function endOfTrace<C>(o: ReplayRunOptions<C>, scheduler: EventScheduler, run: Run): void {
+  scheduler.runUpTo(scheduler.now())
+  o.level.finalSweep?.(run.ctx)
+  scheduler.drain(o.pace === 'realtime' ? run.pacer.beforeEvent : undefined)
+  o.level.finalize?.(run.target)
+}
+
+/** The result (§3.4); the snapshot is computed when first read. */
+function resultOf<C>(o: ReplayRunOptions<C>, scheduler: EventScheduler, run: Run, c: Counts): ReplayResult {
+  const {skipped, target} = run
+  const wall = (performance.now() - c.started) / 1000
   const result: ReplayResult = {
-    recordsReplayed: replayed,
+    recordsReplayed: c.replayed,
     recordsSkipped:
       skipped.decode_error +
       skipped.unknown_tag +
       Object.values(skipped.no_handler).reduce((a, b) => a + b, 0),
-    recordsFailed: failed,
+    recordsFailed: c.failed,
     skippedByReason: skipped,
-    stats,
+    stats: run.stats,
     headerLevel: o.header.level,
     headerDigest: o.header.smConfigDigest,
-    replayConfigDigest: digest,
+    replayConfigDigest: o.level.configDigest?.(o.config).digest ?? '',
     wallDurationS: wall,
     traceTimeS: scheduler.now(),
-    nonfiniteTMono: nonfinite,
+    nonfiniteTMono: c.nonfinite,
     observations: o.level.observations?.(target),
   }
   const snapshot = o.level.snapshot?.bind(o.level)

@@ -1,10 +1,13 @@
-// Outputs of `lmt replay` (docs/storage-replay.md §7): CSV, JSON summary, JSONL lines, the terminal table, the banner.
+// The files of `lmt replay` (docs/storage-replay.md §7.3, §7.4): trace_replay_ops.csv, trace_replay_summary.json and
+// the --jsonl-out lines, with the checks of their paths before a replay and their atomic writing after it. What the
+// console shows (table, banner, progress and verbose lines) is rendered in src/cli/trace-report.ts.
+import {dirname, join} from 'node:path'
 import {JsonFloat} from '../jsonl/json-float.js'
-import {pyCenter, pyFormatFixed, pyRound} from '../util/pyfmt.js'
+import {writeFileAtomic} from '../util/atomic-write.js'
+import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
+import {pyFormatFixed} from '../util/pyfmt.js'
 import {pyJsonDumps, type PyJsonValue} from '../jsonl/py-json.js'
 import type {RecordOutcome, ReplayResult} from './driver.js'
-
-const WIDTH = 64
 
 function csvField(s: string): string {
   return /[,"\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
@@ -91,116 +94,46 @@ export function jsonlLine(o: RecordOutcome): string {
   return pyJsonDumps(doc) + '\n'
 }
 
-export function progressLine(o: RecordOutcome, total: number): string {
-  return `[${o.index}/${total}] ${o.status} ${o.qualname} (${pyFormatFixed(o.latencyMs, 3)}ms)`
+/** Which files a replay writes besides the per-record log. */
+export interface ReplayFiles {
+  outputDir: string
+  /** trace_replay_ops.csv (not with --no-csv) */
+  csv: boolean
+  /** trace_replay_summary.json (with --json) */
+  summary: boolean
+  record?: string
+  jsonlOut?: string
 }
 
-export function verboseLine(o: RecordOutcome, total: number): string {
-  return `  [${o.index}/${total}]  ${o.status.padEnd(4)}  ${pyFormatFixed(o.latencyMs, 3).padStart(8)}ms  ${o.qualname}`
-}
+const OPS_CSV = 'trace_replay_ops.csv'
+const SUMMARY_JSON = 'trace_replay_summary.json'
 
-const cpLen = (s: string) => [...s].length
-
-function row(label: string, value: string | number | JsonFloat | null): string {
-  const text =
-    value === null
-      ? 'N/A'
-      : value instanceof JsonFloat
-        ? pyFormatFixed(value.value, 2)
-        : typeof value === 'number'
-          ? Number.isInteger(value)
-            ? String(value)
-            : pyFormatFixed(value, 2)
-          : value
-  return `${label}:` + ' '.repeat(Math.max(1, WIDTH - cpLen(label) - 1 - cpLen(text))) + text
-}
-
-function shortName(q: string): string {
-  const parts = q.split('.')
-  const last = parts[parts.length - 1]
-  if (last === '__enter__' || last === '__exit__')
-    return `${parts[parts.length - 2]}.${last === '__enter__' ? 'enter' : 'exit'}`
-  return last
-}
-
-/** The "Trace Replay Result" table (§7.6). */
-export function resultTable(r: ReplayResult, pace: string): string[] {
-  const out = [pyCenter(' Trace Replay Result ', WIDTH, '=')]
-  const section = (name: string) => out.push(pyCenter(` ${name} `, WIDTH, '-'))
-  section('Overall')
-  out.push(
-    row('Trace level', r.headerLevel),
-    row('Records replayed', r.recordsReplayed),
-    row('Records skipped', r.recordsSkipped),
-    row('Records failed', r.recordsFailed),
-  )
-  out.push(row('Replay duration (s)', new JsonFloat(pyRound(r.wallDurationS, 3))))
-  if (r.headerDigest !== '' && r.replayConfigDigest !== '') {
-    const rec = r.headerDigest.slice(0, 8)
-    out.push(
-      row(
-        'Config digest',
-        r.headerDigest === r.replayConfigDigest
-          ? `match (${rec})`
-          : `MISMATCH (rec=${rec}, run=${r.replayConfigDigest.slice(0, 8)})`,
-      ),
-    )
-  }
-  const ops = r.stats.summary()
-  if (ops.length > 0) {
-    section('Per-Op Latency (ms, model cost)')
-    for (const [q, s] of ops) {
-      const n = shortName(q)
-      out.push(
-        row(`${n} count`, s.count),
-        row(`${n} mean`, new JsonFloat(pyRound(s.mean_ms, 3))),
-        row(`${n} p50`, new JsonFloat(pyRound(s.p50_ms, 3))),
-        row(`${n} p99`, new JsonFloat(pyRound(s.p99_ms, 3))),
-      )
-    }
-  }
-  section('Model')
-  out.push(row('Pace', pace), row('Trace time covered (s)', new JsonFloat(r.traceTimeS)))
-  for (const [label, value] of r.observations?.rows ?? []) out.push(row(label, value))
-  if (r.skippedByReason.decode_error) out.push(row('Skipped: decode_error', r.skippedByReason.decode_error))
-  if (r.skippedByReason.unknown_tag) out.push(row('Skipped: unknown_tag', r.skippedByReason.unknown_tag))
-  const noHandler = Object.values(r.skippedByReason.no_handler).reduce((a, b) => a + b, 0)
-  if (noHandler) out.push(row('Skipped: no_handler', noHandler))
-  out.push('='.repeat(WIDTH))
-  return out
-}
-
-/** Whether the replay runs with another configuration than the trace recorded (both digests known and different). */
-export function configMismatch(runDigest: string, recDigest: string): boolean {
-  return runDigest !== '' && recDigest !== '' && runDigest !== recDigest
-}
-
-/**
- * The warning printed before a replay whose configuration differs from the recorded one ({@link configMismatch});
- * `level` names the level replayed.
- */
-export function banner(
-  level: string,
-  runDigest: string,
-  recDigest: string,
-  pace: string,
-  speed: number,
-  color: boolean,
-): string {
-  const rule = '='.repeat(78)
-  const lines = [
-    rule,
-    '  !! REPLAY ENVIRONMENT MISMATCH MAY CAUSE RETRIEVE MISSES !!',
-    rule,
-    `  * The trace was recorded with config digest ${recDigest.slice(0, 8)}; this replay of level`,
-    `    '${level}' runs with ${runDigest.slice(0, 8)} (the replay-side flags).`,
-    "  * Hits, misses and evictions reflect the replay's configuration, not the",
-    "    recording server's; --config-from-header replays with the recorded one.",
-    pace === 'virtual'
-      ? '  * Pace: virtual - recorded timing is reproduced exactly in trace time.'
-      : `  * Pace: realtime (speed ${speed}) - a slow host lags the recorded schedule;\n    L2 transfers take their modelled time.`,
-    rule,
+/** Every output path before the work: no device or FIFO is written over, and the folders exist (or the error). */
+export function checkReplayOutputs(f: ReplayFiles): void {
+  const files = [
+    ...(f.csv ? [join(f.outputDir, OPS_CSV)] : []),
+    ...(f.summary ? [join(f.outputDir, SUMMARY_JSON)] : []),
+    ...(f.record ? [f.record] : []),
+    ...(f.jsonlOut ? [f.jsonlOut] : []),
   ]
-  const text = lines.join('\n')
-  return color ? `\x1b[1;33m${text}\x1b[0m` : text
+  for (const path of files) refuseNonRegularOutput(path, 'REPLAY_OUTPUT_FAILED')
+  ensureDirectory(f.outputDir, 'REPLAY_OUTPUT_FAILED')
+  for (const path of files) ensureDirectory(dirname(path), 'REPLAY_OUTPUT_FAILED')
+}
+
+/** Writes the CSV and (given the summary document) the summary atomically; returns their paths. */
+export function writeReplaySummaries(
+  f: ReplayFiles,
+  result: ReplayResult,
+  summary: string | undefined,
+): string[] {
+  const files: Array<[string, string]> = []
+  if (f.csv) files.push([join(f.outputDir, OPS_CSV), opsCsv(result)])
+  if (summary !== undefined) files.push([join(f.outputDir, SUMMARY_JSON), summary])
+  try {
+    for (const [path, data] of files) writeFileAtomic(path, data)
+  } catch (err) {
+    throw outputError('REPLAY_OUTPUT_FAILED', `cannot write outputs in ${f.outputDir}`, err)
+  }
+  return files.map(([path]) => path)
 }

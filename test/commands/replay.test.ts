@@ -4,7 +4,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {discoverLevels, registerReplayLevel} from '../../src/plugins/replay-levels.js'
 import {validatorFor} from '../../src/schemas.js'
 import {MapDispatcher} from '../../src/replay/level.js'
-import {FIXTURES, lmt, lmtProcess, ROOT, tempDir} from '../helpers/cli.js'
+import {FIXTURES, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
 import {keys, LAYOUT, writeTrace} from '../replay/helpers.js'
 
 const tmp = tempDir()
@@ -322,11 +322,7 @@ describe('replay-level registry', () => {
     registerReplayLevel(level, 'test')
     registerReplayLevel({...level, name: 'clash', flags: {pace: {}}}, 'test')
     const warnings: string[] = []
-    const reg = await discoverLevels(
-      undefined,
-      (w) => warnings.push(w),
-      join(ROOT, 'dist', 'plugins', 'levels'),
-    )
+    const reg = await discoverLevels(undefined, (w) => warnings.push(w))
     expect(reg.names()).toEqual(['storage', 'toy'])
     expect(warnings).toEqual([
       'replay level "clash" from test: flag --pace collides with a base flag of lmt replay; level not registered',

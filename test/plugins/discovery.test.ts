@@ -3,8 +3,10 @@ import type {Config} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 import {replayBaseFlags, reservedReplayFlagNames} from '../../src/cli/replay-flags.js'
 import Replay from '../../src/commands/replay.js'
-import {storageLevel} from '../../plugins/levels/storage.js'
-import {BASE_REPLAY_FLAGS, discoverLevels} from '../../src/plugins/replay-levels.js'
+import {storageLevel} from '../../src/replay/storage/storage-level.js'
+import {discoverLevels} from '../../src/plugins/replay-levels.js'
+
+const BASE_REPLAY_FLAGS = reservedReplayFlagNames()
 import {discoverConverters, pluginConverterSources} from '../../src/plugins/converter-discovery.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -52,7 +54,7 @@ describe('the flags a replay level may not declare', () => {
   it('a level declaring one (a derived spelling too) is refused with a warning', async () => {
     const warnings: string[] = []
     const config = configWithHooks({'lmt:levels': [level('clashing', {'no-progress': {}}), level('fine')]})
-    const reg = await discoverLevels(config, (w) => warnings.push(w), join(ROOT, 'dist', 'plugins', 'levels'))
+    const reg = await discoverLevels(config, (w) => warnings.push(w), BASE_REPLAY_FLAGS)
     expect(reg.names()).toContain('fine')
     expect(reg.names()).not.toContain('clashing')
     expect(warnings).toContain(
@@ -65,7 +67,7 @@ describe('hook names', () => {
   it('lmt:replay-levels still contributes levels, as a deprecated name with a one-line warning', async () => {
     const warnings: string[] = []
     const config = configWithHooks({'lmt:replay-levels': {levels: [level('old_style')]}})
-    const reg = await discoverLevels(config, (w) => warnings.push(w), join(ROOT, 'dist', 'plugins', 'levels'))
+    const reg = await discoverLevels(config, (w) => warnings.push(w), BASE_REPLAY_FLAGS)
     expect(reg.levels.get('old_style')?.source).toBe('plugin:lmt-plugin-fake')
     expect(warnings).toEqual([
       'plugin lmt-plugin-fake: the lmt:replay-levels hook is deprecated; name it lmt:levels',
@@ -80,11 +82,7 @@ describe('hook names', () => {
     }
     const warnings: string[] = []
     const config = configWithHooks({'lmt:levels': [level('new_style')], 'lmt:converters': HookedConverter})
-    const levels = await discoverLevels(
-      config,
-      (w) => warnings.push(w),
-      join(ROOT, 'dist', 'plugins', 'levels'),
-    )
+    const levels = await discoverLevels(config, (w) => warnings.push(w), BASE_REPLAY_FLAGS)
     const converters = await discoverConverters({
       builtinDir: join(ROOT, 'dist', 'plugins', 'converters'),
       plugins: await pluginConverterSources(config, (w) => warnings.push(w)),
@@ -98,7 +96,7 @@ describe('hook names', () => {
   it('one validation path: a hook item that is not a plugin of the kind is a warning naming the plugin', async () => {
     const warnings: string[] = []
     const config = configWithHooks({'lmt:converters': [{not: 'a class'}], 'lmt:levels': [42]})
-    await discoverLevels(config, (w) => warnings.push(w), join(ROOT, 'dist', 'plugins', 'levels'))
+    await discoverLevels(config, (w) => warnings.push(w), BASE_REPLAY_FLAGS)
     await pluginConverterSources(config, (w) => warnings.push(w)).then((plugins) =>
       discoverConverters({
         builtinDir: join(ROOT, 'dist', 'plugins', 'converters'),

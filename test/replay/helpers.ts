@@ -4,7 +4,7 @@ import {openTrace} from '../../src/lct/reader.js'
 import {MemoryLayoutDesc, ObjectKey} from '../../src/lct/values.js'
 import {replayTrace, type ReplayResult} from '../../src/replay/driver.js'
 import {SM} from '../../src/replay/storage/model.js'
-import {storageLevel} from '../../plugins/levels/storage.js'
+import {storageLevel} from '../../src/replay/storage/storage-level.js'
 
 export const LAYOUT = new MemoryLayoutDesc([[16, 16]], ['torch.float16']) // raw 512, aligned 4096
 

@@ -7,7 +7,7 @@ import {RecordLog} from '../../src/cli/record-log.js'
 import {LmtError} from '../../src/errors.js'
 import {openTrace} from '../../src/lct/reader.js'
 import {replayTrace, type ReplayRunOptions} from '../../src/replay/driver.js'
-import {storageLevel} from '../../plugins/levels/storage.js'
+import {storageLevel} from '../../src/replay/storage/storage-level.js'
 import {tempDir} from '../helpers/cli.js'
 import {fixtureFlags, join, keys, LAYOUT, type Rec, writeTrace} from './helpers.js'
 

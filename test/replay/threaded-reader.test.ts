@@ -15,8 +15,8 @@ const {openTraceThreaded} = (await import(
   dist('src/lct/threaded-reader.js')
 )) as typeof import('../../src/lct/threaded-reader.js')
 const {storageLevel} = (await import(
-  dist('plugins/levels/storage.js')
-)) as typeof import('../../plugins/levels/storage.js')
+  dist('src/replay/storage/storage-level.js')
+)) as typeof import('../../src/replay/storage/storage-level.js')
 const {LctError} = (await import(dist('src/errors.js'))) as typeof import('../../src/errors.js')
 
 const tmp = tempDir()

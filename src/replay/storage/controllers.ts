@@ -129,6 +129,7 @@ export class PrefetchController {
     )
   }
 
+  /** With the adapters' lookups in: which adapter serves each key, what L1 can take, then the loads. */
   private plan(req: Request, found: boolean[][]): void {
     const n = req.keys.length
     const plan: number[] = req.keys.map((_, i) => found.findIndex((f) => f[i]))
@@ -141,7 +142,26 @@ export class PrefetchController {
       unlockLookups(() => false)
       return this.complete()
     }
-    // reserve the retained keys in L1, per object group (ascending), temporary unless WARM
+    const reserved = this.reserveInL1(req, retained)
+    retained = trim(req.policy, n, (i) => reserved.has(i) && plan[i] >= 0)
+    const inPlan = new Set(retained)
+    unlockLookups((ai, i) => inPlan.has(i) && plan[i] === ai)
+    const reservedKeys = [...reserved].sort((a, b) => a - b).map((i) => req.keys[i])
+    if (retained.length === 0) {
+      this.l1.finishWrite(reservedKeys)
+      this.l1.delete(reservedKeys)
+      return this.complete()
+    }
+    this.counters.l2_prefix_hit_keys += trim(TrimPolicy.PREFIX, n, (i) => inPlan.has(i)).length
+    this.load(
+      req,
+      reserved,
+      this.adapters.map((_, ai) => retained.filter((i) => plan[i] === ai)),
+    )
+  }
+
+  /** Reserves the retained keys in L1, per object group (ascending), temporary unless WARM; the positions reserved. */
+  private reserveInL1(req: Request, retained: number[]): Set<number> {
     const temporary = req.mode !== PrefetchMode.WARM
     const reserved = new Set<number>()
     const byGroup = new Map<number, number[]>()
@@ -168,40 +188,13 @@ export class PrefetchController {
         else if (code === 'OUT_OF_MEMORY') this.counters.oom_keys++
       })
     }
-    retained = trim(req.policy, n, (i) => reserved.has(i) && plan[i] >= 0)
-    const inPlan = new Set(retained)
-    unlockLookups((ai, i) => inPlan.has(i) && plan[i] === ai)
-    const reservedKeys = [...reserved].sort((a, b) => a - b).map((i) => req.keys[i])
-    if (retained.length === 0) {
-      this.l1.finishWrite(reservedKeys)
-      this.l1.delete(reservedKeys)
-      return this.complete()
-    }
-    this.counters.l2_prefix_hit_keys += trim(TrimPolicy.PREFIX, n, (i) => inPlan.has(i)).length
+    return reserved
+  }
+
+  /** Loads each adapter's share of the keys (positions `perAdapter[ai]`); when all are in, {@link finishLoads}. */
+  private load(req: Request, reserved: Set<number>, perAdapter: number[][]): void {
     const loaded = new Set<number>()
     let waiting = 0
-    const perAdapter = this.adapters.map((_, ai) => retained.filter((i) => plan[i] === ai))
-    const finalise = () => {
-      this.adapters.forEach((a, ai) => a.submitUnlock(perAdapter[ai].map((i) => req.keys[i])))
-      const loadedIdx = [...loaded].sort((a, b) => a - b)
-      const loadedKeys = loadedIdx.map((i) => req.keys[i])
-      const failed = [...reserved]
-        .filter((i) => !loaded.has(i))
-        .sort((a, b) => a - b)
-        .map((i) => req.keys[i])
-      if (req.mode === PrefetchMode.WARM) this.l1.finishWrite(loadedKeys)
-      else this.l1.finishWriteAndReserveRead(loadedKeys, req.extra)
-      if (failed.length > 0) {
-        this.l1.finishWrite(failed)
-        this.l1.delete(failed)
-      }
-      const kept = new Set(trim(req.policy, n, (i) => loaded.has(i)))
-      const outside = loadedIdx.filter((i) => !kept.has(i)).map((i) => req.keys[i])
-      if (outside.length > 0 && req.mode !== PrefetchMode.WARM) this.l1.finishRead(outside, req.extra)
-      this.counters.loaded_keys += loadedKeys.length
-      this.counters.failed_keys += failed.length
-      this.complete()
-    }
     this.adapters.forEach((a, ai) => {
       const idx = perAdapter[ai]
       if (idx.length === 0) return
@@ -210,9 +203,38 @@ export class PrefetchController {
         idx.map((i) => req.keys[i]),
         (bits) => {
           idx.forEach((i, j) => bits[j] && loaded.add(i))
-          if (--waiting === 0) finalise()
+          if (--waiting === 0) this.finishLoads(req, reserved, loaded, perAdapter)
         },
       )
     })
+  }
+
+  /** The loads done: adapters unlocked, loaded keys readable (read-locked unless WARM), the rest deleted. */
+  private finishLoads(
+    req: Request,
+    reserved: Set<number>,
+    loaded: Set<number>,
+    perAdapter: number[][],
+  ): void {
+    const n = req.keys.length
+    this.adapters.forEach((a, ai) => a.submitUnlock(perAdapter[ai].map((i) => req.keys[i])))
+    const loadedIdx = [...loaded].sort((a, b) => a - b)
+    const loadedKeys = loadedIdx.map((i) => req.keys[i])
+    const failed = [...reserved]
+      .filter((i) => !loaded.has(i))
+      .sort((a, b) => a - b)
+      .map((i) => req.keys[i])
+    if (req.mode === PrefetchMode.WARM) this.l1.finishWrite(loadedKeys)
+    else this.l1.finishWriteAndReserveRead(loadedKeys, req.extra)
+    if (failed.length > 0) {
+      this.l1.finishWrite(failed)
+      this.l1.delete(failed)
+    }
+    const kept = new Set(trim(req.policy, n, (i) => loaded.has(i)))
+    const outside = loadedIdx.filter((i) => !kept.has(i)).map((i) => req.keys[i])
+    if (outside.length > 0 && req.mode !== PrefetchMode.WARM) this.l1.finishRead(outside, req.extra)
+    this.counters.loaded_keys += loadedKeys.length
+    this.counters.failed_keys += failed.length
+    this.complete()
   }
 }

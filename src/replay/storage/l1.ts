@@ -1,7 +1,8 @@
 // L1: entries with TTL read/write locks on top of the allocator (docs/storage-replay.md §6.5–§6.7).
 import type {MemoryLayoutDesc, ObjectKey} from '../../lct/values.js'
-import {Allocator, type Block} from './allocator.js'
+import {Allocator} from './allocator.js'
 import type {KeySlots} from './key-slots.js'
+import type {L1Entry} from './l1-entry.js'
 import {TtlLock} from './ttl-lock.js'
 
 export type L1Code =
@@ -13,15 +14,7 @@ export type L1Code =
   | 'KEY_IS_LOCKED'
   | 'OUT_OF_MEMORY'
 
-export interface L1Entry {
-  key: ObjectKey
-  block: Block
-  rawSize: number
-  writeLock: TtlLock
-  readLock: TtlLock
-  temporary: boolean
-  writePending: boolean
-}
+export type {L1Entry} from './l1-entry.js'
 
 export interface L1Listener {
   reservedWrite?(keys: ObjectKey[]): void

@@ -1,6 +1,7 @@
 // The StorageManager model: L1, eviction, L2 adapters and controllers, with LMCache's public methods (§6.12).
 import {createHash} from 'node:crypto'
 import {installTracing, isTracingEnabled, publishCallEvent} from '../../lct/capture.js'
+import {STORAGE_MANAGER_QUALNAME} from '../../lct/constants.js'
 import {
   type MemoryLayoutDesc,
   type ObjectKey,
@@ -18,7 +19,8 @@ import {L1, type L1Code} from './l1.js'
 import {MockL2} from './mock-l2.js'
 import {PrefetchController, StoreController} from './controllers.js'
 
-export const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
+/** LMCache's StorageManager class, the prefix of the qualnames the storage level handles */
+export const SM = STORAGE_MANAGER_QUALNAME
 
 export interface ReadContext {
   enter(): void

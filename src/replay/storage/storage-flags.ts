@@ -1,0 +1,121 @@
+// The storage level's flags (docs/storage-replay.md §1.3): their oclif definitions and their values as StorageFlags.
+import {Flags} from '@oclif/core'
+import {lmtError} from '../../errors.js'
+import type {StorageFlags} from './config.js'
+
+const STORAGE = 'STORAGE MANAGER'
+const MODEL = 'MODEL OPTIONS'
+
+/** LMCache's spelling of an eviction policy, whatever the case typed (lru → LRU, NOOP → noop); others as given. */
+export function normalizeEvictionPolicy(v: string): string {
+  return ({lru: 'LRU', noop: 'noop'} as Record<string, string>)[v.toLowerCase()] ?? v
+}
+
+export const storageFlags = {
+  'l1-size-gb': Flags.string({
+    summary: 'L1 size in GB (required unless --config-from-header).',
+    helpGroup: STORAGE,
+  }),
+  'l1-use-lazy': Flags.boolean({
+    summary: 'Lazy L1 growth (enters the config digest only; not modelled).',
+    allowNo: true,
+    helpGroup: STORAGE,
+  }),
+  'l1-init-size-gb': Flags.integer({
+    summary: 'Initial L1 size in GB (default 20; enters the config digest only).',
+    helpGroup: STORAGE,
+  }),
+  'l1-align-bytes': Flags.integer({
+    summary: 'L1 allocation alignment in bytes, a power of two (default 4096).',
+    helpGroup: STORAGE,
+  }),
+  'l1-write-ttl-seconds': Flags.integer({
+    summary: 'Seconds a write lock lasts (default 600).',
+    helpGroup: STORAGE,
+  }),
+  'l1-read-ttl-seconds': Flags.integer({
+    summary: 'Seconds a read lock lasts (default 300).',
+    helpGroup: STORAGE,
+  }),
+  'eviction-policy': Flags.string({
+    summary: 'LRU or noop, in any case (required unless --config-from-header).',
+    parse: async (v) => normalizeEvictionPolicy(v),
+    helpGroup: STORAGE,
+  }),
+  'eviction-trigger-watermark': Flags.string({
+    summary: 'Share of L1 in use that starts an eviction (default 0.8).',
+    helpGroup: STORAGE,
+  }),
+  'eviction-ratio': Flags.string({
+    summary: 'Share of the tracked keys evicted at each eviction (default 0.2).',
+    helpGroup: STORAGE,
+  }),
+  'l2-store-policy': Flags.string({
+    summary: 'L2 store policy (only "default" is modelled).',
+    helpGroup: STORAGE,
+  }),
+  'l2-prefetch-policy': Flags.string({
+    summary: 'L2 prefetch policy (only "default" is modelled).',
+    helpGroup: STORAGE,
+  }),
+  'l2-prefetch-max-in-flight': Flags.integer({
+    summary: 'L2 prefetch requests at a time (default 8).',
+    helpGroup: STORAGE,
+  }),
+  'l2-adapter': Flags.string({
+    summary:
+      'An L2 adapter as JSON, e.g. {"type": "mock", "max_size_gb": 64, "mock_bandwidth_gb": 4} (repeatable).',
+    multiple: true,
+    helpGroup: STORAGE,
+  }),
+  'model-l1-alloc': Flags.string({
+    summary: 'Batch allocation: all-or-nothing (design era) or largest-prefix.',
+    options: ['all-or-nothing', 'largest-prefix'],
+    helpGroup: MODEL,
+  }),
+  'model-lru-order': Flags.string({
+    summary: 'How a batch enters the LRU: reversed (first key most recent) or forward.',
+    options: ['reversed', 'forward'],
+    helpGroup: MODEL,
+  }),
+  'model-write-pending': Flags.boolean({
+    summary: 'Objects whose write lock expired before finish_write stay unreadable.',
+    helpGroup: MODEL,
+  }),
+  'config-from-header': Flags.boolean({
+    summary: "Take every storage flag not given from the trace header's config.",
+    helpGroup: STORAGE,
+  }),
+}
+
+function num(name: string, v: unknown): number | undefined {
+  if (v === undefined) return undefined
+  const n = typeof v === 'number' ? v : Number(v)
+  if (typeof v === 'string' && v.trim() === '') return NaN
+  if (Number.isNaN(n)) throw lmtError('REPLAY_CONFIG', `--${name}: "${String(v)}" is not a number`)
+  return n
+}
+
+/** The parsed flags as the model's StorageFlags: the ones given (numbers checked), none of the others. */
+export function storageFlagValues(flags: Record<string, unknown>): StorageFlags {
+  const f: StorageFlags = {
+    'l1-size-gb': num('l1-size-gb', flags['l1-size-gb']),
+    'l1-use-lazy': flags['l1-use-lazy'] as boolean | undefined,
+    'l1-init-size-gb': flags['l1-init-size-gb'] as number | undefined,
+    'l1-align-bytes': flags['l1-align-bytes'] as number | undefined,
+    'l1-write-ttl-seconds': flags['l1-write-ttl-seconds'] as number | undefined,
+    'l1-read-ttl-seconds': flags['l1-read-ttl-seconds'] as number | undefined,
+    'eviction-policy': flags['eviction-policy'] as string | undefined,
+    'eviction-trigger-watermark': num('eviction-trigger-watermark', flags['eviction-trigger-watermark']),
+    'eviction-ratio': num('eviction-ratio', flags['eviction-ratio']),
+    'l2-store-policy': flags['l2-store-policy'] as string | undefined,
+    'l2-prefetch-policy': flags['l2-prefetch-policy'] as string | undefined,
+    'l2-prefetch-max-in-flight': flags['l2-prefetch-max-in-flight'] as number | undefined,
+    'l2-adapter': flags['l2-adapter'] as string[] | undefined,
+    'model-l1-alloc': flags['model-l1-alloc'] as string | undefined,
+    'model-lru-order': flags['model-lru-order'] as string | undefined,
+    'model-write-pending': flags['model-write-pending'] as boolean | undefined,
+  }
+  for (const k of Object.keys(f) as Array<keyof StorageFlags>) if (f[k] === undefined) delete f[k]
+  return f
+}
