@@ -66,7 +66,7 @@ export function handleInterrupts(opts: {
       if (opts.json)
         process.stdout.write(
           JSON.stringify({
-            error: {code: 'CLI_INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit},
+            error: {code: 'LMT_CLI_INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit},
           }) + '\n',
         )
       else process.stderr.write(`error: interrupted by ${signal}\n`)

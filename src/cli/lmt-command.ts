@@ -21,11 +21,11 @@ function oclifExit(err: AnyError): number | undefined {
   return typeof exit === 'number' ? exit : undefined
 }
 
-/** The `--json` error code of an error (catalogue kind, `CLI_USAGE` for oclif's parse errors). */
+/** The `--json` error code of an error: its catalogue code (`LMT_<AREA>_<CONDITION>`), the same in every command. */
 function errorCode(err: AnyError): string {
-  if (isLmtError(err)) return err.kind
-  if (oclifExit(err) === 2) return 'CLI_USAGE'
-  return 'CLI_INTERNAL'
+  if (isLmtError(err)) return err.code
+  if (oclifExit(err) === 2) return 'LMT_CLI_USAGE'
+  return 'LMT_CLI_INTERNAL'
 }
 
 export function exitCodeOf(err: AnyError): number {

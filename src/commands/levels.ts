@@ -1,4 +1,5 @@
 import {LmtCommand} from '../cli/lmt-command.js'
+import {reservedReplayFlagNames} from '../cli/replay-flags.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
 
 export interface LevelsListing {
@@ -27,10 +28,11 @@ export default class Levels extends LmtCommand {
   async run(): Promise<LevelsListing> {
     await this.parse(Levels)
     const warnings: string[] = []
-    const reg = await discoverLevels(this.config, (m) => {
+    const warn = (m: string) => {
       warnings.push(m)
       process.stderr.write(`warning: ${m}\n`)
-    })
+    }
+    const reg = await discoverLevels(this.config, warn, reservedReplayFlagNames())
     const levels = reg.names().map((name) => {
       const r = reg.levels.get(name) as NonNullable<ReturnType<typeof reg.levels.get>>
       return {

@@ -1,9 +1,9 @@
 import {readFileSync} from 'node:fs'
 import {Args, Flags, type Interfaces} from '@oclif/core'
-import {LmtCommand, exitCodeOf} from '../cli/lmt-command.js'
+import {LmtCommand} from '../cli/lmt-command.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
-import {isLmtError, lmtError} from '../errors.js'
+import {lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config/config.js'
 import {simulate} from '../simulate/run.js'
 import type {
@@ -251,18 +251,6 @@ export default class Simulate extends LmtCommand {
       default: false,
       helpGroup: SWEEP,
     }),
-  }
-
-  protected override toErrorJson(err: unknown) {
-    if (isLmtError(err)) return {error: {code: err.code, message: err.message, exitCode: err.exitCode}}
-    const base = super.toErrorJson(err)
-    return {
-      error: {
-        ...base.error,
-        code: base.error.code === 'CLI_USAGE' ? 'LMT_CLI_USAGE' : base.error.code,
-        exitCode: exitCodeOf(err as Error),
-      },
-    }
   }
 
   async run(): Promise<Record<string, unknown>> {

@@ -88,6 +88,29 @@ function isAsciiSpace(c: number): boolean {
  * Streams the lines of a file with Python's universal newlines (`\n`, `\r\n`, lone `\r`), skipping a UTF-8 BOM at
  * the start. Reads ≥ 1 MiB chunks and splits them without `readline` (which is slower). Counts every line.
  */
+/** What {@link LineReader} carries from one chunk to the next. */
+interface ChunkState {
+  /** the start of a line whose end has not come yet */
+  carry?: Buffer
+  /** an unterminated line's later pieces, joined once its end arrives (joining at every piece is quadratic) */
+  pending: Buffer[]
+  pendingBytes: number
+  /** a line over the limit: its first bytes (for the preview) and its length so far, while the rest is dropped */
+  skipping?: {first: Buffer; bytes: number}
+  /** the skipped line ended with CR at the end of a piece: an LF starting the next piece belongs to it */
+  afterCr: boolean
+  atStart: boolean
+}
+
+/** The carried start of a line, its pending pieces and `piece`, as one buffer (the state's carry taken). */
+function joinCarry(piece: Buffer, st: ChunkState): Buffer {
+  const buf = st.carry ? Buffer.concat([st.carry, ...st.pending, piece]) : piece
+  st.carry = undefined
+  st.pending.length = 0
+  st.pendingBytes = 0
+  return buf
+}
+
 export class LineReader {
   linesRead = 0
   blankLines = 0
@@ -146,95 +169,106 @@ export class LineReader {
       typeof this.source === 'string'
         ? createReadStream(this.source, {highWaterMark: this.chunkBytes})
         : this.source
-    let carry: Buffer | undefined
-    // an unterminated line's later pieces, joined once its end arrives (joining at every piece is quadratic)
-    const pending: Buffer[] = []
-    let pendingBytes = 0
-    // a line over the limit: its first bytes (for the preview) and its length so far, while the rest is dropped
-    let skipping: {first: Buffer; bytes: number} | undefined
-    // the skipped line ended with CR at the end of a piece: an LF starting the next piece belongs to it
-    let afterCr = false
-    let atStart = true
-    const out = sink
+    const st: ChunkState = {pending: [], pendingBytes: 0, afterCr: false, atStart: true}
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       this.bytesRead += chunk.length
-      let piece = chunk
-      if (afterCr && piece.length > 0) {
-        afterCr = false
-        if (piece[0] === LF) piece = piece.subarray(1)
-      }
-      if (skipping) {
-        const t = firstTerminator(piece)
-        if (t < 0) {
-          skipping.bytes += piece.length
-          this.events.progress?.(this.bytesRead)
-          continue
-        }
-        skipping.bytes += t
-        this.skipTooLong(skipping.first, 0, skipping.first.length, skipping.bytes)
-        skipping = undefined
-        if (piece[t] === CR && t + 1 === piece.length) afterCr = true
-        piece = piece.subarray(piece[t] === CR && piece[t + 1] === LF ? t + 2 : t + 1)
-      }
-      if (carry && carry[carry.length - 1] !== CR && piece.indexOf(LF) < 0 && piece.indexOf(CR) < 0) {
-        // still no end of line: keep the piece aside, unless the line is now too long to keep
-        pending.push(piece)
-        pendingBytes += piece.length
-        if (carry.length + pendingBytes > this.maxLineBytes) {
-          skipping = {first: firstBytes([carry, ...pending]), bytes: carry.length + pendingBytes}
-          atStart = false
-          carry = undefined
-          pending.length = 0
-          pendingBytes = 0
-        }
+      const piece = this.pastSkippedLine(this.pastLoneLf(chunk, st), st)
+      if (piece === undefined || this.heldUnterminated(piece, st)) {
         this.events.progress?.(this.bytesRead)
         continue
       }
-      let buf = carry ? Buffer.concat([carry, ...pending, piece]) : piece
-      carry = undefined
-      pending.length = 0
-      pendingBytes = 0
-      if (atStart) {
-        if (
-          buf.length < 3 &&
-          buf.length > 0 &&
-          Buffer.from([0xef, 0xbb, 0xbf]).subarray(0, buf.length).equals(buf)
-        ) {
-          carry = buf // might still become a BOM
-          continue
-        }
-        atStart = false
-        if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) buf = buf.subarray(3)
-      }
-      // complete lines end at the last terminator; a trailing CR waits for a possible LF
-      let end = lastTerminator(buf, buf.length - 1)
-      if (end === buf.length - 1 && buf[end] === CR) end = lastTerminator(buf, end - 1)
-      if (end < 0) {
-        carry = buf
-      } else {
-        this.split(buf.subarray(0, end + 1), out)
-        if (end + 1 < buf.length) carry = Buffer.from(buf.subarray(end + 1))
-      }
-      // (a carry ending with CR is a whole line and its CR)
-      if (carry && carry.length - (carry[carry.length - 1] === CR ? 1 : 0) > this.maxLineBytes) {
-        if (carry[carry.length - 1] === CR) {
-          // complete already (its CR waited for a possible LF, which would belong to it)
-          this.skipTooLong(carry, 0, carry.length - 1)
-          afterCr = true
-        } else skipping = {first: firstBytes([carry]), bytes: carry.length}
-        carry = undefined
-      }
+      const buf = this.pastBom(joinCarry(piece, st), st)
+      if (buf === undefined) continue // might still become a BOM
+      this.splitComplete(buf, st, sink)
       this.events.progress?.(this.bytesRead)
       yield
     }
-    if (skipping) this.skipTooLong(skipping.first, 0, skipping.first.length, skipping.bytes)
-    else if (pending.length > 0) carry = Buffer.concat([carry as Buffer, ...pending])
+    if (st.skipping) this.skipTooLong(st.skipping.first, 0, st.skipping.first.length, st.skipping.bytes)
+    else if (st.pending.length > 0) st.carry = Buffer.concat([st.carry as Buffer, ...st.pending])
+    let carry = st.carry
     if (carry && carry.length > 0) {
-      if (atStart && carry[0] === 0xef && carry[1] === 0xbb && carry[2] === 0xbf) carry = carry.subarray(3)
-      this.split(carry, out) // the unterminated tail at end of file is a line too
+      if (st.atStart && carry[0] === 0xef && carry[1] === 0xbb && carry[2] === 0xbf) carry = carry.subarray(3)
+      this.split(carry, sink) // the unterminated tail at end of file is a line too
       yield
     }
     this.events.progress?.(this.bytesRead)
+  }
+
+  /** An LF that starts a piece after a skipped line's CR belongs to that line. */
+  private pastLoneLf(piece: Buffer, st: ChunkState): Buffer {
+    if (!st.afterCr || piece.length === 0) return piece
+    st.afterCr = false
+    return piece[0] === LF ? piece.subarray(1) : piece
+  }
+
+  /** While a line over the limit is being dropped: the rest of the piece after its end, or undefined. */
+  private pastSkippedLine(piece: Buffer, st: ChunkState): Buffer | undefined {
+    const skipping = st.skipping
+    if (!skipping) return piece
+    const t = firstTerminator(piece)
+    if (t < 0) {
+      skipping.bytes += piece.length
+      return undefined
+    }
+    skipping.bytes += t
+    this.skipTooLong(skipping.first, 0, skipping.first.length, skipping.bytes)
+    st.skipping = undefined
+    if (piece[t] === CR && t + 1 === piece.length) st.afterCr = true
+    return piece.subarray(piece[t] === CR && piece[t + 1] === LF ? t + 2 : t + 1)
+  }
+
+  /** Still no end of line: the piece is kept aside (true), unless the line is now too long to keep. */
+  private heldUnterminated(piece: Buffer, st: ChunkState): boolean {
+    const carry = st.carry
+    if (!carry || carry[carry.length - 1] === CR || piece.indexOf(LF) >= 0 || piece.indexOf(CR) >= 0)
+      return false
+    st.pending.push(piece)
+    st.pendingBytes += piece.length
+    if (carry.length + st.pendingBytes > this.maxLineBytes) {
+      st.skipping = {first: firstBytes([carry, ...st.pending]), bytes: carry.length + st.pendingBytes}
+      st.atStart = false
+      st.carry = undefined
+      st.pending.length = 0
+      st.pendingBytes = 0
+    }
+    return true
+  }
+
+  /** At the start of the input: the buffer without a UTF-8 BOM, or undefined while it might still become one. */
+  private pastBom(buf: Buffer, st: ChunkState): Buffer | undefined {
+    if (!st.atStart) return buf
+    if (
+      buf.length < 3 &&
+      buf.length > 0 &&
+      Buffer.from([0xef, 0xbb, 0xbf]).subarray(0, buf.length).equals(buf)
+    ) {
+      st.carry = buf
+      return undefined
+    }
+    st.atStart = false
+    return buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? buf.subarray(3) : buf
+  }
+
+  /** Complete lines end at the last terminator (a trailing CR waits for a possible LF); the rest is carried. */
+  private splitComplete(buf: Buffer, st: ChunkState, out: LineSink): void {
+    let end = lastTerminator(buf, buf.length - 1)
+    if (end === buf.length - 1 && buf[end] === CR) end = lastTerminator(buf, end - 1)
+    if (end < 0) {
+      st.carry = buf
+    } else {
+      this.split(buf.subarray(0, end + 1), out)
+      if (end + 1 < buf.length) st.carry = Buffer.from(buf.subarray(end + 1))
+    }
+    // (a carry ending with CR is a whole line and its CR)
+    const carry = st.carry
+    if (carry && carry.length - (carry[carry.length - 1] === CR ? 1 : 0) > this.maxLineBytes) {
+      if (carry[carry.length - 1] === CR) {
+        // complete already (its CR waited for a possible LF, which would belong to it)
+        this.skipTooLong(carry, 0, carry.length - 1)
+        st.afterCr = true
+      } else st.skipping = {first: firstBytes([carry]), bytes: carry.length}
+      st.carry = undefined
+    }
   }
 
   /**

@@ -42,7 +42,7 @@ export function levelKind(registry: LevelRegistry): PluginKind {
 export async function discoverLevels(
   config: Config | undefined,
   warn: (m: string) => void,
-  reservedFlags: ReadonlySet<string> = new Set(),
+  reservedFlags: ReadonlySet<string>,
 ): Promise<LevelRegistry> {
   const reg = new LevelRegistry(warn, reservedFlags)
   const kind = levelKind(reg)

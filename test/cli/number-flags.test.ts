@@ -69,7 +69,11 @@ describe('lmt report: its number flags', () => {
     const r = await lmt(['report', '--trace', 'no-such.jsonl', '--capacity', '-1', '--json'])
     expect(r.exitCode).toBe(2)
     expect(JSON.parse(r.stdout)).toEqual({
-      error: {code: 'CLI_BAD_VALUE', message: '--capacity: "-1" is not a positive number of GB', exitCode: 2},
+      error: {
+        code: 'LMT_CLI_BAD_VALUE',
+        message: '--capacity: "-1" is not a positive number of GB',
+        exitCode: 2,
+      },
     })
   })
   it('--seed that is not an integer is a usage error naming it', async () => {

@@ -199,7 +199,7 @@ describe('lmt convert: errors and exit codes', () => {
     [['--instance-block-sizes', 'a:0'], 2, 'CONVERT_BAD_BLOCK_SIZE'],
     [['--instance-block-sizes', 'a:16,'], 2, 'CLI_BAD_VALUE'],
     [['--model-mapping', 'a'], 2, 'CLI_BAD_VALUE'],
-    [['--timezone', 'Nowhere/Land'], 2, 'CONVERT_UNKNOWN_TIMEZONE'],
+    [['--timezone', 'Nowhere/Land'], 2, 'CONVERT_FLAG_OF_OTHER_FORMAT'],
     [['--num-workers', '-1'], 2, 'CLI_USAGE'],
     [['--mode', 'lct2'], 2, 'CLI_USAGE'],
     [['--converter-config-json', '[1]'], 1, 'CONVERT_CONFIG_NOT_OBJECT'],
@@ -219,7 +219,7 @@ describe('lmt convert: errors and exit codes', () => {
     expect(r.exitCode).toBe(exit)
     const doc = JSON.parse(r.stdout)
     expect(validatorFor('error.schema.json')(doc)).toBe(true)
-    expect(doc.error.code).toBe(code)
+    expect(doc.error.code).toBe(`LMT_${code}`)
     expect(existsSync(join(tmp.dir, 'x.out'))).toBe(false)
   })
 
@@ -263,7 +263,7 @@ describe('lmt convert: errors and exit codes', () => {
     const out = file('strict-out.jsonl', 'keep\n')
     const r = await lmt(['convert', '-i', input, '-f', 'qwen_bailian', '-o', out, '--strict', '--json'])
     expect(r.exitCode).toBe(1)
-    expect(JSON.parse(r.stdout).error.code).toBe('CONVERT_STRICT_INPUT')
+    expect(JSON.parse(r.stdout).error.code).toBe('LMT_CONVERT_STRICT_INPUT')
     expect(readFileSync(out, 'utf8')).toBe('keep\n')
   })
 
@@ -280,7 +280,7 @@ describe('lmt convert: errors and exit codes', () => {
       '--json',
     ])
     expect(r.exitCode).toBe(1)
-    expect(JSON.parse(r.stdout).error.code).toBe('CONVERT_OUTPUT_FAILED')
+    expect(JSON.parse(r.stdout).error.code).toBe('LMT_CONVERT_OUTPUT_FAILED')
   })
 
   it.each([
@@ -453,7 +453,7 @@ describe('lmt convert: custom converters', () => {
     ])
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
-    expect(doc.error.code).toBe('PLUGIN_CONTRACT_VIOLATION')
+    expect(doc.error.code).toBe('LMT_PLUGIN_CONTRACT_VIOLATION')
     expect(doc.error.message).toContain(message)
   })
 

@@ -96,7 +96,7 @@ describe('a converter declares its own flags and options', () => {
     ])
     expect(own.exitCode).toBe(2)
     expect(JSON.parse(own.stdout).error).toMatchObject({
-      code: 'CLI_USAGE',
+      code: 'LMT_CONVERT_FLAG_OF_OTHER_FORMAT',
       message: '--greeting is a flag of format greeting, not of qwen_bailian',
     })
     const builtin = await lmt(['convert', '-i', qwen, '-f', 'text', '--chunk-tokens', '8', '-o', out])

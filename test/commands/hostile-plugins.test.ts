@@ -87,7 +87,7 @@ describe('a plugin that pollutes Object.prototype', () => {
     )
     const unknown = run(['convert', '-i', QWEN, '-f', 'nope', '--converter-module', module, '--json'])
     expect(unknown.exitCode).toBe(2)
-    expect(JSON.parse(unknown.stdout).error).toMatchObject({code: 'CONVERT_UNKNOWN_FORMAT', exitCode: 2})
+    expect(JSON.parse(unknown.stdout).error).toMatchObject({code: 'LMT_CONVERT_UNKNOWN_FORMAT', exitCode: 2})
     const failing = run(['convert', '-i', QWEN, '-f', 'fail_after_polluting', '--converter-module', module])
     expect(failing.exitCode).toBe(1)
     expect(failing.stderr).toContain('error: FailAfterPollutingConverter failed to initialise: no')
@@ -293,7 +293,7 @@ describe('a plugin that calls process.exit', () => {
       out,
       '--json',
     ])
-    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'PLUGIN_EXIT', exitCode: 1})
+    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'LMT_PLUGIN_EXIT', exitCode: 1})
   })
 
   it('a converter that catches what its exit threw still fails, with nothing written', () => {

@@ -61,7 +61,7 @@ describe.skipIf(!canMknod)(
     it('convert --json: the refusal is the JSON error OUTPUT_NOT_REGULAR', () => {
       const r = run(['convert', '-q', '-i', QWEN, '-f', 'qwen_bailian', '-o', s.dev, '--json'])
       expect(r.exitCode).toBe(2)
-      expect(JSON.parse(r.stdout).error).toMatchObject({code: 'OUTPUT_NOT_REGULAR', exitCode: 2})
+      expect(JSON.parse(r.stdout).error).toMatchObject({code: 'LMT_OUTPUT_NOT_REGULAR', exitCode: 2})
     })
 
     it('simulate: a device in the output folder where summary.json goes', () => {
@@ -116,7 +116,7 @@ describe('an output that cannot be written is a coded error naming it', () => {
       const r = run(['convert', '-q', '-i', QWEN, '-f', 'qwen_bailian', '-o', '/proc/out.jsonl', '--json'])
       expect(r.exitCode).toBe(1)
       const {error} = JSON.parse(r.stdout)
-      expect(error.code).toBe('CONVERT_OUTPUT_FAILED')
+      expect(error.code).toBe('LMT_CONVERT_OUTPUT_FAILED')
       expect(error.message).toMatch(
         /\/proc\/out\.jsonl: the file system does not allow new files or folders there/,
       )
@@ -175,10 +175,10 @@ describe('an output that cannot be written is a coded error naming it', () => {
       const r = spawnSync('unshare', ['-rm', 'sh', '-c', script], {encoding: 'utf8', timeout: 60_000})
       const docs = r.stdout.split(/^exit \d+$/m)
       const roError = JSON.parse(docs[0]).error
-      expect(roError.code).toBe('CONVERT_OUTPUT_FAILED')
+      expect(roError.code).toBe('LMT_CONVERT_OUTPUT_FAILED')
       expect(roError.message).toMatch(/out\.jsonl: read-only file system \(EROFS\)/)
       const fullError = JSON.parse(docs[1]).error
-      expect(fullError.code).toBe('CONVERT_OUTPUT_FAILED')
+      expect(fullError.code).toBe('LMT_CONVERT_OUTPUT_FAILED')
       expect(fullError.message).toMatch(/out\.jsonl: no space left on device \(ENOSPC\)/)
       expect(r.stdout.match(/^exit (\d+)$/gm)).toEqual(['exit 1', 'exit 1'])
       expect(docs[2].trim()).toBe('listed') // nothing left on the full disk

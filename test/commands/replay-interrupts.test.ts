@@ -74,7 +74,7 @@ describe('lmt replay interrupted', () => {
       // under --json the error document on stdout
       else
         expect(JSON.parse(stdout)).toEqual({
-          error: {code: 'CLI_INTERRUPTED', message: `interrupted by ${sig}`, exitCode: exit},
+          error: {code: 'LMT_CLI_INTERRUPTED', message: `interrupted by ${sig}`, exitCode: exit},
         })
       expect(readFileSync(rec, 'utf8')).toBe(OLD)
       expect(readdirSync(dir)).toEqual(['rec.lct'])
@@ -112,7 +112,7 @@ describe('lmt replay with writes that fail', () => {
     // the replay ended at the failure: no summary either
     expect(readdirSync(dir)).toEqual(['rec.lct'])
     const j = lmtLimited(['replay', SMALL, ...FLAGS, '--output-dir', dir, '--record', rec, '--json'], 128)
-    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'REPLAY_OUTPUT_FAILED', exitCode: 1})
+    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'LMT_REPLAY_OUTPUT_FAILED', exitCode: 1})
     expect(readdirSync(dir)).toEqual(['rec.lct'])
   })
 
@@ -122,7 +122,7 @@ describe('lmt replay with writes that fail', () => {
     const r = lmtLimited(['replay', SMALL, ...FLAGS, '--output-dir', dir, '--jsonl-out', log, '--json'], 64)
     expect(r.exitCode).toBe(1)
     const doc = JSON.parse(r.stdout)
-    expect(doc.error).toMatchObject({code: 'REPLAY_OUTPUT_FAILED', exitCode: 1})
+    expect(doc.error).toMatchObject({code: 'LMT_REPLAY_OUTPUT_FAILED', exitCode: 1})
     expect(doc.error.message).toMatch(/^cannot write --jsonl-out .*records\.jsonl: file too large \(EFBIG\)/)
     expect(statSync(log).size).toBeLessThanOrEqual(64 * 1024)
     expect(existsSync(join(dir, 'trace_replay_ops.csv'))).toBe(false)

@@ -1,6 +1,7 @@
 import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
+import {reservedReplayFlagNames} from '../../src/cli/replay-flags.js'
 import {discoverLevels, registerReplayLevel} from '../../src/plugins/replay-levels.js'
 import {validatorFor} from '../../src/schemas.js'
 import {MapDispatcher} from '../../src/replay/level.js'
@@ -130,10 +131,10 @@ describe('lmt replay', () => {
   it('--json: errors are the error document on stdout, with the exit code', async () => {
     const isError = validatorFor('error.schema.json')
     for (const [args, code, exit] of [
-      [[], 'REPLAY_NO_TRACE', 2],
-      [[join(LCT, 'events_level_meta_INFERRED.lct'), ...FLAGS], 'REPLAY_UNKNOWN_LEVEL', 2],
+      [[], 'LMT_REPLAY_NO_TRACE', 2],
+      [[join(LCT, 'events_level_meta_INFERRED.lct'), ...FLAGS], 'LMT_REPLAY_UNKNOWN_LEVEL', 2],
       [[join(LCT, 'bad_magic.lct'), ...FLAGS], 'LMT_LCT_BAD_MAGIC', 1],
-      [[join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '--bogus'], 'CLI_USAGE', 2],
+      [[join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '--bogus'], 'LMT_CLI_USAGE', 2],
     ] as const) {
       const r = await lmt(['replay', ...args, '--json'])
       expect(r.exitCode).toBe(exit)
@@ -149,7 +150,7 @@ describe('lmt replay', () => {
     const p = writeTrace(join(tmp.dir, 'fail-json.lct'), [[0.1, 'finish_write', {keys: keys(0), bogus: 1}]])
     const f = await lmt(['replay', p, ...FLAGS, '--json', '--output-dir', join(tmp.dir, 'fail-json')])
     expect(f.exitCode).toBe(1)
-    expect(JSON.parse(f.stdout).error.code).toBe('REPLAY_RECORDS_FAILED')
+    expect(JSON.parse(f.stdout).error.code).toBe('LMT_REPLAY_RECORDS_FAILED')
     expect(existsSync(join(tmp.dir, 'fail-json', 'trace_replay_summary.json'))).toBe(true)
   })
 
@@ -161,7 +162,7 @@ describe('lmt replay', () => {
       'error: --max-frame-bytes must be an integer from 1024 to 1073741824 (1 GiB); got 9999999999',
     )
     const j = await lmt(['replay', fixture, ...FLAGS, '--max-frame-bytes', '9999999999', '--json'])
-    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'CLI_OUT_OF_RANGE', exitCode: 2})
+    expect(JSON.parse(j.stdout).error).toMatchObject({code: 'LMT_CLI_OUT_OF_RANGE', exitCode: 2})
     const ok = await lmt(['replay', fixture, ...FLAGS, '--max-frame-bytes', '1073741824', '-q', '--no-csv'])
     expect(ok.exitCode).toBe(0)
     const info = await lmt(['trace', 'info', fixture, '--max-frame-bytes', '9999999999'])
@@ -322,7 +323,7 @@ describe('replay-level registry', () => {
     registerReplayLevel(level, 'test')
     registerReplayLevel({...level, name: 'clash', flags: {pace: {}}}, 'test')
     const warnings: string[] = []
-    const reg = await discoverLevels(undefined, (w) => warnings.push(w))
+    const reg = await discoverLevels(undefined, (w) => warnings.push(w), reservedReplayFlagNames())
     expect(reg.names()).toEqual(['storage', 'toy'])
     expect(warnings).toEqual([
       'replay level "clash" from test: flag --pace collides with a base flag of lmt replay; level not registered',

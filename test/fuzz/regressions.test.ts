@@ -70,7 +70,7 @@ describe('replay --l2-adapter', () => {
     const args = ['replay', trace, '--l1-size-gb', '0.0625', '--eviction-policy', 'LRU', '--no-csv', '-q']
     const r = lmtProcess([...args, '--output-dir', join(tmp.dir, 'l2'), '--l2-adapter', deep, '--json'])
     expect(r.exitCode).toBe(2)
-    expect(JSON.parse(r.stdout).error).toMatchObject({code: 'REPLAY_CONFIG'})
+    expect(JSON.parse(r.stdout).error).toMatchObject({code: 'LMT_REPLAY_CONFIG'})
     expect(JSON.parse(r.stdout).error.message).toContain('nested deeper than 1000 levels')
   })
 })

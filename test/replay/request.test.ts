@@ -33,7 +33,7 @@ describe('the replay request: flags and header checked by the library, each fail
     expect(replaySpeed('virtual', undefined)).toBe(1)
     expect(replaySpeed('realtime', '4')).toBe(4)
     expect(coded(() => replaySpeed('virtual', '2'))).toEqual({
-      kind: 'CLI_USAGE',
+      kind: 'REPLAY_SPEED_NEEDS_REALTIME',
       message: '--speed applies to --pace realtime only',
       exitCode: 2,
     })

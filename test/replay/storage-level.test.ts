@@ -1,6 +1,7 @@
 import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
+import {reservedReplayFlagNames} from '../../src/cli/replay-flags.js'
 import {discoverLevels} from '../../src/plugins/replay-levels.js'
 import {storageLevel} from '../../src/replay/storage/storage-level.js'
 import {lmt, ROOT, tempDir} from '../helpers/cli.js'
@@ -17,8 +18,8 @@ function tsFiles(dir: string): string[] {
 
 describe('the storage level is core', () => {
   it('is the built-in level "storage", with no plugins/levels directory behind it', async () => {
-    const reg = await discoverLevels(undefined, () => {})
-    expect(reg.levels.get('storage')).toEqual({level: storageLevel, source: 'built-in'})
+    const reg = await discoverLevels(undefined, () => {}, reservedReplayFlagNames())
+    expect(reg.levels.get('storage')).toEqual({name: 'storage', level: storageLevel, source: 'built-in'})
     expect(existsSync(join(ROOT, 'plugins', 'levels'))).toBe(false)
   })
 
@@ -52,7 +53,7 @@ describe('the storage level is core', () => {
     for (const r of [replay, convert]) {
       expect(r.exitCode).toBe(2)
       expect(JSON.parse(r.stdout).error).toEqual({
-        code: 'REPLAY_CONFIG',
+        code: 'LMT_REPLAY_CONFIG',
         message: '--l1-size-gb: "abc" is not a number',
         exitCode: 2,
       })

@@ -268,7 +268,7 @@ describe('lmt report: inputs', () => {
       '--json',
     ])
     expect(r.exitCode).toBe(1)
-    expect(JSON.parse(r.stdout).error.code).toBe('SIM_PARTIAL_TAIL')
+    expect(JSON.parse(r.stdout).error.code).toBe('LMT_SIM_PARTIAL_TAIL')
     expect(existsSync(join(dir, 'bad.html'))).toBe(false)
   })
 
@@ -277,7 +277,7 @@ describe('lmt report: inputs', () => {
     mkdirSync(target)
     const r = await lmt(['report', '--trace', hand, '-o', target, '--json'])
     expect(r.exitCode).toBe(2)
-    expect(JSON.parse(r.stdout).error.code).toBe('OUTPUT_NOT_REGULAR')
+    expect(JSON.parse(r.stdout).error.code).toBe('LMT_OUTPUT_NOT_REGULAR')
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([])
   })
 })
