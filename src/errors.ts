@@ -416,9 +416,19 @@ export function lmtError<K extends ErrorKind>(
   kind: K,
   ...args: [...Args<K>, options?: ErrorOptions]
 ): LmtError {
+  // plugin code calls this through the public entry, perhaps with a kind lmt no longer has (a name from before the
+  // catalogue's naming scheme): that is the converter failing in its own words, not a TypeError inside lmt
+  if (!Object.hasOwn(catalogue, kind)) return foreignKindError(kind, args)
   const {arity, factory} = entryOf(kind)
   const last = args.length > arity ? (args[arity] as ErrorOptions) : {}
   return new LmtError(kind, factory(...args.slice(0, arity)), last)
+}
+
+/** `lmtError` with a kind outside the catalogue: PLUGIN_CONVERTER_FAILED with the caller's text (or the kind). */
+function foreignKindError(kind: string, args: readonly unknown[]): LmtError {
+  const text = typeof args[0] === 'string' ? args[0] : String(kind)
+  const last = args.find((a, i) => i > 0 && a !== null && typeof a === 'object') as ErrorOptions | undefined
+  return new LmtError('PLUGIN_CONVERTER_FAILED', text, last ?? {})
 }
 
 export function isLmtError(err: unknown): err is LmtError {

@@ -143,3 +143,17 @@ describe('the error catalogue', () => {
     ).toEqual(['s'])
   })
 })
+
+describe('a kind the catalogue does not have', () => {
+  it('is the plugin failing in its own words, not a TypeError inside lmt', () => {
+    // a third-party converter written against the names from before the naming scheme
+    const lmtErrorOf = lmtError as unknown as (kind: string, ...args: unknown[]) => LmtError
+    const err = lmtErrorOf('CONVERTER_FAILED', 'my converter cannot read row 3', {suggestions: ['fix row 3']})
+    expect(err).toBeInstanceOf(LmtError)
+    expect(err.kind).toBe('PLUGIN_CONVERTER_FAILED')
+    expect(err.message).toBe('my converter cannot read row 3')
+    expect(err.suggestions).toEqual(['fix row 3'])
+    expect(err.exitCode).toBe(1)
+    expect(lmtErrorOf('NO_SUCH_KIND').message).toBe('NO_SUCH_KIND')
+  })
+})
