@@ -1,6 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {LmtCommand} from '../cli/lmt-command.js'
+import {bigIntFlag, numberFlag} from '../cli/number-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {lmtError} from '../errors.js'
@@ -18,12 +19,7 @@ import {pluginConverterSources} from '../plugins/converter-discovery.js'
 import {closest} from '../util/closest.js'
 
 function parseSeed(text: string): bigint {
-  let v: bigint
-  try {
-    v = BigInt(text.trim())
-  } catch {
-    throw lmtError('CLI_BAD_VALUE', '--seed', text, 'an integer (decimal or 0x hex)')
-  }
+  const v = bigIntFlag('seed', text, 'decimal or 0x hex')
   if (v < 1n || v >= 2n ** 64n) throw lmtError('CLI_OUT_OF_RANGE', '--seed', 'between 1 and 2^64 - 1', text)
   return v
 }
@@ -322,14 +318,6 @@ export default class Simulate extends LmtCommand {
 type SimulateArgs = Interfaces.InferredArgs<typeof Simulate.args>
 type SimulateFlags = Interfaces.InferredFlags<typeof Simulate.flags>
 
-/** A number flag given as text: a usage error when it is not one. */
-function num(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined
-  const n = Number(v)
-  if (!Number.isFinite(n) || v.trim() === '') throw lmtError('CLI_BAD_VALUE', `--${name}`, v, 'a number')
-  return n
-}
-
 const SWEEP_FLAGS = [
   'sweep-capacities',
   'sweep-min',
@@ -369,12 +357,14 @@ function checkUsage(args: SimulateArgs, flags: SimulateFlags): void {
 /** The sweep the flags ask for, if any. */
 function sweepRequestOf(flags: SimulateFlags): SweepRequest | undefined {
   if (!flags.sweep) return undefined
-  const capacities = flags['sweep-capacities']?.split(',').map((x) => num('sweep-capacities', x) as number)
+  const capacities = flags['sweep-capacities']
+    ?.split(',')
+    .map((x) => numberFlag('sweep-capacities', x) as number)
   const anyPoint =
     capacities !== undefined || flags['sweep-min'] !== undefined || flags['sweep-max'] !== undefined
   const unit = (flags['sweep-unit'] ?? (anyPoint ? 'blocks' : 'fraction')) as SweepRequest['unit']
-  const min = num('sweep-min', flags['sweep-min'])
-  const max = num('sweep-max', flags['sweep-max'])
+  const min = numberFlag('sweep-min', flags['sweep-min'])
+  const max = numberFlag('sweep-max', flags['sweep-max'])
   if ((min !== undefined && min <= 0) || (min !== undefined && max !== undefined && max <= min))
     throw lmtError('CLI_OUT_OF_RANGE', '--sweep-min', '> 0 and below --sweep-max')
   return {capacities, min, max, points: flags['sweep-points'] ?? 30, unit, group: flags['sweep-group']}
@@ -386,7 +376,7 @@ function simFlagsOf(args: SimulateArgs, flags: SimulateFlags): SimFlags {
     trace: flags.trace,
     outputDir: flags['output-dir'],
     policy: flags.policy as PolicyName | undefined,
-    capacity: num('capacity', flags.capacity),
+    capacity: numberFlag('capacity', flags.capacity),
     capacityBlocks: flags['capacity-blocks'],
     blockSize: flags['block-size'],
     bytesPerToken: flags['bytes-per-token'],
