@@ -1,7 +1,10 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {partialSort} from '../../../src/simulate/engine/partial-sort.js'
 import {FUSED_MOD_LIMIT, sampleOldest} from '../../../src/simulate/engine/sample-oldest.js'
 import {XorShift64Halves} from '../../../src/simulate/engine/xorshift64.js'
+import {FIXTURES} from '../../helpers/cli.js'
 
 /** a small deterministic generator for the cases (not the one under test) */
 function lcg(seed: number): (m: number) => number {
@@ -62,6 +65,37 @@ describe('sampleOldest: the fused draw-and-select gives the plain path’s victi
       expect(fused(0xffffffffffffffffn, n, 4000, 1000, key), `n ${n}`).toEqual(
         plain(0xffffffffffffffffn, n, 4000, 1000, key),
       )
+    }
+  })
+})
+
+describe('both random_lru paths against g++’s std::partial_sort over the same draws', () => {
+  // test/fixtures/README.md (partial-sort/): per case `n s k seed`, the keys, then g++'s first k and final state
+  const lines = readFileSync(join(FIXTURES, 'partial-sort', 'gxx-sampled.txt'), 'utf8')
+    .trim()
+    .split('\n')
+  const cases = Array.from({length: lines.length / 3}, (_, c) => {
+    const [n, s, k, seed] = lines[3 * c].split(' ')
+    const expected = lines[3 * c + 2].trim().split(' ')
+    return {
+      n: Number(n),
+      s: Number(s),
+      k: Number(k),
+      seed: BigInt(seed),
+      key: Float64Array.from(lines[3 * c + 1].split(' ').map(Number)),
+      want: [expected.slice(0, -1).map(Number), BigInt(expected[expected.length - 1])],
+    }
+  })
+
+  it('has the 150 cases, most with ties', () => {
+    expect(cases).toHaveLength(150)
+    expect(cases.filter(({key}) => new Set(key).size < key.length).length).toBeGreaterThan(100)
+  })
+
+  it('the fused path and the plain path each give g++’s victims in g++’s order', () => {
+    for (const [c, {n, s, k, seed, key, want}] of cases.entries()) {
+      expect(fused(seed, n, s, k, key), `case ${c}`).toEqual(want)
+      expect(plain(seed, n, s, k, key), `case ${c}`).toEqual(want)
     }
   })
 })
