@@ -5,6 +5,7 @@ import {type CacheTree, NONE} from './cache-tree.js'
 import {grown} from '../../util/grown.js'
 import {partialSort, type SortKeys} from './partial-sort.js'
 import {XorShift64Halves} from './xorshift64.js'
+import {FUSED_MOD_LIMIT, sampleOldest} from './sample-oldest.js'
 
 /** The policy interface of §4.7. */
 export interface Policy {
@@ -212,8 +213,12 @@ export class RandomLruPolicy implements Policy {
     const k = Math.min(total, s)
     if (this.draws.length < s) this.draws = new Int32Array(Math.min(n, Math.max(s, 2 * this.draws.length)))
     const draws = this.draws
-    this.rng.fillMod(draws, s, n)
-    partialSort(draws, k, s, this.order)
+    if (k > 0 && n <= FUSED_MOD_LIMIT && this.exact === undefined)
+      sampleOldest(this.rng, n, s, k, this.stamps, draws)
+    else {
+      this.rng.fillMod(draws, s, n)
+      partialSort(draws, k, s, this.order)
+    }
     // the victims are the blocks at the chosen positions before any removal moves them
     for (let d = 0; d < k; d++) draws[d] = this.blocks[draws[d]]
     const out: number[] = []

@@ -29,8 +29,9 @@ const EXACT_MOD_LIMIT = 2 ** 25
 
 /** The same generator on two 32-bit halves; `fillMod` gives `Number(next() % BigInt(n))` exactly. */
 export class XorShift64Halves {
-  private hi: number
-  private lo: number
+  /** the state's high and low 32 bits (as int32); random_lru's fused sampling loop advances them itself */
+  hi: number
+  lo: number
 
   constructor(seed: bigint) {
     this.hi = Number((seed >> 32n) & 0xffffffffn) | 0
