@@ -11,4 +11,12 @@ export function keepsYoungGenerationSmall(argv: readonly string[]): boolean {
   return argv[0] === 'simulate'
 }
 
-if (keepsYoungGenerationSmall(process.argv.slice(2))) setFlagsFromString('--semi-space-growth-factor=1')
+/**
+ * Keeps the young generation at its first size from now on. (V8's code caches are made for a set of flags: the
+ * plots' renderer's cache is made by the build under this one, see scripts/bundle-vega.mjs.)
+ */
+export function keepYoungGenerationSmall(): void {
+  setFlagsFromString('--semi-space-growth-factor=1')
+}
+
+if (keepsYoungGenerationSmall(process.argv.slice(2))) keepYoungGenerationSmall()
