@@ -1,4 +1,5 @@
 import {createReadStream} from 'node:fs'
+import {open} from 'node:fs/promises'
 import {isUtf8} from 'node:buffer'
 import type {Readable} from 'node:stream'
 import {pythonStrip} from './trim.js'
@@ -55,6 +56,32 @@ function lastTerminator(buf: Buffer, from: number): number {
   return Math.max(buf.lastIndexOf(LF, from), buf.lastIndexOf(CR, from))
 }
 
+/**
+ * A file's bytes in chunks of up to `size` bytes, read into two buffers in turn (the next chunk is read while the
+ * caller works on this one): a chunk is valid until the caller asks for the one after the next. No new buffer per
+ * chunk, so a long read's memory is two chunks, not however many the garbage collector has not freed yet.
+ */
+async function* fileChunks(path: string, size: number): AsyncGenerator<Buffer> {
+  const file = await open(path, 'r')
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)]
+  let turn = 0
+  let next: Promise<{bytesRead: number}> | undefined = file.read(buffers[0], 0, size, null)
+  try {
+    for (;;) {
+      const {bytesRead} = await next
+      next = undefined
+      if (bytesRead === 0) return
+      const chunk = buffers[turn]
+      turn ^= 1
+      next = file.read(buffers[turn], 0, size, null)
+      yield chunk.subarray(0, bytesRead)
+    }
+  } finally {
+    await next?.catch(() => {})
+    await file.close()
+  }
+}
+
 /** A line over a reader's limit, met by a reader that was given no `tooLong` handler. */
 export class LineTooLongError extends Error {
   constructor(
@@ -97,14 +124,17 @@ export class LineReader {
   readonly maxLineBytes: number
   /** bytes per read of a file (a smaller chunk holds less memory in flight) */
   readonly chunkBytes: number
+  /** a file is read into two buffers in turn, not a new one per chunk (see {@link fileChunks}) */
+  readonly reuseReadBuffers: boolean
 
   constructor(
     private readonly source: string | Readable,
     private readonly events: LineReaderEvents = {},
-    options: {maxLineBytes?: number; chunkBytes?: number} = {},
+    options: {maxLineBytes?: number; chunkBytes?: number; reuseReadBuffers?: boolean} = {},
   ) {
     this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES
     this.chunkBytes = options.chunkBytes ?? CHUNK
+    this.reuseReadBuffers = options.reuseReadBuffers ?? false
   }
 
   async *lines(): AsyncGenerator<InputLine> {
@@ -126,15 +156,21 @@ export class LineReader {
    * The lines as byte batches (see {@link LineBatch}): the same lines, numbers and counts as {@link batches}, but
    * no string is made for a line unless its text is read (or it needs decoding to be trimmed).
    */
-  async *lineBatches(options: {maxLines?: number; maxBytes?: number} = {}): AsyncGenerator<LineBatch> {
+  async *lineBatches(
+    options: {maxLines?: number; maxBytes?: number; recycle?: boolean} = {},
+  ): AsyncGenerator<LineBatch> {
     const builder = new LineBatchBuilder(options.maxLines, options.maxBytes)
     const sink: LineSink = {
       text: (lineNo, text) => builder.addText(lineNo, text),
       bytes: (lineNo, region, start, end) => builder.addBytes(lineNo, region, start, end),
     }
+    // `recycle`: the caller is done with a batch when it asks for the next one, whose buffers it may then be
     for await (const _ of this.read(sink)) {
       builder.seal()
-      for (const b of builder.take()) yield b
+      for (const b of builder.take()) {
+        yield b
+        if (options.recycle) builder.recycle(b)
+      }
     }
     builder.seal()
     for (const b of builder.take()) yield b
@@ -142,10 +178,15 @@ export class LineReader {
 
   /** Reads the input chunk by chunk into `sink`; yields (nothing) after each chunk. */
   private async *read(sink: LineSink): AsyncGenerator<void> {
+    const reusing = typeof this.source === 'string' && this.reuseReadBuffers
     const stream =
-      typeof this.source === 'string'
-        ? createReadStream(this.source, {highWaterMark: this.chunkBytes})
-        : this.source
+      typeof this.source !== 'string'
+        ? this.source
+        : reusing
+          ? fileChunks(this.source, this.chunkBytes)
+          : createReadStream(this.source, {highWaterMark: this.chunkBytes})
+    // what is kept beyond the next read is copied out of a reused read buffer
+    const keep = (b: Buffer): Buffer => (reusing ? Buffer.from(b) : b)
     let carry: Buffer | undefined
     // an unterminated line's later pieces, joined once its end arrives (joining at every piece is quadratic)
     const pending: Buffer[] = []
@@ -178,7 +219,7 @@ export class LineReader {
       }
       if (carry && carry[carry.length - 1] !== CR && piece.indexOf(LF) < 0 && piece.indexOf(CR) < 0) {
         // still no end of line: keep the piece aside, unless the line is now too long to keep
-        pending.push(piece)
+        pending.push(keep(piece))
         pendingBytes += piece.length
         if (carry.length + pendingBytes > this.maxLineBytes) {
           skipping = {first: firstBytes([carry, ...pending]), bytes: carry.length + pendingBytes}
@@ -200,7 +241,7 @@ export class LineReader {
           buf.length > 0 &&
           Buffer.from([0xef, 0xbb, 0xbf]).subarray(0, buf.length).equals(buf)
         ) {
-          carry = buf // might still become a BOM
+          carry = keep(buf) // might still become a BOM
           continue
         }
         atStart = false
@@ -210,7 +251,7 @@ export class LineReader {
       let end = lastTerminator(buf, buf.length - 1)
       if (end === buf.length - 1 && buf[end] === CR) end = lastTerminator(buf, end - 1)
       if (end < 0) {
-        carry = buf
+        carry = keep(buf)
       } else {
         this.split(buf.subarray(0, end + 1), out)
         if (end + 1 < buf.length) carry = Buffer.from(buf.subarray(end + 1))
