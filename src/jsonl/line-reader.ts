@@ -176,15 +176,16 @@ export class LineReader {
     for (const b of builder.take()) yield b
   }
 
+  /** The input's chunks, and whether they are read into reused buffers. */
+  private chunks(): {stream: AsyncIterable<Buffer>; reusing: boolean} {
+    if (typeof this.source !== 'string') return {stream: this.source, reusing: false}
+    if (this.reuseReadBuffers) return {stream: fileChunks(this.source, this.chunkBytes), reusing: true}
+    return {stream: createReadStream(this.source, {highWaterMark: this.chunkBytes}), reusing: false}
+  }
+
   /** Reads the input chunk by chunk into `sink`; yields (nothing) after each chunk. */
   private async *read(sink: LineSink): AsyncGenerator<void> {
-    const reusing = typeof this.source === 'string' && this.reuseReadBuffers
-    const stream =
-      typeof this.source !== 'string'
-        ? this.source
-        : reusing
-          ? fileChunks(this.source, this.chunkBytes)
-          : createReadStream(this.source, {highWaterMark: this.chunkBytes})
+    const {stream, reusing} = this.chunks()
     // what is kept beyond the next read is copied out of a reused read buffer
     const keep = (b: Buffer): Buffer => (reusing ? Buffer.from(b) : b)
     let carry: Buffer | undefined
@@ -197,7 +198,7 @@ export class LineReader {
     let afterCr = false
     let atStart = true
     const out = sink
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of stream) {
       this.bytesRead += chunk.length
       let piece = chunk
       if (afterCr && piece.length > 0) {

@@ -45,10 +45,12 @@ describe('the plot renderer', () => {
     expect(cached).toBe(plain)
   })
 
-  it("the cache is taken under simulate's V8 flags", () => {
+  it("the cache is taken under simulate's V8 flags, after a collection", () => {
     const program = `
       const {keepYoungGenerationSmall} = await import(${JSON.stringify(DIST('cli/young-generation.js'))})
       keepYoungGenerationSmall()
+      const {collectGarbage} = await import(${JSON.stringify(DIST('util/collect-garbage.js'))})
+      collectGarbage() // as simulate does before it plots
       const {loadBundle} = await import(${JSON.stringify(DIST('vendor/vega-bundle.js'))})
       const {readFileSync} = await import('node:fs')
       const {script} = loadBundle(${JSON.stringify(BUNDLE)}, readFileSync(${JSON.stringify(BUNDLE_CACHE)}))
