@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// first, before any module allocates: how big V8's young generation may grow (see the module)
+import '../dist/src/cli/young-generation.js'
 import {Errors, flush, handle, run, settings} from '@oclif/core'
 
 // plugins are plain JavaScript (lmt loads TypeScript converter modules itself, through tsx)

@@ -89,6 +89,8 @@ export class LineBatchBuilder {
   private lineNos: Int32Array = new Int32Array(0)
   private n = 0
   private readonly sealed: LineBatch[] = []
+  /** the buffers of a batch its reader is done with, for the next batch (no new, zero-filled buffer per batch) */
+  private spare: LineBatchData | undefined
 
   constructor(
     readonly maxLines = 512,
@@ -127,13 +129,32 @@ export class LineBatchBuilder {
         this.n,
       ),
     )
-    // the next batch gets buffers of its own: a sealed batch may live on while the next is built
-    this.bytes = new Uint8Array(0)
+    // the next batch gets buffers of its own (a spare one's, or new): a sealed batch may live on while the next
+    // is built
+    const spare = this.spare
+    this.spare = undefined
+    this.bytes = spare?.bytes ?? new Uint8Array(0)
     this.used = 0
-    this.starts = new Int32Array(0)
-    this.ends = new Int32Array(0)
-    this.lineNos = new Int32Array(0)
+    this.starts = spare?.starts ?? new Int32Array(0)
+    this.ends = spare?.ends ?? new Int32Array(0)
+    this.lineNos = spare?.lineNos ?? new Int32Array(0)
     this.n = 0
+  }
+
+  /**
+   * Hands back a batch this builder made, which nobody reads any more (its lines, texts included, are read
+   * already): the next batch is built in its buffers, overwriting it.
+   */
+  recycle(batch: LineBatch): void {
+    const whole = <T extends Uint8Array | Int32Array>(a: T): T =>
+      new (a.constructor as new (b: ArrayBufferLike) => T)(a.buffer)
+    this.spare = {
+      bytes: whole(batch.bytes),
+      starts: whole(batch.starts),
+      ends: whole(batch.ends),
+      lineNos: whole(batch.lineNos),
+      count: 0,
+    }
   }
 
   private room(len: number): void {

@@ -1,4 +1,5 @@
 import {createReadStream} from 'node:fs'
+import {open} from 'node:fs/promises'
 import {isUtf8} from 'node:buffer'
 import type {Readable} from 'node:stream'
 import {pythonStrip} from './trim.js'
@@ -55,6 +56,32 @@ function lastTerminator(buf: Buffer, from: number): number {
   return Math.max(buf.lastIndexOf(LF, from), buf.lastIndexOf(CR, from))
 }
 
+/**
+ * A file's bytes in chunks of up to `size` bytes, read into two buffers in turn (the next chunk is read while the
+ * caller works on this one): a chunk is valid until the caller asks for the one after the next. No new buffer per
+ * chunk, so a long read's memory is two chunks, not however many the garbage collector has not freed yet.
+ */
+async function* fileChunks(path: string, size: number): AsyncGenerator<Buffer> {
+  const file = await open(path, 'r')
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)]
+  let turn = 0
+  let next: Promise<{bytesRead: number}> | undefined = file.read(buffers[0], 0, size, null)
+  try {
+    for (;;) {
+      const {bytesRead} = await next
+      next = undefined
+      if (bytesRead === 0) return
+      const chunk = buffers[turn]
+      turn ^= 1
+      next = file.read(buffers[turn], 0, size, null)
+      yield chunk.subarray(0, bytesRead)
+    }
+  } finally {
+    await next?.catch(() => {})
+    await file.close()
+  }
+}
+
 /** A line over a reader's limit, met by a reader that was given no `tooLong` handler. */
 export class LineTooLongError extends Error {
   constructor(
@@ -100,6 +127,13 @@ interface ChunkState {
   /** the skipped line ended with CR at the end of a piece: an LF starting the next piece belongs to it */
   afterCr: boolean
   atStart: boolean
+  /** the chunks are read into reused buffers: what is kept beyond the next read is copied out */
+  reusing: boolean
+}
+
+/** `b`, or a copy of it when the read buffer it lies in is reused by the next read. */
+function keep(b: Buffer, st: ChunkState): Buffer {
+  return st.reusing ? Buffer.from(b) : b
 }
 
 /** The carried start of a line, its pending pieces and `piece`, as one buffer (the state's carry taken). */
@@ -120,14 +154,17 @@ export class LineReader {
   readonly maxLineBytes: number
   /** bytes per read of a file (a smaller chunk holds less memory in flight) */
   readonly chunkBytes: number
+  /** a file is read into two buffers in turn, not a new one per chunk (see {@link fileChunks}) */
+  readonly reuseReadBuffers: boolean
 
   constructor(
     private readonly source: string | Readable,
     private readonly events: LineReaderEvents = {},
-    options: {maxLineBytes?: number; chunkBytes?: number} = {},
+    options: {maxLineBytes?: number; chunkBytes?: number; reuseReadBuffers?: boolean} = {},
   ) {
     this.maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES
     this.chunkBytes = options.chunkBytes ?? CHUNK
+    this.reuseReadBuffers = options.reuseReadBuffers ?? false
   }
 
   async *lines(): AsyncGenerator<InputLine> {
@@ -149,28 +186,38 @@ export class LineReader {
    * The lines as byte batches (see {@link LineBatch}): the same lines, numbers and counts as {@link batches}, but
    * no string is made for a line unless its text is read (or it needs decoding to be trimmed).
    */
-  async *lineBatches(options: {maxLines?: number; maxBytes?: number} = {}): AsyncGenerator<LineBatch> {
+  async *lineBatches(
+    options: {maxLines?: number; maxBytes?: number; recycle?: boolean} = {},
+  ): AsyncGenerator<LineBatch> {
     const builder = new LineBatchBuilder(options.maxLines, options.maxBytes)
     const sink: LineSink = {
       text: (lineNo, text) => builder.addText(lineNo, text),
       bytes: (lineNo, region, start, end) => builder.addBytes(lineNo, region, start, end),
     }
+    // `recycle`: the caller is done with a batch when it asks for the next one, whose buffers it may then be
     for await (const _ of this.read(sink)) {
       builder.seal()
-      for (const b of builder.take()) yield b
+      for (const b of builder.take()) {
+        yield b
+        if (options.recycle) builder.recycle(b)
+      }
     }
     builder.seal()
     for (const b of builder.take()) yield b
   }
 
+  /** The input's chunks, and whether they are read into reused buffers. */
+  private chunks(): {stream: AsyncIterable<Buffer>; reusing: boolean} {
+    if (typeof this.source !== 'string') return {stream: this.source, reusing: false}
+    if (this.reuseReadBuffers) return {stream: fileChunks(this.source, this.chunkBytes), reusing: true}
+    return {stream: createReadStream(this.source, {highWaterMark: this.chunkBytes}), reusing: false}
+  }
+
   /** Reads the input chunk by chunk into `sink`; yields (nothing) after each chunk. */
   private async *read(sink: LineSink): AsyncGenerator<void> {
-    const stream =
-      typeof this.source === 'string'
-        ? createReadStream(this.source, {highWaterMark: this.chunkBytes})
-        : this.source
-    const st: ChunkState = {pending: [], pendingBytes: 0, afterCr: false, atStart: true}
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    const {stream, reusing} = this.chunks()
+    const st: ChunkState = {pending: [], pendingBytes: 0, afterCr: false, atStart: true, reusing}
+    for await (const chunk of stream) {
       this.bytesRead += chunk.length
       const piece = this.pastSkippedLine(this.pastLoneLf(chunk, st), st)
       if (piece === undefined || this.heldUnterminated(piece, st)) {
@@ -222,7 +269,7 @@ export class LineReader {
     const carry = st.carry
     if (!carry || carry[carry.length - 1] === CR || piece.indexOf(LF) >= 0 || piece.indexOf(CR) >= 0)
       return false
-    st.pending.push(piece)
+    st.pending.push(keep(piece, st))
     st.pendingBytes += piece.length
     if (carry.length + st.pendingBytes > this.maxLineBytes) {
       st.skipping = {first: firstBytes([carry, ...st.pending]), bytes: carry.length + st.pendingBytes}
@@ -242,7 +289,7 @@ export class LineReader {
       buf.length > 0 &&
       Buffer.from([0xef, 0xbb, 0xbf]).subarray(0, buf.length).equals(buf)
     ) {
-      st.carry = buf
+      st.carry = keep(buf, st)
       return undefined
     }
     st.atStart = false
@@ -254,7 +301,7 @@ export class LineReader {
     let end = lastTerminator(buf, buf.length - 1)
     if (end === buf.length - 1 && buf[end] === CR) end = lastTerminator(buf, end - 1)
     if (end < 0) {
-      st.carry = buf
+      st.carry = keep(buf, st)
     } else {
       this.split(buf.subarray(0, end + 1), out)
       if (end + 1 < buf.length) st.carry = Buffer.from(buf.subarray(end + 1))

@@ -1,19 +1,19 @@
 // The SVG renderer for plots, loaded on first use: the bundled build of vega-render.ts when the build made one
-// (dist/), the module itself otherwise (sources run by vitest or tsx). Both render the same SVG (a test pins it).
-type Renderer = typeof import('./vega-render.js')
+// (dist/), with its code cache, the module itself otherwise (sources run by vitest or tsx). Both render the same
+// SVG (a test pins it).
+import {existsSync, readFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+import {loadBundle, type Renderer} from './vega-bundle.js'
 
-/** the bundle's name beside this module (a variable, so that TypeScript does not look for it) */
-const BUNDLE = './vega-render.bundle.js'
+/** the bundle and its code cache beside this module */
+export const BUNDLE = fileURLToPath(new URL('./vega-render.bundle.cjs', import.meta.url))
+export const BUNDLE_CACHE = fileURLToPath(new URL('./vega-render.bundle.cache', import.meta.url))
 
 let renderer: Promise<Renderer> | undefined
 
 async function load(): Promise<Renderer> {
-  try {
-    return (await import(BUNDLE)) as Renderer
-  } catch (err) {
-    if ((err as {code?: string})?.code !== 'ERR_MODULE_NOT_FOUND') throw err
-    return import('./vega-render.js')
-  }
+  if (!existsSync(BUNDLE)) return import('./vega-render.js')
+  return loadBundle(BUNDLE, existsSync(BUNDLE_CACHE) ? readFileSync(BUNDLE_CACHE) : undefined).renderer
 }
 
 /** Renders a Vega-Lite spec to SVG. */

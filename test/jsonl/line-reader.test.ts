@@ -1,3 +1,6 @@
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {Readable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {type InputLine, LineReader} from '../../src/jsonl/line-reader.js'
@@ -270,5 +273,70 @@ describe('LineReader.lineBatches', () => {
     const r = await both(Buffer.concat(parts), 100_000 + rand(1_000_000), {})
     expect(r.got).toEqual(r.want)
     expect(r.b.linesRead).toBe(r.a.linesRead)
+  })
+})
+
+describe('LineReader on a file read into reused buffers, with recycled batches', () => {
+  type Seen = {lines: InputLine[]; long: Array<[number, number, string]>; invalid: number[]; counts: number[]}
+  async function read(path: string, opts: ConstructorParameters<typeof LineReader>[2], batches: boolean) {
+    const seen: Seen = {lines: [], long: [], invalid: [], counts: []}
+    const reader = new LineReader(
+      path,
+      {
+        tooLong: (n, preview, size) => seen.long.push([n, size, preview]),
+        invalidUtf8: (n) => seen.invalid.push(n),
+      },
+      opts,
+    )
+    if (batches)
+      for await (const batch of reader.lineBatches({maxLines: 50, maxBytes: 3000, recycle: true}))
+        for (let i = 0; i < batch.count; i++) seen.lines.push({lineNo: batch.lineNos[i], text: batch.text(i)})
+    else for await (const l of reader.lines()) seen.lines.push(l)
+    seen.counts = [reader.linesRead, reader.blankLines, reader.bytesRead, reader.tooLong]
+    return seen
+  }
+
+  it('gives the lines, events and counts of the plain read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmt-line-reader-'))
+    try {
+      const rand = xorshift(0x3c6ef372)
+      const limit = 2000
+      for (let round = 0; round < 8; round++) {
+        const parts: Buffer[] = [Buffer.from(round % 3 === 0 ? '\ufeff' : '')]
+        for (let k = 0; k < 600; k++) {
+          const len = rand(10) === 0 ? limit - 2 + rand(5) : rand(12) === 0 ? limit + rand(9000) : rand(300)
+          let line = Buffer.from((rand(3) === 0 ? ' é' : '') + 'y'.repeat(len) + (rand(5) === 0 ? ' ' : ''))
+          if (rand(40) === 0) line = Buffer.concat([line, Buffer.from([0xfe])]) // invalid UTF-8
+          parts.push(line, Buffer.from(['\n', '\r\n', '\r', '\n\n'][rand(4)]))
+        }
+        if (round % 2 === 1) parts.push(Buffer.from('z'.repeat(rand(3) === 0 ? 3000 : 10))) // unterminated tail
+        const path = join(dir, `t${round}.jsonl`)
+        writeFileSync(path, Buffer.concat(parts))
+        const chunkBytes = [61, 7919, 333, 1999, 2001, 4096, 65536, 1 << 20][round]
+        const plain = await read(path, {maxLineBytes: limit, chunkBytes}, false)
+        expect(plain.long.length).toBeGreaterThan(10)
+        expect(plain.invalid.length).toBeGreaterThan(3)
+        for (const batches of [false, true])
+          expect(
+            await read(path, {maxLineBytes: limit, chunkBytes, reuseReadBuffers: true}, batches),
+          ).toEqual(plain)
+      }
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
+  it('reports a missing file as the plain read does', async () => {
+    const missing = join(tmpdir(), 'lmt-no-such-file.jsonl')
+    const fail = async (reuseReadBuffers: boolean) => {
+      try {
+        for await (const _ of new LineReader(missing, {}, {reuseReadBuffers}).lines());
+      } catch (err) {
+        return [(err as NodeJS.ErrnoException).code, (err as Error).message]
+      }
+      return undefined
+    }
+    expect(await fail(true)).toEqual(await fail(false))
+    expect((await fail(true))?.[0]).toBe('ENOENT')
   })
 })

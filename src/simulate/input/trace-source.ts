@@ -62,12 +62,16 @@ export async function* readTraceRowBatches(
         stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
       },
     },
-    {chunkBytes: BATCH_BYTES},
+    {chunkBytes: BATCH_BYTES, reuseReadBuffers: true},
   )
   const scanner = new RowByteScanner()
   const fastKeys = opts.countKeysOnly ? undefined : opts.keys
   try {
-    for await (const lines of reader.lineBatches({maxLines: BATCH_LINES, maxBytes: BATCH_BYTES})) {
+    for await (const lines of reader.lineBatches({
+      maxLines: BATCH_LINES,
+      maxBytes: BATCH_BYTES,
+      recycle: true,
+    })) {
       const rows: TraceRow[] = []
       let failure: unknown
       const {bytes, starts, ends, lineNos} = lines
