@@ -40,14 +40,19 @@ const SLAB_GRACE_BATCHES = 2
 
 /**
  * Keys of their own, out of the batch slabs they were cut from: an event pending long holds its bytes alone, not its
- * whole batch's (memory follows the pending events, not the batches they came in). Own buffers, not Node's pool.
+ * whole batch's (memory follows the pending events, not the batches they came in). One buffer of its own for the
+ * words and the text (not Node's pool): an ArrayBuffer costs more than its bytes.
  */
 function ownKeys(keys: Keys): Keys {
   if (!(keys instanceof KeyList)) return keys
   const text = keys.toJsonBytes()
-  const copy = Buffer.allocUnsafeSlow(text.length)
-  text.copy(copy)
-  return KeyList.fromParts(keys.words().slice(), copy)
+  const words = keys.words()
+  const own = new ArrayBuffer(words.byteLength + text.length)
+  const ownWords = new BigInt64Array(own, 0, words.length)
+  ownWords.set(words)
+  const ownText = Buffer.from(own, words.byteLength, text.length)
+  ownText.set(text)
+  return KeyList.fromSlabs(ownWords, 0, words.length, ownText, 0, text.length)
 }
 
 /** Pending events of the last few batches: those still pending when their batch ages get keys of their own. */

@@ -1,6 +1,6 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {mergeRuns} from '../../src/convert/merge-runs.js'
 import {BufferedWriter, RunReader, timestampNsOfLine, timestampOfLine} from '../../src/convert/run-files.js'
 import {TraceSorter} from '../../src/convert/trace-sorter.js'
@@ -74,6 +74,53 @@ describe('TraceSorter', () => {
       expect(r.spilled).toBe(true)
       expect(r.runs).toBeGreaterThan(3)
       expect(r.text).toBe(expected(items))
+    },
+  )
+
+  it.each([
+    ['a few late traces', 0.01, 8],
+    ['many late traces', 0.3, 8],
+    ['late traces at tied timestamps', 0.05, 2],
+  ])(
+    'copies the first run a stretch at a time around %s, byte for byte as the plain merge',
+    async (_name, lateShare, step) => {
+      const tmp = tempDir()
+      const sorter = new TraceSorter({
+        tempDir: tmp.dir,
+        name: 'late',
+        directPath: join(tmp.dir, 'direct.jsonl'),
+        windowSize: 32,
+        chunkChars: 20_000,
+      })
+      const items: Array<[bigint, number]> = []
+      let t = 0
+      for (let i = 0; i < 6000; i++) {
+        t += Math.floor(rand() * step)
+        // late: older than what the window still holds (they force the spill), as a publisher log's final flush
+        const ts = BigInt(rand() < lateShare && t > 400 ? t - 300 - Math.floor(rand() * 100) : t)
+        items.push([ts, i])
+        // some lines longer than the merge's read buffer (64 KiB), which then grows
+        const long = i % 997 === 5 ? 'x'.repeat(70_000) : ''
+        sorter.push(ts, arena.add(Buffer.from(text(ts, i).replace('"é"', `"é${long}"`))))
+      }
+      const runs = await sorter.finish()
+      expect(sorter.spilled).toBe(true)
+      const merged = async (bulk: boolean): Promise<string> => {
+        const out = join(tmp.dir, `merged-${bulk}.jsonl`)
+        const w = new BufferedWriter(out)
+        await mergeRuns(runs, w, bulk)
+        await w.close()
+        return readFileSync(out, 'utf8')
+      }
+      const stretches = vi.spyOn(RunReader.prototype, 'takeTo')
+      const fast = await merged(true)
+      const copied = stretches.mock.results.filter((r) => r.value.end > r.value.start).length
+      stretches.mockRestore()
+      const plain = await merged(false)
+      expect(fast).toBe(plain)
+      expect(plain.split('\n').length).toBe(items.length + 1)
+      expect(copied).toBeGreaterThan(0) // the stretches were taken, not only rows one by one
+      tmp.cleanup()
     },
   )
 

@@ -5,6 +5,7 @@ import {
   type PublisherEventConfig,
 } from '../../plugins/converters/_shared/publisher-events.js'
 import {ScannedEvent, scanPublisherLine} from '../../plugins/converters/_shared/publisher-scan.js'
+import {packEvents, unpackEvents} from '../../plugins/converters/_shared/publisher-pack.js'
 import type {LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
 
@@ -138,7 +139,7 @@ function eventsOf(r: PublisherEventBatch): unknown[] {
     if (o.w !== undefined && o.w >= 0) out.words = Array.from(words.subarray(o.w, o.w + (o.n as number)))
     return out
   }
-  return r.events.map((e) => {
+  return unpackEvents(r.events).map((e) => {
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(e)) {
       // a NaN session is unique per call, so its key differs between two runs
@@ -165,6 +166,60 @@ describe('publisher events: the byte lane', () => {
     }
     // most clean lines take the lane (negative, long and small keys alike)
     expect(taken).toBeGreaterThan(texts.length / 4)
+  })
+
+  it('carries the usual events across threads as columns, and the rest as they are', () => {
+    const texts = Array.from({length: 3000}, () => line())
+    const mapper = createLineBatchMapper(CONFIG)
+    let packed = 0
+    let usual = 0
+    for (const batch of byteBatches(texts)) {
+      const {result} = mapper(batch)
+      const kinds = result.events.kinds
+      packed += kinds.filter((k) => k !== 0).length
+      const events = unpackEvents(result.events)
+      expect(events).toHaveLength(batch.count)
+      // unpacked, each event is what the digest made of its line: the same as the exact parser's, field for field
+      expect(eventsOf(result)).toEqual(eventsOf(createLineBatchMapper(CONFIG, false)(batch).result))
+      usual += events.filter(
+        (e) => e.k === 'get' || e.k === 'start' || (e.k === 'finish' && e.ts !== undefined),
+      ).length
+      expect(result.events.others).toHaveLength(batch.count - kinds.filter((k) => k !== 0).length)
+    }
+    expect(packed).toBeGreaterThan(usual * 0.9) // nearly every usual event goes as columns
+  })
+
+  it('packs events at the edges of the columns as objects, pass-through values from one table', () => {
+    const get = (ts: bigint, inputLen: bigint, extra = {}) => ({
+      k: 'get' as const,
+      inst: 'i',
+      ts,
+      keys: {w: 0, n: 0, t0: 0, t1: 0},
+      inputLen,
+      fromKeys: false,
+      ...extra,
+    })
+    const text = Buffer.from('[][]')
+    const events = [
+      get(2n ** 63n, 1n),
+      get(-(2n ** 63n), 1n),
+      get(1n, 2n ** 53n),
+      get(1n, 5n, {sw: -0}),
+      get(1n, 5n, {ls: {t0: 0, t1: 2}, bm: true, qt: 'a'}),
+      get(2n, 6n, {ls: {t0: 2, t1: 4}, bm: true, qt: 'a'}),
+      get(2n, 6n, {bm: 1n, qt: 'a'}),
+      {k: 'finish' as const, inst: 'i', session: 's', timeProblem: 'x'},
+      {k: 'start' as const, inst: 'j', ts: -(2n ** 63n) - 1n, keys: {w: 0, n: 0, t0: 0, t1: 0}, session: 's'},
+    ]
+    const p = unpackEvents(packEvents(events, text))
+    const back = packEvents(events, text)
+    expect(Array.from(back.kinds)).toEqual([0, 1, 0, 0, 1, 1, 1, 0, 0])
+    expect(back.passes).toHaveLength(3) // the two "[]" texts share one entry
+    const lsText = (e: object) => {
+      const ls = (e as {ls?: {t0: number; t1: number}}).ls
+      return ls ? {...e, ls: text.toString('utf8', ls.t0, ls.t1)} : e
+    }
+    expect(p.map(lsText)).toEqual(events.map((e) => ('ls' in e ? {...e, ls: '[]'} : e)))
   })
 
   it('reads keys at the int64 edges exactly, and leaves out-of-range and "-0" keys to the exact parser', () => {

@@ -18,6 +18,8 @@ import {threadId} from 'node:worker_threads'
 import {parseObjectLine} from './rows.js'
 import {BatchSlabs} from './batch-slabs.js'
 import {ScannedEvent, ScannedKeys, scanPublisherLine} from './publisher-scan.js'
+import {type PackedEvents, packEvents, packedBuffers} from './publisher-pack.js'
+import type {GetEvent, KeysRef, PassThrough, Problem, PublisherEvent} from './publisher-event-types.js'
 
 /** What the digest reads of a line's object: the parsed object, or the fast lane's fields. */
 type EventFields = Pick<JsonObject, 'has'> & {get(field: string): unknown}
@@ -28,60 +30,18 @@ export interface PublisherEventConfig {
   defaultBlockSize: number
 }
 
-/** Where a line's keys are: words [w, w + n) of the batch (w ≥ 0), or only their JSON text (w = -1: not all int64). */
-export interface KeysRef {
-  w: number
-  n: number
-  t0: number
-  t1: number
-}
-
-/** A pass-through value: a scalar as it is, anything else as its JSON text in the batch's text slab. */
-export type PassThrough = string | number | bigint | boolean | null | {t0: number; t1: number}
-
-/** A line that is skipped (warned), or dropped; `reg` is the instance it registered before that (if any). */
-interface Problem {
-  k: 'skip' | 'drop'
-  code: string
-  message: string
-  reg?: string
-}
-
-export interface GetEvent {
-  k: 'get'
-  inst: string
-  ts: bigint
-  keys: KeysRef
-  inputLen: bigint
-  /** input_len came from len(keys) × block size (the converter warns once per instance) */
-  fromKeys: boolean
-  qt?: PassThrough
-  bm?: PassThrough
-  sw?: PassThrough
-  ls?: PassThrough
-}
-
-export interface StartEvent {
-  k: 'start'
-  inst: string
-  ts: bigint
-  keys: KeysRef
-  session: string
-}
-
-export interface FinishEvent {
-  k: 'finish'
-  inst: string
-  session: string
-  /** undefined: trigger_time_us is invalid (`timeProblem` says why; checked only once the session is found) */
-  ts?: bigint
-  timeProblem?: string
-}
-
-export type PublisherEvent = Problem | GetEvent | StartEvent | FinishEvent
+export type {
+  FinishEvent,
+  GetEvent,
+  KeysRef,
+  PassThrough,
+  PublisherEvent,
+  StartEvent,
+} from './publisher-event-types.js'
 
 export interface PublisherEventBatch {
-  events: PublisherEvent[]
+  /** the events, one per line (see publisher-pack.ts) */
+  events: PackedEvents
   words: Uint32Array
   text: Uint8Array
 }
@@ -331,6 +291,10 @@ export function createLineBatchMapper(
           : digest(lines.text(i), config, sizes, slabs)
     const words = slabs.words.slice(0, 2 * slabs.wordCount)
     const text = slabs.text.slice(0, slabs.textLength)
-    return {result: {events, words, text}, transfer: [words.buffer, text.buffer]}
+    const packed = packEvents(events, text)
+    return {
+      result: {events: packed, words, text},
+      transfer: [words.buffer, text.buffer, ...packedBuffers(packed)],
+    }
   }
 }

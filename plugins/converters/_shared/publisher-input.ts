@@ -11,6 +11,7 @@ import type {
   PublisherEventConfig,
 } from './publisher-events.js'
 import {mapperThreads, sharedModule} from './mapper-module.js'
+import {unpackEvents} from './publisher-pack.js'
 
 // the mapper runs on worker threads
 const EVENT_DECODER = sharedModule('publisher-events')
@@ -24,7 +25,7 @@ export class PublisherBatch {
     readonly lines: LineBatch,
     batch: PublisherEventBatch,
   ) {
-    this.events = batch.events
+    this.events = unpackEvents(batch.events)
     this.slabs = new KeySlabs(batch.words, batch.text)
   }
 
