@@ -3,11 +3,13 @@ import {createRequire} from 'node:module'
 import {availableParallelism} from 'node:os'
 import {join, resolve} from 'node:path'
 import {BaseConverter, type InputContext, KeyList, lmtError} from '../../src/index.js'
-import type {ConverterFlagValues, FormatSample, Trace} from '../../src/index.js'
+import type {ConverterFlagValues, FormatSample, InputLine, Trace} from '../../src/index.js'
 import {Flags} from '../../src/flags.js'
 import {looksLikeTextRecord} from './_shared/format-samples.js'
 import type {TextRowConfig, TextRowResult} from './_shared/text-rows.js'
 import {sharedModule} from './_shared/mapper-module.js'
+import {decodeAhead} from './_shared/text-pipeline.js'
+import {loadRustTextTokenizer} from './_shared/text-tokenizer.js'
 
 // the mapper runs on worker threads
 const ROW_DECODER = sharedModule('text-rows')
@@ -144,6 +146,33 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
     this.tokenizerDir = dir
   }
 
+  /**
+   * The decoded lines in input order: on this thread with the Rust core encoding `--num-workers` lines at once
+   * (off this thread), or, without the Rust core, on worker threads each with its own transformers.js tokenizer.
+   */
+  private async decodedLines(
+    ctx: InputContext,
+    config: TextRowConfig,
+  ): Promise<AsyncIterable<{line: InputLine; result: TextRowResult}>> {
+    // more encodings or threads than cores only steal the cores' time (and threads add tokenizer start-ups)
+    const workers = Math.max(1, Math.min(this.options.numWorkers ?? 1, availableParallelism()))
+    // libuv's pool also serves file writes: leave one of its threads to them
+    const pool = Number.parseInt(process.env.UV_THREADPOOL_SIZE ?? '', 10)
+    const encoders = Math.min(workers, Math.max(1, (pool > 0 ? pool : 4) - 1))
+    const rust = await loadRustTextTokenizer(config, encoders)
+    // one line more than encoders: the next line is parsed and rendered while the others encode
+    if (rust) return decodeAhead(ctx.lines(), config, rust, encoders + 1)
+    return ctx.mapLines<TextRowResult>({
+      module: ROW_DECODER,
+      config,
+      workers: workers > 1 ? workers : 0,
+      // each worker loads its own tokenizer: below ~1 MB of text the encoding saved cannot pay for it
+      inlineBelowBytes: 1 << 20,
+      // a conversation costs milliseconds: small batches keep every worker busy on inputs of a few hundred
+      batchChars: 64 << 10,
+    })
+  }
+
   async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
     const instanceId = this.defaultInstanceId
     const config: TextRowConfig = {
@@ -156,17 +185,7 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
       blockSize: this.getBlockSize(instanceId),
       engine: process.env.LMT_TEXT_TOKENIZER === 'transformers' ? 'transformers' : 'auto',
     }
-    // more threads than cores only add tokenizer start-ups (each costs CPU) and steal the cores' time
-    const workers = Math.min(this.options.numWorkers ?? 1, availableParallelism())
-    for await (const {line, result} of ctx.mapLines<TextRowResult>({
-      module: ROW_DECODER,
-      config,
-      workers: workers > 1 ? workers : 0,
-      // each worker loads its own tokenizer: below ~1 MB of text the encoding saved cannot pay for it
-      inlineBelowBytes: 1 << 20,
-      // a conversation costs milliseconds: small batches keep every worker busy on inputs of a few hundred
-      batchChars: 64 << 10,
-    })) {
+    for await (const {line, result} of await this.decodedLines(ctx, config)) {
       if ('skip' in result) {
         ctx.skip(line, result.skip, result.message)
         continue

@@ -109,17 +109,38 @@ function jsTokenizer(tok: JsTokenizer): TextTokenizer {
 
 const plainIds = (ids: number[] | Uint32Array): number[] => (Array.isArray(ids) ? ids : Array.from(ids))
 
-function rustTokenizer(rust: RustTokenizer, source: TokenizerSource): TextTokenizer {
+/** At most `limit` calls of `run` at once; the others wait in call order. */
+function concurrencyLimit(limit: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async (run) => {
+    if (running >= limit) await new Promise<void>((wake) => waiting.push(wake))
+    else running++
+    try {
+      return await run()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
+    }
+  }
+}
+
+function rustTokenizer(rust: RustTokenizer, source: TokenizerSource, encoders: number): TextTokenizer {
   let template: Promise<JsTokenizer> | undefined // only inputs with chat records pay for loading it
+  // the Rust core encodes off this thread (libuv's pool): `encoders` encodings run at once, one core each
+  const slot = concurrencyLimit(encoders)
+  const ids = (text: string, addSpecialTokens: boolean): Promise<number[]> =>
+    slot(async () => plainIds((await rust.encode(text, null, {addSpecialTokens})).getIds()))
   return {
     engine: 'tokenizers',
-    encode: async (text) => plainIds((await rust.encode(text, null, {addSpecialTokens: true})).getIds()),
+    encode: (text) => ids(text, true),
     chat: async (messages, tools) => {
       template ??= loadTemplateRenderer(source)
       const rendered = (await template).apply_chat_template(messages, templateOptions(tools, false))
       if (typeof rendered !== 'string') throw new Error('the chat template did not return text')
       // as transformers' apply_chat_template tokenizes: the template writes the special tokens itself
-      return plainIds((await rust.encode(rendered, null, {addSpecialTokens: false})).getIds())
+      return ids(rendered, false)
     },
   }
 }
@@ -132,11 +153,21 @@ export async function loadTextTokenizer(
   source: TokenizerSource,
   rustImporter: RustImporter = importRust,
 ): Promise<TextTokenizer> {
-  if (source.engine !== 'transformers') {
-    const rust = await loadRust(source, rustImporter)
-    if (rust) return rustTokenizer(rust, source)
-  }
-  return jsTokenizer(await loadJs(source))
+  return (await loadRustTextTokenizer(source, 1, rustImporter)) ?? jsTokenizer(await loadJs(source))
+}
+
+/**
+ * The Rust core's tokenizer for `source`, running up to `encoders` encodings at once off the calling thread, or
+ * undefined when it cannot serve (engine 'transformers', a Hub model id, `tokenizers` missing).
+ */
+export async function loadRustTextTokenizer(
+  source: TokenizerSource,
+  encoders: number,
+  rustImporter: RustImporter = importRust,
+): Promise<TextTokenizer | undefined> {
+  if (source.engine === 'transformers') return undefined
+  const rust = await loadRust(source, rustImporter)
+  return rust ? rustTokenizer(rust, source, Math.max(1, encoders)) : undefined
 }
 
 async function loadRust(
