@@ -44,8 +44,11 @@ function bytesText(n: number): string {
   return `${(n / 1e9).toFixed(2)} GB`
 }
 
+// one formatter: toLocaleString builds one per call (a replay labels its bar once per batch, shown or not)
+const COUNT_FORMAT = new Intl.NumberFormat('en-US')
+
 export function countText(n: number): string {
-  return Math.round(n).toLocaleString('en-US')
+  return COUNT_FORMAT.format(Math.round(n))
 }
 
 function rateText(perSecond: number, unit: ProgressUnit): string {

@@ -67,3 +67,33 @@ describe('KeySlots remembers a miss until a slot is created', () => {
     expect(slots.find(b)).toBe(again)
   })
 })
+
+describe('KeySlots against a plain map by id', () => {
+  it('finds what the map holds through random creations, releases and fresh instances', () => {
+    let seed = 21
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
+    // ranks sharing a chunk hash: other ids with equal fingerprints (one bucket of creation counts)
+    const ids = Array.from({length: 60}, (_, i) => [key(i % 20).chunkHash, i % 3] as const)
+    const instances = ids.map(([hash, rank]) => [new ObjectKey(hash, 'test', rank, 0, '')])
+    const slots = new KeySlots()
+    const plain = new Map<string, unknown>()
+    for (let t = 0; t < 20000; t++) {
+      const i = Math.floor(rand() * ids.length)
+      const r = rand()
+      if (r < 0.1) instances[i].push(new ObjectKey(ids[i][0], 'test', ids[i][1], 0, ''))
+      const k = instances[i][Math.floor(rand() * instances[i].length)]
+      if (r < 0.3) {
+        const slot = slots.of(k)
+        if (!plain.has(k.id)) plain.set(k.id, slot)
+        expect(slot).toBe(plain.get(k.id))
+      } else if (r < 0.45) {
+        const slot = slots.find(k)
+        if (slot) {
+          slots.releaseIfUnused(slot)
+          plain.delete(k.id)
+        }
+      } else expect(slots.find(k)).toBe(plain.get(k.id))
+    }
+    expect(slots.size).toBe(plain.size)
+  })
+})

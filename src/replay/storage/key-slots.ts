@@ -21,14 +21,21 @@ export class KeySlot {
   }
 }
 
+const CREATED_BUCKETS = 1 << 12
+const BUCKET_MASK = CREATED_BUCKETS - 1
+
 /**
  * The slots by key id. A slot exists while the key has an L1 entry or is tracked by the LRU, so the table is bounded
  * by the model's state; each key instance caches its slot (interned keys recur record after record).
  */
 export class KeySlots {
   private readonly byId = new Map<string, KeySlot>()
-  /** slots created so far: a key found absent while this stood still is absent yet (memoised as this number) */
-  private created = 0
+  /**
+   * Slots created so far, per bucket of key fingerprints: a key found absent while its bucket's count stood still
+   * is absent yet (memoised as that count). Equal ids have equal fingerprints, so a slot for the key's id moves its
+   * bucket; one run-wide count went stale at every creation (most misses were looked up again by id).
+   */
+  private readonly created = new Uint32Array(CREATED_BUCKETS)
 
   get size(): number {
     return this.byId.size
@@ -37,11 +44,11 @@ export class KeySlots {
   /** The slot of k's id, if it has one. */
   find(k: ObjectKey): KeySlot | undefined {
     const cached = k.memo(this) as KeySlot | number | undefined
-    if (cached === this.created) return undefined
+    if (typeof cached === 'number' && cached === this.created[k.fingerprint & BUCKET_MASK]) return undefined
     if (cached instanceof KeySlot && !cached.released) return cached
     const slot = this.byId.get(k.id)
     // a miss is remembered too: a key missing from L1 is usually asked about by every call of its request
-    k.setMemo(this, slot ?? this.created)
+    k.setMemo(this, slot ?? this.created[k.fingerprint & BUCKET_MASK])
     return slot
   }
 
@@ -51,7 +58,7 @@ export class KeySlots {
     if (slot === undefined) {
       slot = new KeySlot(k.id, k)
       this.byId.set(slot.id, slot)
-      this.created++
+      this.created[k.fingerprint & BUCKET_MASK]++
       k.setMemo(this, slot)
     }
     return slot

@@ -104,9 +104,12 @@ class Outcomes {
     }
   }
 
+  /** this op's error counts, once looked up (most keys of a call under pressure fail alike) */
+  private counts: Record<string, number> | undefined = undefined
+
   /** error counts by op are created on first use, as LMCache's are */
   private count(code: L1Code): void {
-    const m = (this.errors[this.op] ??= {})
+    const m = (this.counts ??= this.errors[this.op] ??= {})
     m[code] = (m[code] ?? 0) + 1
   }
 

@@ -4,6 +4,7 @@ import type {DecodedArgs} from '../../lct/codecs.js'
 import {keyTupleId, MemoryLayoutDesc, ObjectKey, PrefetchRequestSpec, PyTuple} from '../../lct/values.js'
 import {type Handler, MapDispatcher, type ReplayContext, type ReplayEnv} from '../level.js'
 import {type ReadContext, SM, type StorageManagerModel} from './model.js'
+import {ReadContextQueues} from './read-context-queues.js'
 
 /** The storage level's target: the model, the run's environment, and the locks left at the end (finalize). */
 export interface StorageTarget {
@@ -120,9 +121,9 @@ const finishReadPrefetched: StorageHandler = ({target}, a) => {
 const CONTEXTS = 'read_contexts'
 
 /** The open read contexts of the run, queued per key tuple in order of entry. */
-function contexts(ctx: ReplayContext<StorageTarget>): Map<string, ReadContext[]> {
-  let m = ctx.scratch.get(CONTEXTS) as Map<string, ReadContext[]> | undefined
-  if (!m) ctx.scratch.set(CONTEXTS, (m = new Map()))
+function contexts(ctx: ReplayContext<StorageTarget>): ReadContextQueues<ReadContext> {
+  let m = ctx.scratch.get(CONTEXTS) as ReadContextQueues<ReadContext> | undefined
+  if (!m) ctx.scratch.set(CONTEXTS, (m = new ReadContextQueues()))
   return m
 }
 
@@ -131,37 +132,29 @@ const enterReadContext: StorageHandler = (ctx, a) => {
   const keys = keysOf('read_prefetched_results', a.keys)
   const c = ctx.target.model.readPrefetchedResults(keys)
   c.enter()
-  const id = keyTupleId(keys)
-  const queues = contexts(ctx)
-  const q = queues.get(id)
-  if (q) q.push(c)
-  else queues.set(id, [c])
+  contexts(ctx).push(keys, c)
 }
 
 /** Exits the oldest open context of the key tuple; with none open, a warning (the record is still OK). */
 const exitReadContext: StorageHandler = (ctx, a) => {
   checkNames('read_prefetched_results', a, ['keys'], ['keys'])
   const keys = keysOf('read_prefetched_results', a.keys)
-  const id = keyTupleId(keys)
-  const queues = contexts(ctx)
-  const q = queues.get(id)
-  if (!q || q.length === 0) {
+  const c = contexts(ctx).shift(keys)
+  if (!c) {
     ctx.target.model.readContexts.unmatched_exits++
     ctx.env.warn(
       'unmatched_exit',
-      id,
+      keyTupleId(keys),
       `read_prefetched_results.__exit__ with no matching __enter__ (keys=${keys.length}); ignoring`,
     )
     return
   }
-  const c = q.shift() as ReadContext
-  if (q.length === 0) queues.delete(id)
   c.exit()
 }
 
 /** At the end of the trace: every context still open is exited, queues in order of their first enter. */
 export function exitOpenReadContexts(ctx: ReplayContext<StorageTarget>): void {
-  for (const q of contexts(ctx).values()) {
+  for (const q of contexts(ctx).queues()) {
     for (const c of q) {
       try {
         c.exit()
