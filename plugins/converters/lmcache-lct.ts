@@ -9,11 +9,10 @@ import {
   openTrace,
   PrefetchRequestSpec,
   PyTuple,
+  STORAGE_MANAGER_QUALNAME,
 } from '../../src/index.js'
 import type {ConverterFlagValues, Trace} from '../../src/index.js'
 import {Flags} from '../../src/flags.js'
-
-const SM = 'lmcache.v1.distributed.storage_manager.StorageManager'
 
 function objectKeys(v: unknown): ObjectKey[] | undefined {
   const list = v instanceof PyTuple ? v.items : v
@@ -54,7 +53,9 @@ export class LmcacheLctConverter extends BaseConverter<LmcacheLctSettings> {
     const reader = await openTrace(inputPath, {internObjectKeys: true})
     try {
       for await (const r of reader) {
-        const op = r.qualname.startsWith(`${SM}.`) ? r.qualname.slice(SM.length + 1) : undefined
+        const op = r.qualname.startsWith(`${STORAGE_MANAGER_QUALNAME}.`)
+          ? r.qualname.slice(STORAGE_MANAGER_QUALNAME.length + 1)
+          : undefined
         if (op !== 'submit_prefetch_task' && op !== 'finish_write') {
           ctx.note('unmapped_records')
           continue
