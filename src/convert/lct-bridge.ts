@@ -13,8 +13,6 @@ import type {JsonObject} from '../jsonl/json-float.js'
 import type {PyJsonValue} from '../jsonl/py-json.js'
 import {tempPathBeside} from './stale-temps.js'
 
-// the --kv-layout flag's parsers, for the commands that import them from here
-export {bytesLayout, parseKvLayout} from './kv-layout.js'
 /** the longest stretch of encoding without a turn of the event loop */
 const TURN_MS = 50
 
