@@ -7,6 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {writeQwen} from './generate.mjs'
 import {type LmtRun, ROOT, runLmt} from './harness.mjs'
+import {sideBySide} from './optimizer/side-by-side.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'lmt-bench-e2e-'))
 process.on('exit', () => rmSync(dir, {recursive: true, force: true}))
@@ -105,6 +106,9 @@ for (const c of cases) {
   })
 }
 console.table(table)
+// LMT_BENCH_OPTIMIZER=<binary> (test/bench/optimizer/README.md): the Mooncake cases beside the real Optimizer
+const optimizer = process.env.LMT_BENCH_OPTIMIZER
+if (optimizer) console.table(sideBySide(optimizer, mooncake, dir))
 if (table.some((r) => r.met === 'NO')) {
   console.log('simulate-e2e: a target was missed on this machine (see the CPU column on a loaded one)')
   process.exitCode = 1
