@@ -260,6 +260,15 @@ describe('record tape', () => {
     expect(plain.length).toBeGreaterThan(15_000)
   })
 
+  it('starts with small batches (the replay begins while the reading side warms up), then doubles them', async () => {
+    const {readTapes} = await import('../../src/lct/reader.js')
+    const recs: Rec[] = Array.from({length: 3000}, (_, i) => [i * 0.001, 'finish_write', {keys: [key(i)]}])
+    const file = writeTrace(join(tmp.dir, 'ramp.lct'), recs)
+    const counts: number[] = []
+    for await (const batch of readTapes(file, {batchRecords: 1000})) counts.push(batch.count)
+    expect(counts).toEqual([64, 128, 256, 512, 1000, 1000, 40])
+  })
+
   it('references values by ids beyond 32 bits, and rebuilds keys field for field', async () => {
     const {TapeWriter, TapeDecoder} = await import('../../src/lct/record-tape.js')
     const {ObjectKey} = await import('../../src/lct/values.js')
