@@ -3,7 +3,8 @@
 // per record its numbers, and its args bytes with every interned value replaced by a reference to it.
 import {decodeValue} from './codecs.js'
 import {BytePool} from './byte-pool.js'
-import type {InternedSpanSink} from './key-intern.js'
+import {type InternedSpanSink, STAND_IN_KEY} from './key-intern.js'
+import {canonicalKey, readCanonicalKey} from './object-key-wire.js'
 import {MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import type {DecodedRecordFields} from './frame-decode.js'
 import {ARGS_DECODED, type MarkedRecord} from './record-args.js'
@@ -158,7 +159,20 @@ export class TapeWriter implements InternedSpanSink {
     this.definedUpTo = id
     const tape = this.tape
     const at = tape.used
-    if (value instanceof ObjectKey && typeof value.kvRank === 'number') {
+    const k = canonicalKey
+    // a key in the usual layout: its fields are read from its bytes (just read by the walk that found it)
+    if (
+      value === STAND_IN_KEY &&
+      ((k.start === start && k.buf === this.source) || readCanonicalKey(this.source, start, end))
+    ) {
+      const model = this.stringId(k.model)
+      const salt = model < 0 ? -1 : this.stringId(k.salt)
+      if (salt >= 0) {
+        tape.copy(this.source, k.hashStart, k.hashEnd)
+        this.pushDef(id, DEF_KEY, at, tape.used, model, salt, k.group, k.rank)
+        return
+      }
+    } else if (value instanceof ObjectKey && typeof value.kvRank === 'number') {
       const model = this.stringId(value.modelName)
       const salt = model < 0 ? -1 : this.stringId(value.cacheSalt)
       if (salt >= 0) {
