@@ -4,7 +4,7 @@ import {skipValid} from './fast-scan.js'
 import {MAX_NESTING} from './constants.js'
 import {familyOf, isKeyByte, MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
 import {MemoryLayoutDesc, ObjectKey} from './values.js'
-import {canonicalObjectKey} from './object-key-wire.js'
+import {canonicalObjectKey, readCanonicalKey} from './object-key-wire.js'
 
 /** `{"__t__": <fixstr tag>, …}`: a two-entry map whose first key is the wrapper tag key. */
 const PREFIX = Buffer.from([0x82, 0xa5, ...Buffer.from('__t__')])
@@ -247,6 +247,12 @@ export interface InternedSpanSink {
   wrapperLeft(): void
 }
 
+/**
+ * What a reading thread's walk interns for a key in the usual layout: no ObjectKey of its own (the replaying thread
+ * builds the key from the bytes' fields), so the reading side keeps no object, hash copy or id per distinct key.
+ */
+export const STAND_IN_KEY = new ObjectKey(new Uint8Array(0), '', 0)
+
 /** Whether the map key at `p` is the str "__t__" (in any str encoding): its map is a codec wrapper. */
 function isWrapKeyAt(buf: Uint8Array, p: number): boolean {
   const b = buf[p]
@@ -288,7 +294,9 @@ export class InterningReader extends MsgpackReader {
     const at = this.pos
     const b = this.buf[at]
     if (b === 0x82 && internedTagAt(this.buf, at, this.end) >= 0) {
+      this.walking = this.spans !== undefined
       const v = this.value()
+      this.walking = false
       if (!(v instanceof ObjectKey) && !(v instanceof MemoryLayoutDesc)) this.leftWrapper()
       return
     }
@@ -327,6 +335,9 @@ export class InterningReader extends MsgpackReader {
     this.skip()
   }
 
+  /** a wrapper is being walked: a key in the usual layout is interned as {@link STAND_IN_KEY} */
+  private walking = false
+
   /** the element of the array being recorded that is walked now */
   private element = -1
 
@@ -356,7 +367,8 @@ export class InterningReader extends MsgpackReader {
     if (p + HASH_WINDOW <= this.end) {
       hash = hashBytes(buf, p, p + HASH_WINDOW)
       const hit = shortcut ? this.interner.lookup(buf, p, this.end, hash) : undefined
-      if (hit) {
+      // a stand-in serves walks only (anything else, an odd `type` field, gets the key itself)
+      if (hit && (hit !== STAND_IN_KEY || this.walking)) {
         this.pos = p + this.interner.found
         this.report(p, this.pos, this.interner.foundId, hit)
         return hit as unknown as RawValue
@@ -371,14 +383,21 @@ export class InterningReader extends MsgpackReader {
     if (end - p < HASH_WINDOW) {
       hash = hashBytes(buf, p, end) ^ SHORT_SALT
       const hit = this.interner.lookup(buf, p, end, hash)
-      if (hit) {
+      if (hit && (hit !== STAND_IN_KEY || this.walking)) {
         this.pos = end
         this.report(p, end, this.interner.foundId, hit)
         return hit as unknown as RawValue
       }
     }
     // a new key in the usual layout: read straight from its bytes (its end is known and the bytes are valid)
-    if (INTERNED[k].ctor === ObjectKey) {
+    if (INTERNED[k].ctor === ObjectKey && this.walking) {
+      if (readCanonicalKey(buf, p, end)) {
+        this.pos = end
+        const id = this.interner.remember(buf, p, end, hash, STAND_IN_KEY)
+        this.report(p, end, id, STAND_IN_KEY)
+        return STAND_IN_KEY as unknown as RawValue
+      }
+    } else if (INTERNED[k].ctor === ObjectKey) {
       const key = canonicalObjectKey(buf, p, end)
       if (key !== undefined) {
         this.pos = end

@@ -30,47 +30,80 @@ function matches(buf: Uint8Array, at: number, bytes: Uint8Array): boolean {
   return true
 }
 
+/** The fields of the key {@link readCanonicalKey} read last (one reused object: the hot path allocates nothing). */
+export const canonicalKey = {
+  /** the bytes and place it was read from */
+  buf: undefined as Uint8Array | undefined,
+  start: -1,
+  hashStart: 0,
+  hashEnd: 0,
+  model: '',
+  rank: 0,
+  group: 0,
+  salt: '',
+}
+
 /**
- * The ObjectKey encoded at `[start, end)` when it has exactly the layout LMCache and lmt write (canonical field
- * order, bin8 hash, short ASCII strings, small non-negative ints) and passes ObjectKey's checks; otherwise undefined,
- * and the general decoder (which reports any error) takes it. Values are those the general decoder gives.
+ * Whether `[start, end)` holds an ObjectKey in exactly the layout LMCache and lmt write (canonical field order, bin8
+ * hash, short ASCII strings, small non-negative ints) that passes ObjectKey's checks; its fields are then in
+ * {@link canonicalKey}. Otherwise the general decoder (which reports any error) takes it.
  */
-export function canonicalObjectKey(buf: Uint8Array, start: number, end: number): ObjectKey | undefined {
-  if (end - start > 512 || !matches(buf, start, HEAD)) return undefined
+export function readCanonicalKey(buf: Uint8Array, start: number, end: number): boolean {
+  canonicalKey.start = -1
+  if (end - start > 512 || !matches(buf, start, HEAD)) return false
   let p = start + HEAD.length
   const hashLength = buf[p]
   const hashStart = p + 1
   p = hashStart + hashLength
-  if (p + MODEL.length > end || !matches(buf, p, MODEL)) return undefined
+  if (p + MODEL.length > end || !matches(buf, p, MODEL)) return false
   p += MODEL.length
   const model = shortAscii(buf, p, end)
-  if (model === undefined) return undefined
+  if (model === undefined) return false
   p = nextPos
-  if (p + RANK.length > end || !matches(buf, p, RANK)) return undefined
+  if (p + RANK.length > end || !matches(buf, p, RANK)) return false
   p += RANK.length
   const rank = smallUint(buf, p, end)
-  if (rank < 0) return undefined
+  if (rank < 0) return false
   p = nextPos
-  if (p + GROUP.length > end || !matches(buf, p, GROUP)) return undefined
+  if (p + GROUP.length > end || !matches(buf, p, GROUP)) return false
   p += GROUP.length
   const group = smallUint(buf, p, end)
-  if (group < 0) return undefined
+  if (group < 0) return false
   p = nextPos
-  if (p + SALT.length > end || !matches(buf, p, SALT)) return undefined
+  if (p + SALT.length > end || !matches(buf, p, SALT)) return false
   p += SALT.length
   const salt = shortAscii(buf, p, end)
-  if (salt === undefined || nextPos !== end) return undefined
+  if (salt === undefined || nextPos !== end) return false
   // ObjectKey's rules (an ASCII salt has as many code points as characters); a breach is the general path's error
   // eslint-disable-next-line no-control-regex -- NUL is one of the forbidden characters
-  if (model.includes('@') || salt.length > 128 || /[@/\\\u0000]/.test(salt)) return undefined
+  if (model.includes('@') || salt.length > 128 || /[@/\\\u0000]/.test(salt)) return false
+  const k = canonicalKey
+  k.buf = buf
+  k.start = start
+  k.hashStart = hashStart
+  k.hashEnd = hashStart + hashLength
+  k.model = model
+  k.rank = rank
+  k.group = group
+  k.salt = salt
+  return true
+}
+
+/**
+ * The ObjectKey encoded at `[start, end)` when it has the layout {@link readCanonicalKey} reads; otherwise undefined.
+ * Values are those the general decoder gives.
+ */
+export function canonicalObjectKey(buf: Uint8Array, start: number, end: number): ObjectKey | undefined {
+  if (!readCanonicalKey(buf, start, end)) return undefined
+  const k = canonicalKey
   return new ObjectKey(
     Buffer.isBuffer(buf)
-      ? hashes.copy(buf, hashStart, hashStart + hashLength)
-      : (Uint8Array.prototype.slice.call(buf, hashStart, hashStart + hashLength) as Uint8Array),
-    model,
-    rank,
-    group,
-    salt,
+      ? hashes.copy(buf, k.hashStart, k.hashEnd)
+      : (Uint8Array.prototype.slice.call(buf, k.hashStart, k.hashEnd) as Uint8Array),
+    k.model,
+    k.rank,
+    k.group,
+    k.salt,
   )
 }
 

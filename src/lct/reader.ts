@@ -422,26 +422,43 @@ export async function* readTapes(
       fs.malformed(f.offset, f.length, err)
     }
   }
+  // the first batches are small, so that the replay starts while the reading thread's code is still cold
+  let records = Math.min(maxRecords, FIRST_BATCH_RECORDS)
+  const full = () => writer.count >= records || writer.bytesUsed >= maxBytes
   try {
-    for await (const _ of frameRuns(fs, take))
-      if (writer.count >= maxRecords || writer.bytesUsed >= maxBytes) yield writer.take(interner.liveFrom)
+    for await (const _ of frameRuns(fs, take, full))
+      if (full()) {
+        yield writer.take(interner.liveFrom)
+        records = Math.min(maxRecords, records * 2)
+      }
     if (writer.pending) yield writer.take(interner.liveFrom)
   } finally {
     await fs.window.close()
   }
 }
 
+/** records in the first batch of {@link readTapes}; each next one holds twice as many, up to the batch size */
+const FIRST_BATCH_RECORDS = 64
+
 type FrameRef = {offset: number; length: number; buf: Buffer; start: number}
 
 /**
  * Hands every record frame to `take`: the buffered ones without awaiting (no promise per frame), then reads on.
- * Pauses at the end of each buffered run, so the caller can pass on what it collected.
+ * Pauses at the end of each buffered run, and inside one whenever `full()` says so, so the caller can pass on what
+ * it collected.
  */
-async function* frameRuns(fs: FrameSource, take: (f: FrameRef) => void): AsyncGenerator<void> {
+async function* frameRuns(
+  fs: FrameSource,
+  take: (f: FrameRef) => void,
+  full?: () => boolean,
+): AsyncGenerator<void> {
   for (;;) {
     let f = fs.nextBuffered()
     while (f !== undefined) {
-      if (f.kind === 'frame') take(f)
+      if (f.kind === 'frame') {
+        take(f)
+        if (full?.()) yield
+      }
       f = fs.nextBuffered()
     }
     yield

@@ -3,7 +3,8 @@
 // per record its numbers, and its args bytes with every interned value replaced by a reference to it.
 import {decodeValue} from './codecs.js'
 import {BytePool} from './byte-pool.js'
-import type {InternedSpanSink} from './key-intern.js'
+import {type InternedSpanSink, STAND_IN_KEY} from './key-intern.js'
+import {canonicalKey, readCanonicalKey} from './object-key-wire.js'
 import {MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import type {DecodedRecordFields} from './frame-decode.js'
 import {ARGS_DECODED, type MarkedRecord} from './record-args.js'
@@ -158,7 +159,20 @@ export class TapeWriter implements InternedSpanSink {
     this.definedUpTo = id
     const tape = this.tape
     const at = tape.used
-    if (value instanceof ObjectKey && typeof value.kvRank === 'number') {
+    const k = canonicalKey
+    // a key in the usual layout: its fields are read from its bytes (just read by the walk that found it)
+    if (
+      value === STAND_IN_KEY &&
+      ((k.start === start && k.buf === this.source) || readCanonicalKey(this.source, start, end))
+    ) {
+      const model = this.stringId(k.model)
+      const salt = model < 0 ? -1 : this.stringId(k.salt)
+      if (salt >= 0) {
+        tape.copy(this.source, k.hashStart, k.hashEnd)
+        this.pushDef(id, DEF_KEY, at, tape.used, model, salt, k.group, k.rank)
+        return
+      }
+    } else if (value instanceof ObjectKey && typeof value.kvRank === 'number') {
       const model = this.stringId(value.modelName)
       const salt = model < 0 ? -1 : this.stringId(value.cacheSalt)
       if (salt >= 0) {
@@ -372,11 +386,24 @@ export class TapeDecoder {
   private readonly strings: string[] = []
   private readonly hashes = new BytePool()
 
+  /** the tape bytes of the batch opened last, as a Buffer view */
+  private buf: Buffer = Buffer.alloc(0)
+
+  /** Every record of `batch`. */
   records(batch: TapeBatch): LctRecord[] {
+    this.open(batch)
+    const out = this.range(batch, 0, batch.count)
+    this.close(batch)
+    return out
+  }
+
+  /** Takes in the names and values `batch` introduces (before any of its records is decoded). */
+  open(batch: TapeBatch): void {
     for (const q of batch.qualnames) this.qualnames.push(q)
     for (const s of batch.strings) this.strings.push(s)
     // a Buffer view, as the frame was: bytes values are then copied out as the in-thread reader copies them
     const buf = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength)
+    this.buf = buf
     const d = batch.defs
     for (let i = 0; i < batch.defCount; i++) {
       const o = i * DEF_NUMS
@@ -395,9 +422,17 @@ export class TapeDecoder {
           : (decodeValue(new MsgpackReader(buf, start, end).value()) as ObjectKey | MemoryLayoutDesc)
       this.values.set(id, value)
     }
+  }
+
+  /**
+   * Records `[from, to)` of the batch opened last. Decoded a few at a time as they are replayed, records are
+   * garbage by the next collection; a whole batch decoded at once was copied by every collection meeting it.
+   */
+  range(batch: TapeBatch, from: number, to: number): LctRecord[] {
     const {nums, ints} = batch
-    const out: LctRecord[] = new Array<LctRecord>(batch.count)
-    for (let i = 0; i < batch.count; i++) {
+    const buf = this.buf
+    const out: LctRecord[] = new Array<LctRecord>(to - from)
+    for (let i = from; i < to; i++) {
       const n = i * NUMS
       const k = i * INTS
       const args = new TapeValueReader(buf, ints[k + 2], ints[k + 3], this.values).args()
@@ -412,9 +447,14 @@ export class TapeDecoder {
         // every wrapper in them was an interned key or layout, rebuilt already: codec decoding would change nothing
         [ARGS_DECODED]: ints[k + 4] === 0,
       }
-      out[i] = record
+      out[i - from] = record
     }
-    this.values.forgetBelow(batch.liveFrom)
     return out
+  }
+
+  /** After the last record of `batch`: the values it was the last to reference are let go. */
+  close(batch: TapeBatch): void {
+    this.values.forgetBelow(batch.liveFrom)
+    this.buf = Buffer.alloc(0)
   }
 }

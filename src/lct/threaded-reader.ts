@@ -13,6 +13,30 @@ export interface ThreadedReadOptions {
   batchBytes?: number
 }
 
+/** records decoded from a batch at a time (a few replayed between two young-generation collections) */
+const CHUNK_RECORDS = 256
+
+/** The records of `batch`, `CHUNK_RECORDS` at a time, each warning delivered before the record it came before. */
+function* decoded(
+  decoder: TapeDecoder,
+  batch: TapeBatch,
+  onWarning: ((w: LctWarning) => void) | undefined,
+): Generator<LctRecord[]> {
+  decoder.open(batch)
+  const {warnings, count} = batch
+  let w = 0
+  let from = 0
+  for (;;) {
+    while (w < warnings.length && warnings[w].before <= from) onWarning?.(warnings[w++].warning)
+    const to = Math.min(count, from + CHUNK_RECORDS, w < warnings.length ? warnings[w].before : count)
+    if (to <= from) break
+    yield decoder.range(batch, from, to)
+    from = to
+  }
+  for (; w < warnings.length; w++) onWarning?.(warnings[w].warning)
+  decoder.close(batch)
+}
+
 /** What the reading thread answers a request for the next batch with. */
 export type TapeReply = {batch: TapeBatch} | {done: true}
 
@@ -55,16 +79,7 @@ export function openTraceThreaded(file: string, opts: ThreadedReadOptions = {}):
         const m = await asked.next()
         if ('done' in m) return
         asked.submit(null) // the next batch may be decoded while this one is replayed
-        const records = decoder.records(m.batch)
-        let from = 0
-        for (const {before, warning} of m.batch.warnings) {
-          if (before > from) {
-            yield records.slice(from, before)
-            from = before
-          }
-          opts.onWarning?.(warning)
-        }
-        if (from < records.length) yield from === 0 ? records : records.slice(from)
+        yield* decoded(decoder, m.batch, opts.onWarning)
       }
     } finally {
       await close()

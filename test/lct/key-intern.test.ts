@@ -3,7 +3,8 @@ import {describe, expect, it} from 'vitest'
 import {decodeArgs, decodeArgsInPlace, encodeArgs} from '../../src/lct/codecs.js'
 import {openTrace} from '../../src/lct/reader.js'
 import {readable} from '../../src/lct/readable.js'
-import {ObjectKeyInterner} from '../../src/lct/key-intern.js'
+import {InterningReader, ObjectKeyInterner, STAND_IN_KEY} from '../../src/lct/key-intern.js'
+import {MsgpackWriter} from '../../src/lct/msgpack.js'
 import {MemoryLayoutDesc, ObjectKey} from '../../src/lct/values.js'
 import type {LctRecord} from '../../src/lct/types.js'
 import {header, record} from './helpers.js'
@@ -99,5 +100,43 @@ describe('ObjectKeyInterner table', () => {
       (t.lookup(bytesOf(last), 0, 24, Math.imul(last, 0x9e3779b1)) as ObjectKey | undefined)?.chunkHash,
     ).toEqual(Uint8Array.from([last & 0xff]))
     expect(t.lookup(bytesOf(5), 0, 24, Math.imul(5, 0x9e3779b1))).toBeUndefined() // dropped with the first generation
+  })
+})
+
+describe('the walk of a reading thread', () => {
+  /** `[k, k]` then `k` alone, as msgpack */
+  const wire = (k: ObjectKey) => {
+    const w = new MsgpackWriter()
+    w.value(encodeArgs({a: [k, k], b: k}))
+    return Buffer.from(w.bytes())
+  }
+  const sink = () => {
+    const seen: Array<[number, unknown]> = []
+    return {
+      seen,
+      interned: (_s: number, _e: number, id: number, v: unknown) => seen.push([id, v]),
+      wrapperLeft() {},
+    }
+  }
+
+  it('interns a key in the usual layout as the stand-in (no key object), and gives any other read the key', () => {
+    for (const k of [key(1), key(2, LONG)]) {
+      const bytes = wire(k)
+      const interner = new ObjectKeyInterner()
+      const spans = sink()
+      const r = new InterningReader(bytes, 0, bytes.length, interner, spans)
+      r.mapHeader()
+      r.mapKey()
+      r.walk() // [k, k]: one value, met twice
+      expect(spans.seen).toEqual([
+        [0, STAND_IN_KEY],
+        [0, STAND_IN_KEY],
+      ])
+      r.mapKey()
+      const v = r.value() as unknown as ObjectKey // not a walk: the key itself, though its bytes are cached
+      expect(v).not.toBe(STAND_IN_KEY)
+      expect(v).toBeInstanceOf(ObjectKey)
+      expect(v.id).toBe(k.id)
+    }
   })
 })

@@ -68,6 +68,39 @@ describe('KeySlots remembers a miss until a slot is created', () => {
   })
 })
 
+/** A key that counts how often its id is asked for. */
+class CountingKey extends ObjectKey {
+  static asked = 0
+  override get id(): string {
+    CountingKey.asked++
+    return super.id
+  }
+}
+
+describe('KeySlots builds no id for a key without a slot', () => {
+  it('answers a miss from the live slots of its fingerprint, and looks the id up once one exists', () => {
+    const slots = new KeySlots()
+    const hash = key(5).chunkHash
+    CountingKey.asked = 0
+    expect(slots.find(new CountingKey(hash, 'test', 0, 0, ''))).toBeUndefined()
+    expect(CountingKey.asked).toBe(0)
+    // another rank of the same chunk hash: same fingerprint, other id
+    const other = slots.of(new ObjectKey(hash, 'test', 1, 0, ''))
+    const k = new CountingKey(hash, 'test', 0, 0, '')
+    expect(slots.find(k)).toBeUndefined()
+    expect(CountingKey.asked).toBe(1)
+    const mine = slots.of(new ObjectKey(hash, 'test', 0, 0, ''))
+    expect(slots.find(new CountingKey(hash, 'test', 0, 0, ''))).toBe(mine)
+    other.entry = undefined
+    slots.releaseIfUnused(other)
+    mine.entry = undefined
+    slots.releaseIfUnused(mine)
+    CountingKey.asked = 0
+    expect(slots.find(new CountingKey(hash, 'test', 0, 0, ''))).toBeUndefined()
+    expect(CountingKey.asked).toBe(0)
+  })
+})
+
 describe('KeySlots against a plain map by id', () => {
   it('finds what the map holds through random creations, releases and fresh instances', () => {
     let seed = 21

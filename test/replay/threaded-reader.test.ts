@@ -202,6 +202,24 @@ describe('replay with the trace decoded on a worker thread', () => {
     }
   })
 
+  it('hands records over a few hundred at a time (garbage by the next collection), warnings in place', async () => {
+    const file = writeTrace(join(tmp.dir, 'chunks.lct'), randomRecords(5000, 11, 40))
+    writeFileSync(file, readFileSync(file).subarray(0, -5)) // a truncated tail: one warning, at the end
+    const plain: string[] = []
+    const reader = await openTrace(file, {internObjectKeys: true, onWarning: (w) => plain.push(w.code)})
+    for await (const batch of reader.batches()) for (const r of batch) plain.push(`${r.index}`)
+    const threaded: string[] = []
+    const sizes: number[] = []
+    const onWarning = (w: {code: string}) => threaded.push(w.code)
+    for await (const batch of openTraceThreaded(file, {onWarning}).batches()) {
+      sizes.push(batch.length)
+      for (const r of batch) threaded.push(`${r.index}`)
+    }
+    expect(threaded).toEqual(plain)
+    expect(plain.length).toBeGreaterThan(4000)
+    expect(Math.max(...sizes)).toBe(256)
+  })
+
   it('an error of the reading thread surfaces as the same coded error', async () => {
     const dir = tmp.dir // a directory: the file cannot be read
     const inThread = await openTrace(dir).catch((e: unknown) => e)
@@ -240,6 +258,15 @@ describe('record tape', () => {
       for (const r of decoder.records(batch)) taped.push([r.index, r.qualname, norm(r.args)])
     expect(taped).toEqual(plain)
     expect(plain.length).toBeGreaterThan(15_000)
+  })
+
+  it('starts with small batches (the replay begins while the reading side warms up), then doubles them', async () => {
+    const {readTapes} = await import('../../src/lct/reader.js')
+    const recs: Rec[] = Array.from({length: 3000}, (_, i) => [i * 0.001, 'finish_write', {keys: [key(i)]}])
+    const file = writeTrace(join(tmp.dir, 'ramp.lct'), recs)
+    const counts: number[] = []
+    for await (const batch of readTapes(file, {batchRecords: 1000})) counts.push(batch.count)
+    expect(counts).toEqual([64, 128, 256, 512, 1000, 1000, 40])
   })
 
   it('references values by ids beyond 32 bits, and rebuilds keys field for field', async () => {
