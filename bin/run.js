@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 // first, before any module allocates: how big V8's young generation may grow (see the module)
-import '../dist/src/cli/young-generation.js'
-import {Errors, flush, handle, run, settings} from '@oclif/core'
+import {keepsYoungGenerationSmall} from '../dist/src/cli/young-generation.js'
+import {loadOclifCore} from '../dist/src/vendor/oclif-core.js'
+
+// oclif from the bundle the build made, with its code cache (see the module): every import of it gets this copy
+const {Errors, flush, handle, run, settings} = await loadOclifCore(
+  keepsYoungGenerationSmall(process.argv.slice(2)),
+)
 
 // plugins are plain JavaScript (lmt loads TypeScript converter modules itself, through tsx)
 settings.enableAutoTranspile = false

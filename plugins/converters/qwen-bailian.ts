@@ -1,8 +1,8 @@
 import {BaseConverter, type InputContext} from '../../src/index.js'
-import type {FormatSample, GetTrace, Trace, WriteTrace} from '../../src/index.js'
+import type {FormatSample, Trace} from '../../src/index.js'
 import {looksLikeQwenBailian} from './_shared/format-samples.js'
-import {hashIdRowBatches} from './_shared/hash-id-input.js'
 import type {HashIdRowConfig} from './_shared/hash-id-rows.js'
+import {hashIdTraces} from './_shared/hash-id-traces.js'
 
 /**
  * Qwen-Bailian rows (`timestamp` in seconds, `input_length`, one `hash_ids` entry per block): a get and a write per
@@ -20,7 +20,7 @@ export class QwenBailianConverter extends BaseConverter {
   protected timestampIntScale = 1_000_000_000n
   protected timestampFloatScale = 1e9
 
-  async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
+  convertToTraces(_inputPath: string, ctx: InputContext): AsyncIterable<Trace> {
     const instanceId = this.defaultInstanceId
     const blockSize = this.getBlockSize(instanceId)
     if (!(blockSize > 0)) throw new Error(`block_size must be positive for instance ${instanceId}`)
@@ -29,17 +29,9 @@ export class QwenBailianConverter extends BaseConverter {
       intScale: this.timestampIntScale,
       floatScale: this.timestampFloatScale,
     }
-    for await (const rows of hashIdRowBatches(ctx, config))
-      while (rows.next()) {
-        if (rows.problem) {
-          ctx.skip(rows.line(), rows.problem.skip, rows.problem.message)
-          continue
-        }
-        const get: GetTrace = this.createGetTrace(rows.ts, rows.keys, instanceId, {inputLen: rows.inputLen})
-        yield get
-        const write: WriteTrace = this.createWriteTrace(rows.ts + 1n, get.keys, instanceId)
-        yield write
-        ctx.converted(rows.line())
-      }
+    return hashIdTraces(ctx, config, {
+      get: (rows) => this.createGetTrace(rows.ts, rows.keys, instanceId, {inputLen: rows.inputLen}),
+      write: (rows, get) => this.createWriteTrace(rows.ts + 1n, get.keys, instanceId),
+    })
   }
 }

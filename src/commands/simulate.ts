@@ -15,7 +15,6 @@ import type {
 } from '../simulate/config/request.js'
 import {consoleText} from '../simulate/output/console.js'
 import {PendingFiles} from '../simulate/output/pending-files.js'
-import {pluginConverterSources} from '../plugins/converter-discovery.js'
 import {closest} from '../util/closest.js'
 
 function parseSeed(text: string): bigint {
@@ -302,7 +301,7 @@ export default class Simulate extends LmtCommand {
       blockSizeCheck: flags['block-size-check'],
       recogniseFormats: async (line) => {
         // loaded only for this message (a trace that is not converted): it pulls in the specifier resolver
-        const {discoverConverters} = await import('../plugins/converter-discovery.js')
+        const {discoverConverters, pluginConverterSources} = await import('../plugins/converter-discovery.js')
         const registry = await discoverConverters({
           plugins: await pluginConverterSources(this.config, () => {}),
         })

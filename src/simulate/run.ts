@@ -9,7 +9,6 @@ import type {TraceRow} from './input/trace-rows.js'
 import {foreignFormats, notConvertedError} from './input/foreign-trace.js'
 import {renderTable, runLine} from './output/console.js'
 import {totalsOf} from './output/summary.js'
-import {runSweep} from './sweep/sweep.js'
 import {type RunSizes, settleRunSizes} from './run/block-sizes.js'
 import {runOracles} from './run/oracles.js'
 import {noRowsError, type RunContext, type RunSetup, setUpRun} from './run/setup.js'
@@ -92,6 +91,8 @@ async function sweepRun(setup: RunSetup, sizes: RunSizes, lines: string[]): Prom
   const sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')
   const main = new Player({...sizes.baseOptions, config: structuredClone(cfg), plots: false}) // a placeholder
   const parseSeconds = (performance.now() - parseStart) / 1000
+  // loaded for a sweep only: its pool, passes and CSV are ~20 ms of a single run's start-up
+  const {runSweep} = await import('./sweep/sweep.js')
   const result = await runSweep(
     sizes.rowsInMemory as TraceRow[],
     {...req, pending: setup.pending},

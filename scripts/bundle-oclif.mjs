@@ -1,0 +1,84 @@
+// Build step: bundles @oclif/core into one CommonJS script, dist/src/vendor/oclif-core.bundle.cjs, which bin/run.js
+// runs as the package (see src/vendor/oclif-core.ts), and makes V8's code caches for it: the script compiled and
+// run through lmt's start-up (the configuration loaded, the version and help printed), so that a cache holds the
+// functions a start-up compiles. One cache for each set of V8 flags lmt runs under (V8 takes a cache only for the
+// flags it was made under), each made in a process of its own.
+import {build} from 'esbuild'
+import {spawnSync} from 'node:child_process'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = new URL('../', import.meta.url)
+
+const OUT = fileURLToPath(new URL('dist/src/vendor/oclif-core.bundle.cjs', ROOT))
+
+/**
+ * The import() calls of a file URL (oclif's of ESM commands, hooks and ts-node; lilconfig's of a JavaScript
+ * configuration) made calls of the function the bundle is run with: a script compiled by node:vm has no import() of
+ * its own without an experimental flag.
+ */
+const dynamicImports = {
+  name: 'oclif-dynamic-imports',
+  setup(b) {
+    b.onLoad({filter: /[\\/]node_modules[\\/].*\.c?js$/}, (args) => ({
+      // a literal import('name') stays: esbuild bundles the package (wsl-utils)
+      contents: readFileSync(args.path, 'utf8').replace(/\bawait import\((?!['"])/g, 'await __importModule('),
+      loader: 'js',
+    }))
+  },
+}
+
+async function bundle() {
+  await build({
+    entryPoints: [createRequire(import.meta.url).resolve('@oclif/core')],
+    outfile: OUT,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    // class and function names as in the package: lmt tells oclif's errors by their constructor's name
+    keepNames: true,
+    legalComments: 'eof',
+    logLevel: 'warning',
+    // only read for a development plugin's tsconfig, and large
+    external: ['typescript'],
+    plugins: [dynamicImports],
+  })
+  // an import() left (a form the rewrite above does not know) would fail at run time: the build fails instead
+  const left = readFileSync(OUT, 'utf8').match(/\bimport\((?!\))/g)
+  if (left) throw new Error(`bundle-oclif: ${left.length} import() left in the bundle`)
+}
+
+/** In this process: the bundle run through a start-up with stdout muted, then its cache written. */
+async function makeCache(youngGenerationSmall) {
+  if (youngGenerationSmall) (await import('../dist/src/cli/young-generation.js')).keepYoungGenerationSmall()
+  const {loadOclifBundle, oclifBundleCache} = await import('../dist/src/vendor/oclif-core.js')
+  const {core, script} = loadOclifBundle()
+  core.settings.enableAutoTranspile = false
+  const write = process.stdout.write
+  process.stdout.write = (_chunk, encoding, done) => {
+    ;(typeof encoding === 'function' ? encoding : done)?.()
+    return true
+  }
+  try {
+    for (const argv of [['--version'], ['--help'], ['simulate', '--help'], ['trace', 'info', '--help']]) {
+      await core.run(argv, new URL('bin/run.js', ROOT).href)
+    }
+  } finally {
+    process.stdout.write = write
+  }
+  writeFileSync(oclifBundleCache(youngGenerationSmall), script.createCachedData())
+}
+
+const [mode] = process.argv.slice(2)
+if (mode === undefined) {
+  await bundle()
+  for (const flags of ['default', 'small-young']) {
+    const made = spawnSync(process.execPath, [fileURLToPath(import.meta.url), flags], {stdio: 'inherit'})
+    if (made.status !== 0) throw new Error(`bundle-oclif: the ${flags} code cache was not made`)
+  }
+} else {
+  await makeCache(mode === 'small-young')
+}
