@@ -4,6 +4,8 @@ import {looksLikePublisherLog} from './_shared/format-samples.js'
 import type {FinishEvent, GetEvent, PublisherEventConfig, StartEvent} from './_shared/publisher-events.js'
 import {type PublisherBatch, publisherEventBatches} from './_shared/publisher-input.js'
 import {AgedKeys, type Keys, type LoadedKeys} from './_shared/publisher-aged-keys.js'
+import {SpilledKeys} from './_shared/publisher-key-spill.js'
+import {PrefixHashes} from './_shared/publisher-prefix-hash.js'
 
 const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
 
@@ -46,6 +48,8 @@ function keyAt(keys: LoadedKeys, i: number): unknown {
 /** The pending gets of one input, indexed per instance by first key so that matching does not scan them all. */
 class PendingGets {
   private seq = 0
+  /** the prefix hashes of the write being matched, made when a spilled get is first met */
+  private writeHashes: PrefixHashes | undefined
 
   constructor(private readonly aged: AgedKeys) {}
 
@@ -94,6 +98,7 @@ class PendingGets {
 
   /** Removes and returns the most recently added get that matches the write, if any. */
   takeMatch(instance: string, ts: bigint, writeKeys: LoadedKeys): PendingGet | undefined {
+    this.writeHashes = undefined
     const candidates: Array<PendingGet[] | undefined> = [
       this.oneKey.get(instance),
       this.unhashable.get(instance),
@@ -129,6 +134,11 @@ class PendingGets {
     const m = getKeys.length - 1
     if (writeKeys.length < m) return false
     if (m <= 0) return true
+    if (getKeys instanceof SpilledKeys && writeKeys instanceof KeyList) {
+      // a differing prefix is rejected without reading the get's keys back
+      this.writeHashes ??= new PrefixHashes(writeKeys)
+      if (this.writeHashes.of(m) !== getKeys.prefixHash) return false
+    }
     const a = this.aged.load(getKeys)
     if (a instanceof KeyList && writeKeys instanceof KeyList) {
       const aw = a.words()

@@ -4,6 +4,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {KeyList} from '../../src/index.js'
 import {AgedKeys, type AgeingEvent} from '../../plugins/converters/_shared/publisher-aged-keys.js'
 import {KeySpill, SpilledKeys} from '../../plugins/converters/_shared/publisher-key-spill.js'
+import {PrefixHashes, prefixHash} from '../../plugins/converters/_shared/publisher-prefix-hash.js'
 import {tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
@@ -71,5 +72,34 @@ describe('AgedKeys', () => {
     expect(keys).toBeInstanceOf(KeyList)
     expect(keys.words().buffer.byteLength).toBe(7 * 8 + keys.jsonByteLength)
     expect(shape(keys)).toEqual(shape(pending.orig))
+  })
+})
+
+describe('prefix hashes of spilled keys', () => {
+  it('are the same computed at once or prefix by prefix, and differ where the prefixes differ', () => {
+    for (let round = 0; round < 50; round++) {
+      const list = keysOf(1 + Math.floor(rand() * 40))
+      const hashes = new PrefixHashes(list)
+      const seen = new Set<number>()
+      for (let m = list.length; m >= 0; m--) {
+        const h = prefixHash(list.words(), m)
+        expect(hashes.of(m)).toBe(h)
+        expect(Number.isSafeInteger(h)).toBe(true)
+        seen.add(h)
+      }
+      expect(seen.size).toBe(list.length + 1)
+      const other = KeyList.from([...list.words()].map((w, i) => (i === list.length - 1 ? w ^ 1n : w)))
+      expect(prefixHash(other.words(), list.length)).not.toBe(prefixHash(list.words(), list.length))
+      expect(prefixHash(other.words(), list.length - 1)).toBe(prefixHash(list.words(), list.length - 1))
+    }
+  })
+
+  it('go with the handle of each spilled list: the hash of all its keys but the last', () => {
+    const spill = new KeySpill(join(tmp.dir, 'hashed.bin'))
+    for (const n of [0, 1, 2, 17]) {
+      const list = keysOf(n)
+      expect(spill.put(list).prefixHash).toBe(prefixHash(list.words(), Math.max(0, n - 1)))
+    }
+    spill.close()
   })
 })

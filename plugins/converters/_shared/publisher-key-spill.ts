@@ -4,15 +4,20 @@
 // match it and when it is finally emitted.
 import {closeSync, openSync, readSync, writeSync} from 'node:fs'
 import {KeyList} from '../../../src/index.js'
+import {prefixHash} from './publisher-prefix-hash.js'
 
 const BUFFER_BYTES = 1 << 20
 
-/** Where spilled keys are: `length` int64 words (platform order), then `textBytes` bytes of their JSON text. */
+/**
+ * Where spilled keys are: `length` int64 words (platform order), then `textBytes` bytes of their JSON text; with
+ * the hash of all words but the last (see publisher-prefix-hash.ts), which a matching write's prefix must have.
+ */
 export class SpilledKeys {
   constructor(
     readonly offset: number,
     readonly length: number,
     readonly textBytes: number,
+    readonly prefixHash: number,
   ) {}
 
   get byteLength(): number {
@@ -37,7 +42,8 @@ export class KeySpill {
     const textBytes = keys.jsonByteLength
     const size = wordBytes.length + textBytes
     if (this.used + size > this.buf.length) this.flush()
-    const handle = new SpilledKeys(this.flushed + this.used, words.length, textBytes)
+    const hash = prefixHash(words, Math.max(0, words.length - 1))
+    const handle = new SpilledKeys(this.flushed + this.used, words.length, textBytes, hash)
     if (size > this.buf.length) {
       // larger than the buffer: straight to the file, words then text
       this.writeAt(wordBytes, this.flushed)
