@@ -3,11 +3,11 @@ import type {FormatSample, InputContext, InputLine, Trace} from '../../src/index
 import {looksLikePublisherLog} from './_shared/format-samples.js'
 import type {FinishEvent, GetEvent, PublisherEventConfig, StartEvent} from './_shared/publisher-events.js'
 import {type PublisherBatch, publisherEventBatches} from './_shared/publisher-input.js'
+import {AgedKeys, type Keys, type LoadedKeys} from './_shared/publisher-aged-keys.js'
+import {SpilledKeys} from './_shared/publisher-key-spill.js'
+import {PrefixHashes} from './_shared/publisher-prefix-hash.js'
 
 const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
-
-/** A list of keys: int64 words with their text (KeyList), or any JSON values. */
-type Keys = KeyList | unknown[]
 
 interface PendingGet {
   seq: number
@@ -35,56 +35,24 @@ interface PendingWrite {
   live: boolean
 }
 
-/** Batches after which a still-pending event's keys are copied out of its batch's slabs. */
-const SLAB_GRACE_BATCHES = 2
-
-/**
- * Keys of their own, out of the batch slabs they were cut from: an event pending long holds its bytes alone, not its
- * whole batch's (memory follows the pending events, not the batches they came in). One buffer of its own for the
- * words and the text (not Node's pool): an ArrayBuffer costs more than its bytes.
- */
-function ownKeys(keys: Keys): Keys {
-  if (!(keys instanceof KeyList)) return keys
-  const text = keys.toJsonBytes()
-  const words = keys.words()
-  const own = new ArrayBuffer(words.byteLength + text.length)
-  const ownWords = new BigInt64Array(own, 0, words.length)
-  ownWords.set(words)
-  const ownText = Buffer.from(own, words.byteLength, text.length)
-  ownText.set(text)
-  return KeyList.fromSlabs(ownWords, 0, words.length, ownText, 0, text.length)
-}
-
-/** Pending events of the last few batches: those still pending when their batch ages get keys of their own. */
-class YoungEvents {
-  private readonly batches: Array<Array<PendingGet | PendingWrite>> = [[]]
-
-  add(e: PendingGet | PendingWrite): void {
-    this.batches[this.batches.length - 1].push(e)
-  }
-
-  /** A batch is done: the events of the batch that aged out keep only their own keys. */
-  endBatch(): void {
-    this.batches.push([])
-    if (this.batches.length <= SLAB_GRACE_BATCHES) return
-    for (const e of this.batches.shift() as Array<PendingGet | PendingWrite>)
-      if (e.live) e.keys = ownKeys(e.keys)
-  }
-}
-
 function keysEqual(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return a === b
   if (typeof a === 'bigint' && typeof b === 'bigint') return a === b
   return pythonEquals(a, b)
 }
 
-function keyAt(keys: Keys, i: number): unknown {
+function keyAt(keys: LoadedKeys, i: number): unknown {
   return keys instanceof KeyList ? keys.at(i) : keys[i]
 }
 
 /** The pending gets of one input, indexed per instance by first key so that matching does not scan them all. */
 class PendingGets {
   private seq = 0
+  /** the prefix hashes of the write being matched, made when a spilled get is first met */
+  private writeHashes: PrefixHashes | undefined
+
+  constructor(private readonly aged: AgedKeys) {}
+
   /** instance → first-key hash → gets with ≥ 2 keys, oldest first */
   private readonly byFirstKey = new Map<string, Map<string, PendingGet[]>>()
   /** instance → gets with one key (they match any write), oldest first */
@@ -94,23 +62,10 @@ class PendingGets {
   /** gets with no keys never match; kept only for the final flush */
   private readonly keyless: PendingGet[] = []
 
-  add(get: Omit<PendingGet, 'seq' | 'bucket' | 'index' | 'indexKey' | 'live'>): PendingGet {
-    let bucket: PendingGet[]
-    let index: Map<string, PendingGet[]> | undefined
-    let indexKey = ''
-    if (get.keys.length === 0) bucket = this.keyless
-    else if (get.keys.length === 1) bucket = listOf(this.oneKey, get.instance)
-    else {
-      const h = pythonHashKey(keyAt(get.keys, 0))
-      if (h === undefined) bucket = listOf(this.unhashable, get.instance)
-      else {
-        let m = this.byFirstKey.get(get.instance)
-        if (!m) this.byFirstKey.set(get.instance, (m = new Map()))
-        bucket = listOf(m, h)
-        index = m
-        indexKey = h
-      }
-    }
+  /** A get whose keys are in memory (it has just been read). */
+  add(
+    get: Omit<PendingGet, 'seq' | 'bucket' | 'index' | 'indexKey' | 'live'> & {keys: LoadedKeys},
+  ): PendingGet {
     const pending: PendingGet = {
       seq: this.seq++,
       instance: get.instance,
@@ -121,17 +76,29 @@ class PendingGets {
       blockMask: get.blockMask,
       swSize: get.swSize,
       locationSpecNames: get.locationSpecNames,
-      bucket,
-      index,
-      indexKey,
+      bucket: this.keyless,
+      index: undefined,
+      indexKey: '',
       live: true,
     }
-    bucket.push(pending)
+    const n = get.keys.length
+    const h = n >= 2 ? pythonHashKey(keyAt(get.keys, 0)) : undefined
+    if (n === 0) this.keyless.push(pending)
+    else if (n === 1) pending.bucket = appendTo(this.oneKey, get.instance, pending)
+    else if (h === undefined) pending.bucket = appendTo(this.unhashable, get.instance, pending)
+    else {
+      let m = this.byFirstKey.get(get.instance)
+      if (!m) this.byFirstKey.set(get.instance, (m = new Map()))
+      pending.bucket = appendTo(m, h, pending)
+      pending.index = m
+      pending.indexKey = h
+    }
     return pending
   }
 
   /** Removes and returns the most recently added get that matches the write, if any. */
-  takeMatch(instance: string, ts: bigint, writeKeys: Keys): PendingGet | undefined {
+  takeMatch(instance: string, ts: bigint, writeKeys: LoadedKeys): PendingGet | undefined {
+    this.writeHashes = undefined
     const candidates: Array<PendingGet[] | undefined> = [
       this.oneKey.get(instance),
       this.unhashable.get(instance),
@@ -147,7 +114,7 @@ class PendingGets {
       for (let i = list.length - 1; i >= 0; i--) {
         const g = list[i]
         if (best && g.seq < best.seq) break
-        if (g.ts > ts || !prefixMatches(g.keys, writeKeys)) continue
+        if (g.ts > ts || !this.prefixMatches(g.keys, writeKeys)) continue
         best = g
         bestIndex = i
         break
@@ -160,6 +127,27 @@ class PendingGets {
       if (best.bucket.length === 0 && best.index !== undefined) best.index.delete(best.indexKey)
     }
     return best
+  }
+
+  /** All keys of the get but its last are a prefix of the write's keys (spilled keys read back only if needed). */
+  private prefixMatches(getKeys: Keys, writeKeys: LoadedKeys): boolean {
+    const m = getKeys.length - 1
+    if (writeKeys.length < m) return false
+    if (m <= 0) return true
+    if (getKeys instanceof SpilledKeys && writeKeys instanceof KeyList) {
+      // a differing prefix is rejected without reading the get's keys back
+      this.writeHashes ??= new PrefixHashes(writeKeys)
+      if (this.writeHashes.of(m) !== getKeys.prefixHash) return false
+    }
+    const a = this.aged.load(getKeys)
+    if (a instanceof KeyList && writeKeys instanceof KeyList) {
+      const aw = a.words()
+      const bw = writeKeys.words()
+      for (let i = 0; i < m; i++) if (aw[i] !== bw[i]) return false // int64 values: equal words, equal integers
+      return true
+    }
+    for (let i = 0; i < m; i++) if (!keysEqual(keyAt(writeKeys, i), keyAt(a, i))) return false
+    return true
   }
 
   /** Every remaining get in the order it was added; empties the index. */
@@ -180,24 +168,16 @@ class PendingGets {
   }
 }
 
-function listOf<K>(map: Map<K, PendingGet[]>, key: K): PendingGet[] {
-  let l = map.get(key)
-  if (!l) map.set(key, (l = []))
-  return l
-}
-
-/** All keys of the get but its last are a prefix of the write's keys. */
-function prefixMatches(getKeys: Keys, writeKeys: Keys): boolean {
-  const m = getKeys.length - 1
-  if (writeKeys.length < m) return false
-  if (getKeys instanceof KeyList && writeKeys instanceof KeyList) {
-    const a = getKeys.words()
-    const b = writeKeys.words()
-    for (let i = 0; i < m; i++) if (a[i] !== b[i]) return false // int64 values: equal words, equal integers
-    return true
+/** Appends the get to the list of `key` (a new list holds just it: most first-key buckets hold one get). */
+function appendTo<K>(map: Map<K, PendingGet[]>, key: K, get: PendingGet): PendingGet[] {
+  const l = map.get(key)
+  if (l !== undefined) {
+    l.push(get)
+    return l
   }
-  for (let i = 0; i < m; i++) if (!keysEqual(keyAt(writeKeys, i), keyAt(getKeys, i))) return false
-  return true
+  const one = [get]
+  map.set(key, one)
+  return one
 }
 
 /**
@@ -214,9 +194,18 @@ export class PublisherLogConverter extends BaseConverter {
   private readonly warnedFallback = new Set<string>()
 
   async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
-    const gets = new PendingGets()
+    const aged = new AgedKeys(this.options.spillDir)
+    try {
+      yield* this.convertEvents(ctx, aged)
+    } finally {
+      aged.close()
+    }
+  }
+
+  /** The input's events paired, then what is still pending at its end. */
+  private async *convertEvents(ctx: InputContext, aged: AgedKeys): AsyncGenerator<Trace> {
+    const gets = new PendingGets(aged)
     const writes = new Map<string, PendingWrite>()
-    const young = new YoungEvents()
     const config: PublisherEventConfig = {
       defaultInstanceId: this.defaultInstanceId,
       blockSizes: [...this.instanceBlockSizes],
@@ -234,27 +223,28 @@ export class PublisherLogConverter extends BaseConverter {
             else ctx.drop(lines.line(i), e.code)
             break
           case 'get':
-            young.add(this.onGet(e, batch, i, ctx, gets))
+            aged.add(this.onGet(e, batch, i, ctx, gets))
             break
           case 'start':
-            young.add(this.onStart(e, batch, i, ctx, writes))
+            aged.add(this.onStart(e, batch, i, ctx, writes))
             break
           case 'finish':
-            yield* this.onFinish(e, lines.line(i), ctx, gets, writes)
+            yield* this.onFinish(e, lines.line(i), ctx, aged, gets, writes)
         }
       }
-      young.endBatch()
+      aged.endBatch()
     }
     // end of input: unfinished writes (assumed done 100 ms after their start), then gets never written
     for (const w of writes.values()) {
       const ts = w.ts + FLUSH_DELAY_NS
-      const get = gets.takeMatch(w.instance, ts, w.keys)
-      if (get) yield* this.emitPair(get, ts)
-      else yield this.createWriteTrace(ts, w.keys, w.instance)
+      const keys = aged.load(w.keys)
+      const get = gets.takeMatch(w.instance, ts, keys)
+      if (get) yield* this.emitPair(get, ts, aged)
+      else yield this.createWriteTrace(ts, keys, w.instance)
       ctx.converted(w.startLine)
     }
     writes.clear()
-    for (const g of gets.drain()) yield this.emitGet(g)
+    for (const g of gets.drain()) yield this.emitGet(g, aged)
   }
 
   private onGet(
@@ -320,6 +310,7 @@ export class PublisherLogConverter extends BaseConverter {
     e: FinishEvent,
     line: InputLine,
     ctx: InputContext,
+    aged: AgedKeys,
     gets: PendingGets,
     writes: Map<string, PendingWrite>,
   ): Generator<Trace> {
@@ -332,19 +323,19 @@ export class PublisherLogConverter extends BaseConverter {
       ctx.skip(line, 'invalid_trigger_time', e.timeProblem as string)
       return ctx.drop(write.startLine, 'finish_invalid')
     }
-    const get = gets.takeMatch(e.inst, e.ts, write.keys)
+    const get = gets.takeMatch(e.inst, e.ts, aged.load(write.keys))
     if (!get) {
       ctx.drop(write.startLine, 'write_unmatched')
       ctx.drop(line, 'write_unmatched')
       return
     }
-    yield* this.emitPair(get, e.ts)
+    yield* this.emitPair(get, e.ts, aged)
     ctx.converted(write.startLine)
     ctx.converted(line)
   }
 
-  private emitGet(g: PendingGet) {
-    return this.createGetTrace(g.ts, g.keys, g.instance, {
+  private emitGet(g: PendingGet, aged: AgedKeys) {
+    return this.createGetTrace(g.ts, aged.load(g.keys), g.instance, {
       inputLen: g.inputLen,
       queryType: g.queryType,
       blockMask: g.blockMask,
@@ -354,8 +345,8 @@ export class PublisherLogConverter extends BaseConverter {
   }
 
   /** The get, then the write at `ts` carrying the get's truncated keys (not the StartWriteCache keys). */
-  private *emitPair(g: PendingGet, ts: bigint): Generator<Trace> {
-    const get = this.emitGet(g)
+  private *emitPair(g: PendingGet, ts: bigint, aged: AgedKeys): Generator<Trace> {
+    const get = this.emitGet(g, aged)
     yield get
     yield this.createWriteTrace(ts, get.keys, g.instance)
   }

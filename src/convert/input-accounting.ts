@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {lmtError} from '../errors.js'
 import type {LineMapperSpec, MappedBatch, MappedLine} from './line-mapper.js'
 import {mapLineBatches, mapLines} from './line-pool.js'
-import type {LineBatch} from '../jsonl/line-batch.js'
+import {type LineBatch, LineBatchSpares} from '../jsonl/line-batch.js'
 import {type InputLine, LineReader, tooLongMessage} from '../jsonl/line-reader.js'
 import type {BatchInput, InputContext, Logger} from './types.js'
 
@@ -76,14 +76,22 @@ export class InputAccounting implements InputContext {
     return this.openReader().lines()
   }
 
-  private openReader(): LineReader {
-    const reader = new LineReader(this.path, {
-      invalidUtf8: (lineNo, preview) =>
-        this.skip({lineNo, text: preview}, 'invalid_utf8', 'line is not valid UTF-8'),
-      tooLong: (lineNo, preview, bytes) =>
-        this.skip({lineNo, text: preview}, 'line_too_long', tooLongMessage(bytes, reader.maxLineBytes)),
-      progress: (bytes) => this.hooks.onBytes?.(bytes),
-    })
+  /**
+   * `reuseReadBuffers`: for byte batches, which copy every line out of the chunk it was read in, the file is read
+   * into two reused buffers instead of a new one per chunk (fewer large allocations for the allocator to keep).
+   */
+  private openReader(reuseReadBuffers = false): LineReader {
+    const reader = new LineReader(
+      this.path,
+      {
+        invalidUtf8: (lineNo, preview) =>
+          this.skip({lineNo, text: preview}, 'invalid_utf8', 'line is not valid UTF-8'),
+        tooLong: (lineNo, preview, bytes) =>
+          this.skip({lineNo, text: preview}, 'line_too_long', tooLongMessage(bytes, reader.maxLineBytes)),
+        progress: (bytes) => this.hooks.onBytes?.(bytes),
+      },
+      {reuseReadBuffers},
+    )
     this.reader = reader
     return reader
   }
@@ -94,9 +102,12 @@ export class InputAccounting implements InputContext {
 
   /** The byte lane over the same reader (counted like {@link lines}). */
   readonly fast: BatchInput = {
-    lineBatches: (): AsyncIterable<LineBatch> => this.openReader().lineBatches(),
-    mapLineBatches: <R>(spec: LineMapperSpec): AsyncIterable<MappedBatch<R>> =>
-      mapLineBatches<R>(this.openReader().lineBatches(), spec, this.inputSize()),
+    lineBatches: (): AsyncIterable<LineBatch> => this.openReader(true).lineBatches(),
+    mapLineBatches: <R>(spec: LineMapperSpec): AsyncIterable<MappedBatch<R>> => {
+      const spares = spec.linesDoneAtNext === true ? new LineBatchSpares() : undefined
+      const batches = this.openReader(true).lineBatches({spares})
+      return mapLineBatches<R>(batches, spec, this.inputSize(), spares)
+    },
   }
 
   private inputSize(): number {

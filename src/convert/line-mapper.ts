@@ -18,6 +18,11 @@ export interface LineMapperSpec {
   inlineBelowBytes?: number
   /** a batch sent to a worker closes at 512 lines or at this many characters of text, whichever comes first */
   batchChars?: number
+  /**
+   * Byte batches only: the consumer is done with a batch's lines (their texts read, no line kept) once it asks for
+   * the next batch; the buffers are then reused for a later batch instead of being left to the garbage collector.
+   */
+  linesDoneAtNext?: boolean
 }
 
 export interface MappedLine<R> {

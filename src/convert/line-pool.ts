@@ -3,7 +3,7 @@ import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
 import {WorkerPool} from '../util/workers/worker-pool.js'
 import {OrderedJobs} from '../util/workers/ordered-jobs.js'
 import type {InputLine} from '../jsonl/input-line.js'
-import {LineBatch, type LineBatchData} from '../jsonl/line-batch.js'
+import {LineBatch, type LineBatchData, type LineBatchSpares} from '../jsonl/line-batch.js'
 import type {
   LineBatchMapperModule,
   LineMapFunction,
@@ -115,12 +115,16 @@ export function mapLines<R>(
 async function* mapBatchesInline<R>(
   batches: AsyncIterable<LineBatch>,
   spec: LineMapperSpec,
+  spares: LineBatchSpares | undefined,
 ): AsyncGenerator<MappedBatch<R>> {
   const mod = (await import(moduleUrl(spec))) as LineBatchMapperModule<R>
   if (typeof mod.createLineBatchMapper !== 'function')
     throw new Error(`${spec.module} does not export createLineBatchMapper(config)`)
   const map = await mod.createLineBatchMapper(spec.config)
-  for await (const lines of batches) yield {lines, result: (await map(lines)).result}
+  for await (const lines of batches) {
+    yield {lines, result: (await map(lines)).result}
+    spares?.give(lines) // the consumer asked for the next batch: done with this one
+  }
 }
 
 /**
@@ -131,6 +135,7 @@ async function* mapBatchesOnWorkers<R>(
   batches: AsyncIterable<LineBatch>,
   spec: LineMapperSpec,
   count: number,
+  spares: LineBatchSpares | undefined,
 ): AsyncGenerator<MappedBatch<R>> {
   settleArrayBufferDetaching() // batches are transferred from this thread: settle it before the loop is compiled
   const workers = mapperPool<{batch: LineBatchData}, {result: R; batch: LineBatchData}>(
@@ -144,11 +149,17 @@ async function* mapBatchesOnWorkers<R>(
       const {result, batch} = await pool.next()
       return {lines: LineBatch.of(batch), result}
     }
+    // yields a batch; once the consumer asks for the next, its buffers may be reused
+    async function* handOut(): AsyncGenerator<MappedBatch<R>> {
+      const mapped = await take()
+      yield mapped
+      spares?.give(mapped.lines)
+    }
     for await (const lines of batches) {
       pool.submit({batch: lines.data()}, lines.buffers())
-      while (pool.full) yield await take()
+      while (pool.full) yield* handOut()
     }
-    while (pool.pending > 0) yield await take()
+    while (pool.pending > 0) yield* handOut()
   } finally {
     await workers.close()
   }
@@ -162,7 +173,8 @@ export function mapLineBatches<R>(
   batches: AsyncIterable<LineBatch>,
   spec: LineMapperSpec,
   inputBytes: number,
+  spares?: LineBatchSpares,
 ): AsyncIterable<MappedBatch<R>> {
-  if (runsInline(spec, inputBytes)) return mapBatchesInline<R>(batches, spec)
-  return mapBatchesOnWorkers<R>(batches, spec, spec.workers ?? 1)
+  if (runsInline(spec, inputBytes)) return mapBatchesInline<R>(batches, spec, spares)
+  return mapBatchesOnWorkers<R>(batches, spec, spec.workers ?? 1, spares)
 }

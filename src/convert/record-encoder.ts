@@ -93,6 +93,52 @@ function putAscii(out: Uint8Array, p: number, s: string): number {
   return p
 }
 
+/** A tail value whose text depends only on the value: a primitive, or an empty plain array. */
+function plainTailValue(v: unknown): boolean {
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return true
+  return Array.isArray(v) && v.length === 0 && Object.getPrototypeOf(v) === Array.prototype
+}
+
+const sameTailValue = (a: unknown, b: unknown): boolean =>
+  Object.is(a, b) || (Array.isArray(a) && Array.isArray(b)) // both plain and empty (checked before)
+
+/** The text of a get's fields after input_len, with its closing brace and newline (the slow path's bytes). */
+function tailText(r: GetRecord): string {
+  const text = (v: unknown) => serializeJson(v)
+  return (
+    `, "query_type": ${text(r.query_type)}, "block_mask": ${text(r.block_mask)}, "sw_size": ${text(r.sw_size)}` +
+    `, "location_spec_names": ${text(r.location_spec_names)}}\n`
+  )
+}
+
+/**
+ * The last tail of plain values encoded, reused while the gets that follow have the same values (a log's gets
+ * mostly share their query type, block mask, window size and location specs): one copy instead of a piece each.
+ */
+let lastTail: {qt: unknown; bm: unknown; sw: unknown; ls: unknown; bytes: Buffer} | undefined
+
+/** The tail of a get with plain tail values, as bytes; undefined for any other get. */
+function plainTail(r: GetRecord): Buffer | undefined {
+  const {query_type: qt, block_mask: bm, sw_size: sw, location_spec_names: ls} = r
+  const t = lastTail
+  if (
+    t !== undefined &&
+    sameTailValue(qt, t.qt) &&
+    sameTailValue(bm, t.bm) &&
+    sameTailValue(sw, t.sw) &&
+    sameTailValue(ls, t.ls) &&
+    plainTailValue(qt) &&
+    plainTailValue(bm) &&
+    plainTailValue(sw) &&
+    plainTailValue(ls)
+  )
+    return t.bytes
+  if (!(plainTailValue(qt) && plainTailValue(bm) && plainTailValue(sw) && plainTailValue(ls)))
+    return undefined
+  lastTail = {qt, bm, sw, ls, bytes: Buffer.from(tailText(r), 'utf8')}
+  return lastTail.bytes
+}
+
 function hasDefaultTail(record: GetRecord): boolean {
   return (
     record.query_type === 'prefix_match' &&
@@ -103,14 +149,15 @@ function hasDefaultTail(record: GetRecord): boolean {
 }
 
 /**
- * The usual record (KeyList keys; a get with the default tail) written in one go into room the sink gives: no call
- * per piece. False when the sink has no room for it at once.
+ * The usual record (KeyList keys; a get with the default tail or another `tail` of plain values) written in one go
+ * into room the sink gives: no call per piece. False when the sink has no room for it at once.
  */
 function encodeUsual(
   record: GetRecord | WriteRecord,
   keys: KeyList,
   pieces: InstancePieces,
   b: ByteSink,
+  tail: Buffer,
 ): boolean {
   const isGet = record instanceof GetRecord
   const ts = isGet ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
@@ -122,7 +169,7 @@ function encodeUsual(
     TS_FIELD.length +
     KEYS_FIELD.length +
     keys.jsonByteLength +
-    (isGet ? INPUT_LEN.length + lenText.length + DEFAULT_GET_TAIL.length : 2)
+    (isGet ? INPUT_LEN.length + lenText.length + tail.length : 2)
   const out = b.room(need)
   if (out === undefined) return false
   let p = put(out, b.pos, head)
@@ -134,7 +181,7 @@ function encodeUsual(
   if (isGet) {
     p = put(out, p, INPUT_LEN)
     p = putAscii(out, p, lenText)
-    p = put(out, p, DEFAULT_GET_TAIL)
+    p = put(out, p, tail)
   } else {
     out[p++] = 0x7d // }
     out[p++] = 0x0a
@@ -147,12 +194,13 @@ function encodeUsual(
 export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): void {
   const pieces = piecesOf(record.instance_id)
   const keys = record.keys
-  if (
-    keys instanceof KeyList &&
-    (record instanceof WriteRecord || hasDefaultTail(record)) &&
-    encodeUsual(record, keys, pieces, b)
-  )
-    return
+  const tail =
+    record instanceof WriteRecord
+      ? DEFAULT_GET_TAIL
+      : hasDefaultTail(record)
+        ? DEFAULT_GET_TAIL
+        : plainTail(record)
+  if (keys instanceof KeyList && tail !== undefined && encodeUsual(record, keys, pieces, b, tail)) return
   const ts = record instanceof GetRecord ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
   b.bytes(record instanceof GetRecord ? pieces.get : pieces.write)
   b.ascii(ts)
@@ -166,8 +214,8 @@ export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): 
   }
   b.bytes(INPUT_LEN)
   b.ascii(record.input_len.toString())
-  if (hasDefaultTail(record)) {
-    b.bytes(DEFAULT_GET_TAIL) // the usual get: one copy for the rest of the line
+  if (tail !== undefined) {
+    b.bytes(tail) // the usual get: one copy for the rest of the line
     return
   }
   b.ascii(', "query_type": ')

@@ -80,6 +80,35 @@ export class LineBatch implements LineBatchData {
 
 const encoder = new TextEncoder()
 
+/** A done batch's buffers, whole, to build another batch in (its lines are overwritten). */
+function spareOf(batch: LineBatch): LineBatchData {
+  const whole = <T extends Uint8Array | Int32Array>(a: T): T =>
+    new (a.constructor as new (b: ArrayBufferLike) => T)(a.buffer)
+  return {
+    bytes: whole(batch.bytes),
+    starts: whole(batch.starts),
+    ends: whole(batch.ends),
+    lineNos: whole(batch.lineNos),
+    count: 0,
+  }
+}
+
+/** Buffers of batches their reader is done with, handed back from wherever the batches went (a few kept). */
+export class LineBatchSpares {
+  private readonly kept: LineBatchData[] = []
+
+  constructor(private readonly most = 4) {}
+
+  /** A batch nobody reads any more (its lines, texts included, are read already). */
+  give(batch: LineBatch): void {
+    if (this.kept.length < this.most) this.kept.push(spareOf(batch))
+  }
+
+  take(): LineBatchData | undefined {
+    return this.kept.pop()
+  }
+}
+
 /** Collects lines into batches of about {@link LineBatchBuilder.maxLines} lines or {@link maxBytes} bytes. */
 export class LineBatchBuilder {
   private bytes: Uint8Array = new Uint8Array(0)
@@ -95,6 +124,8 @@ export class LineBatchBuilder {
   constructor(
     readonly maxLines = 512,
     readonly maxBytes = 512 << 10,
+    /** where batches handed back after their trip come from (see {@link LineBatchSpares}) */
+    private readonly spares?: LineBatchSpares,
   ) {}
 
   /** Batches complete so far (taken, so each is handed out once). */
@@ -131,7 +162,7 @@ export class LineBatchBuilder {
     )
     // the next batch gets buffers of its own (a spare one's, or new): a sealed batch may live on while the next
     // is built
-    const spare = this.spare
+    const spare = this.spare ?? this.spares?.take()
     this.spare = undefined
     this.bytes = spare?.bytes ?? new Uint8Array(0)
     this.used = 0
@@ -146,15 +177,7 @@ export class LineBatchBuilder {
    * already): the next batch is built in its buffers, overwriting it.
    */
   recycle(batch: LineBatch): void {
-    const whole = <T extends Uint8Array | Int32Array>(a: T): T =>
-      new (a.constructor as new (b: ArrayBufferLike) => T)(a.buffer)
-    this.spare = {
-      bytes: whole(batch.bytes),
-      starts: whole(batch.starts),
-      ends: whole(batch.ends),
-      lineNos: whole(batch.lineNos),
-      count: 0,
-    }
+    this.spare = spareOf(batch)
   }
 
   private room(len: number): void {

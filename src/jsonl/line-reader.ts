@@ -3,7 +3,7 @@ import {open} from 'node:fs/promises'
 import {isUtf8} from 'node:buffer'
 import type {Readable} from 'node:stream'
 import {pythonStrip} from './trim.js'
-import {type LineBatch, LineBatchBuilder} from './line-batch.js'
+import {type LineBatch, LineBatchBuilder, type LineBatchSpares} from './line-batch.js'
 import type {InputLine} from './input-line.js'
 
 // the reader's lines: their type lives below both the reader and the byte batches
@@ -187,14 +187,16 @@ export class LineReader {
    * no string is made for a line unless its text is read (or it needs decoding to be trimmed).
    */
   async *lineBatches(
-    options: {maxLines?: number; maxBytes?: number; recycle?: boolean} = {},
+    options: {maxLines?: number; maxBytes?: number; recycle?: boolean; spares?: LineBatchSpares} = {},
   ): AsyncGenerator<LineBatch> {
-    const builder = new LineBatchBuilder(options.maxLines, options.maxBytes)
+    const builder = new LineBatchBuilder(options.maxLines, options.maxBytes, options.spares)
     const sink: LineSink = {
       text: (lineNo, text) => builder.addText(lineNo, text),
       bytes: (lineNo, region, start, end) => builder.addBytes(lineNo, region, start, end),
     }
     // `recycle`: the caller is done with a batch when it asks for the next one, whose buffers it may then be
+    // `spares`: batches are built in the buffers of batches handed back there (when the caller is done with a batch
+    // only later, e.g. after a trip to a worker thread)
     for await (const _ of this.read(sink)) {
       builder.seal()
       for (const b of builder.take()) {

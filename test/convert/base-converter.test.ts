@@ -140,3 +140,46 @@ describe('BaseConverter', () => {
     }
   })
 })
+
+describe('the record encoder', () => {
+  it('gets with other plain tails (one reused while the next get has the same) encode like the serializer', () => {
+    const c = new BaseConverter({defaultInstanceId: 'i'})
+    let seed = 7
+    const rand = (k: number) => (seed = (seed * 48271) % 2147483647) % k
+    // primitives, -0 and NaN, empty arrays (fresh, frozen, or with a changed prototype), and values never reused
+    const values: Array<() => unknown> = [
+      () => 'prefix_match',
+      () => 'x"é\u0001',
+      () => 1,
+      () => -1,
+      () => 0,
+      () => -0,
+      () => Number.NaN,
+      () => 1.5,
+      () => 12345678901234567890n,
+      () => true,
+      () => null,
+      () => [],
+      () => Object.freeze([]),
+      () => Object.setPrototypeOf([], Object.create(Array.prototype)),
+      () => [1, 2],
+      () => ({a: [1]}),
+    ]
+    const arena = new LineArena(4096)
+    const keys = KeyList.prefixHash([1, 2, 3, 4])
+    for (let i = 0; i < 3000; i++) {
+      // runs of equal tails, so that the reused one is met often, and any value at any field
+      const pick = () => values[rand(values.length)]()
+      const tail = i % 50 < 40 ? ['prefix_match', 1, -1, []] : [pick(), pick(), pick(), pick()]
+      const get = c.createGetTrace(BigInt(i), i % 3 === 0 ? [1n, 2n] : keys, undefined, {
+        inputLen: 64,
+        queryType: tail[0],
+        blockMask: tail[1],
+        swSize: tail[2],
+        locationSpecNames: tail[3],
+      })
+      const l = encodeRecordLine(get, arena)
+      expect(l.slab.toString('utf8', l.start, l.end)).toBe(serializeJson(get) + '\n')
+    }
+  })
+})

@@ -160,3 +160,58 @@ describe('the publisher event decoder on a worker', () => {
     for (const workers of [1, 2]) expect(await run({workers, inlineBelowBytes: 0})).toEqual(inline)
   })
 })
+
+const {LineReader} = (await import(
+  dist('src/jsonl/line-reader.js')
+)) as typeof import('../../src/jsonl/line-reader.js')
+const {LineBatchSpares} = (await import(
+  dist('src/jsonl/line-batch.js')
+)) as typeof import('../../src/jsonl/line-batch.js')
+
+describe('byte batches handed back after their trip (spares)', () => {
+  it('are built again in the buffers of batches the consumer is done with, with the same lines and results', async () => {
+    const tmp = tempDir()
+    try {
+      const path = join(tmp.dir, 'rows.jsonl')
+      writeFileSync(
+        path,
+        qwenLines(3000)
+          .map((l) => l.text + (l.lineNo % 7 === 0 ? '\n\n' : '\n'))
+          .join(''),
+      )
+      const config = {blockSize: 16, intScale: 1_000_000_000n, floatScale: 1e9}
+      const run = async (workers: number, withSpares: boolean) => {
+        const spares = withSpares ? new LineBatchSpares() : undefined
+        const reader = new LineReader(path, {}, {reuseReadBuffers: true, chunkBytes: 50_000})
+        const seen = new Set<ArrayBufferLike>()
+        const out: unknown[] = []
+        const spec = {module: ROWS, config, workers, inlineBelowBytes: 0}
+        for await (const {lines, result} of mapLineBatches<Record<string, ArrayLike<unknown>>>(
+          reader.lineBatches({maxLines: 100, spares}),
+          spec,
+          1 << 30,
+          spares,
+        )) {
+          seen.add(lines.bytes.buffer)
+          const texts = Array.from({length: lines.count}, (_, i) => `${lines.lineNos[i]} ${lines.text(i)}`)
+          out.push({
+            texts,
+            kind: Array.from(result.kind as Uint8Array),
+            ts: Array.from(result.ts as BigInt64Array),
+          })
+        }
+        return {out, buffers: seen.size}
+      }
+      const plain = await run(0, false)
+      expect(plain.out.length).toBeGreaterThan(25) // 100 lines a batch, and one at each chunk's end
+      expect(plain.buffers).toBe(plain.out.length) // a new buffer per batch
+      const inline = await run(0, true)
+      expect(inline.out).toEqual(plain.out)
+      // a handful over and over: the batches one chunk seals are all alive before the first is handed back
+      expect(inline.buffers).toBeLessThanOrEqual(6)
+      for (const workers of [1, 2]) expect((await run(workers, true)).out).toEqual(plain.out)
+    } finally {
+      tmp.cleanup()
+    }
+  })
+})

@@ -36,4 +36,37 @@ describe('publisher_log: events pending across many batches', () => {
       ['write', '101002000', '[-9223372036854775808, 1]'],
     ])
   })
+
+  it('pair a write with the newest matching get among thousands of spilled ones sharing its first key', async () => {
+    // 3,000 gets with first key 1 and second key 1000+i; then writes for gets 7 and 2,500 and one sharing only the
+    // first key: each must find its own get however many spilled ones it passes on the way
+    const gets = Array.from({length: 3000}, (_, i) =>
+      event({type: 'GetCacheLocation', trigger_time_us: 1000 + i, keys: [1, 1000 + i, 5]}),
+    )
+    const write = (s: string, t: number, keys: number[]) => [
+      event({type: 'StartWriteCache', trigger_time_us: t, write_session_id: s, keys}),
+      event({type: 'FinishWriteCache', trigger_time_us: t + 1, write_session_id: s}),
+    ]
+    const lines = [
+      ...gets,
+      ...write('a', 9000, [1, 1007, 6]),
+      ...write('b', 9010, [1, 5000, 5]),
+      ...write('c', 9020, [1, 3500, 9, 9]),
+    ]
+    const input = join(tmp.dir, 'shared-first-key.log')
+    const output = join(tmp.dir, 'shared-first-key.jsonl')
+    writeFileSync(input, lines.join('\n') + '\n')
+    const r = await lmt(['convert', '-q', '-f', 'publisher_log', '-i', input, '-o', output, '--json'])
+    expect(r.exitCode).toBe(0)
+    const writes = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('"type": "write"'))
+      .map((l) => /"timestamp_ns": (\d+), "keys": (\[[^\]]*\])/.exec(l)?.slice(1))
+    expect(writes).toEqual([
+      ['9001000', '[1, 1007, 5]'],
+      ['9021000', '[1, 3500, 5]'],
+    ])
+    expect(JSON.parse(r.stdout).inputs[0].dropped).toEqual({write_unmatched: 2})
+  })
 })

@@ -47,7 +47,8 @@ export async function* publisherEventBatches(
   ctx: InputContext,
   config: PublisherEventConfig,
 ): AsyncGenerator<PublisherBatch> {
-  const spec = {module: EVENT_DECODER, config, workers: mapperThreads()}
+  // the converter reads a batch's lines (warnings) only while it pairs that batch's events
+  const spec = {module: EVENT_DECODER, config, workers: mapperThreads(), linesDoneAtNext: true}
   for await (const {lines, result} of mapInputBatches<PublisherEventBatch>(ctx, spec))
     yield new PublisherBatch(lines, result)
 }

@@ -128,16 +128,15 @@ function int64At(b: Uint8Array, p: number, out: ScannedKeys, n: number): number 
   let d = b[q]
   if (!(d >= 0x30 && d <= 0x39)) return -1
   if (d === 0x30 && (negative || (b[q + 1] >= 0x30 && b[q + 1] <= 0x39))) return -1
-  let v = 0
-  while (d >= 0x30 && d <= 0x39) {
-    v = v * 10 + (d - 0x30)
-    d = b[++q]
-  }
+  // the end first, then one pass over the digits: keys are mostly 19 digits long, read as two parts
+  while (d >= 0x30 && d <= 0x39) d = b[++q]
   const digits = q - first
   if (digits > 19 || d === 0x2e || d === 0x65 || d === 0x45) return -1
   let hi: number
   let lo: number
   if (digits <= 15) {
+    let v = 0
+    for (let i = first; i < q; i++) v = v * 10 + (b[i] - 0x30)
     lo = v >>> 0
     hi = (v - lo) / TWO32
   } else {

@@ -1,0 +1,52 @@
+// A 53-bit hash of the first m keys of a list (their int64 words as 32-bit halves), kept with spilled keys so that a
+// write rejects a spilled get whose prefix differs without reading the get's keys back from disk: logs where many
+// pending gets share their first key (a common system prompt) would otherwise read one back per candidate.
+import type {KeyList} from '../../../src/index.js'
+
+const FNV_START = 0x811c9dc5
+const MIX_START = 0x9747b28c
+
+function halvesOf(words: BigInt64Array): Uint32Array {
+  return new Uint32Array(words.buffer, words.byteOffset, 2 * words.length)
+}
+
+/** Two 32-bit multiplicative hashes over the halves, combined into one exact double. */
+const combine = (a: number, b: number): number => (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff)
+
+/** The hash of the first `m` words (m ≤ the list's length). */
+export function prefixHash(words: BigInt64Array, m: number): number {
+  const h = halvesOf(words)
+  let a = FNV_START
+  let b = MIX_START
+  for (let i = 0; i < 2 * m; i++) {
+    a = Math.imul(a ^ h[i], 0x01000193)
+    b = Math.imul(b ^ h[i], 0x5bd1e995) ^ (b >>> 15)
+  }
+  return combine(a, b)
+}
+
+/** The hashes of every prefix of one list, computed as far as asked (one pass however many are asked for). */
+export class PrefixHashes {
+  private readonly halves: Uint32Array
+  private readonly hashes: number[] = []
+  private a = FNV_START
+  private b = MIX_START
+
+  constructor(keys: KeyList) {
+    this.halves = halvesOf(keys.words())
+    this.hashes.push(combine(this.a, this.b))
+  }
+
+  /** The hash of the first `m` words, as {@link prefixHash} gives it (m ≤ the list's length). */
+  of(m: number): number {
+    const h = this.halves
+    for (let j = this.hashes.length; j <= m; j++) {
+      this.a = Math.imul(this.a ^ h[2 * j - 2], 0x01000193)
+      this.b = Math.imul(this.b ^ h[2 * j - 2], 0x5bd1e995) ^ (this.b >>> 15)
+      this.a = Math.imul(this.a ^ h[2 * j - 1], 0x01000193)
+      this.b = Math.imul(this.b ^ h[2 * j - 1], 0x5bd1e995) ^ (this.b >>> 15)
+      this.hashes.push(combine(this.a, this.b))
+    }
+    return this.hashes[m]
+  }
+}
