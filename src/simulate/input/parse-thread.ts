@@ -44,6 +44,13 @@ const READ_AHEAD = 4
 export const PARSE_THREAD_MIN_BYTES = 64 << 20
 
 /**
+ * The longest the play runs without giving the event loop a turn (signal handlers): replies the worker made ahead
+ * are taken without one (their promises are settled), so a turn is given between batches this often.
+ */
+const TURN_MS = 25
+const turn = () => new Promise((resolve) => setImmediate(resolve))
+
+/**
  * Whether a trace of `bytes` is parsed on a worker thread: `choice` when forced, else `LMT_SIMULATE_PARSE_THREAD`
  * (on, off: to measure both paths on one build), else by size, with two cores or more.
  */
@@ -83,9 +90,14 @@ export async function* readTraceRowBatchesOnThread(
   const asked = new OrderedJobs(pool, READ_AHEAD)
   const table: string[] = []
   const slots: RowSlotArrays[] = []
+  let turned = performance.now()
   try {
     for (let slot = 0; !asked.full; slot++) asked.submit(slot)
     for (;;) {
+      if (performance.now() - turned >= TURN_MS) {
+        await turn()
+        turned = performance.now()
+      }
       const reply = await nextReply(asked)
       for (const p of reply.progress) {
         Object.assign(stats, p.stats)

@@ -338,7 +338,7 @@ describe('Ctrl-C while the parsing thread runs', () => {
     expect(stderr).toContain('interrupted by SIGINT')
     expect(sentAt).toBeDefined()
     expect(code).toBe(130)
-    expect(Date.now() - (sentAt as number)).toBeLessThan(1000)
+    expect(Date.now() - (sentAt as number)).toBeLessThan(1500) // a second, with room for a loaded machine
     expect(readdirSync(out)).toEqual([])
   })
 })
