@@ -7,13 +7,19 @@ import {workerErrorData} from '../../util/workers/worker-errors.js'
 import {serveJobs} from '../../util/workers/serve-jobs.js'
 import {KeyInterner} from './key-interner.js'
 import {RowSlotWriter, StringTableWriter} from './row-batch-codec.js'
-import type {ParseReply, ParseThreadData, StatsSnapshot} from './parse-thread.js'
+import {
+  type ParsePart,
+  type ParseReply,
+  type ParseThreadData,
+  REPLY_ROWS,
+  type StatsSnapshot,
+} from './parse-thread.js'
 import type {TraceRow} from './trace-rows.js'
 import {newStats, readTraceRowBatches, type TraceReadStats} from './trace-source.js'
 
 const opts = workerData as ParseThreadData
 const stats = newStats(opts.path)
-let progress: ParseReply['progress'] = []
+let progress: ParsePart['progress'] = []
 const snapshot = (s: TraceReadStats): StatsSnapshot => ({
   rows: s.rows,
   rowsByType: {...s.rowsByType},
@@ -30,20 +36,39 @@ const batches = readTraceRowBatches(
 const strings = new StringTableWriter()
 const slots: RowSlotWriter[] = []
 
-/** The next reply, its rows in `slot`; one at a time, so that each takes exactly the progress reported before them. */
+/**
+ * The next reply, its rows in `slot`: the reader's batches until REPLY_ROWS rows are gathered, the reader ends or it
+ * throws. One at a time, so that each takes exactly the progress reported before its rows.
+ */
 async function nextReply(slot: number): Promise<{result: ParseReply}> {
-  let next: IteratorResult<TraceRow[]>
-  try {
-    next = await batches.next()
-  } catch (err) {
-    return {result: {progress: take(), stats: snapshot(stats), error: workerErrorData(err)}}
+  const parts: ParsePart[] = []
+  const reply: ParseReply = {parts}
+  const fill = (slots[slot] ??= new RowSlotWriter())
+  fill.clear()
+  while (fill.size < REPLY_ROWS) {
+    let next: IteratorResult<TraceRow[]>
+    try {
+      next = await batches.next()
+    } catch (err) {
+      reply.error = workerErrorData(err)
+      break
+    }
+    if (next.done) {
+      reply.done = true
+      break
+    }
+    parts.push({progress: take(), stats: snapshot(stats), rows: next.value.length})
+    fill.append(next.value, strings)
   }
-  if (next.done) return {result: {progress: take(), stats: snapshot(stats), done: true}}
-  const batch = (slots[slot] ??= new RowSlotWriter()).fill(next.value, strings)
-  return {result: {progress: take(), stats: snapshot(stats), slot, batch}}
+  if (reply.error || reply.done) parts.push({progress: take(), stats: snapshot(stats), rows: 0})
+  if (fill.size > 0) {
+    reply.slot = slot
+    reply.batch = fill.batch(strings)
+  }
+  return {result: reply}
 }
 
-function take(): ParseReply['progress'] {
+function take(): ParsePart['progress'] {
   const p = progress
   progress = []
   return p

@@ -1,13 +1,13 @@
 // The trace's rows parsed on a worker thread while this thread plays them (issue 20): the worker runs the same
 // row reader (trace-source.ts: the same rules, skips, errors and key ids) and hands over batches of rows as typed
-// arrays; this side replays its progress calls, its statistics and its error in the order the reader made them,
-// so a run sees exactly what readTraceRowBatches gives. At most READ_AHEAD batches are in flight.
+// arrays; this side replays its batches, progress calls, statistics and error in the order the reader made them,
+// so a run sees exactly what readTraceRowBatches gives. At most READ_AHEAD replies are in flight.
 import {availableParallelism} from 'node:os'
 import {isLmtError, lmtError} from '../../errors.js'
 import {OrderedJobs} from '../../util/workers/ordered-jobs.js'
 import {reviveWorkerError, type WorkerErrorData} from '../../util/workers/worker-errors.js'
 import {WorkerPool} from '../../util/workers/worker-pool.js'
-import {readRowSlot, type RowSlotArrays, type RowSlotBatch} from './row-batch-codec.js'
+import {growStringTable, readRowSlot, type RowSlotArrays, type RowSlotBatch} from './row-batch-codec.js'
 import type {TraceRow} from './trace-rows.js'
 import type {TraceReadOptions, TraceReadStats} from './trace-source.js'
 
@@ -16,26 +16,37 @@ export type ParseThreadData = Pick<TraceReadOptions, 'path' | 'name' | 'skipInva
 
 export type StatsSnapshot = Omit<TraceReadStats, 'bytes'>
 
-/** The worker's answer to a request for the next batch. */
-export interface ParseReply {
-  /** the reader's progress calls since the last reply: bytes read, and the statistics at that moment */
+/** One batch of the reader (one yield of readTraceRowBatches) and what it reported before it. */
+export interface ParsePart {
+  /** the reader's progress calls since the part before: bytes read, and the statistics at that moment */
   progress: Array<{bytes: number; stats: StatsSnapshot}>
-  /** the statistics after the batch (or at the error) */
+  /** the statistics after the part's rows (or at the error) */
   stats: StatsSnapshot
-  /** the slot the batch's rows are in */
+  /** how many of the slot's rows are this part's (the parts' rows follow each other in the slot) */
+  rows: number
+}
+
+/** The worker's answer to a request to fill a slot: the reader's next batches, then maybe its error or end. */
+export interface ParseReply {
+  parts: ParsePart[]
+  /** the slot the rows are in */
   slot?: number
   batch?: RowSlotBatch
-  /** what the reader threw after the batch's rows */
+  /** what the reader threw after the parts' rows */
   error?: WorkerErrorData
   done?: true
 }
 
 /**
- * Batches asked for ahead of the play, each in its own slot of shared memory: parsing may run up to this many
- * batches (of ≤ 1024 rows, ≤ 256 KB of trace) ahead, which absorbs the pauses of either thread and bounds the
- * memory in flight.
+ * Slots asked for ahead of the play, each its own piece of shared memory: parsing may run up to this many replies
+ * (of about REPLY_ROWS rows) ahead, which absorbs the pauses of either thread and bounds the memory in flight.
  */
 const READ_AHEAD = 4
+/**
+ * rows a reply gathers at least (several of the reader's batches, which are ≤ 256 KB of trace each): fewer
+ * replies, fewer wake-ups of either thread (on a loaded machine each one can cost a trip through the scheduler)
+ */
+export const REPLY_ROWS = 1024
 
 /**
  * Below this size the trace is parsed on the playing thread: the worker's start-up (an isolate, the reader's
@@ -94,20 +105,29 @@ export async function* readTraceRowBatchesOnThread(
   try {
     for (let slot = 0; !asked.full; slot++) asked.submit(slot)
     for (;;) {
-      if (performance.now() - turned >= TURN_MS) {
-        await turn()
-        turned = performance.now()
-      }
       const reply = await nextReply(asked)
-      for (const p of reply.progress) {
-        Object.assign(stats, p.stats)
-        opts.onBytes?.(p.bytes)
+      const {slot, batch} = reply
+      if (batch && slot !== undefined) {
+        if (batch.arrays) slots[slot] = batch.arrays
+        growStringTable(table, batch)
       }
-      Object.assign(stats, reply.stats)
-      if (reply.batch && reply.slot !== undefined) {
-        if (reply.batch.arrays) slots[reply.slot] = reply.batch.arrays
-        const rows = readRowSlot(slots[reply.slot], reply.batch, table)
-        asked.submit(reply.slot) // the slot is refilled while its rows are played
+      let from = 0
+      for (const part of reply.parts) {
+        for (const p of part.progress) {
+          Object.assign(stats, p.stats)
+          opts.onBytes?.(p.bytes)
+        }
+        Object.assign(stats, part.stats)
+        if (part.rows === 0 || slot === undefined) continue
+        // one part at a time: the rows held while they are played are one of the reader's batches, as on one thread
+        const end = from + part.rows
+        const rows = readRowSlot(slots[slot], from, end, table)
+        from = end
+        if (end === batch?.n) asked.submit(slot) // its last rows are out: it is refilled while they are played
+        if (performance.now() - turned >= TURN_MS) {
+          await turn()
+          turned = performance.now()
+        }
         yield rows
       }
       if (reply.error) throw reviveWorkerError(reply.error)

@@ -76,80 +76,132 @@ export class StringTableWriter {
   }
 }
 
-/** The encoding side of one slot: its arrays, grown (doubled) when a batch does not fit. */
+/**
+ * The encoding side of one slot: batches appended one after the other (so that each batch's row objects die young
+ * on the parsing thread), its arrays grown (doubled, contents kept) when one does not fit.
+ */
 export class RowSlotWriter {
   private arrays: RowSlotArrays | undefined
+  private rows = 0
+  private keys = 0
+  private maskBits = 0
+  private grown = false
 
-  /** Writes `rows` into the slot (the reader must be done with its last batch). */
-  fill(rows: readonly TraceRow[], strings: StringTableWriter): RowSlotBatch {
-    const n = rows.length
+  /** Starts a new fill (the reading side must be done with the last one). */
+  clear(): void {
+    this.rows = 0
+    this.keys = 0
+    this.maskBits = 0
+    this.grown = false
+  }
+
+  get size(): number {
+    return this.rows
+  }
+
+  /** Appends `rows` to the fill. */
+  append(rows: readonly TraceRow[], strings: StringTableWriter): void {
     let keyCount = 0
     let maskCount = 0
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < rows.length; i++) {
       const r = rows[i]
       keyCount += r.keys.length
       if (Array.isArray(r.mask)) maskCount += r.mask.length
     }
-    const grown = this.ensure(n, keyCount, maskCount)
-    writeRows(this.arrays as RowSlotArrays, rows, strings)
-    return {n, strings: strings.takeFresh(), arrays: grown ? this.arrays : undefined}
+    this.ensure(this.rows + rows.length, this.keys + keyCount, this.maskBits + maskCount)
+    const e = this.arrays as RowSlotArrays
+    let k = this.keys
+    let m = this.maskBits
+    let i = this.rows
+    for (let j = 0; j < rows.length; j++, i++) {
+      const r = rows[j]
+      e.type[i] = TYPES.indexOf(r.type)
+      e.instance[i] = strings.idOf(r.instance)
+      e.query[i] = strings.idOf(r.queryType)
+      e.ts[i] = r.ts
+      e.inputLen[i] = r.inputLen
+      e.lineNo[i] = r.lineNo
+      e.keyStart[i] = k
+      const ids = r.keys
+      for (let x = 0; x < ids.length; x++) e.keys[k++] = ids[x]
+      e.maskStart[i] = m
+      const mask = r.mask
+      if (Array.isArray(mask)) {
+        e.maskNum[i] = NaN
+        for (let x = 0; x < mask.length; x++) e.maskBits[m++] = mask[x] ? 1 : 0
+      } else e.maskNum[i] = mask
+    }
+    this.rows = i
+    this.keys = e.keyStart[i] = k
+    this.maskBits = e.maskStart[i] = m
   }
 
-  /** Makes room; true when the arrays changed. */
-  private ensure(rows: number, keys: number, maskBits: number): boolean {
+  /** What the reading side needs besides the slot's arrays (they too when they changed since the last fill). */
+  batch(strings: StringTableWriter): RowSlotBatch {
+    return {n: this.rows, strings: strings.takeFresh(), arrays: this.grown ? this.arrays : undefined}
+  }
+
+  /** Makes room for the fill so far and more, keeping what is in it. */
+  private ensure(rows: number, keys: number, maskBits: number): void {
     const a = this.arrays
-    if (a && a.type.length >= rows && a.keys.length >= keys && a.maskBits.length >= maskBits) return false
+    if (a && a.type.length >= rows && a.keys.length >= keys && a.maskBits.length >= maskBits) return
     const grow = (have: number, need: number) => (have >= need ? have : Math.max(need, 2 * have))
-    this.arrays = slotArrays(
+    const b = slotArrays(
       grow(a?.type.length ?? 0, Math.max(rows, 1024)),
       grow(a?.keys.length ?? 0, Math.max(keys, 1 << 14)),
       grow(a?.maskBits.length ?? 0, maskBits),
     )
-    return true
+    if (a) copyFill(a, b, this.rows, this.keys, this.maskBits)
+    this.arrays = b
+    this.grown = true
   }
 }
 
-function writeRows(e: RowSlotArrays, rows: readonly TraceRow[], strings: StringTableWriter): void {
-  const n = rows.length
-  let k = 0
-  let m = 0
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]
-    e.type[i] = TYPES.indexOf(r.type)
-    e.instance[i] = strings.idOf(r.instance)
-    e.query[i] = strings.idOf(r.queryType)
-    e.ts[i] = r.ts
-    e.inputLen[i] = r.inputLen
-    e.lineNo[i] = r.lineNo
-    e.keyStart[i] = k
-    const ids = r.keys
-    for (let j = 0; j < ids.length; j++) e.keys[k++] = ids[j]
-    e.maskStart[i] = m
-    const mask = r.mask
-    if (Array.isArray(mask)) {
-      e.maskNum[i] = NaN
-      for (let j = 0; j < mask.length; j++) e.maskBits[m++] = mask[j] ? 1 : 0
-    } else e.maskNum[i] = mask
-  }
-  e.keyStart[n] = k
-  e.maskStart[n] = m
+/** The first `rows` rows (with their keys and mask bits) of `from` into `to`. */
+function copyFill(
+  from: RowSlotArrays,
+  to: RowSlotArrays,
+  rows: number,
+  keys: number,
+  maskBits: number,
+): void {
+  to.type.set(from.type.subarray(0, rows))
+  to.instance.set(from.instance.subarray(0, rows))
+  to.query.set(from.query.subarray(0, rows))
+  to.ts.set(from.ts.subarray(0, rows))
+  to.inputLen.set(from.inputLen.subarray(0, rows))
+  to.lineNo.set(from.lineNo.subarray(0, rows))
+  to.maskNum.set(from.maskNum.subarray(0, rows))
+  to.keyStart.set(from.keyStart.subarray(0, rows + 1))
+  to.maskStart.set(from.maskStart.subarray(0, rows + 1))
+  to.keys.set(from.keys.subarray(0, keys))
+  to.maskBits.set(from.maskBits.subarray(0, maskBits))
+}
+
+/** The batch's new strings, onto the decoding side's string table. */
+export function growStringTable(table: string[], batch: RowSlotBatch): void {
+  for (let i = 0; i < batch.strings.length; i++) table.push(batch.strings[i])
 }
 
 /**
- * The rows of a filled slot, as the row reader makes them (keys in a plain array of small integers, the shared
- * empty mask); `table` is the decoding side's string table, grown by the batch's new strings. The rows share no
- * memory with the slot, which may be refilled as soon as this returns.
+ * Rows `start` … `end` - 1 of a filled slot, as the row reader makes them (keys in a plain array of small integers,
+ * the shared empty mask); `table` is the decoding side's string table ({@link growStringTable} first). The rows share
+ * no memory with the slot, which may be refilled once its last rows are read.
  */
-export function readRowSlot(e: RowSlotArrays, batch: RowSlotBatch, table: string[]): TraceRow[] {
-  for (let i = 0; i < batch.strings.length; i++) table.push(batch.strings[i])
-  const rows = new Array<TraceRow>(batch.n)
+export function readRowSlot(
+  e: RowSlotArrays,
+  start: number,
+  end: number,
+  table: readonly string[],
+): TraceRow[] {
+  const rows = new Array<TraceRow>(end - start)
   const {keys, keyStart} = e
-  for (let i = 0; i < batch.n; i++) {
+  for (let i = start; i < end; i++) {
     const from = keyStart[i]
     const n = keyStart[i + 1] - from
     const ids = new Array<number>(n)
     for (let j = 0; j < n; j++) ids[j] = keys[from + j]
-    rows[i] = {
+    rows[i - start] = {
       type: TYPES[e.type[i]],
       instance: table[e.instance[i]],
       ts: e.ts[i],

@@ -22,6 +22,11 @@ const {simulate} = (await import(
   dist('src/simulate/run.js')
 )) as typeof import('../../../src/simulate/run.js')
 const {isLmtError} = (await import(dist('src/errors.js'))) as typeof import('../../../src/errors.js')
+const {growStringTable, readRowSlot, RowSlotWriter, StringTableWriter} = (await import(
+  dist('src/simulate/input/row-batch-codec.js')
+)) as typeof import('../../../src/simulate/input/row-batch-codec.js')
+type RowSlotArrays = import('../../../src/simulate/input/row-batch-codec.js').RowSlotArrays
+type TraceRow = import('../../../src/simulate/input/trace-rows.js').TraceRow
 
 const tmp = tempDir('lmt-parse-thread-')
 afterAll(() => tmp.cleanup())
@@ -177,6 +182,58 @@ describe('the parsing thread gives what the reader gives', () => {
       break
     }
     expect(stats.rows).toBeLessThan(9000)
+  })
+})
+
+describe('a slot of rows', () => {
+  it('gives back the rows of every batch appended, across growths, and again after a refill', () => {
+    const strings = new StringTableWriter()
+    const fill = new RowSlotWriter()
+    const table: string[] = []
+    let arrays: RowSlotArrays | undefined
+    let line = 0
+    const someRows = (n: number, keys: number): TraceRow[] =>
+      Array.from({length: n}, () => {
+        line++
+        const type = (['get', 'write', 'request'] as const)[line % 3]
+        return {
+          type,
+          instance: `i${line % 5}`,
+          ts: BigInt(line) * 1_000_000_007n,
+          keys: Array.from({length: keys + (line % 7)}, (_, k) => line * 31 + k),
+          inputLen: line % 3 === 1 ? 0 : 16 * keys + 3,
+          mask:
+            line % 4 === 0 ? Array.from({length: line % 9}, (_, k) => k % 2 === 0) : line % 4 === 1 ? 2 : [],
+          queryType: line % 11 === 0 ? 'other' : 'prefix_match',
+          lineNo: line,
+        }
+      })
+    for (const sizes of [
+      [[10, 3]],
+      [
+        [500, 40],
+        [700, 20],
+        [900, 30],
+      ],
+      [[3, 1]],
+      [[5000, 2]],
+    ]) {
+      fill.clear()
+      const want: TraceRow[] = []
+      for (const [n, keys] of sizes) {
+        const rows = someRows(n, keys)
+        fill.append(rows, strings)
+        want.push(...rows)
+      }
+      const batch = fill.batch(strings)
+      if (batch.arrays) arrays = batch.arrays
+      growStringTable(table, batch)
+      const cut = Math.floor(batch.n / 3)
+      expect([
+        ...readRowSlot(arrays as RowSlotArrays, 0, cut, table),
+        ...readRowSlot(arrays as RowSlotArrays, cut, batch.n, table),
+      ]).toEqual(want)
+    }
   })
 })
 
