@@ -6,7 +6,8 @@ import {PLAY_BATCH, playRows} from '../engine/play-rows.js'
 import {Player} from '../engine/player.js'
 import {loadSorted} from '../input/sorted-rows.js'
 import {KeyInterner, type TraceRow} from '../input/trace-rows.js'
-import {newStats, readTraceRowBatches} from '../input/trace-source.js'
+import {parsesOnThread, readTraceRowBatchesOnThread} from '../input/parse-thread.js'
+import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
 import {type RunSizes, withTraceFit} from './block-sizes.js'
 import type {RunSetup} from './setup.js'
 
@@ -53,11 +54,10 @@ function newMainPlayer(setup: RunSetup, sizes: RunSizes): Player {
 /**
  * The streamed play: stops at the first row out of timestamp order (`unsortedAt`, its CSVs removed). The loops
  * are the measured path of a single run: rows are parsed a batch at a time and then played, so the play runs with
- * warm caches and its timer measures the play rather than the interleaved parsing.
+ * warm caches and its timer measures the play rather than the interleaved parsing (or, for a large trace, the
+ * parsing thread runs ahead while this one plays).
  */
 async function streamPlay(setup: RunSetup, sizes: RunSizes): Promise<SingleRun & {unsortedAt?: number}> {
-  const {req, cfg, stats} = setup
-  const keys = KeyInterner.forTraceBytes(stats.bytes)
   const main = newMainPlayer(setup, sizes)
   let prev: bigint | undefined
   let unsortedAt: number | undefined
@@ -74,17 +74,7 @@ async function streamPlay(setup: RunSetup, sizes: RunSizes): Promise<SingleRun &
     writeTime += performance.now() - t1
   }
   try {
-    read: for await (const rows of readTraceRowBatches(
-      {
-        path: setup.tracePath,
-        name: setup.traceName,
-        skipInvalid: req.skipInvalid,
-        mode: cfg.trace_replay.mode,
-        keys,
-        onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
-      },
-      stats,
-    )) {
+    read: for await (const rows of traceRows(setup)) {
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i]
         if (prev !== undefined && row.ts < prev) {
@@ -108,6 +98,20 @@ async function streamPlay(setup: RunSetup, sizes: RunSizes): Promise<SingleRun &
   }
   if (unsortedAt !== undefined) await main.closeCsvs(false)
   return {main, sorted: true, playSeconds: playTime / 1000, writeSeconds: writeTime / 1000, unsortedAt}
+}
+
+/** The rows of the streamed play, parsed on a worker thread for a large trace (input/parse-thread.ts). */
+function traceRows(setup: RunSetup): AsyncGenerator<TraceRow[]> {
+  const {req, cfg, stats} = setup
+  const opts: Omit<TraceReadOptions, 'keys'> = {
+    path: setup.tracePath,
+    name: setup.traceName,
+    skipInvalid: req.skipInvalid,
+    mode: cfg.trace_replay.mode,
+    onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
+  }
+  if (parsesOnThread(req.parseThread, stats.bytes)) return readTraceRowBatchesOnThread(opts, stats)
+  return readTraceRowBatches({...opts, keys: KeyInterner.forTraceBytes(stats.bytes)}, stats)
 }
 
 /** The trace re-read into memory, stable-sorted and played (after a row out of order at line `unsortedAt`). */
