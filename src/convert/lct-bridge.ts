@@ -12,6 +12,7 @@ import {type MemoryLayoutDesc, ObjectKey} from '../lct/values.js'
 import type {JsonObject} from '../jsonl/json-float.js'
 import type {PyJsonValue} from '../jsonl/py-json.js'
 import {tempPathBeside} from './stale-temps.js'
+import {eventLoopTurn} from '../util/event-loop-turn.js'
 
 /** the longest stretch of encoding without a turn of the event loop */
 const TURN_MS = 50
@@ -158,7 +159,7 @@ async function addLines(jsonlPath: string, calls: LctCalls, o: LctBridgeOptions)
     // a read batch (1 MiB of lines) takes long to encode: a turn of the event loop now and then lets a signal
     // handler run (Ctrl-C answers within a second)
     if ((++lines & 63) === 0 && performance.now() - lastTurn > TURN_MS) {
-      await new Promise((resolve) => setImmediate(resolve))
+      await eventLoopTurn()
       lastTurn = performance.now()
     }
     calls.add(line.text)

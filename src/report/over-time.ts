@@ -1,6 +1,7 @@
 // Hit rate over trace time at one capacity: each policy's replay (simulate's Replayer, with its plot series) and the
 // infinite cache, as the token hit rate of each time bin.
 import type {PolicyName, SimConfig} from '../simulate/config/config.js'
+import {eventLoopTurn} from '../util/event-loop-turn.js'
 import {playRows as replayRows} from '../simulate/engine/play-rows.js'
 import {Player as Replayer} from '../simulate/engine/player.js'
 import type {TraceRow} from '../simulate/input/trace-rows.js'
@@ -88,10 +89,12 @@ export interface OverTimeRequest {
   infinite: Replayer
 }
 
-/** One replay per policy at the capacity, plus the infinite cache. */
-export function hitRateOverTime(req: OverTimeRequest): OverTimeSeries[] {
+/** One replay per policy at the capacity, plus the infinite cache (a Ctrl-C is answered between the replays). */
+export async function hitRateOverTime(req: OverTimeRequest): Promise<OverTimeSeries[]> {
   const tokens = cumulativeTokens(req.rows)
-  const out = req.policies.map((policy) => {
+  const out: OverTimeSeries[] = []
+  for (const policy of req.policies) {
+    await eventLoopTurn()
     const run = replayRows(
       req.rows,
       () =>
@@ -105,8 +108,8 @@ export function hitRateOverTime(req: OverTimeRequest): OverTimeSeries[] {
           traceName: '',
         }),
     )
-    return binnedRates(run.player, req.groupName, tokens, req.bins, policy)
-  })
+    out.push(binnedRates(run.player, req.groupName, tokens, req.bins, policy))
+  }
   out.push(binnedRates(req.infinite, req.groupName, tokens, req.bins, 'infinite capacity'))
   return out
 }

@@ -13,6 +13,7 @@ import {configSection, type ReportAnswer, type ReportDocument, traceSection} fro
 import {ReuseDistances} from './reuse-distance.js'
 import {type LoadedInput, loadInput, type LoadRequest} from './load.js'
 import {hitRateOverTime} from './over-time.js'
+import {eventLoopTurn} from '../util/event-loop-turn.js'
 import {TimeBins} from './time-bins.js'
 
 export interface ReportRequest extends LoadRequest, CapacityChoice {
@@ -101,7 +102,7 @@ function replayInfinite(input: LoadedInput, group: Group, seed: bigint): Infinit
  * The trace's profiles, and the LRU stack pass over the grid: one pass gives the certified LRU points and, for a
  * one-instance group, that instance's reuse distances.
  */
-function characterizeTrace(input: LoadedInput, group: Group, grid: number[], bins: TimeBins) {
+async function characterizeTrace(input: LoadedInput, group: Group, grid: number[], bins: TimeBins) {
   const {rows, config: cfg} = input
   const only = group.instances.length === 1 ? group.instances[0].instance_id : undefined
   const observed = new ReuseDistances()
@@ -112,6 +113,7 @@ function characterizeTrace(input: LoadedInput, group: Group, grid: number[], bin
     grid,
     only === undefined ? undefined : observed.observe,
   )
+  await eventLoopTurn() // two long synchronous passes: a Ctrl-C between them is answered there
   const known = new Map<string, ReuseDistances>()
   if (only !== undefined && (stack.eligible || stack.reason?.startsWith('E4'))) {
     observed.reason = stack.reason
@@ -156,9 +158,11 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   const bins = new TimeBins(rows[0].ts, rows[rows.length - 1].ts)
   progress('infinite-capacity replay')
   const inf = replayInfinite(input, group, req.seed)
+  await eventLoopTurn()
   progress('characterizing')
   const grid = capacityGrid(Math.max(1, inf.wss), req.points)
-  const {stack, characterization} = characterizeTrace(input, group, grid, bins)
+  const {stack, characterization} = await characterizeTrace(input, group, grid, bins)
+  await eventLoopTurn()
   const curves = await computeCurves({
     stack,
     rows,
@@ -174,7 +178,7 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   })
   const {bytesPerBlock, table, chosen} = tableAndChoice(req, input, group, curves, inf)
   progress('hit rate over time')
-  const overTime = hitRateOverTime({
+  const overTime = await hitRateOverTime({
     rows,
     config: cfg,
     groupName: group.group_name,

@@ -10,6 +10,7 @@ import {WorkerPool} from '../../util/workers/worker-pool.js'
 import {growStringTable, readRowSlot, type RowSlotArrays, type RowSlotBatch} from './row-batch-codec.js'
 import type {TraceRow} from './trace-rows.js'
 import type {TraceReadOptions, TraceReadStats} from './trace-source.js'
+import {eventLoopTurn} from '../../util/event-loop-turn.js'
 
 /** What the worker is started with: the row reader's options that are data. */
 export type ParseThreadData = Pick<TraceReadOptions, 'path' | 'name' | 'skipInvalid' | 'mode'>
@@ -59,7 +60,6 @@ export const PARSE_THREAD_MIN_BYTES = 64 << 20
  * are taken without one (their promises are settled), so a turn is given between batches this often.
  */
 const TURN_MS = 25
-const turn = () => new Promise((resolve) => setImmediate(resolve))
 
 /**
  * Whether a trace of `bytes` is parsed on a worker thread: `choice` when forced, else `LMT_SIMULATE_PARSE_THREAD`
@@ -125,7 +125,7 @@ export async function* readTraceRowBatchesOnThread(
         from = end
         if (end === batch?.n) asked.submit(slot) // its last rows are out: it is refilled while they are played
         if (performance.now() - turned >= TURN_MS) {
-          await turn()
+          await eventLoopTurn()
           turned = performance.now()
         }
         yield rows

@@ -2,6 +2,7 @@
 // memory; every worker replays the points it is handed straight from them (a row object exists only while it is
 // replayed, so a worker's memory does not grow with the trace); results come back in point order.
 import {WorkerPool} from '../../util/workers/worker-pool.js'
+import {eventLoopTurn} from '../../util/event-loop-turn.js'
 import type {GroupConfig, SimConfig} from '../config/config.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
 import {
@@ -239,13 +240,14 @@ export async function runSweepTasks(
   inWorkers.forEach((p) => p.catch(() => {})) // observed below
   const here = new SweepTaskRunner(rows, job)
   try {
+    await eventLoopTurn() // a Ctrl-C that came while the rows were encoded, before the first replay here
     while (front <= back) {
       const index = back--
       if (skip?.(index, results)) continue
       results[index] = here.run(tasks[index])
       if (index === tasks.length - 1) last = here.lastReplayer
       onDone?.(index)
-      await new Promise((resolve) => setImmediate(resolve)) // let the workers' messages in
+      await eventLoopTurn() // the workers' messages, and a Ctrl-C
     }
     await Promise.all(inWorkers)
   } finally {
