@@ -10,109 +10,30 @@ import {
   type PlayerOptions as ReplayOptions,
   Player as Replayer,
 } from '../engine/player.js'
-import type {RowType, TraceRow} from '../input/trace-rows.js'
+import type {TraceRow} from '../input/trace-rows.js'
+import {readRowSlot, type RowSlotArrays, RowSlotWriter, StringTableWriter} from '../input/row-batch-codec.js'
 
-const TYPES: RowType[] = ['get', 'write', 'request']
-
-/** Rows as typed arrays (structured-cloneable without a per-row object). */
-export interface EncodedRows {
+/** Rows as typed arrays on shared memory (the parsing thread's slot layout): the workers see the same bytes. */
+export interface EncodedRows extends RowSlotArrays {
   n: number
   strings: string[]
-  type: Uint8Array
-  instance: Int32Array
-  query: Int32Array
-  ts: BigInt64Array
-  inputLen: Float64Array
-  lineNo: Float64Array
-  keyStart: Int32Array
-  keys: Int32Array
-  /** mask as an offset, or NaN when it is a list (then maskStart/maskBits hold it) */
-  maskNum: Float64Array
-  maskStart: Int32Array
-  maskBits: Uint8Array
-}
-
-/** Typed arrays on shared memory: the workers see the same bytes, nothing is copied per worker. */
-const shared = {
-  u8: (n: number) => new Uint8Array(new SharedArrayBuffer(Math.max(1, n))),
-  i32: (n: number) => new Int32Array(new SharedArrayBuffer(Math.max(1, n) * 4)),
-  f64: (n: number) => new Float64Array(new SharedArrayBuffer(Math.max(1, n) * 8)),
-  i64: (n: number) => new BigInt64Array(new SharedArrayBuffer(Math.max(1, n) * 8)),
 }
 
 export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
-  const n = rows.length
-  const strings: string[] = []
-  const index = new Map<string, number>()
-  const str = (s: string): number => {
-    let i = index.get(s)
-    if (i === undefined) index.set(s, (i = strings.push(s) - 1))
-    return i
-  }
-  let keyCount = 0
-  let maskCount = 0
-  for (const r of rows) {
-    keyCount += r.keys.length
-    if (Array.isArray(r.mask)) maskCount += r.mask.length
-  }
-  const e: EncodedRows = {
-    n,
-    strings,
-    type: shared.u8(n),
-    instance: shared.i32(n),
-    query: shared.i32(n),
-    ts: shared.i64(n),
-    inputLen: shared.f64(n),
-    lineNo: shared.f64(n),
-    keyStart: shared.i32(n + 1),
-    keys: shared.i32(keyCount),
-    maskNum: shared.f64(n),
-    maskStart: shared.i32(n + 1),
-    maskBits: shared.u8(maskCount),
-  }
-  let k = 0
-  let m = 0
-  for (let i = 0; i < n; i++) {
-    const r = rows[i]
-    e.type[i] = TYPES.indexOf(r.type)
-    e.instance[i] = str(r.instance)
-    e.query[i] = str(r.queryType)
-    e.ts[i] = r.ts
-    e.inputLen[i] = r.inputLen
-    e.lineNo[i] = r.lineNo
-    e.keyStart[i] = k
-    for (const id of r.keys) e.keys[k++] = id
-    e.maskStart[i] = m
-    if (Array.isArray(r.mask)) {
-      e.maskNum[i] = NaN
-      for (const b of r.mask) e.maskBits[m++] = b ? 1 : 0
-    } else e.maskNum[i] = r.mask
-  }
-  e.keyStart[n] = k
-  e.maskStart[n] = m
-  return e
+  const strings = new StringTableWriter()
+  const slot = new RowSlotWriter()
+  slot.append(rows, strings)
+  const batch = slot.batch(strings)
+  return {...(batch.arrays as RowSlotArrays), n: batch.n, strings: batch.strings}
 }
 
-/** Row `i` of an encoding, as a fresh object (the replay may keep its keys, e.g. for a scheduled write). */
-export function decodeRow(e: EncodedRows, i: number): TraceRow {
-  const mask = Number.isNaN(e.maskNum[i])
-    ? Array.from(e.maskBits.subarray(e.maskStart[i], e.maskStart[i + 1]), (b) => b === 1)
-    : e.maskNum[i]
-  return {
-    type: TYPES[e.type[i]],
-    instance: e.strings[e.instance[i]],
-    ts: e.ts[i],
-    keys: Array.from(e.keys.subarray(e.keyStart[i], e.keyStart[i + 1])),
-    inputLen: e.inputLen[i],
-    mask,
-    queryType: e.strings[e.query[i]],
-    lineNo: e.lineNo[i],
-  }
-}
+/** rows decoded at a time (fresh objects: the replay may keep their keys, e.g. for a scheduled write) */
+const DECODE_CHUNK = 256
 
-/** The rows of an encoding, decoded one at a time. */
+/** The rows of an encoding, decoded a few hundred at a time. */
 export function* encodedRows(e: EncodedRows): Generator<TraceRow> {
-  for (let i = 0; i < e.n; i++) yield decodeRow(e, i)
+  for (let start = 0; start < e.n; start += DECODE_CHUNK)
+    yield* readRowSlot(e, start, Math.min(e.n, start + DECODE_CHUNK), e.strings)
 }
 
 /** What the sweep needs from one point's replay. */
