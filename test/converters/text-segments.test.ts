@@ -306,7 +306,9 @@ describe('encoding with remembered pieces', () => {
       for (const m of first.messages) expect(text.includes(m.content as string)).toBe(false)
     }
   })
+})
 
+describe('the segment encoder', () => {
   it('encodes only the pieces not seen before', async () => {
     const splitter = splitterOf(new Map([['<s>', 100]]))
     const sent: string[] = []
