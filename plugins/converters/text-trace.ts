@@ -184,6 +184,8 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
       timezone: this.settings.timezone,
       blockSize: this.getBlockSize(instanceId),
       engine: process.env.LMT_TEXT_TOKENIZER === 'transformers' ? 'transformers' : 'auto',
+      // off: every text encoded whole, for comparisons
+      segmentCache: process.env.LMT_TEXT_SEGMENT_CACHE === 'off' ? false : undefined,
     }
     for await (const {line, result} of await this.decodedLines(ctx, config)) {
       if ('skip' in result) {

@@ -73,14 +73,14 @@ const TOOLS = [
   },
 ]
 
-/** One conversation object (the `dialog` of a record), deterministic in `rand`. */
-export function conversation(rand) {
+/** One conversation object (the `dialog` of a record), deterministic in `rand`; `turns` user turns if given. */
+export function conversation(rand, turns) {
   const withTools = rand() < 0.3
   const messages = [
     {role: 'system', content: 'You are a careful assistant. ' + prose(rand, 400 + rand() * 1600)},
   ]
-  const turns = 1 + Math.floor(rand() * 6)
-  for (let t = 0; t < turns; t++) {
+  const userTurns = turns ?? 1 + Math.floor(rand() * 6)
+  for (let t = 0; t < userTurns; t++) {
     messages.push({role: 'user', content: prose(rand, 200 + rand() * 3000)})
     if (withTools && rand() < 0.5) {
       const name = rand() < 0.5 ? 'search_docs' : 'run_sql'
@@ -92,7 +92,7 @@ export function conversation(rand) {
       })
       messages.push({role: 'tool', tool_call_id: `call_${t}`, content: prose(rand, 300 + rand() * 2000)})
     }
-    if (t < turns - 1 || rand() < 0.7)
+    if (t < userTurns - 1 || rand() < 0.7)
       messages.push({role: 'assistant', content: prose(rand, 200 + rand() * 4000)})
   }
   return withTools ? {messages, tools: TOOLS} : {messages}
@@ -106,6 +106,47 @@ export function conversationLines(count, seed = 7) {
     const d = new Date(Date.UTC(2024, 0, 1) + i * 1000 + (i % 1000))
     const ts = d.toISOString().replace('T', ' ').replace('Z', '000')
     lines.push(JSON.stringify({timestamp: ts, dialog: conversation(rand)}))
+  }
+  return lines.join('\n') + '\n'
+}
+
+/**
+ * The requests of one chat session of `turns` user turns, as real chat traffic sends them: each carries the whole
+ * conversation so far (system prompt, earlier turns and answers, tool calls and results) and ends at a user turn.
+ */
+export function sessionRequests(rand, turns) {
+  const {messages, tools} = conversation(rand, turns)
+  const requests = []
+  for (let i = 0; i < messages.length; i++)
+    if (messages[i].role === 'user') {
+      const history = messages.slice(0, i + 1)
+      requests.push(tools ? {messages: history, tools} : {messages: history})
+    }
+  return requests
+}
+
+/**
+ * JSONL records of `sessions` chat sessions of 4 to 10 turns, `concurrent` sessions open at once and their requests
+ * interleaved in time, one a second from 2024-01-01 00:00:00: later requests repeat the earlier ones' messages.
+ */
+export function sessionLines(sessions, seed = 13, concurrent = 8) {
+  const rand = rng(seed)
+  const open = []
+  const lines = []
+  let started = 0
+  let i = 0
+  while (started < sessions || open.length > 0) {
+    while (open.length < concurrent && started < sessions) {
+      open.push(sessionRequests(rand, 4 + Math.floor(rand() * 7)))
+      started++
+    }
+    const k = Math.floor(rand() * open.length)
+    const dialog = open[k].shift()
+    if (open[k].length === 0) open.splice(k, 1)
+    const d = new Date(Date.UTC(2024, 0, 1) + i * 1000 + (i % 1000))
+    const ts = d.toISOString().replace('T', ' ').replace('Z', '000')
+    lines.push(JSON.stringify({timestamp: ts, dialog}))
+    i++
   }
   return lines.join('\n') + '\n'
 }

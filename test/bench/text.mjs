@@ -1,8 +1,11 @@
 // Benchmark of the text_trace converter on 1, 2 and 4 worker threads, wall and CPU time (all threads):
 //   chat:  real-shaped multi-turn conversations (system prompt, long turns, tools and tool calls in some),
 //          305 and 3,050 of them, through Qwen3's chat template
+//   sessions: real multi-turn traffic, 40 and 400 chat sessions of 4-10 turns, 8 open at once, each request
+//          carrying the whole conversation so far (~300 and ~3,000 requests; later turns repeat the history)
 //   mixed: 20k short generated records (plain text, chats, tools)
-// LMT_BENCH_TEXT_SHAPES=chat (or mixed) runs one shape; LMT_BENCH_TEXT_CHAT_COUNTS=305 one size;
+// LMT_BENCH_TEXT_SHAPES=chat (or sessions, mixed) runs one shape; LMT_BENCH_TEXT_CHAT_COUNTS=305 and
+// LMT_BENCH_TEXT_SESSION_COUNTS=40 one size;
 // LMT_BENCH_TEXT_RUNS=n repeats each run (median shown).
 import {spawnSync} from 'node:child_process'
 import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -11,7 +14,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {rng} from './generate.mjs'
 import {fmtRate, ROOT} from './harness.mjs'
-import {conversationLines} from './text-conversations.mjs'
+import {conversationLines, sessionLines} from './text-conversations.mjs'
 
 const dir = join(ROOT, 'bench-out')
 const tok = join(dir, 'tokenizer-qwen3')
@@ -69,6 +72,12 @@ function chatInput(count) {
   return input
 }
 
+function sessionInput(sessions) {
+  const input = join(dir, `text_sessions_${sessions}.jsonl`)
+  if (!existsSync(input)) writeFileSync(input, sessionLines(sessions))
+  return input
+}
+
 const HOOKS = ['rss-hook.mjs', 'text-cpu-hook.mjs'].flatMap((h) => [
   '--import',
   join(ROOT, 'test', 'bench', h),
@@ -105,7 +114,7 @@ function bench(name, input, fieldArgs) {
     )
     let tokens = 0
     for (const m of readFileSync(out, 'utf8').matchAll(/"input_len": (\d+)/g)) tokens += Number(m[1])
-    const conversations = rs[0].output.inputs[0].converted
+    const conversations = rs[0].output.inputs[0].converted // requests, for the sessions
     const seconds = median(rs.map((r) => r.seconds))
     rows.push({
       input: name,
@@ -122,11 +131,14 @@ function bench(name, input, fieldArgs) {
   return rows
 }
 
-const shapes = (process.env.LMT_BENCH_TEXT_SHAPES ?? 'chat,mixed').split(',')
+const shapes = (process.env.LMT_BENCH_TEXT_SHAPES ?? 'chat,sessions,mixed').split(',')
 const results = []
 const chatFields = ['--time-field', 'timestamp', '--content-field', 'dialog']
 if (shapes.includes('chat'))
   for (const count of (process.env.LMT_BENCH_TEXT_CHAT_COUNTS ?? '305,3050').split(',').map(Number))
     results.push(...bench(`chat ${count}`, chatInput(count), chatFields))
+if (shapes.includes('sessions'))
+  for (const count of (process.env.LMT_BENCH_TEXT_SESSION_COUNTS ?? '40,400').split(',').map(Number))
+    results.push(...bench(`sessions ${count}`, sessionInput(count), chatFields))
 if (shapes.includes('mixed')) results.push(...bench('mixed 20000', mixedInput(), []))
 console.table(results)
