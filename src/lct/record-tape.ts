@@ -412,16 +412,26 @@ export class TapeDecoder {
       const end = d[o + 3]
       const value =
         d[o + 1] === DEF_KEY
-          ? new ObjectKey(
-              this.hashes.copy(buf, start, end),
-              this.strings[d[o + 4]],
-              d[o + 7],
-              d[o + 6],
-              this.strings[d[o + 5]],
-            )
+          ? this.key(buf, start, end, this.strings[d[o + 4]], d[o + 7], d[o + 6], this.strings[d[o + 5]])
           : (decodeValue(new MsgpackReader(buf, start, end).value()) as ObjectKey | MemoryLayoutDesc)
       this.values.set(id, value)
     }
+  }
+
+  /** A key defined by its fields, its hash `buf[start, end)` copied into the pool (no view of its own until asked). */
+  private key(
+    buf: Buffer,
+    start: number,
+    end: number,
+    model: string,
+    rank: number,
+    group: number,
+    salt: string,
+  ): ObjectKey {
+    const hashes = this.hashes
+    const at = hashes.place(buf, start, end)
+    if (at < 0) return new ObjectKey(hashes.copy(buf, start, end), model, rank, group, salt)
+    return ObjectKey.inPool(hashes.chunk, at, end - start, model, rank, group, salt)
   }
 
   /**

@@ -130,3 +130,36 @@ describe('KeySlots against a plain map by id', () => {
     expect(slots.size).toBe(plain.size)
   })
 })
+
+describe('L1 error counts (runs of one error counted at once)', () => {
+  it('equal a count per key in the order codes were first seen, over random calls', () => {
+    let seed = 99
+    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
+    const l1 = new L1({
+      slots: new KeySlots(),
+      sizeInBytes: 1 << 20,
+      alignBytes: 4096,
+      writeTtl: 600,
+      readTtl: 300,
+      allocMode: 'all-or-nothing',
+      writePendingReadable: false,
+      now: () => 0,
+      warn: () => {},
+    })
+    const keys = Array.from({length: 40}, (_, i) => key(i))
+    const plain: Record<string, Record<string, number>> = {}
+    const tally = (op: string, codes: string[]) => {
+      for (const c of codes) if (c !== 'SUCCESS') (plain[op] ??= {})[c] = ((plain[op] ??= {})[c] ?? 0) + 1
+    }
+    for (let t = 0; t < 300; t++) {
+      // distinct keys in a random order: missing, write-locked, finished (wrong state for finish_write)
+      const ks = keys.filter(() => rand() < 0.3).sort(() => rand() - 0.5)
+      const r = rand()
+      if (r < 0.2) tally('reserve_write', l1.reserveWrite(ks, [], LAYOUT, 'new'))
+      else if (r < 0.7) tally('finish_write', l1.finishWrite(ks))
+      else tally('delete', l1.delete(ks))
+      expect(JSON.stringify(l1.errors)).toBe(JSON.stringify(plain))
+    }
+    expect(Object.keys(plain.finish_write ?? {}).length).toBeGreaterThan(1)
+  })
+})
