@@ -209,7 +209,7 @@ interface PendingWrite {
   ts: bigint
   seq: number
   inst: InstState
-  keys: number[]
+  keys: readonly number[]
 }
 
 export interface SkipCounts {
@@ -435,7 +435,7 @@ export class Player {
     this.bufferTs = row.ts
   }
 
-  private write(inst: InstState, ts: bigint, keys: number[]): void {
+  private write(inst: InstState, ts: bigint, keys: readonly number[]): void {
     this.flushBefore(ts)
     const inserted = inst.engine.insert(keys, ts)
     evictIfNeeded(inst.group.engines, inst.group.settings, inst.engine)

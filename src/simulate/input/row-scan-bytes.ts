@@ -244,7 +244,7 @@ class RememberedKeys {
     if (n > this.text.length) this.text = new Uint8Array(Math.max(n, 2 * this.text.length))
     this.text.set(b.subarray(start, end))
     this.length = n
-    this.ids = ids.slice()
+    this.ids = ids // the row's own array (TraceRow.keys is read-only)
   }
 }
 
