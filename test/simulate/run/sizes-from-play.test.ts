@@ -90,6 +90,8 @@ const errorFacts = (err: unknown) =>
 
 interface RunOptions {
   prePass: boolean
+  /** a configuration file instead of the quick form */
+  config?: (out: string) => string
   skipInvalid?: boolean
   blockSizeCheck?: boolean
   policy?: 'lru' | 'random_lru'
@@ -101,7 +103,8 @@ async function runOutputs(trace: string, opts: RunOptions): Promise<{run: unknow
   scans.count = 0
   try {
     const r = await simulate({
-      flags: {trace, outputDir: out, capacityBlocks: 200, policy: opts.policy},
+      configPath: opts.config?.(out),
+      flags: opts.config ? {} : {trace, outputDir: out, capacityBlocks: 200, policy: opts.policy},
       seed: 42n,
       skipInvalid: opts.skipInvalid ?? false,
       strictInstances: false,
@@ -168,6 +171,38 @@ describe('block sizes inferred in the play', () => {
     expect('error' in (byPrePass.run as object)).toBe(
       name.startsWith('a bad row') || name.startsWith('rows that fit no'),
     )
+  })
+
+  it('a configuration with given and missing block sizes, capacity in GB (weights by block size)', async () => {
+    const trace = writeTrace(
+      traceLines({rows: 3000, instances: [...three, {id: 'late', bs: 64, from: 1500}], weakUntil: 200}),
+    )
+    const config = (given: number) => (out: string) => {
+      const path = join(tmp.dir, `cfg-${files++}.json`)
+      const inst = (id: string, bs?: number) => ({
+        instance_id: id,
+        eviction_policy_type: 'lru',
+        bytes_per_token: 1024,
+        ...(bs === undefined ? {} : {block_size: bs}),
+      })
+      const instances = [inst('a', given), inst('b'), inst('c'), inst('late')]
+      const group = {group_name: 'g', quota_capacity: 0.05, instances}
+      writeFileSync(
+        path,
+        JSON.stringify({trace_file_path: trace, output_result_path: out, instance_groups: [group]}),
+      )
+      return path
+    }
+    for (const [given, scansInPlay] of [
+      [16, 0],
+      [32, 1],
+    ] as const) {
+      const byPrePass = await runOutputs(trace, {prePass: true, config: config(given)})
+      const inPlay = await runOutputs(trace, {prePass: false, config: config(given)})
+      expect(inPlay.run).toEqual(byPrePass.run)
+      expect([byPrePass.scans, inPlay.scans]).toEqual([1, scansInPlay])
+      expect('error' in (inPlay.run as object)).toBe(given === 32)
+    }
   })
 
   it('the inferred sizes are the instances’ own, also after first rows that fit others', async () => {
