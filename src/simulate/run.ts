@@ -48,9 +48,8 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
 
 async function simulateRun(req: SimulateRequest, run: RunContext): Promise<SimulateOutcome> {
   const setup = await setUpRun(req, run)
-  const sizes = await settleRunSizes(setup)
   const lines: string[] = []
-  const result = req.sweep ? await sweepRun(setup, sizes, lines) : await singleRun(setup, sizes, lines)
+  const {result, sizes} = req.sweep ? await sweepRun(setup, lines) : await singleRun(setup, lines)
   // a run that played nothing has no result: no plot, no summary (and the directory it made is removed)
   if (result.effective.ordered.every((i) => i.counters.get_rows + i.counters.write_rows === 0))
     throw await noRowsError(setup, result.effective.skips)
@@ -60,10 +59,17 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   return {summary, table: renderTable(summary), lines, notices: setup.notes.list, outputDir: setup.out}
 }
 
+/** A run's result and the block sizes it played with. */
+interface Played {
+  result: RunResult
+  sizes: RunSizes
+}
+
 /** The configured capacities: the streamed play, then the oracles asked for. */
-async function singleRun(setup: RunSetup, sizes: RunSizes, lines: string[]): Promise<RunResult> {
+async function singleRun(setup: RunSetup, lines: string[]): Promise<Played> {
   const parseStart = performance.now()
-  const single = await runSingle(setup, sizes)
+  const single = await runSingle(setup)
+  const sizes = single.sizes
   const parseSeconds = (performance.now() - parseStart) / 1000 - single.playSeconds - single.writeSeconds
   const oracles = await runOracles(
     setup,
@@ -72,7 +78,7 @@ async function singleRun(setup: RunSetup, sizes: RunSizes, lines: string[]): Pro
     single.rowsInMemory ?? sizes.rowsInMemory,
     lines,
   )
-  return {
+  const result: RunResult = {
     effective: single.main,
     main: single.main,
     sorted: single.sorted,
@@ -82,11 +88,13 @@ async function singleRun(setup: RunSetup, sizes: RunSizes, lines: string[]): Pro
     parseSeconds,
     jobs: 1,
   }
+  return {result, sizes}
 }
 
 /** A sweep over capacities of one group (sweep/), from the rows loaded with the block sizes. */
-async function sweepRun(setup: RunSetup, sizes: RunSizes, lines: string[]): Promise<RunResult> {
+async function sweepRun(setup: RunSetup, lines: string[]): Promise<Played> {
   const {req, cfg, notes} = setup
+  const sizes = await settleRunSizes(setup)
   const parseStart = performance.now()
   const sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')
   const main = new Player({...sizes.baseOptions, config: structuredClone(cfg), plots: false}) // a placeholder
@@ -104,7 +112,7 @@ async function sweepRun(setup: RunSetup, sizes: RunSizes, lines: string[]): Prom
   )
   lines.push(...result.lines)
   setup.outputs.push('sweep.csv')
-  return {
+  const played: RunResult = {
     effective: result.largest,
     main,
     sorted,
@@ -114,6 +122,7 @@ async function sweepRun(setup: RunSetup, sizes: RunSizes, lines: string[]): Prom
     parseSeconds,
     jobs: result.jobs,
   }
+  return {result: played, sizes}
 }
 
 /** The result line of a single run: its policies, capacity, hit rates and throughput. */

@@ -14,7 +14,7 @@ import {BinaryHeap} from '../../util/binary-heap.js'
 import {newReadRecord, rate, type ReadRecord} from '../output/hit-rate-csv.js'
 import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from '../output/hit-rate-sink.js'
 import type {TraceRow} from '../input/trace-rows.js'
-import {BlockSizeFit} from '../input/block-size.js'
+import {BlockSizeFit, chooseBlockSize} from '../input/block-size.js'
 import {blockSizeError, type BlockSizeSource} from '../input/block-size-errors.js'
 
 const INT64_MAX = 2n ** 63n - 1n
@@ -131,6 +131,12 @@ export interface PlayerOptions {
   blockSizeCheck?: boolean
   /** where an instance's block size came from (for the message of a contradiction) */
   blockSizeSource?: (instanceId: string) => BlockSizeSource
+  /**
+   * block sizes not given are guesses, settled from the play's fits when it ends (run/sizes-from-play.ts): a row
+   * that contradicts one is no error (the run plays again with the settled sizes), and a quick-form instance
+   * without an inferred size takes the one its first row implies
+   */
+  provisionalSizes?: boolean
   /** write hit-rate CSVs into this directory (file name from the instance id) */
   csvName?: (instanceId: string) => string | undefined
   /**
@@ -147,6 +153,14 @@ export interface PlayerOptions {
   /** never evict in any group (the infinite oracle) */
   infinite?: boolean
   traceName: string
+}
+
+/** The block size a get or request row alone implies (undefined: it does not constrain one). */
+function sizeOfRow(row: TraceRow): number | undefined {
+  if (row.type === 'write' || row.keys.length === 0) return undefined
+  const fit = new BlockSizeFit()
+  fit.add(row.keys.length, row.inputLen, row.lineNo)
+  return chooseBlockSize(fit)
 }
 
 /** A copy of group `g` with the capacity of a sweep point. */
@@ -195,7 +209,7 @@ interface PendingWrite {
   ts: bigint
   seq: number
   inst: InstState
-  keys: number[]
+  keys: readonly number[]
 }
 
 export interface SkipCounts {
@@ -281,7 +295,9 @@ export class Player {
     let inst = this.instances.get(row.instance)
     if (inst === undefined && this.opts.quickInstance) {
       const cfg: InstanceConfig = {instance_id: row.instance, ...this.opts.quickInstance}
-      const inferred = this.opts.quickBlockSizes?.get(row.instance)
+      const inferred =
+        this.opts.quickBlockSizes?.get(row.instance) ??
+        (this.opts.provisionalSizes ? sizeOfRow(row) : undefined)
       if (inferred !== undefined) cfg.block_size = inferred
       this.opts.config.instance_groups[0].instances.push(cfg)
       inst = this.addInstance(cfg, this.groups[0])
@@ -360,11 +376,13 @@ export class Player {
     const bs = inst.cfg.block_size
     const full = Math.floor(row.inputLen / bs)
     if (full === k || (full > k && this.opts.blockSizeCheck === false)) return
+    const source = this.opts.blockSizeSource?.(inst.cfg.instance_id) ?? 'config'
+    if (this.opts.provisionalSizes && source !== 'flag' && source !== 'config') return
     throw blockSizeError({
       traceName: this.opts.traceName,
       instance: inst.cfg.instance_id,
       blockSize: bs,
-      source: this.opts.blockSizeSource?.(inst.cfg.instance_id) ?? 'config',
+      source,
       keys: k,
       inputLen: row.inputLen,
       lineNo: row.lineNo,
@@ -417,7 +435,7 @@ export class Player {
     this.bufferTs = row.ts
   }
 
-  private write(inst: InstState, ts: bigint, keys: number[]): void {
+  private write(inst: InstState, ts: bigint, keys: readonly number[]): void {
     this.flushBefore(ts)
     const inserted = inst.engine.insert(keys, ts)
     evictIfNeeded(inst.group.engines, inst.group.settings, inst.engine)

@@ -207,10 +207,52 @@ function boolListBytes(b: Uint8Array, p: number, out: boolean[]): number {
   }
 }
 
+/** the longest keys text remembered for the next row (longer lists are read every time) */
+const MAX_REMEMBERED_KEYS_TEXT = 1 << 16
+
+/**
+ * The text of the last keys array read and its ids: a trace repeats a get's keys in the write that follows it
+ * (the Get+Write format writes what the get missed as the same list), and the same text has the same ids, so a
+ * repeat is a byte comparison instead of a parse and a lookup per key (no id is assigned: the keys are known).
+ */
+class RememberedKeys {
+  private text = new Uint8Array(4096)
+  private length = 0
+  private ids: number[] = []
+
+  /** The end of the keys array at p when its text is the remembered one, else -1. */
+  endIfSame(b: Uint8Array, p: number): number {
+    const n = this.length
+    // a list of another length (as a longer one sharing a prefix) mostly fails at its last byte: that one first
+    if (n === 0 || p + n > b.length || b[p + n - 1] !== 0x5d) return -1
+    const t = this.text
+    for (let i = 0; i < n; i++) if (b[p + i] !== t[i]) return -1
+    return p + n
+  }
+
+  /** A copy of the remembered ids (rows never share a keys array). */
+  copyOfIds(): number[] {
+    return this.ids.slice()
+  }
+
+  remember(b: Uint8Array, start: number, end: number, ids: number[]): void {
+    const n = end - start
+    if (n > MAX_REMEMBERED_KEYS_TEXT) {
+      this.length = 0
+      return
+    }
+    if (n > this.text.length) this.text = new Uint8Array(Math.max(n, 2 * this.text.length))
+    this.text.set(b.subarray(start, end))
+    this.length = n
+    this.ids = ids // the row's own array (TraceRow.keys is read-only)
+  }
+}
+
 /** Reusable scratch of the byte scanner (one per trace read). */
 export class RowByteScanner {
   end = 0
   private readonly keyHalves = new HalvesList()
+  private readonly remembered = new RememberedKeys()
   private lastInstance = ''
   private lastInstanceBytes = new Uint8Array(0)
 
@@ -249,6 +291,9 @@ export class RowByteScanner {
     let maskBad = false
     let queryType: string | undefined = 'prefix_match'
     let seen = 0
+    let keysStart = -1 // the keys array's text, when read (not the remembered one)
+    let keysEnd = -1
+    let sameKeys = false
     let p = skipWsBytes(b, start)
     if (b[p] !== 0x7b) return undefined
     p = skipWsBytes(b, p + 1)
@@ -302,11 +347,21 @@ export class RowByteScanner {
           }
           break
         }
-        case F_KEYS:
+        case F_KEYS: {
           if (c !== 0x5b) return undefined
-          p =
-            interner === undefined ? keyCountBytes(b, p, this.keyHalves) : keyArrayBytes(b, p, this.keyHalves)
+          if (interner === undefined) {
+            p = keyCountBytes(b, p, this.keyHalves)
+            break
+          }
+          const e = this.remembered.endIfSame(b, p)
+          sameKeys = e >= 0
+          if (sameKeys) p = e
+          else {
+            keysStart = p
+            p = keysEnd = keyArrayBytes(b, p, this.keyHalves)
+          }
           break
+        }
         case F_INPUT_LEN: {
           const v = smallIntegerBytes(b, p, this)
           if (v >= 1) {
@@ -368,6 +423,15 @@ export class RowByteScanner {
       mask = NO_MASK
       queryType = 'prefix_match'
     }
+    const ids = sameKeys ? this.remembered.copyOfIds() : this.idsOfKeys(interner)
+    if (keysStart >= 0) this.remembered.remember(b, keysStart, keysEnd, ids)
+    const n = ids.length
+    if (typeof mask === 'number') mask = Math.min(mask, n)
+    return {type, instance, ts, keys: ids, inputLen, mask, queryType, lineNo}
+  }
+
+  /** The ids of the keys read (zeros without an interner: a pre-pass counts them only). */
+  private idsOfKeys(interner: KeyInterner | undefined): number[] {
     const k = this.keyHalves
     const n = k.length
     const ids = new Array<number>(n)
@@ -376,7 +440,6 @@ export class RowByteScanner {
       const {hi, lo} = k
       for (let i = 0; i < n; i++) ids[i] = interner.idOf(hi[i], lo[i])
     }
-    if (typeof mask === 'number') mask = Math.min(mask, n)
-    return {type, instance, ts, keys: ids, inputLen, mask, queryType, lineNo}
+    return ids
   }
 }

@@ -12,8 +12,8 @@ export interface TraceRow {
   type: RowType
   instance: string
   ts: bigint
-  /** interned key ids */
-  keys: number[]
+  /** interned key ids (read-only: the byte scanner keeps the last array it made to copy for a repeat) */
+  keys: readonly number[]
   inputLen: number
   /** list of flags, or an offset (clamped to the key count) */
   mask: boolean[] | number

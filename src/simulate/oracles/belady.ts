@@ -204,7 +204,7 @@ function playSequence(
   }
   const ops: Op[] = []
   const delay = BigInt(cfg.trace_replay.write_delay_ns)
-  const pending: Array<{ts: bigint; seq: number; inst: number; keys: number[]}> = []
+  const pending: Array<{ts: bigint; seq: number; inst: number; keys: readonly number[]}> = []
   let seq = 0
   // rows come sorted and the delay is constant, so scheduled writes are due in scheduling order: a FIFO suffices
   let head = 0

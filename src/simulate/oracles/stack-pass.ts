@@ -39,7 +39,7 @@ class Fenwick {
 /** A get or a write of the swept instance, in the order the replay applies them (§4.2). */
 interface InstanceEvent {
   get: boolean
-  keys: number[]
+  keys: readonly number[]
   mask: boolean[] | number
   inputLen: number
   queryType: string

@@ -33,22 +33,31 @@ export interface RunSizes {
   baseOptions: BaseOptions
 }
 
+/** The block sizes of a run, settled before its play (a pre-pass infers them where the configuration has none). */
 export async function settleRunSizes(setup: RunSetup): Promise<RunSizes> {
   const {req, resolved, cfg, tracePath, traceName} = setup
-  const check = req.blockSizeCheck !== false
-  let rowsInMemory: TraceRow[] | undefined
-  let fits: Map<string, BlockSizeFit> | undefined
   if (req.sweep) {
-    rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, setup.stats, setup.notes)
+    const rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, setup.stats, setup.notes)
     if (rowsInMemory.length === 0) throw await noRowsError(setup)
-    fits = fitsOfRows(rowsInMemory)
-  } else if (needsInference(resolved))
-    fits = await scanBlockSizes({
-      path: tracePath,
-      name: traceName,
-      skipInvalid: req.skipInvalid,
-      mode: cfg.trace_replay.mode,
-    })
+    return {...runSizesOf(setup, fitsOfRows(rowsInMemory)), rowsInMemory}
+  }
+  if (!needsInference(resolved)) return runSizesOf(setup, undefined)
+  const fits = await scanBlockSizes({
+    path: tracePath,
+    name: traceName,
+    skipInvalid: req.skipInvalid,
+    mode: cfg.trace_replay.mode,
+  })
+  return runSizesOf(setup, fits)
+}
+
+/**
+ * The sizes `fits` settle (undefined: every block size is given, checked row by row in the play). Inferred sizes
+ * are written into the run's configuration; a contradiction or rows that fit no size throw.
+ */
+export function runSizesOf(setup: RunSetup, fits: Map<string, BlockSizeFit> | undefined): RunSizes {
+  const {req, resolved, cfg, traceName} = setup
+  const check = req.blockSizeCheck !== false
   const plan = settleBlockSizes(resolved, fits, traceName, check)
   const baseOptions: BaseOptions = {
     config: cfg,
@@ -60,7 +69,7 @@ export async function settleRunSizes(setup: RunSetup): Promise<RunSizes> {
     strictInstances: req.strictInstances,
     traceName,
   }
-  return {plan, fits, rowsInMemory, baseOptions}
+  return {plan, fits, baseOptions}
 }
 
 /** A contradiction a streamed play met, as the error with the block size the whole trace implies. */

@@ -1,6 +1,7 @@
 // A run at the configured capacities: the trace streamed through one Player, parsed a batch at a time and played
 // with the play timed apart from parsing and from writing CSV rows (docs/simulate.md §5.4); a trace found out of
-// order is re-read, stable-sorted and played from memory.
+// order is re-read, stable-sorted and played from memory. Block sizes to infer are inferred by the play itself
+// (sizes-from-play.ts), or by a pre-pass when the play cannot stand.
 import {Notes} from '../config/notes.js'
 import {PLAY_BATCH, playRows} from '../engine/play-rows.js'
 import {Player} from '../engine/player.js'
@@ -8,8 +9,9 @@ import {loadSorted} from '../input/sorted-rows.js'
 import {KeyInterner, type TraceRow} from '../input/trace-rows.js'
 import {parsesOnThread, readTraceRowBatchesOnThread} from '../input/parse-thread.js'
 import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
-import {type RunSizes, withTraceFit} from './block-sizes.js'
+import {type RunSizes, settleRunSizes, withTraceFit} from './block-sizes.js'
 import type {RunSetup} from './setup.js'
+import {playedWith, playInfersSizes, sizesOfFirstRows, sizesOfPlay} from './sizes-from-play.js'
 
 export interface SingleRun {
   main: Player
@@ -20,12 +22,17 @@ export interface SingleRun {
   writeSeconds: number
   /** the rows, when the run had to hold them (a re-sorted trace) */
   rowsInMemory?: TraceRow[]
+  /** the block sizes it played with */
+  sizes: RunSizes
 }
 
+/** A streamed play: its Player is made once the first batch of rows is read (from the sizes they imply). */
+type StreamedPlay = Omit<SingleRun, 'sizes'> & {unsortedAt?: number}
+
 /** Plays the trace at the configured capacities, its CSVs committed, the instances without a get noted. */
-export async function runSingle(setup: RunSetup, sizes: RunSizes): Promise<SingleRun> {
-  let run = await streamPlay(setup, sizes)
-  if (run.unsortedAt !== undefined) run = await playResorted(setup, sizes, run.unsortedAt)
+export async function runSingle(setup: RunSetup): Promise<SingleRun> {
+  const run =
+    (playInfersSizes(setup) ? await playInferringSizes(setup) : undefined) ?? (await playSettled(setup))
   const main = run.main
   await main.closeCsvs(true)
   for (const i of main.ordered) {
@@ -39,10 +46,65 @@ export async function runSingle(setup: RunSetup, sizes: RunSizes): Promise<Singl
   return run
 }
 
+/** The play with block sizes settled first (given, or inferred by a pre-pass). */
+async function playSettled(setup: RunSetup): Promise<SingleRun> {
+  const sizes = await settleRunSizes(setup)
+  return await playWith(setup, sizes)
+}
+
+/** The streamed play (a re-sorted one after a row out of order) with block sizes settled before it. */
+async function playWith(setup: RunSetup, sizes: RunSizes): Promise<SingleRun> {
+  let run: StreamedPlay
+  try {
+    run = await streamPlay(setup, () => newMainPlayer(setup, sizes))
+  } catch (err) {
+    throw await withTraceFit(setup, sizes, err)
+  }
+  if (run.unsortedAt !== undefined) return await playResorted(setup, sizes, run.unsortedAt)
+  return {...run, sizes}
+}
+
+/**
+ * The streamed play starting from the sizes its first rows imply, settled from its own fits at the end; played
+ * again when an instance played with another size. Undefined when it cannot stand: an error (the pre-pass then
+ * gives the run the same error or result, see sizes-from-play.ts), or a trace out of order (re-sorted with the
+ * pre-pass's sizes).
+ */
+async function playInferringSizes(setup: RunSetup): Promise<SingleRun | undefined> {
+  let run: StreamedPlay
+  try {
+    run = await streamPlay(setup, (first) => newMainPlayer(setup, sizesOfFirstRows(setup, first), true))
+  } catch {
+    return forgetPlay(setup, undefined)
+  }
+  if (run.unsortedAt !== undefined) {
+    await forgetPlay(setup, run.main)
+    const sizes = await settleRunSizes(setup)
+    return await playResorted(setup, sizes, run.unsortedAt)
+  }
+  let sizes: RunSizes
+  try {
+    sizes = sizesOfPlay(setup, run.main)
+  } catch {
+    return forgetPlay(setup, run.main)
+  }
+  if (playedWith(setup, run.main, sizes)) return {...run, sizes}
+  await forgetPlay(setup, run.main)
+  return await playWith(setup, sizes)
+}
+
+/** A play that does not stand: its CSVs removed, the read statistics restarted for the next read. */
+async function forgetPlay(setup: RunSetup, main: Player | undefined): Promise<undefined> {
+  await main?.closeCsvs(false)
+  Object.assign(setup.stats, newStats(setup.tracePath))
+  return undefined
+}
+
 /** A player of the run that writes its CSVs (rows kept as numbers and written between batches). */
-function newMainPlayer(setup: RunSetup, sizes: RunSizes): Player {
+function newMainPlayer(setup: RunSetup, sizes: RunSizes, provisionalSizes = false): Player {
   return new Player({
     ...sizes.baseOptions,
+    provisionalSizes,
     config: structuredClone(setup.cfg),
     csvName: setup.csvNames.stagedIn(setup.out),
     // CSV rows are written between play batches, outside the play's timer
@@ -55,23 +117,28 @@ function newMainPlayer(setup: RunSetup, sizes: RunSizes): Player {
  * The streamed play: stops at the first row out of timestamp order (`unsortedAt`, its CSVs removed). The loops
  * are the measured path of a single run: rows are parsed a batch at a time and then played, so the play runs with
  * warm caches and its timer measures the play rather than the interleaved parsing (or, for a large trace, the
- * parsing thread runs ahead while this one plays).
+ * parsing thread runs ahead while this one plays). `makePlayer` is called with the first batch, before it plays.
  */
-async function streamPlay(setup: RunSetup, sizes: RunSizes): Promise<SingleRun & {unsortedAt?: number}> {
-  const main = newMainPlayer(setup, sizes)
+async function streamPlay(
+  setup: RunSetup,
+  makePlayer: (firstRows: readonly TraceRow[]) => Player,
+): Promise<StreamedPlay> {
+  let main: Player | undefined
   let prev: bigint | undefined
   let unsortedAt: number | undefined
   let playTime = 0
   let writeTime = 0 // CSV rows written between the batches: neither parsing nor play
   const batch: TraceRow[] = []
-  const playBatch = (): void => {
+  const playBatch = (): Player => {
+    const player = (main ??= makePlayer(batch))
     const t0 = performance.now()
-    for (let i = 0; i < batch.length; i++) main.apply(batch[i])
+    for (let i = 0; i < batch.length; i++) player.apply(batch[i])
     batch.length = 0
     const t1 = performance.now()
     playTime += t1 - t0
-    main.drainCsvs()
+    player.drainCsvs()
     writeTime += performance.now() - t1
+    return player
   }
   try {
     read: for await (const rows of traceRows(setup)) {
@@ -87,15 +154,16 @@ async function streamPlay(setup: RunSetup, sizes: RunSizes): Promise<SingleRun &
       }
     }
     if (unsortedAt === undefined) {
-      playBatch()
+      const player = playBatch()
       const t0 = performance.now()
-      main.finish()
+      player.finish()
       playTime += performance.now() - t0
     }
   } catch (err) {
-    await main.closeCsvs(false)
-    throw await withTraceFit(setup, sizes, err)
+    await main?.closeCsvs(false)
+    throw err
   }
+  main ??= makePlayer(batch)
   if (unsortedAt !== undefined) await main.closeCsvs(false)
   return {main, sorted: true, playSeconds: playTime / 1000, writeSeconds: writeTime / 1000, unsortedAt}
 }
@@ -137,5 +205,6 @@ async function playResorted(setup: RunSetup, sizes: RunSizes, unsortedAt: number
     playSeconds: run.seconds,
     writeSeconds: run.writeSeconds,
     rowsInMemory: rows,
+    sizes,
   }
 }

@@ -40,11 +40,31 @@ function keyText(clean: boolean): string {
   ])
 }
 
+/** the keys of the last row, and how often a row takes them again (a write after its get), changed a little or not */
+let lastKeys: string[] = []
+let repeatKeys = 0
+
+function keysOfRow(clean: boolean): string[] {
+  if (rand() < repeatKeys && lastKeys.length > 0) {
+    const k = [...lastKeys]
+    const change = rand()
+    if (change < 0.15)
+      k[k.length - 1] = keyText(clean) // the same length, another last key
+    else if (change < 0.3)
+      k.push(keyText(clean)) // a longer list sharing the prefix
+    else if (change < 0.4) k.pop()
+    return k
+  }
+  const n = Math.floor(rand() * 12)
+  return Array.from({length: n}, () => keyText(clean))
+}
+
 /** A row in the converter's layout with random variations; some invalid. */
 function row(): string {
   const clean = rand() < 0.6
-  const n = Math.floor(rand() * 12)
-  const keys = Array.from({length: n}, () => keyText(clean))
+  const keys = keysOfRow(clean)
+  lastKeys = keys
+  const n = keys.length
   const type = clean ? pick(['get', 'write', 'request']) : pick(['get', 'write', 'gett', 'g\\u0065t'])
   const f: Array<[string, string]> = [
     ['type', `"${type}"`],
@@ -129,6 +149,30 @@ describe('the trace-row fast lane (bytes)', () => {
     }
     expect(fast).toBeGreaterThan(5000)
     expect(handedOver).toBeGreaterThan(5000)
+    expect(production.size).toBe(reference.size)
+  })
+
+  it('a row repeating the keys of the one before (or nearly) gives parseRow’s row, never a shared keys array', () => {
+    repeatKeys = 0.7
+    const scanner = new RowByteScanner()
+    const production = new KeyInterner()
+    const reference = new KeyInterner()
+    let previous: TraceRow | undefined
+    let repeats = 0
+    for (let i = 1; i <= 20_000; i++) {
+      const {text, row: scanned} = scan(scanner, row(), i, production)
+      if (text === '') continue
+      const got = scanned ?? exact(text, i, production)
+      expect(got).toEqual(exact(text, i, reference))
+      if (typeof got === 'string') continue
+      if (previous !== undefined && got.keys.length > 0) {
+        expect(got.keys).not.toBe(previous.keys)
+        if (got.keys.join() === previous.keys.join()) repeats++
+      }
+      previous = got
+    }
+    repeatKeys = 0
+    expect(repeats).toBeGreaterThan(1500)
     expect(production.size).toBe(reference.size)
   })
 
