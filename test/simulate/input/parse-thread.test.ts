@@ -1,11 +1,12 @@
 // The trace parsed on a worker thread gives exactly what the reader on the playing thread gives: the same rows
 // (key ids too), progress calls, statistics and errors in the same order, and the same run outputs (CSV and
 // summary bytes, notices, errors) on random traces with bad rows, rows out of order and block-size contradictions.
-import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {afterAll, describe, expect, it} from 'vitest'
 import {ROOT, spawnLmt, tempDir} from '../../helpers/cli.js'
+import {maskedLines, outputFiles} from '../../helpers/run-outputs.js'
 
 // the worker needs the built files (a worker runs JavaScript): `npm test` builds first
 const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href
@@ -302,16 +303,8 @@ async function runOutputs(
       version: 'test',
       parseThread,
     })
-    const files: Record<string, string> = {}
-    for (const f of readdirSync(out).sort()) {
-      let text = readFileSync(join(out, f), 'utf8')
-      if (f === 'summary.json')
-        text = text
-          .replace(/"(\w+_seconds|\w+_per_second|peak_rss_bytes)": [\d.e+-]+/g, '"$1": 0')
-          .replaceAll(out, 'OUT')
-      files[f] = text
-    }
-    return {files, notices: r.notices, lines: r.lines.map((l) => l.replace(/[\d.]+ M? ?lookups\/s/g, 'N'))}
+    const files = outputFiles(out)
+    return {files, notices: r.notices, lines: maskedLines(r.lines)}
   } catch (err) {
     return {error: errorFacts(err), left: existsSync(out) ? readdirSync(out) : null}
   }

@@ -1,12 +1,13 @@
 // Block sizes inferred by the play itself give the run a pre-pass gives (outputs, notices, errors), with one read
 // of the trace where the play stands: random multi-instance traces whose first rows imply the final sizes or not,
 // instances that appear late, bad rows, rows out of order, contradictions.
-import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeEach, describe, expect, it, vi} from 'vitest'
 import {isLmtError} from '../../../src/errors.js'
 import {simulate} from '../../../src/simulate/run.js'
 import {tempDir} from '../../helpers/cli.js'
+import {maskedLines, outputFiles} from '../../helpers/run-outputs.js'
 
 const scans = vi.hoisted(() => ({count: 0}))
 vi.mock('../../../src/simulate/input/block-size-scan.js', async (importOriginal) => {
@@ -115,16 +116,8 @@ async function runOutputs(trace: string, opts: RunOptions): Promise<{run: unknow
       version: 'test',
       sizesByPrePass: opts.prePass,
     })
-    const files: Record<string, string> = {}
-    for (const f of readdirSync(out).sort()) {
-      let text = readFileSync(join(out, f), 'utf8')
-      if (f === 'summary.json')
-        text = text
-          .replace(/"(\w+_seconds|\w+_per_second|peak_rss_bytes)": [\d.e+-]+/g, '"$1": 0')
-          .replaceAll(out, 'OUT')
-      files[f] = text
-    }
-    const lines = r.lines.map((l) => l.replace(/[\d.]+ M? ?lookups\/s/g, 'N'))
+    const files = outputFiles(out)
+    const lines = maskedLines(r.lines)
     return {run: {files, notices: r.notices, lines}, scans: scans.count}
   } catch (err) {
     return {
