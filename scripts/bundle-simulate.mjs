@@ -28,6 +28,7 @@ const OUTSIDE = [
   'util/closest.js',
   'cli/interrupts.js',
   'cli/stdout-guard.js',
+  'cli/stdin-argument.js',
   'util/guards/plugin-code.js',
   'util/guards/exit-guard.js',
   'util/guards/prototype-guard.js',

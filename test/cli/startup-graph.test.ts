@@ -53,6 +53,7 @@ function modulesLoaded(args: string[]): string[] {
 const BESIDE_THE_BUNDLE = [
   'cli/young-generation.js',
   'vendor/oclif-core.js',
+  'cli/stdin-argument.js',
   'cli/interrupts.js',
   'util/guards/plugin-code.js',
   'util/guards/exit-guard.js',
