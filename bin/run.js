@@ -2,6 +2,10 @@
 // first, before any module allocates: how big V8's young generation may grow (see the module)
 import {keepsYoungGenerationSmall} from '../dist/src/cli/young-generation.js'
 import {loadOclifCore} from '../dist/src/vendor/oclif-core.js'
+import {probeProcessStdin} from '../dist/src/cli/stdin-argument.js'
+
+// simulate's optional argument may come from a piped stdin: read while lmt loads, not waited for at the parse
+if (process.argv[2] === 'simulate') probeProcessStdin()
 
 // oclif from the bundle the build made, with its code cache (see the module): every import of it gets this copy
 const {Errors, flush, handle, run, settings} = await loadOclifCore(

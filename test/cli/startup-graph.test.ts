@@ -49,6 +49,26 @@ function modulesLoaded(args: string[]): string[] {
     .map((m) => m.replace(/^file:\/\//, '').replace(ROOT, ''))
 }
 
+/** the modules a single simulate run loads besides its bundle */
+const BESIDE_THE_BUNDLE = [
+  'cli/young-generation.js',
+  'vendor/oclif-core.js',
+  'cli/stdin-argument.js',
+  'cli/interrupts.js',
+  'util/guards/plugin-code.js',
+  'util/guards/exit-guard.js',
+  'util/guards/prototype-guard.js',
+  'errors.js',
+  'util/closest.js',
+  'cli/stdout-guard.js',
+  'util/output-path.js',
+  'vendor/command-bundle.js',
+  // the plot, loaded when it is drawn
+  'simulate/output/plots.js',
+  'vendor/vega.js',
+  'vendor/vega-bundle.js',
+].map((m) => `/dist/src/${m}`)
+
 describe('start-up', () => {
   it('a single simulate run loads no sweep, no converter discovery, no progress bar package', () => {
     const trace = join(dir, 'one.jsonl')
@@ -69,6 +89,14 @@ describe('start-up', () => {
     expect(loaded.filter((m) => m.includes('/dist/src/simulate/sweep/'))).toEqual([])
     expect(loaded.filter((m) => m.includes('/dist/src/plugins/converter-discovery'))).toEqual([])
     expect(loaded.filter((m) => m.includes('/node_modules/cli-progress/'))).toEqual([])
+    // the command's modules come as one script (scripts/bundle-simulate.mjs, read by its stub, not imported);
+    // beside it only what bin/run.js loads and the modules whose state is shared with the rest of the process,
+    // each once
+    const lmtModules = loaded.filter((m) => m.startsWith('/dist/src/'))
+    expect(new Set(lmtModules).size).toBe(lmtModules.length)
+    expect(lmtModules.filter((m) => !BESIDE_THE_BUNDLE.includes(m))).toEqual([
+      '/dist/src/commands/simulate.js',
+    ])
   })
 
   it.each([['--version'], ['simulate', '--help'], ['trace', 'info', '--help']].map((a) => [a.join(' '), a]))(
