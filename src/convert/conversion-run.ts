@@ -234,6 +234,7 @@ export class ConversionRun {
       directPath: req.inputs.length === 1 ? outTmp : undefined,
       windowSize: req.sorterWindow,
       chunkChars: req.sorterChunkChars,
+      release: (line) => this.arena.release(line),
     })
     this.sorters.push(sorter)
     const ctx = new InputAccounting(path, index, {
