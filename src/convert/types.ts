@@ -106,6 +106,11 @@ export interface Converter {
   getBlockSize?(instanceId: string): number
   /** Instance ids the converter registered, including those without traces (shown in the summary). */
   knownInstanceIds?(): Iterable<string>
+  /**
+   * Optional: true to have the records it returns encoded as they come, not when the sorter writes them out, so
+   * that a record waiting in the sort window holds no buffer its keys point into (lmt's publisher_log converter).
+   */
+  readonly encodesRecordsAtOnce?: boolean
 }
 
 /** The first non-blank line of a file, as {@link ConverterClass.looksLike} sees it. */
