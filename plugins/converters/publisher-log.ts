@@ -209,6 +209,11 @@ export class PublisherLogConverter extends BaseConverter {
 
   /** Its records are encoded as they come: one waiting to be sorted holds no batch's key slabs. */
   readonly encodesRecordsAtOnce = true
+  /**
+   * Its output turns unsorted at the end of the input (gets never written come last, at their own times): the
+   * sorter then spills what it held and the rest in chunks of this many bytes, not 32 MiB of lines at a time.
+   */
+  readonly sortChunkBytes = 8 << 20
 
   async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
     const aged = new AgedKeys(this.options.spillDir)

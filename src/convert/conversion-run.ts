@@ -86,6 +86,12 @@ function conversionFailure(err: unknown, className: string, path: string, output
   return lmtError('PLUGIN_CONVERTER_THREW', className, messageOf(err), path, {cause: err})
 }
 
+/** A converter's sortChunkBytes when it is a usable size (≥ 64 KiB), else undefined (the sorter's default). */
+export function sortChunkBytesOf(converter: Converter): number | undefined {
+  const n: unknown = converter.sortChunkBytes
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 << 16 ? n : undefined
+}
+
 /** One input's line accounting and trace counts, for the summary. */
 function inputSummary(path: string, ctx: InputAccounting, traces: TraceCounts): InputSummary {
   return {
@@ -235,7 +241,7 @@ export class ConversionRun {
       name: `input${index}`,
       directPath: req.inputs.length === 1 ? outTmp : undefined,
       windowSize: req.sorterWindow,
-      chunkChars: req.sorterChunkChars,
+      chunkChars: req.sorterChunkChars ?? sortChunkBytesOf(converter),
       release: (line) => this.arena.release(line),
     })
     this.sorters.push(sorter)

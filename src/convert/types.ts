@@ -111,6 +111,11 @@ export interface Converter {
    * that a record waiting in the sort window holds no buffer its keys point into (lmt's publisher_log converter).
    */
   readonly encodesRecordsAtOnce?: boolean
+  /**
+   * Optional: line bytes the sorter holds per chunk once the output proved unsorted (default 32 MiB); less for a
+   * converter whose output turns unsorted only at the end of its input, when all it held back comes at once.
+   */
+  readonly sortChunkBytes?: number
 }
 
 /** The first non-blank line of a file, as {@link ConverterClass.looksLike} sees it. */

@@ -50,3 +50,12 @@ describe('readTraces', () => {
     expect(r.lines).toEqual([serializeJson(write()) + '\n', serializeJson(write()) + '\n'])
   })
 })
+
+describe('sortChunkBytesOf', () => {
+  it("takes a converter's chunk size for its sorter only when it is a usable size", async () => {
+    const {sortChunkBytesOf} = await import('../../src/convert/conversion-run.js')
+    expect(sortChunkBytesOf({sortChunkBytes: 8 << 20})).toBe(8 << 20)
+    for (const bad of [undefined, 0, -1, 100, 1.5e6 + 0.5, NaN, Infinity, '8388608'])
+      expect(sortChunkBytesOf({sortChunkBytes: bad} as never)).toBeUndefined()
+  })
+})
