@@ -30,6 +30,8 @@ export type {
   MappedLine,
 } from './convert/line-mapper.js'
 export {lineBatchesOf, mapInputBatches} from './convert/batch-input.js'
+export {holdYoungGeneration} from './convert/young-generation-hold.js'
+export {collectGarbage} from './util/collect-garbage.js'
 export {LineBatch, type LineBatchData} from './jsonl/line-batch.js'
 export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
 export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'

@@ -1,4 +1,11 @@
-import {BaseConverter, KeyList, pythonEquals, pythonHashKey} from '../../src/index.js'
+import {
+  BaseConverter,
+  collectGarbage,
+  holdYoungGeneration,
+  KeyList,
+  pythonEquals,
+  pythonHashKey,
+} from '../../src/index.js'
 import type {FormatSample, InputContext, InputLine, Trace} from '../../src/index.js'
 import {looksLikePublisherLog} from './_shared/format-samples.js'
 import type {FinishEvent, GetEvent, PublisherEventConfig, StartEvent} from './_shared/publisher-events.js'
@@ -8,6 +15,13 @@ import {SpilledKeys} from './_shared/publisher-key-spill.js'
 import {PrefixHashes} from './_shared/publisher-prefix-hash.js'
 
 const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
+/**
+ * Batches (of 512 lines) and, at the end of the input, pending events emitted between two full collections. A
+ * batch's key slabs come from the worker and are freed only when this thread's collector finds them dead, which V8
+ * does at some 64 MB of them; as do the keys read back from the spill file. A collection of this heap takes ~10 ms.
+ */
+const BATCHES_PER_COLLECTION = 64
+const FLUSHED_PER_COLLECTION = 8192
 
 interface PendingGet {
   seq: number
@@ -193,6 +207,14 @@ export class PublisherLogConverter extends BaseConverter {
 
   private readonly warnedFallback = new Set<string>()
 
+  /** Its records are encoded as they come: one waiting to be sorted holds no batch's key slabs. */
+  readonly encodesRecordsAtOnce = true
+  /**
+   * Its output turns unsorted at the end of the input (gets never written come last, at their own times): the
+   * sorter then spills what it held and the rest in chunks of this many bytes, not 32 MiB of lines at a time.
+   */
+  readonly sortChunkBytes = 8 << 20
+
   async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
     const aged = new AgedKeys(this.options.spillDir)
     try {
@@ -211,7 +233,11 @@ export class PublisherLogConverter extends BaseConverter {
       blockSizes: [...this.instanceBlockSizes],
       defaultBlockSize: this.defaultBlockSize,
     }
+    let batches = 0
     for await (const batch of publisherEventBatches(ctx, config)) {
+      // the batches' worker runs by now (starting one resets V8's flags); the conversion run lets go at its end
+      if (batches++ === 0) holdYoungGeneration()
+      else if (batches % BATCHES_PER_COLLECTION === 0) collectGarbage()
       const {lines, events} = batch
       for (let i = 0; i < lines.count; i++) {
         const e = events[i]
@@ -235,7 +261,9 @@ export class PublisherLogConverter extends BaseConverter {
       aged.endBatch()
     }
     // end of input: unfinished writes (assumed done 100 ms after their start), then gets never written
+    let flushed = 0
     for (const w of writes.values()) {
+      if (++flushed % FLUSHED_PER_COLLECTION === 0) collectGarbage()
       const ts = w.ts + FLUSH_DELAY_NS
       const keys = aged.load(w.keys)
       const get = gets.takeMatch(w.instance, ts, keys)
@@ -244,7 +272,10 @@ export class PublisherLogConverter extends BaseConverter {
       ctx.converted(w.startLine)
     }
     writes.clear()
-    for (const g of gets.drain()) yield this.emitGet(g, aged)
+    for (const g of gets.drain()) {
+      if (++flushed % FLUSHED_PER_COLLECTION === 0) collectGarbage()
+      yield this.emitGet(g, aged)
+    }
   }
 
   private onGet(

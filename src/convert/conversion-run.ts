@@ -19,6 +19,7 @@ import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
 import {TraceSorter} from './trace-sorter.js'
+import {releaseYoungGeneration} from './young-generation-hold.js'
 import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
 import type {Converter, ConverterClass, ConverterOptions, Logger} from './types.js'
 
@@ -83,6 +84,12 @@ function conversionFailure(err: unknown, className: string, path: string, output
   if (err instanceof JsonSerializeError)
     return lmtError('PLUGIN_CONTRACT_VIOLATION', className, 'unserializable', err.message)
   return lmtError('PLUGIN_CONVERTER_THREW', className, messageOf(err), path, {cause: err})
+}
+
+/** A converter's sortChunkBytes when it is a usable size (≥ 64 KiB), else undefined (the sorter's default). */
+export function sortChunkBytesOf(converter: Converter): number | undefined {
+  const n: unknown = converter.sortChunkBytes
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 << 16 ? n : undefined
 }
 
 /** One input's line accounting and trace counts, for the summary. */
@@ -173,6 +180,7 @@ export class ConversionRun {
       if (isFsError(err)) throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
       throw err
     } finally {
+      releaseYoungGeneration() // a converter may have held it (see young-generation-hold.ts)
       try {
         await converter?.close?.()
       } finally {
@@ -233,7 +241,8 @@ export class ConversionRun {
       name: `input${index}`,
       directPath: req.inputs.length === 1 ? outTmp : undefined,
       windowSize: req.sorterWindow,
-      chunkChars: req.sorterChunkChars,
+      chunkChars: req.sorterChunkChars ?? sortChunkBytesOf(converter),
+      release: (line) => this.arena.release(line),
     })
     this.sorters.push(sorter)
     const ctx = new InputAccounting(path, index, {

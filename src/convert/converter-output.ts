@@ -81,9 +81,10 @@ export async function readTraces(o: OutputReading): Promise<void> {
     path,
     ctx,
   )
+  const defer = converter.encodesRecordsAtOnce !== true
   const take = (trace: unknown): boolean => {
     if (trace instanceof GetRecord || trace instanceof WriteRecord) {
-      const size = deferredRecordSize(trace)
+      const size = defer ? deferredRecordSize(trace) : undefined
       if (size !== undefined) return sink.acceptRecord(trace, size)
       return sink.accept(trace.timestamp_ns, trace.type, trace.instance_id, encodeRecordLine(trace, arena))
     }

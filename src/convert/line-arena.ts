@@ -1,14 +1,40 @@
+/** Slabs kept for reuse at most (a run's sort window spans a handful of them). */
+const SPARE_SLABS = 8
+
 /**
  * Encoded lines live in large shared slabs rather than one Buffer each: the sort window holds thousands of lines,
- * and per-line buffers cost an allocation, a copy and garbage-collector time per trace. A slab is freed by the
- * garbage collector once no waiting line refers to it.
+ * and per-line buffers cost an allocation, a copy and garbage-collector time per trace. The arena counts the
+ * lines of each slab; once every line of a filled slab has been {@link release}d (written out by the sorter), the
+ * slab is reused for later lines instead of a new one: a long run allocates a few slabs, not one per MiB of output
+ * left for the collector. A slab whose lines are never all released is left to the collector, as before.
  */
 export class LineArena {
   private slab: Buffer
   private pos = 0
+  /** lines committed and not yet released, per slab (the current one and filled ones still referred to) */
+  private readonly live = new WeakMap<Buffer, number>()
+  private readonly spares: Buffer[] = []
 
   constructor(private readonly slabBytes = 1 << 20) {
     this.slab = Buffer.allocUnsafe(slabBytes)
+  }
+
+  /**
+   * A stored line is no longer needed (its bytes were copied out): its slab may be reused once it has none left.
+   * Call it once per line (the sorter does, as it writes each line out).
+   */
+  release(line: StoredLine): void {
+    const n = this.live.get(line.slab)
+    if (n === undefined) return // a slab whose lines are all out already
+    if (n > 1) this.live.set(line.slab, n - 1)
+    else {
+      this.live.delete(line.slab)
+      if (line.slab !== this.slab) this.spare(line.slab)
+    }
+  }
+
+  private spare(slab: Buffer): void {
+    if (slab.length === this.slabBytes && this.spares.length < SPARE_SLABS) this.spares.push(slab)
   }
 
   /** Starts a line; returns the writer positioned at its first byte. */
@@ -20,9 +46,11 @@ export class LineArena {
 
   /** @internal room for `n` more bytes after `used` bytes of the line started at `start` */
   grow(start: number, used: number, n: number): {slab: Buffer; start: number} {
-    const size = Math.max(this.slabBytes, (used + n) * 2)
-    const next = Buffer.allocUnsafe(size)
+    const fits = used + n <= this.slabBytes
+    const reused = fits ? this.spares.pop() : undefined
+    const next = reused ?? Buffer.allocUnsafe(Math.max(this.slabBytes, (used + n) * 2))
     this.slab.copy(next, 0, start, start + used)
+    if (!this.live.has(this.slab)) this.spare(this.slab) // every line of the filled slab is out already
     this.slab = next
     this.pos = 0
     return {slab: next, start: 0}
@@ -36,6 +64,7 @@ export class LineArena {
   /** @internal */
   commit(end: number): void {
     this.pos = end
+    this.live.set(this.slab, (this.live.get(this.slab) ?? 0) + 1)
   }
 
   /** Copies a ready line (newline included) into the arena. */

@@ -130,7 +130,8 @@ export class BufferedWriter {
         this.failure = err as Error
       } finally {
         this.inFlight--
-        if (recycle && this.spare.length < 2)
+        // as many spares as buffers may be in flight: a producer that drains when backlogged allocates no more
+        if (recycle && this.spare.length < MAX_IN_FLIGHT)
           this.spare.push(Buffer.from(bytes.buffer, bytes.byteOffset, WRITE_BUFFER_BYTES))
       }
     })

@@ -13,10 +13,12 @@ interface Item {
   size: number
 }
 
-/** Writes an item's line: a stored line is copied, a record is encoded straight into the writer. */
-function writeItem(w: BufferedWriter, item: Item): void {
-  if (item.line !== null) w.range(item.line.slab, item.line.start, item.line.end)
-  else encodeRecordInto(item.record as GetRecord | WriteRecord, w)
+/** Writes an item's line: a stored line is copied (then released), a record is encoded straight into the writer. */
+function writeItem(w: BufferedWriter, item: Item, release: ((line: StoredLine) => void) | undefined): void {
+  if (item.line !== null) {
+    w.range(item.line.slab, item.line.start, item.line.end)
+    release?.(item.line)
+  } else encodeRecordInto(item.record as GetRecord | WriteRecord, w)
 }
 
 export interface TraceSorterOptions {
@@ -32,6 +34,8 @@ export interface TraceSorterOptions {
   windowChars?: number
   /** Line bytes held in memory per spilled chunk once the input turned out unsorted. */
   chunkChars?: number
+  /** Told once of each stored line when it has been written (its arena may reuse the space). */
+  release?: (line: StoredLine) => void
 }
 
 const byTimestamp = (a: Item, b: Item): number => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0)
@@ -156,7 +160,7 @@ export class TraceSorter {
   private writeFirst(item: Item): void {
     const w = this.first as BufferedWriter
     if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
-    writeItem(w, item)
+    writeItem(w, item, this.opts.release)
     this.firstRun.count++
     this.lastWritten = item.ts
   }
@@ -190,7 +194,7 @@ export class TraceSorter {
     const w = new BufferedWriter(run.path)
     for (const item of this.chunk) {
       w.write(`${item.ts}\t`)
-      writeItem(w, item)
+      writeItem(w, item, this.opts.release)
     }
     this.pendingCloses.push(w.close())
     run.count = this.chunk.length

@@ -106,6 +106,16 @@ export interface Converter {
   getBlockSize?(instanceId: string): number
   /** Instance ids the converter registered, including those without traces (shown in the summary). */
   knownInstanceIds?(): Iterable<string>
+  /**
+   * Optional: true to have the records it returns encoded as they come, not when the sorter writes them out, so
+   * that a record waiting in the sort window holds no buffer its keys point into (lmt's publisher_log converter).
+   */
+  readonly encodesRecordsAtOnce?: boolean
+  /**
+   * Optional: line bytes the sorter holds per chunk once the output proved unsorted (default 32 MiB); less for a
+   * converter whose output turns unsorted only at the end of its input, when all it held back comes at once.
+   */
+  readonly sortChunkBytes?: number
 }
 
 /** The first non-blank line of a file, as {@link ConverterClass.looksLike} sees it. */

@@ -136,13 +136,24 @@ function keep(b: Buffer, st: ChunkState): Buffer {
   return st.reusing ? Buffer.from(b) : b
 }
 
-/** The carried start of a line, its pending pieces and `piece`, as one buffer (the state's carry taken). */
-function joinCarry(piece: Buffer, st: ChunkState): Buffer {
-  const buf = st.carry ? Buffer.concat([st.carry, ...st.pending, piece]) : piece
+/**
+ * The carried start of a line and its pending pieces joined with `piece` (the state's carry taken): `head` is split
+ * first, then `rest`. Only the piece up to its first LF (which always ends a line) is copied into `head`; the rest
+ * stays where it was read, so a chunk read costs no new chunk-sized buffer.
+ */
+function joinCarry(piece: Buffer, st: ChunkState): {head: Buffer; rest: Buffer | undefined} {
+  let head = piece
+  let rest: Buffer | undefined
+  if (st.carry) {
+    const lf = piece.indexOf(LF)
+    const cut = lf < 0 ? piece.length : lf + 1
+    head = Buffer.concat([st.carry, ...st.pending, piece.subarray(0, cut)])
+    if (cut < piece.length) rest = piece.subarray(cut)
+  }
   st.carry = undefined
   st.pending.length = 0
   st.pendingBytes = 0
-  return buf
+  return {head, rest}
 }
 
 export class LineReader {
@@ -226,9 +237,11 @@ export class LineReader {
         this.events.progress?.(this.bytesRead)
         continue
       }
-      const buf = this.pastBom(joinCarry(piece, st), st)
-      if (buf === undefined) continue // might still become a BOM
+      const {head, rest} = joinCarry(piece, st)
+      const buf = this.pastBom(head, st)
+      if (buf === undefined) continue // might still become a BOM (then `head` is the whole piece)
       this.splitComplete(buf, st, sink)
+      if (rest !== undefined) this.splitComplete(rest, st, sink) // `head` ended with an LF: nothing is carried
       this.events.progress?.(this.bytesRead)
       yield
     }

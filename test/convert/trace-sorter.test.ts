@@ -124,6 +124,68 @@ describe('TraceSorter', () => {
     },
   )
 
+  it.each([false, true])(
+    'releases each stored line once it is written, so its arena reuses slabs (shuffled: %s)',
+    async (shuffled) => {
+      const tmp = tempDir()
+      const own = new LineArena(512)
+      const released: StoredLine[] = []
+      const sorter = new TraceSorter({
+        tempDir: tmp.dir,
+        name: 'in',
+        directPath: join(tmp.dir, 'direct.jsonl'),
+        windowSize: 16,
+        chunkChars: 3000,
+        release: (l) => {
+          released.push(l)
+          own.release(l)
+        },
+      })
+      const items: Array<[bigint, number]> = Array.from({length: 3000}, (_, i) => [
+        shuffled ? BigInt(Math.floor(rand() * 500)) : BigInt(i),
+        i,
+      ])
+      const made = vi.spyOn(Buffer, 'allocUnsafe')
+      const lines = items.map(([ts, n]) => {
+        const l = own.add(Buffer.from(text(ts, n)))
+        sorter.push(ts, l)
+        return l
+      })
+      const slabs = made.mock.calls.filter(([n]) => n === 512).length
+      made.mockRestore()
+      const runs = await sorter.finish()
+      const out = join(tmp.dir, 'out.jsonl')
+      const w = new BufferedWriter(out)
+      await mergeRuns(runs, w)
+      await w.close()
+      expect(readFileSync(out, 'utf8')).toBe(expected(items))
+      tmp.cleanup()
+      expect(new Set(released).size).toBe(lines.length)
+      expect(released.length).toBe(lines.length)
+      // ~3000 lines of ~50 bytes fill ~300 slabs of 512 bytes: reused ones are not made again
+      expect(slabs).toBeLessThan(shuffled ? 120 : 20)
+    },
+  )
+
+  it('BufferedWriter reuses its buffers when the producer drains as it is told (no new buffer per write)', async () => {
+    const tmp = tempDir()
+    const path = join(tmp.dir, 'big.txt')
+    const piece = Buffer.alloc(100_000, 0x61)
+    const made = vi.spyOn(Buffer, 'allocUnsafe')
+    const w = new BufferedWriter(path)
+    for (let i = 0; i < 400; i++) {
+      w.bytes(piece)
+      if (w.backlogged) await w.drain()
+    }
+    await w.close()
+    const buffers = made.mock.calls.filter(([n]) => n === 1 << 20).length
+    made.mockRestore()
+    expect(readFileSync(path).length).toBe(400 * piece.length)
+    tmp.cleanup()
+    // 40 MB written through 1 MiB buffers: the one in use, those in flight, and no more
+    expect(buffers).toBeLessThanOrEqual(5)
+  })
+
   it('merges several inputs by (timestamp, input order)', async () => {
     const tmp = tempDir()
     const sorters = [0, 1, 2].map(

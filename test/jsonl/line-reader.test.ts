@@ -2,7 +2,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {Readable} from 'node:stream'
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {type InputLine, LineReader} from '../../src/jsonl/line-reader.js'
 
 /** Reads `bytes` delivered in pieces of `piece` bytes (exercises chunk boundaries). */
@@ -322,6 +322,27 @@ describe('LineReader on a file read into reused buffers, with recycled batches',
           ).toEqual(plain)
       }
     } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
+  it('joins a line cut by a chunk boundary without copying the rest of the chunk', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmt-line-reader-'))
+    const concat = vi.spyOn(Buffer, 'concat')
+    try {
+      const path = join(dir, 'cut.jsonl')
+      const lines = Array.from({length: 3000}, (_, i) => `{"n": ${i}, "pad": "${'p'.repeat(i % 90)}"}`)
+      writeFileSync(path, lines.join('\n') + '\n')
+      const got: string[] = []
+      for await (const l of new LineReader(path, {}, {chunkBytes: 4096, reuseReadBuffers: true}).lines())
+        got.push(l.text)
+      expect(got).toEqual(lines)
+      // ~60 chunks, each starting inside a line: what is joined is one line per chunk, not the chunk
+      const joined = concat.mock.results.reduce((n, r) => n + (r.value as Buffer).length, 0)
+      expect(concat.mock.calls.length).toBeGreaterThan(40)
+      expect(joined).toBeLessThan(concat.mock.calls.length * 200)
+    } finally {
+      concat.mockRestore()
       rmSync(dir, {recursive: true, force: true})
     }
   })
