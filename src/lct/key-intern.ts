@@ -60,16 +60,27 @@ export class WrapperListMemo {
   )
   private recAt = 0
 
-  /** If the bytes at `at` are the remembered array's and its values are all live, reports their spans to `sink`
-   * and returns the array's end; otherwise -1. */
+  /**
+   * If the bytes at `at` are the remembered array's and its values are all live, reports it to `sink` (as one
+   * list when the array is a list of interned values the sink holds already, else by the spans of its values) and
+   * returns the array's end; otherwise -1.
+   */
   replay(buf: Uint8Array, at: number, end: number, liveFrom: number, sink: InternedSpanSink): number {
     const n = this.length
     if (n === 0 || at + n > end || this.minId < liveFrom || buf[at + n - 1] !== this.bytes[n - 1]) return -1
     if (this.bytes.compare(buf, at, at + n, 0, n) !== 0) return -1
+    if (this.list >= 0 && sink.listRepeated?.(at, at + n, this.list) === true) return at + n
+    if (this.list >= 0) sink.listDefined?.(at, this.list)
     for (let i = 0; i < this.count; i++)
       sink.interned(at + this.starts[i], at + this.ends[i], this.ids[i], this.values[i] as ObjectKey)
     return at + n
   }
+
+  /** the number of the remembered array when each of its elements is an interned value itself (else -1) */
+  private list = -1
+  private nextList = 0
+  /** whether every element of the array being recorded is an interned value itself (not a value holding one) */
+  private recDirect = true
 
   /** Starts recording the array at `at` of `elements` elements (unless one is being recorded already). */
   begin(at: number, elements: number): boolean {
@@ -78,16 +89,26 @@ export class WrapperListMemo {
     this.recAt = at
     this.recCount = 0
     this.recMinId = Infinity
+    this.recDirect = true
     return true
   }
 
-  /** The value of element `index` of the array being recorded (anything else ends the recording). */
-  add(index: number, start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void {
+  /** The value of element `index` of the array being recorded (anything else ends the recording); `direct`: the
+   * value is the element itself, not inside it. */
+  add(
+    index: number,
+    start: number,
+    end: number,
+    id: number,
+    value: ObjectKey | MemoryLayoutDesc,
+    direct: boolean,
+  ): void {
     if (!this.recording) return
     if (index !== this.recCount) {
       this.recording = false
       return
     }
+    if (!direct) this.recDirect = false
     const i = this.recCount++
     this.recStarts[i] = start - this.recAt
     this.recEnds[i] = end - this.recAt
@@ -101,8 +122,11 @@ export class WrapperListMemo {
     this.recording = false
   }
 
-  /** Ends the recording of the array that ended at `endPos`: kept when each of its elements was one interned value. */
-  finish(buf: Uint8Array, endPos: number, elements: number): void {
+  /**
+   * Ends the recording of the array that ended at `endPos`: kept when each of its elements was one interned value;
+   * a list of interned values is numbered and defined to `sink`.
+   */
+  finish(buf: Uint8Array, endPos: number, elements: number, sink: InternedSpanSink): void {
     if (!this.recording) return
     this.recording = false
     const n = endPos - this.recAt
@@ -117,6 +141,8 @@ export class WrapperListMemo {
     this.length = n
     this.count = elements
     this.minId = this.recMinId
+    this.list = this.recDirect ? this.nextList++ : -1
+    if (this.list >= 0) sink.listDefined?.(this.recAt, this.list)
   }
 
   /** Drops a recording left unfinished (the record it was in failed to decode). */
@@ -197,9 +223,9 @@ export class ObjectKeyInterner {
     while (this.lengths[i] !== 0) i = (i + 1) & mask
     const slab = this.slab
     const at = this.slabUsed
-    if (n <= 256)
-      for (let i = 0; i < n; i++) slab[at + i] = buf[start + i] // no view object per wrapper
-    else slab.set(buf.subarray(start, end), at)
+    // a key is ~110 bytes: one native copy (no view object) beats a byte loop from a few dozen bytes on
+    if (n >= 64) Buffer.prototype.copy.call(buf, slab, at, start, end)
+    else for (let i = 0; i < n; i++) slab[at + i] = buf[start + i]
     this.hashes[i] = hash
     this.offsets[i] = this.slabUsed
     this.lengths[i] = n
@@ -245,6 +271,10 @@ export interface InternedSpanSink {
   interned(start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void
   /** {@link InterningReader.walk} passed a wrapper that codec decoding will still have to decode */
   wrapperLeft(): void
+  /** the array starting at `start` is a list of interned values, numbered `list` (its values are reported too) */
+  listDefined?(start: number, list: number): void
+  /** list `list` again at `[start, end)`: true when the sink takes it as one (its values are then not reported) */
+  listRepeated?(start: number, end: number, list: number): boolean
 }
 
 /**
@@ -322,12 +352,15 @@ export class InterningReader extends MsgpackReader {
           if (isWrapKeyAt(this.buf, this.pos)) this.leftWrapper()
           this.skip()
         }
-        if (recording) this.element = i
+        if (recording) {
+          this.element = i
+          this.elementAt = this.pos
+        }
         this.walk()
       }
       if (recording) {
         this.element = -1
-        lists.finish(this.buf, this.pos, n)
+        lists.finish(this.buf, this.pos, n, this.spans as InternedSpanSink)
       }
       this.depth--
       return
@@ -338,8 +371,9 @@ export class InterningReader extends MsgpackReader {
   /** a wrapper is being walked: a key in the usual layout is interned as {@link STAND_IN_KEY} */
   private walking = false
 
-  /** the element of the array being recorded that is walked now */
+  /** the element of the array being recorded that is walked now, and where it starts */
   private element = -1
+  private elementAt = -1
 
   private leftWrapper(): void {
     this.spans?.wrapperLeft()
@@ -350,7 +384,8 @@ export class InterningReader extends MsgpackReader {
   private report(start: number, end: number, id: number, value: ObjectKey | MemoryLayoutDesc): void {
     if (this.spans === undefined) return
     this.spans.interned(start, end, id, value)
-    if (this.element >= 0) this.interner.lists.add(this.element, start, end, id, value)
+    if (this.element >= 0)
+      this.interner.lists.add(this.element, start, end, id, value, start === this.elementAt)
   }
 
   override value(): RawValue {

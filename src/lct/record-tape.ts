@@ -12,9 +12,14 @@ import {MemoryLayoutDesc, ObjectKey} from './values.js'
 import type {LctRecord, LctWarning} from './types.js'
 import {grown} from '../util/grown.js'
 
-/** A reference to an interned value: 0xc1 (never valid msgpack, so never in a frame that decoded) + a 48-bit id. */
+/**
+ * A reference to an interned value: 0xc1 (never valid msgpack, so never in a frame that decoded) + a 48-bit id.
+ * With the id's top bit set it is a list mark instead: 2 × list (+ 1) — the array that follows is list `list`
+ * (its values referenced one by one), or (+ 1) list `list` again, the array itself left out.
+ */
 const REF = 0xc1
 const REF_BYTES = 7
+const LIST_MARK = 0x8000
 /** numbers per record in {@link TapeBatch.nums} and {@link TapeBatch.ints} */
 const NUMS = 4
 const INTS = 5
@@ -133,6 +138,10 @@ export class TapeWriter implements InternedSpanSink {
     if (id > this.definedUpTo) this.define(id, value, start, end)
     // a value decoded inside one that is also interned is covered by it
     while (this.spanCount > 0 && this.spans[this.spanCount - 3] >= start) this.spanCount -= 3
+    this.pushSpan(start, end, id)
+  }
+
+  private pushSpan(start: number, end: number, id: number): void {
     if (this.spanCount + 3 > this.spans.length) {
       this.spans = grown(this.spans, this.spans.length * 2)
     }
@@ -141,6 +150,27 @@ export class TapeWriter implements InternedSpanSink {
     spans[this.spanCount + 1] = end
     spans[this.spanCount + 2] = id
     this.spanCount += 3
+  }
+
+  /** the list the tape defined last (the replaying side holds its array); lists are numbered in walk order */
+  private tapeList = -1
+
+  listDefined(start: number, list: number): void {
+    // a mark before the array: placed before the spans of its values (reported before it, when it was recorded)
+    let at = this.spanCount
+    while (at > 0 && this.spans[at - 3] >= start) at -= 3
+    this.pushSpan(0, 0, 0)
+    this.spans.copyWithin(at + 3, at, this.spanCount - 3)
+    this.spans[at] = start
+    this.spans[at + 1] = start
+    this.spans[at + 2] = -(2 * list + 1)
+  }
+
+  listRepeated(start: number, end: number, list: number): boolean {
+    // only a list the tape defined in an earlier record: a definition in this one might not reach the tape
+    if (list !== this.tapeList) return false
+    this.pushSpan(start, end, -(2 * list + 2))
+    return true
   }
 
   private stringId(s: string): number {
@@ -215,7 +245,17 @@ export class TapeWriter implements InternedSpanSink {
       if (start < f.argsStart || end > f.argsEnd) continue // a repeated args key: an earlier value's spans
       tape.copy(buf, at, start)
       tape.reserve(REF_BYTES)
-      const id = spans[s + 2]
+      let id = spans[s + 2]
+      let next = end
+      if (id < 0) {
+        // a list mark: its number, and (defining it) the array after it
+        const list = Math.floor((-id - 1) / 2)
+        if (-id % 2 === 1) {
+          this.tapeList = list
+          next = start
+        }
+        id = LIST_MARK * 0x100000000 + (-id - 1)
+      }
       const out = tape.bytes
       const hi = Math.floor(id / 0x100000000)
       const lo = id >>> 0
@@ -227,7 +267,7 @@ export class TapeWriter implements InternedSpanSink {
       out[tape.used + 5] = (lo >>> 8) & 0xff
       out[tape.used + 6] = lo & 0xff
       tape.used += REF_BYTES
-      at = end
+      at = next
     }
     tape.copy(buf, at, f.argsEnd)
     const nums = this.nums
@@ -339,6 +379,40 @@ class ValueRing {
   }
 }
 
+/** the arrays handed to several records (never changed, by the consumer's promise) */
+const sharedLists = new WeakSet<object>()
+
+/** Whether `list` is an array the tape hands to several records: what is learnt of it holds for all of them. */
+export function isSharedList(list: readonly unknown[]): boolean {
+  return sharedLists.has(list)
+}
+
+/**
+ * The list of interned values the tape defined last. Shared, its array is handed to every record that repeats it
+ * (its elements are immutable values; the consumer promised not to change the array); else each gets a copy. Not
+ * frozen: V8's slice, map and filter take a slow path on frozen arrays (the model thread lost ~20 %).
+ */
+class TapeList {
+  number = -1
+  items: RawValue[] = []
+
+  constructor(readonly shared: boolean) {}
+
+  define(list: number, items: RawValue): RawValue {
+    if (!Array.isArray(items)) throw new Error(`record tape: list ${list} is not an array`)
+    this.number = list
+    this.items = items
+    if (!this.shared) return items.slice()
+    sharedLists.add(items)
+    return items
+  }
+
+  again(list: number): RawValue {
+    if (list !== this.number) throw new Error(`record tape: list ${list} was never defined`)
+    return this.shared ? this.items : this.items.slice()
+  }
+}
+
 /** Tape bytes: a reference is the value it names; everything else is msgpack exactly as it was in the frame. */
 class TapeValueReader extends MsgpackReader {
   constructor(
@@ -346,6 +420,7 @@ class TapeValueReader extends MsgpackReader {
     start: number,
     end: number,
     private readonly values: ValueRing,
+    private readonly list: TapeList,
   ) {
     super(buf, start, end)
   }
@@ -356,10 +431,14 @@ class TapeValueReader extends MsgpackReader {
     if (buf[p] !== REF) return super.value()
     const hi = (buf[p + 1] << 8) | buf[p + 2]
     const lo = ((buf[p + 3] << 24) | (buf[p + 4] << 16) | (buf[p + 5] << 8) | buf[p + 6]) >>> 0
-    const id = hi * 0x100000000 + lo
-    const v = this.values.get(id)
     this.pos = p + REF_BYTES
-    return v as unknown as RawValue
+    if (hi >= LIST_MARK) return this.listMark((hi - LIST_MARK) * 0x100000000 + lo)
+    return this.values.get(hi * 0x100000000 + lo) as unknown as RawValue
+  }
+
+  private listMark(mark: number): RawValue {
+    const list = Math.floor(mark / 2)
+    return mark % 2 === 0 ? this.list.define(list, this.value()) : this.list.again(list)
   }
 
   /** The args map (its keys were checked to be str when the frame was read). */
@@ -378,9 +457,16 @@ class TapeValueReader extends MsgpackReader {
 export class TapeDecoder {
   private readonly values: ValueRing
 
-  /** `ringSize`: the places for values at first (tests give a small one to see it grow) */
-  constructor(ringSize = 1 << 18) {
+  private readonly list: TapeList
+
+  /**
+   * `shareLists`: records that repeat a list of keys get one array (for consumers that never change the arrays of
+   * the args they are given), else each a copy; `ringSize`: the places for values at first (tests give a small one to
+   * see it grow)
+   */
+  constructor({shareLists = false, ringSize = 1 << 18}: {shareLists?: boolean; ringSize?: number} = {}) {
     this.values = new ValueRing(ringSize)
+    this.list = new TapeList(shareLists)
   }
   private readonly qualnames: string[] = []
   private readonly strings: string[] = []
@@ -445,7 +531,7 @@ export class TapeDecoder {
     for (let i = from; i < to; i++) {
       const n = i * NUMS
       const k = i * INTS
-      const args = new TapeValueReader(buf, ints[k + 2], ints[k + 3], this.values).args()
+      const args = new TapeValueReader(buf, ints[k + 2], ints[k + 3], this.values, this.list).args()
       const record: MarkedRecord = {
         tMono: nums[n],
         tWall: nums[n + 1],

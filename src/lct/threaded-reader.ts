@@ -11,6 +11,8 @@ export interface ThreadedReadOptions {
   onWarning?: (w: LctWarning) => void
   batchRecords?: number
   batchBytes?: number
+  /** records that repeat a list of keys get one array (for consumers that never change args' arrays), else copies */
+  shareLists?: boolean
 }
 
 /** records decoded from a batch at a time (a few replayed between two young-generation collections) */
@@ -73,7 +75,7 @@ export function openTraceThreaded(file: string, opts: ThreadedReadOptions = {}):
     })
     const asked = new OrderedJobs(pool, READ_AHEAD)
     while (!asked.full) asked.submit(null)
-    const decoder = new TapeDecoder()
+    const decoder = new TapeDecoder({shareLists: opts.shareLists})
     try {
       for (;;) {
         const m = await asked.next()

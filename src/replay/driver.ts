@@ -241,7 +241,12 @@ async function openRecords<C>(o: ReplayRunOptions<C>) {
   // skipped frames and a truncated tail (docs/lct.md §4.5): printed once per kind with its offset, then counted
   const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
   return readsOnThread(o)
-    ? openTraceThreaded(o.file, {maxFrameBytes: o.maxFrameBytes, name: o.file, onWarning})
+    ? openTraceThreaded(o.file, {
+        maxFrameBytes: o.maxFrameBytes,
+        name: o.file,
+        onWarning,
+        shareLists: o.level.readsArgsOnly === true,
+      })
     : await openTrace(o.file, {
         maxFrameBytes: o.maxFrameBytes,
         name: o.file,

@@ -43,6 +43,11 @@ export interface ReplayLevel<Target = unknown, Config = unknown> {
   /** oclif flag definitions this level adds to `lmt replay` */
   readonly flags: Record<string, unknown>
   readonly replayableSchemaVersions: readonly number[]
+  /**
+   * Its handlers never change the arrays of the args they are given (kept or not): records that repeat a list of
+   * keys may then get the same array (a trace read on a worker thread hands it over once per run of records)
+   */
+  readonly readsArgsOnly?: boolean
   parseConfig(flags: Record<string, unknown>, header: LctHeader, warn: (message: string) => void): Config
   configDigest?(config: Config): {json: string; digest: string}
   createTarget(config: Config, env: ReplayEnv): Target

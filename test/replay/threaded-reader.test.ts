@@ -137,6 +137,18 @@ function repeatedLists(): Rec[] {
 
 const FLAGS = {'l1-size-gb': '0.0002', 'eviction-policy': 'LRU', 'l1-write-ttl-seconds': 300}
 
+const {ObjectKey} = await import('../../src/lct/values.js')
+
+/** Args as comparable data: keys by id. */
+const norm = (v: unknown): unknown =>
+  v instanceof ObjectKey
+    ? `key ${v.id}`
+    : Array.isArray(v)
+      ? v.map(norm)
+      : v !== null && typeof v === 'object' && !(v instanceof Uint8Array)
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)]))
+        : v
+
 describe('replay with the trace decoded on a worker thread', () => {
   it('gives the same outcomes, warnings (in the same places), state and counters as in-thread decoding', async () => {
     const file = writeTrace(join(tmp.dir, 'random.lct'), randomRecords(6000, 7, 60))
@@ -174,8 +186,13 @@ describe('replay with the trace decoded on a worker thread', () => {
     expect(await replayLog(file, true, flags)).toEqual(await replayLog(file, false, flags))
   })
 
-  it('key lists repeated from record to record (one memcmp on the reading side) replay the same', async () => {
-    const file = writeTrace(join(tmp.dir, 'repeated-lists.lct'), repeatedLists())
+  it('key lists repeated from record to record (one memcmp on the reading side, one shared array) replay the same', async () => {
+    const recs = repeatedLists()
+    // some shared lists name a key twice (L1 then keeps outcomes by id; learnt once per shared list)
+    const repeats = (ks: unknown) =>
+      Array.isArray(ks) && new Set(ks.map((k: {id?: string}) => k.id)).size < ks.length
+    expect(recs.filter(([, , a]) => repeats(a.keys)).length).toBeGreaterThan(100)
+    const file = writeTrace(join(tmp.dir, 'repeated-lists.lct'), recs)
     corrupt(file, 211) // corrupted bytes inside repeated lists too
     const flags = {'l1-size-gb': '0.001', 'eviction-policy': 'LRU'}
     const inThread = await replayLog(file, false, flags)
@@ -238,16 +255,7 @@ describe('record tape', () => {
   it('gives the in-thread reader’s records batch by batch, key lists repeated across a fresh cache', async () => {
     const {readTapes, openTrace: openSrc} = await import('../../src/lct/reader.js')
     const {TapeDecoder} = await import('../../src/lct/record-tape.js')
-    const {ObjectKey} = await import('../../src/lct/values.js')
     const file = writeTrace(join(tmp.dir, 'repeated-lists-tapes.lct'), repeatedLists())
-    const norm = (v: unknown): unknown =>
-      v instanceof ObjectKey
-        ? `key ${v.id}`
-        : Array.isArray(v)
-          ? v.map(norm)
-          : v !== null && typeof v === 'object' && !(v instanceof Uint8Array)
-            ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)]))
-            : v
     const plain: unknown[] = []
     for await (const batch of (await openSrc(file, {internObjectKeys: true})).batches())
       for (const r of batch) plain.push([r.index, r.qualname, norm(r.args)])
@@ -258,6 +266,80 @@ describe('record tape', () => {
       for (const r of decoder.records(batch)) taped.push([r.index, r.qualname, norm(r.args)])
     expect(taped).toEqual(plain)
     expect(plain.length).toBeGreaterThan(15_000)
+  })
+
+  it('hands a repeated key list over once: one array when shared, a copy per record otherwise', async () => {
+    const {readTapes, openTrace: openSrc} = await import('../../src/lct/reader.js')
+    const {TapeDecoder} = await import('../../src/lct/record-tape.js')
+    const file = writeTrace(join(tmp.dir, 'shared-lists.lct'), repeatedLists())
+    const plain: unknown[] = []
+    for await (const batch of (await openSrc(file, {internObjectKeys: true})).batches())
+      for (const r of batch) plain.push([r.index, r.qualname, norm(r.args)])
+    for (const shareLists of [true, false]) {
+      const decoder = new TapeDecoder({shareLists})
+      const taped: unknown[] = []
+      let previous: unknown
+      let same = 0
+      const arrays = new Set<unknown>()
+      for await (const batch of readTapes(file))
+        for (const r of decoder.records(batch)) {
+          taped.push([r.index, r.qualname, norm(r.args)])
+          const keys = r.args.keys
+          if (keys === previous) same++
+          previous = keys
+          arrays.add(keys)
+        }
+      expect(taped).toEqual(plain)
+      if (shareLists) expect(same).toBeGreaterThan(5000)
+      else expect(arrays.size).toBe(taped.length)
+    }
+  })
+
+  it('defines a list again where the record that defined it was dropped, or its args were replaced', async () => {
+    const {readTapes, openTrace: openSrc} = await import('../../src/lct/reader.js')
+    const {TapeDecoder} = await import('../../src/lct/record-tape.js')
+    const {encodeArgs} = await import('../../src/lct/codecs.js')
+    const {recordArgs} = await import('../../src/lct/record-args.js')
+    const {PyTuple} = await import('../../src/lct/values.js')
+    const {header, mapFrame, recordEntries} = await import('../lct/helpers.js')
+    const list = (from: number) => Array.from({length: 5}, (_, i) => key(from + i))
+    const args = (a: Record<string, unknown>) => encodeArgs(a)
+    const rec = (a: Record<string, unknown>) => mapFrame(recordEntries('q', args(a)), ['t_mono', 't_wall'])
+    const frames = [
+      header(),
+      // args walked, then the record fails (no t_mono): the list it recorded never reached the tape
+      mapFrame(recordEntries('q', args({keys: list(0)})).filter(([k]) => k !== 't_mono')),
+      rec({keys: list(0)}),
+      rec({keys: list(0)}),
+      // a repeated args key: the first args (and the list recorded in them) are replaced by the second
+      mapFrame([...recordEntries('q', args({keys: list(10)})), ['args', {x: 1}]], ['t_mono', 't_wall']),
+      rec({keys: list(10)}),
+      rec({keys: list(10), again: list(10), nested: [list(10)]}),
+      rec({keys: list(10)}),
+      // a wrapper left for codec decoding: decoding in place leaves the shared list as it is (decoded values)
+      rec({keys: list(10), tuple: new PyTuple([1, 2])}),
+    ]
+    const bytes = Buffer.concat(frames)
+    const {Readable} = await import('node:stream')
+    const plain: unknown[] = []
+    for await (const r of await openSrc(Readable.from([bytes]), {internObjectKeys: true}))
+      plain.push([r.index, norm(recordArgs(r))])
+    const decoder = new TapeDecoder({shareLists: true})
+    const taped: Array<{keys: unknown; again?: unknown}> = []
+    const seen: unknown[] = []
+    for await (const batch of readTapes(Readable.from([bytes]), {batchRecords: 1}))
+      for (const r of decoder.records(batch)) {
+        seen.push([r.index, norm(recordArgs(r))])
+        taped.push(r.args as never)
+      }
+    expect(seen).toEqual(plain)
+    expect(seen).toHaveLength(7)
+    expect(taped[1].keys).toBe(taped[0].keys)
+    expect(taped[4].keys).toBe(taped[3].keys)
+    expect(taped[4].again).toBe(taped[3].keys)
+    expect(taped[5].keys).toBe(taped[3].keys)
+    expect(taped[6].keys).toBe(taped[3].keys)
+    expect((taped[6] as unknown as {tuple: unknown}).tuple).toBeInstanceOf(PyTuple)
   })
 
   it('starts with small batches (the replay begins while the reading side warms up), then doubles them', async () => {
@@ -323,7 +405,7 @@ describe('record tape', () => {
     for (let i = 0; i < n; i++) writer.interned(9 + i, 10 + i, 1000 + i, keys[i])
     const fields = {tMono: 0, tWall: 0, qualname: 'q', args: {}, argsStart: 0, argsEnd: body.length}
     writer.addRecord(fields, 0, body.length, 0)
-    const decoder = new TapeDecoder(8) // far fewer places than the record's new values: the ring grows
+    const decoder = new TapeDecoder({ringSize: 8}) // far fewer places than the record's new values: the ring grows
     const [record] = decoder.records(writer.take(1000))
     const back = (record.args as unknown as {keys: Array<InstanceType<typeof ObjectKey>>}).keys
     expect(back.map((k) => k.id)).toEqual(keys.map((k) => k.id))
