@@ -6,8 +6,10 @@ import {BufferedWriter, type RunFile} from './run-files.js'
 
 interface Item {
   ts: bigint
-  /** the encoded line, newline included; or null when the item is a record encoded as it is written */
-  line: StoredLine | null
+  /** the encoded line slab[start, end), newline included; or null when the item is a record encoded as written */
+  slab: Buffer | null
+  start: number
+  end: number
   record: GetRecord | WriteRecord | null
   /** bytes of the line (about, for a record) */
   size: number
@@ -15,7 +17,7 @@ interface Item {
 
 /** Writes an item's line: a stored line is copied, a record is encoded straight into the writer. */
 function writeItem(w: BufferedWriter, item: Item): void {
-  if (item.line !== null) w.range(item.line.slab, item.line.start, item.line.end)
+  if (item.slab !== null) w.range(item.slab, item.start, item.end)
   else encodeRecordInto(item.record as GetRecord | WriteRecord, w)
 }
 
@@ -59,6 +61,10 @@ export class TraceSorter {
   private chunk: Item[] = []
   private chunkSize = 0
   private readonly runs: RunFile[] = []
+  /** lines of one slab written to the first run but not yet handed to its writer: slab[start, end) */
+  private pendingSlab: Buffer | null = null
+  private pendingStart = 0
+  private pendingEnd = 0
   private pendingCloses: Array<Promise<void>> = []
   count = 0
 
@@ -78,7 +84,12 @@ export class TraceSorter {
   }
 
   push(ts: bigint, line: StoredLine): void {
-    this.pushItem({ts, line, record: null, size: line.end - line.start})
+    this.pushLine(ts, line.slab, line.start, line.end)
+  }
+
+  /** Takes the encoded line slab[start, end) (newline included), which must stay unchanged until it is written. */
+  pushLine(ts: bigint, slab: Buffer, start: number, end: number): void {
+    this.pushItem({ts, slab, start, end, record: null, size: end - start})
   }
 
   /**
@@ -86,7 +97,7 @@ export class TraceSorter {
    * fewer, and no arena space held while it waits in the window.
    */
   pushRecord(ts: bigint, record: GetRecord | WriteRecord, size: number): void {
-    this.pushItem({ts, line: null, record, size})
+    this.pushItem({ts, slab: null, start: 0, end: 0, record, size})
   }
 
   private pushItem(item: Item): void {
@@ -155,14 +166,36 @@ export class TraceSorter {
 
   private writeFirst(item: Item): void {
     const w = this.first as BufferedWriter
-    if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
-    writeItem(w, item)
+    const slab = item.slab
+    if (slab !== null && !this.firstRun.prefixed) {
+      // lines that follow each other in one slab (a run a converter encoded ahead) are written as one range
+      if (slab !== this.pendingSlab || item.start !== this.pendingEnd) {
+        this.writePending()
+        this.pendingSlab = slab
+        this.pendingStart = item.start
+      }
+      this.pendingEnd = item.end
+    } else {
+      this.writePending()
+      if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
+      writeItem(w, item)
+    }
     this.firstRun.count++
     this.lastWritten = item.ts
   }
 
+  /** Writes the range of lines writeFirst gathered. */
+  private writePending(): void {
+    if (this.pendingSlab === null) return
+    ;(this.first as BufferedWriter).rangeAsIs(this.pendingSlab, this.pendingStart, this.pendingEnd)
+    this.pendingSlab = null
+  }
+
   private closeFirst(): void {
-    if (this.first) this.pendingCloses.push(this.first.close())
+    if (this.first) {
+      this.writePending()
+      this.pendingCloses.push(this.first.close())
+    }
     this.first = undefined
   }
 
