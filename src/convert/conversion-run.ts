@@ -321,10 +321,15 @@ export class ConversionRun {
         const {bytes, ends, timestamps, kinds} = run
         let start = run.start
         let writes = 0
-        for (let i = 0; i < timestamps.length; i++) {
+        const last = timestamps.length - 1
+        for (let i = 0; i < last; i++) {
           sorter.pushLine(timestamps[i], bytes, start, ends[i])
           start = ends[i]
           writes += kinds[i]
+        }
+        if (last >= 0) {
+          sorter.pushLine(timestamps[last], bytes, start, ends[last], run.release)
+          writes += kinds[last]
         }
         countRun(run, writes, traceCounts, instanceTraces)
         const before = this.tracesSoFar

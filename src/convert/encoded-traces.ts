@@ -16,6 +16,12 @@ export class EncodedTraces {
     /** per line: 0 = get, 1 = write */
     readonly kinds: Uint8Array,
     readonly instanceId: string,
+    /**
+     * When set, `bytes` may be reused once this run's lines are written: called then (the run's lines and those of
+     * runs in the same bytes handed over before it must ascend in time, so that this run's last line is written
+     * last).
+     */
+    readonly release?: () => void,
   ) {}
 
   get count(): number {

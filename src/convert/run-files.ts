@@ -105,6 +105,12 @@ export class BufferedWriter {
     this.enqueue(source.subarray(start, end), false)
   }
 
+  /** Calls `done` once everything appended so far has been written (or the writer failed). */
+  afterWrites(done: () => void): void {
+    this.flush()
+    this.chain = this.chain.then(done)
+  }
+
   /** Hands the current buffer to the background writer. */
   flush(): void {
     if (this.used === 0) return

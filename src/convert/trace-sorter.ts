@@ -13,6 +13,8 @@ interface Item {
   record: GetRecord | WriteRecord | null
   /** bytes of the line (about, for a record) */
   size: number
+  /** called once the line and every line pushed before it from its slab are written (see pushLine) */
+  written: (() => void) | null
 }
 
 /** Writes an item's line: a stored line is copied, a record is encoded straight into the writer. */
@@ -87,9 +89,13 @@ export class TraceSorter {
     this.pushLine(ts, line.slab, line.start, line.end)
   }
 
-  /** Takes the encoded line slab[start, end) (newline included), which must stay unchanged until it is written. */
-  pushLine(ts: bigint, slab: Buffer, start: number, end: number): void {
-    this.pushItem({ts, slab, start, end, record: null, size: end - start})
+  /**
+   * Takes the encoded line slab[start, end) (newline included), which must stay unchanged until it is written.
+   * `written`, for the last line pushed from a slab whose lines ascend in time, is called once they are all written
+   * (the slab may then be reused).
+   */
+  pushLine(ts: bigint, slab: Buffer, start: number, end: number, written?: () => void): void {
+    this.pushItem({ts, slab, start, end, record: null, size: end - start, written: written ?? null})
   }
 
   /**
@@ -97,7 +103,7 @@ export class TraceSorter {
    * fewer, and no arena space held while it waits in the window.
    */
   pushRecord(ts: bigint, record: GetRecord | WriteRecord, size: number): void {
-    this.pushItem({ts, slab: null, start: 0, end: 0, record, size})
+    this.pushItem({ts, slab: null, start: 0, end: 0, record, size, written: null})
   }
 
   private pushItem(item: Item): void {
@@ -175,10 +181,15 @@ export class TraceSorter {
         this.pendingStart = item.start
       }
       this.pendingEnd = item.end
+      if (item.written !== null) {
+        this.writePending()
+        w.afterWrites(item.written)
+      }
     } else {
       this.writePending()
       if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
       writeItem(w, item)
+      if (item.written !== null) w.afterWrites(item.written)
     }
     this.firstRun.count++
     this.lastWritten = item.ts
@@ -221,11 +232,20 @@ export class TraceSorter {
       count: 0,
     }
     const w = new BufferedWriter(run.path)
+    const written: Array<() => void> = []
     for (const item of this.chunk) {
       w.write(`${item.ts}\t`)
-      writeItem(w, item)
+      writeItem(w, item) // copied: nothing of the chunk's lines is needed once written here
+      if (item.written !== null) written.push(item.written)
     }
-    this.pendingCloses.push(w.close())
+    const closed = w.close()
+    // a slab's earlier lines may still be on their way to an earlier run's file
+    if (written.length > 0)
+      void Promise.all([...this.pendingCloses, closed]).then(
+        () => written.forEach((done) => done()),
+        () => {},
+      )
+    this.pendingCloses.push(closed)
     run.count = this.chunk.length
     this.runs.push(run)
     this.chunk = []

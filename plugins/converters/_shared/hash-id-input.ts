@@ -16,6 +16,8 @@ import type {LineProblem} from './rows.js'
 // the mapper runs on worker threads
 const ROW_DECODER = sharedModule('hash-id-rows')
 const NO_KEYS = KeyList.from([])
+/** texts waiting to go back to the row decoders, at most */
+const MAX_SPARES = 8
 
 /** The int64 words of a key list's JSON text (`[k0, k1, …]`, decimal). */
 function wordsOfJson(json: Uint8Array): BigInt64Array {
@@ -40,6 +42,8 @@ export class HashIdRows {
   constructor(
     private readonly lines: LineBatch,
     readonly batch: HashIdBatch,
+    /** hands the batch's text back to the row decoders to be reused (once nothing reads it any more) */
+    readonly recycleText: () => void = () => {},
   ) {}
 
   /** the row's keys (made when asked for: a row whose lines were encoded ahead never needs them) */
@@ -91,8 +95,20 @@ export async function* hashIdRowBatches(
   ctx: InputContext,
   config: HashIdRowConfig,
 ): AsyncGenerator<HashIdRows> {
-  // the cursor reads a batch's lines (ctx.skip, ctx.converted) only until the next batch is asked for
-  const spec = {module: ROW_DECODER, config, workers: mapperThreads(), linesDoneAtNext: true}
-  for await (const {lines, result} of mapInputBatches<HashIdBatch>(ctx, spec))
-    yield new HashIdRows(lines, result)
+  // texts the consumer is done with go back to the row decoders with the next batch (with lines: a few MB each)
+  const spares: ArrayBuffer[] = []
+  const spec = {
+    module: ROW_DECODER,
+    config,
+    workers: mapperThreads(),
+    // the cursor reads a batch's lines (ctx.skip, ctx.converted) only until the next batch is asked for
+    linesDoneAtNext: true,
+    takeSpares: () => spares.splice(0),
+  }
+  for await (const {lines, result} of mapInputBatches<HashIdBatch>(ctx, spec)) {
+    const text = result.text.buffer as ArrayBuffer
+    yield new HashIdRows(lines, result, () => {
+      if (spares.length < MAX_SPARES) spares.push(text)
+    })
+  }
 }

@@ -163,19 +163,30 @@ function writeRowLines(
 function handOverText(slabs: BatchSlabs): Uint8Array {
   const text = slabs.text.subarray(0, slabs.textLength)
   const room = Math.max(1 << 20, Math.ceil(slabs.textLength * 1.25))
-  const next = Buffer.allocUnsafeSlow(room)
-  slabs.text = new Uint8Array(next.buffer, next.byteOffset, next.byteLength)
+  let next: ArrayBuffer | undefined
+  while (next === undefined && spareTexts.length > 0) {
+    const spare = spareTexts.pop() as ArrayBuffer
+    if (spare.byteLength >= room) next = spare // a smaller one is left to the garbage collector
+  }
+  slabs.text = new Uint8Array(next ?? (Buffer.allocUnsafeSlow(room).buffer as ArrayBuffer))
   return text
 }
 
+/** texts the main thread handed back (see LineMapperSpec.takeSpares), reused before new room is allocated */
+const spareTexts: ArrayBuffer[] = []
+
 /** The batch mapper of the byte lane: each line scanned in place, the exact path only where the lane gives up. */
-export function createLineBatchMapper(config: HashIdRowConfig): (lines: LineBatch) => {
+export function createLineBatchMapper(config: HashIdRowConfig): (
+  lines: LineBatch,
+  spares?: ArrayBuffer[],
+) => {
   result: HashIdBatch
   transfer: ArrayBuffer[]
 } {
   const {blockSize, intScale, floatScale, linesOf} = config
   const pieces = linesOf === undefined ? undefined : lineHeadPieces(linesOf)
-  return (lines) => {
+  return (lines, spares) => {
+    if (spares !== undefined) spareTexts.push(...spares)
     const count = lines.count
     const {bytes, starts, ends} = lines
     const kind = new Uint8Array(count)

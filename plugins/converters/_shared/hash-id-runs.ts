@@ -92,10 +92,12 @@ export function batchTraces(
   const pieces = lineHeadPieces(lines.instanceId)
   let first = -1 // the first row of the run being gathered
   let stamps: bigint[] = []
+  let lastRun = -1
   const close = (end: number): void => {
     if (first < 0) return
     const start = first === 0 ? 0 : lineEnd[2 * first - 1]
     const ends = lineEnd.subarray(2 * first, 2 * end)
+    lastRun = out.length
     out.push(
       new EncodedTraces(textBytes, start, ends, stamps, alternatingKinds(end - first), lines.instanceId),
     )
@@ -123,5 +125,18 @@ export function batchTraces(
     ctx.converted(rows.line())
   }
   close(rows.index + 1)
+  // the batch's runs ascend in time (each lies above all used before it): once the last is written, the text is free
+  if (lastRun >= 0) {
+    const r = out[lastRun] as EncodedTraces
+    out[lastRun] = new EncodedTraces(
+      r.bytes,
+      r.start,
+      r.ends,
+      r.timestamps,
+      r.kinds,
+      r.instanceId,
+      rows.recycleText,
+    )
+  }
   return out
 }
