@@ -175,7 +175,11 @@ function handOverText(slabs: BatchSlabs): Uint8Array {
 /** texts the main thread handed back (see LineMapperSpec.takeSpares), reused before new room is allocated */
 const spareTexts: ArrayBuffer[] = []
 
-/** The batch mapper of the byte lane: each line scanned in place, the exact path only where the lane gives up. */
+/**
+ * The batch mapper of the byte lane: each line scanned in place, the exact path only where the lane gives up. A
+ * measured hot loop (every line of the input passes through it), kept in one piece; the tests pin it to the exact
+ * path.
+ */
 export function createLineBatchMapper(config: HashIdRowConfig): (
   lines: LineBatch,
   spares?: ArrayBuffer[],
@@ -185,6 +189,10 @@ export function createLineBatchMapper(config: HashIdRowConfig): (
 } {
   const {blockSize, intScale, floatScale, linesOf} = config
   const pieces = linesOf === undefined ? undefined : lineHeadPieces(linesOf)
+  // the timestamps the rows with lines claimed so far (of this mapper's batches): a row at or below them will
+  // likely collide (its lines are then written on the main thread). A guess, the main thread allocates; it spares
+  // writing the lines of unsorted input, where nearly every row collides.
+  let linesAbove = -(2n ** 64n)
   return (lines, spares) => {
     if (spares !== undefined) spareTexts.push(...spares)
     const count = lines.count
@@ -220,12 +228,18 @@ export function createLineBatchMapper(config: HashIdRowConfig): (
         const word = slabs.reserve(n)
         KeyList.prefixHashHalves(s.ids.hi, s.ids.lo, n, slabs.words, word)
         slabs.wordCount += n
-        if (pieces === undefined) {
-          textStart[i] = slabs.textLength
-          slabs.textLength = KeyList.writeJson(slabs.words, word, n, slabs.text, slabs.textLength)
-        } else {
+        if (pieces !== undefined && t > linesAbove) {
           writeRowLines(slabs, word, n, t, s.inputLength, pieces, lineEnd, i)
           textStart[i] = keyText.start
+          linesAbove = t + 1n
+        } else {
+          // without lines: the keys' text alone (a row whose timestamps will likely collide gets its lines written
+          // on the main thread, around this text)
+          textStart[i] = slabs.textLength
+          slabs.reserveText(n * 24 + 4)
+          slabs.textLength = KeyList.writeJson(slabs.words, word, n, slabs.text, slabs.textLength)
+          keyText.end = slabs.textLength
+          if (pieces !== undefined) lineEnd[2 * i] = lineEnd[2 * i + 1] = slabs.textLength
         }
         ts[i] = t
         inputLen[i] = s.inputLength

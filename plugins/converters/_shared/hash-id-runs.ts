@@ -115,7 +115,7 @@ export function batchTraces(
       close(i)
       const get = make.get(rows)
       out.push(get, make.write(rows, get))
-    } else if (lines.allocateRun(rows.ts)) {
+    } else if (lineEnd[2 * i + 1] > lineEnd[2 * i] && lines.allocateRun(rows.ts)) {
       if (first < 0) first = i
       stamps.push(rows.ts, rows.ts + 1n)
     } else {
