@@ -3,10 +3,29 @@ import * as lmt from '../src/index.js'
 import * as scan from '../src/scan.js'
 import * as jsonScan from '../src/jsonl/json-scan.js'
 import * as jsonScanBytes from '../src/jsonl/json-scan-bytes.js'
+import * as encodedTraces from '../src/convert/encoded-traces.js'
+import * as recordEncoder from '../src/convert/record-encoder.js'
 
 describe('lmt/scan, the fast lane for converter authors', () => {
-  it('is exactly the byte and string scanners (each pinned to the lossless parser by test/jsonl/json-scan*.test.ts)', () => {
-    const scanners = {...jsonScan, ...jsonScanBytes} as Record<string, unknown>
+  it('is exactly the byte and string scanners (each pinned to the lossless parser by test/jsonl/json-scan*.test.ts) and the pieces of lines encoded ahead (pinned by test/converters/hash-id-encoded.test.ts)', () => {
+    const {encodedTraceSource, EncodedTraces} = encodedTraces
+    const {DEFAULT_GET_TAIL_BYTES, piecesOf, putGetTail, putLineHead, putWriteTail, usualLineRoom} =
+      recordEncoder
+    const lines = {
+      encodedTraceSource,
+      EncodedTraces,
+      DEFAULT_GET_TAIL_BYTES,
+      putGetTail,
+      putLineHead,
+      putWriteTail,
+    }
+    const scanners = {
+      ...jsonScan,
+      ...jsonScanBytes,
+      ...lines,
+      usualLineRoom,
+      lineHeadPieces: piecesOf,
+    } as Record<string, unknown>
     expect(Object.keys(scan).length).toBeGreaterThan(10)
     for (const [name, value] of Object.entries(scan)) expect(value, name).toBe(scanners[name])
   })

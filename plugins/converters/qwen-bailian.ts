@@ -32,6 +32,29 @@ export class QwenBailianConverter extends BaseConverter {
     return hashIdTraces(ctx, config, {
       get: (rows) => this.createGetTrace(rows.ts, rows.keys, instanceId, {inputLen: rows.inputLen}),
       write: (rows, get) => this.createWriteTrace(rows.ts + 1n, get.keys, instanceId),
+      encoded: this.makesBaseRecords()
+        ? {
+            instanceId,
+            allocateRun: (base) => this.allocateTimestampRun(instanceId, base, 2),
+            allocate: (base) => this.allocateTimestamp(instanceId, base),
+          }
+        : undefined,
     })
+  }
+
+  /**
+   * Whether this converter's records are BaseConverter's (no method that makes them is overridden): then lines the
+   * row decoders encode ahead are the same bytes, and the framework may take those instead.
+   */
+  private makesBaseRecords(): boolean {
+    const base = BaseConverter.prototype
+    return (
+      this.createGetTrace === base.createGetTrace &&
+      this.createWriteTrace === base.createWriteTrace &&
+      this.allocateTimestamp === base.allocateTimestamp &&
+      this.allocateTimestampRun === base.allocateTimestampRun &&
+      this.truncateKeysToFullBlocks === base.truncateKeysToFullBlocks &&
+      this.getBlockSize === base.getBlockSize
+    )
   }
 }

@@ -16,9 +16,9 @@ if (typeof mod.createLineBatchMapper !== 'function')
   throw new Error(`${module} does not export createLineBatchMapper(config)`)
 const map: LineBatchMapFunction = await mod.createLineBatchMapper(config)
 
-serveJobs(async ({batch}: {batch: LineBatchData}) => {
+serveJobs(async ({batch, spares}: {batch: LineBatchData; spares?: ArrayBuffer[]}) => {
   const lines = LineBatch.of(batch)
-  const {result, transfer} = await map(lines)
+  const {result, transfer} = await map(lines, spares)
   // the batch goes back with its result (its buffers were moved here, not copied)
   const back = new Set([...(transfer ?? []), ...lines.buffers()])
   return {result: {result, batch: lines.data()}, transfer: [...back]}

@@ -122,7 +122,7 @@ async function* mapBatchesInline<R>(
     throw new Error(`${spec.module} does not export createLineBatchMapper(config)`)
   const map = await mod.createLineBatchMapper(spec.config)
   for await (const lines of batches) {
-    yield {lines, result: (await map(lines)).result}
+    yield {lines, result: (await map(lines, spec.takeSpares?.())).result}
     spares?.give(lines) // the consumer asked for the next batch: done with this one
   }
 }
@@ -138,11 +138,10 @@ async function* mapBatchesOnWorkers<R>(
   spares: LineBatchSpares | undefined,
 ): AsyncGenerator<MappedBatch<R>> {
   settleArrayBufferDetaching() // batches are transferred from this thread: settle it before the loop is compiled
-  const workers = mapperPool<{batch: LineBatchData}, {result: R; batch: LineBatchData}>(
-    new URL('./line-batch-worker.js', import.meta.url),
-    spec,
-    count,
-  )
+  const workers = mapperPool<
+    {batch: LineBatchData; spares: ArrayBuffer[]},
+    {result: R; batch: LineBatchData}
+  >(new URL('./line-batch-worker.js', import.meta.url), spec, count)
   const pool = new OrderedJobs(workers, IN_FLIGHT_PER_WORKER)
   try {
     const take = async (): Promise<MappedBatch<R>> => {
@@ -156,7 +155,8 @@ async function* mapBatchesOnWorkers<R>(
       spares?.give(mapped.lines)
     }
     for await (const lines of batches) {
-      pool.submit({batch: lines.data()}, lines.buffers())
+      const spares = spec.takeSpares?.() ?? []
+      pool.submit({batch: lines.data(), spares}, [...lines.buffers(), ...spares])
       while (pool.full) yield* handOut()
     }
     while (pool.pending > 0) yield* handOut()

@@ -20,7 +20,7 @@ export interface ByteSink {
 }
 
 /** Byte pieces of one instance id, cached: most runs have a handful of instances. */
-interface InstancePieces {
+export interface InstancePieces {
   id: string
   get: Buffer // `{"type": "get", "instance_id": <id>, "trace_id": "trace_<id>_`
   write: Buffer
@@ -32,7 +32,8 @@ const DEFAULT_GET_TAIL = Buffer.from(
   ', "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}\n',
 )
 
-function piecesOf(id: string): InstancePieces {
+/** The cached head pieces of an instance's lines (for {@link putLineHead}). */
+export function piecesOf(id: string): InstancePieces {
   let p = cache.get(id)
   if (p !== undefined) return p
   if (cache.size > 10_000) cache.clear()
@@ -149,6 +150,47 @@ function hasDefaultTail(record: GetRecord): boolean {
 }
 
 /**
+ * The usual line's head, up to its keys: `{"type": …, "trace_id": "trace_<id>_<ts>", "timestamp_ns": <ts>, "keys": `
+ * at p in `out` (room is the caller's); returns the end. With {@link putGetTail} / {@link putWriteTail} after the
+ * keys' text, the bytes of the usual get and write lines (also written this way on the hash-id rows' worker).
+ */
+export function putLineHead(out: Uint8Array, p: number, head: Uint8Array, ts: string): number {
+  p = put(out, p, head)
+  p = putAscii(out, p, ts)
+  p = put(out, p, TS_FIELD)
+  p = putAscii(out, p, ts)
+  return put(out, p, KEYS_FIELD)
+}
+
+/** A get line's end after its keys: `, "input_len": <len>` and `tail` (which closes the line). */
+export function putGetTail(out: Uint8Array, p: number, lenText: string, tail: Uint8Array): number {
+  p = put(out, p, INPUT_LEN)
+  p = putAscii(out, p, lenText)
+  return put(out, p, tail)
+}
+
+/** A write line's end after its keys. */
+export function putWriteTail(out: Uint8Array, p: number): number {
+  out[p++] = 0x7d // }
+  out[p++] = 0x0a
+  return p
+}
+
+/** The room {@link putLineHead} and a tail take, keys excluded (`lenText` is '' for a write). */
+export function usualLineRoom(
+  head: Uint8Array,
+  ts: string,
+  lenText: string,
+  tail: Uint8Array | undefined,
+): number {
+  const common = head.length + 2 * ts.length + TS_FIELD.length + KEYS_FIELD.length
+  return common + (tail !== undefined ? INPUT_LEN.length + lenText.length + tail.length : 2)
+}
+
+/** The tail of a get with the defaults (`query_type` prefix_match, empty mask and specs, window 0). */
+export const DEFAULT_GET_TAIL_BYTES: Uint8Array = DEFAULT_GET_TAIL
+
+/**
  * The usual record (KeyList keys; a get with the default tail or another `tail` of plain values) written in one go
  * into room the sink gives: no call per piece. False when the sink has no room for it at once.
  */
@@ -163,30 +205,11 @@ function encodeUsual(
   const ts = isGet ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
   const lenText = isGet ? String(record.input_len) : ''
   const head = isGet ? pieces.get : pieces.write
-  const need =
-    head.length +
-    2 * ts.length +
-    TS_FIELD.length +
-    KEYS_FIELD.length +
-    keys.jsonByteLength +
-    (isGet ? INPUT_LEN.length + lenText.length + tail.length : 2)
-  const out = b.room(need)
+  const out = b.room(usualLineRoom(head, ts, lenText, isGet ? tail : undefined) + keys.jsonByteLength)
   if (out === undefined) return false
-  let p = put(out, b.pos, head)
-  p = putAscii(out, p, ts)
-  p = put(out, p, TS_FIELD)
-  p = putAscii(out, p, ts)
-  p = put(out, p, KEYS_FIELD)
+  let p = putLineHead(out, b.pos, head, ts)
   p = keys.copyJsonInto(out, p)
-  if (isGet) {
-    p = put(out, p, INPUT_LEN)
-    p = putAscii(out, p, lenText)
-    p = put(out, p, tail)
-  } else {
-    out[p++] = 0x7d // }
-    out[p++] = 0x0a
-  }
-  b.pos = p
+  b.pos = isGet ? putGetTail(out, p, lenText, tail) : putWriteTail(out, p)
   return true
 }
 

@@ -85,7 +85,11 @@ class InstanceSlots {
    * in memory; it never goes down.
    */
   spill(): void {
-    const all = this.ascending.concat([...this.others]).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+    // the ascending entries are sorted already: time-sorted input has no others, and no sort to pay
+    const all =
+      this.others.size === 0
+        ? this.ascending
+        : this.ascending.concat([...this.others]).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
     if (all[0] < INT64_MIN || all[all.length - 1] > INT64_MAX) {
       this.spillable = false // a timestamp beyond int64: keep this instance in memory
       return
@@ -168,6 +172,24 @@ export class TimestampAllocator {
     s.add(t)
     if (s.size > s.threshold && s.spillable) s.spill()
     return t
+  }
+
+  /**
+   * The run base, base + 1, …, base + n − 1 when it lies above every timestamp the instance used (so each is what
+   * {@link allocate} would give in turn): marks them used and returns true; otherwise marks nothing, false.
+   */
+  allocateRun(instanceId: string, base: bigint, n: number): boolean {
+    const s = instanceId === this.lastId ? this.last : this.slots.get(instanceId)
+    if (s === undefined) return false // its first allocation goes the usual way (it makes the instance's slots)
+    const maxUsed = s.maxUsed
+    if (maxUsed !== undefined && base <= maxUsed) return false
+    this.lastId = instanceId
+    this.last = s
+    for (let k = 0; k < n; k++) {
+      s.ascending.push(k === 0 ? base : base + BigInt(k))
+      if (s.size > s.threshold && s.spillable) s.spill()
+    }
+    return true
   }
 
   /** Number of timestamps held in memory (all instances); for tests and diagnostics. */

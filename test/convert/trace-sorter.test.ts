@@ -315,3 +315,57 @@ describe('TraceSorter', () => {
     )
   })
 })
+
+describe('TraceSorter: lines of a slab, released once written', () => {
+  /** Slabs of ascending lines pushed one by one (settling after each), the last of each with a release that overwrites it. */
+  async function throughSlabs(
+    slabs: Array<Array<[bigint, number]>>,
+    opts: {windowSize: number; chunkChars: number},
+  ): Promise<{text: string; released: number; spilled: boolean}> {
+    const tmp = tempDir()
+    const out = join(tmp.dir, 'out.jsonl')
+    const sorter = new TraceSorter({
+      tempDir: tmp.dir,
+      name: 'in',
+      directPath: join(tmp.dir, 'd.jsonl'),
+      ...opts,
+    })
+    let released = 0
+    for (const items of slabs) {
+      const slab = Buffer.from(items.map(([ts, n]) => text(ts, n)).join(''))
+      let start = 0
+      for (const [k, [ts, n]] of items.entries()) {
+        const end = start + Buffer.byteLength(text(ts, n))
+        const done = (): void => {
+          released++
+          slab.fill(0x58) // reused: any line of it still to be written would show
+        }
+        sorter.pushLine(ts, slab, start, end, k === items.length - 1 ? done : undefined)
+        start = end
+        await sorter.settle()
+      }
+    }
+    const runs = await sorter.finish()
+    const w = new BufferedWriter(out)
+    await mergeRuns(runs, w)
+    await w.close()
+    const result = {text: readFileSync(out, 'utf8'), released, spilled: sorter.spilled}
+    tmp.cleanup()
+    return result
+  }
+
+  const ascending = (from: number, n: number): Array<[bigint, number]> =>
+    Array.from({length: n}, (_, i) => [BigInt(from + i), i])
+
+  it.each([
+    ['streaming through the window', [ascending(10, 6), ascending(16, 5), ascending(21, 7)]],
+    ['an out-of-order slab forcing a spill', [ascending(10, 6), ascending(3, 5), ascending(30, 7)]],
+  ])('%s: every line written before its slab is released', async (_name, slabs) => {
+    for (const windowSize of [2, 4, 100]) {
+      const r = await throughSlabs(slabs, {windowSize, chunkChars: 200})
+      expect(r.text).toBe(expected(slabs.flat()))
+      expect(r.text).not.toContain('X')
+      expect(r.released).toBe(slabs.length)
+    }
+  })
+})

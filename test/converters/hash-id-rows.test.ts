@@ -9,6 +9,7 @@ import {
 } from '../../plugins/converters/_shared/hash-id-rows.js'
 import {type InputLine, KeyList, type LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
+import {HashIdRows} from '../../plugins/converters/_shared/hash-id-input.js'
 
 let seed = 99
 const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
@@ -139,12 +140,11 @@ function byteBatches(texts: string[]): LineBatch[] {
 function rowOf(r: HashIdBatch, i: number, exactAt: {n: number}): unknown {
   if (r.kind[i] === 1) return norm(r.exact[exactAt.n++])
   const k0 = i === 0 ? 0 : r.keyEnd[i - 1]
-  const t0 = i === 0 ? 0 : r.textEnd[i - 1]
   return {
     ts: r.ts[i],
     inputLen: BigInt(r.inputLen[i]),
     words: Array.from(new BigInt64Array(r.words.buffer, r.words.byteOffset).subarray(k0, r.keyEnd[i])),
-    json: Buffer.from(r.text.subarray(t0, r.textEnd[i])).toString('latin1'),
+    json: Buffer.from(r.text.subarray(r.textStart[i], r.textEnd[i])).toString('latin1'),
   }
 }
 
@@ -157,7 +157,7 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
       let at = 0
       for (const batch of byteBatches(texts)) {
         const {result, transfer} = map(batch)
-        expect(transfer).toHaveLength(7)
+        expect(transfer).toHaveLength(9)
         const exactAt = {n: 0}
         for (let i = 0; i < batch.count; i++) {
           expect(rowOf(result, i, exactAt)).toEqual(norm(decodeHashIdRow(texts[at + i], config)))
@@ -170,6 +170,34 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
       // the lane takes non-negative ids of up to 15 digits: most of the common shapes
       expect(fast).toBeGreaterThan(texts.length / 5)
     }
+  })
+
+  it('with lines, the cursor’s keys (read back from their text) are the exact path’s', () => {
+    const config = {...QWEN, linesOf: 'instance'}
+    const texts = Array.from({length: 1500}, () => line()).filter((t) => t.trim() === t && t !== '')
+    const map = createLineBatchMapper(config)
+    let at = 0
+    let fast = 0
+    for (const batch of byteBatches(texts)) {
+      const {result} = map(batch)
+      expect(result.words).toHaveLength(0)
+      const rows = new HashIdRows(batch, result)
+      while (rows.next()) {
+        const want = norm(decodeHashIdRow(texts[at + rows.index], config))
+        if (rows.problem) expect(want).toEqual(rows.problem)
+        else {
+          if (result.kind[rows.index] === 0) fast++
+          expect({
+            ts: rows.ts,
+            inputLen: BigInt(rows.inputLen),
+            words: Array.from(rows.keys.words()),
+            json: rows.keys.toJsonText(),
+          }).toEqual(want)
+        }
+      }
+      at += batch.count
+    }
+    expect(fast).toBeGreaterThan(texts.length / 5)
   })
 
   it('reads a float timestamp as long as a line (no argument spread)', () => {

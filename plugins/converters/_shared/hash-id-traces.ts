@@ -6,16 +6,18 @@
 import type {GetTrace, InputContext, Trace} from '../../../src/index.js'
 import {type HashIdRows, hashIdRowBatches} from './hash-id-input.js'
 import type {HashIdRowConfig} from './hash-id-rows.js'
+import {batchTraces, type EncodedLinesOf, type HashIdRecordMaker} from './hash-id-runs.js'
+import {type EncodedTraceSource, encodedTraceSource} from '../../../src/scan.js'
 
 /** How a row's traces are made (the converter's methods: timestamps are allocated as they are called). */
-export interface HashIdTraceMaker {
-  get(rows: HashIdRows): GetTrace
-  write(rows: HashIdRows, get: GetTrace): Trace
+export interface HashIdTraceMaker extends HashIdRecordMaker {
+  /** when set, the framework may take the rows' lines encoded ahead (their records would equal get's and write's) */
+  encoded?: EncodedLinesOf
 }
 
 const DONE: IteratorReturnResult<undefined> = {done: true, value: undefined}
 
-class HashIdTraces implements AsyncIterableIterator<Trace> {
+class HashIdTraces implements AsyncIterableIterator<Trace>, EncodedTraceSource {
   /** the batch being read, undefined between batches */
   private rows: HashIdRows | undefined
   /** the current row's get, when its write is the next trace */
@@ -27,10 +29,10 @@ class HashIdTraces implements AsyncIterableIterator<Trace> {
 
   constructor(
     private readonly ctx: InputContext,
-    config: HashIdRowConfig,
+    private readonly config: HashIdRowConfig,
     private readonly make: HashIdTraceMaker,
   ) {
-    this.batches = hashIdRowBatches(ctx, config)
+    this.batches = hashIdRowBatches(ctx, config) // a generator: nothing is read until it is asked for a batch
   }
 
   [Symbol.asyncIterator](): this {
@@ -46,6 +48,16 @@ class HashIdTraces implements AsyncIterableIterator<Trace> {
       return this.fail(err)
     }
     return trace ? Promise.resolve({done: false, value: trace}) : this.nextBatch()
+  }
+
+  /**
+   * The same traces with runs of lines encoded ahead in place of most records (the framework's way in, when the
+   * maker allows it; else the records). Use it or iterate this object, not both.
+   */
+  [encodedTraceSource](): AsyncIterable<unknown> {
+    const lines = this.make.encoded
+    if (lines === undefined) return this
+    return encodedBatches(this.ctx, {...this.config, linesOf: lines.instanceId}, this.make, lines)
   }
 
   /** The consumer stopped early: the row decoders are shut down. */
@@ -103,6 +115,16 @@ class HashIdTraces implements AsyncIterableIterator<Trace> {
     await this.batches.return(undefined).catch(() => {}) // as a loop left by an error: that error is the one
     throw err
   }
+}
+
+/** The input's traces a batch at a time, as batchTraces gives them (the rows decoded with their lines). */
+async function* encodedBatches(
+  ctx: InputContext,
+  config: HashIdRowConfig,
+  make: HashIdTraceMaker,
+  lines: EncodedLinesOf,
+): AsyncGenerator<unknown> {
+  for await (const rows of hashIdRowBatches(ctx, config)) yield* batchTraces(rows, ctx, make, lines)
 }
 
 /** The traces of the input's hash-id rows, made by `make`. */
