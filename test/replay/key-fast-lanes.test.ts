@@ -7,6 +7,21 @@ import {key, LAYOUT} from './helpers.js'
 
 const plainHasDuplicates = (ks: ObjectKey[]) => new Set(ks.map((k) => k.id)).size < ks.length
 
+/** A 1 MiB L1 of 4 KiB blocks whose clock stands still. */
+function smallL1(): L1 {
+  return new L1({
+    slots: new KeySlots(),
+    sizeInBytes: 1 << 20,
+    alignBytes: 4096,
+    writeTtl: 600,
+    readTtl: 300,
+    allocMode: 'all-or-nothing',
+    writePendingReadable: false,
+    now: () => 0,
+    warn: () => {},
+  })
+}
+
 describe('hasDuplicateIds (fingerprints, then ids)', () => {
   it('agrees with a set of ids on random lists, short and long', () => {
     let seed = 7
@@ -28,17 +43,7 @@ describe('hasDuplicateIds (fingerprints, then ids)', () => {
   })
 
   it('a duplicate by id in a long call keeps outcomes by id, as the dict does', () => {
-    const l1 = new L1({
-      slots: new KeySlots(),
-      sizeInBytes: 1 << 20,
-      alignBytes: 4096,
-      writeTtl: 600,
-      readTtl: 300,
-      allocMode: 'all-or-nothing',
-      writePendingReadable: false,
-      now: () => 0,
-      warn: () => {},
-    })
+    const l1 = smallL1()
     const ks = Array.from({length: 12}, (_, i) => key(i))
     ks.push(key(3)) // another instance of key 3's id
     expect(l1.reserveWrite(ks, [], LAYOUT, 'new')).toEqual(new Array(13).fill('SUCCESS'))
@@ -135,17 +140,7 @@ describe('L1 error counts (runs of one error counted at once)', () => {
   it('equal a count per key in the order codes were first seen, over random calls', () => {
     let seed = 99
     const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
-    const l1 = new L1({
-      slots: new KeySlots(),
-      sizeInBytes: 1 << 20,
-      alignBytes: 4096,
-      writeTtl: 600,
-      readTtl: 300,
-      allocMode: 'all-or-nothing',
-      writePendingReadable: false,
-      now: () => 0,
-      warn: () => {},
-    })
+    const l1 = smallL1()
     const keys = Array.from({length: 40}, (_, i) => key(i))
     const plain: Record<string, Record<string, number>> = {}
     const tally = (op: string, codes: string[]) => {
