@@ -19,6 +19,14 @@ function line(ts: bigint, n: number): StoredLine {
   return arena.add(Buffer.from(text(ts, n)))
 }
 
+/** The runs merged into `out`; its text. */
+async function mergedText(runs: Awaited<ReturnType<TraceSorter['finish']>>, out: string): Promise<string> {
+  const w = new BufferedWriter(out)
+  await mergeRuns(runs, w)
+  await w.close()
+  return readFileSync(out, 'utf8')
+}
+
 async function sortThrough(
   items: Array<[bigint, number]>,
   opts: {windowSize: number; chunkChars: number; direct: boolean},
@@ -33,10 +41,7 @@ async function sortThrough(
   })
   for (const [ts, n] of items) sorter.push(ts, line(ts, n))
   const runs = await sorter.finish()
-  const w = new BufferedWriter(out)
-  await mergeRuns(runs, w)
-  await w.close()
-  const text = readFileSync(out, 'utf8')
+  const text = await mergedText(runs, out)
   tmp.cleanup()
   return {text, runs: runs.length, spilled: sorter.spilled}
 }
@@ -154,11 +159,7 @@ describe('TraceSorter', () => {
       const slabs = made.mock.calls.filter(([n]) => n === 512).length
       made.mockRestore()
       const runs = await sorter.finish()
-      const out = join(tmp.dir, 'out.jsonl')
-      const w = new BufferedWriter(out)
-      await mergeRuns(runs, w)
-      await w.close()
-      expect(readFileSync(out, 'utf8')).toBe(expected(items))
+      expect(await mergedText(runs, join(tmp.dir, 'out.jsonl'))).toBe(expected(items))
       tmp.cleanup()
       expect(new Set(released).size).toBe(lines.length)
       expect(released.length).toBe(lines.length)
@@ -200,11 +201,7 @@ describe('TraceSorter', () => {
       }
     const runs = []
     for (const s of sorters) runs.push(...(await s.finish()))
-    const out = join(tmp.dir, 'merged.jsonl')
-    const w = new BufferedWriter(out)
-    await mergeRuns(runs, w)
-    await w.close()
-    expect(readFileSync(out, 'utf8')).toBe(expected(all))
+    expect(await mergedText(runs, join(tmp.dir, 'merged.jsonl'))).toBe(expected(all))
     tmp.cleanup()
   })
 
@@ -234,11 +231,9 @@ describe('TraceSorter', () => {
         want.push({ts, i, text: i % 5 === 0 ? text(ts, i) : serializeJson(record) + '\n'})
       }
       const runs = await sorter.finish()
-      const w = new BufferedWriter(out)
-      await mergeRuns(runs, w)
-      await w.close()
+      const merged = await mergedText(runs, out)
       want.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.i - b.i))
-      expect(readFileSync(out, 'utf8')).toBe(want.map((x) => x.text).join(''))
+      expect(merged).toBe(want.map((x) => x.text).join(''))
       expect(sorter.spilled).toBe(chunkChars < 10_000)
       tmp.cleanup()
     },
@@ -346,10 +341,7 @@ describe('TraceSorter: lines of a slab, released once written', () => {
       }
     }
     const runs = await sorter.finish()
-    const w = new BufferedWriter(out)
-    await mergeRuns(runs, w)
-    await w.close()
-    const result = {text: readFileSync(out, 'utf8'), released, spilled: sorter.spilled}
+    const result = {text: await mergedText(runs, out), released, spilled: sorter.spilled}
     tmp.cleanup()
     return result
   }
