@@ -67,6 +67,7 @@ const BESIDE_THE_BUNDLE = [
   'simulate/output/plots.js',
   'vendor/vega.js',
   'vendor/vega-bundle.js',
+  'util/optimizing-compiler.js',
 ].map((m) => `/dist/src/${m}`)
 
 describe('start-up', () => {
