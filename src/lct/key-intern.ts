@@ -4,7 +4,7 @@ import {skipValid} from './fast-scan.js'
 import {MAX_NESTING} from './constants.js'
 import {familyOf, isKeyByte, MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
 import {MemoryLayoutDesc, ObjectKey} from './values.js'
-import {canonicalObjectKey, readCanonicalKey} from './object-key-wire.js'
+import {canonicalKey, canonicalObjectKey, readCanonicalKey} from './object-key-wire.js'
 
 /** `{"__t__": <fixstr tag>, …}`: a two-entry map whose first key is the wrapper tag key. */
 const PREFIX = Buffer.from([0x82, 0xa5, ...Buffer.from('__t__')])
@@ -504,6 +504,17 @@ export class InterningReader extends MsgpackReader {
         this.pos = p + this.interner.found
         this.report(p, this.pos, this.interner.foundId, hit)
         return hit as unknown as RawValue
+      }
+    }
+    // a new key in the usual layout, away from the nesting limit and long enough to have been looked up by its head:
+    // its reading finds its end and validates it (the layout is valid msgpack), so it is not skipped first
+    if (shortcut && this.walking && p + HASH_WINDOW <= this.end && INTERNED[k].ctor === ObjectKey) {
+      if (readCanonicalKey(buf, p, this.end, true)) {
+        const end = canonicalKey.end
+        this.pos = end
+        const id = this.interner.remember(buf, p, end, hash, STAND_IN_KEY)
+        this.report(p, end, id, STAND_IN_KEY)
+        return STAND_IN_KEY as unknown as RawValue
       }
     }
     // validates the whole wrapper and finds its end: the fast lane, or the exact skipper for the precise error
