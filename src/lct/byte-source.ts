@@ -1,6 +1,13 @@
 import {open, type FileHandle} from 'node:fs/promises'
 
 const CHUNK = 1 << 20
+/**
+ * Room before a file chunk in the buffer it is read into, for the unread bytes of the window before it (a frame's
+ * tail, a few KiB): the chunk is read straight into the next window instead of being copied into this one
+ * (docs/performance-notes.md, `lmt replay` on engine-shaped traces, seventh session: one copy of the file less).
+ */
+const RESERVE = 64 << 10
+const WINDOW_BYTES = RESERVE + CHUNK
 
 /** Anything `.lct` can be read from: a path, a Node stream, or an async iterable of byte chunks. */
 export type LctSource = string | NodeJS.ReadableStream | AsyncIterable<Uint8Array>
@@ -10,7 +17,7 @@ export type LctSource = string | NodeJS.ReadableStream | AsyncIterable<Uint8Arra
  * offset of `buf[pos]`. Reads 1 MiB at a time; never seeks; a frame larger than the window gets a window its size.
  */
 export class ByteWindow {
-  buf: Buffer = Buffer.allocUnsafe(CHUNK)
+  buf: Buffer = Buffer.allocUnsafe(WINDOW_BYTES)
   pos = 0
   len = 0
   /** source offset of buf[pos] */
@@ -101,13 +108,18 @@ export class ByteWindow {
         this.eof = true
         return
       }
+      if (this.pos === 0 && this.len <= RESERVE) {
+        this.adopt(chunk, bytesRead)
+        return
+      }
       if (this.len + bytesRead > this.buf.length) {
         const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + bytesRead))
         this.buf.copy(next, 0, 0, this.len)
         this.buf = next
       }
-      chunk.copy(this.buf, this.len, 0, bytesRead)
+      chunk.copy(this.buf, this.len, RESERVE, RESERVE + bytesRead)
       this.len += bytesRead
+      this.spare = chunk
       this.ahead = this.readAhead()
       this.ahead.catch(() => {}) // reported when awaited
       return
@@ -132,12 +144,31 @@ export class ByteWindow {
     }
   }
 
-  private chunk: Buffer | undefined
+  /**
+   * The buffer a chunk was read into (at `RESERVE`) becomes the window, the `len` unread bytes (compacted to the
+   * front, at most `RESERVE`) put before it; the old window takes the next read when it has the usual size.
+   */
+  private adopt(chunk: Buffer, bytesRead: number): void {
+    const live = this.len
+    this.buf.copy(chunk, RESERVE - live, 0, live)
+    this.spare = this.buf.length === WINDOW_BYTES ? this.buf : undefined
+    this.buf = chunk
+    this.pos = RESERVE - live
+    this.len = RESERVE + bytesRead
+    this.ahead = this.readAhead()
+    this.ahead.catch(() => {}) // reported when awaited
+  }
+
+  /** the buffer the next chunk is read into (at `RESERVE`): no longer part of the window */
+  private spare: Buffer | undefined
 
   private readAhead(): Promise<{chunk: Buffer; bytesRead: number}> {
-    // one chunk buffer suffices: the next read starts only after the previous chunk was copied into the window
-    const chunk = (this.chunk ??= Buffer.allocUnsafe(CHUNK))
-    return (this.handle as FileHandle).read(chunk, 0, CHUNK, null).then(({bytesRead}) => ({chunk, bytesRead}))
+    // two buffers take turns: the next read starts once the previous chunk's buffer became the window
+    const chunk = this.spare ?? Buffer.allocUnsafe(WINDOW_BYTES)
+    this.spare = undefined
+    return (this.handle as FileHandle)
+      .read(chunk, RESERVE, CHUNK, null)
+      .then(({bytesRead}) => ({chunk, bytesRead}))
   }
 
   async close(): Promise<void> {

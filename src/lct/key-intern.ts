@@ -4,7 +4,7 @@ import {skipValid} from './fast-scan.js'
 import {MAX_NESTING} from './constants.js'
 import {familyOf, isKeyByte, MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
 import {MemoryLayoutDesc, ObjectKey} from './values.js'
-import {canonicalObjectKey, readCanonicalKey} from './object-key-wire.js'
+import {canonicalKey, canonicalObjectKey, readCanonicalKey} from './object-key-wire.js'
 
 /** `{"__t__": <fixstr tag>, …}`: a two-entry map whose first key is the wrapper tag key. */
 const PREFIX = Buffer.from([0x82, 0xa5, ...Buffer.from('__t__')])
@@ -153,17 +153,26 @@ export class WrapperListMemo {
 
 /**
  * A bounded cache of decoded wrappers by their wire bytes (started afresh when full): an open-addressing table of
- * typed arrays (hash, and the bytes' place in one slab) — no object per entry but the value, no string per lookup.
+ * typed arrays (hash, and the entry's number) over entries numbered in the order they were remembered (the bytes'
+ * place in one slab, length, id, value) — no object per entry but the value, no string per lookup.
  */
 export class ObjectKeyInterner {
   private readonly hashes = new Int32Array(SLOTS)
-  /** where an entry's bytes start in the slab */
-  private readonly offsets = new Int32Array(SLOTS)
-  /** 0 = an empty slot (a wrapper has at least 8 bytes) */
-  private readonly lengths = new Int32Array(SLOTS)
-  private readonly values: Array<ObjectKey | MemoryLayoutDesc | undefined> = new Array(SLOTS).fill(undefined)
+  /** the entry filed in a slot, + 1 (0 = an empty slot) */
+  private readonly slots = new Int32Array(SLOTS)
+  /** per entry, in the order remembered: where its bytes start in the slab (each entry's right after the last's) */
+  private readonly offsets = new Int32Array(MAX_ENTRIES)
+  private readonly lengths = new Int32Array(MAX_ENTRIES)
+  private readonly values: Array<ObjectKey | MemoryLayoutDesc | undefined> = new Array(MAX_ENTRIES).fill(
+    undefined,
+  )
   /** every value gets a number when first remembered, never reused (a decoding thread names values by it) */
-  private readonly ids = new Float64Array(SLOTS)
+  private readonly ids = new Float64Array(MAX_ENTRIES)
+  /**
+   * per entry: how many entries from it on were met in a row last time a run was matched from it (-1: not even
+   * itself), see {@link matchRun}
+   */
+  private readonly runs = new Int32Array(MAX_ENTRIES)
   private readonly slab = Buffer.allocUnsafe(SLAB_BYTES)
   private slabUsed = 0
   private size = 0
@@ -174,8 +183,13 @@ export class ObjectKeyInterner {
   found = 0
   /** the id of the value {@link lookup} returned last */
   foundId = 0
+  /** the entry {@link lookup} found or {@link remember} made last (-1: none made) */
+  lastEntry = -1
   /** the last array of interned values walked */
   readonly lists = new WrapperListMemo()
+
+  /** `matchRuns`: whether {@link matchRun} matches anything (tests turn it off to compare with the plain path) */
+  constructor(private readonly matchRuns = true) {}
 
   /** The value whose bytes start at `start` (and end by `limit`), among those filed under `hash`; its length in `found`. */
   lookup(
@@ -185,13 +199,15 @@ export class ObjectKeyInterner {
     hash: number,
   ): ObjectKey | MemoryLayoutDesc | undefined {
     const mask = SLOTS - 1
-    for (let i = (hash ^ (hash >>> 17)) & mask; this.lengths[i] !== 0; i = (i + 1) & mask) {
+    for (let i = (hash ^ (hash >>> 17)) & mask; this.slots[i] !== 0; i = (i + 1) & mask) {
       if (this.hashes[i] !== hash) continue
-      const n = this.lengths[i]
-      if (start + n <= limit && this.sameBytes(this.offsets[i], n, buf, start)) {
+      const e = this.slots[i] - 1
+      const n = this.lengths[e]
+      if (start + n <= limit && this.sameBytes(this.offsets[e], n, buf, start)) {
         this.found = n
-        this.foundId = this.ids[i]
-        return this.values[i]
+        this.foundId = this.ids[e]
+        this.lastEntry = e
+        return this.values[e]
       }
     }
     return undefined
@@ -216,28 +232,74 @@ export class ObjectKeyInterner {
   ): number {
     const id = this.nextId++
     const n = end - start
+    this.lastEntry = -1
     if (n > SLAB_BYTES) return id
     if (this.size >= MAX_ENTRIES || this.slabUsed + n > SLAB_BYTES) this.clear(id)
     const mask = SLOTS - 1
     let i = (hash ^ (hash >>> 17)) & mask
-    while (this.lengths[i] !== 0) i = (i + 1) & mask
+    while (this.slots[i] !== 0) i = (i + 1) & mask
     const slab = this.slab
     const at = this.slabUsed
     // a key is ~110 bytes: one native copy (no view object) beats a byte loop from a few dozen bytes on
     if (n >= 64) Buffer.prototype.copy.call(buf, slab, at, start, end)
     else for (let i = 0; i < n; i++) slab[at + i] = buf[start + i]
+    const e = this.size++
     this.hashes[i] = hash
-    this.offsets[i] = this.slabUsed
-    this.lengths[i] = n
-    this.values[i] = value
-    this.ids[i] = id
+    this.slots[i] = e + 1
+    this.offsets[e] = at
+    this.lengths[e] = n
+    this.values[e] = value
+    this.ids[e] = id
+    this.runs[e] = 0
     this.slabUsed += n
-    this.size++
+    this.lastEntry = e
     return id
   }
 
+  /**
+   * How many entries from `from` on (at most `max`, each a key {@link STAND_IN_KEY} stands in for) have their bytes
+   * one after the other at `buf[at…]` (by `limit`). A list of keys that recurs (a shared prompt's) was remembered in
+   * order, so its keys are consecutive entries, one run of slab bytes: one compare of the run learned last time,
+   * else one compare per entry. Bytes equal to an entry's are that entry's value, as a lookup would find it: a
+   * stand-in is remembered by walks only, which take any entry their lookup finds, so no earlier entry has its bytes.
+   */
+  matchRun(buf: Uint8Array, at: number, limit: number, from: number, max: number): number {
+    if (!this.matchRuns || from < 0 || from >= this.size) return 0
+    const learned = this.runs[from]
+    if (learned < 0) return 0
+    const k = Math.min(learned, max, this.size - from)
+    if (k > 0) {
+      const off = this.offsets[from]
+      const n = this.offsets[from + k - 1] + this.lengths[from + k - 1] - off
+      if (at + n <= limit && this.slab.compare(buf, at, at + n, off, off + n) === 0) return k
+    }
+    let r = 0
+    for (let p = at; r < max && from + r < this.size; r++) {
+      const e = from + r
+      const n = this.lengths[e]
+      if (this.values[e] !== STAND_IN_KEY || p + n > limit || !this.sameBytes(this.offsets[e], n, buf, p))
+        break
+      p += n
+    }
+    this.runs[from] = r > 0 ? r : -1
+    return r
+  }
+
+  /** entry `e`'s length, id and value (for a run {@link matchRun} matched) */
+  entryLength(e: number): number {
+    return this.lengths[e]
+  }
+
+  entryId(e: number): number {
+    return this.ids[e]
+  }
+
+  entryValue(e: number): ObjectKey | MemoryLayoutDesc {
+    return this.values[e] as ObjectKey | MemoryLayoutDesc
+  }
+
   private clear(nextId: number): void {
-    this.lengths.fill(0)
+    this.slots.fill(0)
     this.values.fill(undefined)
     this.slabUsed = 0
     this.size = 0
@@ -352,6 +414,15 @@ export class InterningReader extends MsgpackReader {
           if (isWrapKeyAt(this.buf, this.pos)) this.leftWrapper()
           this.skip()
         }
+        // the keys that followed the previous one when it was first remembered, as one run (a shared prefix)
+        if (recording && this.runAt === this.pos && this.depth + 8 < MAX_NESTING) {
+          const r = this.interner.matchRun(this.buf, this.pos, this.end, this.runFrom, n - i)
+          if (r > 0) {
+            this.reportRun(i, r)
+            i += r - 1
+            continue
+          }
+        }
         if (recording) {
           this.element = i
           this.elementAt = this.pos
@@ -386,6 +457,32 @@ export class InterningReader extends MsgpackReader {
     this.spans.interned(start, end, id, value)
     if (this.element >= 0)
       this.interner.lists.add(this.element, start, end, id, value, start === this.elementAt)
+    const e = this.interner.lastEntry
+    this.runFrom = value === STAND_IN_KEY && e >= 0 ? e + 1 : -1
+    this.runAt = this.runFrom >= 0 ? end : -1
+  }
+
+  /**
+   * the entry that may come next (the one remembered after the stand-in reported last) and where (-1: none): the
+   * walk of an array tries the run of entries from there before a lookup per element (docs/performance-notes.md,
+   * `lmt replay` on engine-shaped traces, seventh session)
+   */
+  private runFrom = -1
+  private runAt = -1
+
+  /** Elements `i…i + r - 1` of the array being recorded are the entries of the run `matchRun` matched. */
+  private reportRun(i: number, r: number): void {
+    const interner = this.interner
+    const from = this.runFrom
+    for (let j = 0; j < r; j++) {
+      const start = this.pos
+      const end = start + interner.entryLength(from + j)
+      this.element = i + j
+      this.elementAt = start
+      this.pos = end
+      interner.lastEntry = from + j
+      this.report(start, end, interner.entryId(from + j), interner.entryValue(from + j))
+    }
   }
 
   override value(): RawValue {
@@ -407,6 +504,17 @@ export class InterningReader extends MsgpackReader {
         this.pos = p + this.interner.found
         this.report(p, this.pos, this.interner.foundId, hit)
         return hit as unknown as RawValue
+      }
+    }
+    // a new key in the usual layout, away from the nesting limit and long enough to have been looked up by its head:
+    // its reading finds its end and validates it (the layout is valid msgpack), so it is not skipped first
+    if (shortcut && this.walking && p + HASH_WINDOW <= this.end && INTERNED[k].ctor === ObjectKey) {
+      if (readCanonicalKey(buf, p, this.end, true)) {
+        const end = canonicalKey.end
+        this.pos = end
+        const id = this.interner.remember(buf, p, end, hash, STAND_IN_KEY)
+        this.report(p, end, id, STAND_IN_KEY)
+        return STAND_IN_KEY as unknown as RawValue
       }
     }
     // validates the whole wrapper and finds its end: the fast lane, or the exact skipper for the precise error

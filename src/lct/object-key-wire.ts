@@ -35,6 +35,7 @@ export const canonicalKey = {
   /** the bytes and place it was read from */
   buf: undefined as Uint8Array | undefined,
   start: -1,
+  end: -1,
   hashStart: 0,
   hashEnd: 0,
   model: '',
@@ -46,10 +47,14 @@ export const canonicalKey = {
 /**
  * Whether `[start, end)` holds an ObjectKey in exactly the layout LMCache and lmt write (canonical field order, bin8
  * hash, short ASCII strings, small non-negative ints) that passes ObjectKey's checks; its fields are then in
- * {@link canonicalKey}. Otherwise the general decoder (which reports any error) takes it.
+ * {@link canonicalKey}. Otherwise the general decoder (which reports any error) takes it. `open`: `end` is only a
+ * limit, the key's own end is found (in `canonicalKey.end`): this layout is valid msgpack, so a key read this way ends
+ * where validating the value would find its end (docs/performance-notes.md, `lmt replay` on engine-shaped traces,
+ * seventh session).
  */
-export function readCanonicalKey(buf: Uint8Array, start: number, end: number): boolean {
+export function readCanonicalKey(buf: Uint8Array, start: number, end: number, open = false): boolean {
   canonicalKey.start = -1
+  if (open) end = Math.min(end, start + 512)
   if (end - start > 512 || !matches(buf, start, HEAD)) return false
   let p = start + HEAD.length
   const hashLength = buf[p]
@@ -73,13 +78,14 @@ export function readCanonicalKey(buf: Uint8Array, start: number, end: number): b
   if (p + SALT.length > end || !matches(buf, p, SALT)) return false
   p += SALT.length
   const salt = shortAscii(buf, p, end)
-  if (salt === undefined || nextPos !== end) return false
+  if (salt === undefined || (nextPos !== end && !open)) return false
   // ObjectKey's rules (an ASCII salt has as many code points as characters); a breach is the general path's error
   // eslint-disable-next-line no-control-regex -- NUL is one of the forbidden characters
   if (model.includes('@') || salt.length > 128 || /[@/\\\u0000]/.test(salt)) return false
   const k = canonicalKey
   k.buf = buf
   k.start = start
+  k.end = nextPos
   k.hashStart = hashStart
   k.hashEnd = hashStart + hashLength
   k.model = model

@@ -8,6 +8,8 @@ import {MsgpackWriter} from '../../src/lct/msgpack.js'
 import {MemoryLayoutDesc, ObjectKey} from '../../src/lct/values.js'
 import type {LctRecord} from '../../src/lct/types.js'
 import {header, record} from './helpers.js'
+import {decodeRecordBody} from '../../src/lct/frame-decode.js'
+import {type TapeBatch, TapeWriter} from '../../src/lct/record-tape.js'
 
 const key = (i: number, model = 'm') => new ObjectKey(Uint8Array.from([i >> 8, i & 0xff]), model, 0, 0, '')
 // wrappers of at least 64 bytes are found by the hash of their head, shorter ones by the hash of all their bytes
@@ -137,6 +139,119 @@ describe('the walk of a reading thread', () => {
       expect(v).not.toBe(STAND_IN_KEY)
       expect(v).toBeInstanceOf(ObjectKey)
       expect(v.id).toBe(k.id)
+    }
+  })
+})
+
+describe('runs of keys remembered in order (the fast lane of a walk)', () => {
+  /** a seeded generator in [0, 1) */
+  const rng = (seed: number) => {
+    let s = seed >>> 0
+    return () => {
+      s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0
+      return s / 2 ** 32
+    }
+  }
+
+  /**
+   * Record frames shaped like an engine's: lists of a shared prompt's keys (whole or cut short) and keys of their
+   * own, repeated by later records; now and then a repeated key, a layout or a nested list inside a list, and a
+   * frame that fails with a prompt key as its t_mono (read outside a walk, so its bytes are cached twice).
+   */
+  function frames(seed: number, requests: number): Buffer[] {
+    const rand = rng(seed)
+    let next = 0
+    const fresh = () => {
+      const i = next++
+      const h = Uint8Array.from([i >>> 16, (i >>> 8) & 0xff, i & 0xff, Math.floor(rand() * 256)])
+      return new ObjectKey(h, rand() < 0.1 ? LONG : 'Qwen/Qwen3-8B', 0, 0, '')
+    }
+    const prompts = Array.from({length: 12}, () => Array.from({length: 1 + Math.floor(rand() * 20)}, fresh))
+    const out: Buffer[] = []
+    for (let r = 0; r < requests; r++) {
+      const prompt = prompts[Math.floor(rand() * rand() * prompts.length)]
+      const cut = rand() < 0.2 ? Math.floor(rand() * prompt.length) : prompt.length
+      const keys: unknown[] = [
+        ...prompt.slice(0, cut),
+        ...Array.from({length: Math.floor(rand() * 30)}, fresh),
+      ]
+      const odd = rand()
+      if (odd < 0.05 && keys.length > 1) keys.splice(1, 0, keys[0])
+      else if (odd < 0.08) keys.splice(Math.floor(rand() * keys.length), 0, layout)
+      else if (odd < 0.1 && keys.length > 2) keys.splice(0, 2, [keys[0], keys[1]])
+      const args = encodeArgs({keys, layout_desc: layout})
+      for (let k = 1 + Math.floor(rand() * 3); k > 0; k--) out.push(record('q', args))
+      if (rand() < 0.03) out.push(record('q', {keys: encodeArgs({k: prompt[0]}).k}, undefined))
+      if (rand() < 0.03) out.push(Buffer.concat([Buffer.alloc(4), keyTimeBody(prompt[0])]))
+    }
+    return out
+  }
+
+  /** a record body whose t_mono is a key (malformed; its key is read by value(), not walked) */
+  function keyTimeBody(k: ObjectKey): Buffer {
+    const w = new MsgpackWriter()
+    w.mapHeader(2)
+    w.str('t_mono')
+    w.value(encodeArgs({k}).k)
+    w.str('args')
+    w.value({})
+    return Buffer.from(w.bytes())
+  }
+
+  /** the batches the reading side of a threaded replay would hand over, with or without the lane */
+  function batches(
+    frameList: Buffer[],
+    matchRuns: boolean,
+  ): {batches: TapeBatch[]; runs: number; liveFrom: number} {
+    const interner = new ObjectKeyInterner(matchRuns)
+    let runs = 0
+    const match = interner.matchRun.bind(interner)
+    interner.matchRun = (...a) => {
+      const r = match(...a)
+      if (r > 0) runs++
+      return r
+    }
+    const writer = new TapeWriter()
+    const out: TapeBatch[] = []
+    frameList.forEach((f, index) => {
+      const body = f.subarray(4)
+      writer.beginRecord()
+      writer.setSource(body)
+      try {
+        writer.addRecord(decodeRecordBody(body, 0, body.length, interner, writer), index, body.length, index)
+      } catch (err) {
+        if (!(err instanceof Error)) throw err
+      }
+      if (writer.count >= 500) out.push(writer.take(interner.liveFrom))
+    })
+    out.push(writer.take(interner.liveFrom))
+    return {batches: out, runs, liveFrom: interner.liveFrom}
+  }
+
+  /** Whether two batches are the same (typed arrays as bytes: far quicker than element by element). */
+  function expectSame(a: TapeBatch, b: TapeBatch): void {
+    const bytes = (x: Float64Array | Int32Array | Uint8Array) =>
+      Buffer.from(x.buffer, x.byteOffset, x.byteLength)
+    for (const k of ['nums', 'ints', 'bytes', 'defs'] as const)
+      expect(bytes(a[k]).equals(bytes(b[k]))).toBe(true)
+    const rest = (x: TapeBatch) => ({...x, nums: 0, ints: 0, bytes: 0, defs: 0})
+    expect(rest(a)).toEqual(rest(b))
+  }
+
+  it('hands over the same batches as a lookup per key, across generations of the cache', () => {
+    for (const [seed, requests] of [
+      [1, 300],
+      [2, 300],
+      [3, 5000],
+    ]) {
+      const list = frames(seed, requests)
+      const fast = batches(list, true)
+      const plain = batches(list, false)
+      expect(fast.batches.length).toBe(plain.batches.length)
+      fast.batches.forEach((b, i) => expectSame(b, plain.batches[i]))
+      expect(fast.runs).toBeGreaterThan(requests / 10)
+      expect(plain.runs).toBe(0)
+      if (requests > 1000) expect(fast.liveFrom).toBeGreaterThan(0) // the cache started afresh
     }
   })
 })

@@ -81,10 +81,21 @@ export function hasDuplicateIds(keys: readonly ObjectKey[]): boolean {
 /** whether a shared key list (one array for a run of records, never changed) repeats an id: learnt once per list */
 const sharedListRepeats = new WeakMap<readonly ObjectKey[], boolean>()
 
+/**
+ * the shared list asked about last and its answer: a request's records follow one another with one list, several L1
+ * calls each, so most calls skip the weak set and map (docs/performance-notes.md, `lmt replay` on engine-shaped
+ * traces, seventh session; pinned by the threaded replay's tests of shared lists that repeat an id)
+ */
+let lastShared: readonly ObjectKey[] | undefined
+let lastRepeats = false
+
 function repeatsIds(keys: readonly ObjectKey[]): boolean {
+  if (keys === lastShared) return lastRepeats
   if (!isSharedList(keys)) return hasDuplicateIds(keys)
   let repeats = sharedListRepeats.get(keys)
   if (repeats === undefined) sharedListRepeats.set(keys, (repeats = hasDuplicateIds(keys)))
+  lastShared = keys
+  lastRepeats = repeats
   return repeats
 }
 
