@@ -6,6 +6,8 @@ import {
 } from '../../plugins/converters/_shared/publisher-events.js'
 import {ScannedEvent, scanPublisherLine} from '../../plugins/converters/_shared/publisher-scan.js'
 import {packEvents, unpackEvents} from '../../plugins/converters/_shared/publisher-pack.js'
+import {isEmptyList} from '../../plugins/converters/_shared/publisher-input.js'
+import {parseJson} from '../../src/jsonl/parse.js'
 import type {LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
 
@@ -220,6 +222,19 @@ describe('publisher events: the byte lane', () => {
       return ls ? {...e, ls: text.toString('utf8', ls.t0, ls.t1)} : e
     }
     expect(p.map(lsText)).toEqual(events.map((e) => ('ls' in e ? {...e, ls: '[]'} : e)))
+  })
+
+  it('takes a pass-through text for an empty list (made without the parser) only when it parses as one', () => {
+    const texts = ['[]', '[ ]', '[1]', '{}', '""', '"[]"', '[[]]', '[] ', ' []', 'null', '[0]']
+    const text = Buffer.from(`x${texts.join('')}x`)
+    let t0 = 1
+    for (const t of texts) {
+      const t1 = t0 + Buffer.byteLength(t)
+      const parsed = parseJson(text.toString('utf8', t0, t1))
+      if (isEmptyList(text, t0, t1)) expect(parsed).toEqual([])
+      expect(isEmptyList(text, t0, t1)).toBe(t === '[]') // the worker writes an empty list as `[]` exactly
+      t0 = t1
+    }
   })
 
   it('reads every length of int64 literal exactly (the halves taken without fmod), near powers of two too', () => {
