@@ -65,8 +65,9 @@ function keyAt(keys: LoadedKeys, i: number): unknown {
 /** The pending gets of one input, indexed per instance by first key so that matching does not scan them all. */
 class PendingGets {
   private seq = 0
-  /** the prefix hashes of the write being matched, made when a spilled get is first met */
-  private writeHashes: PrefixHashes | undefined
+  /** the prefix hashes of the write being matched, reset to it when a spilled get is first met (see PrefixHashes) */
+  private readonly writeHashes = new PrefixHashes()
+  private writeHashed = false
 
   constructor(private readonly aged: AgedKeys) {}
 
@@ -115,7 +116,7 @@ class PendingGets {
 
   /** Removes and returns the most recently added get that matches the write, if any. */
   takeMatch(instance: string, ts: bigint, writeKeys: LoadedKeys): PendingGet | undefined {
-    this.writeHashes = undefined
+    this.writeHashed = false
     const candidates: Array<PendingGet[] | undefined> = [
       this.oneKey.get(instance),
       this.unhashable.get(instance),
@@ -143,6 +144,7 @@ class PendingGets {
       // an emptied first-key bucket leaves its index: memory follows the pending gets, not the keys ever seen
       if (best.bucket.length === 0 && best.index !== undefined) best.index.delete(best.indexKey)
     }
+    if (this.writeHashed) this.writeHashes.release() // it held a view of the write's keys
     return best
   }
 
@@ -153,7 +155,8 @@ class PendingGets {
     if (m <= 0) return true
     if (getKeys instanceof SpilledKeys && writeKeys instanceof KeyList) {
       // a differing prefix is rejected without reading the get's keys back
-      this.writeHashes ??= new PrefixHashes(writeKeys)
+      if (!this.writeHashed) this.writeHashes.reset(writeKeys)
+      this.writeHashed = true
       if (this.writeHashes.of(m) !== getKeys.prefixHash) return false
     }
     const a = this.aged.load(getKeys)
