@@ -28,7 +28,12 @@ export {
 // Lines encoded ahead, on a row decoder's thread: the usual get and write lines' pieces (the record encoder's
 // bytes), and the runs that carry them to the framework. lmt takes runs only from its own converters; another
 // converter's traces result is iterated as it is.
-export {EncodedTraces, type EncodedTraceSource, encodedTraceSource} from './convert/encoded-traces.js'
+export {
+  EncodedTraces,
+  type EncodedTraceSource,
+  encodedTraceSource,
+  TraceBatch,
+} from './convert/encoded-traces.js'
 export {
   DEFAULT_GET_TAIL_BYTES,
   piecesOf as lineHeadPieces,

@@ -6,6 +6,7 @@ import {
   pythonEquals,
   pythonHashKey,
 } from '../../src/index.js'
+import {type EncodedTraceSource, encodedTraceSource, TraceBatch} from '../../src/scan.js'
 import type {FormatSample, InputContext, InputLine, Trace} from '../../src/index.js'
 import {looksLikePublisherLog} from './_shared/format-samples.js'
 import type {FinishEvent, GetEvent, PublisherEventConfig, StartEvent} from './_shared/publisher-events.js'
@@ -22,6 +23,8 @@ const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 m
  */
 const BATCHES_PER_COLLECTION = 64
 const FLUSHED_PER_COLLECTION = 8192
+/** pending events flushed at the end of the input handed over together (a divisor of FLUSHED_PER_COLLECTION) */
+const FLUSH_BATCH = 512
 
 interface PendingGet {
   seq: number
@@ -62,8 +65,9 @@ function keyAt(keys: LoadedKeys, i: number): unknown {
 /** The pending gets of one input, indexed per instance by first key so that matching does not scan them all. */
 class PendingGets {
   private seq = 0
-  /** the prefix hashes of the write being matched, made when a spilled get is first met */
-  private writeHashes: PrefixHashes | undefined
+  /** the prefix hashes of the write being matched, reset to it when a spilled get is first met (see PrefixHashes) */
+  private readonly writeHashes = new PrefixHashes()
+  private writeHashed = false
 
   constructor(private readonly aged: AgedKeys) {}
 
@@ -112,7 +116,7 @@ class PendingGets {
 
   /** Removes and returns the most recently added get that matches the write, if any. */
   takeMatch(instance: string, ts: bigint, writeKeys: LoadedKeys): PendingGet | undefined {
-    this.writeHashes = undefined
+    this.writeHashed = false
     const candidates: Array<PendingGet[] | undefined> = [
       this.oneKey.get(instance),
       this.unhashable.get(instance),
@@ -140,6 +144,7 @@ class PendingGets {
       // an emptied first-key bucket leaves its index: memory follows the pending gets, not the keys ever seen
       if (best.bucket.length === 0 && best.index !== undefined) best.index.delete(best.indexKey)
     }
+    if (this.writeHashed) this.writeHashes.release() // it held a view of the write's keys
     return best
   }
 
@@ -150,7 +155,8 @@ class PendingGets {
     if (m <= 0) return true
     if (getKeys instanceof SpilledKeys && writeKeys instanceof KeyList) {
       // a differing prefix is rejected without reading the get's keys back
-      this.writeHashes ??= new PrefixHashes(writeKeys)
+      if (!this.writeHashed) this.writeHashes.reset(writeKeys)
+      this.writeHashed = true
       if (this.writeHashes.of(m) !== getKeys.prefixHash) return false
     }
     const a = this.aged.load(getKeys)
@@ -215,7 +221,25 @@ export class PublisherLogConverter extends BaseConverter {
    */
   readonly sortChunkBytes = 8 << 20
 
-  async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
+  /**
+   * The traces: every batch's events paired at once, then what is still pending at the end of the input. The
+   * framework takes each batch's traces together (`encodedTraceSource`: no async turn per trace, see
+   * docs/performance-notes.md, publisher_log, seventh session); iterating the result gives the same traces one by one.
+   */
+  convertToTraces(_inputPath: string, ctx: InputContext): AsyncIterable<Trace> & EncodedTraceSource {
+    const batches = () => this.traceBatches(ctx)
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const traces of batches()) yield* traces
+      },
+      async *[encodedTraceSource]() {
+        for await (const traces of batches()) yield new TraceBatch(traces)
+      },
+    }
+  }
+
+  /** The input's traces, a batch of events' at a time. */
+  private async *traceBatches(ctx: InputContext): AsyncGenerator<Trace[]> {
     const aged = new AgedKeys(this.options.spillDir)
     try {
       yield* this.convertEvents(ctx, aged)
@@ -225,7 +249,7 @@ export class PublisherLogConverter extends BaseConverter {
   }
 
   /** The input's events paired, then what is still pending at its end. */
-  private async *convertEvents(ctx: InputContext, aged: AgedKeys): AsyncGenerator<Trace> {
+  private async *convertEvents(ctx: InputContext, aged: AgedKeys): AsyncGenerator<Trace[]> {
     const gets = new PendingGets(aged)
     const writes = new Map<string, PendingWrite>()
     const config: PublisherEventConfig = {
@@ -238,6 +262,7 @@ export class PublisherLogConverter extends BaseConverter {
       // the batches' worker runs by now (starting one resets V8's flags); the conversion run lets go at its end
       if (batches++ === 0) holdYoungGeneration()
       else if (batches % BATCHES_PER_COLLECTION === 0) collectGarbage()
+      const out: Trace[] = []
       const {lines, events} = batch
       for (let i = 0; i < lines.count; i++) {
         const e = events[i]
@@ -255,27 +280,38 @@ export class PublisherLogConverter extends BaseConverter {
             aged.add(this.onStart(e, batch, i, ctx, writes))
             break
           case 'finish':
-            yield* this.onFinish(e, lines.line(i), ctx, aged, gets, writes)
+            this.onFinish(e, lines.line(i), ctx, aged, gets, writes, out)
         }
       }
       aged.endBatch()
+      if (out.length > 0) yield out
     }
     // end of input: unfinished writes (assumed done 100 ms after their start), then gets never written
     let flushed = 0
+    let out: Trace[] = []
     for (const w of writes.values()) {
-      if (++flushed % FLUSHED_PER_COLLECTION === 0) collectGarbage()
+      if (flushed++ % FLUSH_BATCH === 0 && out.length > 0) {
+        yield out
+        out = []
+        if (flushed > FLUSHED_PER_COLLECTION && flushed % FLUSHED_PER_COLLECTION === 1) collectGarbage()
+      }
       const ts = w.ts + FLUSH_DELAY_NS
       const keys = aged.load(w.keys)
       const get = gets.takeMatch(w.instance, ts, keys)
-      if (get) yield* this.emitPair(get, ts, aged)
-      else yield this.createWriteTrace(ts, keys, w.instance)
+      if (get) this.emitPair(get, ts, aged, out)
+      else out.push(this.createWriteTrace(ts, keys, w.instance))
       ctx.converted(w.startLine)
     }
     writes.clear()
     for (const g of gets.drain()) {
-      if (++flushed % FLUSHED_PER_COLLECTION === 0) collectGarbage()
-      yield this.emitGet(g, aged)
+      if (flushed++ % FLUSH_BATCH === 0 && out.length > 0) {
+        yield out
+        out = []
+        if (flushed > FLUSHED_PER_COLLECTION && flushed % FLUSHED_PER_COLLECTION === 1) collectGarbage()
+      }
+      out.push(this.emitGet(g, aged))
     }
+    if (out.length > 0) yield out
   }
 
   private onGet(
@@ -337,14 +373,15 @@ export class PublisherLogConverter extends BaseConverter {
     return write
   }
 
-  private *onFinish(
+  private onFinish(
     e: FinishEvent,
     line: InputLine,
     ctx: InputContext,
     aged: AgedKeys,
     gets: PendingGets,
     writes: Map<string, PendingWrite>,
-  ): Generator<Trace> {
+    out: Trace[],
+  ): void {
     const mapKey = `${e.inst}\u0000${e.session}`
     const write = writes.get(mapKey)
     if (!write) return ctx.drop(line, 'finish_unknown_session')
@@ -360,7 +397,7 @@ export class PublisherLogConverter extends BaseConverter {
       ctx.drop(line, 'write_unmatched')
       return
     }
-    yield* this.emitPair(get, e.ts, aged)
+    this.emitPair(get, e.ts, aged, out)
     ctx.converted(write.startLine)
     ctx.converted(line)
   }
@@ -376,9 +413,9 @@ export class PublisherLogConverter extends BaseConverter {
   }
 
   /** The get, then the write at `ts` carrying the get's truncated keys (not the StartWriteCache keys). */
-  private *emitPair(g: PendingGet, ts: bigint, aged: AgedKeys): Generator<Trace> {
+  private emitPair(g: PendingGet, ts: bigint, aged: AgedKeys, out: Trace[]): void {
     const get = this.emitGet(g, aged)
-    yield get
-    yield this.createWriteTrace(ts, get.keys, g.instance)
+    out.push(get)
+    out.push(this.createWriteTrace(ts, get.keys, g.instance))
   }
 }

@@ -8,7 +8,7 @@ import {deferredRecordSize, encodeRecordLine} from './record-encoder.js'
 import type {InputAccounting} from './input-accounting.js'
 import type {LineArena, StoredLine} from './line-arena.js'
 import {GetRecord, WriteRecord} from './records.js'
-import {EncodedTraces, encodedTraceSource, offersEncodedTraces} from './encoded-traces.js'
+import {EncodedTraces, encodedTraceSource, offersEncodedTraces, TraceBatch} from './encoded-traces.js'
 import type {Converter, Logger, Trace} from './types.js'
 
 /** Where the traces go (the input's sorter, counting them). */
@@ -81,7 +81,8 @@ export function describe(value: unknown): string {
 
 /**
  * `convertToTraces`: every trace it returns or yields, a BaseConverter record encoded on its fast path, runs of
- * lines encoded ahead taken as they are (lmt's own converters, see encoded-traces.ts).
+ * lines encoded ahead taken as they are and batches of traces taken one by one (lmt's own converters, see
+ * encoded-traces.ts).
  */
 export async function readTraces(o: OutputReading): Promise<void> {
   const {converter, className, path, ctx, sink, arena} = o
@@ -102,7 +103,13 @@ export async function readTraces(o: OutputReading): Promise<void> {
   }
   const isObject = result !== null && typeof result === 'object'
   if (o.encodedRuns && offersEncodedTraces(result)) {
-    for await (const t of result[encodedTraceSource]()) if (take(t)) await sink.settle()
+    for await (const t of result[encodedTraceSource]()) {
+      if (!(t instanceof TraceBatch)) {
+        if (take(t)) await sink.settle()
+        continue
+      }
+      for (const one of t.traces) if (take(one)) await sink.settle()
+    }
   } else if (
     Array.isArray(result) ||
     (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))

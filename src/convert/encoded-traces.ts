@@ -30,8 +30,17 @@ export class EncodedTraces {
 }
 
 /**
+ * Traces handed over together through {@link encodedTraceSource}, taken as if each had come on its own, in order:
+ * a converter that pairs a whole batch of events at once saves an async turn per trace (several promises each
+ * through nested async generators; see docs/performance-notes.md, publisher_log, seventh session).
+ */
+export class TraceBatch {
+  constructor(readonly traces: readonly unknown[]) {}
+}
+
+/**
  * The key of a traces result's optional method that gives the same traces as iterating it, with runs of
- * {@link EncodedTraces} in place of records where it has them: `result[encodedTraceSource]()` → an async iterable
+ * {@link EncodedTraces} in place of records where it has them, and {@link TraceBatch}es of traces: `result[encodedTraceSource]()` → an async iterable
  * of traces and runs, in the same order.
  */
 export const encodedTraceSource: unique symbol = Symbol('lmt.encodedTraceSource')

@@ -94,6 +94,18 @@ describe('prefix hashes of spilled keys', () => {
     }
   })
 
+  it('are the same from one object reset from list to list as from a new one per list', () => {
+    const reused = new PrefixHashes()
+    for (let round = 0; round < 50; round++) {
+      const list = keysOf(Math.floor(rand() * 40))
+      reused.reset(list)
+      const asked = Math.floor(rand() * (list.length + 1)) // part of the prefixes only, as a write asks for them
+      for (let m = 0; m <= asked; m += 1 + Math.floor(rand() * 3))
+        expect(reused.of(m)).toBe(new PrefixHashes(list).of(m))
+      if (rand() < 0.5) reused.release()
+    }
+  })
+
   it('go with the handle of each spilled list: the hash of all its keys but the last', () => {
     const spill = new KeySpill(join(tmp.dir, 'hashed.bin'))
     for (const n of [0, 1, 2, 17]) {

@@ -6,6 +6,8 @@ import {
 } from '../../plugins/converters/_shared/publisher-events.js'
 import {ScannedEvent, scanPublisherLine} from '../../plugins/converters/_shared/publisher-scan.js'
 import {packEvents, unpackEvents} from '../../plugins/converters/_shared/publisher-pack.js'
+import {isEmptyList} from '../../plugins/converters/_shared/publisher-input.js'
+import {parseJson} from '../../src/jsonl/parse.js'
 import type {LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
 
@@ -220,6 +222,42 @@ describe('publisher events: the byte lane', () => {
       return ls ? {...e, ls: text.toString('utf8', ls.t0, ls.t1)} : e
     }
     expect(p.map(lsText)).toEqual(events.map((e) => ('ls' in e ? {...e, ls: '[]'} : e)))
+  })
+
+  it('takes a pass-through text for an empty list (made without the parser) only when it parses as one', () => {
+    const texts = ['[]', '[ ]', '[1]', '{}', '""', '"[]"', '[[]]', '[] ', ' []', 'null', '[0]']
+    const text = Buffer.from(`x${texts.join('')}x`)
+    let t0 = 1
+    for (const t of texts) {
+      const t1 = t0 + Buffer.byteLength(t)
+      const parsed = parseJson(text.toString('utf8', t0, t1))
+      if (isEmptyList(text, t0, t1)) expect(parsed).toEqual([])
+      expect(isEmptyList(text, t0, t1)).toBe(t === '[]') // the worker writes an empty list as `[]` exactly
+      t0 = t1
+    }
+  })
+
+  it('reads every length of int64 literal exactly (the halves taken without fmod), near powers of two too', () => {
+    const values: bigint[] = []
+    for (let digits = 1; digits <= 19; digits++)
+      for (let k = 0; k < 40; k++) {
+        let v = BigInt(1 + Math.floor(rand() * 9))
+        for (let d = 1; d < digits; d++) v = v * 10n + BigInt(Math.floor(rand() * 10))
+        if (v <= 2n ** 63n - 1n) values.push(v, -v)
+      }
+    for (const p of [16n, 31n, 32n, 33n, 48n, 53n, 62n])
+      for (const d of [-1n, 0n, 1n]) values.push(2n ** p + d, -(2n ** p) + d, 3n * 2n ** p + d)
+    values.push(2n ** 63n - 1n, -(2n ** 63n), 10n ** 18n * 9n, -(10n ** 18n) * 9n)
+    const int64 = values.filter((v) => v === BigInt.asIntN(64, v))
+    const scanned = new ScannedEvent()
+    for (let at = 0; at < int64.length; at += 200) {
+      const some = int64.slice(at, at + 200)
+      const b = Buffer.from(`{"type":"StartWriteCache","keys":[${some.join(',')}]}\0`)
+      expect(scanPublisherLine(b, 0, b.length - 1, scanned)).toBe(true)
+      const {hi, lo} = scanned.keys
+      const got = some.map((_, i) => BigInt.asIntN(64, (BigInt(hi[i]) << 32n) | BigInt(lo[i])))
+      expect(got).toEqual(some)
+    }
   })
 
   it('reads keys at the int64 edges exactly, and leaves out-of-range and "-0" keys to the exact parser', () => {

@@ -20,6 +20,7 @@ const EVENT_DECODER = sharedModule('publisher-events')
 export class PublisherBatch {
   readonly events: readonly PublisherEvent[]
   private readonly slabs: KeySlabs
+  private readonly text: Uint8Array
 
   constructor(
     readonly lines: LineBatch,
@@ -27,6 +28,7 @@ export class PublisherBatch {
   ) {
     this.events = unpackEvents(batch.events)
     this.slabs = new KeySlabs(batch.words, batch.text)
+    this.text = batch.text
   }
 
   /** The keys an event points to: int64 words with their text (KeyList), or any JSON values. */
@@ -38,8 +40,19 @@ export class PublisherBatch {
   /** A pass-through value (undefined: absent). */
   value(p: PassThrough | undefined): unknown {
     if (p === null || typeof p !== 'object') return p
+    // the usual `location_spec_names: []` made as the parser would make it, without one per get (see isEmptyList)
+    if (isEmptyList(this.text, p.t0, p.t1)) return []
     return parseJson(this.slabs.textOf(p.t0, p.t1))
   }
+}
+
+/**
+ * Whether text[t0, t1) is `[]` exactly (the worker's serialization of an empty list). Parsing it cost a parser per
+ * get, and its code was thrown away at every full collection (docs/performance-notes.md, publisher_log, seventh
+ * session).
+ */
+export function isEmptyList(text: Uint8Array, t0: number, t1: number): boolean {
+  return t1 - t0 === 2 && text[t0] === 0x5b && text[t0 + 1] === 0x5d
 }
 
 /** The input's events, a decoded batch at a time, in input order. */

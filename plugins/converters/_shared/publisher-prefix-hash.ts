@@ -25,19 +25,40 @@ export function prefixHash(words: BigInt64Array, m: number): number {
   return combine(a, b)
 }
 
-/** The hashes of every prefix of one list, computed as far as asked (one pass however many are asked for). */
+const NO_HALVES = new Uint32Array(0)
+
+/**
+ * The hashes of every prefix of one list, computed as far as asked (one pass however many are asked for). One
+ * object is reused from list to list ({@link reset}): a new one per write died young, and a full collection that
+ * found none alive (the converter forces one every 64 batches) let its shape go and threw away the optimized code of
+ * the pairing that used it, compiled again each time (docs/performance-notes.md, publisher_log, seventh session).
+ */
 export class PrefixHashes {
-  private readonly halves: Uint32Array
+  private halves: Uint32Array = NO_HALVES
   private readonly hashes: number[] = []
   private a = FNV_START
   private b = MIX_START
 
-  constructor(keys: KeyList) {
+  constructor(keys?: KeyList) {
+    if (keys !== undefined) this.reset(keys)
+  }
+
+  /** Starts over with the prefixes of `keys`. */
+  reset(keys: KeyList): void {
     this.halves = halvesOf(keys.words())
+    this.a = FNV_START
+    this.b = MIX_START
+    this.hashes.length = 0
     this.hashes.push(combine(this.a, this.b))
   }
 
-  /** The hash of the first `m` words, as {@link prefixHash} gives it (m ≤ the list's length). */
+  /** Lets go of the list (its words may be a batch's slab). */
+  release(): void {
+    this.halves = NO_HALVES
+    this.hashes.length = 0
+  }
+
+  /** The hash of the first `m` words, as {@link prefixHash} gives it (m ≤ the length of the list last reset to). */
   of(m: number): number {
     const h = this.halves
     for (let j = this.hashes.length; j <= m; j++) {

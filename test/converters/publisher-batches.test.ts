@@ -1,0 +1,132 @@
+// publisher_log's traces handed over a batch at a time (TraceBatch, through encodedTraceSource) pinned to the plain
+// path: the same converter run as a built-in (batches) and as a plugin (its traces iterated one by one) writes the
+// same bytes and the same summary, on random logs with overlapping sessions, several instances, unmatched and
+// unfinished writes, gets never written (more than one flush batch of them), repeated sessions and bad lines.
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {PublisherLogConverter} from '../../plugins/converters/publisher-log.js'
+import {ConversionRun} from '../../src/convert/conversion-run.js'
+import {encodedTraceSource, TraceBatch} from '../../src/convert/encoded-traces.js'
+import type {ConverterClass} from '../../src/convert/types.js'
+import {serializeJson} from '../../src/jsonl/serialize.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'lmt-publisher-batches-'))
+afterAll(() => rmSync(dir, {recursive: true, force: true}))
+
+let seed = 11
+const rand = (): number => (seed = (seed * 48271) % 2147483647) / 2147483647
+const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)]
+const key = (): string =>
+  pick(['1', '2', '-3', String(Math.floor(rand() * 1e6)), '-9223372036854775808', '2.0'])
+
+/** A publisher log of about `count` lines: sessions that overlap, finish late, never finish or never start. */
+function log(count: number, neverWritten: number): string {
+  const lines: string[] = []
+  const open: Array<{id: number; src: string}> = []
+  let t = 1_000_000
+  let session = 0
+  const src = () => pick(['a', 'b', 'c'])
+  for (let i = 0; i < neverWritten; i++) {
+    const keys = Array.from({length: 1 + Math.floor(rand() * 5)}, key)
+    lines.push(`{"type":"GetCacheLocation","source":"${src()}","trigger_time_us":${t++},"keys":[${keys}]}`)
+  }
+  while (lines.length < count) {
+    t += Math.floor(rand() * 20) - 2
+    const r = rand()
+    if (open.length > 0 && (r < 0.3 || open.length > 40)) {
+      const s = open.splice(Math.floor(rand() * open.length), 1)[0]
+      if (rand() < 0.9)
+        lines.push(
+          `{"type":"FinishWriteCache","source":"${s.src}","trigger_time_us":${t},"write_session_id":"w${s.id}"}`,
+        )
+      continue
+    }
+    if (r > 0.97) {
+      lines.push(pick(['{"type":"Heartbeat"}', '{"type":', '{"type":"GetCacheLocation","keys":5}', '']))
+      continue
+    }
+    const s = src()
+    const keys = Array.from({length: Math.floor(rand() * 8)}, key)
+    const len = rand() < 0.5 ? `,"input_len":${Math.floor(rand() * 200)}` : ''
+    lines.push(`{"type":"GetCacheLocation","source":"${s}","trigger_time_us":${t}${len},"keys":[${keys}]}`)
+    const writeKeys = rand() < 0.8 ? [...keys, key()] : [key(), ...keys]
+    const id = rand() < 0.05 ? Math.max(0, session - 1) : session // now and then a session started again
+    lines.push(
+      `{"type":"StartWriteCache","source":"${s}","trigger_time_us":${t + 1},"write_session_id":"w${id}","keys":[${writeKeys}]}`,
+    )
+    open.push({id, src: s})
+    session++
+  }
+  return lines.join('\n') + '\n'
+}
+
+async function convert(input: string, builtIn: boolean): Promise<{output: string; summary: unknown}> {
+  const inputPath = join(dir, 'in.log')
+  const output = join(dir, builtIn ? 'built-in.jsonl' : 'plugin.jsonl')
+  writeFileSync(inputPath, input)
+  const run = new ConversionRun({
+    inputs: [inputPath],
+    output,
+    format: 'publisher_log',
+    converterClass: PublisherLogConverter as unknown as ConverterClass,
+    converterSource: builtIn ? 'built-in' : 'dir:test',
+    options: {
+      defaultInstanceId: 'instance',
+      instanceBlockSizes: new Map([['b', 4]]),
+      mode: 'optimizer',
+      numWorkers: 1,
+      ignoreResponse: false,
+      truncate: true,
+    },
+    sort: true,
+    strict: false,
+    logger: {warn: () => {}, info: () => {}},
+  })
+  const summary = (await run.run()) as unknown as Record<string, unknown>
+  const {elapsedMs: _elapsed, converter: _converter, output: _output, ...rest} = summary
+  return {output: readFileSync(output, 'latin1'), summary: rest}
+}
+
+describe('publisher_log traces handed over a batch at a time', () => {
+  it.each([
+    [3000, 0],
+    [6000, 1500],
+  ])(
+    '%i lines, %i gets never written: the batches write what the traces one by one give',
+    async (n, never) => {
+      const input = log(n, never)
+      const batches = await convert(input, true)
+      const plain = await convert(input, false)
+      expect(batches.output.split('\n').length).toBeGreaterThan(n / 3)
+      expect(batches.output).toBe(plain.output)
+      expect(batches.summary).toEqual(plain.summary)
+    },
+  )
+
+  it('offers its traces in batches to the framework, one by one to anyone else', async () => {
+    const inputPath = join(dir, 'direct.log')
+    writeFileSync(inputPath, log(2000, 600))
+    const traces = async (framework: boolean): Promise<unknown[]> => {
+      const {InputAccounting} = await import('../../src/convert/input-accounting.js')
+      const ctx = new InputAccounting(inputPath, 0, {
+        strict: false,
+        logger: {warn: () => {}, info: () => {}},
+        signal: new AbortController().signal,
+      })
+      const result = new PublisherLogConverter({defaultInstanceId: 'i'}).convertToTraces(inputPath, ctx)
+      const all: unknown[] = []
+      if (!framework) for await (const t of result) all.push(serializeJson(t))
+      else
+        for await (const b of result[encodedTraceSource]()) {
+          expect(b).toBeInstanceOf(TraceBatch)
+          for (const t of (b as TraceBatch).traces) all.push(serializeJson(t as never))
+        }
+      return all
+    }
+    const inBatches = await traces(true)
+    expect(inBatches.length).toBeGreaterThan(600)
+    expect(inBatches).toEqual(await traces(false))
+  })
+})
