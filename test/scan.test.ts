@@ -9,14 +9,24 @@ import * as recordEncoder from '../src/convert/record-encoder.js'
 describe('lmt/scan, the fast lane for converter authors', () => {
   it('is exactly the byte and string scanners (each pinned to the lossless parser by test/jsonl/json-scan*.test.ts) and the pieces of lines encoded ahead (pinned by test/converters/hash-id-encoded.test.ts)', () => {
     const {encodedTraceSource, EncodedTraces} = encodedTraces
-    const {DEFAULT_GET_TAIL_BYTES, piecesOf, putGetTail, putLineHead, putWriteTail, usualLineRoom} =
-      recordEncoder
+    const {
+      DEFAULT_GET_TAIL_BYTES,
+      piecesOf,
+      putGetTail,
+      putGetTailUint,
+      putLineHead,
+      putLineHeadUint64,
+      putWriteTail,
+      usualLineRoom,
+    } = recordEncoder
     const lines = {
       encodedTraceSource,
       EncodedTraces,
       DEFAULT_GET_TAIL_BYTES,
       putGetTail,
+      putGetTailUint,
       putLineHead,
+      putLineHeadUint64,
       putWriteTail,
     }
     const scanners = {
