@@ -9,6 +9,8 @@ import {
   scaledTimestamp,
   scannedStamp,
   scannedTimestamp,
+  TEXT_ROOM_STEP,
+  textRoom,
 } from '../../plugins/converters/_shared/hash-id-rows.js'
 import {ScannedHashIdRow, scanHashIdRowBytes} from '../../plugins/converters/_shared/hash-id-scan.js'
 import {parseJson} from '../../src/index.js'
@@ -279,6 +281,22 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
         expect(got, literal).toBe(want)
         expect(stamp.big === undefined, literal).toBe((want as bigint) >= 0n)
       }
+    }
+  })
+})
+
+describe('hash-id rows: the texts’ room', () => {
+  it('is a quarter more than the text, in whole steps, at least one', () => {
+    expect(textRoom(0)).toBe(TEXT_ROOM_STEP)
+    expect(textRoom(1)).toBe(TEXT_ROOM_STEP)
+    expect(textRoom(0.8 * TEXT_ROOM_STEP)).toBe(TEXT_ROOM_STEP)
+    expect(textRoom(0.8 * TEXT_ROOM_STEP + 1)).toBe(2 * TEXT_ROOM_STEP)
+    for (let i = 0; i < 1000; i++) {
+      const length = Math.floor(rand() * 10 * TEXT_ROOM_STEP)
+      const room = textRoom(length)
+      expect(room % TEXT_ROOM_STEP).toBe(0)
+      expect(room).toBeGreaterThanOrEqual(length * 1.25)
+      expect(room - TEXT_ROOM_STEP).toBeLessThan(Math.max(length * 1.25, 1))
     }
   })
 })

@@ -177,13 +177,24 @@ function writeRowLines(
   keyText.end = keyEnd
 }
 
+/** Sizes of the texts' room are whole multiples of this: batches of similar size then reuse each other's. */
+export const TEXT_ROOM_STEP = 1 << 20
+
+/** Room for a text of about `length` bytes: a quarter more, in whole {@link TEXT_ROOM_STEP}s. */
+export function textRoom(length: number): number {
+  return Math.max(1, Math.ceil((length * 1.25) / TEXT_ROOM_STEP)) * TEXT_ROOM_STEP
+}
+
 /**
  * The slabs' text as it is, for a batch with lines (a few MB: not copied, but moved to the main thread), with new
- * room of about its size in its place for the next batch.
+ * room of about its size in its place for the next batch. The room comes in steps so that a spare handed back
+ * nearly always fits: sized to each batch, a third of the spares were a little too small and left to the garbage
+ * collector, which the worker (few allocations of its own) ran seldom: +8–11 MiB of peak RSS
+ * (docs/performance-notes.md, "issue 21, seventh session").
  */
 function handOverText(slabs: BatchSlabs): Uint8Array {
   const text = slabs.text.subarray(0, slabs.textLength)
-  const room = Math.max(1 << 20, Math.ceil(slabs.textLength * 1.25))
+  const room = textRoom(slabs.textLength)
   let next: ArrayBuffer | undefined
   while (next === undefined && spareTexts.length > 0) {
     const spare = spareTexts.pop() as ArrayBuffer
