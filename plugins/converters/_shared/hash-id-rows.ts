@@ -164,7 +164,7 @@ function writeRowLines(
   const keyEnd = p
   p = putGetTailUint(out, p, inputLength, DEFAULT_GET_TAIL_BYTES)
   lineEnd[2 * i] = p
-  // ts + 1 (a carry into hi when lo is 2^32 − 1; ts + 1 < 2^63)
+  // ts + 1, a carry into hi when lo is 2^32 − 1 (ts < 2^63: ts + 1 ≤ 2^63 has the BigInt's digits too)
   p =
     lo === 0xffffffff
       ? putLineHeadUint64(out, p, pieces.write, hi + 1, 0)
@@ -215,9 +215,9 @@ export const scannedStamp = {hi: 0, lo: 0, big: undefined as bigint | undefined}
 const stamp = scannedStamp
 
 /**
- * Sets {@link scannedStamp} to the scanned row's timestamp; false when it is not an int64 (the exact path decides). The
- * usual timestamp is computed in doubles where they are exact, no BigInt made (docs/performance-notes.md, "issue
- * 21, seventh session"); the tests pin it to {@link scaledTimestamp}.
+ * Sets {@link scannedStamp} to the scanned row's timestamp; false when it is not an int64 (the exact path then
+ * decides). The usual timestamp is computed in doubles where they are exact, no BigInt made
+ * (docs/performance-notes.md, "issue 21, seventh session"); the tests pin it to {@link scaledTimestamp}.
  */
 export function scannedTimestamp(
   s: ScannedHashIdRow,
