@@ -38,7 +38,9 @@ export {
   DEFAULT_GET_TAIL_BYTES,
   piecesOf as lineHeadPieces,
   putGetTail,
+  putGetTailUint,
   putLineHead,
+  putLineHeadUint64,
   putWriteTail,
   usualLineRoom,
 } from './convert/record-encoder.js'

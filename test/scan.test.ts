@@ -7,17 +7,27 @@ import * as encodedTraces from '../src/convert/encoded-traces.js'
 import * as recordEncoder from '../src/convert/record-encoder.js'
 
 describe('lmt/scan, the fast lane for converter authors', () => {
-  it('is exactly the byte and string scanners (each pinned to the lossless parser by test/jsonl/json-scan*.test.ts) and the pieces of lines encoded ahead (pinned by test/converters/hash-id-encoded.test.ts) and batches of traces (pinned by test/converters/publisher-batches.test.ts)', () => {
+  it('is exactly the byte and string scanners (each pinned to the lossless parser by test/jsonl/json-scan*.test.ts) and the pieces of lines encoded ahead (pinned by test/converters/hash-id-encoded.test.ts and test/convert/record-encoder.test.ts) and batches of traces (pinned by test/converters/publisher-batches.test.ts)', () => {
     const {encodedTraceSource, EncodedTraces, TraceBatch} = encodedTraces
-    const {DEFAULT_GET_TAIL_BYTES, piecesOf, putGetTail, putLineHead, putWriteTail, usualLineRoom} =
-      recordEncoder
+    const {
+      DEFAULT_GET_TAIL_BYTES,
+      piecesOf,
+      putGetTail,
+      putGetTailUint,
+      putLineHead,
+      putLineHeadUint64,
+      putWriteTail,
+      usualLineRoom,
+    } = recordEncoder
     const lines = {
       encodedTraceSource,
       EncodedTraces,
       TraceBatch,
       DEFAULT_GET_TAIL_BYTES,
       putGetTail,
+      putGetTailUint,
       putLineHead,
+      putLineHeadUint64,
       putWriteTail,
     }
     const scanners = {

@@ -1,4 +1,5 @@
 import {KeyList} from '../hash/key-list.js'
+import {putUint64} from '../hash/int64-format.js'
 import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from './records.js'
 import {serializeJson, serializeString} from '../jsonl/serialize.js'
 import type {LineArena, StoredLine} from './line-arena.js'
@@ -160,6 +161,35 @@ export function putLineHead(out: Uint8Array, p: number, head: Uint8Array, ts: st
   p = put(out, p, TS_FIELD)
   p = putAscii(out, p, ts)
   return put(out, p, KEYS_FIELD)
+}
+
+/**
+ * {@link putLineHead} with the timestamp given as the unsigned 64-bit value hi·2^32 + lo: its digits are written
+ * once and copied, no string is made (the hash-id rows' worker writes its lines this way, without a BigInt per row;
+ * docs/performance-notes.md, "issue 21, seventh session"). Room: {@link usualLineRoom} with a 20-character `ts`.
+ */
+export function putLineHeadUint64(
+  out: Uint8Array,
+  p: number,
+  head: Uint8Array,
+  hi: number,
+  lo: number,
+): number {
+  p = put(out, p, head)
+  const digits = p
+  p = putUint64(out, p, hi, lo)
+  const end = p
+  p = put(out, p, TS_FIELD)
+  for (let k = digits; k < end; k++) out[p++] = out[k]
+  return put(out, p, KEYS_FIELD)
+}
+
+/** {@link putGetTail} with the input length as a number (a non-negative integer below 2^53), not a string. */
+export function putGetTailUint(out: Uint8Array, p: number, len: number, tail: Uint8Array): number {
+  p = put(out, p, INPUT_LEN)
+  const lo = len % 4294967296
+  p = putUint64(out, p, (len - lo) / 4294967296, lo)
+  return put(out, p, tail)
 }
 
 /** A get line's end after its keys: `, "input_len": <len>` and `tail` (which closes the line). */

@@ -6,7 +6,14 @@ import {
   type HashIdBatch,
   type HashIdRowConfig,
   type HashIdRowResult,
+  scaledTimestamp,
+  scannedStamp,
+  scannedTimestamp,
+  TEXT_ROOM_STEP,
+  textRoom,
 } from '../../plugins/converters/_shared/hash-id-rows.js'
+import {ScannedHashIdRow, scanHashIdRowBytes} from '../../plugins/converters/_shared/hash-id-scan.js'
+import {parseJson} from '../../src/index.js'
 import {type InputLine, KeyList, type LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
 import {HashIdRows} from '../../plugins/converters/_shared/hash-id-input.js'
@@ -223,5 +230,73 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
       expect(result.kind[i]).toBe(0)
       expect(result.ts[i]).toBe((decodeHashIdRow(t, QWEN) as {ts: bigint}).ts)
     })
+  })
+
+  it('computes the scanned timestamp (in doubles where they are exact) as scaledTimestamp does', () => {
+    const literals = [
+      '0',
+      '-0',
+      '-0.0',
+      '0.5',
+      '-1',
+      '-1.5',
+      '1e-10',
+      '1.7e9',
+      '17E8',
+      'true',
+      'false',
+      'null',
+    ]
+    for (const base of [9007199, 9007199254, 4294, 8589, 9223372036, 1700000000, 1733900000000])
+      for (const d of [-1, 0, 1]) literals.push(String(base + d), `${base + d}.${Math.floor(rand() * 1e9)}`)
+    literals.push('9223372036.854775807', '9223372036.854775808', '-9223372036.854775808', '4294.967295')
+    literals.push('123456789012345', '999999999999999', '-999999999999999', '1e300', '-1e300', '5e-324')
+    for (let i = 0; i < 3000; i++) {
+      const v = Math.floor(rand() * 10 ** Math.floor(rand() * 16)) * (rand() < 0.1 ? -1 : 1)
+      literals.push(rand() < 0.5 ? String(v) : `${v}.${Math.floor(rand() * 1e9)}`)
+    }
+    const scanned = new ScannedHashIdRow()
+    for (const config of [
+      QWEN,
+      MOONCAKE,
+      {...QWEN, intScale: 2n ** 60n},
+      {...QWEN, intScale: 3n, floatScale: 3},
+    ]) {
+      const scale = config.intScale <= 2n ** 53n ? Number(config.intScale) : NaN
+      for (const literal of literals) {
+        const text = `{"timestamp": ${literal}, "input_length": 32, "hash_ids": [1]}`
+        const bytes = new Uint8Array([...Buffer.from(text), 0])
+        if (!scanHashIdRowBytes(bytes, 0, bytes.length - 1, scanned)) continue
+        const want = scaledTimestamp(
+          (parseJson(text) as Map<string, unknown>).get('timestamp'),
+          config.intScale,
+          config.floatScale,
+        )
+        const inRange = want !== undefined && want >= -(2n ** 63n) && want < 2n ** 63n
+        const ok = scannedTimestamp(scanned, config.intScale, scale, config.floatScale)
+        expect(ok, literal).toBe(inRange)
+        if (!ok) continue
+        const stamp = scannedStamp
+        const got = stamp.big ?? BigInt(stamp.hi) * 2n ** 32n + BigInt(stamp.lo)
+        expect(got, literal).toBe(want)
+        expect(stamp.big === undefined, literal).toBe((want as bigint) >= 0n)
+      }
+    }
+  })
+})
+
+describe('hash-id rows: the texts’ room', () => {
+  it('is a quarter more than the text, in whole steps, at least one', () => {
+    expect(textRoom(0)).toBe(TEXT_ROOM_STEP)
+    expect(textRoom(1)).toBe(TEXT_ROOM_STEP)
+    expect(textRoom(0.8 * TEXT_ROOM_STEP)).toBe(TEXT_ROOM_STEP)
+    expect(textRoom(0.8 * TEXT_ROOM_STEP + 1)).toBe(2 * TEXT_ROOM_STEP)
+    for (let i = 0; i < 1000; i++) {
+      const length = Math.floor(rand() * 10 * TEXT_ROOM_STEP)
+      const room = textRoom(length)
+      expect(room % TEXT_ROOM_STEP).toBe(0)
+      expect(room).toBeGreaterThanOrEqual(length * 1.25)
+      expect(room - TEXT_ROOM_STEP).toBeLessThan(Math.max(length * 1.25, 1))
+    }
   })
 })

@@ -7,8 +7,8 @@ import {BatchSlabs} from './batch-slabs.js'
 import {
   DEFAULT_GET_TAIL_BYTES,
   lineHeadPieces,
-  putGetTail,
-  putLineHead,
+  putGetTailUint,
+  putLineHeadUint64,
   putWriteTail,
   usualLineRoom,
 } from '../../../src/scan.js'
@@ -110,44 +110,65 @@ const scratchSlabs = new BatchSlabs()
 /** where the last row's keys' text lies in its get line (set by writeRowLines) */
 const keyText = {start: 0, end: 0}
 
-/** Where the rows' get and write lines start: the instance's head pieces. */
+/** Where the rows' get and write lines start: the instance's head pieces, and the room of both lines' keys aside. */
 interface LinePieces {
   get: Uint8Array
   write: Uint8Array
+  room: number
 }
+
+/** As long as the longest timestamp (20 digits) and input length (15 digits) written from numbers. */
+const TS_ROOM = '0'.repeat(20)
+const LEN_ROOM = '0'.repeat(15)
+
+function linePieces(instanceId: string): LinePieces {
+  const {get, write} = lineHeadPieces(instanceId)
+  const room =
+    usualLineRoom(get, TS_ROOM, LEN_ROOM, DEFAULT_GET_TAIL_BYTES) +
+    usualLineRoom(write, TS_ROOM, '', undefined)
+  return {get, write, room}
+}
+
+const TWO32 = 4294967296
+/** 2^53: below it, the product of two integers is exact as a double */
+const EXACT = 9007199254740992
+/** 2^63: a non-negative integer-valued double below it fits an int64 */
+const INT64_BOUND = 9223372036854775808
+const EXACT_BIG = BigInt(EXACT)
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+const LO = LITTLE_ENDIAN ? 0 : 1
+const HI = LITTLE_ENDIAN ? 1 : 0
 
 /**
  * Writes a fast-lane row's get and write lines into the slabs' text (the keys formatted once, into the get line,
- * and copied into the write line); returns where the keys' text lies. The bytes are the record encoder's for the
- * records `createGetTrace(ts, keys, id, {inputLen})` and `createWriteTrace(ts + 1n, keys, id)` would make.
+ * and copied into the write line); sets {@link keyText}. The bytes are the record encoder's for the records
+ * `createGetTrace(ts, keys, id, {inputLen})` and `createWriteTrace(ts + 1n, keys, id)` would make, the row's
+ * timestamp ts = hi·2^32 + lo (unsigned) written from its halves: no BigInt or string per row.
  */
 function writeRowLines(
   slabs: BatchSlabs,
   word: number,
   n: number,
-  ts: bigint,
+  hi: number,
+  lo: number,
   inputLength: number,
   pieces: LinePieces,
   lineEnd: Int32Array,
   i: number,
 ): void {
-  const tsText = ts.toString()
-  const nextText = (ts + 1n).toString()
-  const lenText = String(inputLength)
-  const keysRoom = n * 24 + 4
-  slabs.reserveText(
-    usualLineRoom(pieces.get, tsText, lenText, DEFAULT_GET_TAIL_BYTES) +
-      usualLineRoom(pieces.write, nextText, '', undefined) +
-      2 * keysRoom,
-  )
+  slabs.reserveText(pieces.room + 2 * (n * 24 + 4))
   const out = slabs.text
-  let p = putLineHead(out, slabs.textLength, pieces.get, tsText)
+  let p = putLineHeadUint64(out, slabs.textLength, pieces.get, hi, lo)
   const keyStart = p
   p = KeyList.writeJson(slabs.words, word, n, out, p)
   const keyEnd = p
-  p = putGetTail(out, p, lenText, DEFAULT_GET_TAIL_BYTES)
+  p = putGetTailUint(out, p, inputLength, DEFAULT_GET_TAIL_BYTES)
   lineEnd[2 * i] = p
-  p = putLineHead(out, p, pieces.write, nextText)
+  // ts + 1, a carry into hi when lo is 2^32 − 1 (ts < 2^63: ts + 1 ≤ 2^63 has the BigInt's digits too)
+  p =
+    lo === 0xffffffff
+      ? putLineHeadUint64(out, p, pieces.write, hi + 1, 0)
+      : putLineHeadUint64(out, p, pieces.write, hi, lo + 1)
   out.copyWithin(p, keyStart, keyEnd)
   p = putWriteTail(out, p + keyEnd - keyStart)
   lineEnd[2 * i + 1] = p
@@ -156,13 +177,24 @@ function writeRowLines(
   keyText.end = keyEnd
 }
 
+/** Sizes of the texts' room are whole multiples of this: batches of similar size then reuse each other's. */
+export const TEXT_ROOM_STEP = 1 << 20
+
+/** Room for a text of about `length` bytes: a quarter more, in whole {@link TEXT_ROOM_STEP}s. */
+export function textRoom(length: number): number {
+  return Math.max(1, Math.ceil((length * 1.25) / TEXT_ROOM_STEP)) * TEXT_ROOM_STEP
+}
+
 /**
  * The slabs' text as it is, for a batch with lines (a few MB: not copied, but moved to the main thread), with new
- * room of about its size in its place for the next batch.
+ * room of about its size in its place for the next batch. The room comes in steps so that a spare handed back
+ * nearly always fits: sized to each batch, a third of the spares were a little too small and left to the garbage
+ * collector, which the worker (few allocations of its own) ran seldom: +8–11 MiB of peak RSS
+ * (docs/performance-notes.md, "issue 21, seventh session").
  */
 function handOverText(slabs: BatchSlabs): Uint8Array {
   const text = slabs.text.subarray(0, slabs.textLength)
-  const room = Math.max(1 << 20, Math.ceil(slabs.textLength * 1.25))
+  const room = textRoom(slabs.textLength)
   let next: ArrayBuffer | undefined
   while (next === undefined && spareTexts.length > 0) {
     const spare = spareTexts.pop() as ArrayBuffer
@@ -174,6 +206,56 @@ function handOverText(slabs: BatchSlabs): Uint8Array {
 
 /** texts the main thread handed back (see LineMapperSpec.takeSpares), reused before new room is allocated */
 const spareTexts: ArrayBuffer[] = []
+
+/**
+ * A scanned row's timestamp in ns (docs/convert.md: the integer literal times the integer scale, the float one's
+ * product truncated): a non-negative one as the halves hi·2^32 + lo, a negative one as a BigInt in `big`.
+ */
+export const scannedStamp = {hi: 0, lo: 0, big: undefined as bigint | undefined}
+const stamp = scannedStamp
+
+/**
+ * Sets {@link scannedStamp} to the scanned row's timestamp; false when it is not an int64 (the exact path then
+ * decides). The usual timestamp is computed in doubles where they are exact, no BigInt made
+ * (docs/performance-notes.md, "issue 21, seventh session"); the tests pin it to {@link scaledTimestamp}.
+ */
+export function scannedTimestamp(
+  s: ScannedHashIdRow,
+  intScale: bigint,
+  intScaleNumber: number,
+  floatScale: number,
+): boolean {
+  stamp.big = undefined
+  let d: number
+  if (!s.hasTimestamp) d = 0
+  else if (!Number.isNaN(s.tsInt)) {
+    d = s.tsInt * intScaleNumber // exact when below 2^53 in magnitude (a product at or above it rounds to ≥ 2^53)
+    if (!(d > -EXACT && d < EXACT)) return bigTimestamp(BigInt(s.tsInt) * intScale)
+  } else {
+    const product = s.tsFloat * floatScale
+    if (!Number.isFinite(product)) return false
+    d = Math.trunc(product) // an integer-valued double: BigInt(d) is its value
+    if (!(d >= -INT64_BOUND && d < INT64_BOUND)) return false
+  }
+  if (d < 0) {
+    stamp.big = BigInt(d)
+    return true
+  }
+  const hi = Math.floor(d / TWO32)
+  stamp.hi = hi
+  stamp.lo = d - hi * TWO32 // exact: d and hi·2^32 are integers below 2^63
+  return true
+}
+
+function bigTimestamp(t: bigint): boolean {
+  if (t < INT64_MIN || t > INT64_MAX) return false
+  if (t < 0n) stamp.big = t
+  else {
+    stamp.hi = Number(t >> 32n)
+    stamp.lo = Number(BigInt.asUintN(32, t))
+  }
+  return true
+}
 
 /**
  * The batch mapper of the byte lane: each line scanned in place, the exact path only where the lane gives up. A
@@ -188,17 +270,21 @@ export function createLineBatchMapper(config: HashIdRowConfig): (
   transfer: ArrayBuffer[]
 } {
   const {blockSize, intScale, floatScale, linesOf} = config
-  const pieces = linesOf === undefined ? undefined : lineHeadPieces(linesOf)
-  // the timestamps the rows with lines claimed so far (of this mapper's batches): a row at or below them will
+  const pieces = linesOf === undefined ? undefined : linePieces(linesOf)
+  // an integer timestamp's scale as a double, NaN when it is not exact as one (the BigInt product is then taken)
+  const intScaleNumber = intScale >= -EXACT_BIG && intScale <= EXACT_BIG ? Number(intScale) : NaN
+  // the timestamp the last row with lines claimed (with its + 1), as halves: a row not at least 2 above it will
   // likely collide (its lines are then written on the main thread). A guess, the main thread allocates; it spares
   // writing the lines of unsorted input, where nearly every row collides.
-  let linesAbove = -(2n ** 64n)
+  let claimedHi = -TWO32
+  let claimedLo = 0
   return (lines, spares) => {
     if (spares !== undefined) spareTexts.push(...spares)
     const count = lines.count
     const {bytes, starts, ends} = lines
     const kind = new Uint8Array(count)
     const ts = new BigInt64Array(count)
+    const tsHalves = new Uint32Array(ts.buffer)
     const inputLen = new Float64Array(count)
     const keyEnd = new Int32Array(count)
     const textStart = new Int32Array(count)
@@ -209,16 +295,10 @@ export function createLineBatchMapper(config: HashIdRowConfig): (
     const exact: HashIdRowResult[] = []
     const s = scannedBytes
     for (let i = 0; i < count; i++) {
-      let t: bigint | undefined
-      if (scanHashIdRowBytes(bytes, starts[i], ends[i], s)) {
-        if (!s.hasTimestamp) t = 0n
-        else if (!Number.isNaN(s.tsInt)) t = BigInt(s.tsInt) * intScale
-        else {
-          const product = s.tsFloat * floatScale
-          if (Number.isFinite(product)) t = BigInt(Math.trunc(product))
-        }
-      }
-      if (t === undefined || t < INT64_MIN || t > INT64_MAX) {
+      if (
+        !scanHashIdRowBytes(bytes, starts[i], ends[i], s) ||
+        !scannedTimestamp(s, intScale, intScaleNumber, floatScale)
+      ) {
         kind[i] = 1
         exact.push(decodeHashIdRow(lines.text(i), config))
         textStart[i] = slabs.textLength
@@ -228,20 +308,26 @@ export function createLineBatchMapper(config: HashIdRowConfig): (
         const word = slabs.reserve(n)
         KeyList.prefixHashHalves(s.ids.hi, s.ids.lo, n, slabs.words, word)
         slabs.wordCount += n
-        if (pieces !== undefined && t > linesAbove) {
-          writeRowLines(slabs, word, n, t, s.inputLength, pieces, lineEnd, i)
+        const {hi, lo, big} = stamp
+        // exact: the difference of two timestamps below 2^63 rounds to ≥ 2 exactly when it is ≥ 2
+        if (pieces !== undefined && big === undefined && (hi - claimedHi) * TWO32 + (lo - claimedLo) >= 2) {
+          writeRowLines(slabs, word, n, hi, lo, s.inputLength, pieces, lineEnd, i)
           textStart[i] = keyText.start
-          linesAbove = t + 1n
+          claimedHi = hi
+          claimedLo = lo
         } else {
-          // without lines: the keys' text alone (a row whose timestamps will likely collide gets its lines written
-          // on the main thread, around this text)
+          // without lines: the keys' text alone (a row whose timestamps will likely collide, or a negative one,
+          // gets its lines written on the main thread, around this text)
           textStart[i] = slabs.textLength
           slabs.reserveText(n * 24 + 4)
           slabs.textLength = KeyList.writeJson(slabs.words, word, n, slabs.text, slabs.textLength)
           keyText.end = slabs.textLength
           if (pieces !== undefined) lineEnd[2 * i] = lineEnd[2 * i + 1] = slabs.textLength
         }
-        ts[i] = t
+        if (big === undefined) {
+          tsHalves[2 * i + LO] = lo
+          tsHalves[2 * i + HI] = hi
+        } else ts[i] = big
         inputLen[i] = s.inputLength
       }
       keyEnd[i] = slabs.wordCount
