@@ -3,17 +3,17 @@
 // and as a plugin (records, encoded by the framework) writes the same bytes and the same summary, on random rows
 // with colliding, repeated, decreasing, negative and float timestamps, ids the lane leaves to the exact path, and
 // bad lines; a subclass that changes how records are made gets its records.
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {MooncakeConverter} from '../../plugins/converters/mooncake.js'
 import {QwenBailianConverter} from '../../plugins/converters/qwen-bailian.js'
-import {ConversionRun} from '../../src/convert/conversion-run.js'
 import {EncodedTraces, encodedTraceSource} from '../../src/convert/encoded-traces.js'
 import {InputAccounting} from '../../src/convert/input-accounting.js'
 import type {ConverterClass} from '../../src/convert/types.js'
 import type {GetTrace, GetTraceExtra, Keys} from '../../src/index.js'
+import {convertAs} from '../helpers/built-in-or-plugin.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'lmt-hash-id-encoded-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -51,37 +51,21 @@ function rows(count: number, integer: boolean): string {
 }
 
 /** Converts `input` with `cls` as lmt's own converter or as a plugin; the output and the summary. */
-async function convert(
+function convert(
   cls: ConverterClass,
   input: string,
   builtIn: boolean,
   sorterWindow?: number,
 ): Promise<{output: string; summary: unknown}> {
-  const inputPath = join(dir, 'in.jsonl')
-  const output = join(dir, builtIn ? 'built-in.jsonl' : 'plugin.jsonl')
-  writeFileSync(inputPath, input)
-  const run = new ConversionRun({
-    inputs: [inputPath],
-    output,
+  return convertAs({
+    dir,
     format: 'qwen_bailian',
     converterClass: cls,
-    converterSource: builtIn ? 'built-in' : 'dir:test',
-    options: {
-      defaultInstanceId: 'instance',
-      instanceBlockSizes: new Map(),
-      mode: 'optimizer',
-      numWorkers: 1,
-      ignoreResponse: false,
-      truncate: true,
-    },
-    sort: true,
-    strict: false,
-    logger: {warn: () => {}, info: () => {}},
+    input,
+    inputName: 'in.jsonl',
+    builtIn,
     sorterWindow,
   })
-  const summary = (await run.run()) as unknown as Record<string, unknown>
-  const {elapsedMs: _elapsed, converter: _converter, output: _output, ...rest} = summary
-  return {output: readFileSync(output, 'latin1'), summary: rest}
 }
 
 describe('hash-id lines encoded ahead', () => {

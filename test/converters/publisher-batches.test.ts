@@ -2,15 +2,15 @@
 // path: the same converter run as a built-in (batches) and as a plugin (its traces iterated one by one) writes the
 // same bytes and the same summary, on random logs with overlapping sessions, several instances, unmatched and
 // unfinished writes, gets never written (more than one flush batch of them), repeated sessions and bad lines.
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {PublisherLogConverter} from '../../plugins/converters/publisher-log.js'
-import {ConversionRun} from '../../src/convert/conversion-run.js'
 import {encodedTraceSource, TraceBatch} from '../../src/convert/encoded-traces.js'
 import type {ConverterClass} from '../../src/convert/types.js'
 import {serializeJson} from '../../src/jsonl/serialize.js'
+import {convertAs} from '../helpers/built-in-or-plugin.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'lmt-publisher-batches-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -62,31 +62,16 @@ function log(count: number, neverWritten: number): string {
   return lines.join('\n') + '\n'
 }
 
-async function convert(input: string, builtIn: boolean): Promise<{output: string; summary: unknown}> {
-  const inputPath = join(dir, 'in.log')
-  const output = join(dir, builtIn ? 'built-in.jsonl' : 'plugin.jsonl')
-  writeFileSync(inputPath, input)
-  const run = new ConversionRun({
-    inputs: [inputPath],
-    output,
+function convert(input: string, builtIn: boolean): Promise<{output: string; summary: unknown}> {
+  return convertAs({
+    dir,
     format: 'publisher_log',
     converterClass: PublisherLogConverter as unknown as ConverterClass,
-    converterSource: builtIn ? 'built-in' : 'dir:test',
-    options: {
-      defaultInstanceId: 'instance',
-      instanceBlockSizes: new Map([['b', 4]]),
-      mode: 'optimizer',
-      numWorkers: 1,
-      ignoreResponse: false,
-      truncate: true,
-    },
-    sort: true,
-    strict: false,
-    logger: {warn: () => {}, info: () => {}},
+    input,
+    inputName: 'in.log',
+    builtIn,
+    instanceBlockSizes: new Map([['b', 4]]),
   })
-  const summary = (await run.run()) as unknown as Record<string, unknown>
-  const {elapsedMs: _elapsed, converter: _converter, output: _output, ...rest} = summary
-  return {output: readFileSync(output, 'latin1'), summary: rest}
 }
 
 describe('publisher_log traces handed over a batch at a time', () => {
