@@ -216,7 +216,7 @@ const MAX_REMEMBERED_KEYS_TEXT = 1 << 16
  * repeat is a byte comparison instead of a parse and a lookup per key (no id is assigned: the keys are known).
  */
 class RememberedKeys {
-  private text = new Uint8Array(4096)
+  private text = Buffer.allocUnsafe(4096)
   private length = 0
   private ids: number[] = []
 
@@ -225,9 +225,8 @@ class RememberedKeys {
     const n = this.length
     // a list of another length (as a longer one sharing a prefix) mostly fails at its last byte: that one first
     if (n === 0 || p + n > b.length || b[p + n - 1] !== 0x5d) return -1
-    const t = this.text
-    for (let i = 0; i < n; i++) if (b[p + i] !== t[i]) return -1
-    return p + n
+    // memcmp: a list is hundreds of bytes (a byte loop took ~2.5× as long, cold or warm)
+    return this.text.compare(b, p, p + n, 0, n) === 0 ? p + n : -1
   }
 
   /** A copy of the remembered ids (rows never share a keys array). */
@@ -241,7 +240,7 @@ class RememberedKeys {
       this.length = 0
       return
     }
-    if (n > this.text.length) this.text = new Uint8Array(Math.max(n, 2 * this.text.length))
+    if (n > this.text.length) this.text = Buffer.allocUnsafe(Math.max(n, 2 * this.text.length))
     this.text.set(b.subarray(start, end))
     this.length = n
     this.ids = ids // the row's own array (TraceRow.keys is read-only)

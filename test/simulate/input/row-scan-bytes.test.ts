@@ -53,6 +53,7 @@ function keysOfRow(clean: boolean): string[] {
     else if (change < 0.3)
       k.push(keyText(clean)) // a longer list sharing the prefix
     else if (change < 0.4) k.pop()
+    else if (change < 0.5) k[Math.floor(rand() * k.length)] = keyText(clean) // a key anywhere changed
     return k
   }
   const n = Math.floor(rand() * 12)
