@@ -1,3 +1,5 @@
+import {grown} from '../../util/grown.js'
+
 const TWO32 = 4294967296
 const INT64_MIN = -(2n ** 63n)
 const UINT64_MAX = 2n ** 64n - 1n
@@ -10,28 +12,35 @@ const FIRST_SLOTS = 1 << 12
  * most there could be. A table sized so skips the doublings (each a rehash of every key, at random addresses).
  */
 const BYTES_PER_KEY = 88
-/** the largest table made in advance (2^23 slots, 96 MB); beyond it the table grows as keys come */
+/** the largest table made in advance (2^23 slots, 64 MB); beyond it the table grows as keys come */
 const MAX_PRESIZED_SLOTS = 1 << 23
 
 /**
  * Interns 64-bit key values to dense integers in order of first appearance. Keys are compared by value modulo 2^64
- * (a key written unsigned, beyond 2^63 − 1, is the same key as its signed form), held as two 32-bit halves in an
- * open-addressing table of typed arrays: no BigInt, string or Map entry per key, and the row scanner can look a key
- * up straight from its digits. A slot is three adjacent words (hi, lo, id + 1) so that a probe touches one cache
- * line, not three: with millions of keys the table is far beyond the caches and a lookup costs its misses.
+ * (a key written unsigned, beyond 2^63 − 1, is the same key as its signed form), held as two 32-bit halves: no
+ * BigInt, string or Map entry per key, and the row scanner can look a key up straight from its digits.
+ *
+ * The keys are kept in order of their ids (`byId`), and an open-addressing table maps a key's hash to its id. A
+ * slot holds the key's low half beside the id (one cache line per probe): a probe that finds another key's low
+ * half moves on without reading `byId`, so only a key that is there reads its high half from `byId`. With millions
+ * of keys the table is far beyond the caches and a probe costs its misses: {@link idAfter} avoids most of them.
  */
 export class KeyInterner {
-  /** slot i is table[3i] = hi, table[3i + 1] = lo, table[3i + 2] = id + 1 (0 = empty) */
+  /** slot i is table[2i] = lo, table[2i + 1] = id + 1 (0 = empty) */
   private table: Uint32Array
   private slots: number
   private count = 0
+  /** key id j is byId[2j] = hi, byId[2j + 1] = lo */
+  private byId: Uint32Array
 
   /** `expectedKeys`: the distinct keys expected (the table is made with room for them, within limits) */
   constructor(expectedKeys = 0) {
     let slots = FIRST_SLOTS
     while (slots < 2 * expectedKeys && slots < MAX_PRESIZED_SLOTS) slots *= 2
     this.slots = slots
-    this.table = new Uint32Array(3 * slots)
+    this.table = new Uint32Array(2 * slots)
+    // room for as many keys as the table takes before it grows; pages are taken only as ids are written
+    this.byId = new Uint32Array(slots)
   }
 
   /** An interner sized for a trace file of `bytes` bytes. */
@@ -43,16 +52,31 @@ export class KeyInterner {
     return this.count
   }
 
+  /**
+   * {@link idOf} for a key that follows the key of id `prev` in a list (-1 for a list's first key). A trace's lists
+   * share prefixes, and keys first seen together get consecutive ids, so a known key is most often prev + 1: that
+   * one is compared first, in the ids' own order (memory read in sequence), before a probe of the table at a random
+   * place, which on a large trace costs a cache and TLB miss (docs/performance-notes.md). The same id either way.
+   */
+  idAfter(prev: number, hi: number, lo: number): number {
+    const next = prev + 1
+    if (next > 0 && next < this.count) {
+      const k = this.byId
+      if (k[2 * next + 1] === lo && k[2 * next] === hi) return next
+    }
+    return this.idOf(hi, lo)
+  }
+
   /** The id of the key hi·2^32 + lo (unsigned halves), assigned on first sight. */
   idOf(hi: number, lo: number): number {
     let t = this.table
     let mask = this.slots - 1
     let i = hashHalves(hi, lo) & mask
     for (;;) {
-      const at = 3 * i
-      const s = t[at + 2]
+      const at = 2 * i
+      const s = t[at + 1]
       if (s === 0) break
-      if (t[at + 1] === lo && t[at] === hi) return s - 1
+      if (t[at] === lo && this.byId[2 * (s - 1)] === hi) return s - 1
       i = (i + 1) & mask
     }
     if (2 * (this.count + 1) > this.slots) {
@@ -60,13 +84,15 @@ export class KeyInterner {
       t = this.table
       mask = this.slots - 1
       i = hashHalves(hi, lo) & mask
-      while (t[3 * i + 2] !== 0) i = (i + 1) & mask
+      while (t[2 * i + 1] !== 0) i = (i + 1) & mask
     }
-    const at = 3 * i
-    t[at] = hi
-    t[at + 1] = lo
-    t[at + 2] = ++this.count
-    return this.count - 1
+    const id = this.count++
+    t[2 * i] = lo
+    t[2 * i + 1] = id + 1
+    if (2 * id === this.byId.length) this.byId = grown(this.byId, 2 * this.byId.length)
+    this.byId[2 * id] = hi
+    this.byId[2 * id + 1] = lo
+    return id
   }
 
   /** The id of a parsed JSON value; undefined when it is not an integer in [−2^63, 2^64 − 1]. */
@@ -80,21 +106,19 @@ export class KeyInterner {
     return this.idOf(Number(u >> 32n), Number(u & 0xffffffffn))
   }
 
+  /** The table twice as large, every key placed again by its hash (in the order of their ids). */
   private grow(): void {
-    const old = this.table
     const n = this.slots * 2
-    const t = new Uint32Array(3 * n)
+    const t = new Uint32Array(2 * n)
     const mask = n - 1
-    for (let at = 0; at < old.length; at += 3) {
-      const s = old[at + 2]
-      if (s === 0) continue
-      const hi = old[at]
-      const lo = old[at + 1]
+    const k = this.byId
+    for (let id = 0; id < this.count; id++) {
+      const hi = k[2 * id]
+      const lo = k[2 * id + 1]
       let i = hashHalves(hi, lo) & mask
-      while (t[3 * i + 2] !== 0) i = (i + 1) & mask
-      t[3 * i] = hi
-      t[3 * i + 1] = lo
-      t[3 * i + 2] = s
+      while (t[2 * i + 1] !== 0) i = (i + 1) & mask
+      t[2 * i] = lo
+      t[2 * i + 1] = id + 1
     }
     this.table = t
     this.slots = n

@@ -437,7 +437,8 @@ export class RowByteScanner {
     if (interner === undefined) ids.fill(0)
     else {
       const {hi, lo} = k
-      for (let i = 0; i < n; i++) ids[i] = interner.idOf(hi[i], lo[i])
+      let id = -1
+      for (let i = 0; i < n; i++) ids[i] = id = interner.idAfter(id, hi[i], lo[i])
     }
     return ids
   }
