@@ -9,8 +9,11 @@ export type ProgressUnit = 'bytes' | 'records' | 'points'
 export interface ProgressBar {
   /** Starts a phase (a label and what it counts); its rate and ETA start afresh. Same label: nothing changes. */
   phase(label: string, unit: ProgressUnit): void
-  /** `done` of `total` in the phase's unit; `note` is extra text such as "24,062 traces". */
-  update(done: number, total: number, note?: string): void
+  /**
+   * `done` of `total` in the phase's unit; `note` is extra text such as "24,062 traces", or a function that makes it
+   * (called only by a bar that is drawn: a hidden bar costs its callers nothing, see {@link countText}).
+   */
+  update(done: number, total: number, note?: string | (() => string)): void
   /** Clears the bar's line so another line can be printed; the bar redraws on its next update. */
   clearLine(): void
   stop(): void
@@ -47,11 +50,14 @@ function bytesText(n: number): string {
   return `${(n / 1e9).toFixed(2)} GB`
 }
 
-// one formatter: toLocaleString builds one per call (a replay labels its bar once per batch, shown or not)
-const COUNT_FORMAT = new Intl.NumberFormat('en-US')
+// One formatter (toLocaleString builds one per call), made on first use: the first number format of a process
+// loads ICU's locale data, ~25–50 ms and ~50 M instructions (docs/performance-notes.md), which a run without a
+// drawn bar never needs.
+let countFormat: Intl.NumberFormat | undefined
 
 export function countText(n: number): string {
-  return COUNT_FORMAT.format(Math.round(n))
+  countFormat ??= new Intl.NumberFormat('en-US')
+  return countFormat.format(Math.round(n))
 }
 
 function rateText(perSecond: number, unit: ProgressUnit): string {
@@ -141,7 +147,7 @@ export function createProgressBar(opts: ProgressOptions): ProgressBar {
       newPhase = true
     },
     update(done, total, note) {
-      Object.assign(st, {done, total, note})
+      Object.assign(st, {done, total, note: typeof note === 'function' ? note() : note})
       if (!started) {
         bar.start(Math.max(total, 1), done)
         started = true

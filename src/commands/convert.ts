@@ -328,7 +328,7 @@ export default class Convert extends LmtCommand {
       strict: flags.strict,
       logger: reporter,
       signal: controller.signal,
-      onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, `${countText(p.traces)} traces`),
+      onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, () => `${countText(p.traces)} traces`),
       onInputDone: (s) => reporter.info(renderInputLine(s)),
     })
     const lctTemps = new Set<string>() // the .lct being written, while it is
@@ -447,7 +447,8 @@ async function writeLct(
       output,
       {
         ...lct,
-        onProgress: (bytes, records) => o.bar.update(bytes, jsonlBytes, `${countText(records)} records`),
+        onProgress: (bytes, records) =>
+          o.bar.update(bytes, jsonlBytes, () => `${countText(records)} records`),
       },
       o.temps,
     )

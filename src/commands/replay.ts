@@ -205,7 +205,8 @@ export default class Replay extends LmtCommand {
         warn: (code, key, message) => warnings.warn(code, key, message),
         signal,
         onRecord: out.onRecord(progress, total),
-        onProgress: (records, offset) => bar.update(offset, traceBytes, `${countText(records)} records`),
+        onProgress: (records, offset) =>
+          bar.update(offset, traceBytes, () => `${countText(records)} records`),
       })
     } finally {
       out.bar?.stop()

@@ -51,7 +51,7 @@ function showProgress(bar: ProgressBar, p: SimulateProgress): void {
     bar.phase(p.step.label, 'records')
     return bar.update(p.step.done, p.step.total)
   }
-  if (!p.points) return bar.update(p.bytes, p.total, `${countText(p.rows)} rows`)
+  if (!p.points) return bar.update(p.bytes, p.total, () => `${countText(p.rows)} rows`)
   bar.phase(p.points.belady ? 'Belady references' : 'sweep', 'points')
   bar.update(p.points.done, p.points.total)
 }

@@ -79,7 +79,7 @@ describe('progress bar', () => {
     expect(first).toContain('25%  1.0/4.0 MB  5 traces  1.0 MB/s  ETA 0:03')
     bar.phase('writing .lct', 'bytes')
     t = 1500
-    bar.update(2e6, 2e6, '7 records')
+    bar.update(2e6, 2e6, () => '7 records') // a note made when drawn
     bar.stop()
     const all = plain(tty.text())
     expect(all).toContain('writing .lct [')
@@ -95,6 +95,7 @@ describe('progress bar', () => {
     ] as const) {
       const bar = createProgressBar({enabled, label: 'x', unit: 'records', stream: tty})
       bar.update(1, 2)
+      bar.update(2, 2, () => expect.unreachable('a hidden bar makes no note'))
       bar.clearLine()
       bar.stop()
       expect(tty.text()).toBe('')

@@ -38,7 +38,7 @@ export default class TraceInfo extends LmtCommand {
     const count = await countTrace(args.file, {
       maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
       name: args.file,
-      onProgress: (done, records) => bar.update(done, bytes, `${countText(records)} records`),
+      onProgress: (done, records) => bar.update(done, bytes, () => `${countText(records)} records`),
     }).finally(() => bar.stop())
     if (!this.jsonEnabled()) process.stdout.write(renderTraceInfo(args.file, count).join('\n') + '\n')
     writeLctWarnings(
