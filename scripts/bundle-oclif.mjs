@@ -16,16 +16,37 @@ const OUT = fileURLToPath(new URL('dist/src/vendor/oclif-core.bundle.cjs', ROOT)
 /**
  * The import() calls of a file URL (oclif's of ESM commands, hooks and ts-node; lilconfig's of a JavaScript
  * configuration) made calls of the function the bundle is run with: a script compiled by node:vm has no import() of
- * its own without an experimental flag.
+ * its own without an experimental flag. A literal import('name') stays: esbuild bundles the package (wsl-utils).
  */
+const rewriteImports = (text) => text.replace(/\bawait import\((?!['"])/g, 'await __importModule(')
+
 const dynamicImports = {
   name: 'oclif-dynamic-imports',
   setup(b) {
     b.onLoad({filter: /[\\/]node_modules[\\/].*\.c?js$/}, (args) => ({
-      // a literal import('name') stays: esbuild bundles the package (wsl-utils)
-      contents: readFileSync(args.path, 'utf8').replace(/\bawait import\((?!['"])/g, 'await __importModule('),
+      contents: rewriteImports(readFileSync(args.path, 'utf8')),
       loader: 'js',
     }))
+  },
+}
+
+/**
+ * Plugin.load's sort of a plugin's commands by localeCompare, made with src/vendor/command-id-order.ts (the same
+ * order without loading ICU at every start). The build fails if oclif's line changes.
+ */
+const COMMAND_SORT = '.sort((a, b) => a.id.localeCompare(b.id))'
+const commandIdOrder = {
+  name: 'oclif-command-id-order',
+  setup(b) {
+    b.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/}, (args) => {
+      const text = readFileSync(args.path, 'utf8')
+      if (!text.includes(COMMAND_SORT)) throw new Error(`bundle-oclif: no "${COMMAND_SORT}" in ${args.path}`)
+      const order = JSON.stringify(fileURLToPath(new URL('dist/src/vendor/command-id-order.js', ROOT)))
+      return {
+        contents: rewriteImports(text).replace(COMMAND_SORT, `.sort(require(${order}).byCommandId)`),
+        loader: 'js',
+      }
+    })
   },
 }
 
@@ -44,7 +65,7 @@ async function bundle() {
     logLevel: 'warning',
     // only read for a development plugin's tsconfig, and large
     external: ['typescript'],
-    plugins: [dynamicImports],
+    plugins: [commandIdOrder, dynamicImports],
   })
   // an import() left (a form the rewrite above does not know) would fail at run time: the build fails instead
   const left = readFileSync(OUT, 'utf8').match(/\bimport\((?!\))/g)
