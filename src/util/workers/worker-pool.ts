@@ -2,7 +2,8 @@
 // points of a sweep, the reading thread of a replay). A job goes to a given thread as `{id, job}` and comes back as
 // `{id, result}` or `{id, error}` (see serve-jobs.ts for the worker side); what a job throws is rethrown here as it
 // was thrown, and a thread that ends before the pool is closed fails every job still waiting with WORKER_FAILED.
-import {type ResourceLimits, type TransferListItem, Worker} from 'node:worker_threads'
+import {createRequire} from 'node:module'
+import type {ResourceLimits, TransferListItem, Worker} from 'node:worker_threads'
 import {lmtError} from '../../errors.js'
 import {reviveWorkerError, type WorkerErrorData} from './worker-errors.js'
 
@@ -23,6 +24,10 @@ export interface WorkerPoolOptions {
 /** What a worker thread posts back: the answer to job `id`. */
 export type JobReply<R> = {id: number; result: R; error?: undefined} | {id: number; error: WorkerErrorData}
 
+// node:worker_threads (five of Node's modules, ~3 ms of a start-up) is loaded when a pool starts, not by every run
+// of the commands that may start one (docs/performance-notes.md, "Start-up")
+const require = createRequire(import.meta.url)
+
 interface Waiting<R> {
   resolve: (result: R) => void
   reject: (err: Error) => void
@@ -41,6 +46,7 @@ export class WorkerPool<J, R> {
   }
 
   constructor(private readonly options: WorkerPoolOptions) {
+    const {Worker} = require('node:worker_threads') as typeof import('node:worker_threads')
     for (let i = 0; i < options.count; i++) {
       const w = new Worker(options.entry, {
         workerData: options.workerData,
