@@ -379,12 +379,19 @@ class ValueRing {
   }
 }
 
-/** the arrays handed to several records (never changed, by the consumer's promise) */
-const sharedLists = new WeakSet<object>()
+/**
+ * the shared array defined last (by any decoder): its records follow one another, so this one mark is all a consumer
+ * needs; a WeakSet of every shared array cost ~4 % of the replaying thread in `add` and the collector's ephemeron
+ * work (docs/performance-notes.md, issue 21, eighth session)
+ */
+let currentShared: readonly unknown[] | undefined
 
-/** Whether `list` is an array the tape hands to several records: what is learnt of it holds for all of them. */
-export function isSharedList(list: readonly unknown[]): boolean {
-  return sharedLists.has(list)
+/**
+ * Whether `list` is the array the tape hands to the records of its current run (never changed, by the consumer's
+ * promise): what is learnt of it holds for all of them. An earlier shared array answers false.
+ */
+export function isCurrentSharedList(list: readonly unknown[]): boolean {
+  return list === currentShared
 }
 
 /**
@@ -403,7 +410,7 @@ class TapeList {
     this.number = list
     this.items = items
     if (!this.shared) return items.slice()
-    sharedLists.add(items)
+    currentShared = items
     return items
   }
 

@@ -1,5 +1,5 @@
 // L1: entries with TTL read/write locks on top of the allocator (docs/storage-replay.md §6.5–§6.7).
-import {isSharedList} from '../../lct/record-tape.js'
+import {isCurrentSharedList} from '../../lct/record-tape.js'
 import type {MemoryLayoutDesc, ObjectKey} from '../../lct/values.js'
 import {Allocator} from './allocator.js'
 import type {KeySlots} from './key-slots.js'
@@ -78,24 +78,22 @@ export function hasDuplicateIds(keys: readonly ObjectKey[]): boolean {
   return false
 }
 
-/** whether a shared key list (one array for a run of records, never changed) repeats an id: learnt once per list */
-const sharedListRepeats = new WeakMap<readonly ObjectKey[], boolean>()
-
 /**
- * the shared list asked about last and its answer: a request's records follow one another with one list, several L1
- * calls each, so most calls skip the weak set and map (docs/performance-notes.md, `lmt replay` on engine-shaped
- * traces, seventh session; pinned by the threaded replay's tests of shared lists that repeat an id)
+ * the shared key list (one array for a run of records, never changed) asked about last and whether it repeats an id:
+ * a request's records come one after another with one list, several L1 calls each, so the answer is learnt once per
+ * list (docs/performance-notes.md, `lmt replay` on engine-shaped traces, seventh and eighth sessions; pinned by the
+ * threaded replay's tests of shared lists that repeat an id)
  */
 let lastShared: readonly ObjectKey[] | undefined
 let lastRepeats = false
 
 function repeatsIds(keys: readonly ObjectKey[]): boolean {
   if (keys === lastShared) return lastRepeats
-  if (!isSharedList(keys)) return hasDuplicateIds(keys)
-  let repeats = sharedListRepeats.get(keys)
-  if (repeats === undefined) sharedListRepeats.set(keys, (repeats = hasDuplicateIds(keys)))
-  lastShared = keys
-  lastRepeats = repeats
+  const repeats = hasDuplicateIds(keys)
+  if (isCurrentSharedList(keys)) {
+    lastShared = keys
+    lastRepeats = repeats
+  }
   return repeats
 }
 
