@@ -380,21 +380,6 @@ class ValueRing {
 }
 
 /**
- * the shared array defined last (by any decoder): its records follow one another, so this one mark is all a consumer
- * needs; a WeakSet of every shared array cost ~4 % of the replaying thread in `add` and the collector's ephemeron
- * work (docs/performance-notes.md, issue 21, eighth session)
- */
-let currentShared: readonly unknown[] | undefined
-
-/**
- * Whether `list` is the array the tape hands to the records of its current run (never changed, by the consumer's
- * promise): what is learnt of it holds for all of them. An earlier shared array answers false.
- */
-export function isCurrentSharedList(list: readonly unknown[]): boolean {
-  return list === currentShared
-}
-
-/**
  * The list of interned values the tape defined last. Shared, its array is handed to every record that repeats it
  * (its elements are immutable values; the consumer promised not to change the array); else each gets a copy. Not
  * frozen: V8's slice, map and filter take a slow path on frozen arrays (the model thread lost ~20 %).
@@ -409,9 +394,7 @@ class TapeList {
     if (!Array.isArray(items)) throw new Error(`record tape: list ${list} is not an array`)
     this.number = list
     this.items = items
-    if (!this.shared) return items.slice()
-    currentShared = items
-    return items
+    return this.shared ? items : items.slice()
   }
 
   again(list: number): RawValue {
