@@ -379,6 +379,14 @@ class ValueRing {
   }
 }
 
+/** the arrays handed to several records (never changed, by the consumer's promise) */
+const sharedLists = new WeakSet<object>()
+
+/** Whether `list` is an array the tape hands to several records: what is learnt of it holds for all of them. */
+export function isSharedList(list: readonly unknown[]): boolean {
+  return sharedLists.has(list)
+}
+
 /**
  * The list of interned values the tape defined last. Shared, its array is handed to every record that repeats it
  * (its elements are immutable values; the consumer promised not to change the array); else each gets a copy. Not
@@ -394,7 +402,9 @@ class TapeList {
     if (!Array.isArray(items)) throw new Error(`record tape: list ${list} is not an array`)
     this.number = list
     this.items = items
-    return this.shared ? items : items.slice()
+    if (!this.shared) return items.slice()
+    sharedLists.add(items)
+    return items
   }
 
   again(list: number): RawValue {

@@ -1,7 +1,7 @@
 // The replay's per-key fast lanes agree with the plain lookups by id they stand in for.
 import {describe, expect, it} from 'vitest'
 import {ObjectKey} from '../../src/lct/values.js'
-import {DuplicateIdMemo, hasDuplicateIds, L1} from '../../src/replay/storage/l1.js'
+import {hasDuplicateIds, L1} from '../../src/replay/storage/l1.js'
 import {KeySlots} from '../../src/replay/storage/key-slots.js'
 import {key, LAYOUT} from './helpers.js'
 
@@ -50,47 +50,6 @@ describe('hasDuplicateIds (fingerprints, then ids)', () => {
     expect(l1.leakedDuplicateBytes).toBe(4096)
     expect(l1.entries.size).toBe(12)
     expect(l1.errors).toEqual({})
-  })
-})
-
-describe('DuplicateIdMemo (the last two lists, by their elements)', () => {
-  it('agrees with a set of ids call after call: lists repeated, sub-lists, arrays changed in place and reused', () => {
-    let seed = 11
-    const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
-    const pool = Array.from({length: 24}, (_, i) => key(i))
-    const pick = () => {
-      const i = Math.floor(rand() * pool.length)
-      // another instance of a pooled id: equal ids in other objects
-      return rand() < 0.2 ? new ObjectKey(pool[i].chunkHash, 'test', 0, 0, '') : pool[i]
-    }
-    const memo = new DuplicateIdMemo()
-    let list = Array.from({length: 8}, pick)
-    let older = list
-    let hits = 0
-    let repeated = 0
-    for (let t = 0; t < 5000; t++) {
-      const r = rand()
-      if (r < 0.3) {
-        // the same array again, or an equal copy
-        if (rand() < 0.5) list = list.slice()
-        hits++
-      } else if (r < 0.4) [list, older] = [older, list]
-      else if (r < 0.55)
-        list = list.filter(() => rand() < 0.7) // a sub-list
-      else if (r < 0.75)
-        list[Math.floor(rand() * list.length)] = pick() // changed in place
-      else if (r < 0.85 && list.length > 0)
-        list.pop() // shortened in place
-      else {
-        older = list
-        list = Array.from({length: 1 + Math.floor(rand() * 20)}, pick)
-      }
-      const expected = plainHasDuplicates(list)
-      if (expected) repeated++
-      expect(memo.repeatsIds(list)).toBe(expected)
-    }
-    expect(hits).toBeGreaterThan(1000)
-    expect(repeated).toBeGreaterThan(500)
   })
 })
 

@@ -1,4 +1,5 @@
 // L1: entries with TTL read/write locks on top of the allocator (docs/storage-replay.md §6.5–§6.7).
+import {isSharedList} from '../../lct/record-tape.js'
 import type {MemoryLayoutDesc, ObjectKey} from '../../lct/values.js'
 import {Allocator} from './allocator.js'
 import type {KeySlots} from './key-slots.js'
@@ -77,40 +78,25 @@ export function hasDuplicateIds(keys: readonly ObjectKey[]): boolean {
   return false
 }
 
+/** whether a shared key list (one array for a run of records, never changed) repeats an id: learnt once per list */
+const sharedListRepeats = new WeakMap<readonly ObjectKey[], boolean>()
+
 /**
- * {@link hasDuplicateIds} of the two key lists asked about last, remembered by their elements (a copy of each): a
- * request's records come one after another with one list of key instances (often one array), several L1 calls each,
- * with now and then a sub-list between them. The answer depends on the instances only, so a list equal element by
- * element gets it without a lookup, whether or not its array was changed or reused (no tie to the tape's shared
- * arrays: a weak set of them cost ~4 % of the replaying thread; docs/performance-notes.md, issue 21, eighth session;
- * pinned to hasDuplicateIds on random lists in test/replay/key-fast-lanes.test.ts).
+ * the shared list asked about last and its answer: a request's records follow one another with one list, several L1
+ * calls each, so most calls skip the weak set and map (docs/performance-notes.md, `lmt replay` on engine-shaped
+ * traces, seventh session; pinned by the threaded replay's tests of shared lists that repeat an id)
  */
-export class DuplicateIdMemo {
-  private recent: ObjectKey[] = []
-  private recentRepeats = false
-  private older: ObjectKey[] = []
-  private olderRepeats = false
+let lastShared: readonly ObjectKey[] | undefined
+let lastRepeats = false
 
-  repeatsIds(keys: readonly ObjectKey[]): boolean {
-    if (sameKeys(keys, this.recent)) return this.recentRepeats
-    if (sameKeys(keys, this.older)) return this.olderRepeats
-    const repeats = hasDuplicateIds(keys)
-    // the older copy's array is reused for the newest list (stored over, then cut: its room is kept)
-    const spare = this.older
-    this.older = this.recent
-    this.olderRepeats = this.recentRepeats
-    for (let i = 0; i < keys.length; i++) spare[i] = keys[i]
-    spare.length = keys.length
-    this.recent = spare
-    this.recentRepeats = repeats
-    return repeats
-  }
-}
-
-function sameKeys(a: readonly ObjectKey[], b: readonly ObjectKey[]): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
+function repeatsIds(keys: readonly ObjectKey[]): boolean {
+  if (keys === lastShared) return lastRepeats
+  if (!isSharedList(keys)) return hasDuplicateIds(keys)
+  let repeats = sharedListRepeats.get(keys)
+  if (repeats === undefined) sharedListRepeats.set(keys, (repeats = hasDuplicateIds(keys)))
+  lastShared = keys
+  lastRepeats = repeats
+  return repeats
 }
 
 /**
@@ -125,11 +111,11 @@ class Outcomes {
     private readonly keys: readonly ObjectKey[],
     private readonly errors: Record<string, Record<string, number>>,
     private readonly op: string,
-    /** whether an id repeats among the keys (then outcomes are kept by id) */
-    repeats: boolean,
+    /** the caller knows no id repeats (an eviction policy names each key once) */
+    distinct: boolean,
   ) {
     this.codes = new Array<L1Code>(keys.length)
-    this.byId = repeats ? new Map() : undefined
+    this.byId = !distinct && repeatsIds(keys) ? new Map() : undefined
   }
 
   set(i: number, code: L1Code): void {
@@ -220,7 +206,6 @@ export class L1 {
   peakAt = 0
 
   private readonly slots: KeySlots
-  private readonly duplicates = new DuplicateIdMemo()
 
   constructor(private readonly o: L1Options) {
     this.allocator = new Allocator(o.sizeInBytes)
@@ -229,7 +214,7 @@ export class L1 {
 
   /** The outcomes of a call of `op`. */
   private outcomes(op: string, keys: readonly ObjectKey[], distinct = false): Outcomes {
-    return new Outcomes(keys, this.errors, op, !distinct && this.duplicates.repeatsIds(keys))
+    return new Outcomes(keys, this.errors, op, distinct)
   }
 
   private notify(event: keyof L1Listener, keys: ObjectKey[]): void {
