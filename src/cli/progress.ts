@@ -43,6 +43,11 @@ export interface ProgressState {
 
 const silent: ProgressBar = {phase() {}, update() {}, clearLine() {}, stop() {}}
 
+/** Whether `bar` draws nothing: a caller may then skip its progress calls (a replay reports once per 256 records). */
+export function isSilent(bar: ProgressBar): boolean {
+  return bar === silent
+}
+
 function bytesText(n: number): string {
   if (n < 1e3) return `${n} B`
   if (n < 1e6) return `${(n / 1e3).toFixed(1)} kB`

@@ -5,7 +5,7 @@ import {replayBaseFlags as baseFlags, reservedReplayFlagNames} from '../cli/repl
 import {handleInterrupts} from '../cli/interrupts.js'
 import {lctErrorJson} from '../cli/lct-errors.js'
 import {LmtCommand} from '../cli/lmt-command.js'
-import {countText, createProgressBar} from '../cli/progress.js'
+import {countText, createProgressBar, isSilent} from '../cli/progress.js'
 import {RecordOutputs, Warnings} from '../cli/replay-sinks.js'
 import {banner, configMismatch, resultTable} from '../cli/trace-report.js'
 import {lmtError} from '../errors.js'
@@ -205,8 +205,9 @@ export default class Replay extends LmtCommand {
         warn: (code, key, message) => warnings.warn(code, key, message),
         signal,
         onRecord: out.onRecord(progress, total),
-        onProgress: (records, offset) =>
-          bar.update(offset, traceBytes, () => `${countText(records)} records`),
+        onProgress: isSilent(bar)
+          ? undefined
+          : (records, offset) => bar.update(offset, traceBytes, () => `${countText(records)} records`),
       })
     } finally {
       out.bar?.stop()

@@ -1,6 +1,6 @@
 import {Writable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
-import {createProgressBar, durationText, renderProgressLine} from '../../src/cli/progress.js'
+import {createProgressBar, durationText, isSilent, renderProgressLine} from '../../src/cli/progress.js'
 
 /** A stream that says it is a terminal and keeps what is written to it. */
 function fakeTty(isTTY = true, columns = 100): NodeJS.WriteStream & {text: () => string} {
@@ -84,6 +84,7 @@ describe('progress bar', () => {
     const all = plain(tty.text())
     expect(all).toContain('writing .lct [')
     expect(all).toContain('100%  2.0/2.0 MB  7 records  4.0 MB/s  ETA 0:00') // the rate of this phase alone
+    expect(isSilent(bar)).toBe(false)
     expect(tty.text().endsWith('\x1b[2K')).toBe(true) // the line is cleared, the cursor shown again before it
     expect(tty.text()).toContain('\x1b[?25h')
   })
@@ -94,6 +95,7 @@ describe('progress bar', () => {
       [fakeTty(true), false],
     ] as const) {
       const bar = createProgressBar({enabled, label: 'x', unit: 'records', stream: tty})
+      expect(isSilent(bar)).toBe(true) // its callers may skip building notes
       bar.update(1, 2)
       bar.update(2, 2, () => expect.unreachable('a hidden bar makes no note'))
       bar.clearLine()

@@ -172,6 +172,28 @@ export function objectSize(layout: MemoryLayoutDesc, align: number): {raw: numbe
   return {raw, aligned: Math.ceil(raw / align) * align}
 }
 
+/** The per-key operations of {@link L1}'s `eachKey`, and the names their errors are counted under. */
+const FINISH_WRITE = 0
+const RESERVE_READ = 1
+const UNSAFE_READ = 2
+const FINISH_READ = 3
+const FINISH_WRITE_AND_RESERVE_READ = 4
+const DELETE = 5
+/** a delete by the eviction controller: its bytes are summed */
+const EVICT = 6
+const FINISH_WRITE_AND_DELETE = 7
+type KeyOp = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7
+const OP_NAMES: readonly string[] = [
+  'finish_write',
+  'reserve_read',
+  'unsafe_read',
+  'finish_read',
+  'finish_write_and_reserve_read',
+  'delete',
+  'delete',
+  'finish_write_and_delete',
+]
+
 export class L1 {
   readonly entries = new Map<string, L1Entry>()
   readonly allocator: Allocator
@@ -229,10 +251,6 @@ export class L1 {
 
   readLocked(e: L1Entry): boolean {
     return e.readLock.isLocked(this.o.now())
-  }
-
-  private readable(e: L1Entry): boolean {
-    return !this.writeLocked(e) && !(this.o.writePendingReadable && e.writePending)
   }
 
   private writable(e: L1Entry): boolean {
@@ -326,30 +344,30 @@ export class L1 {
   }
 
   /**
-   * The shape LMCache's per-key L1 operations share: a missing key is KEY_NOT_EXIST, `refuse` gives the error of a
-   * key in the wrong state (undefined: go ahead), `apply` changes the entry; results are counted under `op` and the
-   * keys that succeeded are announced as `event`.
+   * The shape LMCache's per-key L1 operations share: a missing key is KEY_NOT_EXIST, {@link refusal} gives the error
+   * of a key in the wrong state, {@link apply} changes the entry; results are counted under the op's name and the
+   * keys that succeeded are announced as `event`. The op is a number switched on per key, not two closures made per
+   * call and called through one megamorphic site (docs/performance-notes.md, issue 21, eighth session).
    */
   private eachKey(
-    op: string,
+    op: KeyOp,
     event: keyof L1Listener | undefined,
     keys: readonly ObjectKey[],
-    refuse: (e: L1Entry) => L1Code | undefined,
-    apply?: (e: L1Entry, k: ObjectKey) => void,
+    total = 0,
     distinct = false,
   ): Results {
-    const results = this.outcomes(op, keys, distinct)
+    const results = this.outcomes(OP_NAMES[op], keys, distinct)
     const ok: ObjectKey[] = []
     const now = this.o.now() // the clock does not move within one call
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
       const e = this.get(k, now)
-      const error = e === undefined ? 'KEY_NOT_EXIST' : refuse(e)
+      const error = e === undefined ? 'KEY_NOT_EXIST' : this.refusal(op, e, now)
       if (error !== undefined) {
         results.set(i, error)
         continue
       }
-      apply?.(e as L1Entry, k)
+      this.apply(op, e as L1Entry, k, now, total)
       results.set(i, 'SUCCESS')
       ok.push(k)
     }
@@ -358,90 +376,101 @@ export class L1 {
     return codes
   }
 
-  /** A write-locked, not read-locked entry (the state a finished write needs). */
-  private notWriting(e: L1Entry): L1Code | undefined {
-    return !this.writeLocked(e) || this.readLocked(e) ? 'KEY_IN_WRONG_STATE' : undefined
+  /** The error of `op` on an entry in its state at `now` (undefined: go ahead). */
+  private refusal(op: KeyOp, e: L1Entry, now: number): L1Code | undefined {
+    switch (op) {
+      case RESERVE_READ:
+        return this.readableAt(e, now) ? undefined : 'KEY_NOT_READABLE'
+      case UNSAFE_READ:
+        return e.readLock.isLocked(now) ? undefined : 'KEY_NOT_READABLE'
+      case FINISH_READ:
+        return e.writeLock.isLocked(now) || !e.readLock.isLocked(now) ? 'KEY_IN_WRONG_STATE' : undefined
+      case DELETE:
+      case EVICT:
+        return e.readLock.isLocked(now) || e.writeLock.isLocked(now) ? 'KEY_IS_LOCKED' : undefined
+      default:
+        // the finishes of a write: a write-locked, not read-locked entry
+        return !e.writeLock.isLocked(now) || e.readLock.isLocked(now) ? 'KEY_IN_WRONG_STATE' : undefined
+    }
+  }
+
+  /** what the finish_read running frees (its temporaries), and the bytes the eviction running deletes */
+  private freed: ObjectKey[] = []
+  private evictedBytes = 0
+
+  /** `op` on the entry of key k, which {@link refusal} let through; `total`: the read locks taken or given back */
+  private apply(op: KeyOp, e: L1Entry, k: ObjectKey, now: number, total: number): void {
+    switch (op) {
+      case FINISH_WRITE:
+        e.writeLock.unlock(now)
+        e.writePending = false
+        return
+      case RESERVE_READ:
+        for (let i = 0; i < total; i++) e.readLock.lock(now)
+        return
+      case UNSAFE_READ:
+        return
+      case FINISH_READ:
+        for (let i = 0; i < total; i++) e.readLock.unlock(now)
+        if (e.temporary && !e.readLock.isLocked(now)) {
+          this.remove(e)
+          this.freed.push(k)
+        }
+        return
+      case FINISH_WRITE_AND_RESERVE_READ:
+        e.writeLock.unlock(now)
+        e.writePending = false
+        for (let i = 0; i < total; i++) e.readLock.lock(now)
+        return
+      case EVICT:
+        this.evictedBytes += e.block.size
+        this.remove(e)
+        return
+      case DELETE:
+        this.remove(e)
+        return
+      case FINISH_WRITE_AND_DELETE:
+        e.writeLock.unlock(now)
+        this.remove(e)
+    }
+  }
+
+  private readableAt(e: L1Entry, now: number): boolean {
+    return !e.writeLock.isLocked(now) && !(this.o.writePendingReadable && e.writePending)
   }
 
   finishWrite(keys: readonly ObjectKey[]): Results {
-    const now = this.o.now()
-    return this.eachKey(
-      'finish_write',
-      'writeFinished',
-      keys,
-      (e) => this.notWriting(e),
-      (e) => {
-        e.writeLock.unlock(now)
-        e.writePending = false
-      },
-    )
+    return this.eachKey(FINISH_WRITE, 'writeFinished', keys)
   }
 
   reserveRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
-    const now = this.o.now()
-    const total = this.total(extra)
-    return this.eachKey(
-      'reserve_read',
-      'reservedRead',
-      keys,
-      (e) => (this.readable(e) ? undefined : 'KEY_NOT_READABLE'),
-      (e) => {
-        for (let i = 0; i < total; i++) e.readLock.lock(now)
-      },
-    )
+    return this.eachKey(RESERVE_READ, 'reservedRead', keys, this.total(extra))
   }
 
   unsafeRead(keys: readonly ObjectKey[]): Results {
-    return this.eachKey('unsafe_read', undefined, keys, (e) =>
-      this.readLocked(e) ? undefined : 'KEY_NOT_READABLE',
-    )
+    return this.eachKey(UNSAFE_READ, undefined, keys)
   }
 
   finishRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
-    const now = this.o.now()
     const total = this.total(extra)
     const freed: ObjectKey[] = []
-    const results = this.eachKey(
-      'finish_read',
-      'readFinished',
-      keys,
-      (e) => (this.writeLocked(e) || !this.readLocked(e) ? 'KEY_IN_WRONG_STATE' : undefined),
-      (e, k) => {
-        for (let i = 0; i < total; i++) e.readLock.unlock(now)
-        if (e.temporary && !this.readLocked(e)) {
-          this.remove(e)
-          freed.push(k)
-        }
-      },
-    )
+    this.freed = freed
+    const results = this.eachKey(FINISH_READ, 'readFinished', keys, total)
     this.notify('deletedByManager', freed)
     return results
   }
 
   finishWriteAndReserveRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
-    const now = this.o.now()
-    const total = this.total(extra)
     return this.eachKey(
-      'finish_write_and_reserve_read',
+      FINISH_WRITE_AND_RESERVE_READ,
       'writeFinishedAndReadReserved',
       keys,
-      (e) => this.notWriting(e),
-      (e) => {
-        e.writeLock.unlock(now)
-        e.writePending = false
-        for (let i = 0; i < total; i++) e.readLock.lock(now)
-      },
+      this.total(extra),
     )
   }
 
   delete(keys: readonly ObjectKey[]): Results {
-    return this.eachKey(
-      'delete',
-      'deletedByManager',
-      keys,
-      (e) => (this.readLocked(e) || this.writeLocked(e) ? 'KEY_IS_LOCKED' : undefined),
-      (e) => this.remove(e),
-    )
+    return this.eachKey(DELETE, 'deletedByManager', keys)
   }
 
   /**
@@ -449,18 +478,9 @@ export class L1 {
    * counts and events, returning how many keys went (and their aligned bytes) and how many were refused as locked.
    */
   evict(keys: readonly ObjectKey[]): {deleted: number; bytes: number; locked: number} {
-    let bytes = 0
-    const results = this.eachKey(
-      'delete',
-      'deletedByManager',
-      keys,
-      (e) => (this.readLocked(e) || this.writeLocked(e) ? 'KEY_IS_LOCKED' : undefined),
-      (e) => {
-        bytes += e.block.size
-        this.remove(e)
-      },
-      true,
-    )
+    this.evictedBytes = 0
+    const results = this.eachKey(EVICT, 'deletedByManager', keys, 0, true)
+    const bytes = this.evictedBytes
     let deleted = 0
     let locked = 0
     for (const code of results) {
@@ -471,17 +491,7 @@ export class L1 {
   }
 
   finishWriteAndDelete(keys: readonly ObjectKey[]): Results {
-    const now = this.o.now()
-    return this.eachKey(
-      'finish_write_and_delete',
-      'deletedByManager',
-      keys,
-      (e) => this.notWriting(e),
-      (e) => {
-        e.writeLock.unlock(now)
-        this.remove(e)
-      },
-    )
+    return this.eachKey(FINISH_WRITE_AND_DELETE, 'deletedByManager', keys)
   }
 
   /** End of replay: drop expired leaked locks (counted) and report what is still held. */
