@@ -30,23 +30,37 @@ const dynamicImports = {
   },
 }
 
+const vendorModule = (name) => JSON.stringify(fileURLToPath(new URL(`dist/src/vendor/${name}`, ROOT)))
+
 /**
- * Plugin.load's sort of a plugin's commands by localeCompare, made with src/vendor/command-id-order.ts (the same
- * order without loading ICU at every start). The build fails if oclif's line changes.
+ * Lines of oclif replaced by lmt's own functions, with the same results, where oclif's cost every run of lmt
+ * (docs/performance-notes.md, "Start-up"). The build fails if a line is not found (oclif changed it).
  */
-const COMMAND_SORT = '.sort((a, b) => a.id.localeCompare(b.id))'
-const commandIdOrder = {
-  name: 'oclif-command-id-order',
+const REWRITES = [
+  {
+    // Plugin.load sorts a plugin's commands by localeCompare, which loads ICU's collator at every start
+    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/,
+    from: '.sort((a, b) => a.id.localeCompare(b.id))',
+    to: () => `.sort(require(${vendorModule('command-id-order.js')}).byCommandId)`,
+  },
+  {
+    // help renders every string it prints as an EJS template, compiled with new Function each time
+    file: /[\\/]@oclif[\\/]core[\\/]lib[\\/]help[\\/]util\.js$/,
+    from: 'return ejs_1.default.render(t, context);',
+    to: () =>
+      `return require(${vendorModule('help-template.js')}).isPlainTemplate(t) ? t : ejs_1.default.render(t, context);`,
+  },
+]
+const oclifRewrites = {
+  name: 'oclif-rewrites',
   setup(b) {
-    b.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/}, (args) => {
-      const text = readFileSync(args.path, 'utf8')
-      if (!text.includes(COMMAND_SORT)) throw new Error(`bundle-oclif: no "${COMMAND_SORT}" in ${args.path}`)
-      const order = JSON.stringify(fileURLToPath(new URL('dist/src/vendor/command-id-order.js', ROOT)))
-      return {
-        contents: rewriteImports(text).replace(COMMAND_SORT, `.sort(require(${order}).byCommandId)`),
-        loader: 'js',
-      }
-    })
+    for (const {file, from, to} of REWRITES) {
+      b.onLoad({filter: file}, (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        if (!text.includes(from)) throw new Error(`bundle-oclif: no "${from}" in ${args.path}`)
+        return {contents: rewriteImports(text).replace(from, to()), loader: 'js'}
+      })
+    }
   },
 }
 
@@ -65,7 +79,7 @@ async function bundle() {
     logLevel: 'warning',
     // only read for a development plugin's tsconfig, and large
     external: ['typescript'],
-    plugins: [commandIdOrder, dynamicImports],
+    plugins: [oclifRewrites, dynamicImports],
   })
   // an import() left (a form the rewrite above does not know) would fail at run time: the build fails instead
   const left = readFileSync(OUT, 'utf8').match(/\bimport\((?!\))/g)
