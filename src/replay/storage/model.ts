@@ -201,17 +201,7 @@ export class StorageManagerModel {
         TrimPolicy.PREFIX,
         PrefetchMode.LOOKUP,
       )
-    const l2 = id >= 0 ? positions(hit, keys.length) : []
-    return new PrefetchHandle(
-      id,
-      externalRequestId,
-      positions(0, hit),
-      hit,
-      keys.length,
-      this.scheduler.now(),
-      l2,
-      0,
-    )
+    return this.handle(id, externalRequestId, hit, keys.length, id >= 0 ? positions(hit, keys.length) : [], 0)
   }
 
   submitPrefetchTaskSpec(
@@ -236,15 +226,27 @@ export class StorageManagerModel {
       if (rest.length > 0)
         id = this.prefetch.submit(rest, spec.groupLayoutDescs, extra, spec.policy, spec.mode)
     }
+    return this.handle(id, externalRequestId, hit, keys.length, [], spec.generation)
+  }
+
+  /** The handle of a prefetch whose L1 step found the first `hit` of `total` keys, made now. */
+  private handle(
+    id: number,
+    externalRequestId: string,
+    hit: number,
+    total: number,
+    l2: number[],
+    generation: number,
+  ): PrefetchHandle {
     return new PrefetchHandle(
       id,
       externalRequestId,
       positions(0, hit),
       hit,
-      keys.length,
+      total,
       this.scheduler.now(),
-      [],
-      spec.generation,
+      l2,
+      generation,
     )
   }
 
