@@ -95,8 +95,14 @@ function convert(args) {
   })
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
   if (res.status !== 0) throw new Error(`lmt ${args.join(' ')} exited ${res.status}\n${res.stderr}`)
-  const last = (f) => Number(readFileSync(join(tmp, f), 'utf8').trim().split('\n').pop())
-  const out = {seconds, cpu: last('cpu') / 1000, rssMb: last('rss') / 1024, output: JSON.parse(res.stdout)}
+  // the last line of a hook's file; the RSS hook's line is `<rss KiB> <user µs> <system µs>`
+  const last = (f) => readFileSync(join(tmp, f), 'utf8').trim().split('\n').pop().split(' ')
+  const out = {
+    seconds,
+    cpu: Number(last('cpu')[0]) / 1000,
+    rssMb: Number(last('rss')[0]) / 1024,
+    output: JSON.parse(res.stdout),
+  }
   rmSync(tmp, {recursive: true, force: true})
   return out
 }
