@@ -17,8 +17,8 @@ export interface AgeingEvent {
   live: boolean
 }
 
-/** Batches after which a still-pending event's keys leave its batch's slabs. */
-const SLAB_GRACE_BATCHES = 2
+/** Batches after which a still-pending event's keys leave its batch's slabs (and a pending get may go cold). */
+export const SLAB_GRACE_BATCHES = 2
 
 /** The keys in one buffer of their own (words, then text): an ArrayBuffer costs more than its bytes. */
 function ownKeys(keys: KeyList): KeyList {
@@ -43,6 +43,11 @@ export class AgedKeys {
   constructor(spillDir: string | undefined) {
     this.spill =
       spillDir === undefined ? undefined : new KeySpill(join(spillDir, `publisher-keys-${spills++}.bin`))
+  }
+
+  /** The spill file, if the run has a folder for it. */
+  get keySpill(): KeySpill | undefined {
+    return this.spill
   }
 
   /** A pending event of the current batch. */
