@@ -7,12 +7,13 @@ const UINT64_MAX = 2n ** 64n - 1n
 /** slots of the table at least: room for 2^11 keys before it grows */
 const FIRST_SLOTS = 1 << 12
 /**
- * Trace bytes per distinct key expected when sizing the table for a trace: a key takes ≥ 3 bytes written (`0, `)
+ * Trace bytes per distinct key expected when making room for a trace's table: a key takes ≥ 3 bytes written (`0, `)
  * and ~22 in a converted trace, and real traces repeat keys (prefixes, the writes after gets), so a quarter of the
- * most there could be. A table sized so skips the doublings (each a rehash of every key, at random addresses).
+ * most there could be. The room is only reserved: the table uses as many slots as its keys need and doubles within
+ * the room, so a trace that repeats its keys touches no more memory than its distinct keys take.
  */
 const BYTES_PER_KEY = 88
-/** the largest table made in advance (2^23 slots, 64 MB); beyond it the table grows as keys come */
+/** the largest room reserved in advance (2^23 slots, 64 MB); beyond it the table is made anew as it grows */
 const MAX_PRESIZED_SLOTS = 1 << 23
 
 /**
@@ -33,14 +34,17 @@ export class KeyInterner {
   /** key id j is byId[2j] = hi, byId[2j + 1] = lo */
   private byId: Uint32Array
 
-  /** `expectedKeys`: the distinct keys expected (the table is made with room for them, within limits) */
+  /**
+   * `expectedKeys`: the distinct keys expected. Room is reserved for them (within limits), but a new array's pages
+   * are taken only when written: the table starts small and doubles inside that room (slots are written at random
+   * places, so a table sized for keys that never come would take all its pages), and ids fill `byId` in order.
+   */
   constructor(expectedKeys = 0) {
-    let slots = FIRST_SLOTS
-    while (slots < 2 * expectedKeys && slots < MAX_PRESIZED_SLOTS) slots *= 2
-    this.slots = slots
-    this.table = new Uint32Array(2 * slots)
-    // room for as many keys as the table takes before it grows; pages are taken only as ids are written
-    this.byId = new Uint32Array(slots)
+    let room = FIRST_SLOTS
+    while (room < 2 * expectedKeys && room < MAX_PRESIZED_SLOTS) room *= 2
+    this.slots = FIRST_SLOTS
+    this.table = new Uint32Array(2 * room)
+    this.byId = new Uint32Array(room)
   }
 
   /** An interner sized for a trace file of `bytes` bytes. */
@@ -106,10 +110,14 @@ export class KeyInterner {
     return this.idOf(Number(u >> 32n), Number(u & 0xffffffffn))
   }
 
-  /** The table twice as large, every key placed again by its hash (in the order of their ids). */
+  /**
+   * The table twice as large, every key placed again by its hash (in the order of their ids): within its room when
+   * there is room (the slots in use cleared, those beyond never written yet), else in a new array.
+   */
   private grow(): void {
     const n = this.slots * 2
-    const t = new Uint32Array(2 * n)
+    const inRoom = 2 * n <= this.table.length
+    const t = inRoom ? this.table.fill(0, 0, 2 * this.slots) : new Uint32Array(2 * n)
     const mask = n - 1
     const k = this.byId
     for (let id = 0; id < this.count; id++) {
