@@ -69,4 +69,30 @@ describe('publisher_log: events pending across many batches', () => {
     ])
     expect(JSON.parse(r.stdout).inputs[0].dropped).toEqual({write_unmatched: 2})
   })
+
+  it('flush unfinished sessions in the order each was first started, a superseded one in its first place', async () => {
+    // s1 is started, then s2, then s1 again (superseding it); neither finishes. The flush takes s1 first (its
+    // first place, as a Python dict keeps it), so s1 pairs with the one get both match and s2 is written alone.
+    const lines = [
+      event({type: 'GetCacheLocation', trigger_time_us: 1000, keys: [5, 6, 7]}),
+      event({type: 'StartWriteCache', trigger_time_us: 1001, write_session_id: 's1', keys: [5, 6, 8]}),
+      event({type: 'StartWriteCache', trigger_time_us: 1002, write_session_id: 's2', keys: [5, 6, 9]}),
+      event({type: 'StartWriteCache', trigger_time_us: 1003, write_session_id: 's1', keys: [5, 6, 10]}),
+    ]
+    const input = join(tmp.dir, 'superseded.log')
+    const output = join(tmp.dir, 'superseded.jsonl')
+    writeFileSync(input, lines.join('\n') + '\n')
+    const r = await lmt(['convert', '-q', '-f', 'publisher_log', '-i', input, '-o', output, '--json'])
+    expect(r.exitCode).toBe(0)
+    const got = readFileSync(output, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => /"type": "(\w+)".*"timestamp_ns": (\d+), "keys": (\[[^\]]*\])/.exec(l)?.slice(1))
+    expect(got).toEqual([
+      ['get', '1000000', '[5, 6, 7]'],
+      ['write', '101002000', '[5, 6, 9]'],
+      ['write', '101003000', '[5, 6, 7]'],
+    ])
+    expect(JSON.parse(r.stdout).inputs[0].dropped).toEqual({start_superseded: 1})
+  })
 })
