@@ -52,6 +52,7 @@ function modulesLoaded(args: string[]): string[] {
 /** the modules a single simulate run loads besides its bundle */
 const BESIDE_THE_BUNDLE = [
   'cli/young-generation.js',
+  'util/young-generation.js',
   'vendor/oclif-core.js',
   'cli/stdin-argument.js',
   'cli/interrupts.js',
