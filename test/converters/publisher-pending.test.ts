@@ -9,6 +9,13 @@ afterAll(() => tmp.cleanup())
 const event = (fields: Record<string, unknown>) =>
   JSON.stringify({source: 'instA', ...fields}).replace('"KEYS"', String(fields.keys))
 
+/** Each output line's type, timestamp and keys, as written. */
+const traces = (output: string) =>
+  readFileSync(output, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => /"type": "(\w+)".*"timestamp_ns": (\d+), "keys": (\[[^\]]*\])/.exec(l)?.slice(1))
+
 describe('publisher_log: events pending across many batches', () => {
   it('keep their keys once copied out of their batch (a get matched 3,000 lines later, a write never finished)', async () => {
     const lines = [
@@ -23,14 +30,7 @@ describe('publisher_log: events pending across many batches', () => {
     writeFileSync(input, lines.join('\n') + '\n')
     const r = await lmt(['convert', '-q', '-f', 'publisher_log', '-i', input, '-o', output])
     expect(r.exitCode).toBe(0)
-    const got = readFileSync(output, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => {
-        const m = /"type": "(\w+)".*"timestamp_ns": (\d+), "keys": (\[[^\]]*\])/.exec(l)
-        return m?.slice(1)
-      })
-    expect(got).toEqual([
+    expect(traces(output)).toEqual([
       ['get', '1000000', '[5, 6, 7]'],
       ['write', '5000000', '[5, 6, 7]'],
       ['write', '101002000', '[-9223372036854775808, 1]'],
@@ -84,11 +84,7 @@ describe('publisher_log: events pending across many batches', () => {
     writeFileSync(input, lines.join('\n') + '\n')
     const r = await lmt(['convert', '-q', '-f', 'publisher_log', '-i', input, '-o', output, '--json'])
     expect(r.exitCode).toBe(0)
-    const got = readFileSync(output, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => /"type": "(\w+)".*"timestamp_ns": (\d+), "keys": (\[[^\]]*\])/.exec(l)?.slice(1))
-    expect(got).toEqual([
+    expect(traces(output)).toEqual([
       ['get', '1000000', '[5, 6, 7]'],
       ['write', '101002000', '[5, 6, 9]'],
       ['write', '101003000', '[5, 6, 7]'],

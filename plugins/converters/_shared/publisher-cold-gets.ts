@@ -15,14 +15,6 @@ export interface GetTail {
   locationSpecNames: unknown
 }
 
-/** What a cold get needs to be matched and emitted (its keys apart: see {@link ColdGets.tryAdd}). */
-export interface ColdGetFields extends GetTail {
-  seq: number
-  instance: string
-  ts: bigint
-  inputLen: bigint
-}
-
 /** A cold get read back out of its row (its keys still in the spill file). */
 export interface ColdGet extends GetTail {
   seq: number
@@ -32,20 +24,19 @@ export interface ColdGet extends GetTail {
   inputLen: bigint
 }
 
+/** What a cold get needs to be matched and emitted (its keys apart: see {@link ColdGets.tryAdd}). */
+export type ColdGetFields = Omit<ColdGet, 'keys'>
+
 const MAX_TAILS = 1 << 16
 const MIN_ROWS = 1024
-const INT64_MIN = -(2n ** 63n)
-const INT64_MAX = 2n ** 63n - 1n
-const inInt64 = (v: bigint) => v >= INT64_MIN && v <= INT64_MAX
+const inInt64 = (v: bigint) => BigInt.asIntN(64, v) === v
 
-const scratch = new BigInt64Array(1)
-const scratchHalves = new Int32Array(scratch.buffer)
-
-/** A first key's two 32-bit halves, as the index compares them (through memory: no BigInt arithmetic per write). */
-export function halvesOf(word: bigint): [number, number] {
-  scratch[0] = word
-  return [scratchHalves[0], scratchHalves[1]]
-}
+/**
+ * A first key's two 32-bit halves, as the index compares them: the key is stored here and its halves read back
+ * (no BigInt arithmetic and no array per write).
+ */
+const firstKey = new BigInt64Array(1)
+const firstHalves = new Int32Array(firstKey.buffer)
 
 /** One part of a tail's interning key: primitives tagged by type, anything else by its exact JSON text. */
 function tailPart(v: unknown): string {
@@ -164,9 +155,9 @@ export class ColdGets {
     c.textBytes[r] = h.textBytes
     c.instance[r] = this.instanceId(g.instance)
     c.tail[r] = tail
-    const [lo, hi] = halvesOf(keys.words()[0])
-    c.firstLo[r] = lo
-    c.firstHi[r] = hi
+    firstKey[0] = keys.words()[0]
+    c.firstLo[r] = firstHalves[0]
+    c.firstHi[r] = firstHalves[1]
     c.live[r] = 1
     this.link(r)
     return true
@@ -177,13 +168,12 @@ export class ColdGets {
     return this.instanceIds.has(instance)
   }
 
-  /** The newest row of `instance` whose first key is `firstKey`, or -1. */
-  newest(instance: string, firstKey: bigint): number {
+  /** The newest row of `instance` whose first key is `first`, or -1. */
+  newest(instance: string, first: bigint): number {
     const id = this.instanceIds.get(instance)
     if (id === undefined) return -1
-    const [lo, hi] = halvesOf(firstKey)
-    const s = this.slots[this.find(id, lo, hi)]
-    return s - 1
+    firstKey[0] = first
+    return this.slots[this.find(id, firstHalves[0], firstHalves[1])] - 1
   }
 
   /** The next older row with the same instance and first key, or -1. */
