@@ -23,10 +23,10 @@ import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
 import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
 import {installedPlugins} from '../plugins/discovery.js'
 import type {ConverterRegistration, ConverterRegistry} from '../plugins/converter-registry.js'
-import {jsonlToLct} from '../convert/lct-bridge.js'
+import type {jsonlToLct} from '../convert/lct-bridge.js'
 import {bytesLayout, parseKvLayout} from '../convert/kv-layout.js'
-import {storageConfigDict} from '../replay/storage/config.js'
-import {normalizeEvictionPolicy, storageLevel} from '../replay/storage/storage-level.js'
+// the flags only: the storage level, its configuration and the .lct bridge are loaded by a --mode lct run
+import {normalizeEvictionPolicy, storageFlags} from '../replay/storage/storage-flags.js'
 import {builtinConverterFlags} from '../cli/builtin-converter-flags.js'
 import {converterFlagsOf, converterSettings, foreignConverterFlag} from '../plugins/converter-flags.js'
 import {tempPathBeside} from '../convert/stale-temps.js'
@@ -43,7 +43,7 @@ const {
   'model-lru-order': _o,
   'model-write-pending': _w,
   ...replayStorageFlags
-} = storageLevel.flags as Record<string, never>
+} = storageFlags
 // without a header to take them from, the two flags a replay requires have defaults here
 const lctStorageFlags = Object.fromEntries(
   Object.entries({
@@ -239,7 +239,7 @@ export default class Convert extends LmtCommand {
           ? defaultOutputPath(flags.input).replace(/_optimizer\.jsonl$/, '.lct')
           : defaultOutputPath(flags.input))
       checkOutput(output, flags.input)
-      const lct = lctMode ? lctSettings(flags, reporter) : undefined
+      const lct = lctMode ? await lctSettings(flags, reporter) : undefined
       const converterConfig = loadConverterConfig(
         flags['converter-config-file'],
         flags['converter-config-json'],
@@ -407,7 +407,7 @@ function bannerLines({reg, flags, instanceBlockSizes, modelMapping}: ConvertPlan
 }
 
 /** --mode lct: the layout, the start time and the storage config of the header (as `lmt replay` would digest it). */
-function lctSettings(flags: ParsedConvertFlags, reporter: StderrReporter): LctSettings {
+async function lctSettings(flags: ParsedConvertFlags, reporter: StderrReporter): Promise<LctSettings> {
   if (flags['kv-layout'] !== undefined && flags['bytes-per-block'] !== undefined)
     throw lmtError('CLI_FLAGS_EXCLUSIVE', '--kv-layout', '--bytes-per-block')
   const layout =
@@ -418,6 +418,8 @@ function lctSettings(flags: ParsedConvertFlags, reporter: StderrReporter): LctSe
   if (tWall !== undefined && !Number.isFinite(tWall))
     throw lmtError('CLI_OUT_OF_RANGE', '--t-wall-start', 'a number of epoch seconds')
   const sf = flags as unknown as Record<string, unknown>
+  const {storageLevel} = await import('../replay/storage/storage-level.js')
+  const {storageConfigDict} = await import('../replay/storage/config.js')
   const storage = storageLevel.parseConfig(
     {...sf, 'l1-size-gb': sf['l1-size-gb'] ?? '8', 'eviction-policy': sf['eviction-policy'] ?? 'LRU'},
     undefined as never,
@@ -442,6 +444,7 @@ async function writeLct(
   try {
     const jsonlBytes = statSync(jsonlOutput).size
     o.bar.phase('writing .lct', 'bytes')
+    const {jsonlToLct} = await import('../convert/lct-bridge.js')
     const bridged = await jsonlToLct(
       jsonlOutput,
       output,

@@ -101,6 +101,26 @@ describe('start-up', () => {
     ])
   })
 
+  it("a JSONL conversion loads no part of the storage model (only --mode lct's header config needs it)", () => {
+    const input = join(dir, 'rows.jsonl')
+    writeFileSync(input, '{"timestamp": 1, "input_length": 32, "hash_ids": [1, 2]}\n')
+    const loaded = modulesLoaded([
+      'convert',
+      '-q',
+      '-i',
+      input,
+      '-f',
+      'qwen_bailian',
+      '-o',
+      join(dir, 'rows.out'),
+    ])
+    expect(loaded).toContain('/dist/src/commands/convert.js')
+    expect(loaded).toContain('/dist/src/replay/storage/storage-flags.js') // the flags of --mode lct
+    expect(
+      loaded.filter((m) => m.includes('/dist/src/replay/storage/') && !m.endsWith('storage-flags.js')),
+    ).toEqual([])
+  })
+
   it.each([['--version'], ['simulate', '--help'], ['trace', 'info', '--help']].map((a) => [a.join(' '), a]))(
     'lmt %s loads no command module and no file of @oclif/core but its entry',
     (_name, args) => {
