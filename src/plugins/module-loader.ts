@@ -50,6 +50,7 @@ function ensureSelfResolution(path: string): void {
       subpaths: {
         scan: new URL('../scan.js', import.meta.url).href,
         flags: new URL('../flags.js', import.meta.url).href,
+        values: new URL('../values.js', import.meta.url).href,
       },
     },
   })

@@ -22,6 +22,7 @@ const LAYERS: Record<string, number> = {
   'src/index.ts': 4,
   'src/scan.ts': 4,
   'src/flags.ts': 4,
+  'src/values.ts': 4,
   'plugins/converters/': 5,
   'src/cli/': 6,
   'src/commands/': 6,

@@ -82,11 +82,22 @@ describe('the example plugin', () => {
 })
 
 describe('a one-off --converter-module outside the lmt folder', () => {
-  it('imports lmt by name (resolved to the running lmt) and converts', () => {
-    const dir = join(tmp.dir, 'one-off')
+  /** Converts `input` with the module `source` (named `file`), in a folder of its own outside lmt's. */
+  function convertWith(name: string, file: string, source: string, input: string) {
+    const dir = join(tmp.dir, name)
     mkdirSync(dir, {recursive: true})
-    writeFileSync(
-      join(dir, 'my_converter.mjs'),
+    writeFileSync(join(dir, file), source)
+    writeFileSync(join(dir, 'in.jsonl'), input)
+    const format = file.replace(/_converter\.mjs$/, '')
+    const args = ['convert', '-q', '-i', 'in.jsonl', '-f', format, '--converter-module', `./${file}`]
+    const r = lmtProcess([...args, '-o', 'out.jsonl'], {cwd: dir, env})
+    return {...r, output: r.exitCode === 0 ? readFileSync(join(dir, 'out.jsonl'), 'utf8') : ''}
+  }
+
+  it('imports lmt by name (resolved to the running lmt) and converts', () => {
+    const r = convertWith(
+      'one-off',
+      'my_converter.mjs',
       "import {BaseConverter, parseJson} from 'lmt'\n" +
         'export class MyConverter extends BaseConverter {\n' +
         '  async *convertToTraces(_p, ctx) {\n' +
@@ -98,27 +109,35 @@ describe('a one-off --converter-module outside the lmt folder', () => {
         '    }\n' +
         '  }\n' +
         '}\n',
-    )
-    writeFileSync(join(dir, 'in.jsonl'), '{"ts": 7, "key": 9223372036854775807}\n')
-    const r = lmtProcess(
-      [
-        'convert',
-        '-q',
-        '-i',
-        'in.jsonl',
-        '-f',
-        'my',
-        '--converter-module',
-        './my_converter.mjs',
-        '-o',
-        'out.jsonl',
-      ],
-      {cwd: dir, env},
+      '{"ts": 7, "key": 9223372036854775807}\n',
     )
     expect(r.exitCode, r.stderr).toBe(0)
-    expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe(
+    expect(r.output).toBe(
       '{"type": "get", "instance_id": "instance", "trace_id": "trace_instance_7", "timestamp_ns": 7, "keys": [9223372036854775807], "input_len": 16, "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}\n',
     )
+  })
+
+  it("imports lmt/values as the same objects as lmt's", () => {
+    const r = convertWith(
+      'one-off-values',
+      'values_converter.mjs',
+      "import {BaseConverter, KeyList, parseJson} from 'lmt'\n" +
+        "import * as values from 'lmt/values'\n" +
+        "if (values.KeyList !== KeyList || values.parseJson !== parseJson) throw new Error('two copies of lmt')\n" +
+        'export class ValuesConverter extends BaseConverter {\n' +
+        '  async *convertToTraces(_p, ctx) {\n' +
+        '    for await (const line of ctx.lines()) {\n' +
+        '      const row = values.parseJson(line.text)\n' +
+        "      yield this.createGetTrace(BigInt(row.get('ts')), [row.get('key')], undefined, {inputLen: 16})\n" +
+        '      ctx.converted(line)\n' +
+        '    }\n' +
+        '  }\n' +
+        '}\n',
+      '{"ts": 7, "key": 5}\n',
+    )
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stderr).toBe('')
+    expect(JSON.parse(r.output).keys).toEqual([5])
   })
 })
 

@@ -4,8 +4,8 @@ import {describe, expect, it} from 'vitest'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
-/** What a third-party plugin can import of lmt: `lmt`, `lmt/scan`, `lmt/flags`. */
-const PUBLIC_ENTRIES = new Set(['src/index.ts', 'src/scan.ts', 'src/flags.ts'])
+/** What a third-party plugin can import of lmt: `lmt`, `lmt/scan`, `lmt/flags`, `lmt/values`. */
+const PUBLIC_ENTRIES = new Set(['src/index.ts', 'src/scan.ts', 'src/flags.ts', 'src/values.ts'])
 
 // the storage level is becoming core (src/replay/storage/storage-level.ts); until it has moved, it is the one
 // built-in allowed to reach into the replay model
@@ -31,12 +31,70 @@ function importsOf(file: string): string[] {
     .map((s) => relative(ROOT, resolve(ROOT, dirname(file), s)).replace(/\.js$/, '.ts'))
 }
 
+/** What `file` imports when it runs: {@link importsOf} less the `import type` and `export type` statements. */
+function runtimeImportsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8').replace(
+    /^\s*(?:import|export)\s+type\b[^'"]*?\bfrom\s*['"][^'"]+['"]/gms,
+    '',
+  )
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]/gms),
+    ...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+  ].map((m) => m[1])
+  return specifiers
+    .filter((s) => s.startsWith('.'))
+    .map((s) => relative(ROOT, resolve(ROOT, dirname(file), s)).replace(/\.js$/, '.ts'))
+}
+
+/** Every module `file` loads when it runs (statically), itself included. */
+function loadedBy(file: string): Set<string> {
+  const seen = new Set<string>()
+  const walk = (f: string): void => {
+    if (seen.has(f)) return
+    seen.add(f)
+    for (const next of runtimeImportsOf(f)) walk(next)
+  }
+  walk(file)
+  return seen
+}
+
+/** The built-ins' line-mapper modules: what `sharedModule('<name>')` hands a worker thread to load. */
+const WORKER_MODULES = [
+  ...new Set(
+    sources('plugins').flatMap((f) =>
+      [...readFileSync(join(ROOT, f), 'utf8').matchAll(/\bsharedModule\(\s*'([^']+)'\s*\)/g)].map(
+        (m) => `plugins/converters/_shared/${m[1]}.ts`,
+      ),
+    ),
+  ),
+].sort()
+
 describe('plugin boundaries', () => {
   it('reads the imports it checks (a check that sees nothing proves nothing)', () => {
     expect(importsOf('src/commands/convert.ts')).toContain('src/plugins/converter-discovery.ts')
     expect(importsOf('plugins/converters/mooncake.ts')).toContain('plugins/converters/qwen-bailian.ts')
     expect(importsOf('plugins/converters/text-trace.ts')).toContain('src/index.ts')
   })
+
+  it('finds the modules that worker threads load, and sees through type-only imports', () => {
+    expect(WORKER_MODULES).toEqual([
+      'plugins/converters/_shared/hash-id-rows.ts',
+      'plugins/converters/_shared/publisher-events.ts',
+      'plugins/converters/_shared/text-rows.ts',
+    ])
+    expect(loadedBy('plugins/converters/qwen-bailian.ts')).toContain('src/index.ts')
+    expect(loadedBy('plugins/converters/_shared/hash-id-rows.ts')).toContain('src/values.ts')
+    expect(importsOf('plugins/converters/_shared/hash-id-rows.ts')).toContain('src/index.ts') // its types
+  })
+
+  // `lmt` loads the converter framework, the .lct library and the replay contract: ~45 ms more before a worker's
+  // first batch (src/values.ts)
+  it.each(WORKER_MODULES)(
+    '%s loads no value of `lmt` itself on its worker thread (lmt/values instead)',
+    (file) => {
+      expect([...loadedBy(file)].filter((f) => f === 'src/index.ts')).toEqual([])
+    },
+  )
 
   it.each(sources('src/commands'))('%s imports no plugin', (file) => {
     expect(importsOf(file).filter((p) => p.startsWith('plugins/'))).toEqual([])

@@ -1,6 +1,8 @@
 // The order-independent part of a Qwen-Bailian / Mooncake row: parse, validate, hash the block ids and format the
 // keys. Runs on worker threads through the framework's byte-batch mapper (see hash-id-input.ts).
-import {type InputLine, JsonFloat, KeyList, type LineBatch, pythonInt} from '../../../src/index.js'
+import type {InputLine} from '../../../src/index.js'
+// a worker thread's module: the light entry, not all of lmt (src/values.ts)
+import {JsonFloat, KeyList, type LineBatch, pythonInt} from '../../../src/values.js'
 import {type LineProblem, parseObjectLine} from './rows.js'
 import {ScannedHashIdRow, scanHashIdRowBytes} from './hash-id-scan.js'
 import {BatchSlabs} from './batch-slabs.js'

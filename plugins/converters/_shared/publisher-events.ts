@@ -3,6 +3,7 @@
 // gets, timestamps). Runs on a worker thread through the byte-batch mapper; keys of int64 integers travel as words
 // and their JSON text in two slabs, so no BigInt or string per key reaches the main thread.
 
+// a worker thread's module: the light entry, not all of lmt (src/values.ts)
 import {
   JsonFloat,
   type JsonObject,
@@ -13,7 +14,7 @@ import {
   pythonInt,
   pythonTruthy,
   serializeJson,
-} from '../../../src/index.js'
+} from '../../../src/values.js'
 import {threadId} from 'node:worker_threads'
 import {parseObjectLine} from './rows.js'
 import {BatchSlabs} from './batch-slabs.js'

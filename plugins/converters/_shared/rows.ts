@@ -1,11 +1,6 @@
-import {
-  type InputContext,
-  type InputLine,
-  JsonDepthError,
-  type JsonObject,
-  JsonSyntaxError,
-  parseJson,
-} from '../../../src/index.js'
+import type {InputContext, InputLine} from '../../../src/index.js'
+// worker threads load this module: the light entry, not all of lmt (src/values.ts)
+import {JsonDepthError, type JsonObject, JsonSyntaxError, parseJson} from '../../../src/values.js'
 
 /** Why a line cannot be used: a reason code and a message (the framework adds file, line and preview). */
 export interface LineProblem {

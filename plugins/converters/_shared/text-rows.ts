@@ -1,6 +1,8 @@
 // The order-independent part of a text_trace line: time, content, tokens, block ids. Runs on worker threads, each
 // with its own tokenizer (see TextTraceConverter).
-import {type InputLine, JsonFloat, type JsonValue, KeyList, serializeJson} from '../../../src/index.js'
+import type {InputLine} from '../../../src/index.js'
+// a worker thread's module: the light entry, not all of lmt (src/values.ts)
+import {JsonFloat, type JsonValue, KeyList, serializeJson} from '../../../src/values.js'
 import {type LineProblem, parseObjectLine} from './rows.js'
 import {parseNaiveTime, textTimestampNs} from './text-time.js'
 import {loadTextTokenizer, type TextTokenizer, type TokenizerSource} from './text-tokenizer.js'
