@@ -1,4 +1,4 @@
-import {BaseConverter, collectGarbage, holdYoungGeneration} from '../../src/index.js'
+import {BaseConverter, collectGarbage, holdYoungGeneration} from '../../src/converter.js'
 import {type EncodedTraceSource, encodedTraceSource, TraceBatch} from '../../src/scan.js'
 import type {FormatSample, InputContext, InputLine, Trace} from '../../src/index.js'
 import {looksLikePublisherLog} from './_shared/format-samples.js'

@@ -51,6 +51,7 @@ function ensureSelfResolution(path: string): void {
         scan: new URL('../scan.js', import.meta.url).href,
         flags: new URL('../flags.js', import.meta.url).href,
         values: new URL('../values.js', import.meta.url).href,
+        converter: new URL('../converter.js', import.meta.url).href,
       },
     },
   })

@@ -8,7 +8,7 @@ interface ResolveResult {
 type NextResolve = (specifier: string, context: unknown) => Promise<ResolveResult>
 
 let entry = ''
-/** the optional entries (`lmt/scan`, `lmt/flags`, `lmt/values`) by subpath */
+/** the optional entries (`lmt/scan`, `lmt/flags`, `lmt/values`, `lmt/converter`) by subpath */
 let subpaths: Record<string, string> = {}
 
 export function initialize(data: {entry: string; subpaths?: Record<string, string>}): void {

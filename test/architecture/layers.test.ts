@@ -23,6 +23,7 @@ const LAYERS: Record<string, number> = {
   'src/scan.ts': 4,
   'src/flags.ts': 4,
   'src/values.ts': 4,
+  'src/converter.ts': 4,
   'plugins/converters/': 5,
   'src/cli/': 6,
   'src/commands/': 6,

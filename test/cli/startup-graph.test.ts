@@ -101,7 +101,7 @@ describe('start-up', () => {
     ])
   })
 
-  it("a JSONL conversion loads no part of the storage model (only --mode lct's header config needs it)", () => {
+  it("a JSONL conversion loads no part of the storage model (only --mode lct's header config needs it), no .lct library and no replay contract", () => {
     const input = join(dir, 'rows.jsonl')
     writeFileSync(input, '{"timestamp": 1, "input_length": 32, "hash_ids": [1, 2]}\n')
     const loaded = modulesLoaded([
@@ -116,6 +116,9 @@ describe('start-up', () => {
     ])
     expect(loaded).toContain('/dist/src/commands/convert.js')
     expect(loaded).toContain('/dist/src/replay/storage/storage-flags.js') // the flags of --mode lct
+    // lmt's converters import `lmt/converter`: neither the .lct library nor the replay contract of `lmt`
+    for (const m of ['index.js', 'lct/index.js', 'lct/reader.js', 'replay/level.js'])
+      expect(loaded).not.toContain(`/dist/src/${m}`)
     expect(
       loaded.filter((m) => m.includes('/dist/src/replay/storage/') && !m.endsWith('storage-flags.js')),
     ).toEqual([])

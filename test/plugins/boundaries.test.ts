@@ -4,8 +4,14 @@ import {describe, expect, it} from 'vitest'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
-/** What a third-party plugin can import of lmt: `lmt`, `lmt/scan`, `lmt/flags`, `lmt/values`. */
-const PUBLIC_ENTRIES = new Set(['src/index.ts', 'src/scan.ts', 'src/flags.ts', 'src/values.ts'])
+/** What a third-party plugin can import of lmt: `lmt`, `lmt/scan`, `lmt/flags`, `lmt/values`, `lmt/converter`. */
+const PUBLIC_ENTRIES = new Set([
+  'src/index.ts',
+  'src/scan.ts',
+  'src/flags.ts',
+  'src/values.ts',
+  'src/converter.ts',
+])
 
 // the storage level is becoming core (src/replay/storage/storage-level.ts); until it has moved, it is the one
 // built-in allowed to reach into the replay model
@@ -82,7 +88,8 @@ describe('plugin boundaries', () => {
       'plugins/converters/_shared/publisher-events.ts',
       'plugins/converters/_shared/text-rows.ts',
     ])
-    expect(loadedBy('plugins/converters/qwen-bailian.ts')).toContain('src/index.ts')
+    expect(loadedBy('src/index.ts')).toContain('src/lct/reader.ts')
+    expect(loadedBy('plugins/converters/qwen-bailian.ts')).toContain('src/converter.ts')
     expect(loadedBy('plugins/converters/_shared/hash-id-rows.ts')).toContain('src/values.ts')
     expect(importsOf('plugins/converters/_shared/hash-id-rows.ts')).toContain('src/index.ts') // its types
   })
@@ -91,6 +98,14 @@ describe('plugin boundaries', () => {
   // first batch (src/values.ts)
   it.each(WORKER_MODULES)(
     '%s loads no value of `lmt` itself on its worker thread (lmt/values instead)',
+    (file) => {
+      expect([...loadedBy(file)].filter((f) => f === 'src/index.ts')).toEqual([])
+    },
+  )
+
+  // every conversion discovers every built-in converter: what one of them loads, all of them pay for
+  it.each(sources('plugins/converters'))(
+    '%s loads `lmt/converter`, not all of `lmt` (the .lct library is imported by the conversion that needs it)',
     (file) => {
       expect([...loadedBy(file)].filter((f) => f === 'src/index.ts')).toEqual([])
     },

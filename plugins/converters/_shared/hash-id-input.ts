@@ -8,7 +8,7 @@ import {
   KeySlabs,
   type LineBatch,
   mapInputBatches,
-} from '../../../src/index.js'
+} from '../../../src/converter.js'
 import type {HashIdBatch, HashIdRowConfig} from './hash-id-rows.js'
 import {mapperThreads, sharedModule} from './mapper-module.js'
 import type {LineProblem} from './rows.js'

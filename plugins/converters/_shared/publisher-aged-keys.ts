@@ -2,7 +2,7 @@
 // once the event has been pending a few batches, it keeps its keys on its own (in the run's spill folder, or in a
 // buffer of its own without one), so that memory follows the pending events, not the batches they came in.
 import {join} from 'node:path'
-import {KeyList} from '../../../src/index.js'
+import {KeyList} from '../../../src/converter.js'
 import {KeySpill, SpilledKeys} from './publisher-key-spill.js'
 
 /** A list of keys: int64 words with their text (KeyList), any JSON values, or a KeyList spilled to disk. */

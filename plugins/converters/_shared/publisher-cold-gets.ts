@@ -4,7 +4,7 @@
 // with the input's length (docs/performance-notes.md, publisher_log, ninth session). A row costs ~70 bytes and the
 // index a few more. Only the usual get goes cold: int64 keys (at least two), a timestamp and input length in int64,
 // pass-through values among the first MAX_TAILS distinct ones; any other stays an object (publisher-pending-gets.ts).
-import {KeyList, serializeJson} from '../../../src/index.js'
+import {KeyList, serializeJson} from '../../../src/converter.js'
 import {type KeySpill, SpilledKeys} from './publisher-key-spill.js'
 
 /** The pass-through values of a get, shared by every cold get that has the same ones. */

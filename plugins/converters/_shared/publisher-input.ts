@@ -1,7 +1,13 @@
 // How the publisher-log converter reads its input: events digested off the main thread (publisher-events.ts, through
 // the fast lane when the context has one) and handed over a batch at a time, with the batch's key and text slabs
 // behind two accessors so that the converter does not decode them itself.
-import {type InputContext, KeySlabs, type LineBatch, mapInputBatches, parseJson} from '../../../src/index.js'
+import {
+  type InputContext,
+  KeySlabs,
+  type LineBatch,
+  mapInputBatches,
+  parseJson,
+} from '../../../src/converter.js'
 import type {KeyList} from '../../../src/index.js'
 import type {
   KeysRef,

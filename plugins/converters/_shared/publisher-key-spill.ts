@@ -3,7 +3,7 @@
 // the input's length. On disk, each costs the heap only a small handle; its keys are read back when a write might
 // match it and when it is finally emitted.
 import {closeSync, openSync, readSync, writeSync} from 'node:fs'
-import {KeyList} from '../../../src/index.js'
+import {KeyList} from '../../../src/converter.js'
 import {prefixHash} from './publisher-prefix-hash.js'
 
 const BUFFER_BYTES = 1 << 20

@@ -2,7 +2,7 @@
 // instance whose keys (all but the last) prefix the write's keys. Young gets are objects in lists indexed by first
 // key; a get still pending SLAB_GRACE_BATCHES batches after its own goes cold (publisher-cold-gets.ts) when the run
 // has a spill folder, so that memory follows the young gets, not the input's length.
-import {KeyList, pythonEquals, pythonHashKey} from '../../../src/index.js'
+import {KeyList, pythonEquals, pythonHashKey} from '../../../src/converter.js'
 import {type AgedKeys, type Keys, type LoadedKeys, SLAB_GRACE_BATCHES} from './publisher-aged-keys.js'
 import {ColdGets, type GetTail} from './publisher-cold-gets.js'
 import {SpilledKeys} from './publisher-key-spill.js'

@@ -1,0 +1,37 @@
+// `lmt/converter`: the converter API (the base class, records, the contract's types, the line-batch lane, JSON
+// values and key lists, the coded errors) without the `.lct` library and the replay contract that `lmt` adds. `lmt`
+// exports all of it too (the same classes and functions); lmt's own converters import this entry, so a conversion
+// does not load the `.lct` and replay modules it does not use (~25 modules; docs/performance-notes.md, "Issue 21,
+// eleventh session").
+export {
+  BaseConverter,
+  type GetTrace,
+  type GetTraceExtra,
+  type Keys,
+  type WriteTrace,
+} from './convert/base-converter.js'
+export {GetRecord, WriteRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES} from './convert/records.js'
+export type {
+  BatchInput,
+  Converter,
+  ConverterClass,
+  ConverterFlagValues,
+  FormatSample,
+  ConverterOptions,
+  InputContext,
+  InputLine,
+  Logger,
+  Trace,
+  TraceSource,
+} from './convert/types.js'
+// the line mappers' contract: LineMapperSpec, the mapper modules and functions, MappedLine, MappedBatch
+export type * from './convert/line-mapper.js'
+export {lineBatchesOf, mapInputBatches} from './convert/batch-input.js'
+export {holdYoungGeneration} from './convert/young-generation-hold.js'
+export {collectGarbage} from './util/collect-garbage.js'
+export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
+// JSON values, key lists and line batches: also the `lmt/values` entry, for modules that run on worker threads
+export * from './values.js'
+export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'
+export {pyFormatFixed, pyRound} from './util/pyfmt.js'
+export {pyJsonDumps, type PyJsonValue} from './jsonl/py-json.js'
