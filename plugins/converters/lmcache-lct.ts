@@ -1,5 +1,11 @@
-import {BaseConverter, type InputContext, KeyList} from '../../src/converter.js'
-import type {ConverterFlagValues, ObjectKey, Trace} from '../../src/index.js'
+import {
+  BaseConverter,
+  type ConverterFlagValues,
+  type InputContext,
+  KeyList,
+  type Trace,
+} from '../../src/converter.js'
+import type {ObjectKey} from '../../src/index.js'
 import {Flags} from '../../src/flags.js'
 
 type Lmt = typeof import('../../src/index.js')

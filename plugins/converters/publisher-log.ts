@@ -1,6 +1,13 @@
-import {BaseConverter, collectGarbage, holdYoungGeneration} from '../../src/converter.js'
+import {
+  BaseConverter,
+  collectGarbage,
+  type FormatSample,
+  holdYoungGeneration,
+  type InputContext,
+  type InputLine,
+  type Trace,
+} from '../../src/converter.js'
 import {type EncodedTraceSource, encodedTraceSource, TraceBatch} from '../../src/scan.js'
-import type {FormatSample, InputContext, InputLine, Trace} from '../../src/index.js'
 import {looksLikePublisherLog} from './_shared/format-samples.js'
 import type {FinishEvent, GetEvent, PublisherEventConfig, StartEvent} from './_shared/publisher-events.js'
 import {type PublisherBatch, publisherEventBatches} from './_shared/publisher-input.js'

@@ -1,5 +1,4 @@
-import {BaseConverter, type InputContext} from '../../src/converter.js'
-import type {FormatSample, Trace} from '../../src/index.js'
+import {BaseConverter, type FormatSample, type InputContext, type Trace} from '../../src/converter.js'
 import {looksLikeQwenBailian} from './_shared/format-samples.js'
 import type {HashIdRowConfig} from './_shared/hash-id-rows.js'
 import {hashIdTraces} from './_shared/hash-id-traces.js'

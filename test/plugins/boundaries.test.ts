@@ -24,28 +24,17 @@ function sources(dir: string): string[] {
     .sort()
 }
 
-/** The repository paths (`src/x.ts`) of the relative modules a file imports: static, re-exported and dynamic. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8')
+/**
+ * The repository paths (`src/x.ts`) of the relative modules a file imports: static, re-exported and dynamic; with
+ * `loaded`, only what loads with it (no `import type` / `export type`, no dynamic import).
+ */
+function importsOf(file: string, {loaded = false} = {}): string[] {
+  let text = readFileSync(join(ROOT, file), 'utf8')
+  if (loaded) text = text.replace(/^\s*(?:import|export)\s+type\b[^'"]*?\bfrom\s*['"][^'"]+['"]/gms, '')
   const specifiers = [
     ...text.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]/gms),
     ...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
-    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
-  ].map((m) => m[1])
-  return specifiers
-    .filter((s) => s.startsWith('.'))
-    .map((s) => relative(ROOT, resolve(ROOT, dirname(file), s)).replace(/\.js$/, '.ts'))
-}
-
-/** What `file` imports when it runs: {@link importsOf} less the `import type` and `export type` statements. */
-function runtimeImportsOf(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8').replace(
-    /^\s*(?:import|export)\s+type\b[^'"]*?\bfrom\s*['"][^'"]+['"]/gms,
-    '',
-  )
-  const specifiers = [
-    ...text.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s*['"]([^'"]+)['"]/gms),
-    ...text.matchAll(/^\s*import\s*['"]([^'"]+)['"]/gm),
+    ...(loaded ? [] : text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)),
   ].map((m) => m[1])
   return specifiers
     .filter((s) => s.startsWith('.'))
@@ -58,7 +47,7 @@ function loadedBy(file: string): Set<string> {
   const walk = (f: string): void => {
     if (seen.has(f)) return
     seen.add(f)
-    for (const next of runtimeImportsOf(f)) walk(next)
+    for (const next of importsOf(f, {loaded: true})) walk(next)
   }
   walk(file)
   return seen

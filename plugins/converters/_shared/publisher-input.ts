@@ -3,12 +3,12 @@
 // behind two accessors so that the converter does not decode them itself.
 import {
   type InputContext,
+  type KeyList,
   KeySlabs,
   type LineBatch,
   mapInputBatches,
   parseJson,
 } from '../../../src/converter.js'
-import type {KeyList} from '../../../src/index.js'
 import type {
   KeysRef,
   PassThrough,
