@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// first, before any module allocates: how big V8's young generation may grow (see the module)
-import {keepsYoungGenerationSmall} from '../dist/src/cli/young-generation.js'
 import {loadOclifCore} from '../dist/src/vendor/oclif-core.js'
 import {probeProcessStdin} from '../dist/src/cli/stdin-argument.js'
 
@@ -8,9 +6,7 @@ import {probeProcessStdin} from '../dist/src/cli/stdin-argument.js'
 if (process.argv[2] === 'simulate') probeProcessStdin()
 
 // oclif from the bundle the build made, with its code cache (see the module): every import of it gets this copy
-const {Errors, flush, handle, run, settings} = await loadOclifCore(
-  keepsYoungGenerationSmall(process.argv.slice(2)),
-)
+const {Errors, flush, handle, run, settings} = await loadOclifCore()
 
 // plugins are plain JavaScript (lmt loads TypeScript converter modules itself, through tsx)
 settings.enableAutoTranspile = false

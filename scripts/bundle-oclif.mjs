@@ -1,8 +1,7 @@
 // Build step: bundles @oclif/core into one CommonJS script, dist/src/vendor/oclif-core.bundle.cjs, which bin/run.js
 // runs as the package (see src/vendor/oclif-core.ts), and makes V8's code caches for it: the script compiled and
 // run through lmt's start-up (the configuration loaded, the version and help printed), so that a cache holds the
-// functions a start-up compiles. One cache for each set of V8 flags lmt runs under (V8 takes a cache only for the
-// flags it was made under), each made in a process of its own.
+// functions a start-up compiles.
 import {build} from 'esbuild'
 import {spawnSync} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
@@ -87,9 +86,8 @@ async function bundle() {
 }
 
 /** In this process: the bundle run through a start-up with stdout muted, then its cache written. */
-async function makeCache(youngGenerationSmall) {
-  if (youngGenerationSmall) (await import('../dist/src/cli/young-generation.js')).keepYoungGenerationSmall()
-  const {loadOclifBundle, oclifBundleCache} = await import('../dist/src/vendor/oclif-core.js')
+async function makeCache() {
+  const {loadOclifBundle, OCLIF_BUNDLE_CACHE} = await import('../dist/src/vendor/oclif-core.js')
   const {core, script} = loadOclifBundle()
   core.settings.enableAutoTranspile = false
   const write = process.stdout.write
@@ -104,16 +102,14 @@ async function makeCache(youngGenerationSmall) {
   } finally {
     process.stdout.write = write
   }
-  writeFileSync(oclifBundleCache(youngGenerationSmall), script.createCachedData())
+  writeFileSync(OCLIF_BUNDLE_CACHE, script.createCachedData())
 }
 
 const [mode] = process.argv.slice(2)
 if (mode === undefined) {
   await bundle()
-  for (const flags of ['default', 'small-young']) {
-    const made = spawnSync(process.execPath, [fileURLToPath(import.meta.url), flags], {stdio: 'inherit'})
-    if (made.status !== 0) throw new Error(`bundle-oclif: the ${flags} code cache was not made`)
-  }
+  const made = spawnSync(process.execPath, [fileURLToPath(import.meta.url), 'cache'], {stdio: 'inherit'})
+  if (made.status !== 0) throw new Error('bundle-oclif: the code cache was not made')
 } else {
-  await makeCache(mode === 'small-young')
+  await makeCache()
 }

@@ -10,8 +10,7 @@
 //   discovery of a foreign trace), as before;
 // - packages.
 // A module's `import.meta.url` stays its own file's URL (worker entries, the progress bar's require), so paths
-// relative to it resolve as before. The cache is made by a one-row run (`node scripts/bundle-simulate.mjs cache`)
-// under simulate's V8 flags.
+// relative to it resolve as before. The cache is made by a one-row run (`node scripts/bundle-simulate.mjs cache`).
 import {build} from 'esbuild'
 import {spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -119,9 +118,8 @@ export default bundle.default
 `
 }
 
-/** In this process, under simulate's V8 flags: a one-row run with its plot, then the bundle's cache written. */
+/** In this process: a one-row run with its plot, then the bundle's cache written. */
 async function makeCache() {
-  ;(await import('../dist/src/cli/young-generation.js')).keepYoungGenerationSmall()
   const dir = mkdtempSync(join(tmpdir(), 'lmt-bundle-simulate-'))
   try {
     const trace = join(dir, 'one.jsonl')
@@ -130,7 +128,7 @@ async function makeCache() {
       '{"type": "get", "instance_id": "i", "timestamp_ns": 0, "keys": [1], "input_len": 16}\n',
     )
     const {loadOclifCore} = await import('../dist/src/vendor/oclif-core.js')
-    const core = await loadOclifCore(true)
+    const core = await loadOclifCore()
     core.settings.enableAutoTranspile = false
     const argv = ['simulate', '--trace', trace, '--capacity-blocks', '8', '-o', join(dir, 'out'), '-q']
     await core.run(argv, new URL('bin/run.js', ROOT).href)

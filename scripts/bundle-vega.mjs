@@ -1,7 +1,6 @@
 // Build step: bundles dist/src/vendor/vega-render.js with vega and vega-lite into one CommonJS script beside it,
 // which plots load instead of vega's ~40 packages (see src/vendor/vega.ts), and makes V8's code cache for it: the
-// script compiled, run and used on sample plots, so that the cache holds the functions a plot needs. The cache
-// is made under the V8 flags `lmt simulate` runs with (V8 takes a cache only for the flags it was made under).
+// script compiled, run and used on sample plots, so that the cache holds the functions a plot needs.
 import {build} from 'esbuild'
 import {writeFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
@@ -20,8 +19,6 @@ await build({
   alias: {'vega-canvas': fileURLToPath(new URL('./vega-canvas-sync.js', import.meta.url))},
 })
 
-const {keepYoungGenerationSmall} = await import('../dist/src/cli/young-generation.js')
-keepYoungGenerationSmall()
 const {BUNDLE, BUNDLE_CACHE} = await import('../dist/src/vendor/vega.js')
 const {loadBundle} = await import('../dist/src/vendor/vega-bundle.js')
 const {renderer, script} = loadBundle(BUNDLE)

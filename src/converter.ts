@@ -27,8 +27,6 @@ export type {
 // the line mappers' contract: LineMapperSpec, the mapper modules and functions, MappedLine, MappedBatch
 export type * from './convert/line-mapper.js'
 export {lineBatchesOf, mapInputBatches} from './convert/batch-input.js'
-export {holdYoungGeneration} from './convert/young-generation-hold.js'
-export {collectGarbage} from './util/collect-garbage.js'
 export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
 // JSON values, key lists and line batches: also the `lmt/values` entry, for modules that run on worker threads
 export * from './values.js'

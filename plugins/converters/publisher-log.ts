@@ -1,8 +1,6 @@
 import {
   BaseConverter,
-  collectGarbage,
   type FormatSample,
-  holdYoungGeneration,
   type InputContext,
   type InputLine,
   type Trace,
@@ -15,14 +13,7 @@ import {AgedKeys, type Keys} from './_shared/publisher-aged-keys.js'
 import {type PendingGet, PendingGets, type WaitingGet} from './_shared/publisher-pending-gets.js'
 
 const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
-/**
- * Batches (of 512 lines) and, at the end of the input, pending events emitted between two full collections. A
- * batch's key slabs come from the worker and are freed only when this thread's collector finds them dead, which V8
- * does at some 64 MB of them; as do the keys read back from the spill file. A collection of this heap takes ~10 ms.
- */
-const BATCHES_PER_COLLECTION = 64
-const FLUSHED_PER_COLLECTION = 8192
-/** pending events flushed at the end of the input handed over together (a divisor of FLUSHED_PER_COLLECTION) */
+/** pending events flushed at the end of the input handed over together */
 const FLUSH_BATCH = 512
 
 interface PendingWrite {
@@ -90,11 +81,7 @@ export class PublisherLogConverter extends BaseConverter {
       blockSizes: [...this.instanceBlockSizes],
       defaultBlockSize: this.defaultBlockSize,
     }
-    let batches = 0
     for await (const batch of publisherEventBatches(ctx, config)) {
-      // the batches' worker runs by now (starting one resets V8's flags); the conversion run lets go at its end
-      if (batches++ === 0) holdYoungGeneration()
-      else if (batches % BATCHES_PER_COLLECTION === 0) collectGarbage()
       const out: Trace[] = []
       const {lines, events} = batch
       for (let i = 0; i < lines.count; i++) {
@@ -127,7 +114,6 @@ export class PublisherLogConverter extends BaseConverter {
       if (flushed++ % FLUSH_BATCH === 0 && out.length > 0) {
         yield out
         out = []
-        if (flushed > FLUSHED_PER_COLLECTION && flushed % FLUSHED_PER_COLLECTION === 1) collectGarbage()
       }
       const ts = w.ts + FLUSH_DELAY_NS
       const keys = aged.load(w.keys)
@@ -141,7 +127,6 @@ export class PublisherLogConverter extends BaseConverter {
       if (flushed++ % FLUSH_BATCH === 0 && out.length > 0) {
         yield out
         out = []
-        if (flushed > FLUSHED_PER_COLLECTION && flushed % FLUSHED_PER_COLLECTION === 1) collectGarbage()
       }
       out.push(this.emitGet(g, aged))
     }

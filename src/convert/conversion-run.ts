@@ -20,7 +20,6 @@ import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
 import {TraceSorter} from './trace-sorter.js'
-import {releaseYoungGeneration} from './young-generation-hold.js'
 import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
 import type {Converter, ConverterClass, ConverterOptions, Logger} from './types.js'
 
@@ -197,7 +196,6 @@ export class ConversionRun {
       if (isFsError(err)) throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
       throw err
     } finally {
-      releaseYoungGeneration() // a converter may have held it (see young-generation-hold.ts)
       try {
         await converter?.close?.()
       } finally {

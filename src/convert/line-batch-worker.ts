@@ -4,10 +4,7 @@ import {workerData} from 'node:worker_threads'
 import {pathToFileURL} from 'node:url'
 import type {LineBatchMapFunction, LineBatchMapperModule} from './line-mapper.js'
 import {LineBatch, type LineBatchData} from '../jsonl/line-batch.js'
-import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
 import {serveJobs} from '../util/workers/serve-jobs.js'
-
-settleArrayBufferDetaching() // this thread transfers buffers: before any hot code is compiled
 
 const {module, config} = workerData as {module: string; config: unknown}
 const url = module.startsWith('file:') ? module : pathToFileURL(module).href

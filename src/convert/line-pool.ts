@@ -1,5 +1,4 @@
 import {pathToFileURL} from 'node:url'
-import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
 import {WorkerPool} from '../util/workers/worker-pool.js'
 import {OrderedJobs} from '../util/workers/ordered-jobs.js'
 import type {InputLine} from '../jsonl/input-line.js'
@@ -137,7 +136,6 @@ async function* mapBatchesOnWorkers<R>(
   count: number,
   spares: LineBatchSpares | undefined,
 ): AsyncGenerator<MappedBatch<R>> {
-  settleArrayBufferDetaching() // batches are transferred from this thread: settle it before the loop is compiled
   const workers = mapperPool<
     {batch: LineBatchData; spares: ArrayBuffer[]},
     {result: R; batch: LineBatchData}

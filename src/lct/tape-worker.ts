@@ -2,11 +2,8 @@
 // batch of records (their buffers are transferred, not copied), `{done: true}` once the trace is read.
 import {workerData} from 'node:worker_threads'
 import {readTapes} from './reader.js'
-import {settleArrayBufferDetaching} from '../util/array-buffer-detaching.js'
 import {serveJobs} from '../util/workers/serve-jobs.js'
 import type {TapeReply} from './threaded-reader.js'
-
-settleArrayBufferDetaching() // this thread transfers buffers: before any hot code is compiled
 
 const {file, maxFrameBytes, name, batchRecords, batchBytes} = workerData as {
   file: string

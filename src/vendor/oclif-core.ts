@@ -14,13 +14,8 @@ export type OclifCore = typeof import('@oclif/core')
 /** the bundle beside this module */
 export const OCLIF_BUNDLE = fileURLToPath(new URL('./oclif-core.bundle.cjs', import.meta.url))
 
-/**
- * The bundle's code cache for a process that keeps V8's young generation small or not: V8 takes a cache only
- * under the flags it was made with (src/cli/young-generation.ts), so the build makes one for each.
- */
-export function oclifBundleCache(youngGenerationSmall: boolean): string {
-  return OCLIF_BUNDLE.replace(/\.cjs$/, youngGenerationSmall ? '.small-young.cache' : '.cache')
-}
+/** the bundle's code cache */
+export const OCLIF_BUNDLE_CACHE = OCLIF_BUNDLE.replace(/\.cjs$/, '.cache')
 
 /** the file node resolves '@oclif/core' to (its lib/index.js): the bundle runs as that module */
 export const OCLIF_ENTRY = createRequire(import.meta.url).resolve('@oclif/core')
@@ -64,8 +59,8 @@ async function importModule(url: string): Promise<unknown> {
 }
 
 /** @oclif/core for a CLI process: the bundle with its cache when the build made them, the package otherwise. */
-export async function loadOclifCore(youngGenerationSmall: boolean): Promise<OclifCore> {
+export async function loadOclifCore(): Promise<OclifCore> {
   if (!existsSync(OCLIF_BUNDLE)) return import('@oclif/core')
-  const cache = oclifBundleCache(youngGenerationSmall)
+  const cache = OCLIF_BUNDLE_CACHE
   return loadOclifBundle(existsSync(cache) ? readFileSync(cache) : undefined).core
 }

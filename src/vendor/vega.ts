@@ -3,7 +3,6 @@
 // SVG (a test pins it).
 import {existsSync, readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
-import {withoutOptimizingCompiler} from '../util/optimizing-compiler.js'
 import {loadBundle, type Renderer} from './vega-bundle.js'
 
 /** the bundle and its code cache beside this module */
@@ -17,12 +16,8 @@ async function load(): Promise<Renderer> {
   return loadBundle(BUNDLE, existsSync(BUNDLE_CACHE) ? readFileSync(BUNDLE_CACHE) : undefined).renderer
 }
 
-/**
- * Renders a Vega-Lite spec to SVG. The render runs without V8's optimising compiler (see the module used): it is
- * turned off once the renderer is loaded, since its code cache is taken only under the flags it was made for.
- */
+/** Renders a Vega-Lite spec to SVG. */
 export async function renderSvg(spec: Record<string, unknown>): Promise<string> {
   renderer ??= load()
-  const loaded = await renderer
-  return withoutOptimizingCompiler(() => loaded.renderSvg(spec))
+  return (await renderer).renderSvg(spec)
 }

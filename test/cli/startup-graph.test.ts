@@ -51,8 +51,6 @@ function modulesLoaded(args: string[]): string[] {
 
 /** the modules a single simulate run loads besides its bundle */
 const BESIDE_THE_BUNDLE = [
-  'cli/young-generation.js',
-  'util/young-generation.js',
   'vendor/oclif-core.js',
   'cli/stdin-argument.js',
   'cli/interrupts.js',
@@ -68,7 +66,6 @@ const BESIDE_THE_BUNDLE = [
   'simulate/output/plots.js',
   'vendor/vega.js',
   'vendor/vega-bundle.js',
-  'util/optimizing-compiler.js',
 ].map((m) => `/dist/src/${m}`)
 
 describe('start-up', () => {

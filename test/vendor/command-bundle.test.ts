@@ -18,12 +18,10 @@ describe("simulate's command bundle", () => {
     expect(stub.split('\n').length).toBeLessThan(30)
   })
 
-  it("the cache is taken under simulate's V8 flags", () => {
+  it('the cache is taken', () => {
     const program = `
-      const {keepYoungGenerationSmall} = await import(${JSON.stringify(DIST('cli/young-generation.js'))})
-      keepYoungGenerationSmall()
       const {loadOclifCore} = await import(${JSON.stringify(DIST('vendor/oclif-core.js'))})
-      await loadOclifCore(true)
+      await loadOclifCore()
       await import(${JSON.stringify(DIST('commands/simulate.js'))})
       const {loadedBundleScript} = await import(${JSON.stringify(DIST('vendor/command-bundle.js'))})
       process.stdout.write(String(loadedBundleScript(${JSON.stringify(BUNDLE)}).cachedDataRejected))`

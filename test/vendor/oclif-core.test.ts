@@ -1,5 +1,5 @@
 // The bundled @oclif/core the build makes is the one copy of oclif a CLI process runs: every importer gets it, its
-// code caches are taken under the V8 flags of the commands that use them, and the CLI prints what oclif loaded as
+// code cache is taken, and the CLI prints what oclif loaded as
 // a package prints.
 import {execFileSync} from 'node:child_process'
 import {existsSync} from 'node:fs'
@@ -15,17 +15,16 @@ function runProgram(program: string): string {
 }
 
 describe('the bundled @oclif/core', () => {
-  it('the build bundles it, with a code cache for each set of V8 flags', () => {
+  it('the build bundles it, with a code cache', () => {
     expect(existsSync(DIST('vendor/oclif-core.bundle.cjs'))).toBe(true)
     expect(existsSync(DIST('vendor/oclif-core.bundle.cache'))).toBe(true)
-    expect(existsSync(DIST('vendor/oclif-core.bundle.small-young.cache'))).toBe(true)
   })
 
   it('is what import and require of @oclif/core give, and no file of the package is run', () => {
     const program = `
       import {createRequire} from 'node:module'
       const {loadOclifCore, OCLIF_ENTRY} = await import(${JSON.stringify(DIST('vendor/oclif-core.js'))})
-      const core = await loadOclifCore(false)
+      const core = await loadOclifCore()
       const imported = await import('@oclif/core')
       const require = createRequire(OCLIF_ENTRY)
       const oclifFiles = Object.keys(require.cache).filter((f) => f.includes('@oclif'))
@@ -42,13 +41,11 @@ describe('the bundled @oclif/core', () => {
     })
   })
 
-  it.each([false, true])('its cache is taken (young generation kept small: %s)', (small) => {
+  it('its cache is taken', () => {
     const program = `
-      const {keepYoungGenerationSmall} = await import(${JSON.stringify(DIST('cli/young-generation.js'))})
-      if (${small}) keepYoungGenerationSmall()
-      const {loadOclifBundle, oclifBundleCache} = await import(${JSON.stringify(DIST('vendor/oclif-core.js'))})
+      const {loadOclifBundle, OCLIF_BUNDLE_CACHE} = await import(${JSON.stringify(DIST('vendor/oclif-core.js'))})
       const {readFileSync} = await import('node:fs')
-      const {script} = loadOclifBundle(readFileSync(oclifBundleCache(${small})))
+      const {script} = loadOclifBundle(readFileSync(OCLIF_BUNDLE_CACHE))
       process.stdout.write(String(script.cachedDataRejected))`
     expect(runProgram(program)).toBe('false')
   })

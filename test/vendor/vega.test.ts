@@ -1,5 +1,5 @@
 // The bundled renderer the build makes is the same renderer: same SVG as vega and vega-lite loaded as packages,
-// with or without its code cache; and the cache is one that simulate's process takes.
+// with or without its code cache; and the cache is one that a process takes.
 import {execFileSync} from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
@@ -45,12 +45,8 @@ describe('the plot renderer', () => {
     expect(cached).toBe(plain)
   })
 
-  it("the cache is taken under simulate's V8 flags, after a collection", () => {
+  it('the cache is taken', () => {
     const program = `
-      const {keepYoungGenerationSmall} = await import(${JSON.stringify(DIST('cli/young-generation.js'))})
-      keepYoungGenerationSmall()
-      const {collectGarbage} = await import(${JSON.stringify(DIST('util/collect-garbage.js'))})
-      collectGarbage() // as simulate does before it plots
       const {loadBundle} = await import(${JSON.stringify(DIST('vendor/vega-bundle.js'))})
       const {readFileSync} = await import('node:fs')
       const {script} = loadBundle(${JSON.stringify(BUNDLE)}, readFileSync(${JSON.stringify(BUNDLE_CACHE)}))

@@ -1,7 +1,7 @@
 // Worker-thread entry of the parsing thread (parse-thread.ts): reads, scans and interns the trace with the row
 // reader of the playing thread, and answers each job (a slot to fill) with the next batch of rows written into that
 // slot, the progress and statistics the reader reported up to it, and its error or its end. It transfers no
-// buffer (the slots are shared memory), so it does not settle the detach protector.
+// buffer: the slots are shared memory.
 import {workerData} from 'node:worker_threads'
 import {workerErrorData} from '../../util/workers/worker-errors.js'
 import {serveJobs} from '../../util/workers/serve-jobs.js'

@@ -1,7 +1,6 @@
 // The last step of a run: its plots rendered (a failure is a warning, not a failed run), summary.json written,
 // and the whole set of files committed at once (CSVs, plots, summary.json).
 import {join} from 'node:path'
-import {collectGarbage} from '../../util/collect-garbage.js'
 import {capacityLabel} from '../output/summary.js'
 import type {RunResult} from './summary-doc.js'
 import type {RunSetup} from './setup.js'
@@ -29,9 +28,6 @@ export async function writeOutputs(
 
 /** The plot of a sweep's curve, or of a single run's hit rate over time; the names of the files written. */
 async function writePlots(setup: RunSetup, r: RunResult): Promise<string[]> {
-  // the play's dead buffers (reads, line batches, the key interner) are freed before the renderer loads, which
-  // then reuses their memory instead of growing the process (peak RSS, see docs/performance-notes.md)
-  collectGarbage()
   // the plotting code loads only when a plot is drawn
   const {blockSizeLabel, plotHitRateOverTime, plotSweep} = await import('../output/plots.js')
   const {pending, out, traceName, cfg} = setup

@@ -1,5 +1,5 @@
 // Worker-thread entry of a sweep: runs the tasks it is sent over the shared encoded rows (sweep-pool.ts). It never
-// transfers a buffer (rows are shared, results cloned), so it does not settle the detach protector.
+// transfers a buffer: rows are shared, results cloned.
 import {workerData} from 'node:worker_threads'
 import {serveJobs} from '../../util/workers/serve-jobs.js'
 import {type EncodedRows, encodedRows, type PointJob, type SweepTask, SweepTaskRunner} from './sweep-pool.js'

@@ -6,7 +6,6 @@ import {createRequire} from 'node:module'
 import type {ResourceLimits, TransferListItem, Worker} from 'node:worker_threads'
 import {lmtError} from '../../errors.js'
 import {reviveWorkerError, type WorkerErrorData} from './worker-errors.js'
-import {keepYoungGenerationSmallAgain} from '../young-generation.js'
 
 export interface WorkerPoolOptions {
   /** what the threads are, for the error of one that stops ("line mapper", "sweep", "trace reading") */
@@ -53,7 +52,6 @@ export class WorkerPool<J, R> {
         workerData: options.workerData,
         resourceLimits: options.resourceLimits,
       })
-      w.once('online', keepYoungGenerationSmallAgain) // its start reset V8's flags
       w.on('message', (reply: JobReply<R>) => this.answer(reply))
       w.on('error', (err) => this.fail(err)) // the worker's own error (its start-up failed), as it threw it
       w.on('exit', (code) => {
