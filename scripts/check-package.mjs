@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// The package as a user gets it: `npm pack`, `npm install -g` of the tarball into a temporary prefix, then, from
-// a folder of its own, every example of every command's --help, the README's block marked as checked, and the
-// example plugin linked (with no lockfile warning), used and removed. Needs the built tree (npm run build) and the
-// npm registry (the tarball's dependencies are installed from it; optional ones are left out). Exit 1 on the first
-// failure, naming it.
+// The package as a user gets it: `npm pack` in a copy of the checkout as a fresh clone has it (the files git
+// tracks or would track, no dist/: the pack must build it), `npm install -g` of the tarball into a temporary
+// prefix, then, from a folder of its own, every example of every command's --help, the README's block marked as
+// checked, and the example plugin linked (with no lockfile warning), used and removed. Needs the dev dependencies
+// (npm ci: the copy uses this checkout's node_modules to build) and the npm registry (the tarball's dependencies are
+// installed from it; optional ones are left out). Exit 1 on the first failure, naming it.
 import {spawnSync} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -43,8 +44,16 @@ function sh(command, {cwd = work, what = command} = {}) {
   return r
 }
 
-// 1. the tarball, installed globally
-const packed = JSON.parse(sh(`npm pack --json --pack-destination '${tmp}'`, {cwd: ROOT}).stdout)[0]
+// 1. a fresh clone's files (committed or not, nothing git ignores: no dist/, no oclif.manifest.json), packed, the
+// tarball installed globally
+const clone = join(tmp, 'clone')
+const files = sh('git ls-files -z --cached --others --exclude-standard', {cwd: ROOT}).stdout.split('\0')
+for (const file of files) if (file !== '' && existsSync(join(ROOT, file))) cpSync(join(ROOT, file), join(clone, file), {force: false})
+symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'))
+const pack = sh(`npm pack --json --pack-destination '${tmp}'`, {cwd: clone, what: 'npm pack in a fresh clone'})
+// the build's output precedes the JSON on stdout
+const packed = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[$/m)))[0]
+if (!packed.files.some((f) => f.path === 'dist/src/index.js')) fail('the tarball has no dist/', pack)
 sh(`npm install -g '${join(tmp, packed.filename)}' --prefix '${prefix}' --omit=optional --no-audit --no-fund`)
 const root = join(prefix, 'lib', 'node_modules', 'lmt')
 console.log(`installed ${packed.filename} (${packed.entryCount} files) into ${prefix}`)
