@@ -48,9 +48,13 @@ function sh(command, {cwd = work, what = command} = {}) {
 // tarball installed globally
 const clone = join(tmp, 'clone')
 const files = sh('git ls-files -z --cached --others --exclude-standard', {cwd: ROOT}).stdout.split('\0')
-for (const file of files) if (file !== '' && existsSync(join(ROOT, file))) cpSync(join(ROOT, file), join(clone, file), {force: false})
+for (const file of files)
+  if (file !== '' && existsSync(join(ROOT, file))) cpSync(join(ROOT, file), join(clone, file), {force: false})
 symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'))
-const pack = sh(`npm pack --json --pack-destination '${tmp}'`, {cwd: clone, what: 'npm pack in a fresh clone'})
+const pack = sh(`npm pack --json --pack-destination '${tmp}'`, {
+  cwd: clone,
+  what: 'npm pack in a fresh clone',
+})
 // the build's output precedes the JSON on stdout
 const packed = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[$/m)))[0]
 if (!packed.files.some((f) => f.path === 'dist/src/index.js')) fail('the tarball has no dist/', pack)
