@@ -18,7 +18,14 @@ export const replayBaseFlags = {
     helpGroup: OUTPUT,
   }),
   progress: Flags.boolean({
-    summary: 'One stderr line per record instead of the bar (default on with --pace realtime).',
+    summary: 'Progress bar on stderr (only when it is a terminal).',
+    allowNo: true,
+    default: true,
+    helpGroup: OUTPUT,
+  }),
+  'per-record': Flags.boolean({
+    summary:
+      'One stderr line per record, "[n/N] OK <call> (ms)", instead of the bar (default on with --pace realtime, off with -q or --json).',
     allowNo: true,
     helpGroup: OUTPUT,
   }),
@@ -27,20 +34,25 @@ export const replayBaseFlags = {
     helpGroup: OUTPUT,
   }),
   'output-dir': Flags.string({
-    summary: 'Directory of trace_replay_ops.csv and trace_replay_summary.json (default: the current one).',
-    default: '.',
+    summary:
+      'Write trace_replay_ops.csv (and, with --json, trace_replay_summary.json) into this directory (default: no files).',
     helpGroup: OUTPUT,
   }),
-  'no-csv': Flags.boolean({summary: 'Do not write trace_replay_ops.csv.', default: false, helpGroup: OUTPUT}),
+  'no-csv': Flags.boolean({
+    summary: 'With --output-dir: do not write trace_replay_ops.csv.',
+    default: false,
+    helpGroup: OUTPUT,
+  }),
   json: Flags.boolean({
     summary:
-      'Print the summary document on stdout (also written to trace_replay_summary.json); errors as JSON.',
+      'Print the summary document on stdout instead of the table (and into trace_replay_summary.json with --output-dir); errors as JSON.',
     default: false,
     helpGroup: OUTPUT,
   }),
   quiet: Flags.boolean({
     char: 'q',
-    summary: 'No banner, no progress bar, no terminal table, no list of the files written.',
+    summary:
+      'No banner, no progress bar or per-record lines, no terminal table, no list of the files written.',
     default: false,
   }),
   record: Flags.string({

@@ -56,15 +56,15 @@ export class RecordOutputs {
   readonly log: RecordLog | undefined
   // stdout closed early (`lmt replay … --verbose | head`): the per-record lines stop, the replay and its files go on
   private stdoutClosed = false
+  private readonly onStdoutError = (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') this.stdoutClosed = true
+    else throw err
+  }
 
   constructor(
     private readonly opts: RecordOutputOptions,
     controller: AbortController,
   ) {
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') this.stdoutClosed = true
-      else throw err
-    })
     this.verboseText = new ChunkedText((c) => {
       if (!this.stdoutClosed) process.stdout.write(c)
     }, process.stdout.isTTY)
@@ -72,6 +72,7 @@ export class RecordOutputs {
     // a failed write of the log ends the replay with its error
     const jsonl = opts.files.jsonlOut
     if (jsonl) this.log = new RecordLog(jsonl, (err) => controller.abort(err))
+    process.stdout.on('error', this.onStdoutError)
   }
 
   /** The driver's per-record callback: only when something shows per-record outcomes (the driver then builds none). */
@@ -95,5 +96,7 @@ export class RecordOutputs {
   close(): void {
     this.flush()
     this.log?.close()
+    // a command run in-process (tests, a host program) leaves no listener behind
+    process.stdout.off('error', this.onStdoutError)
   }
 }

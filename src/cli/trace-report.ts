@@ -137,6 +137,27 @@ function shortName(q: string): string {
   return last
 }
 
+const BINARY_UNITS = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB']
+
+/** A count of bytes in binary units, three significant digits: 68702699520 → "64.0 GiB". */
+export function binaryBytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  let v = n
+  let unit = -1
+  while (v >= 1024 && unit < BINARY_UNITS.length - 1) {
+    v /= 1024
+    unit++
+  }
+  return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${BINARY_UNITS[unit]}`
+}
+
+/** A row counting bytes shows them in binary units too: `68702699520 (64.0 GiB)`. */
+function withBinaryUnit(label: string, value: string | number | JsonFloat): string | number | JsonFloat {
+  return typeof value === 'number' && /\bbytes\b/i.test(label) && value >= 1024
+    ? `${value} (${binaryBytes(value)})`
+    : value
+}
+
 /** The "Trace Replay Result" table (§7.6). */
 export function resultTable(r: ReplayResult, pace: string): string[] {
   const out = [pyCenter(' Trace Replay Result ', WIDTH, '=')]
@@ -160,8 +181,19 @@ export function resultTable(r: ReplayResult, pace: string): string[] {
       ),
     )
   }
+  section('Model')
+  out.push(resultRow('Pace', pace), resultRow('Trace time covered (s)', new JsonFloat(r.traceTimeS)))
+  for (const [label, value] of r.observations?.rows ?? [])
+    out.push(resultRow(label, withBinaryUnit(label, value)))
+  if (r.skippedByReason.decode_error)
+    out.push(resultRow('Skipped: decode_error', r.skippedByReason.decode_error))
+  if (r.skippedByReason.unknown_tag)
+    out.push(resultRow('Skipped: unknown_tag', r.skippedByReason.unknown_tag))
+  const noHandler = Object.values(r.skippedByReason.no_handler).reduce((a, b) => a + b, 0)
+  if (noHandler) out.push(resultRow('Skipped: no_handler', noHandler))
   const ops = r.stats.summary()
   if (ops.length > 0) {
+    // the model's observations first: the latencies are this process's own call cost, which varies from run to run
     section('Per-Op Latency (ms, model cost)')
     for (const [q, s] of ops) {
       const n = shortName(q)
@@ -173,15 +205,6 @@ export function resultTable(r: ReplayResult, pace: string): string[] {
       )
     }
   }
-  section('Model')
-  out.push(resultRow('Pace', pace), resultRow('Trace time covered (s)', new JsonFloat(r.traceTimeS)))
-  for (const [label, value] of r.observations?.rows ?? []) out.push(resultRow(label, value))
-  if (r.skippedByReason.decode_error)
-    out.push(resultRow('Skipped: decode_error', r.skippedByReason.decode_error))
-  if (r.skippedByReason.unknown_tag)
-    out.push(resultRow('Skipped: unknown_tag', r.skippedByReason.unknown_tag))
-  const noHandler = Object.values(r.skippedByReason.no_handler).reduce((a, b) => a + b, 0)
-  if (noHandler) out.push(resultRow('Skipped: no_handler', noHandler))
   out.push('='.repeat(WIDTH))
   return out
 }

@@ -27,7 +27,7 @@ import {storageLevel} from '../replay/storage/storage-level.js'
 export default class Replay extends LmtCommand {
   static override summary = "Replay an LMCache .lct trace against a model of LMCache's StorageManager"
 
-  static override description = `Reissues every recorded call at its recorded trace time against the target of the trace's level: for "storage", a bookkeeping-faithful model of LMCache's StorageManager (L1 with TTL locks, LRU eviction, mock L2, store and prefetch controllers). --pace virtual (default) runs a deterministic discrete-event clock, so an hour of trace replays in seconds and identically on every machine. Exit 1 if any record failed; skipped records (no handler, undecodable args) are counted, not failed. The table goes to stdout (with --json: the summary document instead); warnings and the list of the files written go to stderr.`
+  static override description = `Reissues every recorded call at its recorded trace time against the target of the trace's level: for "storage", a bookkeeping-faithful model of LMCache's StorageManager (L1 with TTL locks, LRU eviction, mock L2, store and prefetch controllers). --pace virtual (default) runs a deterministic discrete-event clock, so an hour of trace replays in seconds and identically on every machine. Exit 1 if any record failed; skipped records (no handler, undecodable args) are counted, not failed. The table goes to stdout (with --json: the summary document instead); warnings and the list of the files written go to stderr. Files are written only when asked for: --output-dir (the per-operation CSV and, with --json, the summary), --record, --jsonl-out.`
 
   static override examples = [
     {
@@ -36,18 +36,20 @@ export default class Replay extends LmtCommand {
         '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU',
     },
     {
-      description: 'Take the configuration from the trace header, write the JSON summary',
+      description:
+        'The configuration from the trace header; the summary as JSON, and its files in replay-out/',
       command:
-        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --config-from-header --json --output-dir out/',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --config-from-header --json --output-dir replay-out/',
     },
     {
-      description: 'With a mock L2 and re-recording',
-      command: `<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 8 --eviction-policy LRU --l2-adapter '{"type": "mock", "max_size_gb": 64, "mock_bandwidth_gb": 4}' --record rerecorded.lct`,
+      description:
+        'A trace recorded with a mock L2 (v2_mock_l2.lct is the sample above re-recorded by lmt with this L2), replayed with the same configuration and re-recorded',
+      command: `<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_mock_l2.lct --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU --l2-adapter '{"type": "mock", "max_size_gb": 1, "mock_bandwidth_gb": 4}' --record rerecorded.lct`,
     },
     {
-      description: 'Wall-clock pacing, four times faster',
+      description: 'Wall-clock pacing, four times faster, one line per record',
       command:
-        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 8 --eviction-policy LRU --pace realtime --speed 4',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU --pace realtime --speed 4',
     },
     '<%= config.bin %> <%= command.id %> --list-levels',
   ]
@@ -178,16 +180,17 @@ export default class Replay extends LmtCommand {
   private async replay(o: RunSettings, out: RecordOutputs, signal: AbortSignal): Promise<ReplayResult> {
     const {flags, warnings} = o
     try {
-      const progress = flags.progress ?? o.pace === 'realtime'
+      // per-record lines replace the bar; by default only when the wall clock paces the replay
+      const perRecord = flags['per-record'] ?? (o.pace === 'realtime' && !flags.quiet && !this.jsonEnabled())
       const bar = createProgressBar({
-        enabled: !progress && !flags.quiet && !this.jsonEnabled(),
+        enabled: flags.progress && !perRecord && !flags.quiet && !this.jsonEnabled(),
         label: 'replaying',
         unit: 'bytes',
       })
       out.bar = bar
       const traceBytes = statSync(o.file).size
       const total =
-        progress || flags.verbose
+        perRecord || flags.verbose
           ? (await countTrace(o.file, {maxFrameBytes: o.maxFrameBytes})).totalRecords
           : 0
       if (!flags.quiet) this.showBanner(o)
@@ -204,7 +207,7 @@ export default class Replay extends LmtCommand {
         recordPath: flags.record,
         warn: (code, key, message) => warnings.warn(code, key, message),
         signal,
-        onRecord: out.onRecord(progress, total),
+        onRecord: out.onRecord(perRecord, total),
         onProgress: isSilent(bar)
           ? undefined
           : (records, offset) => bar.update(offset, traceBytes, () => `${countText(records)} records`),
@@ -260,9 +263,10 @@ interface RunSettings {
 
 type ReplayFlags = {[K in keyof typeof baseFlags]: unknown} & {
   verbose: boolean
-  progress?: boolean
+  progress: boolean
+  'per-record'?: boolean
   'jsonl-out'?: string
-  'output-dir': string
+  'output-dir'?: string
   'no-csv': boolean
   json: boolean
   quiet: boolean
@@ -274,8 +278,8 @@ type ReplayFlags = {[K in keyof typeof baseFlags]: unknown} & {
 function replayFiles(flags: ReplayFlags): ReplayFiles {
   return {
     outputDir: flags['output-dir'],
-    csv: !flags['no-csv'],
-    summary: flags.json,
+    csv: flags['output-dir'] !== undefined && !flags['no-csv'],
+    summary: flags['output-dir'] !== undefined && flags.json,
     record: flags.record,
     jsonlOut: flags['jsonl-out'],
   }

@@ -96,10 +96,11 @@ export function jsonlLine(o: RecordOutcome): string {
 
 /** Which files a replay writes besides the per-record log. */
 export interface ReplayFiles {
-  outputDir: string
-  /** trace_replay_ops.csv (not with --no-csv) */
+  /** the folder of the CSV and the summary file; none: neither is written */
+  outputDir?: string
+  /** trace_replay_ops.csv (with an output folder, not with --no-csv) */
   csv: boolean
-  /** trace_replay_summary.json (with --json) */
+  /** trace_replay_summary.json (with an output folder and --json) */
   summary: boolean
   record?: string
   jsonlOut?: string
@@ -110,14 +111,15 @@ const SUMMARY_JSON = 'trace_replay_summary.json'
 
 /** Every output path before the work: no device or FIFO is written over, and the folders exist (or the error). */
 export function checkReplayOutputs(f: ReplayFiles): void {
+  const dir = f.outputDir
   const files = [
-    ...(f.csv ? [join(f.outputDir, OPS_CSV)] : []),
-    ...(f.summary ? [join(f.outputDir, SUMMARY_JSON)] : []),
+    ...(f.csv && dir !== undefined ? [join(dir, OPS_CSV)] : []),
+    ...(f.summary && dir !== undefined ? [join(dir, SUMMARY_JSON)] : []),
     ...(f.record ? [f.record] : []),
     ...(f.jsonlOut ? [f.jsonlOut] : []),
   ]
   for (const path of files) refuseNonRegularOutput(path, 'REPLAY_OUTPUT_FAILED')
-  ensureDirectory(f.outputDir, 'REPLAY_OUTPUT_FAILED')
+  if (dir !== undefined) ensureDirectory(dir, 'REPLAY_OUTPUT_FAILED')
   for (const path of files) ensureDirectory(dirname(path), 'REPLAY_OUTPUT_FAILED')
 }
 
@@ -127,13 +129,15 @@ export function writeReplaySummaries(
   result: ReplayResult,
   summary: string | undefined,
 ): string[] {
+  const dir = f.outputDir
+  if (dir === undefined) return []
   const files: Array<[string, string]> = []
-  if (f.csv) files.push([join(f.outputDir, OPS_CSV), opsCsv(result)])
-  if (summary !== undefined) files.push([join(f.outputDir, SUMMARY_JSON), summary])
+  if (f.csv) files.push([join(dir, OPS_CSV), opsCsv(result)])
+  if (f.summary && summary !== undefined) files.push([join(dir, SUMMARY_JSON), summary])
   try {
     for (const [path, data] of files) writeFileAtomic(path, data)
   } catch (err) {
-    throw outputError('REPLAY_OUTPUT_FAILED', `cannot write outputs in ${f.outputDir}`, err)
+    throw outputError('REPLAY_OUTPUT_FAILED', `cannot write outputs in ${dir}`, err)
   }
   return files.map(([path]) => path)
 }

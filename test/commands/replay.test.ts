@@ -51,7 +51,12 @@ describe('lmt replay', () => {
     expect(lines).toContain('Trace level:                                             storage')
     expect(lines).toContain('Config digest:                                  match (6bddebcb)')
     expect(lines).toContain('Prefetch L1 prefix hits (keys):                                3')
-    expect(lines).toContain('L1 peak usage (bytes):                                     12288')
+    expect(lines).toContain('L1 peak usage (bytes):                          12288 (12.0 KiB)')
+    // the model's section comes before the latency rows (this process's own call cost)
+    const model = lines.indexOf('---------------------------- Model -----------------------------')
+    const latency = lines.indexOf('--------------- Per-Op Latency (ms, model cost) ----------------')
+    expect(model).toBeGreaterThan(1)
+    expect(latency).toBeGreaterThan(model)
     expect(lines).toContain('Trace time covered (s):                                     0.20')
     expect(lines[lines.length - 1]).toBe('='.repeat(64))
     expect(lines.every((l) => [...l].length === 64)).toBe(true)
@@ -88,7 +93,7 @@ describe('lmt replay', () => {
     )
   })
 
-  it('verbose and progress lines, a mismatching digest row, -q', async () => {
+  it('verbose and per-record lines, a mismatching digest row, -q', async () => {
     const r = await lmt([
       'replay',
       join(LCT, 'v2_full_prefetch_cycle.lct'),
@@ -97,10 +102,7 @@ describe('lmt replay', () => {
       '--eviction-policy',
       'LRU',
       '--verbose',
-      '--progress',
-      '--no-csv',
-      '--output-dir',
-      tmp.dir,
+      '--per-record',
     ])
     expect(r.stdout).toMatch(
       /^ {2}\[1\/6\] {2}OK {4} {2} +\d+\.\d{3}ms {2}lmcache\.v1\.distributed\.storage_manager\.StorageManager\.reserve_write$/m,
@@ -122,10 +124,44 @@ describe('lmt replay', () => {
       '--eviction-policy',
       'LRU',
       '-q',
-      '--no-csv',
     ])
     expect(q.stdout).toBe('')
     expect(q.stderr).toBe('')
+  })
+
+  it('per-record lines: on by default only with --pace realtime; -q, --json and --no-per-record turn them off', async () => {
+    const base = ['replay', join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS]
+    const realtime = [...base, '--pace', 'realtime', '--speed', '100']
+    const perRecord = /^\[\d\/6\] OK /m
+    const shown = await lmt(realtime)
+    expect(shown.exitCode).toBe(0)
+    expect(shown.stderr.match(/^\[\d\/6\] OK /gm)).toHaveLength(6)
+    for (const extra of [['-q'], ['--json'], ['--no-per-record']]) {
+      const r = await lmt([...realtime, ...extra])
+      expect(r.exitCode, extra.join(' ')).toBe(0)
+      expect(r.stderr, extra.join(' ')).not.toMatch(perRecord)
+    }
+    expect((await lmt([...realtime, '-q'])).stderr).toBe('')
+    expect((await lmt(base)).stderr).not.toMatch(perRecord)
+    // --progress is the bar (drawn on a terminal only), as in every command: no per-record lines
+    expect((await lmt([...base, '--progress'])).stderr).not.toMatch(perRecord)
+  })
+
+  it('writes no file unless asked: the CSV and the summary file only with --output-dir', () => {
+    const cwd = join(tmp.dir, 'cwd-untouched')
+    mkdirSync(cwd)
+    const trace = join(LCT, 'v2_full_prefetch_cycle.lct')
+    const r = lmtProcess(['replay', trace, ...FLAGS, '--json'], {cwd})
+    expect(r.exitCode).toBe(0)
+    expect(JSON.parse(r.stdout).model.l1.prefix_hit_keys).toBe(3)
+    expect(r.stderr).toBe('')
+    expect(readdirSync(cwd)).toEqual([])
+    const withDir = lmtProcess(['replay', trace, ...FLAGS, '--json', '--output-dir', 'replay-out'], {cwd})
+    expect(withDir.exitCode).toBe(0)
+    expect(readdirSync(join(cwd, 'replay-out')).sort()).toEqual([
+      'trace_replay_ops.csv',
+      'trace_replay_summary.json',
+    ])
   })
 
   it('--json: errors are the error document on stdout, with the exit code', async () => {
@@ -328,5 +364,18 @@ describe('replay-level registry', () => {
     expect(warnings).toEqual([
       'replay level "clash" from test: flag --pace collides with a base flag of lmt replay; level not registered',
     ])
+  })
+})
+
+describe('binaryBytes', () => {
+  it('three significant digits in binary units', async () => {
+    const {binaryBytes} = await import('../../src/cli/trace-report.js')
+    expect(binaryBytes(0)).toBe('0 B')
+    expect(binaryBytes(1023)).toBe('1023 B')
+    expect(binaryBytes(1536)).toBe('1.50 KiB')
+    expect(binaryBytes(12288)).toBe('12.0 KiB')
+    expect(binaryBytes(68702699520)).toBe('64.0 GiB')
+    expect(binaryBytes(14487587389440)).toBe('13.2 TiB')
+    expect(binaryBytes(200 * 2 ** 20)).toBe('200 MiB')
   })
 })
