@@ -4,7 +4,6 @@ import {LmtCommand} from '../cli/lmt-command.js'
 import {bigIntFlag, numberFlag} from '../cli/number-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
-import {stdinArgument} from '../cli/stdin-argument.js'
 import {lmtError} from '../errors.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config/config.js'
 import {simulate} from '../simulate/run.js'
@@ -105,11 +104,8 @@ export default class Simulate extends LmtCommand {
   static override enableJsonFlag = true
 
   static override args = {
-    // read from a piped stdin as oclif would (`echo config.json | lmt simulate`), by a read started earlier
-    config: Args.string({
-      description: 'Optimizer configuration file (JSON); omit for the quick form',
-      ignoreStdin: true,
-    }),
+    // oclif reads a missing one from a piped stdin (`echo config.json | lmt simulate`)
+    config: Args.string({description: 'Optimizer configuration file (JSON); omit for the quick form'}),
   }
 
   static override flags = {
@@ -254,9 +250,7 @@ export default class Simulate extends LmtCommand {
   }
 
   async run(): Promise<Record<string, unknown>> {
-    const parsed = await this.parse(Simulate)
-    const {flags} = parsed
-    const args = {...parsed.args, config: parsed.args.config ?? (await stdinArgument())}
+    const {args, flags} = await this.parse(Simulate)
     checkUsage(args, flags)
     const request = this.request(args, flags)
     const json = this.jsonEnabled()
