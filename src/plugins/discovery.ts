@@ -3,7 +3,7 @@
 // hooks). A plugin is found by convention and validated on load; whatever is broken is a warning naming it, never
 // an error: a broken plugin cannot stop lmt.
 import type {Config} from '@oclif/core'
-import {importFile, listBuiltinModules, scanModuleDir} from './module-loader.js'
+import {importFile, scanModuleDir} from './module-loader.js'
 import {pluginLoadTimeoutMs, runPluginCode} from '../util/guards/plugin-code.js'
 import {runLmtHook} from './plugin-hooks.js'
 import {lmtManifest, type LmtManifest} from './plugin-manifest.js'
@@ -81,14 +81,14 @@ export async function loadPluginModule(kind: PluginKind, path: string, source: s
   for (const name of exportNames(ns)) kind.examine(ns[name], name, path, source)
 }
 
-/** Loads every module of a folder (lmt's own folders from their build-time listing). */
+/** Loads every module of a folder. */
 export async function loadPluginDir(
   kind: PluginKind,
   dir: string,
   source: string,
   plugin?: {name: string; root: string; mayBeFile: boolean},
 ): Promise<void> {
-  const scanned = source === 'built-in' ? await listBuiltinModules(dir) : await scanModuleDir(dir)
+  const scanned = await scanModuleDir(dir)
   let files = scanned.files
   if (scanned.missing) {
     if (!plugin?.mayBeFile) return kind.warn(`${kind.what} directory not found: ${dir}`)

@@ -1,4 +1,4 @@
-import {existsSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, statSync} from 'node:fs'
 import {createRequire, register} from 'node:module'
 import {extname, join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
@@ -141,25 +141,4 @@ export async function scanModuleDir(dir: string, typescript?: boolean): Promise<
     else result.skippedTs++
   }
   return result
-}
-
-/** File name of the listing the build writes into each built-in plugin directory. */
-export const MODULE_LISTING = 'modules.json'
-
-/**
- * The module files of one of lmt's own plugin directories: from the listing written at build time when there is
- * one (a directory scan loads globby and walks the tree, in every command's start-up), else by scanning.
- */
-export async function listBuiltinModules(dir: string): Promise<ScannedDir> {
-  const listing = join(dir, MODULE_LISTING)
-  if (existsSync(listing)) {
-    try {
-      const files: unknown = JSON.parse(readFileSync(listing, 'utf8'))
-      if (Array.isArray(files) && files.every((f) => typeof f === 'string'))
-        return {files: files.map((f: string) => join(dir, f)), skippedTs: 0, missing: false}
-    } catch {
-      // unreadable: scan instead
-    }
-  }
-  return scanModuleDir(dir)
 }
