@@ -233,6 +233,10 @@ const catalogue = {
     exit: 2,
     message: () => 'no output directory: set output_result_path or pass --output-dir',
   },
+  SIM_TIER_CONFIG: {
+    exit: 2,
+    message: (group: string, problem: string) => `group "${group}": ${problem}`,
+  },
   SIM_CAPACITY_MISSING: {exit: 2, message: (group: string) => `group "${group}" has no capacity`},
   SIM_CAPACITY_CONFLICT: {
     exit: 2,

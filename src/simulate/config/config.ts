@@ -6,6 +6,7 @@ import {nestsDeeperThan} from '../../jsonl/json-depth.js'
 import {MAX_JSON_DEPTH} from '../../jsonl/parse.js'
 import {fileStem} from '../../convert/settings.js'
 import {type Notice, Notes} from './notes.js'
+import {isTieredConfig, resolveTiers, TIER_GROUP_KEYS, type TierSettings} from './tiers.js'
 
 export type PolicyName = 'lru' | 'random_lru' | 'leaf_aware_lru' | 'ttl'
 export const POLICIES: readonly PolicyName[] = ['lru', 'random_lru', 'leaf_aware_lru', 'ttl']
@@ -32,6 +33,8 @@ export interface GroupConfig {
   quota_capacity_blocks?: number
   used_percentage: number
   instances: InstanceConfig[]
+  /** storage tiers and TTL (a configuration of the July-2026 generation) */
+  tiers?: TierSettings
 }
 
 export interface SimConfig {
@@ -40,6 +43,8 @@ export interface SimConfig {
   eviction_params: {eviction_mode: 1 | 2 | 3; eviction_batch_size_per_instance: number}
   trace_replay: {mode: 'read_write' | 'request'; write_delay_ns: number}
   instance_groups: GroupConfig[]
+  /** of the July-2026 generation (a group has a tier_strategy): played by the tiered model */
+  tiered?: boolean
 }
 
 /** Values given on the command line (undefined = not given). */
@@ -187,6 +192,11 @@ export function resolveConfig(
   const tr = isObject(raw.trace_replay) ? raw.trace_replay : {}
   if (isObject(raw.trace_replay)) reportKeys(tr, KNOWN.trace_replay, [], ['trace_replay'], notes)
   const pick = picker(notes)
+  const tiered = isTieredConfig(raw.instance_groups)
+  if (tiered && flags.evictionMode === undefined && ep.eviction_mode === undefined)
+    throw lmtError('SIM_TIER_CONFIG', '*', 'eviction_params.eviction_mode is required', {
+      suggestions: ['set eviction_params.eviction_mode to 1, 2 or 3'],
+    })
   const paths = resolvePaths(raw, file.dir, flags, notes)
   const config: SimConfig = {
     trace_file_path: paths.trace ?? '',
@@ -211,7 +221,9 @@ export function resolveConfig(
     },
     instance_groups: [],
   }
+  if (tiered) config.tiered = true
   const seen: GroupContext = {
+    tiered,
     flags,
     notes,
     pick,
@@ -271,6 +283,8 @@ function resolvePaths(
 
 /** What resolving the groups and instances of one file shares: the flags, the notes, the names seen so far. */
 interface GroupContext {
+  /** the configuration is of the July-2026 generation */
+  tiered: boolean
   flags: SimFlags
   notes: Notes
   pick: Pick
@@ -282,8 +296,10 @@ interface GroupContext {
 /** One `instance_groups[gi]` entry with the flags applied, its notices in `ctx.notes`. */
 function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig {
   const {flags, notes} = ctx
-  reportKeys(g, KNOWN.group, IGNORED.group, ['instance_groups', gi], notes)
   const name = g.group_name as string
+  const tiers = resolveTiers(g, name, ctx.tiered, notes)
+  if (tiers !== undefined) return resolveTieredGroup(g, gi, name, tiers, ctx)
+  reportKeys(g, KNOWN.group, IGNORED.group, ['instance_groups', gi], notes)
   if (ctx.groupNames.has(name))
     throw lmtError('SIM_CONFIG_DUPLICATE', 'group_name', name, pointer(['instance_groups', gi, 'group_name']))
   ctx.groupNames.add(name)
@@ -323,6 +339,70 @@ function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig {
       `group "${name}": quota_capacity ${group.quota_capacity} is negative and means infinite`,
     )
   ;(g.instances as Json[]).forEach((inst, ii) => group.instances.push(resolveInstance(inst, gi, ii, ctx)))
+  return group
+}
+
+/**
+ * A group of the July-2026 generation: its keys as that Optimizer reads them (quota_capacity and used_percentage
+ * default to 0), the capacity flags applied to the group's quota or, with hierarchical eviction, to its first tier.
+ */
+function resolveTieredGroup(
+  g: Json,
+  gi: number,
+  name: string,
+  tiers: TierSettings,
+  ctx: GroupContext,
+): GroupConfig {
+  const {flags, notes} = ctx
+  reportKeys(g, [...KNOWN.group, ...TIER_GROUP_KEYS], [], ['instance_groups', gi], notes)
+  if (ctx.groupNames.has(name))
+    throw lmtError('SIM_CONFIG_DUPLICATE', 'group_name', name, pointer(['instance_groups', gi, 'group_name']))
+  ctx.groupNames.add(name)
+  const at = (k: string) => pointer(['instance_groups', gi, k])
+  const group: GroupConfig = {group_name: name, used_percentage: 0, instances: [], tiers}
+  if (g.used_percentage === undefined)
+    notes.add(
+      'LMT_SIM_DEFAULT',
+      `${at('used_percentage')} not set; using 0 as this configuration generation does (nothing stays cached)`,
+    )
+  else group.used_percentage = g.used_percentage as number
+  if (flags.capacity !== undefined) {
+    if (tiers.hierarchical) tiers.storages[0].capacity = flags.capacity
+    else group.quota_capacity = flags.capacity
+    notes.add(
+      'LMT_SIM_OVERRIDE',
+      `group "${name}": ${tiers.hierarchical ? `tier ${tiers.storages[0].name}` : 'quota_capacity'} overridden by --capacity ${flags.capacity}`,
+    )
+  } else if (g.quota_capacity !== undefined) group.quota_capacity = g.quota_capacity as number
+  else {
+    group.quota_capacity = 0
+    if (!tiers.hierarchical)
+      notes.add(
+        'LMT_SIM_DEFAULT',
+        `${at('quota_capacity')} not set; using 0 as this configuration generation does (nothing stays cached)`,
+      )
+  }
+  if (flags.capacityBlocks !== undefined || g.quota_capacity_blocks !== undefined)
+    throw lmtError(
+      'SIM_TIER_CONFIG',
+      name,
+      'capacities of tiered groups are in GB (quota_capacity, storages[].capacity)',
+      {
+        suggestions: ['give the capacity in GB with bytes_per_token on every instance'],
+      },
+    )
+  ;(g.instances as Json[]).forEach((inst, ii) => group.instances.push(resolveInstance(inst, gi, ii, ctx)))
+  for (const i of group.instances) {
+    if (i.bytes_per_token === undefined || i.bytes_per_token <= 0)
+      throw lmtError(
+        'SIM_TIER_CONFIG',
+        name,
+        `bytes_per_token must be positive for instance ${i.instance_id}, got ${i.bytes_per_token ?? 0}`,
+        {
+          suggestions: ['set bytes_per_token (the KV bytes one token takes) on every instance'],
+        },
+      )
+  }
   return group
 }
 
@@ -369,7 +449,8 @@ function resolveInstance(inst: Json, gi: number, ii: number, ctx: GroupContext):
   if (flags.bytesPerToken !== undefined && inst.bytes_per_token !== undefined)
     notes.add('LMT_SIM_OVERRIDE', `${ip('bytes_per_token')} overridden by --bytes-per-token`)
   if (bpt !== undefined) instance.bytes_per_token = bpt
-  policyNotices(instance, notes)
+  if (ctx.tiered) tieredPolicyNotices(instance, notes)
+  else policyNotices(instance, notes)
   return instance
 }
 
@@ -387,6 +468,15 @@ function policyNotices(i: InstanceConfig, notes: Notes): void {
     notes.add(
       'LMT_SIM_NOT_MODELLED',
       `instance "${i.instance_id}": ttl without fallback_on_pressure never evicts (expiry is not modelled); the cache may grow without bound`,
+    )
+}
+
+/** The July generation's `lru` without shard_count is its sharded approximation (1024 shards), not exact LRU. */
+function tieredPolicyNotices(i: InstanceConfig, notes: Notes): void {
+  if (i.eviction_policy_type === 'lru' && i.eviction_policy_params.shard_count === undefined)
+    notes.add(
+      'LMT_SIM_SHARDED_LRU',
+      `instance "${i.instance_id}": lru without shard_count is the sharded LRU of this configuration generation (1024 shards, 32 rounds), not exact LRU; set "shard_count": 1 for exact LRU`,
     )
 }
 

@@ -11,6 +11,9 @@ import {
   TtlPolicy,
 } from './engine.js'
 import {BinaryHeap} from '../../util/binary-heap.js'
+import {splitByMask} from './engine.js'
+import {TieredGroup, type TieredGroupSetup, type TieredInstance, type TieredPolicyName} from './tiered.js'
+import {TieredHitRateSink, tierColumns, tierFields} from '../output/tiered-hit-rate-sink.js'
 import {newReadRecord, rate, type ReadRecord} from '../output/hit-rate-csv.js'
 import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from '../output/hit-rate-sink.js'
 import type {TraceRow} from '../input/trace-rows.js'
@@ -66,6 +69,10 @@ export class InstState {
     peak_cached_blocks: 0,
   }
   accWrite = 0
+  /** the instance's cache in a tiered configuration (then {@link engine} is not played) */
+  tiered: TieredInstance | undefined
+  /** a tiered instance's hit tokens so far, per tier */
+  accTierHitTokens: number[] = []
   /** the number of the instance's CSV in the replay's sink (-1: not opened) */
   csvFile = -1
   /** the CSV path, asked for once (null: this run writes no CSV for the instance) */
@@ -113,6 +120,8 @@ export class InstState {
 export class GroupState {
   readonly members: InstState[] = []
   readonly engines: SimInstance[] = []
+  /** the group's tiers (a tiered configuration) */
+  tiered: TieredGroup | undefined
 
   constructor(
     readonly cfg: GroupConfig,
@@ -152,6 +161,8 @@ export interface PlayerOptions {
   capacityOverride?: {group: string; blocks?: number; gb?: number}
   /** never evict in any group (the infinite oracle) */
   infinite?: boolean
+  /** a key id read as an unsigned 64-bit integer, modulo m (the sharded LRU of tiered configurations) */
+  keyMod?: (key: number, m: number) => number
   traceName: string
 }
 
@@ -210,6 +221,7 @@ interface PendingWrite {
   seq: number
   inst: InstState
   keys: readonly number[]
+  ttlUs: bigint | undefined
 }
 
 export interface SkipCounts {
@@ -263,6 +275,7 @@ export class Player {
         batch: opts.config.eviction_params.eviction_batch_size_per_instance,
       })
       this.groups.push(state)
+      if (opts.config.tiered) state.tiered = new TieredGroup(this.tieredSetup(cfg))
       for (const i of g.instances) this.addInstance(i, state)
     }
   }
@@ -270,6 +283,28 @@ export class Player {
   private groupConfig(g: GroupConfig): GroupConfig {
     const o = this.opts.capacityOverride
     return o && o.group === g.group_name ? groupAtCapacity(g, o) : g
+  }
+
+  /** a tiered group's tiers, quotas (bytes) and settings */
+  private tieredSetup(g: GroupConfig): TieredGroupSetup {
+    const tiers = g.tiers
+    if (tiers === undefined) throw new Error(`group "${g.group_name}" of a tiered configuration has no tiers`)
+    const quotaOf = (gb: number): number | null =>
+      this.opts.infinite || gb < 0 ? null : Math.trunc(Math.trunc(gb * 2 ** 30) * g.used_percentage)
+    const ep = this.opts.config.eviction_params
+    return {
+      tierNames: tiers.hierarchical ? tiers.storages.map((s) => s.name) : ['shared'],
+      hierarchical: tiers.hierarchical,
+      quotas: tiers.hierarchical
+        ? tiers.storages.map((s) => quotaOf(s.capacity))
+        : [quotaOf(g.quota_capacity ?? 0)],
+      edges: tiers.edges,
+      defaultTtlSeconds: BigInt(tiers.defaultTtlSeconds),
+      refreshOnRead: tiers.refreshOnRead,
+      mode: ep.eviction_mode,
+      batch: ep.eviction_batch_size_per_instance,
+      seed: this.opts.seed,
+    }
   }
 
   private addInstance(i: InstanceConfig, group: GroupState): InstState {
@@ -284,6 +319,23 @@ export class Player {
       weightOf(group.cfg, i),
     )
     const state = new InstState(i, group, engine, this.ordered.length)
+    if (group.tiered !== undefined) {
+      const p = i.eviction_policy_params
+      state.tiered = group.tiered.add(
+        {
+          id: i.instance_id,
+          policy: i.eviction_policy_type as TieredPolicyName,
+          shardCount: p.shard_count ?? 1024,
+          sampleTimes: p.sample_times ?? 32,
+          amplification: p.eviction_amplification_factor ?? 1,
+          sampleRate: p.sample_rate ?? 0,
+          fallbackOnPressure: p.fallback_on_pressure !== false,
+          bytesPerBlock: i.block_size * (i.bytes_per_token ?? 0),
+        },
+        this.opts.keyMod ?? ((key, m) => key % m),
+      )
+      state.accTierHitTokens = group.tiered.setup.tierNames.map(() => 0)
+    }
     group.members.push(state)
     group.engines.push(engine)
     this.instances.set(i.instance_id, state)
@@ -311,7 +363,7 @@ export class Player {
   apply(row: TraceRow): void {
     while (this.heap.size > 0 && (this.heap.peek() as PendingWrite).ts <= row.ts) {
       const w = this.heap.pop() as PendingWrite
-      this.write(w.inst, w.ts, w.keys)
+      this.write(w.inst, w.ts, w.keys, w.ttlUs)
     }
     this.flushBefore(row.ts)
     if (this.firstTs === undefined) this.firstTs = row.ts
@@ -327,17 +379,20 @@ export class Player {
       c[row.type]++
       return
     }
-    if (row.type === 'write') return this.write(inst, row.ts, row.keys)
+    if (row.type === 'write') return this.write(inst, row.ts, row.keys, row.ttlUs)
     this.checkBlockSize(row, inst)
-    if (row.queryType === 'prefix_match') this.get(inst, row)
-    else {
+    if (row.queryType === 'prefix_match') {
+      if (inst.tiered !== undefined) this.tieredGet(inst, inst.tiered, row)
+      else this.get(inst, row)
+    } else {
       this.skips.unsupported_query_type++
       this.skips.queryTypes.set(row.queryType, (this.skips.queryTypes.get(row.queryType) ?? 0) + 1)
     }
-    if (row.type === 'request') {
+    // (in a tiered configuration a request that is not read schedules no write either)
+    if (row.type === 'request' && (row.queryType === 'prefix_match' || inst.tiered === undefined)) {
       const due = row.ts + this.delay
       if (due > INT64_MAX) throw lmtError('SIM_TS_OVERFLOW', this.opts.traceName, row.lineNo)
-      this.heap.push({ts: due, seq: this.seq++, inst, keys: row.keys})
+      this.heap.push({ts: due, seq: this.seq++, inst, keys: row.keys, ttlUs: row.ttlUs})
     }
   }
 
@@ -346,10 +401,11 @@ export class Player {
     while (this.heap.size > 0) {
       const w = this.heap.pop() as PendingWrite
       this.flushBefore(w.ts)
-      this.write(w.inst, w.ts, w.keys)
+      this.write(w.inst, w.ts, w.keys, w.ttlUs)
     }
     this.flushBefore(undefined)
-    for (const i of this.ordered) i.counters.final_cached_blocks = i.engine.policy.size
+    for (const i of this.ordered)
+      i.counters.final_cached_blocks = i.tiered?.cachedBlocks ?? i.engine.policy.size
   }
 
   /** Writes out the CSV rows a deferred writer holds (call between replay batches). */
@@ -392,7 +448,7 @@ export class Player {
   private cachedAll(): number {
     let n = 0
     const all = this.ordered
-    for (let k = 0; k < all.length; k++) n += all[k].engine.policy.size
+    for (let k = 0; k < all.length; k++) n += all[k].tiered?.cachedBlocks ?? all[k].engine.policy.size
     return n
   }
 
@@ -435,7 +491,8 @@ export class Player {
     this.bufferTs = row.ts
   }
 
-  private write(inst: InstState, ts: bigint, keys: readonly number[]): void {
+  private write(inst: InstState, ts: bigint, keys: readonly number[], ttlUs?: bigint): void {
+    if (inst.tiered !== undefined) return this.tieredWrite(inst, inst.tiered, ts, keys, ttlUs)
     this.flushBefore(ts)
     const inserted = inst.engine.insert(keys, ts)
     evictIfNeeded(inst.group.engines, inst.group.settings, inst.engine)
@@ -447,6 +504,82 @@ export class Player {
     inst.accWrite += keys.length
     const members = inst.group.members
     for (let k = 0; k < members.length; k++) members[k].counters.evictions = members[k].engine.evictions
+  }
+
+  /** A read of a tiered instance (§ "Tiers"): expiry, lookup, eviction after promotions, then the record. */
+  private tieredGet(inst: InstState, tiered: TieredInstance, row: TraceRow): void {
+    const group = tiered.group
+    group.expire(row.ts)
+    const empty = Array.isArray(row.mask) ? row.mask.length === 0 : row.mask === 0
+    const split = empty ? undefined : splitByMask(row.keys, row.mask)
+    const {read: r, wrote} = tiered.read(row.keys, split?.unmasked, split?.localRead ?? 0, row.ts)
+    if (wrote) group.evictIfNeeded(tiered, row.ts)
+    this.blockLookups += row.keys.length
+    const c = inst.counters
+    const bs = inst.cfg.block_size
+    const hit = r.localHit + r.remoteHit
+    const cached = tiered.cachedBlocks
+    c.get_rows++
+    c.read_blocks += row.keys.length
+    c.local_read_blocks += r.localRead
+    c.hit_blocks += hit
+    c.local_hit_blocks += r.localHit
+    c.remote_hit_blocks += r.remoteHit
+    c.input_tokens += row.inputLen
+    c.hit_tokens += hit * bs
+    c.local_hit_tokens += r.localHit * bs
+    c.remote_hit_tokens += r.remoteHit * bs
+    if (cached > c.peak_cached_blocks) c.peak_cached_blocks = cached
+    const hitTokens = r.tierHits.map((h) => h * bs)
+    for (let t = 0; t < hitTokens.length; t++) inst.accTierHitTokens[t] += hitTokens[t]
+    if (this.opts.plots) inst.addPlotPoint(row.ts, rate(c.hit_tokens, c.input_tokens))
+    if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
+    if (inst.csvPath === null) return
+    const sink = (this.sink ??= new TieredHitRateSink((file) =>
+      tierColumns((this.byFile[file].group.tiered as TieredGroup).setup.tierNames),
+    )) as TieredHitRateSink
+    if (inst.csvFile < 0) {
+      inst.csvFile = this.byFile.length
+      this.byFile.push(inst)
+      sink.open(inst.csvFile, inst.csvPath)
+    }
+    const rec = this.readRecord
+    rec.cached = cached
+    rec.cachedAll = this.cachedAll()
+    rec.read = row.keys.length
+    rec.localHit = r.localHit
+    rec.remoteHit = r.remoteHit
+    rec.inputTokens = row.inputLen
+    rec.bs = bs
+    sink.nextTail = tierFields({
+      hitTokens,
+      accHitTokens: inst.accTierHitTokens,
+      blocks: tiered.policies.map((p) => p.size),
+      inputTokens: row.inputLen,
+      accInputTokens: c.input_tokens,
+    })
+    sink.row(inst.csvFile, row.ts, rec, c)
+    this.bufferTs = row.ts
+  }
+
+  /** A write of a tiered instance: expiry, insert with the write's TTL, eviction. */
+  private tieredWrite(
+    inst: InstState,
+    tiered: TieredInstance,
+    ts: bigint,
+    keys: readonly number[],
+    ttlUs: bigint | undefined,
+  ): void {
+    this.flushBefore(ts)
+    const group = tiered.group
+    group.expire(ts)
+    tiered.insert(keys, ts, group.ttlOf(ttlUs))
+    group.evictIfNeeded(tiered, ts)
+    this.blockLookups += keys.length
+    const c = inst.counters
+    c.write_rows++
+    c.write_blocks += keys.length
+    inst.accWrite += keys.length
   }
 
   /** Finishes buffered CSV rows once replay moves past their timestamp (AccWriteBlocks is then known). */

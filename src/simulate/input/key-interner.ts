@@ -99,6 +99,15 @@ export class KeyInterner {
     return id
   }
 
+  /** The key of id `id` read as an unsigned 64-bit integer, modulo m (m ≥ 1). */
+  unsignedMod(id: number, m: number): number {
+    const hi = this.byId[2 * id]
+    const lo = this.byId[2 * id + 1]
+    // exact in doubles while (m - 1)² stays below 2^53
+    if (m <= 2 ** 26) return ((hi % m) * (TWO32 % m) + (lo % m)) % m
+    return Number(((BigInt(hi) << 32n) | BigInt(lo)) % BigInt(m))
+  }
+
   /** The id of a parsed JSON value; undefined when it is not an integer in [−2^63, 2^64 − 1]. */
   id(v: unknown): number | undefined {
     if (typeof v === 'number') {

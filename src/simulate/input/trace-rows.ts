@@ -19,6 +19,8 @@ export interface TraceRow {
   mask: boolean[] | number
   queryType: string
   lineNo: number
+  /** `ttl_us` of a write or request row, read only for tiered configurations (see {@link parseRow}) */
+  ttlUs?: bigint
 }
 
 /** A rule of docs/simulate.md §3.2 broken by a row. */
@@ -46,8 +48,19 @@ function preview(v: unknown): string {
 }
 
 /** Parses and validates one row (rules V1–V9; V10–V12 need the configuration and are checked by the runner). */
-export function parseRow(text: string, lineNo: number, keys: KeyInterner): TraceRow {
+export function parseRow(text: string, lineNo: number, keys: KeyInterner, withTtl = false): TraceRow {
   const row = parseObject(text)
+  const parsed = parseFields(row, lineNo, keys)
+  if (withTtl && parsed.type !== 'get' && row.has('ttl_us')) {
+    const ttl = row.get('ttl_us')
+    if ((typeof ttl !== 'number' || !Number.isInteger(ttl)) && typeof ttl !== 'bigint')
+      throw new RowError('V3', `ttl_us must be an integer literal (ttl_us=${preview(ttl)})`)
+    parsed.ttlUs = BigInt(ttl)
+  }
+  return parsed
+}
+
+function parseFields(row: Map<string, unknown>, lineNo: number, keys: KeyInterner): TraceRow {
   const type = row.get('type')
   if (
     type === undefined &&

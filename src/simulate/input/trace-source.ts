@@ -17,6 +17,11 @@ export interface TraceReadOptions {
   skipInvalid: boolean
   mode: 'read_write' | 'request'
   keys: KeyInterner
+  /**
+   * rows as the July-2026 Optimizer reads them (tiered configurations): `ttl_us` kept, get, write and request rows
+   * mixed, timestamps above 0; every row goes through the plain parser
+   */
+  tieredRows?: boolean
   /** the fast lane checks keys but interns none (each key id 0): for a pre-pass that needs only key counts */
   countKeysOnly?: boolean
   onBytes?(bytes: number): void
@@ -80,9 +85,10 @@ export async function* readTraceRowBatches(
         stats.rows++
         let row: TraceRow
         try {
-          row =
-            scanner.scan(bytes, starts[i], ends[i], lineNo, fastKeys) ??
-            parseRow(lines.text(i), lineNo, opts.keys)
+          row = opts.tieredRows
+            ? tieredRow(lines.text(i), lineNo, opts.keys)
+            : (scanner.scan(bytes, starts[i], ends[i], lineNo, fastKeys) ??
+              parseRow(lines.text(i), lineNo, opts.keys))
         } catch (err) {
           if (!(err instanceof RowError)) throw err
           if (opts.skipInvalid) {
@@ -93,7 +99,7 @@ export async function* readTraceRowBatches(
           break
         }
         stats.rowsByType[row.type]++
-        if ((opts.mode === 'read_write') !== (row.type !== 'request')) {
+        if (!opts.tieredRows && (opts.mode === 'read_write') !== (row.type !== 'request')) {
           failure = modeError(opts, lineNo, row.type)
           break
         }
@@ -112,6 +118,13 @@ export async function* readTraceRowBatches(
       throw lmtError('SIM_TRACE_READ', opts.name, (err as Error).message)
     throw err
   }
+}
+
+/** A row of a tiered configuration's trace: with its ttl_us; a timestamp of 0 is refused as that Optimizer does. */
+function tieredRow(text: string, lineNo: number, keys: KeyInterner): TraceRow {
+  const row = parseRow(text, lineNo, keys, true)
+  if (row.ts <= 0n) throw new RowError('V5', `timestamp_ns must be positive (timestamp_ns=${row.ts})`)
+  return row
 }
 
 /** {@link readTraceRowBatches} row by row. */

@@ -33,9 +33,12 @@ export class HitRateCsv {
   private buf = Buffer.allocUnsafe(1 << 20)
   private used = 0
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    header = CSV_HEADER,
+  ) {
     this.fd = openSync(path + '.tmp', 'w')
-    this.write(CSV_HEADER + '\n')
+    this.write(header + '\n')
   }
 
   /** Appends `src[start, end)` (ASCII bytes). */

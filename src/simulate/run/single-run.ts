@@ -6,6 +6,7 @@ import {Notes} from '../config/notes.js'
 import {PLAY_BATCH, playRows} from '../engine/play-rows.js'
 import {Player} from '../engine/player.js'
 import {loadSorted} from '../input/sorted-rows.js'
+import {loadTieredRows} from '../input/tiered-rows.js'
 import {KeyInterner, type TraceRow} from '../input/trace-rows.js'
 import {parsesOnThread, readTraceRowBatchesOnThread} from '../input/parse-thread.js'
 import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
@@ -31,8 +32,9 @@ type StreamedPlay = Omit<SingleRun, 'sizes'> & {unsortedAt?: number}
 
 /** Plays the trace at the configured capacities, its CSVs committed, the instances without a get noted. */
 export async function runSingle(setup: RunSetup): Promise<SingleRun> {
-  const run =
-    (playInfersSizes(setup) ? await playInferringSizes(setup) : undefined) ?? (await playSettled(setup))
+  const run = setup.cfg.tiered
+    ? await playTiered(setup)
+    : ((playInfersSizes(setup) ? await playInferringSizes(setup) : undefined) ?? (await playSettled(setup)))
   const main = run.main
   await main.closeCsvs(true)
   for (const i of main.ordered) {
@@ -44,6 +46,48 @@ export async function runSingle(setup: RunSetup): Promise<SingleRun> {
     else setup.outputs.push(setup.csvNames.nameOf(i.cfg.instance_id) as string)
   }
   return run
+}
+
+/**
+ * A tiered configuration's play: the trace read whole with its rows' TTLs and played in the July-2026 Optimizer's
+ * order (rows of equal timestamps as its unstable sort leaves them).
+ */
+async function playTiered(setup: RunSetup): Promise<SingleRun> {
+  const sizes = await settleRunSizes(setup)
+  const {req, stats} = setup
+  const {rows, keys, ordered} = await loadTieredRows(
+    setup.tracePath,
+    setup.traceName,
+    req.skipInvalid,
+    stats,
+    (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
+  )
+  if (!ordered)
+    setup.notes.add(
+      'LMT_SIM_RESORT',
+      `${setup.traceName}: rows share timestamps or are out of order; they were sorted in memory as the Optimizer's std::sort orders them (rows of one timestamp not in file order)`,
+    )
+  let run: ReturnType<typeof playRows>
+  try {
+    run = playRows(rows, () => newMainPlayer(setup, sizes, false, (k, m) => keys.unsignedMod(k, m)))
+  } catch (err) {
+    throw await withTraceFit(setup, sizes, err)
+  }
+  const stranded = run.player.groups.reduce((n, g) => n + (g.tiered?.strandedExpiries ?? 0), 0)
+  if (stranded > 0)
+    setup.notes.add(
+      'LMT_SIM_TTL_STRANDED',
+      `${stranded} blocks expired through one tier while another tier's ttl policy still held them (its expiry event had gone stale when a copy or an access in another tier moved the shared TTL anchor); lmt removed them from every tier. The Optimizer keeps them listed in that tier after freeing them, and its results on this configuration are undefined (it can crash)`,
+      'warning',
+    )
+  return {
+    main: run.player,
+    sorted: ordered,
+    playSeconds: run.seconds,
+    writeSeconds: run.writeSeconds,
+    rowsInMemory: rows,
+    sizes,
+  }
 }
 
 /** The play with block sizes settled first (given, or inferred by a pre-pass). */
@@ -101,10 +145,16 @@ async function forgetPlay(setup: RunSetup, main: Player | undefined): Promise<un
 }
 
 /** A player of the run that writes its CSVs (rows kept as numbers and written between batches). */
-function newMainPlayer(setup: RunSetup, sizes: RunSizes, provisionalSizes = false): Player {
+function newMainPlayer(
+  setup: RunSetup,
+  sizes: RunSizes,
+  provisionalSizes = false,
+  keyMod?: (key: number, m: number) => number,
+): Player {
   return new Player({
     ...sizes.baseOptions,
     provisionalSizes,
+    keyMod,
     config: structuredClone(setup.cfg),
     csvName: setup.csvNames.stagedIn(setup.out),
     // CSV rows are written between play batches, outside the play's timer

@@ -1,0 +1,954 @@
+// The July-2026 Optimizer's cache model (docs/simulate.md, "Tiers, TTL and sharded LRU"): storage tiers inside a
+// group, each tier with its own eviction policy per instance; write modes, promotion, access propagation, selective
+// copies, cascade demotion, TTL expiry and the sharded LRU. Blocks and nodes are plain objects: this model favours
+// being easy to check against the rules over the typed-array layout of the untiered engine (engine.ts).
+
+import {BinaryHeap} from '../../util/binary-heap.js'
+import {partialSortBy} from './libstdcxx-sort.js'
+import {XorShift64} from './xorshift64.js'
+
+const INT64_MAX = 2n ** 63n - 1n
+
+export type WriteMode = 'write_through' | 'cascading' | 'write_through_selective'
+
+/** How blocks move across the edge from tier i to tier i + 1. */
+export interface EdgeStrategy {
+  writeMode: WriteMode
+  propagate: boolean
+  promote: boolean
+  threshold: number
+}
+
+/** One tier's record of a block it holds. */
+interface TierStat {
+  count: number
+  last: bigint
+  write: bigint
+}
+
+export class Block {
+  /** per tier index: the stat while the tier holds the block */
+  readonly stats: Array<TierStat | undefined>
+  /** tiers holding the block (present iff > 0) */
+  held = 0
+  writeTime = -1n
+  lastAccess = -1n
+  accessCount = 0
+  /** 0 = never expires */
+  ttl = 0n
+  anchor = -1n
+
+  constructor(
+    readonly key: number,
+    public node: TreeNode,
+    tiers: number,
+  ) {
+    this.stats = new Array<TierStat | undefined>(tiers)
+  }
+}
+
+export class TreeNode {
+  blocks: Block[] = []
+  readonly children = new Map<number, TreeNode>()
+
+  constructor(public parent: TreeNode | null) {}
+}
+
+/** A doubly linked list of blocks, front = most recent. */
+class ListNode {
+  prev: ListNode | null = null
+  next: ListNode | null = null
+
+  constructor(readonly block: Block) {}
+}
+
+class BlockList {
+  head: ListNode | null = null
+  tail: ListNode | null = null
+
+  pushFront(n: ListNode): void {
+    n.prev = null
+    n.next = this.head
+    if (this.head) this.head.prev = n
+    else this.tail = n
+    this.head = n
+  }
+
+  pushBack(n: ListNode): void {
+    n.next = null
+    n.prev = this.tail
+    if (this.tail) this.tail.next = n
+    else this.head = n
+    this.tail = n
+  }
+
+  unlink(n: ListNode): void {
+    if (n.prev) n.prev.next = n.next
+    else this.head = n.next
+    if (n.next) n.next.prev = n.prev
+    else this.tail = n.prev
+    n.prev = n.next = null
+  }
+
+  /** inserts n before `at` (null: at the back) */
+  insertBefore(n: ListNode, at: ListNode | null): void {
+    if (at === null) return this.pushBack(n)
+    n.next = at
+    n.prev = at.prev
+    if (at.prev) at.prev.next = n
+    else this.head = n
+    at.prev = n
+  }
+
+  /** inserts n after `at` (null: at the front) */
+  insertAfter(n: ListNode, at: ListNode | null): void {
+    if (at === null) return this.pushFront(n)
+    this.insertBefore(n, at.next)
+  }
+}
+
+/** What a tier policy needs of its instance: the tree's tiers and the key's shard. */
+export interface PolicyHost {
+  /** the tier's name is `shared` (hierarchical eviction off) */
+  readonly shared: boolean
+  /** the key as an unsigned 64-bit value, modulo m */
+  keyMod(key: number, m: number): number
+  /** takes the tier's location away from the block */
+  dropLocation(b: Block, tier: number): void
+}
+
+/** The time a tier policy orders a block by (its last access through the tier, else its write into it). */
+function tierTime(b: Block, tier: number, shared: boolean): bigint {
+  const s = b.stats[tier]
+  if (s !== undefined) {
+    if (s.last >= 0n) return s.last
+    if (s.write >= 0n) return s.write
+  }
+  if (shared) {
+    if (b.lastAccess >= 0n) return b.lastAccess
+    if (b.writeTime >= 0n) return b.writeTime
+  }
+  return INT64_MAX
+}
+
+/** One instance's policy for one tier. */
+export interface TierPolicy {
+  size: number
+  /** false: the manager never asks it for capacity (ttl without fallback_on_pressure) */
+  readonly evictsForCapacity: boolean
+  register(b: Block): void
+  access(b: Block, ts: bigint): void
+  /** removes up to n blocks from the tier (their location included) */
+  evict(n: number): Block[]
+  /** forgets a block whose location is gone already */
+  forget(b: Block): void
+  holds(b: Block): boolean
+}
+
+/** `lru`: `shards` recency lists; an eviction takes candidates from the oldest tails (exact with one shard). */
+export class ShardedLru implements TierPolicy {
+  size = 0
+  readonly evictsForCapacity = true
+  private readonly shards: BlockList[] = []
+  private readonly nodes = new Map<Block, ListNode>()
+  private readonly shardCount: number
+  private readonly rounds: number
+  private readonly amplification: number
+
+  constructor(
+    private readonly host: PolicyHost,
+    private readonly tier: number,
+    shardCount: number,
+    sampleTimes: number,
+    amplification: number,
+  ) {
+    this.shardCount = shardCount <= 0 ? 1 : shardCount
+    this.rounds = sampleTimes <= 0 ? 1 : sampleTimes
+    this.amplification = amplification > 1 ? amplification : 1
+    for (let s = 0; s < this.shardCount; s++) this.shards.push(new BlockList())
+  }
+
+  private shardOf(b: Block): BlockList {
+    return this.shardCount === 1 ? this.shards[0] : this.shards[this.host.keyMod(b.key, this.shardCount)]
+  }
+
+  holds(b: Block): boolean {
+    return this.nodes.has(b)
+  }
+
+  register(b: Block): void {
+    const n = new ListNode(b)
+    this.nodes.set(b, n)
+    this.shardOf(b).pushFront(n)
+    this.size++
+  }
+
+  access(b: Block): void {
+    const n = this.nodes.get(b)
+    if (n === undefined) return
+    const shard = this.shardOf(b)
+    shard.unlink(n)
+    shard.pushFront(n)
+  }
+
+  forget(b: Block): void {
+    const n = this.nodes.get(b)
+    if (n === undefined) return
+    this.shardOf(b).unlink(n)
+    this.nodes.delete(b)
+    this.size--
+  }
+
+  private time(n: ListNode): bigint {
+    return tierTime(n.block, this.tier, this.host.shared)
+  }
+
+  evict(count: number): Block[] {
+    if (count <= 0 || this.size === 0) return []
+    const wanted = Math.max(Math.trunc(this.amplification * count), count)
+    const rounds = Math.min(this.rounds, this.shardCount)
+    const perRound = Math.ceil(wanted / rounds)
+    const candidates: ListNode[] = []
+    for (let r = 0; r < rounds && candidates.length < wanted; r++) {
+      let best = -1
+      let bestTime = 0n
+      for (let s = 0; s < this.shardCount; s++) {
+        const tail = this.shards[s].tail
+        if (tail === null) continue
+        const t = this.time(tail)
+        if (best < 0 || t < bestTime) {
+          best = s
+          bestTime = t
+        }
+      }
+      if (best < 0) break
+      const shard = this.shards[best]
+      for (let k = 0; k < perRound && shard.tail !== null && candidates.length < wanted; k++) {
+        const n = shard.tail
+        shard.unlink(n)
+        candidates.push(n)
+      }
+    }
+    if (candidates.length > count) partialSortBy(candidates, count, (a, b) => this.time(a) < this.time(b))
+    const victims = candidates.length > count ? candidates.slice(0, count) : candidates
+    for (let k = count; k < candidates.length; k++) this.shardOf(candidates[k].block).pushBack(candidates[k])
+    const out: Block[] = []
+    for (const n of victims) {
+      this.nodes.delete(n.block)
+      this.size--
+      this.host.dropLocation(n.block, this.tier)
+      out.push(n.block)
+    }
+    return out
+  }
+}
+
+/** `leaf_aware_lru` (the July generation's): only blocks of data leaves are evictable. */
+export class LeafAwareLru implements TierPolicy {
+  size = 0
+  readonly evictsForCapacity = true
+  private readonly list = new BlockList()
+  private readonly held = new Set<Block>()
+  /** the blocks in the evictable list */
+  private readonly listed = new Map<Block, ListNode>()
+
+  constructor(
+    private readonly host: PolicyHost,
+    private readonly tier: number,
+  ) {}
+
+  holds(b: Block): boolean {
+    return this.held.has(b)
+  }
+
+  register(b: Block): void {
+    this.held.add(b)
+    this.size++
+    if (b.node.children.size === 0) this.listFront(b)
+  }
+
+  private listFront(b: Block): void {
+    const n = new ListNode(b)
+    this.listed.set(b, n)
+    this.list.pushFront(n)
+  }
+
+  access(b: Block): void {
+    const n = this.listed.get(b)
+    if (n === undefined) return
+    this.list.unlink(n)
+    this.list.pushFront(n)
+  }
+
+  forget(b: Block): void {
+    if (!this.held.delete(b)) return
+    this.size--
+    this.unlist(b)
+  }
+
+  private unlist(b: Block): void {
+    const n = this.listed.get(b)
+    if (n === undefined) return
+    this.list.unlink(n)
+    this.listed.delete(b)
+  }
+
+  /** no block of any child node is held by any tier */
+  private static isDataLeaf(node: TreeNode): boolean {
+    for (const child of node.children.values()) for (const b of child.blocks) if (b.held > 0) return false
+    return true
+  }
+
+  evict(count: number): Block[] {
+    const out: Block[] = []
+    const processed = new Set<TreeNode>()
+    while (out.length < count && this.list.tail !== null) {
+      const b = this.list.tail.block
+      if (!LeafAwareLru.isDataLeaf(b.node)) {
+        this.unlist(b) // stays held, out of the list
+        continue
+      }
+      this.unlist(b)
+      this.held.delete(b)
+      this.size--
+      this.host.dropLocation(b, this.tier)
+      out.push(b)
+      const parent = b.node.parent
+      if (parent !== null && !processed.has(parent) && LeafAwareLru.isDataLeaf(parent)) {
+        let any = false
+        for (const pb of parent.blocks) {
+          if (this.held.has(pb) && !this.listed.has(pb)) {
+            this.insertSorted(pb)
+            any = true
+          }
+        }
+        if (any) processed.add(parent)
+      }
+    }
+    return out
+  }
+
+  /** the July generation's sorted insert: its walks use "newer than", on a list kept newest first */
+  private insertSorted(b: Block): void {
+    const n = new ListNode(b)
+    this.listed.set(b, n)
+    const list = this.list
+    if (list.head === null || list.tail === null) return list.pushBack(n)
+    const time = (x: Block) => tierTime(x, this.tier, this.host.shared)
+    const x = time(b)
+    const h = time(list.head.block)
+    const l = time(list.tail.block)
+    const forward = x >= h ? true : x <= l ? false : h - x < x - l
+    if (forward) {
+      let at: ListNode | null = list.head
+      while (at !== null && x > time(at.block)) at = at.next
+      list.insertBefore(n, at)
+    } else {
+      let at: ListNode | null = list.tail
+      while (at !== null && time(at.block) > x) at = at.prev
+      list.insertAfter(n, at)
+    }
+  }
+}
+
+/** `random_lru`: the oldest of random draws (with replacement), in libstdc++'s partial_sort order. */
+export class RandomLru implements TierPolicy {
+  readonly evictsForCapacity = true
+  private readonly blocks: Block[] = []
+  private readonly stamps: bigint[] = []
+  private readonly index = new Map<Block, number>()
+  private readonly rng: XorShift64
+  private readonly samples: number
+
+  constructor(
+    private readonly host: PolicyHost,
+    private readonly tier: number,
+    batch: number,
+    sampleRate: number,
+    seed: bigint,
+  ) {
+    const rate = sampleRate > 0 ? sampleRate : 0.1
+    this.samples = Math.trunc(batch / rate)
+    this.rng = new XorShift64(seed)
+  }
+
+  get size(): number {
+    return this.blocks.length
+  }
+
+  holds(b: Block): boolean {
+    return this.index.has(b)
+  }
+
+  register(b: Block): void {
+    this.index.set(b, this.blocks.length)
+    this.blocks.push(b)
+    this.stamps.push(tierTime(b, this.tier, this.host.shared))
+  }
+
+  access(b: Block, ts: bigint): void {
+    const at = this.index.get(b)
+    if (at !== undefined) this.stamps[at] = ts
+  }
+
+  forget(b: Block): void {
+    const at = this.index.get(b)
+    if (at === undefined) return
+    const last = this.blocks.length - 1
+    const moved = this.blocks[last]
+    this.blocks[at] = moved
+    this.stamps[at] = this.stamps[last]
+    this.index.set(moved, at)
+    this.blocks.pop()
+    this.stamps.pop()
+    this.index.delete(b)
+  }
+
+  evict(count: number): Block[] {
+    const n = this.blocks.length
+    if (n === 0 || count <= 0) return []
+    const total = Math.min(count, n)
+    const drawn = Math.min(Math.max(this.samples, 0), n)
+    const draws: number[] = []
+    const m = BigInt(n)
+    for (let d = 0; d < drawn; d++) draws.push(Number(this.rng.next() % m))
+    const k = Math.min(total, drawn)
+    partialSortBy(draws, k, (a, b) => this.stamps[a] < this.stamps[b])
+    const chosen = draws.slice(0, k).map((d) => this.blocks[d])
+    const out: Block[] = []
+    for (const b of chosen) {
+      if (out.length >= total) break
+      if (!this.index.has(b)) continue // drawn twice
+      this.forget(b)
+      this.host.dropLocation(b, this.tier)
+      out.push(b)
+    }
+    return out
+  }
+}
+
+interface ExpiryEvent {
+  expire: bigint
+  version: number
+  block: Block
+}
+
+/** `ttl`: expiry events in a min-heap; capacity eviction harvests, then (with fallback) takes the oldest. */
+export class TtlPolicy implements TierPolicy {
+  private readonly list = new BlockList()
+  private readonly nodes = new Map<Block, ListNode>()
+  private readonly versions = new Map<Block, number>()
+  private heap = TtlPolicy.newHeap()
+  private now = 0n
+
+  constructor(
+    private readonly host: PolicyHost,
+    private readonly tier: number,
+    readonly evictsForCapacity: boolean,
+    private readonly refreshOnRead: boolean,
+  ) {}
+
+  private static newHeap(): BinaryHeap<ExpiryEvent> {
+    return new BinaryHeap<ExpiryEvent>((a, b) => a.expire < b.expire)
+  }
+
+  get size(): number {
+    return this.nodes.size
+  }
+
+  holds(b: Block): boolean {
+    return this.nodes.has(b)
+  }
+
+  register(b: Block): void {
+    const n = new ListNode(b)
+    this.nodes.set(b, n)
+    this.list.pushFront(n)
+    if (b.lastAccess > this.now) this.now = b.lastAccess
+    b.anchor = b.lastAccess
+    this.pushEvent(b)
+  }
+
+  access(b: Block, ts: bigint): void {
+    if (ts > this.now) this.now = ts
+    const n = this.nodes.get(b)
+    if (n === undefined) return
+    this.list.unlink(n)
+    this.list.pushFront(n)
+    if (this.refreshOnRead) {
+      b.anchor = ts
+      this.pushEvent(b)
+    }
+  }
+
+  private pushEvent(b: Block): void {
+    if (b.ttl <= 0n) return
+    const version = (this.versions.get(b) ?? 0) + 1
+    this.versions.set(b, version)
+    this.heap.push({expire: b.anchor + b.ttl, version, block: b})
+    if (this.heap.size > 4 * this.nodes.size && this.nodes.size > 0) this.rebuild()
+  }
+
+  /** one event per held block that can expire, at its current anchor */
+  private rebuild(): void {
+    const heap = TtlPolicy.newHeap()
+    for (const b of this.nodes.keys()) {
+      const version = this.versions.get(b)
+      if (b.ttl > 0n && version !== undefined) heap.push({expire: b.anchor + b.ttl, version, block: b})
+    }
+    this.heap = heap
+  }
+
+  advance(ts: bigint): void {
+    if (ts > this.now) this.now = ts
+  }
+
+  /** removes every held block expired now */
+  harvest(): Block[] {
+    const out: Block[] = []
+    for (;;) {
+      const top = this.heap.peek()
+      if (top === undefined || !(top.expire < this.now)) break
+      this.heap.pop()
+      const b = top.block
+      if (!this.nodes.has(b) || this.versions.get(b) !== top.version) continue
+      if (!(b.ttl > 0n && this.now > b.anchor + b.ttl)) continue
+      this.take(b)
+      out.push(b)
+    }
+    return out
+  }
+
+  private take(b: Block): void {
+    const n = this.nodes.get(b) as ListNode
+    this.list.unlink(n)
+    this.nodes.delete(b)
+    this.versions.delete(b)
+    this.host.dropLocation(b, this.tier)
+  }
+
+  forget(b: Block): void {
+    const n = this.nodes.get(b)
+    if (n === undefined) return
+    this.list.unlink(n)
+    this.nodes.delete(b)
+    this.versions.delete(b)
+  }
+
+  evict(count: number): Block[] {
+    const out = this.harvest()
+    if (this.nodes.size === 0) return out
+    if (this.evictsForCapacity)
+      while (out.length < count && this.list.tail !== null) {
+        const b = this.list.tail.block
+        this.take(b)
+        out.push(b)
+      }
+    return out
+  }
+}
+
+export type TieredPolicyName = 'lru' | 'random_lru' | 'leaf_aware_lru' | 'ttl'
+
+export interface TieredInstanceSetup {
+  id: string
+  policy: TieredPolicyName
+  shardCount: number
+  sampleTimes: number
+  amplification: number
+  sampleRate: number
+  fallbackOnPressure: boolean
+  bytesPerBlock: number
+}
+
+export interface TieredGroupSetup {
+  /** the tiers' names, in priority order (`shared` when hierarchical eviction is off) */
+  tierNames: string[]
+  hierarchical: boolean
+  /** per tier: its quota in bytes (null: unlimited) */
+  quotas: Array<number | null>
+  /** edge i joins tier i and tier i + 1 */
+  edges: EdgeStrategy[]
+  /** 0: TTL off; > 0: the default TTL; < 0: only rows' TTLs */
+  defaultTtlSeconds: bigint
+  refreshOnRead: boolean
+  /** 1, 2, 3; anything else: no capacity eviction */
+  mode: number
+  batch: number
+  seed: bigint
+}
+
+/** The counts of one read (hits per tier in `tierHits`). */
+export interface TieredRead {
+  localHit: number
+  remoteHit: number
+  localRead: number
+  tierHits: number[]
+}
+
+/** One instance: its tree and one policy per tier. */
+export class TieredInstance implements PolicyHost {
+  readonly root = new TreeNode(null)
+  readonly policies: TierPolicy[]
+  readonly shared: boolean
+  readonly bytesPerBlock: number
+  private readonly result: TieredRead
+
+  constructor(
+    readonly setup: TieredInstanceSetup,
+    readonly group: TieredGroup,
+    readonly keyMod: (key: number, m: number) => number,
+  ) {
+    const g = group.setup
+    this.shared = !g.hierarchical
+    this.bytesPerBlock = setup.bytesPerBlock
+    this.policies = g.tierNames.map((_, tier) => this.newPolicy(tier))
+    this.result = {localHit: 0, remoteHit: 0, localRead: 0, tierHits: g.tierNames.map(() => 0)}
+  }
+
+  get tiers(): number {
+    return this.policies.length
+  }
+
+  private newPolicy(tier: number): TierPolicy {
+    const s = this.setup
+    const g = this.group.setup
+    switch (s.policy) {
+      case 'random_lru':
+        return new RandomLru(this, tier, g.batch, s.sampleRate, g.seed)
+      case 'leaf_aware_lru':
+        return new LeafAwareLru(this, tier)
+      case 'ttl':
+        return new TtlPolicy(this, tier, s.fallbackOnPressure, g.refreshOnRead)
+      default:
+        return new ShardedLru(this, tier, s.shardCount, s.sampleTimes, s.amplification)
+    }
+  }
+
+  /** blocks held, summed over the tiers (a block in two tiers counts twice) */
+  get cachedBlocks(): number {
+    let n = 0
+    for (const p of this.policies) n += p.size
+    return n
+  }
+
+  dropLocation(b: Block, tier: number): void {
+    if (b.stats[tier] === undefined) return
+    b.stats[tier] = undefined
+    b.held--
+  }
+
+  /** appends the block to one tier (nothing when it holds it); true when it was appended */
+  appendToTier(b: Block, tier: number, ts: bigint): boolean {
+    if (b.stats[tier] !== undefined) return false
+    b.stats[tier] = this.shared ? {count: 0, last: -1n, write: -1n} : {count: 0, last: ts, write: ts}
+    b.held++
+    this.policies[tier].register(b)
+    return true
+  }
+
+  /** appends from tier `from` down the chain of write_through edges; true when any tier was appended */
+  appendToChain(b: Block, from: number, ts: bigint): boolean {
+    const edges = this.group.setup.edges
+    let any = false
+    for (let tier = from; tier < this.tiers; tier++) {
+      if (this.appendToTier(b, tier, ts)) any = true
+      if (tier >= edges.length || edges[tier].writeMode !== 'write_through') break
+    }
+    return any
+  }
+
+  /** the tiers a new or revived block is written into: tier 0 and every tier behind write_through edges */
+  private initialTiers(): number {
+    const edges = this.group.setup.edges
+    let n = 1
+    while (n < this.tiers && edges[n - 1].writeMode === 'write_through') n++
+    return n
+  }
+
+  /** INSERT: new blocks and revived absent ones enter the initial tiers; present blocks are left alone */
+  insert(keys: readonly number[], ts: bigint, ttl: bigint): void {
+    const initial = this.initialTiers()
+    const enter = (b: Block) => {
+      b.writeTime = ts
+      b.lastAccess = ts
+      b.ttl = ttl
+      for (let tier = 0; tier < initial; tier++) this.appendToTier(b, tier, ts)
+    }
+    const newBlocks = (node: TreeNode, from: number) => {
+      for (let j = from; j < keys.length; j++) {
+        const b = new Block(keys[j], node, this.tiers)
+        node.blocks.push(b)
+        enter(b)
+      }
+    }
+    let node = this.root
+    let i = 0
+    while (i < keys.length) {
+      if (node !== this.root && node.children.size === 0) return newBlocks(node, i)
+      const child = node.children.get(keys[i])
+      if (child === undefined) {
+        const leaf = new TreeNode(node)
+        node.children.set(keys[i], leaf)
+        return newBlocks(leaf, i)
+      }
+      const blocks = child.blocks
+      let m = 0
+      while (m < blocks.length && i + m < keys.length && blocks[m].key === keys[i + m]) m++
+      for (let j = 0; j < m; j++) if (blocks[j].held === 0) enter(blocks[j])
+      if (m === blocks.length) {
+        node = child
+        i += m
+        continue
+      }
+      if (i + m === keys.length) return
+      const mid = this.split(child, m)
+      const leaf = new TreeNode(mid)
+      mid.children.set(keys[i + m], leaf)
+      return newBlocks(leaf, i + m)
+    }
+  }
+
+  /** the first m blocks of `child` move to a new node in its place; `child` hangs below it */
+  private split(child: TreeNode, m: number): TreeNode {
+    const parent = child.parent as TreeNode
+    const mid = new TreeNode(parent)
+    mid.blocks = child.blocks.slice(0, m)
+    for (const b of mid.blocks) b.node = mid
+    child.blocks = child.blocks.slice(m)
+    parent.children.set(mid.blocks[0].key, mid)
+    mid.children.set(child.blocks[0].key, child)
+    child.parent = mid
+    return mid
+  }
+
+  /**
+   * LOOKUP: the longest present prefix; each hit is counted for the first tier holding it, its accesses are
+   * propagated, and it is copied (selective writes) and promoted. Returns the counts (the object is reused) and
+   * whether a tier was written.
+   */
+  read(
+    keys: readonly number[],
+    unmasked: Set<number> | undefined,
+    localRead: number,
+    ts: bigint,
+  ): {read: TieredRead; wrote: boolean} {
+    const r = this.result
+    r.localHit = 0
+    r.remoteHit = 0
+    r.localRead = localRead
+    r.tierHits.fill(0)
+    let wrote = false
+    let node = this.root
+    let i = 0
+    outer: while (i < keys.length) {
+      const child = node.children.get(keys[i])
+      if (child === undefined) break
+      const blocks = child.blocks
+      let m = 0
+      while (m < blocks.length && i + m < keys.length && blocks[m].key === keys[i + m]) {
+        const b = blocks[m]
+        if (b.held === 0) break outer
+        if (unmasked === undefined || unmasked.has(keys[i + m])) r.remoteHit++
+        else r.localHit++
+        if (this.hit(b, ts)) wrote = true
+        m++
+      }
+      if (m < blocks.length || i + m === keys.length) break
+      node = child
+      i += m
+    }
+    return {read: this.result, wrote}
+  }
+
+  /** one hit block: counted, accessed, copied, promoted; true when a tier location was written */
+  private hit(b: Block, ts: bigint): boolean {
+    const edges = this.group.setup.edges
+    let h = 0
+    while (b.stats[h] === undefined) h++
+    this.result.tierHits[h]++
+    b.accessCount++
+    b.lastAccess = ts
+    const stat = b.stats[h] as TierStat
+    this.policies[h].access(b, ts)
+    stat.last = ts
+    stat.count++
+    let propagate = true
+    for (let tier = h + 1; tier < this.tiers; tier++) {
+      if (!edges[tier - 1].propagate) propagate = false
+      const s = b.stats[tier]
+      if (s !== undefined && propagate) {
+        this.policies[tier].access(b, ts)
+        s.last = ts
+      }
+    }
+    let wrote = false
+    if (
+      h < edges.length &&
+      edges[h].writeMode === 'write_through_selective' &&
+      stat.count >= edges[h].threshold
+    )
+      wrote = this.appendToChain(b, h + 1, ts)
+    if (h > 0 && this.group.promotes)
+      for (let j = h - 1; j >= 0 && edges[j].promote; j--) if (this.appendToTier(b, j, ts)) wrote = true
+    return wrote
+  }
+
+  /** CLEANUP: blocks no tier holds are reset; nodes left with only such blocks and no children are removed */
+  cleanup(evicted: readonly Block[]): void {
+    const collected = new Set<TreeNode>()
+    for (const b of evicted) {
+      if (b.held !== 0) continue
+      b.accessCount = 0
+      b.lastAccess = -1n
+      b.writeTime = -1n
+      b.anchor = -1n
+      b.ttl = 0n
+      if (b.node !== this.root) collected.add(b.node)
+    }
+    let removed = true
+    while (removed) {
+      removed = false
+      for (const n of collected) {
+        if (n.blocks.length === 0 || n.children.size !== 0 || n.blocks.some((b) => b.held > 0)) continue
+        const parent = n.parent as TreeNode
+        if (parent.children.get(n.blocks[0].key) === n) parent.children.delete(n.blocks[0].key)
+        collected.delete(n)
+        removed = true
+      }
+    }
+  }
+}
+
+/** A group: its instances, the tiers' quotas, capacity eviction and TTL expiry. */
+export class TieredGroup {
+  readonly members: TieredInstance[] = []
+  /** any edge promotes */
+  readonly promotes: boolean
+  /** blocks expired through one tier while another tier's ttl policy still held them (removed there too) */
+  strandedExpiries = 0
+
+  constructor(readonly setup: TieredGroupSetup) {
+    this.promotes = setup.edges.some((e) => e.promote)
+  }
+
+  add(setup: TieredInstanceSetup, keyMod: (key: number, m: number) => number): TieredInstance {
+    const inst = new TieredInstance(setup, this, keyMod)
+    this.members.push(inst)
+    return inst
+  }
+
+  /** the TTL a write gives the blocks it creates or revives (0: never expires) */
+  ttlOf(rowTtlUs: bigint | undefined): bigint {
+    const d = this.setup.defaultTtlSeconds
+    if (d === 0n) return 0n
+    const r = rowTtlUs ?? 0n
+    if (r > 0n) return r * 1000n
+    if (r === 0n) return d * 1_000_000_000n
+    return 0n
+  }
+
+  /** EXPIRE: every ttl policy of the group harvests at `ts`; the expired blocks leave every tier */
+  expire(ts: bigint): void {
+    let expired: Map<TieredInstance, Block[]> | undefined
+    for (const inst of this.members) {
+      for (const p of inst.policies) {
+        if (!(p instanceof TtlPolicy)) continue
+        p.advance(ts)
+        if (p.size === 0) continue
+        const out = p.harvest()
+        if (out.length === 0) continue
+        expired ??= new Map()
+        const list = expired.get(inst)
+        if (list) list.push(...out)
+        else expired.set(inst, out)
+      }
+    }
+    if (expired === undefined) return
+    for (const [inst, blocks] of expired) {
+      for (const b of blocks) {
+        if (b.held === 0) continue
+        // another tier still holds the block: its policy's event went stale when the shared anchor moved
+        this.strandedExpiries++
+        for (let tier = 0; tier < inst.tiers; tier++) {
+          if (b.stats[tier] === undefined) continue
+          inst.policies[tier].forget(b)
+          inst.dropLocation(b, tier)
+        }
+      }
+      inst.cleanup(blocks)
+    }
+  }
+
+  private excess(tier: number): number {
+    const quota = this.setup.quotas[tier]
+    if (quota === null) return 0
+    let used = 0
+    for (const inst of this.members) used += inst.policies[tier].size * inst.bytesPerBlock
+    return used > quota ? used - quota : 0
+  }
+
+  /** EVICT_IF_NEEDED: each tier in order, its evicted blocks demoted over a cascading edge; then cleanup */
+  evictIfNeeded(trigger: TieredInstance, ts: bigint): void {
+    const {mode, edges} = this.setup
+    if (mode !== 1 && mode !== 2 && mode !== 3) return
+    const tiers = this.setup.tierNames.length
+    let evicted: Map<TieredInstance, Block[]> | undefined
+    for (let tier = 0; tier < tiers; tier++) {
+      const excess = this.excess(tier)
+      if (excess <= 0) continue
+      const out = mode === 1 ? this.evictGroupRough(tier, excess) : this.evictInstance(trigger, tier, excess)
+      const cascades = tier + 1 < tiers && edges[tier].writeMode === 'cascading'
+      for (const [inst, blocks] of out) {
+        if (cascades) for (const b of blocks) inst.appendToChain(b, tier + 1, ts)
+        evicted ??= new Map()
+        const list = evicted.get(inst)
+        if (list) list.push(...blocks)
+        else evicted.set(inst, [...blocks])
+      }
+    }
+    if (evicted !== undefined) for (const [inst, blocks] of evicted) inst.cleanup(blocks)
+  }
+
+  private evictGroupRough(tier: number, excess: number): Map<TieredInstance, Block[]> {
+    const out = new Map<TieredInstance, Block[]>()
+    let total = 0
+    while (total < excess) {
+      let any = false
+      for (const inst of this.members) {
+        const p = inst.policies[tier]
+        if (!p.evictsForCapacity) continue
+        const blocks = p.evict(this.setup.batch)
+        if (blocks.length === 0) continue
+        any = true
+        total += blocks.length * inst.bytesPerBlock
+        const list = out.get(inst)
+        if (list) list.push(...blocks)
+        else out.set(inst, blocks)
+      }
+      if (!any) break
+    }
+    return out
+  }
+
+  private evictInstance(inst: TieredInstance, tier: number, excess: number): Map<TieredInstance, Block[]> {
+    const p = inst.policies[tier]
+    const all: Block[] = []
+    if (p.evictsForCapacity) {
+      const batch = this.setup.batch
+      let total = 0
+      while (total < excess) {
+        let count = batch
+        if (this.setup.mode === 3) {
+          const needed = Math.ceil((excess - total) / inst.bytesPerBlock)
+          count = batch < 0 ? needed : Math.min(batch, needed)
+        }
+        const blocks = p.evict(count)
+        if (blocks.length === 0) break
+        total += blocks.length * inst.bytesPerBlock
+        all.push(...blocks)
+      }
+    }
+    return new Map([[inst, all]])
+  }
+}
