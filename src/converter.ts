@@ -33,3 +33,12 @@ export * from './values.js'
 export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'
 export {pyFormatFixed, pyRound} from './util/pyfmt.js'
 export {pyJsonDumps, type PyJsonValue} from './jsonl/py-json.js'
+// LMCache's lookup-hash logs: their files, lines and chunk layouts (the lmcache_lookup converter reads them)
+export {
+  chunkBytesOf,
+  dtypeBytes,
+  hashKey64,
+  lookupLogFiles,
+  parseLookupLine,
+  type LookupEvent,
+} from './lmcache/lookup-log.js'

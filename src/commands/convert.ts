@@ -30,6 +30,7 @@ import {normalizeEvictionPolicy, storageFlags} from '../replay/storage/storage-f
 import {builtinConverterFlags} from '../cli/builtin-converter-flags.js'
 import {converterFlagsOf, converterSettings, foreignConverterFlag} from '../plugins/converter-flags.js'
 import {tempPathBeside} from '../convert/stale-temps.js'
+import {expandDirectoryInputs} from '../convert/directory-inputs.js'
 import {exitProcess} from '../util/guards/exit-guard.js'
 
 const INPUT_GROUP = 'INPUT'
@@ -231,13 +232,13 @@ export default class Convert extends LmtCommand {
       const {registration: reg, registry} = await this.converter(first, reporter)
       if (reg.source === 'built-in') watchdog?.stop() // lmt's own converters always answer Ctrl-C
       const flags = await this.parseWithConverter(argv, reg, registry, reporter)
+      const given = flags.input // a directory's default output goes beside it, not into it
+      flags.input = expandDirectoryInputs(given, reg.cls)
       for (const input of flags.input) checkInput(input)
       const lctMode = flags.mode === 'lct'
       const output =
         flags.output ??
-        (lctMode
-          ? defaultOutputPath(flags.input).replace(/_optimizer\.jsonl$/, '.lct')
-          : defaultOutputPath(flags.input))
+        (lctMode ? defaultOutputPath(given).replace(/_optimizer\.jsonl$/, '.lct') : defaultOutputPath(given))
       checkOutput(output, flags.input)
       const lct = lctMode ? await lctSettings(flags, reporter) : undefined
       const converterConfig = loadConverterConfig(

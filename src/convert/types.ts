@@ -150,6 +150,11 @@ export interface ConverterClass<Settings = unknown> {
    * convert it from; it must be cheap and never change state. A converter that throws here is ignored.
    */
   looksLike?(sample: FormatSample): boolean
+  /**
+   * Optional: the files a directory given as an input stands for, in the order they are converted (for formats
+   * written as a directory of rotated files). Without it a directory is not an input.
+   */
+  inputFiles?(directory: string): string[]
 }
 
 export type {InputLine}

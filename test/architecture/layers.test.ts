@@ -14,6 +14,7 @@ const LAYERS: Record<string, number> = {
   'src/vendor/': 0,
   'src/jsonl/': 1,
   'src/lct/': 1,
+  'src/lmcache/': 1,
   'src/convert/': 2,
   'src/replay/': 2,
   'src/simulate/': 2,

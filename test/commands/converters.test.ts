@@ -14,6 +14,7 @@ describe('lmt converters', () => {
     expect(lines[0]).toMatch(/^FORMAT\s+CLASS\s+SOURCE\s+ALIASES\s+DESCRIPTION$/)
     expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual([
       'lmcache_lct',
+      'lmcache_lookup',
       'mooncake',
       'publisher_log',
       'qwen_bailian',

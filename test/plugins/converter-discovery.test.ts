@@ -68,6 +68,7 @@ describe('converter discovery', () => {
       'deep:DeepConverter:dir',
       'foo:FooConverter:dir',
       'lmcache_lct:LmcacheLctConverter:built-in',
+      'lmcache_lookup:LmcacheLookupConverter:built-in',
       'mooncake:MooncakeConverter:built-in',
       'publisher_log:PublisherLogConverter:built-in',
       'qwen_bailian:QwenBailianConverter:built-in',
@@ -124,7 +125,7 @@ describe('converter discovery', () => {
       modules: ['no-such-package-lmt-xyz', 'no-such-dir/mine.mjs'],
       onWarning: (w) => warnings.push(w),
     })
-    expect(reg.list()).toHaveLength(5)
+    expect(reg.list()).toHaveLength(6)
     expect(warnings[2]).toBe(
       `cannot load converter module no-such-dir/mine.mjs: no such file: ${resolve('no-such-dir/mine.mjs')}`,
     )

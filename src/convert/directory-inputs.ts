@@ -1,0 +1,30 @@
+// A directory given as an input of a format whose converter lists its files (`ConverterClass.inputFiles`, e.g. the
+// rotated files of an LMCache lookup-hash log directory): the directory becomes those files, in that order.
+import {statSync} from 'node:fs'
+import {lmtError} from '../errors.js'
+import type {ConverterClass} from './types.js'
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false // a path that is not there is the input checks' to report
+  }
+}
+
+/** The inputs with each directory replaced by the files the converter lists for it (a directory of none is an error). */
+export function expandDirectoryInputs(inputs: readonly string[], cls: ConverterClass): string[] {
+  const list = typeof cls.inputFiles === 'function' ? cls.inputFiles.bind(cls) : undefined
+  const out: string[] = []
+  for (const input of inputs) {
+    if (!list || !isDirectory(input)) {
+      out.push(input)
+      continue
+    }
+    const files = list(input)
+    if (files.length === 0)
+      throw lmtError('CONVERT_INPUT_UNREADABLE', input, `a directory with no input files of this format`)
+    out.push(...files)
+  }
+  return out
+}
