@@ -308,6 +308,12 @@ const catalogue = {
       `${trace}:${lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`,
   },
   SIM_OUTPUT_FAILED: {exit: 1, message: outputFailed},
+  SIM_LMCACHE_CHUNK_BYTES: {
+    exit: 1,
+    message: (where: string, why: string) =>
+      `${where}: the bytes of one chunk cannot be determined from the first lookup's layout (${why})`,
+  },
+  SIM_LMCACHE_USAGE: {exit: 2, message: (what: string) => `--policy lmcache_lru: ${what}`},
   // REPORT: lmt report
   REPORT_NO_INPUT: {
     exit: 2,

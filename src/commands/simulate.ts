@@ -16,6 +16,17 @@ import type {
 import {consoleText} from '../simulate/output/console.js'
 import {PendingFiles} from '../simulate/output/pending-files.js'
 import {closest} from '../util/closest.js'
+import {statSync} from 'node:fs'
+import {basename} from 'node:path'
+import {fileStem} from '../convert/settings.js'
+import {expandDirectoryInputs} from '../convert/directory-inputs.js'
+import {
+  checkLmcacheUsage,
+  layoutBytesPerToken,
+  LMCACHE_FORMAT,
+  LMCACHE_POLICY,
+  runLmcacheSimulate,
+} from '../cli/lmcache-simulate.js'
 
 function parseSeed(text: string): bigint {
   const v = bigIntFlag('seed', text, 'decimal or 0x hex')
@@ -35,12 +46,12 @@ const MODEL = 'MODEL'
 const SWEEP = 'SWEEP'
 
 /** A policy name in any case (`LRU` is `lru`); an unknown one is a usage error that names the nearest. */
-function parsePolicy(v: string): PolicyName {
-  const name = v.toLowerCase() as PolicyName
-  if (POLICIES.includes(name)) return name
-  const near = closest(v, POLICIES)
-  throw lmtError('SIM_UNKNOWN_POLICY', v, near, {
-    suggestions: [`policies: ${POLICIES.join(', ')}`],
+function parsePolicy(v: string): PolicyName | typeof LMCACHE_POLICY {
+  const name = v.toLowerCase()
+  if (name === LMCACHE_POLICY || POLICIES.includes(name as PolicyName)) return name as PolicyName
+  const all = [...POLICIES, LMCACHE_POLICY]
+  throw lmtError('SIM_UNKNOWN_POLICY', v, closest(v, all), {
+    suggestions: [`policies: ${all.join(', ')}`],
   })
 }
 
@@ -113,6 +124,15 @@ export default class Simulate extends LmtCommand {
       char: 't',
       summary: "Trace file (Get+Write JSONL, as lmt convert writes it); replaces the configuration's.",
     }),
+    input: Flags.string({
+      char: 'i',
+      summary: `Inputs to convert on the fly (with --format), e.g. an LMCache lookup-hash log directory (-f ${LMCACHE_FORMAT}).`,
+      multiple: true,
+    }),
+    format: Flags.string({char: 'f', summary: 'Format of --input (see lmt converters).'}),
+    instance: Flags.string({
+      summary: `With -f ${LMCACHE_FORMAT}: only the lookups of this model (LMCache's --model).`,
+    }),
     'output-dir': Flags.string({
       char: 'o',
       summary:
@@ -120,7 +140,7 @@ export default class Simulate extends LmtCommand {
     }),
     policy: Flags.string({
       summary: 'Eviction policy of every instance, in any case (default lru).',
-      helpValue: POLICIES.join('|'),
+      helpValue: [...POLICIES, LMCACHE_POLICY].join('|'),
       parse: async (v) => parsePolicy(v),
     }),
     capacity: Flags.string({summary: 'Capacity of every group in GB; a negative number is infinite.'}),
@@ -251,6 +271,13 @@ export default class Simulate extends LmtCommand {
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(Simulate)
+    if (flags.policy === LMCACHE_POLICY) return this.runLmcache(flags, args.config)
+    if (flags.input !== undefined) return this.runConverted(args, flags)
+    return this.simulateTrace(args, flags)
+  }
+
+  /** The run of a Get+Write trace (given, or converted from -i). */
+  private async simulateTrace(args: SimulateArgs, flags: SimulateFlags): Promise<Record<string, unknown>> {
     checkUsage(args, flags)
     const request = this.request(args, flags)
     const json = this.jsonEnabled()
@@ -283,6 +310,101 @@ export default class Simulate extends LmtCommand {
       for (const line of text.lines) this.log(line)
     }
     return outcome.summary
+  }
+
+  /** `--policy lmcache_lru`: LMCache's cache simulator over lookup-hash logs (src/cli/lmcache-simulate.ts). */
+  private async runLmcache(
+    flags: SimulateFlags,
+    config: string | undefined,
+  ): Promise<Record<string, unknown>> {
+    checkLmcacheUsage(flags, config)
+    const json = this.jsonEnabled()
+    const warn = (m: string) => (flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
+    const bar = createProgressBar({
+      enabled: flags.progress && !flags.quiet && !json,
+      label: 'simulating',
+      unit: 'bytes',
+    })
+    const controller = new AbortController()
+    const stopHandling = handleInterrupts({
+      exit: (code) => process.exit(code),
+      json,
+      cleanup: () => {
+        controller.abort()
+        bar.stop()
+      },
+    })
+    try {
+      const out = await runLmcacheSimulate(flags, {
+        warn: (m) => {
+          bar.clearLine()
+          warn(m)
+        },
+        signal: controller.signal,
+        onProgress: (bytes, total) => bar.update(bytes, total),
+      })
+      bar.stop()
+      if (!flags.quiet && !json) for (const line of out.lines) this.log(line)
+      return out.json
+    } finally {
+      bar.stop()
+      stopHandling()
+    }
+  }
+
+  /** `-i INPUT -f FORMAT` with lmt's policies: the inputs converted to a temporary Get+Write trace, then simulated. */
+  private async runConverted(args: SimulateArgs, flags: SimulateFlags): Promise<Record<string, unknown>> {
+    if (flags.trace !== undefined) throw lmtError('CLI_FLAGS_EXCLUSIVE', '--trace', '--input')
+    if (flags.format === undefined)
+      throw lmtError('CLI_FLAG_NEEDS', '--input', '--format (see lmt converters)')
+    const warn = (m: string) => (flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
+    const {discoverConverters, pluginConverterSources} = await import('../plugins/converter-discovery.js')
+    const registry = await discoverConverters({
+      plugins: await pluginConverterSources(this.config, warn),
+      onWarning: warn,
+    })
+    const reg = registry.resolve(flags.format)
+    if (!reg)
+      throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
+        suggestions: ['run "lmt converters" to see every format'],
+      })
+    const inputs = expandDirectoryInputs(flags.input as string[], reg.cls)
+    for (const input of inputs)
+      try {
+        if (!statSync(input).isFile()) throw new Error('not a regular file')
+      } catch (err) {
+        throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
+      }
+    const {convertInput} = await import('../report/convert-input.js')
+    const converted = convertInput({
+      inputs,
+      converter: reg,
+      instanceId: 'instance',
+      instanceBlockSizes: new Map(),
+      warn,
+    })
+    const stopHandling = handleInterrupts({
+      exit: (code) => process.exit(code),
+      json: this.jsonEnabled(),
+      cleanup: () => converted.cleanup(),
+    })
+    try {
+      await converted.run()
+      stopHandling()
+      const stem = fileStem(basename((flags.input as string[])[0].replace(/[/\\]+$/, '')))
+      const bytesPerToken =
+        flags['bytes-per-token'] ??
+        (reg.format === LMCACHE_FORMAT ? await layoutBytesPerToken(inputs) : undefined)
+      return await this.simulateTrace(args, {
+        ...flags,
+        trace: converted.trace,
+        'output-dir': flags['output-dir'] ?? `${stem}.simulate`,
+        'bytes-per-token': bytesPerToken,
+      })
+    } finally {
+      stopHandling()
+      converted.cleanup()
+    }
   }
 
   /** The library's request from the flags (the run adds its temporaries and its progress display). */
