@@ -132,6 +132,9 @@ const catalogue = {
   // a pass-through by design: a converter (built-in or third-party, through the public lmtError) fails in its own
   // words; lmt cannot word a plugin's failures
   PLUGIN_CONVERTER_FAILED: {exit: 1, message: (detail: string) => detail},
+  // a pass-through by design: a plugin (a converter's parseOptions, a replay level's flags) refusing what the user
+  // gave it, in its own words; exit 2 as every usage error
+  PLUGIN_USAGE: {exit: 2, message: (detail: string) => detail},
   PLUGIN_CONVERTER_THREW: {
     exit: 1,
     message: (converter: string, reason: string, input?: string) =>
@@ -359,7 +362,11 @@ const catalogue = {
 } as const
 
 /** The kinds whose message is the caller's text, and why (test/errors/catalogue.test.ts holds every other to facts). */
-export const PASS_THROUGH_KINDS: readonly ErrorKind[] = ['PLUGIN_CONVERTER_FAILED', 'REPLAY_CONFIG']
+export const PASS_THROUGH_KINDS: readonly ErrorKind[] = [
+  'PLUGIN_CONVERTER_FAILED',
+  'PLUGIN_USAGE',
+  'REPLAY_CONFIG',
+]
 
 /**
  * Codes of errors that do not come from the catalogue, in the same scheme: oclif's own parse errors (`--json` code
@@ -434,11 +441,14 @@ export function lmtError<K extends ErrorKind>(
   return new LmtError(kind, factory(...args.slice(0, arity)), last)
 }
 
-/** `lmtError` with a kind outside the catalogue: PLUGIN_CONVERTER_FAILED with the caller's text (or the kind). */
+/**
+ * `lmtError` with a kind outside the catalogue: PLUGIN_CONVERTER_FAILED with the caller's text (or the kind);
+ * `CLI_USAGE`, the code of a usage error, is taken as PLUGIN_USAGE.
+ */
 function foreignKindError(kind: string, args: readonly unknown[]): LmtError {
   const text = typeof args[0] === 'string' ? args[0] : String(kind)
   const last = args.find((a, i) => i > 0 && a !== null && typeof a === 'object') as ErrorOptions | undefined
-  return new LmtError('PLUGIN_CONVERTER_FAILED', text, last ?? {})
+  return new LmtError(kind === 'CLI_USAGE' ? 'PLUGIN_USAGE' : 'PLUGIN_CONVERTER_FAILED', text, last ?? {})
 }
 
 export function isLmtError(err: unknown): err is LmtError {

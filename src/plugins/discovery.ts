@@ -75,7 +75,14 @@ export async function loadPluginModule(kind: PluginKind, path: string, source: s
             pluginLoadTimeoutMs(),
           )
   } catch (err) {
-    kind.warn(`cannot load ${kind.what} module ${path}${note}: ${(err as Error)?.message ?? String(err)}`)
+    const message = (err as Error)?.message ?? String(err)
+    // a CommonJS require('lmt'): Node 20 resolves it without the hooks that serve import 'lmt'
+    const commonJs = /^Cannot find module 'lmt(\/[a-z]+)?'/.test(message)
+      ? ` (a CommonJS module cannot require lmt: write an ES module, .mjs or .ts, that imports it)`
+      : ''
+    kind.warn(
+      `cannot load ${kind.what} module ${path}${note}: ${commonJs ? message.split('\n')[0] : message}${commonJs}`,
+    )
     return
   }
   for (const name of exportNames(ns)) kind.examine(ns[name], name, path, source)
@@ -94,8 +101,6 @@ export async function loadPluginDir(
     if (!plugin?.mayBeFile) return kind.warn(`${kind.what} directory not found: ${dir}`)
     files = [dir] // the manifest names one module
   } else {
-    if (scanned.skippedTs > 0)
-      kind.warn(`${scanned.skippedTs} TypeScript file(s) in ${dir} skipped; install tsx to load them`)
     if (plugin) files = filesInside(plugin, files, (m) => kind.warn(m))
   }
   for (const file of files) await loadPluginModule(kind, file, source)

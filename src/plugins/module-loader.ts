@@ -1,43 +1,15 @@
 import {existsSync, statSync} from 'node:fs'
-import {createRequire, register} from 'node:module'
-import {extname, join, resolve} from 'node:path'
+import {register} from 'node:module'
+import {join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
-
-const JS_EXTENSIONS = new Set(['.js', '.mjs', '.cjs'])
-const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts'])
-
-type TsxApi = {
-  register(options: {namespace: string}): {import(specifier: string, parent: string): Promise<unknown>}
-}
-let tsxApi: Promise<TsxApi | undefined> | undefined
-
-/** The `tsx` ESM API, from lmt's own installation first, then from the current directory; undefined if absent. */
-export function loadTsx(): Promise<TsxApi | undefined> {
-  tsxApi ??= (async () => {
-    try {
-      return (await import('tsx/esm/api')) as unknown as TsxApi
-    } catch {
-      try {
-        const req = createRequire(join(process.cwd(), 'noop.js'))
-        return (await import(pathToFileURL(req.resolve('tsx/esm/api')).href)) as TsxApi
-      } catch {
-        return undefined
-      }
-    }
-  })()
-  return tsxApi
-}
-
-export function isTypeScript(path: string): boolean {
-  return TS_EXTENSIONS.has(extname(path)) && !path.endsWith('.d.ts')
-}
 
 let selfResolution = false
 
 /**
- * Before the first module from outside lmt loads: make its `import … from 'lmt'` resolve to this lmt (a resolve
- * hook; registered lazily because the hooks thread costs start-up time and memory). Compiled builds only: from sources
- * (the unit tests) nothing outside lmt is imported by name.
+ * Before the first module from outside lmt loads: make its `import … from 'lmt'` resolve to this lmt and compile its
+ * TypeScript (self-resolve-hook.ts; registered lazily because the hooks thread costs start-up time and memory).
+ * Compiled builds only: from sources (the unit tests) nothing outside lmt is imported by name, and vitest compiles
+ * TypeScript itself.
  */
 function ensureSelfResolution(path: string): void {
   if (selfResolution || !import.meta.url.endsWith('.js')) return
@@ -57,23 +29,14 @@ function ensureSelfResolution(path: string): void {
   })
 }
 
-/** Imports a module file (TypeScript through tsx's namespaced loader). */
+/** Imports a module file (TypeScript compiled to an ES module as it loads: self-resolve-hook.ts). */
 export async function importFile(path: string): Promise<Record<string, unknown>> {
   ensureSelfResolution(path)
-  const url = pathToFileURL(resolve(path)).href
-  if (isTypeScript(path)) {
-    const api = await loadTsx()
-    if (!api) throw new Error('TypeScript modules need the tsx package (npm i tsx)')
-    const ns = api.register({namespace: 'lmt-converters'})
-    return (await ns.import(url, import.meta.url)) as Record<string, unknown>
-  }
-  return (await import(url)) as Record<string, unknown>
+  return (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>
 }
 
 export interface ScannedDir {
   files: string[]
-  /** TypeScript files seen when no TypeScript loader is available. */
-  skippedTs: number
   missing: boolean
 }
 
@@ -100,26 +63,9 @@ function byPathSegments(a: string, b: string): number {
   return sa.length - sb.length
 }
 
-/** Whether tsx can be imported, resolved without loading it (loading it is slow; only TypeScript files need it). */
-function tsxResolvable(): boolean {
-  for (const from of [import.meta.url, pathToFileURL(join(process.cwd(), 'noop.js')).href]) {
-    try {
-      createRequire(from).resolve('tsx/esm/api')
-      return true
-    } catch {
-      // not installed there
-    }
-  }
-  return false
-}
-
-/**
- * Module files under a directory, recursively, in code-unit order of their paths (deterministic discovery).
- * TypeScript files are listed when `typescript` is true, or when it is left out and tsx is installed (checked only
- * if the directory has TypeScript files); otherwise they are counted in `skippedTs`.
- */
-export async function scanModuleDir(dir: string, typescript?: boolean): Promise<ScannedDir> {
-  const result: ScannedDir = {files: [], skippedTs: 0, missing: false}
+/** Module files under a directory, recursively, in code-unit order of their paths (deterministic discovery). */
+export async function scanModuleDir(dir: string): Promise<ScannedDir> {
+  const result: ScannedDir = {files: [], missing: false}
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     result.missing = true
     return result
@@ -133,12 +79,6 @@ export async function scanModuleDir(dir: string, typescript?: boolean): Promise<
     followSymbolicLinks: true,
   })
   found.sort(byPathSegments)
-  if (typescript === undefined && found.some((rel) => !JS_EXTENSIONS.has(extname(rel))))
-    typescript = tsxResolvable()
-  for (const rel of found) {
-    if (JS_EXTENSIONS.has(extname(rel))) result.files.push(join(dir, rel))
-    else if (typescript) result.files.push(join(dir, rel))
-    else result.skippedTs++
-  }
+  result.files = found.map((rel) => join(dir, rel))
   return result
 }

@@ -481,7 +481,7 @@ describe('lmt convert: custom converters', () => {
     expect(readFileSync(marker, 'utf8')).toBe('closed')
   })
 
-  it('loads TypeScript converter modules through tsx', async () => {
+  it('loads TypeScript converter modules', async () => {
     const m = mod(
       'typed.ts',
       `export class TypedConverter { convertToTraces(): Array<{timestamp_ns: bigint}> { return [{timestamp_ns: 7n as bigint}] } }`,

@@ -8,15 +8,17 @@ const tmp = tempDir()
 afterAll(() => tmp.cleanup())
 
 describe('module directories', () => {
-  it('lists TypeScript files only when asked to or when tsx is installed', async () => {
+  it('lists JavaScript and TypeScript modules, not declarations, tests or private files', async () => {
     const d = join(tmp.dir, 'mixed')
-    mkdirSync(d, {recursive: true})
-    writeFileSync(join(d, 'a.js'), '')
-    writeFileSync(join(d, 'b.ts'), '')
-    expect((await scanModuleDir(d, false)).files.map((f) => f.slice(d.length + 1))).toEqual(['a.js'])
-    expect((await scanModuleDir(d, false)).skippedTs).toBe(1)
-    expect((await scanModuleDir(d, true)).files.map((f) => f.slice(d.length + 1))).toEqual(['a.js', 'b.ts'])
-    // tsx is a dependency of lmt, so the default finds it
-    expect((await scanModuleDir(d)).files.map((f) => f.slice(d.length + 1))).toEqual(['a.js', 'b.ts'])
+    mkdirSync(join(d, 'sub'), {recursive: true})
+    for (const f of ['a.js', 'b.ts', 'c.mts', 'd.cjs', 'e.d.ts', 'f.test.ts', '_g.ts', 'sub/h.mjs', 'i.json'])
+      writeFileSync(join(d, f), '')
+    expect((await scanModuleDir(d)).files.map((f) => f.slice(d.length + 1))).toEqual([
+      'a.js',
+      'b.ts',
+      'c.mts',
+      'd.cjs',
+      'sub/h.mjs',
+    ])
   })
 })

@@ -1,5 +1,6 @@
 // The LMCache lookup-hash log → Get+Write records.
-import {BaseConverter, parseJson, pythonInt} from 'lmt'
+import {BaseConverter, lmtError, parseJson, pythonInt} from 'lmt'
+import {Flags} from 'lmt/flags'
 
 /**
  * One JSON object per line: {"timestamp": <epoch s>, "request_id", "model_name", "chunk_size", "seq_len",
@@ -10,6 +11,22 @@ export class LookupHashLogConverter extends BaseConverter {
   static description =
     'LMCache lookup-hash log (timestamp, request_id, model_name, chunk_size, seq_len, chunk_hashes)'
   static aliases = ['lmcache_lookup']
+  static flags = {
+    'lookup-model': Flags.string({
+      summary: 'Instance id of the lines that name no model_name (default: --instance-id).',
+      helpGroup: 'LOOKUP_HASH_LOG',
+    }),
+  }
+
+  /** @returns {{model?: string}} what the converter gets as `this.options.settings` */
+  static parseOptions(flags) {
+    const model = flags['lookup-model']
+    if (model !== undefined && model.trim() === '')
+      throw lmtError('PLUGIN_USAGE', '--lookup-model must name a model', {
+        suggestions: ['leave --lookup-model out to use --instance-id'],
+      })
+    return {model}
+  }
 
   async *convertToTraces(_inputPath, ctx) {
     for await (const line of ctx.lines()) {
@@ -46,7 +63,9 @@ export class LookupHashLogConverter extends BaseConverter {
         continue
       }
       const instance =
-        typeof row.get('model_name') === 'string' ? row.get('model_name') : this.defaultInstanceId
+        typeof row.get('model_name') === 'string'
+          ? row.get('model_name')
+          : (this.options.settings?.model ?? this.defaultInstanceId)
       this.instanceBlockSizes.set(instance, Number(chunk)) // the chunk size is the block size of this log
       const keys = hashes.map((h) => BigInt.asIntN(64, BigInt(h)))
       const t = BigInt(Math.trunc(seconds * 1e9))
