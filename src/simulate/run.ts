@@ -7,7 +7,7 @@ import type {SimulateRequest} from './config/request.js'
 import {Player} from './engine/player.js'
 import type {TraceRow} from './input/trace-rows.js'
 import {foreignFormats, notConvertedError} from './input/foreign-trace.js'
-import {renderTable, runLine} from './output/console.js'
+import {renderTable, runLine, tierLine} from './output/console.js'
 import {totalsOf} from './output/summary.js'
 import {type RunSizes, settleRunSizes} from './run/block-sizes.js'
 import {runOracles} from './run/oracles.js'
@@ -55,7 +55,7 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
     throw await noRowsError(setup, result.effective.skips)
   const summary = summaryDoc(setup, sizes, result, lines)
   await writeOutputs(setup, result, summary)
-  if (!req.sweep) lines.push(singleRunLine(setup, result))
+  if (!req.sweep) lines.push(singleRunLine(setup, result), ...tierLines(result))
   return {summary, table: renderTable(summary), lines, notices: setup.notes.list, outputDir: setup.out}
 }
 
@@ -123,6 +123,18 @@ async function sweepRun(setup: RunSetup, lines: string[]): Promise<Played> {
     jobs: result.jobs,
   }
   return {result: played, sizes}
+}
+
+/** A line per tiered instance: the share of its token hit rate each tier serves. */
+function tierLines(r: RunResult): string[] {
+  return r.main.ordered
+    .filter((i) => i.tiered !== undefined && i.counters.input_tokens > 0)
+    .map((i) => {
+      const c = i.counters
+      const names = i.tiered?.group.setup.tierNames ?? []
+      const tiers = names.map((name, t) => ({name, rate: i.accTierHitTokens[t] / c.input_tokens}))
+      return tierLine(i.cfg.instance_id, tiers, c.hit_tokens / c.input_tokens)
+    })
 }
 
 /** The result line of a single run: its policies, capacity, hit rates and throughput. */

@@ -216,12 +216,22 @@ export function resolveConfig(
       ),
     },
     trace_replay: {
-      mode: pick(flags.replayMode, tr.mode, '/trace_replay/mode', 'read_write' as 'read_write' | 'request'),
+      // a tiered configuration's generation reads no mode: its traces mix get, write and request rows
+      mode: tiered
+        ? 'read_write'
+        : pick(flags.replayMode, tr.mode, '/trace_replay/mode', 'read_write' as 'read_write' | 'request'),
       write_delay_ns: pick(flags.writeDelayNs, tr.write_delay_ns, '/trace_replay/write_delay_ns', 1),
     },
     instance_groups: [],
   }
-  if (tiered) config.tiered = true
+  if (tiered) {
+    config.tiered = true
+    if (tr.mode !== undefined || flags.replayMode !== undefined)
+      notes.add(
+        'LMT_SIM_IGNORED_KEY',
+        'the replay mode is not read for a configuration with a tier_strategy: its trace may mix get, write and request rows',
+      )
+  }
   const seen: GroupContext = {
     tiered,
     flags,

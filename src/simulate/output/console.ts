@@ -84,6 +84,15 @@ export function runLine(
   return `${traceName} ${policies} cache size ${capacityLabel(cfg)}, ${totals.get_rows} req, token hit rate ${formatG(totals.token_hit_rate)}, block hit rate ${formatG(totals.block_hit_rate)}, throughput ${(lookupsPerSecond / 1e6).toFixed(2)} M lookups/s`
 }
 
+/** How much of a tiered instance's token hit rate each tier serves. */
+export function tierLine(
+  instance: string,
+  tiers: ReadonlyArray<{name: string; rate: number}>,
+  total: number,
+): string {
+  return `tiers of "${instance}": token hit rate ${formatG(total)} = ${tiers.map((t) => `${t.name} ${formatG(t.rate)}`).join(' + ')}`
+}
+
 /** A sweep point's line; {@link sweepBeladySuffix} is added to it when the Belady reference is known. */
 export function sweepPointLine(
   cap: {blocks?: number; gb?: number},

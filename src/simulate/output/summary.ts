@@ -1,5 +1,5 @@
 // summary.json (docs/simulate.md §5.5) and the terminal table (§5.4), from a replay's state.
-import type {SimConfig} from '../config/config.js'
+import type {GroupConfig, SimConfig} from '../config/config.js'
 import {formatG} from './format-g.js'
 import {rate} from './hit-rate-csv.js'
 import {type InstanceCounters, type InstState, quotaUnits, type Player, weightOf} from '../engine/player.js'
@@ -7,6 +7,7 @@ import type {TraceReadStats} from '../input/trace-source.js'
 
 export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
   const g = cfg.instance_groups[groupIdx]
+  if (g.tiers !== undefined) return tierCapacityLabel(g)
   const q = quotaUnits(g)
   if (q === null) return 'inf'
   if (g.quota_capacity_blocks !== undefined) return `${q} blocks`
@@ -16,8 +17,30 @@ export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
   return `${gb} GB`
 }
 
+/** A tiered group's capacity: each tier's (GB, after used_percentage), or the shared tier's. */
+function tierCapacityLabel(g: GroupConfig): string {
+  const gb = (x: number) => (x < 0 ? 'inf' : `${formatG(x * g.used_percentage)} GB`)
+  const tiers = g.tiers as NonNullable<GroupConfig['tiers']>
+  if (!tiers.hierarchical) return `${gb(g.quota_capacity ?? 0)} (one shared tier)`
+  return tiers.storages.map((s) => `${s.name} ${gb(s.capacity)}`).join(' + ')
+}
+
+/** A tiered instance's hits per tier (in priority order). */
+function tierSummary(i: InstState): Array<Record<string, unknown>> | undefined {
+  const tiered = i.tiered
+  if (tiered === undefined) return undefined
+  const names = tiered.group.setup.tierNames
+  return names.map((name, t) => ({
+    tier: name,
+    hit_tokens: i.accTierHitTokens[t],
+    token_hit_rate: rate(i.accTierHitTokens[t], i.counters.input_tokens),
+    final_blocks: tiered.policies[t].size,
+  }))
+}
+
 export function instanceSummary(i: InstState, csv: string | null): Record<string, unknown> {
   const c = i.counters
+  const tiers = tierSummary(i)
   return {
     instance_id: i.cfg.instance_id,
     group_name: i.group.cfg.group_name,
@@ -29,6 +52,7 @@ export function instanceSummary(i: InstState, csv: string | null): Record<string
     local_token_hit_rate: rate(c.local_hit_tokens, c.input_tokens),
     remote_token_hit_rate: rate(c.remote_hit_tokens, c.input_tokens),
     block_hit_rate: rate(c.hit_blocks, c.read_blocks),
+    ...(tiers !== undefined ? {tiers} : {}),
     csv,
   }
 }

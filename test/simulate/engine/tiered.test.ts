@@ -1,0 +1,225 @@
+// The tiered model (the July-2026 Optimizer's tiers, TTL and sharded LRU) on cases worked out by hand, and
+// libstdc++'s sorts it relies on checked against the partial sort the untiered engine is proven with.
+import {describe, expect, it} from 'vitest'
+import {introsortBy, partialSortBy} from '../../../src/simulate/engine/libstdcxx-sort.js'
+import {partialSort} from '../../../src/simulate/engine/partial-sort.js'
+import {
+  type EdgeStrategy,
+  TieredGroup,
+  type TieredGroupSetup,
+  type TieredInstance,
+  type TieredInstanceSetup,
+} from '../../../src/simulate/engine/tiered.js'
+
+/** a small deterministic generator for the property checks */
+function lcg(seed: number): () => number {
+  let x = seed >>> 0
+  return () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0
+    return x / 2 ** 32
+  }
+}
+
+describe('libstdc++ sorts', () => {
+  it('partialSortBy leaves the same order as the proven index partial sort, ties included', () => {
+    const rnd = lcg(7)
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + Math.floor(rnd() * 60)
+      const keys = Array.from({length: n}, () => Math.floor(rnd() * 8))
+      const middle = Math.floor(rnd() * (n + 1))
+      const a = Array.from({length: n}, (_, i) => i)
+      const proven = Int32Array.from(a)
+      partialSort(proven, middle, n, {key: Float64Array.from(keys), tie: undefined})
+      partialSortBy(a, middle, (x, y) => keys[x] < keys[y])
+      expect(a).toEqual(Array.from(proven))
+    }
+  })
+
+  it('introsortBy sorts, and reorders equal elements as an unstable sort may', () => {
+    const rnd = lcg(11)
+    let reordered = false
+    for (let trial = 0; trial < 200; trial++) {
+      const n = Math.floor(rnd() * 300)
+      const rows = Array.from({length: n}, (_, i) => ({ts: Math.floor(rnd() * 20), i}))
+      introsortBy(rows, (x, y) => x.ts < y.ts)
+      for (let k = 1; k < n; k++) expect(rows[k - 1].ts).toBeLessThanOrEqual(rows[k].ts)
+      expect(new Set(rows.map((r) => r.i)).size).toBe(n)
+      if (rows.some((r, k) => k > 0 && rows[k - 1].ts === r.ts && rows[k - 1].i > r.i)) reordered = true
+    }
+    expect(reordered).toBe(true)
+  })
+
+  it('introsortBy leaves an array in strictly increasing order as it is', () => {
+    const rows = Array.from({length: 1000}, (_, i) => ({ts: i * 3}))
+    const copy = [...rows]
+    introsortBy(rows, (x, y) => x.ts < y.ts)
+    expect(rows).toEqual(copy)
+  })
+})
+
+const WT: EdgeStrategy = {writeMode: 'write_through', propagate: true, promote: true, threshold: 2}
+
+function group(over: Partial<TieredGroupSetup>): TieredGroupSetup {
+  return {
+    tierNames: ['hbm', 'ssd'],
+    hierarchical: true,
+    quotas: [2, 4],
+    edges: [WT],
+    defaultTtlSeconds: 0n,
+    refreshOnRead: true,
+    mode: 3,
+    batch: 100,
+    seed: 0x12345678abcdef01n,
+    ...over,
+  }
+}
+
+function instance(g: TieredGroup, over: Partial<TieredInstanceSetup> = {}): TieredInstance {
+  return g.add(
+    {
+      id: 'i',
+      policy: 'lru',
+      shardCount: 1,
+      sampleTimes: 32,
+      amplification: 1,
+      sampleRate: 0,
+      fallbackOnPressure: true,
+      bytesPerBlock: 1,
+      ...over,
+    },
+    (key, m) => key % m,
+  )
+}
+
+/** a write as the player does it: expiry, insert, eviction */
+function write(i: TieredInstance, keys: number[], ts: bigint, ttlUs?: bigint): void {
+  i.group.expire(ts)
+  i.insert(keys, ts, i.group.ttlOf(ttlUs))
+  i.group.evictIfNeeded(i, ts)
+}
+
+/** a read as the player does it; the hits per tier */
+function read(i: TieredInstance, keys: number[], ts: bigint): number[] {
+  i.group.expire(ts)
+  const {read: r, wrote} = i.read(keys, undefined, 0, ts)
+  const hits = [...r.tierHits]
+  if (wrote) i.group.evictIfNeeded(i, ts)
+  return hits
+}
+
+const sizes = (i: TieredInstance) => i.policies.map((p) => p.size)
+
+describe('the tiered model, by hand', () => {
+  it('write_through: a write fills both tiers; a hit in the lower tier is promoted and the upper tier evicts', () => {
+    const i = instance(new TieredGroup(group({})))
+    write(i, [1, 2, 3], 1n)
+    // hbm holds 3 > 2: its LRU tail is block 1 (pushed first); ssd keeps all three
+    expect(sizes(i)).toEqual([2, 3])
+    // block 1 is served by ssd and promoted; 2 and 3 by hbm; hbm then evicts its tail, block 1 again
+    expect(read(i, [1, 2, 3], 2n)).toEqual([2, 1])
+    expect(sizes(i)).toEqual([2, 3])
+  })
+
+  it('promotion off: the lower tier keeps serving', () => {
+    const i = instance(new TieredGroup(group({edges: [{...WT, promote: false}]})))
+    write(i, [1, 2, 3], 1n)
+    expect(read(i, [1, 2, 3], 2n)).toEqual([2, 1])
+    expect(read(i, [1, 2, 3], 3n)).toEqual([2, 1])
+    expect(sizes(i)).toEqual([2, 3])
+  })
+
+  it('cascading: a write enters the upper tier only, and its evictions are demoted', () => {
+    const i = instance(new TieredGroup(group({edges: [{...WT, writeMode: 'cascading'}]})))
+    write(i, [1, 2, 3], 1n)
+    expect(sizes(i)).toEqual([2, 1])
+    expect(read(i, [1, 2, 3], 2n)).toEqual([2, 1])
+  })
+
+  it('write_through_selective: the threshold-th hit served by a tier copies the block down', () => {
+    const i = instance(
+      new TieredGroup(group({quotas: [10, 10], edges: [{...WT, writeMode: 'write_through_selective'}]})),
+    )
+    write(i, [1, 2], 1n)
+    expect(sizes(i)).toEqual([2, 0])
+    read(i, [1, 2], 2n)
+    expect(sizes(i)).toEqual([2, 0])
+    read(i, [1], 3n) // block 1's second hit in hbm
+    expect(sizes(i)).toEqual([2, 1])
+  })
+
+  it('one shared tier when hierarchical eviction is off', () => {
+    const i = instance(
+      new TieredGroup(group({tierNames: ['shared'], hierarchical: false, quotas: [2], edges: []})),
+    )
+    write(i, [1, 2, 3], 1n)
+    expect(sizes(i)).toEqual([2])
+    // block 1 was evicted: the lookup stops at once
+    expect(read(i, [1, 2, 3], 2n)).toEqual([0])
+  })
+
+  it('ttl: a block expires once its anchor plus TTL is strictly before the read', () => {
+    const make = () =>
+      instance(
+        new TieredGroup(
+          group({
+            tierNames: ['shared'],
+            hierarchical: false,
+            quotas: [null],
+            edges: [],
+            defaultTtlSeconds: 1n,
+          }),
+        ),
+        {policy: 'ttl'},
+      )
+    const a = make()
+    write(a, [1], 10n)
+    expect(read(a, [1], 10n + 1_000_000_000n)).toEqual([1]) // anchor + ttl = t: not expired
+    const b = make()
+    write(b, [1], 10n)
+    expect(read(b, [1], 11n + 1_000_000_000n)).toEqual([0])
+    // a row's ttl_us wins over the default; a negative one never expires
+    const c = make()
+    write(c, [1], 10n, 5n)
+    write(c, [2], 10n, -1n)
+    expect(read(c, [1], 5_011n)).toEqual([0])
+    expect(read(c, [2], 10n ** 15n)).toEqual([1])
+  })
+
+  it('ttl: with the default 0 the rows’ ttl_us are ignored', () => {
+    const g = new TieredGroup(group({tierNames: ['shared'], hierarchical: false, quotas: [null], edges: []}))
+    const i = instance(g, {policy: 'ttl'})
+    write(i, [1], 10n, 5n)
+    expect(read(i, [1], 10n ** 12n)).toEqual([1])
+  })
+
+  it('sharded lru: candidates come from the shard with the oldest tail, so a newer block can go first', () => {
+    // two shards (key mod 2): block 2 (t=1) and block 4 (t=3) in shard 0, block 1 (t=2) and block 3 (t=4) in shard 1
+    const i = instance(
+      new TieredGroup(
+        group({tierNames: ['shared'], hierarchical: false, quotas: [3], edges: [], mode: 2, batch: 2}),
+      ),
+      {shardCount: 2, sampleTimes: 1},
+    )
+    write(i, [2], 1n)
+    write(i, [1], 2n)
+    write(i, [4], 3n)
+    // 4 blocks > 3: a batch of 2 in one round, both from shard 0 (its tail, block 2, is the oldest): blocks 2 and
+    // 4 go, where exact LRU would take 2 and 1
+    write(i, [3], 4n)
+    expect(read(i, [2], 5n)).toEqual([0])
+    expect(read(i, [4], 5n)).toEqual([0])
+    expect(read(i, [1], 5n)).toEqual([1])
+    expect(read(i, [3], 5n)).toEqual([1])
+  })
+
+  it('eviction mode 1 takes a batch from every instance of the group', () => {
+    const g = new TieredGroup(
+      group({tierNames: ['shared'], hierarchical: false, quotas: [3], edges: [], mode: 1, batch: 1}),
+    )
+    const a = instance(g, {id: 'a'})
+    const b = instance(g, {id: 'b'})
+    write(a, [1, 2], 1n)
+    write(b, [3, 4], 2n) // 4 > 3: one round, one block from each
+    expect([a.cachedBlocks, b.cachedBlocks]).toEqual([1, 1])
+  })
+})
