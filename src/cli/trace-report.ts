@@ -5,6 +5,7 @@ import {JsonFloat} from '../jsonl/json-float.js'
 import {readable} from '../lct/readable.js'
 import type {RawValue} from '../lct/msgpack.js'
 import type {TraceCount} from '../lct/types.js'
+import type {EventsSummaryJson} from '../lct/events-summary.js'
 import type {RecordOutcome, ReplayResult} from '../replay/driver.js'
 import {pyCenter, pyFloatRepr, pyFormatFixed, pyRound} from '../util/pyfmt.js'
 
@@ -64,6 +65,8 @@ export interface TraceInfoJson {
   frames_skipped: number
   truncated: boolean
   warnings: string[]
+  /** an `events`-level trace: LMCache's events block as numbers */
+  events?: EventsSummaryJson
 }
 
 export function traceInfoJson(file: string, c: TraceCount): TraceInfoJson {

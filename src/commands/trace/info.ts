@@ -4,11 +4,13 @@ import {countText, createProgressBar} from '../../cli/progress.js'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../cli/trace-report.js'
 import {countTrace} from '../../lct/reader.js'
+import {eventsSummaryLines, summarizeEvents} from '../../lct/events-summary.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
 
 export default class TraceInfo extends LmtCommand {
-  static override summary = 'Summarise an LMCache .lct trace: header, duration, records per operation'
+  static override summary =
+    'Summarise an LMCache .lct trace: header, duration, records per operation (and the events block of an events trace)'
 
   static override description = `Reads the header strictly and counts the records in one streaming pass (constant memory), without decoding their arguments. A truncated tail or skipped frames are warnings on stderr; the exit code stays 0. Exit 1 when the file is not a readable trace (bad magic, unsupported version, first-generation header, …).`
 
@@ -40,11 +42,18 @@ export default class TraceInfo extends LmtCommand {
       name: args.file,
       onProgress: (done, records) => bar.update(done, bytes, () => `${countText(records)} records`),
     }).finally(() => bar.stop())
-    if (!this.jsonEnabled()) process.stdout.write(renderTraceInfo(args.file, count).join('\n') + '\n')
+    const events =
+      count.header.level === 'events'
+        ? await summarizeEvents(args.file, {maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes'])})
+        : undefined
+    if (!this.jsonEnabled()) {
+      const lines = [...renderTraceInfo(args.file, count), ...(events ? eventsSummaryLines(events) : [])]
+      process.stdout.write(lines.join('\n') + '\n')
+    }
     writeLctWarnings(
       count.warnings.map((w) => w.message),
       count.warningCount,
     )
-    return traceInfoJson(args.file, count)
+    return {...traceInfoJson(args.file, count), ...(events ? {events} : {})}
   }
 }
