@@ -133,11 +133,7 @@ export default class Report extends LmtCommand {
   static override summary =
     'One HTML page that answers how much KV cache a trace needs, with which policy, and why'
 
-  static override description = `Characterizes a Get+Write trace (load over time, input lengths, prefix sharing, reuse distance and time,
-working set, key popularity) and replays it at a grid of capacities for every policy, with the Belady (next need)
-and infinite-capacity references: the capacity each policy needs to reach 50/80/90/95 % of the infinite-capacity
-hit rate, and the hit rate over time at one capacity. Writes one self-contained HTML file (charts render offline)
-and, with --json, prints the same numbers.`
+  static override description = `Characterizes a Get+Write trace (load over time, input lengths, prefix sharing, reuse distance and time, working set, key popularity) and replays it at a grid of capacities for every policy, with the Belady (next need) and infinite-capacity references: the capacity each policy needs to reach 50/80/90/95 % of the infinite-capacity hit rate, and the hit rate over time at one capacity. Writes one self-contained HTML file (charts render offline) and, with --json, prints the same numbers.`
 
   // the trace of the first and last examples is the output of the Mooncake example of "lmt convert --help"
   static override examples = [

@@ -114,18 +114,28 @@ describe('did you mean', () => {
   })
 
   it.skipIf(spawnSync('script', ['--version']).status !== 0)(
-    'at a terminal, a mistyped command gets oclif not-found prompt; answered no, nothing runs',
+    'at a terminal, a mistyped command is offered the nearest: answered no, nothing runs; yes runs it',
     () => {
-      const r = spawnSync('sh', ['-c', `(sleep 2; printf 'n\\r') | script -qfec "${BIN} convrt" /dev/null`], {
-        encoding: 'utf8',
-        env: {...process.env, ...env},
-        timeout: 30_000,
-      })
-      // eslint-disable-next-line no-control-regex
-      const screen = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
-      expect(screen).toContain('convrt is not a lmt command')
-      expect(screen).toContain('Did you mean convert?')
-      expect(screen).not.toContain('converting')
+      const atTerminal = (command: string, answer: string) => {
+        const r = spawnSync(
+          'sh',
+          ['-c', `(sleep 2; printf '${answer}\\r') | script -qfec "${command}" /dev/null`],
+          {
+            encoding: 'utf8',
+            env: {...process.env, ...env},
+            timeout: 30_000,
+          },
+        )
+        // eslint-disable-next-line no-control-regex
+        return r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+      }
+      const no = atTerminal(`${BIN} convrt`, 'n')
+      expect(no).toContain('"lmt convrt" is not an lmt command. Run "lmt convert" instead? [y/N]')
+      expect(no).toContain('error: "lmt convrt" is not an lmt command; did you mean "lmt convert"?')
+      expect(no).not.toContain('converting')
+      const yes = atTerminal(`${BIN} levelz`, 'y')
+      expect(yes).toContain('"lmt levelz" is not an lmt command. Run "lmt levels" instead? [y/N]')
+      expect(yes).toMatch(/^storage +built-in /m)
     },
   )
 

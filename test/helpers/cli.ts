@@ -3,11 +3,15 @@ import {cpSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {settings} from '@oclif/core'
 import {runCommand} from '@oclif/test'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const FIXTURES = join(ROOT, 'test', 'fixtures')
 export const BIN = join(ROOT, 'bin', 'run.js')
+
+// as bin/run.js: oclif loads lmt's compiled modules (dist/), never its TypeScript sources
+settings.enableAutoTranspile = false
 
 export interface CliResult {
   stdout: string

@@ -1,0 +1,156 @@
+// lmt's help: oclif's, with examples that can be copied from any terminal width and a did-you-mean for help on a
+// command that does not exist (`lmt convrt --help`, `lmt help convrt`), as for the command itself.
+import {Command, CommandHelp, Help} from '@oclif/core'
+import {unknownCommandError} from './unknown-command.js'
+
+/**
+ * Splits a command line into its arguments at the spaces outside quotes: a quoted string (`'{"type": "mock"}'`) is
+ * one argument, quotes kept.
+ */
+export function shellWords(line: string): string[] {
+  const words: string[] = []
+  let word = ''
+  let quote: string | undefined
+  for (const ch of line) {
+    if (quote) {
+      word += ch
+      if (ch === quote) quote = undefined
+    } else if (ch === "'" || ch === '"') {
+      word += ch
+      quote = ch
+    } else if (ch === ' ') {
+      if (word !== '') words.push(word)
+      word = ''
+    } else word += ch
+  }
+  if (word !== '') words.push(word)
+  return words
+}
+
+/**
+ * A command line broken into lines of at most `width` characters, only at the spaces between arguments: a path or a
+ * quoted string longer than a line stays whole on a line of its own (a terminal folds it, and a copy keeps it whole).
+ * A flag and its value stay together when they fit. Every line but the last ends with ` \`, so that the lines pasted
+ * into a shell are one command; the lines after the first are indented by `indent` spaces.
+ */
+export function breakCommand(line: string, width: number, indent = 2): string[] {
+  const words = shellWords(line)
+  // a `--flag value` pair is one unit where it fits
+  const units: string[] = []
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]
+    const next = words[i + 1]
+    if (w.startsWith('-') && next !== undefined && !next.startsWith('-')) {
+      units.push(`${w} ${next}`)
+      i++
+    } else units.push(w)
+  }
+  const lines: string[] = []
+  let current = ''
+  // the room on a line: the width less its indentation and the ` \` that ends it
+  const room = () => width - (lines.length === 0 ? 0 : indent) - 2
+  for (const unit of units) {
+    for (const part of unit.length > room() && unit.includes(' ') ? shellWords(unit) : [unit]) {
+      if (current === '') current = part
+      else if (current.length + 1 + part.length <= room()) current += ` ${part}`
+      else {
+        lines.push(current)
+        current = part
+      }
+    }
+  }
+  if (current !== '') lines.push(current)
+  return lines.map((l, i) => (i === 0 ? '' : ' '.repeat(indent)) + l + (i < lines.length - 1 ? ' \\' : ''))
+}
+
+/** Words of prose wrapped at `width` (never inside a word). */
+function wrapProse(text: string, width: number): string[] {
+  const lines: string[] = []
+  let current = ''
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (current === '') current = word
+    else if (current.length + 1 + word.length <= width) current += ` ${word}`
+    else {
+      lines.push(current)
+      current = word
+    }
+  }
+  if (current !== '') lines.push(current)
+  return lines
+}
+
+class LmtCommandHelp extends CommandHelp {
+  /** the indentation oclif gives the section's body */
+  private static readonly SECTION_INDENT = 2
+
+  protected override examples(examples: Command.Example[] | string | undefined): string | undefined {
+    if (!examples || examples.length === 0) return undefined
+    const width = this.opts.maxWidth - LmtCommandHelp.SECTION_INDENT
+    const command = (text: string, indent: number): string | undefined => {
+      const rendered = this.render(text).trim()
+      const line = rendered.startsWith('$ ') ? rendered.slice(2) : rendered
+      if (!line.startsWith(`${this.config.bin} `) && line !== this.config.bin) return undefined
+      const pad = ' '.repeat(indent)
+      return breakCommand(`$ ${line}`, width - indent)
+        .map((l) => pad + l)
+        .join('\n')
+    }
+    const described = (description: string, commands: string[]): string => {
+      const text = wrapProse(this.render(description), width).join('\n')
+      return `${text}\n\n${commands.map((c) => command(c, 2) ?? `  ${this.render(c)}`).join('\n')}`
+    }
+    const blocks = (Array.isArray(examples) ? examples : [examples]).map((example) => {
+      if (typeof example !== 'string') return described(example.description, [example.command])
+      const lines = example.split('\n').filter(Boolean)
+      if (
+        lines.length >= 2 &&
+        command(lines[0], 0) === undefined &&
+        lines.slice(1).every((l) => command(l, 0))
+      )
+        return described(lines[0], lines.slice(1))
+      return lines.map((l) => command(l, 0) ?? wrapProse(this.render(l), width).join('\n')).join('\n')
+    })
+    return blocks.join('\n\n')
+  }
+}
+
+/** Commands of oclif's plugins that come without a line of their own in `lmt --help`. */
+const SUMMARIES: Record<string, string> = {
+  version: 'Print the version of lmt, Node.js and the platform (also lmt -v, lmt --version).',
+}
+
+export default class LmtHelp extends Help {
+  protected override CommandHelpClass = LmtCommandHelp
+
+  protected override formatCommands(commands: Command.Loadable[]): string {
+    return super.formatCommands(
+      commands.map((c) =>
+        c.summary || c.description || !SUMMARIES[c.id] ? c : {...c, summary: SUMMARIES[c.id]},
+      ),
+    )
+  }
+
+  /** Help on a command that does not exist is lmt's unknown-command error, with the nearest command. */
+  override async showHelp(argv: string[]): Promise<void> {
+    const helpFlags = new Set(['--help', '-h', 'help'])
+    const words: string[] = []
+    for (const arg of argv) {
+      if (arg === '--' || arg.startsWith('-')) {
+        if (helpFlags.has(arg)) continue
+        break
+      }
+      if (helpFlags.has(arg) && words.length === 0) continue
+      words.push(arg)
+    }
+    const [first, second] = words
+    if (first !== undefined) {
+      const known = (id: string) =>
+        this.config.findCommand(id) !== undefined || this.config.findTopic(id) !== undefined
+      const topic = this.config.findTopic(first) !== undefined
+      if (!known(first)) throw unknownCommandError(this.config, first)
+      if (topic && second !== undefined && !known(`${first}:${second}`) && !this.config.findCommand(first))
+        throw unknownCommandError(this.config, `${first}:${second}`)
+    }
+    return super.showHelp(argv)
+  }
+}
