@@ -1,21 +1,11 @@
-// `lmt/scan`: the fast lane for converter authors. Byte and string scanners that find the end of a JSON value,
-// string or number and read small integers in place, without building a value per field; a row scanner built on
+// `lmt/scan`: the fast lane for converter authors. Byte scanners that find the end of a JSON value, string or
+// number and read small integers in place, without building a value per field; a row scanner built on
 // them must fall back to the lossless parser (`parseJson` of `lmt`) for anything it does not recognise, and be
 // pinned to that plain path by tests (see docs/architecture.md, "Fast lanes"). `lmt` itself is the plain API.
 export {
   HalvesList,
-  integerArray,
-  IntegerHalves,
-  integerHalves,
   isDigit,
   isWs,
-  numberEnd,
-  skipWs,
-  smallInteger,
-  stringEnd,
-  valueEnd,
-} from './jsonl/json-scan.js'
-export {
   isWsByte,
   numberEndBytes,
   skipWsBytes,

@@ -1,13 +1,12 @@
 import {describe, expect, it} from 'vitest'
 import * as lmt from '../src/index.js'
 import * as scan from '../src/scan.js'
-import * as jsonScan from '../src/jsonl/json-scan.js'
 import * as jsonScanBytes from '../src/jsonl/json-scan-bytes.js'
 import * as encodedTraces from '../src/convert/encoded-traces.js'
 import * as recordEncoder from '../src/convert/record-encoder.js'
 
 describe('lmt/scan, the fast lane for converter authors', () => {
-  it('is exactly the byte and string scanners (each pinned to the lossless parser by test/jsonl/json-scan*.test.ts) and the pieces of lines encoded ahead (pinned by test/converters/hash-id-encoded.test.ts and test/convert/record-encoder.test.ts) and batches of traces (pinned by test/converters/publisher-batches.test.ts)', () => {
+  it('is exactly the byte scanners (pinned to the lossless parser by test/jsonl/json-scan-bytes.test.ts) and the pieces of lines encoded ahead (pinned by test/converters/hash-id-encoded.test.ts and test/convert/record-encoder.test.ts) and batches of traces (pinned by test/converters/publisher-batches.test.ts)', () => {
     const {encodedTraceSource, EncodedTraces, TraceBatch} = encodedTraces
     const {
       DEFAULT_GET_TAIL_BYTES,
@@ -31,7 +30,6 @@ describe('lmt/scan, the fast lane for converter authors', () => {
       putWriteTail,
     }
     const scanners = {
-      ...jsonScan,
       ...jsonScanBytes,
       ...lines,
       usualLineRoom,

@@ -1,9 +1,42 @@
-// The validating scanners of json-scan.ts over UTF-8 bytes instead of a string, for fast lanes that read lines as
-// bytes (LineBatch). Same contract: the end position of a well-formed item, or -1 when unsure, so that the exact
-// parser decides. The bytes scanned must be followed by a byte that ends every item (LineBatch puts a 0 after each
-// line), so no read needs a bounds check.
+// Validating scanners over the UTF-8 bytes of JSON text, for fast lanes that read lines as bytes (LineBatch): each
+// returns the end position of a well-formed item or -1 when unsure (NaN/Infinity, leading zeros, control characters,
+// deep nesting). They accept a subset of what parseJson accepts, so a caller that gets -1 falls back to the exact
+// parser, which decides. The bytes scanned must be followed by a byte that ends every item (LineBatch puts a 0 after
+// each line), so no read needs a bounds check.
+import {grown} from '../util/grown.js'
 
-import {type HalvesList, isDigit, isHexDigit, isWs} from './json-scan.js'
+export function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+}
+
+export function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39
+}
+
+function isHexDigit(c: number): boolean {
+  return isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46)
+}
+
+/** A growing list of 64-bit values as unsigned 32-bit halves (what the scanners collect before using them). */
+export class HalvesList {
+  hi = new Uint32Array(256)
+  lo = new Uint32Array(256)
+  length = 0
+
+  push(hi: number, lo: number): void {
+    if (this.length === this.hi.length) this.grow()
+    this.hi[this.length] = hi
+    this.lo[this.length] = lo
+    this.length++
+  }
+
+  /** Doubles the capacity, keeping the first `length` values. */
+  grow(): void {
+    const size = this.hi.length * 2
+    this.hi = grown(this.hi, size, this.length)
+    this.lo = grown(this.lo, size, this.length)
+  }
+}
 
 const MAX_DEPTH = 64
 const TWO32 = 4294967296

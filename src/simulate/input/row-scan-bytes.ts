@@ -10,7 +10,7 @@ import {
   stringEndBytes,
   valueEndBytes,
 } from '../../jsonl/json-scan-bytes.js'
-import {HalvesList} from '../../jsonl/json-scan.js'
+import {HalvesList} from '../../jsonl/json-scan-bytes.js'
 import type {KeyInterner} from './key-interner.js'
 import type {RowType, TraceRow} from './trace-rows.js'
 
