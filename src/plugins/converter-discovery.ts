@@ -87,7 +87,6 @@ export function converterKind(registry: ConverterRegistry): PluginKind {
     manifestField: 'converters',
     manifestMayBeFile: false,
     hook: 'lmt:converters',
-    deprecatedHooks: [],
     hookListField: 'converters',
     warn: (m) => registry.warn(m),
     examine(value, exportName, where, source) {

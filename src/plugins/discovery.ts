@@ -19,9 +19,8 @@ export interface PluginKind {
   manifestField: keyof LmtManifest
   /** whether the manifest field may name one module file instead of a folder */
   manifestMayBeFile: boolean
-  /** the documented hook, and the older names still accepted (each use is a deprecation warning) */
+  /** the hook through which a plugin may contribute */
   hook: string
-  deprecatedHooks: readonly string[]
   /** a hook may also return `{[hookListField]: [...]}` */
   hookListField: string
   /**
@@ -140,16 +139,9 @@ export async function installedContributions(
     const path = rel === undefined ? undefined : manifestPath(plugin, kind.manifestField, rel, warn)
     if (path !== undefined) entry(plugin.name, plugin.root).paths.push(path)
   }
-  for (const hookName of [kind.hook, ...kind.deprecatedHooks]) {
-    const hook = await runLmtHook(config, hookName, warn)
-    for (const f of hook.failures)
-      warn(`plugin ${f.plugin.name}: ${hookName} hook failed: ${f.error.message}`)
-    for (const s of hook.successes) {
-      if (hookName !== kind.hook)
-        warn(`plugin ${s.plugin.name}: the ${hookName} hook is deprecated; name it ${kind.hook}`)
-      entry(s.plugin.name).items.push(...hookItems(s.result, kind.hookListField))
-    }
-  }
+  const hook = await runLmtHook(config, kind.hook, warn)
+  for (const f of hook.failures) warn(`plugin ${f.plugin.name}: ${kind.hook} hook failed: ${f.error.message}`)
+  for (const s of hook.successes) entry(s.plugin.name).items.push(...hookItems(s.result, kind.hookListField))
   return [...byPlugin.values()]
 }
 

@@ -4,7 +4,7 @@
 export interface LmtManifest {
   /** a directory of converter modules, relative to the plugin's root */
   converters?: string
-  /** a directory of replay-level modules or one module (`replayLevels` is an accepted alias) */
+  /** a directory of replay-level modules or one module */
   levels?: string
 }
 
@@ -20,8 +20,8 @@ export async function lmtManifest(
   const {validatorFor} = await import('../schemas.js')
   const validate = validatorFor('plugin-manifest.schema.json')
   if (validate(raw)) {
-    const m = raw as {converters?: string; levels?: string; replayLevels?: string}
-    return {converters: m.converters, levels: m.levels ?? m.replayLevels}
+    const m = raw as LmtManifest
+    return {converters: m.converters, levels: m.levels}
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     warn(`plugin ${plugin.name}: "lmt" in package.json must be an object; ignored`)
@@ -44,5 +44,5 @@ export async function lmtManifest(
   const m = raw as Record<string, unknown>
   const ok = (k: string): string | undefined =>
     !bad.has(k) && typeof m[k] === 'string' ? (m[k] as string) : undefined
-  return {converters: ok('converters'), levels: ok('levels') ?? ok('replayLevels')}
+  return {converters: ok('converters'), levels: ok('levels')}
 }

@@ -14,7 +14,6 @@ export function levelKind(registry: LevelRegistry): PluginKind {
     manifestField: 'levels',
     manifestMayBeFile: true,
     hook: 'lmt:levels',
-    deprecatedHooks: ['lmt:replay-levels'],
     hookListField: 'levels',
     warn: (m) => registry.warn(m),
     examine(value, exportName, where, source) {

@@ -174,7 +174,7 @@ describe('a broken plugin cannot break lmt', () => {
         version: '1.0.0',
         type: 'module',
         oclif: {},
-        lmt: {converters: 'conv', replayLevels: 'levels'},
+        lmt: {converters: 'conv', levels: 'levels'},
       }),
     )
     writeFileSync(join(dir, 'conv', 'syntax.js'), 'export class OopsConverter {\n')

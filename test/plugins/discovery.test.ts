@@ -64,16 +64,6 @@ describe('the flags a replay level may not declare', () => {
 })
 
 describe('hook names', () => {
-  it('lmt:replay-levels still contributes levels, as a deprecated name with a one-line warning', async () => {
-    const warnings: string[] = []
-    const config = configWithHooks({'lmt:replay-levels': {levels: [level('old_style')]}})
-    const reg = await discoverLevels(config, (w) => warnings.push(w), BASE_REPLAY_FLAGS)
-    expect(reg.levels.get('old_style')?.source).toBe('plugin:lmt-plugin-fake')
-    expect(warnings).toEqual([
-      'plugin lmt-plugin-fake: the lmt:replay-levels hook is deprecated; name it lmt:levels',
-    ])
-  })
-
   it('the documented names lmt:levels and lmt:converters warn of nothing', async () => {
     class HookedConverter {
       convertToTraces() {
