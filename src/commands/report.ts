@@ -1,4 +1,4 @@
-import {lstatSync, readFileSync} from 'node:fs'
+import {lstatSync} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {LmtCommand} from '../cli/lmt-command.js'
@@ -19,14 +19,6 @@ import {writeFileAtomic} from '../util/atomic-write.js'
 import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
 
 const DEFAULT_POLICIES = 'lru,leaf_aware_lru,ttl'
-
-function packageVersion(root: string): string {
-  try {
-    return (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as {version: string}).version
-  } catch {
-    return 'unknown'
-  }
-}
 
 function parsePolicies(text: string): PolicyName[] {
   const list = text === 'all' ? [...POLICIES] : text.split(',').map((p) => p.trim())
@@ -222,7 +214,7 @@ export default class Report extends LmtCommand {
   async run(): Promise<ReportDocument> {
     const {args, flags} = await this.parse(Report)
     checkInputFlags(args, flags)
-    const request = reportRequest(flags, packageVersion(this.config.root))
+    const request = reportRequest(flags, this.config.version)
     const json = this.jsonEnabled()
     const warn = (m: string) => (json || flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
     const converted = flags.input ? await this.converter(flags, warn) : undefined

@@ -1,4 +1,3 @@
-import {readFileSync} from 'node:fs'
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {bigIntFlag, numberFlag} from '../cli/number-flags.js'
@@ -32,14 +31,6 @@ function parseSeed(text: string): bigint {
   const v = bigIntFlag('seed', text, 'decimal or 0x hex')
   if (v < 1n || v >= 2n ** 64n) throw lmtError('CLI_OUT_OF_RANGE', '--seed', 'between 1 and 2^64 - 1', text)
   return v
-}
-
-function packageVersion(root: string): string {
-  try {
-    return (JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as {version: string}).version
-  } catch {
-    return 'unknown'
-  }
 }
 
 const MODEL = 'MODEL'
@@ -432,7 +423,7 @@ export default class Simulate extends LmtCommand {
       },
       stack: flags.stack as 'auto' | 'off',
       jobs: flags.jobs,
-      version: packageVersion(this.config.root),
+      version: this.config.version,
     }
   }
 }

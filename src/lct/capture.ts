@@ -27,10 +27,6 @@ export function setActiveRecorder(sink: CallSink | undefined): void {
   active = sink
 }
 
-export function activeRecorder(): CallSink | undefined {
-  return active
-}
-
 /** Hands a call to the active recorder; never throws into the caller. */
 export function publishCallEvent(qualname: string, args: Record<string, unknown>): void {
   if (!enabled || active === undefined) return

@@ -33,18 +33,6 @@ export function familyOf(byte: number): string {
   return 'invalid'
 }
 
-/** Family of an already decoded value (for error details). */
-export function familyOfValue(v: unknown): string {
-  if (v === null) return 'nil'
-  if (typeof v === 'boolean') return 'bool'
-  if (typeof v === 'bigint') return 'int'
-  if (typeof v === 'number') return 'number'
-  if (typeof v === 'string') return 'str'
-  if (v instanceof Uint8Array) return 'bin'
-  if (Array.isArray(v)) return 'array'
-  return 'map'
-}
-
 const decoder = new TextDecoder('utf-8', {fatal: true})
 
 /**

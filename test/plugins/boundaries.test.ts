@@ -13,10 +13,6 @@ const PUBLIC_ENTRIES = new Set([
   'src/converter.ts',
 ])
 
-// the storage level is becoming core (src/replay/storage/storage-level.ts); until it has moved, it is the one
-// built-in allowed to reach into the replay model
-const MOVING_TO_CORE = new Set(['plugins/levels/storage.ts'])
-
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), {withFileTypes: true, recursive: true})
     .filter((e) => e.isFile() && e.name.endsWith('.ts'))
@@ -104,11 +100,8 @@ describe('plugin boundaries', () => {
     expect(importsOf(file).filter((p) => p.startsWith('plugins/'))).toEqual([])
   })
 
-  it.each(sources('plugins').filter((f) => !MOVING_TO_CORE.has(f)))(
-    '%s imports of lmt only its public entries',
-    (file) => {
-      const inside = importsOf(file).filter((p) => p.startsWith('src/') && !PUBLIC_ENTRIES.has(p))
-      expect(inside).toEqual([])
-    },
-  )
+  it.each(sources('plugins'))('%s imports of lmt only its public entries', (file) => {
+    const inside = importsOf(file).filter((p) => p.startsWith('src/') && !PUBLIC_ENTRIES.has(p))
+    expect(inside).toEqual([])
+  })
 })

@@ -1,4 +1,4 @@
-import {lmtError, lmtMessage} from '../../errors.js'
+import {lmtError} from '../../errors.js'
 import {JsonFloat} from '../../jsonl/json-float.js'
 import {JsonSyntaxError, parseJson} from '../../jsonl/parse.js'
 import {linePreview} from '../../convert/input-accounting.js'
@@ -169,11 +169,6 @@ function blockMask(bm: unknown, keyCount: number): boolean[] | number {
     'V9',
     `block_mask must be a list of booleans or a non-negative integer (block_mask=${preview(bm)})`,
   )
-}
-
-/** The message of a trace error: file, line and rule. */
-export function rowErrorMessage(file: string, lineNo: number, err: RowError): string {
-  return lmtMessage('SIM_TRACE_ROW', file, lineNo, err.message, err.rule)
 }
 
 export function traceRowError(file: string, lineNo: number, err: RowError) {
