@@ -253,7 +253,12 @@ const catalogue = {
   SIM_BYTES_PER_TOKEN_MISSING: {
     exit: 2,
     message: (instance: string, group: string) =>
-      `instance "${instance}" of group "${group}" has no bytes_per_token, needed for a capacity in GB`,
+      `instance "${instance}" of group "${group}" has no bytes_per_token, needed for a capacity in GiB`,
+  },
+  SIM_ABOVE_CEILING: {
+    exit: 1,
+    message: (what: string, rate: string, ceiling: string) =>
+      `${what}: token hit rate ${rate} is above the infinite-capacity ceiling ${ceiling}, which no capacity can exceed; lmt computed a wrong answer and wrote nothing`,
   },
   SIM_TRACE_READ: {
     exit: 1,

@@ -4,6 +4,7 @@ import {bigIntFlag, numberFlag} from '../cli/number-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {lmtError} from '../errors.js'
+import {CAPACITY_UNIT_NAMES, capacityUnitOf} from '../simulate/config/capacity.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config/config.js'
 import {simulate} from '../simulate/run.js'
 import type {
@@ -99,7 +100,7 @@ export default class Simulate extends LmtCommand {
 
   static override usage = [
     '<%= command.id %> CONFIG.json [FLAGS]',
-    '<%= command.id %> --trace TRACE.jsonl (--capacity-blocks N | --capacity GB) [FLAGS]',
+    '<%= command.id %> --trace TRACE.jsonl (--capacity-blocks N | --capacity GIB) [FLAGS]',
     '<%= command.id %> (CONFIG.json | --trace TRACE.jsonl) --sweep [FLAGS]',
   ]
 
@@ -134,7 +135,10 @@ export default class Simulate extends LmtCommand {
       helpValue: [...POLICIES, LMCACHE_POLICY].join('|'),
       parse: async (v) => parsePolicy(v),
     }),
-    capacity: Flags.string({summary: 'Capacity of every group in GB; a negative number is infinite.'}),
+    capacity: Flags.string({
+      summary:
+        "Capacity of every group in GiB (2^30 bytes, as the configuration's GB fields); a negative number is infinite.",
+    }),
     'capacity-blocks': Flags.integer({
       summary: 'Capacity of every group in blocks; -1 is infinite.',
       min: -1,
@@ -150,7 +154,7 @@ export default class Simulate extends LmtCommand {
       default: true,
     }),
     'bytes-per-token': Flags.integer({
-      summary: 'Bytes per token of every instance (for capacities in GB).',
+      summary: 'Bytes per token of every instance (for capacities in GiB).',
       min: 1,
     }),
     'eviction-mode': Flags.string({
@@ -231,8 +235,8 @@ export default class Simulate extends LmtCommand {
     }),
     'sweep-unit': Flags.string({
       summary:
-        'Unit of the sweep points (default fraction of the working set; blocks when points are given).',
-      options: ['blocks', 'gb', 'fraction'],
+        'Unit of the sweep points: blocks, gib (2^30 bytes; gb is the same unit), or fraction of the working set (default fraction; blocks when points are given).',
+      options: [...CAPACITY_UNIT_NAMES],
       helpGroup: SWEEP,
     }),
     'sweep-group': Flags.string({
@@ -475,7 +479,9 @@ function sweepRequestOf(flags: SimulateFlags): SweepRequest | undefined {
     .map((x) => numberFlag('sweep-capacities', x) as number)
   const anyPoint =
     capacities !== undefined || flags['sweep-min'] !== undefined || flags['sweep-max'] !== undefined
-  const unit = (flags['sweep-unit'] ?? (anyPoint ? 'blocks' : 'fraction')) as SweepRequest['unit']
+  const unit = capacityUnitOf(
+    flags['sweep-unit'] ?? (anyPoint ? 'blocks' : 'fraction'),
+  ) as SweepRequest['unit']
   const min = numberFlag('sweep-min', flags['sweep-min'])
   const max = numberFlag('sweep-max', flags['sweep-max'])
   if ((min !== undefined && min <= 0) || (min !== undefined && max !== undefined && max <= min))

@@ -1,4 +1,5 @@
 // The answer table: the capacity each policy needs to reach a share of the infinite-capacity hit rate.
+import {blocksToGib} from '../simulate/config/capacity.js'
 import type {PolicyCurve} from './curves.js'
 
 export const TARGETS = [0.5, 0.8, 0.9, 0.95] as const
@@ -47,7 +48,7 @@ function capacityFor(curve: PolicyCurve, rate: number): Omit<CapacityNeed, 'targ
   return {blocks, how: 'interpolated', bracket: [lo.capacity_blocks, hi.capacity_blocks]}
 }
 
-/** One row per curve; `bytesPerBlock` converts blocks to GB (2^30 bytes, as simulate's capacities). */
+/** One row per curve; `bytesPerBlock` converts blocks to GiB (2^30 bytes, as simulate's capacities). */
 export function capacityTable(
   curves: readonly PolicyCurve[],
   infiniteRate: number,
@@ -63,7 +64,7 @@ export function capacityTable(
         target,
         target_rate: rate,
         ...need,
-        gb: need.blocks === null || bytesPerBlock === null ? null : (need.blocks * bytesPerBlock) / 2 ** 30,
+        gb: need.blocks === null || bytesPerBlock === null ? null : blocksToGib(need.blocks, bytesPerBlock),
       }
     }),
   }))

@@ -4,7 +4,8 @@
 import {availableParallelism} from 'node:os'
 import type {BeladyGroupResult} from '../simulate/oracles/belady.js'
 import type {PolicyName, SimConfig} from '../simulate/config/config.js'
-import {quotaUnits} from '../simulate/engine/player.js'
+import {quotaUnits} from '../simulate/config/capacity.js'
+import {checkRateBelowCeiling} from '../simulate/oracles/ceiling.js'
 import {stackPass, type StackObserver, type StackPassResult} from '../simulate/oracles/stack-pass.js'
 import {type PointResult, runSweepTasks, type SweepTask} from '../simulate/sweep/sweep-pool.js'
 import type {TraceRow} from '../simulate/input/trace-rows.js'
@@ -287,9 +288,17 @@ export async function computeCurves(req: CurvesRequest): Promise<Curves> {
       points: policies[0].points,
     })
   const {stack, holdsAll} = ctx
+  const belady = beladyCurve(ctx, plan, results)
+  for (const curve of [...policies, belady])
+    for (const p of curve.points)
+      checkRateBelowCeiling(
+        `${curve.policy} at ${p.capacity_blocks} blocks (${p.method})`,
+        p.token_hit_rate,
+        req.infinite.token_hit_rate,
+      )
   return {
     policies,
-    belady: beladyCurve(ctx, plan, results),
+    belady,
     stack: {
       eligible: stack.eligible,
       reason: stack.reason,

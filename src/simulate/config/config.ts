@@ -496,7 +496,7 @@ function checkConfig(config: SimConfig): void {
     if (g.quota_capacity === undefined && g.quota_capacity_blocks === undefined)
       throw lmtError('SIM_CAPACITY_MISSING', g.group_name, {
         suggestions: [
-          'set quota_capacity (GB) or quota_capacity_blocks, or pass --capacity / --capacity-blocks',
+          'set quota_capacity (GiB) or quota_capacity_blocks, or pass --capacity / --capacity-blocks',
         ],
       })
     if (g.quota_capacity !== undefined && g.quota_capacity >= 0) {
@@ -545,7 +545,7 @@ function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): Resolv
   }
   const cap =
     group.quota_capacity !== undefined
-      ? `${group.quota_capacity} GB`
+      ? `${group.quota_capacity} GiB`
       : group.quota_capacity_blocks === -1
         ? 'infinite'
         : `${group.quota_capacity_blocks} blocks`
@@ -554,8 +554,8 @@ function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): Resolv
     `quick form: one group "default" (${cap}), every instance of the trace with block_size ${flags.blockSize ?? 'inferred from its rows'} and policy ${quickInstance.eviction_policy_type}, eviction_mode ${config.eviction_params.eviction_mode}, replay mode ${config.trace_replay.mode}`,
   )
   if (group.quota_capacity !== undefined && group.quota_capacity >= 0 && flags.bytesPerToken === undefined)
-    throw lmtError('CLI_FLAG_NEEDS', 'a capacity in GB', '--bytes-per-token', {
-      suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks'],
+    throw lmtError('CLI_FLAG_NEEDS', 'a capacity in GiB', '--bytes-per-token or --kv-layout', {
+      suggestions: ['pass --bytes-per-token or --kv-layout', 'or use --capacity-blocks'],
     })
   return {
     config,

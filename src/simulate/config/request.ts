@@ -1,5 +1,6 @@
 // What `lmt simulate` is asked to do (the command builds it from flags) and the progress it reports: below the
 // run, the sweep and the row passes, which all read it.
+import type {CapacityUnit} from './capacity.js'
 import type {SimFlags} from './config.js'
 import type {FormatRecogniser} from '../input/foreign-trace.js'
 import type {PendingFiles} from '../output/pending-files.js'
@@ -11,7 +12,8 @@ export interface SweepRequest {
   min?: number
   max?: number
   points: number
-  unit: 'blocks' | 'gb' | 'fraction'
+  /** the unit of the points: blocks, GiB (2^30 bytes), or a fraction of the working set */
+  unit: CapacityUnit
   group?: string
 }
 

@@ -14,6 +14,7 @@ import {BinaryHeap} from '../../util/binary-heap.js'
 import {splitByMask} from './engine.js'
 import {TieredGroup, type TieredGroupSetup, type TieredInstance, type TieredPolicyName} from './tiered.js'
 import {TieredHitRateSink, tierColumns, tierFields} from '../output/tiered-hit-rate-sink.js'
+import {groupAtCapacity, quotaUnits, weightOf} from '../config/capacity.js'
 import {newReadRecord, rate, type ReadRecord} from '../output/hit-rate-csv.js'
 import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from '../output/hit-rate-sink.js'
 import type {TraceRow} from '../input/trace-rows.js'
@@ -174,30 +175,8 @@ function sizeOfRow(row: TraceRow): number | undefined {
   return chooseBlockSize(fit)
 }
 
-/** A copy of group `g` with the capacity of a sweep point. */
-export function groupAtCapacity(g: GroupConfig, cap: {blocks?: number; gb?: number}): GroupConfig {
-  const copy: GroupConfig = {...g}
-  delete copy.quota_capacity
-  delete copy.quota_capacity_blocks
-  if (cap.gb !== undefined) copy.quota_capacity = cap.gb
-  else copy.quota_capacity_blocks = cap.blocks
-  return copy
-}
-
-/** `quota_units` of a group (null = infinite), from its capacity and weights (docs/simulate.md §2.3). */
-export function quotaUnits(g: GroupConfig): number | null {
-  if (g.quota_capacity !== undefined) {
-    if (g.quota_capacity < 0) return null
-    return Math.trunc(Math.trunc(g.quota_capacity * 2 ** 30) * g.used_percentage)
-  }
-  const blocks = g.quota_capacity_blocks as number
-  if (blocks === -1) return null
-  return Math.trunc(blocks * g.used_percentage)
-}
-
-export function weightOf(g: GroupConfig, i: InstanceConfig): number {
-  return g.quota_capacity !== undefined ? i.block_size * (i.bytes_per_token ?? 0) : 1
-}
+// the capacity functions live in config/capacity.ts; these names stay importable from the engine
+export {groupAtCapacity, quotaUnits, weightOf} from '../config/capacity.js'
 
 function makePolicy(i: InstanceConfig, batch: number, seed: bigint): Policy {
   switch (i.eviction_policy_type) {

@@ -109,7 +109,7 @@ export function defaultSizeWarning(notes: Notes, ids: string[]): void {
   const shown = ids.slice(0, 10).map((id) => `"${id}"`)
   notes.add(
     'LMT_SIM_BLOCK_SIZE_UNCHECKED',
-    `the block size of instance ${shown.join(', ')}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''} could not be inferred or checked (no get row with keys and input_len); 16 is used: pass --block-size if it matters (capacities in GB weigh blocks by it)`,
+    `the block size of instance ${shown.join(', ')}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''} could not be inferred or checked (no get row with keys and input_len); 16 is used: pass --block-size if it matters (capacities in GiB weigh blocks by it)`,
     'warning',
   )
 }

@@ -1,7 +1,7 @@
 // The `belady` oracle (docs/simulate.md §6.4): farthest-next-need eviction, computed offline over the replay sequence.
 import type {SimConfig} from '../config/config.js'
 import {PrefixBlocks} from './prefix-blocks.js'
-import {quotaUnits, weightOf} from '../engine/player.js'
+import {quotaUnits, weightOf} from '../config/capacity.js'
 import type {TraceRow} from '../input/trace-rows.js'
 
 const NEVER = 0x7fffffff
@@ -151,7 +151,6 @@ export function prepareBelady(
 interface InstanceTable {
   instIndex: Map<string, number>
   instGroup: number[]
-  weights: number[]
   blockSizes: number[]
   counts: BeladyInstanceCounts[]
 }
@@ -167,7 +166,7 @@ interface Prepared extends InstanceTable {
 }
 
 function instanceTable(cfg: SimConfig, onlyGroup: string | undefined): InstanceTable {
-  const t: InstanceTable = {instIndex: new Map(), instGroup: [], weights: [], blockSizes: [], counts: []}
+  const t: InstanceTable = {instIndex: new Map(), instGroup: [], blockSizes: [], counts: []}
   cfg.instance_groups.forEach((g, gi) => {
     if (onlyGroup !== undefined && g.group_name !== onlyGroup) return
     for (const i of g.instances) {
@@ -182,11 +181,20 @@ function instanceTable(cfg: SimConfig, onlyGroup: string | undefined): InstanceT
       })
       t.instIndex.set(i.instance_id, t.instIndex.size)
       t.instGroup.push(gi)
-      t.weights.push(weightOf(g, i))
       t.blockSizes.push(i.block_size)
     }
   })
   return t
+}
+
+/**
+ * Each instance's block weight at the capacities of `capCfg`, in the order of {@link instanceTable}: the weight
+ * and the quota come from the same group, so a capacity in GiB weighs blocks in bytes.
+ */
+function weightsAt(capCfg: SimConfig, onlyGroup: string | undefined): number[] {
+  return capCfg.instance_groups
+    .filter((g) => onlyGroup === undefined || g.group_name === onlyGroup)
+    .flatMap((g) => g.instances.map((i) => weightOf(g, i)))
 }
 
 /** The rows and scheduled writes in play order (§4.2), each as the path block ids of its instance. */
@@ -253,7 +261,8 @@ function playBelady(
   capCfg: SimConfig,
   onOps?: (done: number, total: number) => void,
 ): BeladyGroupResult[] {
-  const {ops, need, nextId, counts, instGroup, weights, blockSizes} = prep
+  const {ops, need, nextId, counts, instGroup, blockSizes} = prep
+  const weights = weightsAt(capCfg, prep.onlyGroup)
   for (const c of counts)
     Object.assign(c, {
       get_rows: 0,

@@ -4,7 +4,8 @@
 import type {GroupConfig, InstanceConfig, SimConfig} from '../config/config.js'
 import {splitByMask} from '../engine/engine.js'
 import {PrefixBlocks} from './prefix-blocks.js'
-import {groupAtCapacity, type InstanceCounters, quotaUnits, weightOf} from '../engine/player.js'
+import {groupAtCapacity, quotaBlocks, weightOf} from '../config/capacity.js'
+import type {InstanceCounters} from '../engine/player.js'
 import type {PointResult, SweepCapacity} from '../sweep/sweep-pool.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {grown} from '../../util/grown.js'
@@ -104,11 +105,7 @@ export function stackPass(
   if (!('inst' in eligible)) return eligible
   const {group, inst} = eligible
   // capacity in blocks of each point: what exact eviction keeps live
-  const K = caps.map((cap) => {
-    const g = groupAtCapacity(group, cap)
-    const q = quotaUnits(g)
-    return q === null ? Infinity : Math.floor(q / weightOf(g, inst))
-  })
+  const K = caps.map((cap) => quotaBlocks(groupAtCapacity(group, cap), inst) ?? Infinity)
   // the points in capacity order, and difference arrays over that order (one extra slot for "no point")
   const order = K.map((_, k) => k).sort((a, b) => K[a] - K[b])
   const sortedK = order.map((k) => K[k])

@@ -6,6 +6,7 @@ import type {BlockSizeFit} from '../input/block-size.js'
 import {BLOCK_SIZE_CHECK_FLAG, type BlockSizeSource} from '../input/block-size-errors.js'
 import {rangeText} from '../input/block-size.js'
 import {formatG} from './format-g.js'
+import {capacityText} from '../config/capacity.js'
 import {capacityLabel} from './summary.js'
 
 /** What a finished run shows: its notices, the results table, its lines, where its outputs are. */
@@ -69,8 +70,14 @@ export function infiniteOracleLine(groupName: string, tokenHitRate: number): str
   return `oracle infinite: group ${groupName} token hit rate ${formatG(tokenHitRate)}`
 }
 
-export function beladyOracleLine(groupName: string, tokenHitRate: number, quotaUnits: number | null): string {
-  return `oracle belady: group ${groupName} token hit rate ${formatG(tokenHitRate)} at cache size ${quotaUnits === null ? 'inf' : `${quotaUnits} units`}`
+/** The Belady line of a single run: the quota in its units (bytes for a capacity in GiB, else blocks). */
+export function beladyOracleLine(
+  groupName: string,
+  tokenHitRate: number,
+  quotaUnits: number | null,
+  unit: 'bytes' | 'blocks',
+): string {
+  return `oracle belady: group ${groupName} token hit rate ${formatG(tokenHitRate)} at cache size ${quotaUnits === null ? 'inf' : `${quotaUnits} ${unit}`}`
 }
 
 /** The result line of a single run. */
@@ -100,7 +107,7 @@ export function sweepPointLine(
   tokenHitRate: number,
   fromStack: boolean,
 ): string {
-  return `capacity ${cap.blocks !== undefined ? `${cap.blocks} blocks` : `${formatG(cap.gb as number)} GB`}: ${policy} token hit rate ${formatG(tokenHitRate)}${fromStack ? ' (stack pass)' : ''}`
+  return `capacity ${capacityText(cap, formatG)}: ${policy} token hit rate ${formatG(tokenHitRate)}${fromStack ? ' (stack pass)' : ''}`
 }
 
 /** how far the policy is from the reference */

@@ -116,7 +116,7 @@ export async function plotSweep(
   ]
   const positive = curve.filter((p) => p.capacity > 0)
   if (positive.length === 0) return []
-  const unit = sweep.unit === 'gb' ? 'GB' : 'blocks'
+  const unit = sweep.unit === 'gib' ? 'GiB' : 'blocks'
   const infinite = sweep.infinite_token_hit_rate as number
   const y = {domain: rateDomain([...curve.map((p) => p.rate), infinite])}
   const spec = {

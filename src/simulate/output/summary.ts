@@ -13,8 +13,8 @@ export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
   if (g.quota_capacity_blocks !== undefined) return `${q} blocks`
   const weights = new Set(g.instances.map((i) => weightOf(g, i)))
   const gb = formatG(g.quota_capacity as number)
-  if (weights.size === 1) return `${Math.floor(q / [...weights][0])} blocks (${gb} GB)`
-  return `${gb} GB`
+  if (weights.size === 1) return `${Math.floor(q / [...weights][0])} blocks (${gb} GiB)`
+  return `${gb} GiB`
 }
 
 /** A tiered group's capacity: each tier's (GB, after used_percentage), or the shared tier's. */

@@ -11,6 +11,7 @@ import {beladyOracleLine, infiniteOracleLine} from '../output/console.js'
 import {formatG} from '../output/format-g.js'
 import {cfgWithInstances, totalsOf} from '../output/summary.js'
 import {beladyOracle} from '../oracles/belady.js'
+import {checkBelowCeiling} from '../oracles/ceiling.js'
 import type {RunSizes} from './block-sizes.js'
 import type {RunSetup} from './setup.js'
 
@@ -38,9 +39,24 @@ export async function runOracles(
       newStats(setup.tracePath),
       new Notes(),
     ))
-  if (req.oracle === 'infinite' || req.oracle === 'all')
-    oracles.infinite = infiniteOracle(setup, sizes, main, rows, lines)
-  if (req.oracle === 'belady' || req.oracle === 'all') oracles.belady = belady(setup, main, rows, lines)
+  // the infinite play is the ceiling every other figure is checked against, so it is played for Belady too
+  const ceilings = new Map<string, number>()
+  const infinite = infiniteOracle(setup, sizes, main, rows, ceilings)
+  if (req.oracle === 'infinite' || req.oracle === 'all') {
+    oracles.infinite = infinite
+    for (const o of infinite) lines.push(infiniteOracleLine(o.group_name, o.token_hit_rate))
+  }
+  for (const g of main.groups) {
+    const t = totalsOf(g.members)
+    checkBelowCeiling(
+      `group ${g.cfg.group_name}`,
+      t.hit_tokens,
+      t.input_tokens,
+      ceilings.get(g.cfg.group_name) ?? 0,
+    )
+  }
+  if (req.oracle === 'belady' || req.oracle === 'all')
+    oracles.belady = belady(setup, main, rows, lines, ceilings)
   return oracles
 }
 
@@ -49,8 +65,8 @@ function infiniteOracle(
   sizes: RunSizes,
   main: Player,
   rows: readonly TraceRow[],
-  lines: string[],
-): unknown[] {
+  ceilings: Map<string, number>,
+): Array<{group_name: string; token_hit_rate: number; block_hit_rate: number; hit_blocks: number}> {
   const {cfg} = setup
   const inf = playRows(
     rows,
@@ -64,8 +80,9 @@ function infiniteOracle(
       }),
     stepProgress(setup.req, 'infinite capacity'),
   )
-  const groups = inf.player.groups.map((g) => {
+  return inf.player.groups.map((g) => {
     const t = totalsOf(g.members)
+    ceilings.set(g.cfg.group_name, t.hit_tokens)
     return {
       group_name: g.cfg.group_name,
       token_hit_rate: t.token_hit_rate,
@@ -73,11 +90,15 @@ function infiniteOracle(
       hit_blocks: t.hit_blocks,
     }
   })
-  for (const o of groups) lines.push(infiniteOracleLine(o.group_name, o.token_hit_rate))
-  return groups
 }
 
-function belady(setup: RunSetup, main: Player, rows: readonly TraceRow[], lines: string[]): unknown[] {
+function belady(
+  setup: RunSetup,
+  main: Player,
+  rows: readonly TraceRow[],
+  lines: string[],
+  ceilings: Map<string, number>,
+): unknown[] {
   const bel = beladyOracle(
     rows,
     cfgWithInstances(setup.cfg, main),
@@ -85,10 +106,14 @@ function belady(setup: RunSetup, main: Player, rows: readonly TraceRow[], lines:
     stepProgress(setup.req, 'Belady oracle'),
   )
   for (const b of bel) {
+    const tokens = b.instances.reduce((a, i) => [a[0] + i.hit_tokens, a[1] + i.input_tokens], [0, 0])
+    checkBelowCeiling(`group ${b.group_name}, belady`, tokens[0], tokens[1], ceilings.get(b.group_name) ?? 0)
     const policyRate = totalsOf(
       main.groups.find((g) => g.cfg.group_name === b.group_name)?.members ?? [],
     ).token_hit_rate
-    lines.push(beladyOracleLine(b.group_name, b.token_hit_rate, b.quota_units))
+    lines.push(
+      beladyOracleLine(b.group_name, b.token_hit_rate, b.quota_units, capacityUnitName(setup, b.group_name)),
+    )
     if (policyRate > b.token_hit_rate)
       setup.notes.add(
         'LMT_SIM_UNUSUAL_VALUE',
@@ -97,4 +122,10 @@ function belady(setup: RunSetup, main: Player, rows: readonly TraceRow[], lines:
       )
   }
   return bel.map(({instances: _instances, ...g}) => g)
+}
+
+/** What a group's quota units are: bytes for a capacity in GiB, else blocks. */
+function capacityUnitName(setup: RunSetup, group: string): 'bytes' | 'blocks' {
+  const g = setup.cfg.instance_groups.find((x) => x.group_name === group)
+  return g?.quota_capacity !== undefined ? 'bytes' : 'blocks'
 }

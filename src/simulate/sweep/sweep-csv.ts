@@ -1,12 +1,13 @@
 // sweep.csv (docs/simulate.md §6.3): one row per instance and one total row (`*`) per point and series (the
-// policy, `belady`, `infinite`), with the capacity in blocks and GB where it can be said.
+// policy, `belady`, `infinite`), with the capacity in blocks and GiB (2^30 bytes) where it can be said.
+import {blocksToGib, gibToBlocks} from '../config/capacity.js'
 import {formatG} from '../output/format-g.js'
 import {rate} from '../output/hit-rate-csv.js'
 
 export const SWEEP_CSV_HEADER =
   'series,capacity_blocks,capacity_gb,quota_blocks,instance_id,requests,read_blocks,hit_blocks,input_tokens,hit_tokens,token_hit_rate,block_hit_rate,evictions,method'
 
-/** A point's capacity columns: in blocks, in GB, the quota in blocks ('' where the units do not convert). */
+/** A point's capacity columns: in blocks, in GiB (the `capacity_gb` column, 2^30 bytes), the quota in blocks ('' where the units do not convert). */
 export interface CapacityCells {
   capBlocks: string
   capGb: string
@@ -51,13 +52,13 @@ export function capacityCells(
     cap.blocks !== undefined
       ? String(cap.blocks)
       : equal && q !== null
-        ? String(Math.floor(((cap.gb as number) * 2 ** 30) / w0))
+        ? String(gibToBlocks(cap.gb as number, w0))
         : ''
   const capGb =
     cap.gb !== undefined
       ? formatG(cap.gb)
       : equal && weights.length > 0 && weights[0] > 0
-        ? formatG(((cap.blocks as number) * weights[0]) / 2 ** 30)
+        ? formatG(blocksToGib(cap.blocks as number, weights[0]))
         : ''
   const quotaBlocks = q !== null && equal ? String(Math.floor(q / w0)) : ''
   return {capBlocks, capGb, quotaBlocks}

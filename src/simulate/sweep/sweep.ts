@@ -7,6 +7,7 @@ import {join} from 'node:path'
 import {lmtError} from '../../errors.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
 import type {ResolvedConfig, SimConfig} from '../config/config.js'
+import {capacityText, checkGibCapacity, pointCapacity} from '../config/capacity.js'
 import {formatG} from '../output/format-g.js'
 import type {Notes} from '../config/notes.js'
 import {PendingFiles} from '../output/pending-files.js'
@@ -15,6 +16,7 @@ import {quotaUnits, Player} from '../engine/player.js'
 import type {SimulateRequest, SweepRequest} from '../config/request.js'
 import {stepProgress} from '../config/step-progress.js'
 import {stackPass, type StackPassResult} from '../oracles/stack-pass.js'
+import {checkBelowCeiling} from '../oracles/ceiling.js'
 import {sweepBeladySuffix, sweepFooterLines, sweepPointLine} from '../output/console.js'
 import {cfgWithInstances, totalsOf} from '../output/summary.js'
 import {
@@ -63,6 +65,8 @@ interface SweepPlan {
   /** the swept group in the infinite play */
   infinite: Player['groups'][number]
   wss: number
+  /** the infinite play's hit tokens: no point of any series may exceed them */
+  ceiling: number
   weights: number[]
   caps: SweepCapacity[]
   /** the swept group's policies, `+`-joined: the series name */
@@ -162,6 +166,22 @@ function sweptGroup(sw: SweepRequest, cfg: SimConfig): string {
   return groupName
 }
 
+/** A sweep in GiB needs the bytes of every block of the swept group: before any play, a usage error if not. */
+function checkSweepInGib(cfg: SimConfig, groupName: string, base: SweepBase): void {
+  const g = cfg.instance_groups.find(
+    (x) => x.group_name === groupName,
+  ) as SimConfig['instance_groups'][number]
+  const quick = base.quickInstance
+  if (g.instances.length === 0 && quick && quick.bytes_per_token === undefined)
+    throw lmtError('CLI_FLAG_NEEDS', 'a sweep in GiB', '--bytes-per-token or --kv-layout', {
+      suggestions: [
+        'pass --bytes-per-token or --kv-layout',
+        'or sweep in blocks or fractions (--sweep-unit)',
+      ],
+    })
+  checkGibCapacity(g)
+}
+
 /** The infinite play (working-set size, the infinite ceiling), the capacities and the stack pass. */
 function planSweep(
   rows: TraceRow[],
@@ -172,6 +192,7 @@ function planSweep(
 ): {plan: SweepPlan; infinitePlay: Player} {
   const sw = req.sweep as SweepRequest
   const groupName = sweptGroup(sw, cfg)
+  if (sw.unit === 'gib') checkSweepInGib(cfg, groupName, base)
   const inf = playRows(
     rows,
     () =>
@@ -204,11 +225,27 @@ function planSweep(
   const toPlay = caps
     .map((_, p) => p)
     .filter((p) => p === caps.length - 1 || stack.certified[p] === undefined)
-  const plan = {rows, req, base, groupName, effCfg, infinite, wss, weights, caps, policy, job, stack, toPlay}
+  const ceiling = totalsOf(infinite.members).hit_tokens
+  const plan = {
+    rows,
+    req,
+    base,
+    groupName,
+    effCfg,
+    infinite,
+    wss,
+    ceiling,
+    weights,
+    caps,
+    policy,
+    job,
+    stack,
+    toPlay,
+  }
   return {plan, infinitePlay: inf.player}
 }
 
-/** The swept capacities: the given ones, or `points` spaced evenly on a log scale; in blocks or GB. */
+/** The swept capacities: the given ones, or `points` spaced evenly on a log scale; in blocks or GiB. */
 function capacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: Notes): SweepCapacity[] {
   let points: number[]
   if (sw.capacities) points = [...new Set(sw.capacities)].sort((a, b) => a - b)
@@ -219,16 +256,14 @@ function capacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: N
       Math.exp(Math.log(min) + (i * (Math.log(max) - Math.log(min))) / (sw.points - 1)),
     )
   }
-  if (sw.unit === 'gb') return points.filter((v) => v >= 0).map((gb) => ({gb}))
-  const blocks = points
-    .filter((v) => v >= 0)
-    .map((v) => Math.max(1, Math.round(sw.unit === 'fraction' ? v * wss : v)))
+  const caps = points.filter((v) => v >= 0).map((v) => pointCapacity(sw.unit, v, wss))
+  if (sw.unit === 'gib') return caps
   if (new Set(weights).size > 1)
     notes.add(
       'LMT_SIM_UNUSUAL_VALUE',
       'the swept group has instances of different weights; block and fraction units count every block as 1',
     )
-  return [...new Set(blocks)].sort((a, b) => a - b).map((b) => ({blocks: b}))
+  return [...new Set(caps.map((c) => c.blocks as number))].sort((a, b) => a - b).map((b) => ({blocks: b}))
 }
 
 /** The one-pass stack method (§6.6): the points it certifies, unless it is switched off or cannot serve. */
@@ -314,7 +349,7 @@ async function addPoints(
     else if (method === 'stack') point = fromStack(plan, p) as PointResult
     else {
       req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done: p, total: caps.length}})
-      const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gb-${formatG(cap.gb as number)}`
+      const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gib-${formatG(cap.gb as number)}`
       const dir = join(out, 'points', label)
       if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
       const player = playPoint(rows, job, cap, req.keepPointCsv ? csvName(dir) : undefined)
@@ -341,6 +376,12 @@ function addPoint(
       sweepCsvRow(plan.policy, cells, m.instanceId, m.counters as unknown as Record<string, number>, method),
     )
   const totals = totalsOf(point.members)
+  checkBelowCeiling(
+    `sweep point ${capacityText(cap, formatG)}, ${plan.policy} (${method})`,
+    totals.hit_tokens,
+    totals.input_tokens,
+    plan.ceiling,
+  )
   tally.csvRows.push(sweepCsvRow(plan.policy, cells, '*', totals, method))
   tally.docPoints.push({
     capacity_blocks: cells.capBlocks === '' ? null : Number(cells.capBlocks),
@@ -381,13 +422,19 @@ function addBelady(
       tally.csvRows.push(sweepCsvRow('belady', cells, c.instance_id, c as unknown as Record<string, number>))
       for (const k of Object.keys(tot) as Array<keyof typeof tot>) tot[k] += c[k]
     }
+    checkBelowCeiling(
+      `sweep point ${capacityText(cap, formatG)}, belady`,
+      tot.hit_tokens,
+      tot.input_tokens,
+      plan.ceiling,
+    )
     tally.csvRows.push(sweepCsvRow('belady', cells, '*', tot))
     tally.beladyCurve.push({capacity: cap.blocks ?? (cap.gb as number), rate: bel.token_hit_rate})
     tally.lines[tally.pointLine[p]] += sweepBeladySuffix(bel.token_hit_rate)
     if (tally.series[p].rate > bel.token_hit_rate)
       notes.add(
         'LMT_SIM_UNUSUAL_VALUE',
-        `capacity ${cap.blocks ?? cap.gb}: ${policy} (${formatG(tally.series[p].rate)}) beats the Belady next-need reference (${formatG(bel.token_hit_rate)})`,
+        `capacity ${capacityText(cap, formatG)}: ${policy} (${formatG(tally.series[p].rate)}) beats the Belady next-need reference (${formatG(bel.token_hit_rate)})`,
         'warning',
       )
   }

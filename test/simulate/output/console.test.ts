@@ -56,16 +56,19 @@ describe('simulate console text', () => {
 
   it('oracle, sweep and block-size lines', () => {
     expect(infiniteOracleLine('g', 0.5)).toBe('oracle infinite: group g token hit rate 0.5')
-    expect(beladyOracleLine('g', 0.25, null)).toBe(
+    expect(beladyOracleLine('g', 0.25, null, 'blocks')).toBe(
       'oracle belady: group g token hit rate 0.25 at cache size inf',
     )
-    expect(beladyOracleLine('g', 0.25, 64)).toBe(
-      'oracle belady: group g token hit rate 0.25 at cache size 64 units',
+    expect(beladyOracleLine('g', 0.25, 64, 'blocks')).toBe(
+      'oracle belady: group g token hit rate 0.25 at cache size 64 blocks',
+    )
+    expect(beladyOracleLine('g', 0.25, 2 ** 36, 'bytes')).toBe(
+      'oracle belady: group g token hit rate 0.25 at cache size 68719476736 bytes',
     )
     expect(sweepPointLine({blocks: 8}, 'lru', 0.125, true) + sweepBeladySuffix(0.5)).toBe(
       'capacity 8 blocks: lru token hit rate 0.125 (stack pass), Belady 0.5',
     )
-    expect(sweepPointLine({gb: 1.5}, 'lru', 0.125, false)).toBe('capacity 1.5 GB: lru token hit rate 0.125')
+    expect(sweepPointLine({gb: 1.5}, 'lru', 0.125, false)).toBe('capacity 1.5 GiB: lru token hit rate 0.125')
     const sizes = Array.from({length: 12}, (_, i) => `size ${i}`)
     expect(blockSizeLines(sizes)).toEqual([
       ...sizes.slice(0, 10),
