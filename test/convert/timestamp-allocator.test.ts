@@ -74,3 +74,79 @@ describe('TimestampAllocator: bounded when requests lag behind', () => {
     tmp.cleanup()
   })
 })
+
+describe('TimestampAllocator: equal timestamps and inputs that go back in time', () => {
+  it('gives a storm of equal timestamps base, base + 1, … in linear steps (200k at one base)', () => {
+    const tmp = tempDir()
+    const a = new TimestampAllocator(tmp.dir, 64)
+    const base = 1_000_000_000n
+    // the reference rule by arithmetic: the k-th request at one base gets base + k
+    for (let k = 0; k < 200_000; k++) if (a.allocate('x', base) !== base + BigInt(k)) throw new Error(`at ${k}`)
+    // one interval, whatever the number of requests
+    expect(a.inMemory).toBe(1)
+    // a request just below the storm and one inside it
+    expect(a.allocate('x', base - 1n)).toBe(base - 1n)
+    expect(a.allocate('x', base + 5n)).toBe(base + 200_000n)
+    tmp.cleanup()
+  })
+
+  it('is exact on copies of one trace allocated one after another (several inputs), bounded in memory and runs', () => {
+    const tmp = tempDir()
+    const a = new TimestampAllocator(tmp.dir, 64)
+    const naive = new NaiveAllocator()
+    let seed = 5
+    const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
+    const rows: bigint[] = []
+    for (let i = 0, t = 0; i < 4000; i++) rows.push(BigInt((t += Math.floor(rand() * 3) * 1000)))
+    let peak = 0
+    for (let copy = 0; copy < 6; copy++)
+      for (const ts of rows) {
+        expect(a.allocate('x', ts)).toBe(naive.allocate('x', ts))
+        expect(a.allocate('x', ts + 1n)).toBe(naive.allocate('x', ts + 1n))
+        peak = Math.max(peak, a.inMemory)
+      }
+    expect(peak).toBeLessThan(1_000)
+    expect(a.spilledRuns).toBeLessThanOrEqual(12)
+    tmp.cleanup()
+  })
+
+  it('is exact on days given in any order, storms, int64 edges and values beyond int64', () => {
+    const tmp = tempDir()
+    const naive = new NaiveAllocator()
+    const a = new TimestampAllocator(tmp.dir, 16)
+    let seed = 99
+    const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
+    const day = (d: number) => BigInt(d) * 100_000n
+    const requests: Array<[string, bigint]> = []
+    for (const d of [3, 1, 4, 0, 2, 1, 3]) {
+      for (let i = 0; i < 1500; i++) {
+        const id = rand() < 0.8 ? 'a' : 'b'
+        const ts = day(d) + BigInt(Math.floor(rand() < 0.3 ? i / 50 : i * 7 + rand() * 20))
+        requests.push([id, ts], [id, ts + 1n])
+      }
+      for (let i = 0; i < 300; i++) requests.push(['a', day(d) + 500n]) // a storm inside the day
+    }
+    const max = 2n ** 63n - 1n
+    for (const t of [max - 3n, max - 3n, max - 3n, max - 3n, max - 3n, -(2n ** 63n), -(2n ** 63n)])
+      requests.push(['edge', t])
+    for (let i = 0; i < 40; i++) requests.push(['edge', 5n])
+    for (let i = 0; i < 100; i++) requests.push(['big', 2n ** 70n + BigInt(i % 7)], ['big', BigInt(i)])
+    for (const [id, t] of requests) expect(a.allocate(id, t)).toBe(naive.allocate(id, t))
+    tmp.cleanup()
+  })
+
+  it('is exact on random requests with many spills and merges', () => {
+    const tmp = tempDir()
+    const a = new TimestampAllocator(tmp.dir, 8)
+    const naive = new NaiveAllocator()
+    let seed = 3
+    const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
+    for (let i = 0; i < 30_000; i++) {
+      const r = rand()
+      const base = r < 0.6 ? BigInt(i * 2) : r < 0.9 ? BigInt(Math.floor(rand() * i * 2)) : BigInt(Math.floor(i / 100))
+      expect(a.allocate('x', base)).toBe(naive.allocate('x', base))
+    }
+    expect(a.spilledRuns).toBeLessThanOrEqual(24)
+    tmp.cleanup()
+  })
+})
