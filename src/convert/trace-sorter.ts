@@ -1,4 +1,5 @@
 import {join} from 'node:path'
+import {BinaryHeap} from '../util/binary-heap.js'
 import {encodeRecordInto} from './record-encoder.js'
 import type {StoredLine} from './line-arena.js'
 import type {GetRecord, WriteRecord} from './records.js'
@@ -6,6 +7,8 @@ import {BufferedWriter, type RunFile} from './run-files.js'
 
 interface Item {
   ts: bigint
+  /** emission order: ties on ts keep it */
+  seq: number
   /** the encoded line slab[start, end), newline included; or null when the item is a record encoded as written */
   slab: Buffer | null
   start: number
@@ -44,12 +47,14 @@ export interface TraceSorterOptions {
   release?: (line: StoredLine) => void
 }
 
-const byTimestamp = (a: Item, b: Item): number => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0)
+const byTimestamp = (a: Item, b: Item): number => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.seq - b.seq)
+const before = (a: Item, b: Item): boolean => a.ts < b.ts || (a.ts === b.ts && a.seq < b.seq)
 
 /**
  * Stable sort of one input's traces by `timestamp_ns` (ties keep emission order) in bounded memory.
  *
- * Traces pass through a sorted window; when it is full its minimum is written to the first run. Time-sorted input
+ * Traces pass through a window (the traces in time order as they came, and a heap of the ones that came late, so a
+ * late trace costs O(log window)); when it is full its minimum is written to the first run. Time-sorted input
  * (or input with disorder smaller than the window) thus streams straight through. If a trace arrives that sorts
  * before one already written, the sorter switches to an external merge sort: the part written so far is the first
  * run, the window and later traces are sorted in chunks and spilled as further runs. Ties across runs resolve by run
@@ -60,8 +65,11 @@ export class TraceSorter {
   private readonly windowChars: number
   private windowText = 0
   private readonly chunkChars: number
+  /** window traces that came in time order (ascending from head) */
   private window: Item[] = []
   private head = 0
+  /** window traces that came before the last of `window` in time */
+  private late = new BinaryHeap<Item>(before)
   private lastWritten: bigint | undefined
   private first: BufferedWriter | undefined
   private readonly firstRun: RunFile
@@ -93,7 +101,7 @@ export class TraceSorter {
 
   push(ts: bigint, line: StoredLine): void {
     const {slab, start, end} = line
-    this.pushItem({ts, slab, start, end, line, record: null, size: end - start, written: null})
+    this.pushItem({ts, seq: 0, slab, start, end, line, record: null, size: end - start, written: null})
   }
 
   /**
@@ -104,6 +112,7 @@ export class TraceSorter {
   pushLine(ts: bigint, slab: Buffer, start: number, end: number, written?: () => void): void {
     this.pushItem({
       ts,
+      seq: 0,
       slab,
       start,
       end,
@@ -119,12 +128,12 @@ export class TraceSorter {
    * fewer, and no arena space held while it waits in the window.
    */
   pushRecord(ts: bigint, record: GetRecord | WriteRecord, size: number): void {
-    this.pushItem({ts, slab: null, start: 0, end: 0, line: null, record, size, written: null})
+    this.pushItem({ts, seq: 0, slab: null, start: 0, end: 0, line: null, record, size, written: null})
   }
 
   private pushItem(item: Item): void {
     const ts = item.ts
-    this.count++
+    item.seq = this.count++
     if (this.spilling) return this.pushChunk(item)
     if (this.lastWritten !== undefined && ts < this.lastWritten) {
       this.startSpilling()
@@ -132,28 +141,30 @@ export class TraceSorter {
     }
     const w = this.window
     if (w.length === this.head || ts >= w[w.length - 1].ts) w.push(item)
-    else {
-      // upper bound: after every item with an equal timestamp (emission order)
-      let lo = this.head
-      let hi = w.length - 1
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (w[mid].ts > ts) hi = mid
-        else lo = mid + 1
-      }
-      w.splice(lo, 0, item)
-    }
+    else this.late.push(item)
     this.windowText += item.size
-    while (w.length - this.head > this.windowSize || this.windowText > this.windowChars) {
-      const oldest = w[this.head]
+    while (w.length - this.head + this.late.size > this.windowSize || this.windowText > this.windowChars) {
+      const oldest = this.takeOldest()
       this.writeFirst(oldest)
       this.windowText -= oldest.size
-      w[this.head++] = undefined as unknown as Item
-      if (this.head >= 4096 && this.head * 2 >= w.length) {
-        w.splice(0, this.head)
-        this.head = 0
-      }
     }
+  }
+
+  /** Removes and returns the window's first trace by (timestamp, emission order). */
+  private takeOldest(): Item {
+    const w = this.window
+    const top = this.late.peek()
+    if (top !== undefined && (this.head === w.length || before(top, w[this.head]))) return this.late.pop() as Item
+    const oldest = w[this.head]
+    w[this.head++] = undefined as unknown as Item
+    if (this.head === w.length) {
+      w.length = 0
+      this.head = 0
+    } else if (this.head >= 4096 && this.head * 2 >= w.length) {
+      w.splice(0, this.head)
+      this.head = 0
+    }
+    return oldest
   }
 
   /** True when written data waits for the disk; the producer should await {@link settle}. */
@@ -171,9 +182,7 @@ export class TraceSorter {
   /** Ends the input; returns its sorted runs in run order. */
   async finish(): Promise<RunFile[]> {
     if (!this.spilling) {
-      for (let i = this.head; i < this.window.length; i++) this.writeFirst(this.window[i])
-      this.window = []
-      this.head = 0
+      while (this.head < this.window.length || this.late.size > 0) this.writeFirst(this.takeOldest())
       this.closeFirst()
     } else if (this.chunk.length > 0) this.spillChunk()
     await this.settle()
@@ -230,9 +239,12 @@ export class TraceSorter {
   private startSpilling(): void {
     this.spilling = true
     this.closeFirst()
+    // (the chunk is sorted by timestamp and emission order: the order they go in does not matter)
     for (let i = this.head; i < this.window.length; i++) this.pushChunk(this.window[i])
+    for (const item of this.late.items) this.pushChunk(item)
     this.window = []
     this.head = 0
+    this.late.clear()
   }
 
   private pushChunk(item: Item): void {
@@ -242,7 +254,7 @@ export class TraceSorter {
   }
 
   private spillChunk(): void {
-    this.chunk.sort(byTimestamp) // Array.prototype.sort is stable
+    this.chunk.sort(byTimestamp)
     const run: RunFile = {
       path: join(this.opts.tempDir, `${this.opts.name}-run${this.runs.length}.txt`),
       prefixed: true,
