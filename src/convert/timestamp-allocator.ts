@@ -264,7 +264,16 @@ class RunWriter {
       closeSync(this.fd)
     }
     const {id, path, count, min, max} = this
-    return {id, path, count, min, max, pageStarts: BigInt64Array.from(this.starts), lastPage: -1, lastData: undefined}
+    return {
+      id,
+      path,
+      count,
+      min,
+      max,
+      pageStarts: BigInt64Array.from(this.starts),
+      lastPage: -1,
+      lastData: undefined,
+    }
   }
 
   abandon(): void {
@@ -274,7 +283,8 @@ class RunWriter {
   private flush(): void {
     const bytes = new Uint8Array(this.buf.buffer, 0, this.used * 8)
     let done = 0
-    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.offset + done)
+    while (done < bytes.length)
+      done += writeSync(this.fd, bytes, done, bytes.length - done, this.offset + done)
     this.offset += bytes.length
     this.used = 0
   }

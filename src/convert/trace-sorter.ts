@@ -154,7 +154,8 @@ export class TraceSorter {
   private takeOldest(): Item {
     const w = this.window
     const top = this.late.peek()
-    if (top !== undefined && (this.head === w.length || before(top, w[this.head]))) return this.late.pop() as Item
+    if (top !== undefined && (this.head === w.length || before(top, w[this.head])))
+      return this.late.pop() as Item
     const oldest = w[this.head]
     w[this.head++] = undefined as unknown as Item
     if (this.head === w.length) {

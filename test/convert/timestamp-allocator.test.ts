@@ -81,7 +81,8 @@ describe('TimestampAllocator: equal timestamps and inputs that go back in time',
     const a = new TimestampAllocator(tmp.dir, 64)
     const base = 1_000_000_000n
     // the reference rule by arithmetic: the k-th request at one base gets base + k
-    for (let k = 0; k < 200_000; k++) if (a.allocate('x', base) !== base + BigInt(k)) throw new Error(`at ${k}`)
+    for (let k = 0; k < 200_000; k++)
+      if (a.allocate('x', base) !== base + BigInt(k)) throw new Error(`at ${k}`)
     // one interval, whatever the number of requests
     expect(a.inMemory).toBe(1)
     // a request just below the storm and one inside it
@@ -143,7 +144,8 @@ describe('TimestampAllocator: equal timestamps and inputs that go back in time',
     const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
     for (let i = 0; i < 30_000; i++) {
       const r = rand()
-      const base = r < 0.6 ? BigInt(i * 2) : r < 0.9 ? BigInt(Math.floor(rand() * i * 2)) : BigInt(Math.floor(i / 100))
+      const base =
+        r < 0.6 ? BigInt(i * 2) : r < 0.9 ? BigInt(Math.floor(rand() * i * 2)) : BigInt(Math.floor(i / 100))
       expect(a.allocate('x', base)).toBe(naive.allocate('x', base))
     }
     expect(a.spilledRuns).toBeLessThanOrEqual(24)

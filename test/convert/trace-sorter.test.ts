@@ -71,7 +71,8 @@ describe('TraceSorter', () => {
   it('keeps a window of late traces (ties in emission order) in one run, in O(log window) per trace', async () => {
     // every other trace half a window late: with a sorted array each late one moved ~30k entries
     const items: Array<[bigint, number]> = []
-    for (let i = 0; i < 120_000; i++) items.push([BigInt(i % 2 === 0 ? i * 10 : Math.max(0, i * 10 - 300_000)), i])
+    for (let i = 0; i < 120_000; i++)
+      items.push([BigInt(i % 2 === 0 ? i * 10 : Math.max(0, i * 10 - 300_000)), i])
     for (let i = 0; i < 2_000; i++) items.push([1_200_000n + BigInt(i % 5), 120_000 + i]) // ties, out of order
     const r = await sortThrough(items, {windowSize: 65_536, chunkChars: 1 << 30, direct: true})
     expect(r.spilled).toBe(false)

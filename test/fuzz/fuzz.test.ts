@@ -19,6 +19,7 @@ describe('fuzzing every entry point (a short, deterministic run of `npm run fuzz
       expect(names).toContain(name)
     expect(names).toContain('convert:publisher_log')
     expect(names).toContain('simulate')
+    expect(summary.byTarget['timestamp-storms'].outcomes.result).toBeGreaterThan(0)
     expect(summary.byTarget['convert:qwen_bailian'].inputs).toBe(10)
     expect(summary.byTarget.cli.inputs).toBe(4)
     // both kinds of outcome occur: the inputs reach past the first check

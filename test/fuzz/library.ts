@@ -27,6 +27,10 @@ export async function loadLibrary() {
       'src/convert/conversion-run.js',
     ),
     simulate: await load<typeof import('../../src/simulate/run.js')>('src/simulate/run.js'),
+    allocator: await load<typeof import('../../src/convert/timestamp-allocator.js')>(
+      'src/convert/timestamp-allocator.js',
+    ),
+    hash: await load<typeof import('../../src/hash/prefix-hash.js')>('src/hash/prefix-hash.js'),
     converters: {
       qwen_bailian: (await load<typeof import('../../plugins/converters/qwen-bailian.js')>(
         'plugins/converters/qwen-bailian.js',

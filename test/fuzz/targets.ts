@@ -279,6 +279,117 @@ function checkRowAccounting(summary: Record<string, unknown>, input: Buffer): vo
     )
 }
 
+/** The plain rule of docs/convert.md §4.3: per instance one set of used timestamps, searched one by one. */
+class PlainAllocator {
+  private readonly sets = new Map<string, Set<bigint>>()
+  allocate(id: string, base: bigint): bigint {
+    let s = this.sets.get(id)
+    if (!s) this.sets.set(id, (s = new Set()))
+    let t = base
+    while (s.has(t)) t++
+    s.add(t)
+    return t
+  }
+}
+
+/**
+ * Equal-timestamp storms: qwen_bailian rows whose timestamps come from a few seconds (most rows share one), given as
+ * one to three copies of one input. The conversion must be the plain rule's bytes; and the allocator, with a spill
+ * threshold small enough to spill and merge runs, must give the plain rule's timestamps for the same requests.
+ */
+function timestampStorms(lib: Library, dir: string): Target {
+  const name = 'timestamp-storms'
+  const inputPath = join(dir, 'storms.jsonl')
+  const output = join(dir, 'storms.out.jsonl')
+  return {
+    name,
+    input(rng) {
+      const seconds = Array.from({length: 1 + rng.int(4)}, () => 1 + rng.int(6))
+      const rows = 100 + rng.int(500)
+      const lines: string[] = []
+      for (let i = 0; i < rows; i++) {
+        const ts = rng.chance(0.7) ? seconds[0] : rng.pick(seconds)
+        lines.push(`{"timestamp": ${ts}, "input_length": 40, "hash_ids": [${rng.int(50)}, ${i}]}\n`)
+      }
+      return Buffer.from(lines.join(''))
+    },
+    async run(input, rng) {
+      const rows = input
+        .toString()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as {timestamp: number; hash_ids: number[]})
+      const copies = 1 + rng.int(3)
+      writeFileSync(inputPath, input)
+      rmSync(output, {force: true})
+      const run = new lib.convert.ConversionRun({
+        inputs: Array.from({length: copies}, () => inputPath),
+        output,
+        format: 'qwen_bailian',
+        converterClass: lib.converters.qwen_bailian.QwenBailianConverter,
+        converterSource: 'built-in',
+        options: {
+          defaultInstanceId: 'instance',
+          instanceBlockSizes: new Map(),
+          mode: 'optimizer',
+          numWorkers: 1,
+          ignoreResponse: false,
+          truncate: true,
+        },
+        sort: true,
+        strict: false,
+        logger: {warn: () => {}, info: () => {}},
+      })
+      try {
+        await run.run()
+      } catch (err) {
+        return coded(lib, name, err, input)
+      }
+      const plain = new PlainAllocator()
+      const lines: Array<{ts: bigint; n: number; text: string}> = []
+      for (let c = 0; c < copies; c++)
+        for (const r of rows) {
+          const base = BigInt(r.timestamp) * 1_000_000_000n
+          const keys = lib.hash.prefixHash(r.hash_ids).join(', ')
+          for (const [kind, ts] of [
+            ['get', plain.allocate('instance', base)],
+            ['write', plain.allocate('instance', base + 1n)],
+          ] as const) {
+            const head = `{"type": "${kind}", "instance_id": "instance", "trace_id": "trace_instance_${ts}", "timestamp_ns": ${ts}, "keys": [${keys}]`
+            const tail =
+              kind === 'get'
+                ? `, "input_len": 40, "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}`
+                : '}'
+            lines.push({ts, n: lines.length, text: `${head}${tail}\n`})
+          }
+        }
+      lines.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.n - b.n))
+      if (readFileSync(output, 'utf8') !== lines.map((l) => l.text).join(''))
+        throw new Finding(name, `${copies} copies: the output differs from the plain rule's`, input)
+      // the same requests through the allocator alone, spilling every few dozen intervals
+      const spill = join(dir, 'storm-slots')
+      rmSync(spill, {recursive: true, force: true})
+      mkdirSync(spill)
+      const small = new lib.allocator.TimestampAllocator(spill, 4 + rng.int(60))
+      const again = new PlainAllocator()
+      for (let c = 0; c < copies; c++)
+        for (const r of rows)
+          for (const base of [BigInt(r.timestamp) * 1000n, BigInt(r.timestamp) * 1000n + 1n]) {
+            const id = r.hash_ids[0] % 3 === 0 ? 'other' : 'instance'
+            const got = small.allocate(id, base)
+            const want = again.allocate(id, base)
+            if (got !== want)
+              throw new Finding(
+                name,
+                `spilling allocator gave ${got} where the plain rule gives ${want}`,
+                input,
+              )
+          }
+      return {kind: 'result'}
+    },
+  }
+}
+
 /** Every target of the campaign (text_trace when its tokenizer is available offline); `dir` holds their files. */
 export async function allTargets(dir: string, rng: Random): Promise<Target[]> {
   const lib = await loadLibrary()
@@ -315,6 +426,7 @@ export async function allTargets(dir: string, rng: Random): Promise<Target[]> {
       dir,
     ),
     simulateTarget(lib, dir),
+    timestampStorms(lib, dir),
   ]
   const tokenizerPath = offlineTokenizer(join(dir, 'tokenizer'))
   if (tokenizerPath) {
