@@ -138,11 +138,11 @@ describe('TimestampAllocator: equal timestamps and inputs that go back in time',
 
   it('is exact on random requests with many spills and merges', () => {
     const tmp = tempDir()
-    const a = new TimestampAllocator(tmp.dir, 8)
+    const a = new TimestampAllocator(tmp.dir, 12)
     const naive = new NaiveAllocator()
     let seed = 3
     const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
-    for (let i = 0; i < 30_000; i++) {
+    for (let i = 0; i < 10_000; i++) {
       const r = rand()
       const base =
         r < 0.6 ? BigInt(i * 2) : r < 0.9 ? BigInt(Math.floor(rand() * i * 2)) : BigInt(Math.floor(i / 100))
