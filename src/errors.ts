@@ -240,6 +240,11 @@ const catalogue = {
     exit: 2,
     message: (group: string, problem: string) => `group "${group}": ${problem}`,
   },
+  SIM_TIERED_NOT_PLAYED: {
+    exit: 2,
+    message: (what: string) =>
+      `${what} does not play configurations with a tier_strategy (storage tiers, TTL)`,
+  },
   SIM_CAPACITY_MISSING: {exit: 2, message: (group: string) => `group "${group}" has no capacity`},
   SIM_CAPACITY_CONFLICT: {
     exit: 2,

@@ -10,6 +10,7 @@ import {
   type SimFlags,
 } from '../simulate/config/config.js'
 import {Notes} from '../simulate/config/notes.js'
+import {isTieredConfig} from '../simulate/config/tiers.js'
 import {loadSorted} from '../simulate/input/sorted-rows.js'
 import type {TraceRow} from '../simulate/input/trace-rows.js'
 import {firstRowType, newStats, type TraceReadStats} from '../simulate/input/trace-source.js'
@@ -42,6 +43,13 @@ const PLACEHOLDER = /--capacity-blocks -1|--output-dir|quick form:/
 export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
   if (!req.config && !req.trace) throw lmtError('REPORT_NO_INPUT')
   const file = req.config ? await readConfigFile(req.config) : undefined
+  if (file !== undefined && isTieredConfig(file.raw.instance_groups))
+    throw lmtError('SIM_TIERED_NOT_PLAYED', 'lmt report', {
+      suggestions: [
+        'run "lmt simulate CONFIG" for the tiered hit rates (per tier in summary.json and the CSVs)',
+        'or give lmt report a configuration without tier_strategy (one storage, one shared capacity)',
+      ],
+    })
   // the capacity is the report's to choose: -1 satisfies the configuration check; nothing is written there
   const flags: SimFlags = {
     trace: req.trace,

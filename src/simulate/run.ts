@@ -1,7 +1,7 @@
 // `lmt simulate` end to end, as named steps (run/): set up, settle the block sizes, play (a single run with its
 // oracles, or a sweep), build the summary, write the outputs, give the console text.
 import {rmdirSync} from 'node:fs'
-import {isLmtError} from '../errors.js'
+import {isLmtError, lmtError} from '../errors.js'
 import type {Notice} from './config/notes.js'
 import type {SimulateRequest} from './config/request.js'
 import {Player} from './engine/player.js'
@@ -94,6 +94,13 @@ async function singleRun(setup: RunSetup, lines: string[]): Promise<Played> {
 /** A sweep over capacities of one group (sweep/), from the rows loaded with the block sizes. */
 async function sweepRun(setup: RunSetup, lines: string[]): Promise<Played> {
   const {req, cfg, notes} = setup
+  if (cfg.tiered)
+    throw lmtError('SIM_TIERED_NOT_PLAYED', 'simulate --sweep', {
+      suggestions: [
+        'run without --sweep, once per capacity (--capacity sets the first tier, or the shared quota)',
+        'or sweep a configuration without tier_strategy',
+      ],
+    })
   const sizes = await settleRunSizes(setup)
   const parseStart = performance.now()
   const sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')

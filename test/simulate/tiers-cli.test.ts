@@ -125,6 +125,18 @@ describe('tiered configurations', () => {
     expect(existsSync(join(c.output_result_path, 'gen_hit_rates.csv'))).toBe(false)
   })
 
+  it('simulate --sweep and lmt report refuse a tiered configuration rather than play it untiered', async () => {
+    const c = caseConfig('t2_wt_gen', 'sweep')
+    const path = join(tmp.dir, 'sweep.json')
+    writeFileSync(path, JSON.stringify(c))
+    const sweep = await lmt(['simulate', path, '--sweep', '--no-plots', '--quiet'])
+    expect(sweep.exitCode).toBe(2)
+    expect(sweep.stderr).toMatch(/simulate --sweep does not play configurations with a tier_strategy/)
+    const report = await lmt(['report', path, '-o', join(tmp.dir, 'report.html')])
+    expect(report.exitCode).toBe(2)
+    expect(report.stderr).toMatch(/lmt report does not play configurations with a tier_strategy/)
+  })
+
   it('a group with one storage and no tier_strategy keeps lmt’s own form (24 columns)', async () => {
     const c = caseConfig('t1_hier_single_gen', 'own')
     const g = c.instance_groups[0]

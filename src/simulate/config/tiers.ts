@@ -1,4 +1,4 @@
-// A group of the July-2026 Optimizer's configuration generation (docs/simulate.md, "Tiers, TTL and sharded LRU"):
+// A group of the July-2026 Optimizer's configuration generation (docs/simulate.md §10):
 // `tier_strategy` (required by that generation), `storages` and the TTL keys, read with that Optimizer's defaults
 // and checks. A configuration is of that generation when a group has a `tier_strategy`.
 import {lmtError} from '../../errors.js'

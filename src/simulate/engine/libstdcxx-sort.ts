@@ -1,5 +1,5 @@
 // libstdc++'s std::partial_sort and std::sort (GCC 12), step for step, over an array of any elements with a
-// strict "less" order (docs/simulate.md, "Tiers"). Neither is stable: which of two equal elements comes first
+// strict "less" order (docs/simulate.md §10). Neither is stable: which of two equal elements comes first
 // depends on the exact moves, and the Optimizer's results depend on it (lru candidates, equal timestamps of rows).
 
 export type Less<T> = (a: T, b: T) => boolean

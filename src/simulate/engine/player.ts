@@ -485,7 +485,7 @@ export class Player {
     for (let k = 0; k < members.length; k++) members[k].counters.evictions = members[k].engine.evictions
   }
 
-  /** A read of a tiered instance (§ "Tiers"): expiry, lookup, eviction after promotions, then the record. */
+  /** A read of a tiered instance (docs/simulate.md §10.4): expiry, lookup, eviction after promotions, then the record. */
   private tieredGet(inst: InstState, tiered: TieredInstance, row: TraceRow): void {
     const group = tiered.group
     group.expire(row.ts)

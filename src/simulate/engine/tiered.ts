@@ -1,4 +1,4 @@
-// The July-2026 Optimizer's cache model (docs/simulate.md, "Tiers, TTL and sharded LRU"): storage tiers inside a
+// The July-2026 Optimizer's cache model (docs/simulate.md §10): storage tiers inside a
 // group, each tier with its own eviction policy per instance; write modes, promotion, access propagation, selective
 // copies, cascade demotion, TTL expiry and the sharded LRU. Blocks and nodes are plain objects: this model favours
 // being easy to check against the rules over the typed-array layout of the untiered engine (engine.ts).
