@@ -158,6 +158,11 @@ const catalogue = {
     message: (path: string, what: string) =>
       `output ${path} exists and is ${what}, not a regular file; lmt never writes over one`,
   },
+  OUTPUT_IS_INPUT: {
+    exit: 2,
+    message: (output: string, input: string) =>
+      `output ${output} is the same file as the input ${input}; lmt never writes over its input`,
+  },
   // LCT: .lct files (docs/lct.md): every message names the file
   LCT_IO: lct((reason: string) => `cannot read: ${reason}`),
   LCT_EMPTY: lct(() => 'unexpected EOF reading frame length at offset 0 (the file is empty)'),

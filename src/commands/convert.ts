@@ -19,7 +19,7 @@ import {
 } from '../convert/settings.js'
 import type {ConvertSummary} from '../convert/summary.js'
 import {lmtError} from '../errors.js'
-import {ensureDirectory, refuseNonRegularOutput} from '../util/output-path.js'
+import {ensureDirectory, refuseNonRegularOutput, sameFile} from '../util/output-path.js'
 import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
 import {installedPlugins} from '../plugins/discovery.js'
 import type {ConverterRegistration, ConverterRegistry} from '../plugins/converter-registry.js'
@@ -511,7 +511,8 @@ function checkOutput(output: string, inputs: readonly string[]): void {
     throw lmtError('CONVERT_OUTPUT_IS_DIRECTORY', output, {suggestions: ['pass a file path with -o']})
   const target = realOrResolved(output)
   for (const input of inputs) {
-    if (realOrResolved(input) === target)
+    // the same path through links, or the same file by device and inode (a hard link)
+    if (realOrResolved(input) === target || sameFile(input, output))
       throw lmtError('CONVERT_OUTPUT_IS_INPUT', output, input, {
         suggestions: ['choose another -o path'],
       })

@@ -140,7 +140,7 @@ export default class Replay extends LmtCommand {
    */
   private async execute(o: RunSettings): Promise<unknown> {
     const {flags} = o
-    const files = replayFiles(flags)
+    const files = {...replayFiles(flags), input: o.file}
     const controller = new AbortController()
     const out = new RecordOutputs({verbose: flags.verbose, json: flags.json, files}, controller)
     o.warnings.progress = out.progressText

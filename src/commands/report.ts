@@ -16,7 +16,12 @@ import type {ReportDocument} from '../report/document.js'
 import {buildReport, type ReportRequest} from '../report/report.js'
 import {reportSummaryLines} from '../report/summary-lines.js'
 import {writeFileAtomic} from '../util/atomic-write.js'
-import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
+import {
+  ensureDirectory,
+  outputError,
+  refuseNonRegularOutput,
+  refuseOutputIsInput,
+} from '../util/output-path.js'
 
 const DEFAULT_POLICIES = 'lru,leaf_aware_lru,ttl'
 
@@ -27,9 +32,13 @@ function parsePolicies(text: string): PolicyName[] {
   return list as PolicyName[]
 }
 
-/** The page's path before any work: never over a device, a FIFO or a folder; its folders made one level at a time. */
-function checkOutput(path: string): void {
+/**
+ * The page's path before any work: never over a device, a FIFO, a folder or one of the inputs; its folders made one
+ * level at a time.
+ */
+function checkOutput(path: string, inputs: ReadonlyArray<string | undefined>): void {
   refuseNonRegularOutput(path, 'REPORT_OUTPUT_FAILED')
+  refuseOutputIsInput(path, inputs)
   ensureDirectory(dirname(path), 'REPORT_OUTPUT_FAILED')
 }
 
@@ -217,10 +226,10 @@ export default class Report extends LmtCommand {
     const request = reportRequest(flags, this.config.version)
     const json = this.jsonEnabled()
     const warn = (m: string) => (json || flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
-    const converted = flags.input ? await this.converter(flags, warn) : undefined
     const stem = fileStem(basename(flags.trace ?? flags.input?.[0] ?? args.config ?? 'trace'))
     const output = resolve(flags.output ?? `${stem}.report.html`)
-    checkOutput(output)
+    checkOutput(output, [flags.trace, args.config, ...(flags.input ?? [])])
+    const converted = flags.input ? await this.converter(flags, warn) : undefined
     const doc = await writeReport(
       {...request, config: args.config, trace: converted?.trace ?? flags.trace},
       {output, converted, json, bar: flags.progress && !flags.quiet && !json},

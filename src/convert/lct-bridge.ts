@@ -92,6 +92,7 @@ class LctCalls {
       this.recorder = new TraceRecorder({
         path: this.tmp,
         capturesCalls: false,
+        exclusive: true,
         clock: {mono: () => this.now, wall: () => this.wall},
         chunkBytes: 1 << 20, // the file is renamed into place when done: no need for a write per frame
       })

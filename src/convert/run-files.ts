@@ -28,7 +28,7 @@ export class BufferedWriter {
   bytesWritten = 0
 
   constructor(readonly path: string) {
-    this.fd = openSync(path, 'w', 0o666)
+    this.fd = openSync(path, 'wx', 0o666) // a fresh name: never a file or link put there
   }
 
   write(text: string): void {

@@ -1,6 +1,6 @@
-import {randomBytes} from 'node:crypto'
 import {lstatSync, readdirSync, rmSync} from 'node:fs'
-import {basename, dirname, join} from 'node:path'
+import {join} from 'node:path'
+export {tempPathBeside} from '../util/atomic-write.js'
 
 // Temporary files of a conversion carry the process id: when a process ends without cleaning up (killed, or a
 // plugin's code ended it), the next conversion into the same folder recognises them and removes them, but never
@@ -9,14 +9,6 @@ import {basename, dirname, join} from 'node:path'
 /** Prefix of the private directory of a run (mkdtemp appends six characters). */
 export function tempDirPrefix(outDir: string): string {
   return join(outDir, `.lmt-convert-${process.pid}-`)
-}
-
-/** A fresh temporary path beside `output`: `.<name>.lmt-tmp-<pid>-<12 hex>`. */
-export function tempPathBeside(output: string): string {
-  return join(
-    dirname(output),
-    `.${basename(output)}.lmt-tmp-${process.pid}-${randomBytes(6).toString('hex')}`,
-  )
 }
 
 const TEMP_DIR = /^\.lmt-convert-(\d+)-[A-Za-z0-9]{6}$/

@@ -37,6 +37,11 @@ export interface TraceRecorderOptions {
    * renamed into place (`convert --mode lct`); the default, one write per frame, is LMCache's crash behaviour.
    */
   chunkBytes?: number
+  /**
+   * Ours: create the file exclusively (O_EXCL: fails when anything, a link included, is at `path`), for a temporary
+   * file under a fresh name that must never be a file or link someone put there.
+   */
+  exclusive?: boolean
 }
 
 /** `json.dumps(cfg, sort_keys=True)` and its SHA-256, as LMCache computes the header's config fields. */
@@ -85,7 +90,7 @@ export class TraceRecorder implements CallSink {
     this.capturing = opts.capturesCalls ?? true
     this.write = opts.write ?? ((fd, bytes) => void writeSync(fd, bytes))
     if (opts.chunkBytes && opts.chunkBytes > 0) this.chunk = Buffer.allocUnsafe(opts.chunkBytes)
-    this.fd = openSync(this.path, 'w')
+    this.fd = openSync(this.path, opts.exclusive ? 'wx' : 'w')
     this.tMonoStart = this.clock.mono()
     this.tWallStart = this.clock.wall()
     if (this.capturing) {

@@ -4,7 +4,12 @@
 import {dirname, join} from 'node:path'
 import {JsonFloat} from '../jsonl/json-float.js'
 import {writeFileAtomic} from '../util/atomic-write.js'
-import {ensureDirectory, outputError, refuseNonRegularOutput} from '../util/output-path.js'
+import {
+  ensureDirectory,
+  outputError,
+  refuseNonRegularOutput,
+  refuseOutputIsInput,
+} from '../util/output-path.js'
 import {pyFormatFixed} from '../util/pyfmt.js'
 import {pyJsonDumps, type PyJsonValue} from '../jsonl/py-json.js'
 import type {RecordOutcome, ReplayResult} from './driver.js'
@@ -96,6 +101,8 @@ export function jsonlLine(o: RecordOutcome): string {
 
 /** Which files a replay writes besides the per-record log. */
 export interface ReplayFiles {
+  /** the trace replayed: no output may be it */
+  input?: string
   /** the folder of the CSV and the summary file; none: neither is written */
   outputDir?: string
   /** trace_replay_ops.csv (with an output folder, not with --no-csv) */
@@ -109,7 +116,10 @@ export interface ReplayFiles {
 const OPS_CSV = 'trace_replay_ops.csv'
 const SUMMARY_JSON = 'trace_replay_summary.json'
 
-/** Every output path before the work: no device or FIFO is written over, and the folders exist (or the error). */
+/**
+ * Every output path before the work: no device or FIFO is written over, no output is the trace replayed, and the
+ * folders exist (or the error).
+ */
 export function checkReplayOutputs(f: ReplayFiles): void {
   const dir = f.outputDir
   const files = [
@@ -119,6 +129,7 @@ export function checkReplayOutputs(f: ReplayFiles): void {
     ...(f.jsonlOut ? [f.jsonlOut] : []),
   ]
   for (const path of files) refuseNonRegularOutput(path, 'REPLAY_OUTPUT_FAILED')
+  for (const path of files) refuseOutputIsInput(path, [f.input])
   if (dir !== undefined) ensureDirectory(dir, 'REPLAY_OUTPUT_FAILED')
   for (const path of files) ensureDirectory(dirname(path), 'REPLAY_OUTPUT_FAILED')
 }

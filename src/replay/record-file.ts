@@ -1,11 +1,11 @@
 // The `--record` file of a replay (docs/storage-replay.md §9): whole or absent. The recorder writes a temporary file beside
-// the target, renamed over it once the replay has finished and every write succeeded; an interruption, a failed
+// the target (created exclusively under a fresh name: two replays recording to one path never share it), renamed over it once the replay has finished and every write succeeded; an interruption, a failed
 // write (ENOSPC) or a fatal error removes the temporary file and leaves an earlier file at that path untouched.
 import {renameSync, rmSync, writeSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {ensureDirectory, outputError} from '../util/output-path.js'
 import {type Clock, TraceRecorder} from '../lct/recorder.js'
-import {tempPathFor} from '../util/atomic-write.js'
+import {tempPathBeside} from '../util/atomic-write.js'
 
 export interface RecordFileOptions {
   level: string
@@ -25,13 +25,14 @@ export class RecordFile {
     readonly path: string,
     o: RecordFileOptions,
   ) {
-    this.tmp = tempPathFor(path)
+    this.tmp = tempPathBeside(path)
     const write = o.write ?? ((fd: number, bytes: Buffer) => void writeSync(fd, bytes))
     try {
       ensureDirectory(dirname(path), 'REPLAY_OUTPUT_FAILED')
       this.recorder = new TraceRecorder({
         path: this.tmp,
         level: o.level,
+        exclusive: true,
         clock: o.clock,
         // after a failed write the recording is lost: one error instead of a warning per dropped record
         onWarning: (m) => {

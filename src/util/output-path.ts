@@ -98,6 +98,30 @@ export function refuseNonRegularOutput(path: string, kind: OutputErrorKind = 'CO
   })
 }
 
+/** True when `a` and `b` are one file: the same device and inode, links followed (a hard link is the file too). */
+export function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a, {bigint: true})
+    const y = statSync(b, {bigint: true})
+    return x.dev === y.dev && x.ino === y.ino
+  } catch {
+    return false // one of them does not exist (yet): not the same file
+  }
+}
+
+/**
+ * Throws OUTPUT_IS_INPUT (a usage error, exit 2) when the output `path` is one of `inputs` (as {@link sameFile}
+ * says): writing it would destroy the input the run reads. `-` (standard input) is no file.
+ */
+export function refuseOutputIsInput(path: string, inputs: readonly (string | undefined)[]): void {
+  for (const input of inputs) {
+    if (input === undefined || input === '-' || !sameFile(path, input)) continue
+    throw lmtError('OUTPUT_IS_INPUT', path, input, {
+      suggestions: ['choose an output path that is not one of the inputs'],
+    })
+  }
+}
+
 /**
  * Makes sure folder `dir` exists, creating the missing levels one at a time; a level that cannot be created, or a
  * part of the path that is not a folder, is a coded error of `kind` naming that level.

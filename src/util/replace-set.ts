@@ -3,8 +3,14 @@
 // runs on the event loop) cannot run between two of them. Before renaming, every target that exists is hard-linked
 // (or copied) to a backup; a rename that fails puts the renamed targets back from their backups (or removes them
 // when they are new), so the set stays the old one. Only a crash of the process (SIGKILL, power loss) in the loop
-// could leave a mix; the `.lmt-old` backups it would leave beside the targets hold the old files.
-import {copyFileSync, existsSync, linkSync, renameSync, rmSync} from 'node:fs'
+// could leave a mix; the `.<name>.lmt-old-…` backups it would leave beside the targets hold the old files. Backups
+// get fresh names nobody can predict and are created exclusively (a hard link, or a copy that never follows a link
+// at its name). The renames run under the lock of the targets' folders (output-lock.ts): two runs that replace the
+// same set at once leave one run's set, never a mix.
+import {randomBytes} from 'node:crypto'
+import {constants, copyFileSync, existsSync, linkSync, renameSync, rmSync} from 'node:fs'
+import {basename, dirname, join} from 'node:path'
+import {withOutputLock} from './output-lock.js'
 import {refuseNonRegularOutput} from './output-path.js'
 
 export interface Replacement {
@@ -14,19 +20,19 @@ export interface Replacement {
   path: string
 }
 
-/** The backup of a target during {@link replaceAsSet}. */
+/** A fresh name for the backup of a target during {@link replaceAsSet}. */
 export function backupPathFor(path: string): string {
-  return path + '.lmt-old'
+  return join(dirname(path), `.${basename(path)}.lmt-old-${process.pid}-${randomBytes(6).toString('hex')}`)
 }
 
 function backUp(path: string): string | undefined {
   if (!existsSync(path)) return undefined
   const backup = backupPathFor(path)
-  rmSync(backup, {force: true})
   try {
     linkSync(path, backup)
-  } catch {
-    copyFileSync(path, backup) // a file system without hard links
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw err
+    copyFileSync(path, backup, constants.COPYFILE_EXCL) // a file system without hard links
   }
   return backup
 }
@@ -37,6 +43,17 @@ function backUp(path: string): string | undefined {
  * removed either way.
  */
 export function replaceAsSet(set: readonly Replacement[]): void {
+  try {
+    withOutputLock(
+      set.map((r) => dirname(r.path)),
+      () => replaceAsSetLocked(set),
+    )
+  } finally {
+    for (const r of set) rmSync(r.tmp, {force: true})
+  }
+}
+
+function replaceAsSetLocked(set: readonly Replacement[]): void {
   const backups: Array<string | undefined> = []
   let renamed = 0
   try {

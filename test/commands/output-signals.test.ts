@@ -4,6 +4,7 @@ import {existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync} from 'n
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {lmtProcess, spawnLmt, tempDir} from '../helpers/cli.js'
+import {hasTempOf} from '../helpers/faults.js'
 
 const tmp = tempDir('lmt-signals-')
 afterAll(() => tmp.cleanup())
@@ -120,7 +121,7 @@ describe('simulate --sweep interrupted: the output set is replaced whole or not 
   // the moments: once the new sweep.csv is written (before, the old code renamed it at once and then rendered the
   // plot), once the plot is, and at a fixed time
   const changed = (old: Map<string, Buffer>, name: string) => () =>
-    existsSync(join(out, `${name}.tmp`)) ||
+    hasTempOf(out, name) ||
     (existsSync(join(out, name)) && !readFileSync(join(out, name)).equals(old.get(name) as Buffer))
   it.each([
     ['SIGINT', 'sweep.csv', 2100],

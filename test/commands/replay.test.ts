@@ -1,4 +1,4 @@
-import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {reservedReplayFlagNames} from '../../src/cli/replay-flags.js'
@@ -6,6 +6,7 @@ import {discoverLevels, registerReplayLevel} from '../../src/plugins/replay-leve
 import {validatorFor} from '../../src/schemas.js'
 import {MapDispatcher} from '../../src/replay/level.js'
 import {FIXTURES, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
+import {lmtProcessFull} from '../helpers/faults.js'
 import {keys, LAYOUT, writeTrace} from '../replay/helpers.js'
 
 const tmp = tempDir()
@@ -14,30 +15,22 @@ const LCT = join(FIXTURES, 'lct')
 const FLAGS = ['--l1-size-gb', '0.0625', '--no-l1-use-lazy', '--eviction-policy', 'LRU']
 
 describe('lmt replay', () => {
-  // /dev/full takes the open and fails every write with ENOSPC: a disk that is full
-  it.skipIf(!existsSync('/dev/full'))(
-    'outputs that cannot be written: REPLAY_OUTPUT_FAILED (exit 1), and neither they nor a temporary file is left',
-    async () => {
-      const out = join(tmp.dir, 'full')
-      mkdirSync(out, {recursive: true})
-      symlinkSync('/dev/full', join(out, 'trace_replay_ops.csv.tmp'))
-      const jsonl = join(out, 'records.jsonl')
-      const r = await lmt([
-        'replay',
-        join(LCT, 'v2_full_prefetch_cycle.lct'),
-        ...FLAGS,
-        '-q',
-        '--output-dir',
-        out,
-        '--jsonl-out',
-        jsonl,
-      ])
-      expect(r.exitCode).toBe(1)
-      expect(r.stderr).toMatch(/cannot write outputs in .*: no space left on device \(ENOSPC\)/)
-      // the per-record JSONL is a log (kept, as on an interruption); the summary files are not left behind
-      expect(readdirSync(out)).toEqual(['records.jsonl'])
-    },
-  )
+  // a disk that takes no byte: the summary files cannot be written
+  it('outputs that cannot be written: REPLAY_OUTPUT_FAILED (exit 1), and neither they nor a temporary file is left', () => {
+    const out = join(tmp.dir, 'full')
+    mkdirSync(out, {recursive: true})
+    const r = lmtProcessFull([
+      'replay',
+      join(LCT, 'v2_full_prefetch_cycle.lct'),
+      ...FLAGS,
+      '-q',
+      '--output-dir',
+      out,
+    ])
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toMatch(/cannot write outputs in .*: file too large \(EFBIG\)/)
+    expect(readdirSync(out)).toEqual([])
+  })
 
   it('replays the fixture: table, CSV (CRLF, %.6f, sorted), JSON summary (sorted, indent 2), JSONL', async () => {
     const out = join(tmp.dir, 'out')

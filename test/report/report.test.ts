@@ -8,6 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Profile} from '../../src/report/characterize.js'
 import {validatorFor} from '../../src/schemas.js'
 import {BIN, FIXTURES, lmt, ROOT, tempDir} from '../helpers/cli.js'
+import {leftovers} from '../helpers/faults.js'
 
 type Doc = {
   answer: {
@@ -278,7 +279,7 @@ describe('lmt report: inputs', () => {
     const r = await lmt(['report', '--trace', hand, '-o', target, '--json'])
     expect(r.exitCode).toBe(2)
     expect(JSON.parse(r.stdout).error.code).toBe('LMT_OUTPUT_NOT_REGULAR')
-    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([])
+    expect(leftovers(dir)).toEqual([])
   })
 })
 

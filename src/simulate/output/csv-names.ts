@@ -1,6 +1,7 @@
 // The hit-rate CSV of each instance: its file name (escaped when the id is not a safe one) and the staged path it is
 // written to until the run's outputs are committed together (docs/simulate.md §5.1).
 import {join} from 'node:path'
+import {tempPathBeside} from '../../util/atomic-write.js'
 import {refuseNonRegularOutput} from '../../util/output-path.js'
 import type {Notes} from '../config/notes.js'
 import type {PendingFiles} from './pending-files.js'
@@ -21,9 +22,6 @@ export function csvFileName(id: string): {name: string; escaped: boolean} {
   if (out === '.' || out === '..') out = out.replace(/\./g, '%2E')
   return {name: `${out}_hit_rates.csv`, escaped: true}
 }
-
-/** the name of a finished CSV until the run's outputs are committed together */
-export const STAGED_PREFIX = '.lmt-new.'
 
 /** The CSV names of a run's instances, each escaped (and noted) once. */
 export class CsvNames {
@@ -53,9 +51,8 @@ export class CsvNames {
     }
     const path = join(dir, n)
     refuseNonRegularOutput(path, 'SIM_OUTPUT_FAILED')
-    // the CSV's writer fills <new>.tmp and renames it to <new> (or removes it); commit() renames <new> to the CSV
-    const staged = join(dir, `${STAGED_PREFIX}${n}`)
-    this.pending.add(staged + '.tmp')
+    // the CSV's writer creates and fills this fresh temporary (or removes it); commit() renames it to the CSV
+    const staged = tempPathBeside(path)
     this.pending.stage(staged, path)
     return staged
   }

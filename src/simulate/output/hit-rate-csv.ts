@@ -1,7 +1,8 @@
-import {closeSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, openSync, rmSync, writeSync} from 'node:fs'
 import {lmtError, OUTPUT_WRITE_HINT} from '../../errors.js'
 import {formatG} from './format-g.js'
 import {grown} from '../../util/grown.js'
+import {targetOfTemp} from '../../util/atomic-write.js'
 
 export const CSV_HEADER =
   'TimestampNs,CachedBlocks,CachedBlocksAllInstances,ReadBlocks,LocalHitBlocks,RemoteHitBlocks,HitBlocks,InputTokens,LocalHitTokens,RemoteHitTokens,HitTokens,LocalHitRate,RemoteHitRate,HitRate,AccReadBlocks,AccHitBlocks,AccInputTokens,AccLocalHitTokens,AccRemoteHitTokens,AccHitTokens,AccLocalHitRate,AccRemoteHitRate,AccHitRate,AccWriteBlocks'
@@ -26,7 +27,10 @@ export function rate(a: number, b: number): number {
   return b > 0 ? a / b : 0
 }
 
-/** One instance's `<id>_hit_rates.csv`, written to `<path>.tmp` and renamed on {@link commit}. */
+/**
+ * One instance's `<id>_hit_rates.csv`, written to `path`: a fresh temporary name (created exclusively: never a file
+ * or link someone put there), renamed into place with the run's other outputs.
+ */
 export class HitRateCsv {
   private fd: number
   // rows are ASCII: copied into one byte buffer as they come (latin1 is a plain copy), written when it fills
@@ -37,8 +41,9 @@ export class HitRateCsv {
     readonly path: string,
     header = CSV_HEADER,
   ) {
-    this.fd = openSync(path + '.tmp', 'w')
-    this.write(header + '\n')
+    this.fd = openSync(path, 'wx', 0o666)
+    this.write(header + '
+')
   }
 
   /** Appends `src[start, end)` (ASCII bytes). */
@@ -81,7 +86,7 @@ export class HitRateCsv {
     this.used = 0
   }
 
-  /** writes what is buffered and closes the temporary file (then {@link commit} or {@link abandon}) */
+  /** writes what is buffered and closes the file (complete; else {@link abandon}) */
   finish(): void {
     this.flush()
     const fd = this.fd
@@ -93,17 +98,8 @@ export class HitRateCsv {
     }
   }
 
-  /** renames the finished temporary file into place */
-  commit(): void {
-    try {
-      renameSync(this.path + '.tmp', this.path)
-    } catch (err) {
-      throw this.failure(err)
-    }
-  }
-
   private failure(err: unknown): Error {
-    return lmtError('SIM_OUTPUT_FAILED', `cannot write ${this.path}`, (err as Error).message, {
+    return lmtError('SIM_OUTPUT_FAILED', `cannot write ${targetOfTemp(this.path)}`, (err as Error).message, {
       suggestions: [OUTPUT_WRITE_HINT],
     })
   }
@@ -118,7 +114,7 @@ export class HitRateCsv {
         // the temporary file is removed below all the same
       }
     }
-    rmSync(this.path + '.tmp', {force: true})
+    rmSync(this.path, {force: true})
   }
 }
 

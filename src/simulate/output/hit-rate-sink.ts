@@ -9,6 +9,7 @@ import {
   writeCsvRowPrefix,
 } from './hit-rate-csv.js'
 import {HitRateRows, writeRows} from './hit-rate-rows.js'
+import {targetOfTemp} from '../../util/atomic-write.js'
 
 export interface HitRateSink {
   /** opens the CSV of file number `file` (numbers are dense, from 0, in order of first use) */
@@ -35,7 +36,7 @@ export class InlineHitRateSink implements HitRateSink {
     try {
       this.files[file] = new HitRateCsv(path)
     } catch (err) {
-      throw lmtError('SIM_OUTPUT_FAILED', `cannot write ${path}`, (err as Error).message, {
+      throw lmtError('SIM_OUTPUT_FAILED', `cannot write ${targetOfTemp(path)}`, (err as Error).message, {
         suggestions: ['check that the output directory is writable'],
       })
     }
@@ -69,14 +70,13 @@ export class InlineHitRateSink implements HitRateSink {
       for (const f of files) f.abandon()
       return
     }
-    // every file is written out before any is renamed: a run that fails here leaves no CSV
+    // every file is written out (the run's commit renames them with its other outputs): a failure leaves no CSV
     try {
       for (const f of files) f.finish()
     } catch (err) {
       for (const f of files) f.abandon()
       throw err
     }
-    for (const f of files) f.commit()
   }
 }
 

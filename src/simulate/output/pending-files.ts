@@ -2,9 +2,9 @@
 // staged; commit() then replaces them all together (replaceAsSet: all or none, so an old summary.json never ends
 // up beside a new sweep.csv). Until then an interrupted or failed run removes the temporaries (the command's signal
 // handler calls removeAll), so Ctrl-C leaves the previous outputs as they were and no stray `.tmp` behind.
-import {rmSync, writeFileSync} from 'node:fs'
-import {tempPathFor} from '../../util/atomic-write.js'
-import {outputError, refuseNonRegularOutput} from '../../util/output-path.js'
+import {rmSync} from 'node:fs'
+import {writeTempBeside} from '../../util/atomic-write.js'
+import {outputError, refuseNonRegularOutput, refuseOutputIsInput} from '../../util/output-path.js'
 import {replaceAsSet, type Replacement} from '../../util/replace-set.js'
 import {isLmtError} from '../../errors.js'
 
@@ -20,6 +20,14 @@ function removeQuietly(path: string): void {
 export class PendingFiles {
   private readonly paths = new Set<string>()
   private readonly staged = new Map<string, string>()
+  /** the files the run reads: no output may be one of them */
+  private inputs: Array<string | undefined> = []
+
+  /** Refuses (OUTPUT_IS_INPUT) every output that is one of `inputs`, those staged later included. */
+  protect(inputs: readonly (string | undefined)[], outputs: readonly string[] = []): void {
+    this.inputs.push(...inputs)
+    for (const path of [...outputs, ...this.staged.keys()]) refuseOutputIsInput(path, this.inputs)
+  }
 
   /** A temporary file, removed by {@link removeAll} while it is registered. */
   add(path: string): void {
@@ -37,24 +45,29 @@ export class PendingFiles {
     this.staged.clear()
   }
 
-  /** Writes `path`'s content to `<path>.tmp` now; the file appears at {@link commit} (LMT_SIM_OUTPUT_FAILED on failure). */
+  /**
+   * Writes `path`'s content to a fresh temporary file beside it now (created exclusively, under a name nobody can
+   * predict); the file appears at {@link commit} (LMT_SIM_OUTPUT_FAILED on failure).
+   */
   writeAtomic(path: string, data: string): void {
-    const tmp = tempPathFor(path)
     refuseNonRegularOutput(path, 'SIM_OUTPUT_FAILED')
-    this.add(tmp)
+    let tmp: string
     try {
-      writeFileSync(tmp, data)
+      tmp = writeTempBeside(path, data)
     } catch (err) {
-      rmSync(tmp, {force: true})
-      this.delete(tmp)
       throw outputError('SIM_OUTPUT_FAILED', `cannot write ${path}`, err)
     }
-    this.delete(tmp)
-    this.staged.set(path, tmp)
+    this.stage(tmp, path)
   }
 
   /** Stages a complete file `tmp` written elsewhere (a hit-rate CSV) to become `path` at {@link commit}. */
   stage(tmp: string, path: string): void {
+    try {
+      refuseOutputIsInput(path, this.inputs)
+    } catch (err) {
+      removeQuietly(tmp)
+      throw err
+    }
     this.staged.set(path, tmp)
   }
 
@@ -63,8 +76,10 @@ export class PendingFiles {
     const set: Replacement[] = [...this.staged].map(([path, tmp]) => ({tmp, path}))
     this.staged.clear()
     try {
+      for (const r of set) refuseOutputIsInput(r.path, this.inputs) // a link made meanwhile
       replaceAsSet(set)
     } catch (err) {
+      for (const r of set) removeQuietly(r.tmp)
       if (isLmtError(err)) throw err
       throw outputError(
         'SIM_OUTPUT_FAILED',

@@ -68,6 +68,10 @@ export async function setUpRun(req: SimulateRequest, run: RunContext): Promise<R
   const tracePath = cfg.trace_file_path
   run.tracePath = tracePath
   const pending = req.pending ?? new PendingFiles()
+  pending.protect(
+    [tracePath, req.configPath],
+    FIXED_OUTPUTS.map((name) => join(out, name)),
+  )
   return {
     req,
     started,

@@ -7,6 +7,7 @@ import {pathToFileURL} from 'node:url'
 import {afterAll, describe, expect, it} from 'vitest'
 import {ROOT, spawnLmt, tempDir} from '../../helpers/cli.js'
 import {maskedLines, outputFiles} from '../../helpers/run-outputs.js'
+import {LMT_TEMP} from '../../helpers/faults.js'
 
 // the worker needs the built files (a worker runs JavaScript): `npm test` builds first
 const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href
@@ -378,7 +379,7 @@ describe('Ctrl-C while the parsing thread runs', () => {
     let sentAt: number | undefined
     const timer = setInterval(() => {
       // once the play writes its CSV (the parsing thread is then at most a few batches ahead, waiting)
-      if (sentAt === undefined && existsSync(out) && readdirSync(out).some((f) => f.endsWith('.tmp'))) {
+      if (sentAt === undefined && existsSync(out) && readdirSync(out).some((f) => LMT_TEMP.test(f))) {
         sentAt = Date.now()
         child.kill('SIGINT')
       }

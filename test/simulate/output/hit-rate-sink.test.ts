@@ -1,7 +1,8 @@
-import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {lmt, spawnLmt, tempDir} from '../../helpers/cli.js'
+import {hasTempOf, lmtProcessFull} from '../../helpers/faults.js'
 import {newAccumulatedCounts, newReadRecord} from '../../../src/simulate/output/hit-rate-csv.js'
 import {DeferredHitRateSink, InlineHitRateSink} from '../../../src/simulate/output/hit-rate-sink.js'
 import {XorShift64} from '../../../src/simulate/engine/engine.js'
@@ -142,30 +143,31 @@ describe('hit-rate CSVs of a run', () => {
     }
   })
 
-  // /dev/full takes the open and fails every write with ENOSPC: a disk that fills up during the run
-  it.skipIf(!existsSync('/dev/full'))(
-    'a CSV that cannot be written is an output error naming it, and no CSV or temporary file is left',
-    async () => {
-      const out = join(tmp.dir, 'full')
-      mkdirSync(out, {recursive: true})
-      symlinkSync('/dev/full', join(out, '.lmt-new.b_hit_rates.csv.tmp'))
-      const r = await run(out, ['--json'])
-      expect(r.exitCode).toBe(1)
-      const {error} = JSON.parse(r.stdout)
-      expect(error.code).toBe('LMT_SIM_OUTPUT_FAILED')
-      expect(error.message).toMatch(/cannot write .*b_hit_rates\.csv: ENOSPC/)
-      expect(readdirSync(out)).toEqual([]) // a_hit_rates.csv was written out but not renamed into place
-    },
-  )
-
-  it('a CSV that cannot be created is an output error naming it, with no CSV left', async () => {
-    const out = join(tmp.dir, 'blocked')
-    mkdirSync(join(out, '.lmt-new.b_hit_rates.csv.tmp'), {recursive: true}) // a directory where the temp file goes
-    const r = await run(out, [])
+  // a disk that takes 64 KiB per file: the CSVs outgrow it during the run
+  it('a CSV that cannot be written is an output error naming it, and no CSV or temporary file is left', () => {
+    const out = join(tmp.dir, 'full')
+    mkdirSync(out, {recursive: true})
+    const args = ['simulate', '--trace', trace, '--block-size', '4', '--capacity-blocks', '30', '-o', out]
+    const r = lmtProcessFull([...args, '--no-plots', '--json'], 64 << 10)
     expect(r.exitCode).toBe(1)
-    expect(r.stderr).toMatch(/cannot write .*b_hit_rates\.csv: .*EISDIR/)
-    expect(readdirSync(out).filter((f) => f.endsWith('.csv'))).toEqual([])
-    expect(readdirSync(out).filter((f) => f.endsWith('.csv.tmp'))).toEqual(['.lmt-new.b_hit_rates.csv.tmp'])
+    const {error} = JSON.parse(r.stdout)
+    expect(error.code).toBe('LMT_SIM_OUTPUT_FAILED')
+    expect(error.message).toMatch(/cannot write .*\/[ab]_hit_rates\.csv: /)
+    expect(error.message).toMatch(/EFBIG/)
+    expect(readdirSync(out)).toEqual([]) // the other CSV was written out but not renamed into place
+  })
+
+  it('links planted at the temporary names of earlier versions are never followed', async () => {
+    const out = join(tmp.dir, 'planted')
+    mkdirSync(out, {recursive: true})
+    const victim = join(tmp.dir, 'victim-sink')
+    writeFileSync(victim, 'VICTIM\n')
+    for (const name of ['.lmt-new.b_hit_rates.csv.tmp', '.lmt-new.b_hit_rates.csv', 'summary.json.tmp'])
+      symlinkSync(victim, join(out, name))
+    const r = await run(out, [])
+    expect(r.exitCode).toBe(0)
+    expect(readFileSync(victim, 'utf8')).toBe('VICTIM\n')
+    expect(readFileSync(join(out, 'b_hit_rates.csv'), 'utf8')).toMatch(/^TimestampNs,/)
   })
 })
 
@@ -201,7 +203,7 @@ describe('an interrupted simulation', () => {
     child.stderr.on('data', (d) => (stderr += d))
     // interrupt once the CSV is being written
     const timer = setInterval(() => {
-      if (existsSync(join(out, '.lmt-new.i_hit_rates.csv.tmp'))) {
+      if (hasTempOf(out, 'i_hit_rates.csv')) {
         clearInterval(timer)
         child.kill(sig)
       }
