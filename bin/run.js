@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 import {Errors, flush, handle, run, settings} from '@oclif/core'
 
+// a standard output or error that fails (full, closed early) ends every command, oclif's own too, with lmt's coded
+// error or quietly, never a stack trace (after oclif's module load, which installs a listener that rethrows)
+const {guardStandardStreams} = await import('../dist/src/cli/stdout-guard.js')
+guardStandardStreams()
+
 // plugins are plain JavaScript (lmt loads TypeScript converter modules itself, through tsx)
 settings.enableAutoTranspile = false
 

@@ -1,7 +1,7 @@
 import {Command, Errors} from '@oclif/core'
 import {isLmtError} from '../errors.js'
 import {errorLines, errorMessage} from './render-error.js'
-import {guardStdout} from './stdout-guard.js'
+import {guardStandardStreams} from './stdout-guard.js'
 
 type AnyError = Error & {oclif?: {exit?: number}; exitCode?: number; suggestions?: readonly string[]}
 
@@ -46,7 +46,7 @@ export abstract class LmtCommand extends Command {
 
   protected override async init(): Promise<void> {
     await super.init()
-    guardStdout()
+    guardStandardStreams()
   }
 
   protected override toErrorJson(err: unknown): {error: {code: string; message: string; exitCode: number}} {

@@ -2,10 +2,13 @@
 // quietly with exit 0, as the output it wanted was written; any other failure (a full disk: ENOSPC) is the coded
 // CLI_STDOUT_FAILED on stderr with exit 1, never a stack trace. Write errors on process.stdout arrive as 'error' events,
 // for files and pipes alike; oclif's own listener rethrows them (a stack trace), so this one replaces it.
+// Standard error that fails (a reader that left early: `lmt convert … 2>&1 | head -c 1`; a full disk) has nobody left
+// to tell: its lines are dropped and the command goes on, its outputs and exit code as they would have been.
 import {lmtError} from '../errors.js'
 import {describeFsError} from '../util/output-path.js'
 
 let installed = false
+let stderrInstalled = false
 
 function onStdoutError(err: NodeJS.ErrnoException): void {
   // a command with its own listener goes on without its reader (replay --verbose: the files still matter)
@@ -28,4 +31,17 @@ export function guardStdout(): void {
   installed = true
   process.stdout.removeAllListeners('error')
   process.stdout.on('error', onStdoutError)
+}
+
+/** Installs the handler of standard-error failures (once per process): what cannot be written there is dropped. */
+export function guardStderr(): void {
+  if (stderrInstalled) return
+  stderrInstalled = true
+  process.stderr.on('error', () => {})
+}
+
+/** Both guards: for every command, lmt's own and oclif's (help, version, plugins). */
+export function guardStandardStreams(): void {
+  guardStdout()
+  guardStderr()
 }
