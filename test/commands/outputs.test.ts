@@ -258,3 +258,127 @@ describe.skipIf(!canMknod)('a failing standard output', () => {
     expect(stderr).toBe('')
   })
 })
+
+describe.skipIf(!canMknod)('oclif’s own commands with a failing standard output', () => {
+  const s = special('oclif-stdout')
+  it.each([
+    ['--help'],
+    ['help', 'convert'],
+    ['convert', '--help'],
+    ['version'],
+    ['--version'],
+    ['plugins', '--json'],
+  ])('lmt %s > a full disk: a coded error (exit 1), no stack trace, no source', (...args) => {
+    const fd = openSync(s.full, 'w')
+    try {
+      const r = spawnSync(process.execPath, [BIN, ...args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', fd, 'pipe'],
+        timeout: 60_000,
+      })
+      expect(r.status).toBe(1)
+      expect(r.stderr).toBe(
+        'error: cannot write to standard output: no space left on device (ENOSPC)\n' +
+          'hint: redirect standard output to a file on a disk with free space, or to a pipe that reads it all\n',
+      )
+    } finally {
+      closeSync(fd)
+    }
+  })
+})
+
+describe.skipIf(!canMknod)('a failing standard error', () => {
+  const s = special('stderr')
+  const work = join(tmp.dir, 'stderr-work')
+  mkdirSync(work)
+
+  /** Runs the CLI with its standard error on the full device, or on a pipe whose reader has gone. */
+  function withStderr(how: 'full' | 'closed', args: string[]) {
+    if (how === 'closed') {
+      // the shell's `2>&1 | head -c 1` without a shell: stderr is a pipe nobody reads, closed before lmt writes
+      const r = spawnSync(
+        'bash',
+        ['-c', `exec "$0" "$@" 2> >(exec 0<&-; true)`, process.execPath, BIN, ...args],
+        {
+          cwd: work,
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      )
+      return {stdout: r.stdout, stderr: r.stderr, exitCode: r.status ?? -1}
+    }
+    const fd = openSync(s.full, 'w')
+    try {
+      const r = spawnSync(process.execPath, [BIN, ...args], {
+        cwd: work,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', fd],
+        timeout: 60_000,
+      })
+      return {stdout: r.stdout, stderr: '', exitCode: r.status ?? -1}
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  it.each(['full', 'closed'] as const)(
+    'stderr %s: convert, simulate, report and replay finish their outputs and exit 0, no temporary left',
+    (how) => {
+      const dir = join(work, how)
+      mkdirSync(dir)
+      const conv = withStderr(how, [
+        'convert',
+        '-i',
+        join(FIXTURES, 'convert', 'mooncake_conversation_head200.jsonl'),
+        '-f',
+        'mooncake',
+        '-o',
+        join(dir, 'c.jsonl'),
+        '--json',
+      ])
+      expect(conv.exitCode).toBe(0)
+      expect(JSON.parse(conv.stdout).output).toBe(join(dir, 'c.jsonl'))
+      const sim = withStderr(how, [
+        'simulate',
+        '--trace',
+        join(dir, 'c.jsonl'),
+        '--capacity-blocks',
+        '100',
+        '--block-size',
+        '512',
+        '-o',
+        join(dir, 's'),
+      ])
+      expect(sim.exitCode).toBe(0)
+      expect(existsSync(join(dir, 's', 'summary.json'))).toBe(true)
+      const rep = withStderr(how, [
+        'report',
+        '--trace',
+        join(dir, 'c.jsonl'),
+        '--block-size',
+        '512',
+        '--points',
+        '3',
+        '--policies',
+        'lru',
+        '-o',
+        join(dir, 'r.html'),
+      ])
+      expect(rep.exitCode).toBe(0)
+      expect(existsSync(join(dir, 'r.html'))).toBe(true)
+      const rpl = withStderr(how, [
+        'replay',
+        LCT,
+        ...REPLAY_FLAGS.slice(0, -1),
+        '--output-dir',
+        join(dir, 'o'),
+        '--json',
+      ])
+      expect(rpl.exitCode).toBe(0)
+      expect(JSON.parse(rpl.stdout).latency_source).toBe('lmt-model-cost')
+      expect(readdirSync(dir).filter((n) => n.startsWith('.'))).toEqual([])
+      expect(readdirSync(join(dir, 's')).filter((n) => n.startsWith('.'))).toEqual([])
+    },
+  )
+})
