@@ -42,8 +42,7 @@ export class HitRateCsv {
     header = CSV_HEADER,
   ) {
     this.fd = openSync(path, 'wx', 0o666)
-    this.write(header + '
-')
+    this.write(header + '\n')
   }
 
   /** Appends `src[start, end)` (ASCII bytes). */

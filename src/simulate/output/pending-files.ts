@@ -1,7 +1,7 @@
 // The output set of a simulation while it is made: every file is written complete to a temporary beside it and
 // staged; commit() then replaces them all together (replaceAsSet: all or none, so an old summary.json never ends
 // up beside a new sweep.csv). Until then an interrupted or failed run removes the temporaries (the command's signal
-// handler calls removeAll), so Ctrl-C leaves the previous outputs as they were and no stray `.tmp` behind.
+// handler calls removeAll), so Ctrl-C leaves the previous outputs as they were and no stray temporary behind.
 import {rmSync} from 'node:fs'
 import {writeTempBeside} from '../../util/atomic-write.js'
 import {outputError, refuseNonRegularOutput, refuseOutputIsInput} from '../../util/output-path.js'

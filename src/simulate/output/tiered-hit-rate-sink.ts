@@ -3,6 +3,7 @@
 // tier in priority order). The tier fields of a row are known at its read, so each row waits only for its
 // AccWriteBlocks, as in the untiered sink.
 import {lmtError} from '../../errors.js'
+import {targetOfTemp} from '../../util/atomic-write.js'
 import {formatG} from './format-g.js'
 import {
   type AccumulatedCounts,
@@ -61,7 +62,7 @@ export class TieredHitRateSink implements HitRateSink {
     try {
       this.files[file] = new HitRateCsv(path, `${CSV_HEADER},${this.header(file)}`)
     } catch (err) {
-      throw lmtError('SIM_OUTPUT_FAILED', `cannot write ${path}`, (err as Error).message, {
+      throw lmtError('SIM_OUTPUT_FAILED', `cannot write ${targetOfTemp(path)}`, (err as Error).message, {
         suggestions: ['check that the output directory is writable'],
       })
     }
@@ -96,12 +97,12 @@ export class TieredHitRateSink implements HitRateSink {
       for (const f of files) f.abandon()
       return
     }
+    // every file is written out (the run's commit renames them with its other outputs): a failure leaves no CSV
     try {
       for (const f of files) f.finish()
     } catch (err) {
       for (const f of files) f.abandon()
       throw err
     }
-    for (const f of files) f.commit()
   }
 }
