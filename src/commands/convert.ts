@@ -49,7 +49,7 @@ const {
 const lctStorageFlags = Object.fromEntries(
   Object.entries({
     ...replayStorageFlags,
-    'l1-size-gb': Flags.string({summary: 'L1 size in GB for the header config (default 8).'}),
+    'l1-size-gb': Flags.string({summary: 'L1 size in GiB (2^30 bytes) for the header config (default 8).'}),
     'eviction-policy': Flags.string({
       summary: 'LRU or noop for the header config (default LRU).',
       parse: async (v) => normalizeEvictionPolicy(v),

@@ -55,7 +55,7 @@ export default class Replay extends LmtCommand {
   ]
 
   static override usage = [
-    '<%= command.id %> FILE (--l1-size-gb GB --eviction-policy LRU|noop | --config-from-header) [FLAGS]',
+    '<%= command.id %> FILE (--l1-size-gb GIB --eviction-policy LRU|noop | --config-from-header) [FLAGS]',
     '<%= command.id %> --list-levels',
   ]
 

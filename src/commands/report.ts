@@ -61,7 +61,7 @@ function checkInputFlags(args: {config?: string}, flags: ReportFlags): void {
 
 /** The library request the flags ask for (its trace, configuration and progress are the run's). */
 function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest, 'config' | 'trace'> {
-  const capacityGb = positiveNumberFlag('capacity', flags.capacity, 'GB')
+  const capacityGb = positiveNumberFlag('capacity', flags.capacity, 'GiB')
   const seed = bigIntFlag('seed', flags.seed)
   const policies = parsePolicies(flags.policies)
   return {
@@ -182,14 +182,14 @@ export default class Report extends LmtCommand {
       min: 1,
     }),
     'bytes-per-token': Flags.integer({
-      summary: 'KV bytes per token of every instance (capacities in GB).',
+      summary: 'KV bytes per token of every instance (capacities in GiB).',
       min: 1,
     }),
     'kv-layout': Flags.string({
-      summary: "One block's KV layout, e.g. 2x36x512x8x128:bfloat16 (capacities in GB).",
+      summary: "One block's KV layout, e.g. 2x36x512x8x128:bfloat16 (capacities in GiB).",
     }),
     capacity: Flags.string({
-      summary: 'Capacity (GB) of the hit-rate-over-time replays (default: LRU’s 90 % point).',
+      summary: 'Capacity in GiB (2^30 bytes) of the hit-rate-over-time replays (default: LRU’s 90 % point).',
     }),
     'capacity-blocks': Flags.integer({summary: 'The same capacity in blocks.', min: 1}),
     policies: Flags.string({

@@ -63,7 +63,7 @@ const num = (v: number | null | undefined, digits = 2) =>
 const gb = (v: number | null) =>
   v === null
     ? ''
-    : ` · ${v.toLocaleString('en-US', {maximumFractionDigits: v < 10 ? 2 : 1, minimumFractionDigits: v < 10 ? 2 : 1})} GB`
+    : ` · ${v.toLocaleString('en-US', {maximumFractionDigits: v < 10 ? 2 : 1, minimumFractionDigits: v < 10 ? 2 : 1})} GiB`
 
 function answerTable(doc: ReportDocument): string {
   const head = TARGETS.map(
@@ -84,7 +84,7 @@ function answerTable(doc: ReportDocument): string {
   })
   const aliases = doc.answer.curves.filter((c) => c.same_as !== null)
   return `<table id="answer-table" class="numbers">
-<caption>Capacity (blocks${doc.answer.bytes_per_block === null ? '' : ' · GB'}) each policy needs to reach a share of the infinite-capacity token hit rate (${pct(doc.answer.infinite.token_hit_rate)})</caption>
+<caption>Capacity (blocks${doc.answer.bytes_per_block === null ? '' : ' · GiB, 2<sup>30</sup> bytes'}) each policy needs to reach a share of the infinite-capacity token hit rate (${pct(doc.answer.infinite.token_hit_rate)})</caption>
 <thead><tr><th scope="col">policy</th>${head}</tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>
 <p class="note">≈ interpolated between grid points (log-linear, rounded up; hover for the bracket) · ≤ already reached at the smallest capacity of the grid.${aliases.map((c) => ` <b>${c.policy}</b>: ${escapeHtml(c.note ?? '')}.`).join('')}</p>`

@@ -13,7 +13,7 @@ export function reportSummaryLines(doc: ReportDocument): string[] {
       const v =
         n.blocks === null
           ? 'not reached'
-          : `${n.how === 'at_most' ? '≤' : n.how === 'interpolated' ? '≈' : ''}${n.blocks}${n.gb === null ? '' : ` (${n.gb.toFixed(2)} GB)`}`
+          : `${n.how === 'at_most' ? '≤' : n.how === 'interpolated' ? '≈' : ''}${n.blocks}${n.gb === null ? '' : ` (${n.gb.toFixed(2)} GiB)`}`
       return `${Math.round(n.target * 100)} %: ${v}`
     })
     lines.push(`  ${row.policy.padEnd(15)} ${cells.join(', ')}`)

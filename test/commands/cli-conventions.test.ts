@@ -91,7 +91,7 @@ describe('help', () => {
 
   it("replay's usage line takes one file", () => {
     const r = lmtProcess(['replay', '-h'], {env})
-    expect(r.stdout).toContain('$ lmt replay FILE (--l1-size-gb GB --eviction-policy LRU|noop |')
+    expect(r.stdout).toContain('$ lmt replay FILE (--l1-size-gb GIB --eviction-policy LRU|noop |')
     expect(r.stdout).not.toContain('FILE...')
     expect(r.stdout).toMatch(/ARGUMENTS\n {2}\[FILE\] /)
   })

@@ -157,7 +157,7 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     const lru90 = doc.answer.capacity_table[0].needs[2]
     expect(rows[0].text[2]).toContain((lru90.blocks as number).toLocaleString('en-US'))
     expect(rows[0].text[2]).toContain(
-      `${(lru90.gb as number).toLocaleString('en-US', {maximumFractionDigits: 1, minimumFractionDigits: 1})} GB`,
+      `${(lru90.gb as number).toLocaleString('en-US', {maximumFractionDigits: 1, minimumFractionDigits: 1})} GiB`,
     )
   })
 

@@ -13,7 +13,7 @@ export function normalizeEvictionPolicy(v: string): string {
 
 export const storageFlags = {
   'l1-size-gb': Flags.string({
-    summary: 'L1 size in GB (required unless --config-from-header).',
+    summary: 'L1 size in GiB, 2^30 bytes (required unless --config-from-header).',
     helpGroup: STORAGE,
   }),
   'l1-use-lazy': Flags.boolean({
@@ -22,7 +22,7 @@ export const storageFlags = {
     helpGroup: STORAGE,
   }),
   'l1-init-size-gb': Flags.integer({
-    summary: 'Initial L1 size in GB (default 20; enters the config digest only).',
+    summary: 'Initial L1 size in GiB (default 20; enters the config digest only).',
     helpGroup: STORAGE,
   }),
   'l1-align-bytes': Flags.integer({

@@ -58,7 +58,7 @@ export function capacityChart(doc: ReportDocument): Chart {
   const tooltip = [
     {field: 'series', title: 'policy'},
     {field: 'capacity_blocks', title: 'blocks', format: ','},
-    ...(a.bytes_per_block === null ? [] : [{field: 'capacity_gb', title: 'GB', format: '.2f'}]),
+    ...(a.bytes_per_block === null ? [] : [{field: 'capacity_gb', title: 'GiB', format: '.2f'}]),
     {field: 'token_hit_rate', title: 'token hit rate', format: '.2%'},
     {field: 'method', title: 'from'},
   ]
