@@ -4,6 +4,7 @@ import {bigIntFlag, numberFlag} from '../cli/number-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {lmtError} from '../errors.js'
+import {parseKvLayout} from '../convert/kv-layout.js'
 import {CAPACITY_UNIT_NAMES, capacityUnitOf} from '../simulate/config/capacity.js'
 import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config/config.js'
 import {simulate} from '../simulate/run.js'
@@ -92,6 +93,11 @@ export default class Simulate extends LmtCommand {
         '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --block-size 512 --sweep --sweep-capacities 1000,5000,20000 --oracle none -j 2 -o sweep-listed',
     },
     {
+      description: 'A capacity in GiB (2^30 bytes) from the KV layout of a block of 512 tokens',
+      command:
+        '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity 64 --kv-layout 2x36x512x8x128:bfloat16 -o sim-gib',
+    },
+    {
       description: 'The summary as JSON',
       command:
         '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/optimizer_config.json --trace mooncake_optimizer.jsonl -o sim-json --json',
@@ -156,6 +162,10 @@ export default class Simulate extends LmtCommand {
     'bytes-per-token': Flags.integer({
       summary: 'Bytes per token of every instance (for capacities in GiB).',
       min: 1,
+    }),
+    'kv-layout': Flags.string({
+      summary:
+        "One block's KV layout, e.g. 2x36x512x8x128:bfloat16 (75,497,472 bytes): capacities in GiB become the blocks they hold.",
     }),
     'eviction-mode': Flags.string({
       summary:
@@ -453,6 +463,8 @@ function checkUsage(args: SimulateArgs, flags: SimulateFlags): void {
     })
   if (flags.capacity !== undefined && flags['capacity-blocks'] !== undefined)
     throw lmtError('CLI_FLAGS_EXCLUSIVE', '--capacity', '--capacity-blocks')
+  if (flags['kv-layout'] !== undefined && flags['bytes-per-token'] !== undefined)
+    throw lmtError('CLI_FLAGS_EXCLUSIVE', '--kv-layout', '--bytes-per-token')
   if (!flags.sweep) {
     for (const f of SWEEP_FLAGS)
       if (flags[f] !== undefined && flags[f] !== false) throw lmtError('CLI_FLAG_NEEDS', `--${f}`, '--sweep')
@@ -499,6 +511,8 @@ function simFlagsOf(args: SimulateArgs, flags: SimulateFlags): SimFlags {
     capacityBlocks: flags['capacity-blocks'],
     blockSize: flags['block-size'],
     bytesPerToken: flags['bytes-per-token'],
+    bytesPerBlock:
+      flags['kv-layout'] === undefined ? undefined : parseKvLayout(flags['kv-layout']).rawSizeBytes(),
     evictionMode:
       flags['eviction-mode'] === undefined ? undefined : (Number(flags['eviction-mode']) as 1 | 2 | 3),
     batchSize: flags['batch-size'],

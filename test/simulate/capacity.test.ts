@@ -1,7 +1,8 @@
 // Capacities: the conversions of config/capacity.ts by hand; a sweep in GiB against the same sweep in blocks
 // (Belady at its capacity, not the infinite ceiling); a GiB capacity without the bytes of a block refused in every
 // form; and one capacity expressed every way lmt accepts it giving the same numbers through the quick form, a
-// configuration file, a sweep and the report, none above the infinite ceiling.
+// configuration file, a sweep and the report (GiB from bytes per token and from a KV layout), none above the
+// infinite ceiling.
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import fc from 'fast-check'
@@ -228,6 +229,20 @@ describe('a sweep in GiB', () => {
     ])
     expect(withConfig.exitCode).toBe(2)
     expect(withConfig.stdout).toContain('LMT_SIM_BYTES_PER_TOKEN_MISSING')
+    const both = await lmt([
+      'simulate',
+      '--trace',
+      trace,
+      '--capacity',
+      '1',
+      '--kv-layout',
+      '4x4:uint8',
+      '--bytes-per-token',
+      '4',
+      '--json',
+    ])
+    expect(both.exitCode).toBe(2)
+    expect(both.stdout).toContain('LMT_CLI_FLAGS_EXCLUSIVE')
   })
 })
 
@@ -315,7 +330,26 @@ describe('one capacity, every way lmt accepts it', () => {
             '--oracle',
             'all',
           ])
-          const singles = [byBlocks, byGib, cfgBlocks, cfgGib]
+          // the bytes of a block as a KV layout: bs × bpt bytes
+          const layout = `${bs}x${bpt}:uint8`
+          const byLayout = await json([
+            ...quick,
+            '--capacity',
+            String(gib),
+            '--kv-layout',
+            layout,
+            '-o',
+            out('ql'),
+          ])
+          const cfgLayout = await json([
+            'simulate',
+            config({quota_capacity: gib}, false, 'cl'),
+            '--kv-layout',
+            layout,
+            '--oracle',
+            'all',
+          ])
+          const singles = [byBlocks, byGib, cfgBlocks, cfgGib, byLayout, cfgLayout]
           type Totals = {hit_blocks: number; hit_tokens: number; evictions: number; token_hit_rate: number}
           type Group = {totals: Totals; quota_blocks: number}
           type Oracles = {infinite: Array<{hit_blocks: number}>; belady: Array<{hit_blocks: number}>}
@@ -365,7 +399,18 @@ describe('one capacity, every way lmt accepts it', () => {
             '-o',
             out('sf'),
           ])
-          for (const name of ['sb', 'sg', 'sf'])
+          await json([
+            ...sweep,
+            '--sweep-unit',
+            'gib',
+            '--sweep-capacities',
+            String(gib),
+            '--kv-layout',
+            layout,
+            '-o',
+            out('sl'),
+          ])
+          for (const name of ['sb', 'sg', 'sf', 'sl'])
             expect(sweepHits(out(name))).toEqual({
               lru: ref.hit_blocks,
               belady: ref.belady,
@@ -405,7 +450,16 @@ describe('one capacity, every way lmt accepts it', () => {
             '-o',
             out('rg.html'),
           ])) as unknown as Doc
-          for (const r of [rb, rg]) {
+          const rl = (await json([
+            ...report,
+            '--capacity',
+            String(gib),
+            '--kv-layout',
+            layout,
+            '-o',
+            out('rl.html'),
+          ])) as unknown as Doc
+          for (const r of [rb, rg, rl]) {
             expect(r.answer.chosen_capacity.blocks).toBe(n)
             const lru = r.answer.over_time.find((s) => s.series === 'lru')
             expect(lru?.token_hit_rate).toBe((byBlocks.groups as Group[])[0].totals.token_hit_rate)

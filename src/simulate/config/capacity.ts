@@ -96,10 +96,17 @@ export function blocksToGib(blocks: number, bytesPerBlock: number): number {
 
 /**
  * A sweep point given in `unit` as the group's capacity: blocks as `max(1, round(v))`, a fraction of the working
- * set `wss` as `max(1, round(v × wss))`, GiB as they are (the engine converts them with each instance's weight).
+ * set `wss` as `max(1, round(v × wss))`, GiB as they are (the engine converts them with each instance's weight),
+ * or, with the bytes of every block known (`--kv-layout`), as the blocks they hold.
  */
-export function pointCapacity(unit: CapacityUnit, value: number, wss: number): GroupCapacity {
-  if (unit === 'gib') return {gb: value}
+export function pointCapacity(
+  unit: CapacityUnit,
+  value: number,
+  wss: number,
+  bytesPerBlock?: number,
+): GroupCapacity {
+  if (unit === 'gib')
+    return bytesPerBlock === undefined ? {gb: value} : {blocks: gibToBlocks(value, bytesPerBlock)}
   return {blocks: Math.max(1, Math.round(unit === 'fraction' ? value * wss : value))}
 }
 
@@ -107,4 +114,16 @@ export function pointCapacity(unit: CapacityUnit, value: number, wss: number): G
 export function capacityText(cap: GroupCapacity, fmt: (v: number) => string = String): string {
   if (cap.gb !== undefined) return cap.gb < 0 ? 'infinite' : `${fmt(cap.gb)} GiB`
   return cap.blocks === undefined || cap.blocks === -1 ? 'infinite' : `${fmt(cap.blocks)} blocks`
+}
+
+/**
+ * With the bytes of every block known (`--kv-layout`), a finite capacity in GiB becomes the blocks it holds
+ * (`floor(trunc(GiB × 2^30) / bytesPerBlock)`, then `used_percentage` applies as to any block capacity); a
+ * negative one stays infinite. A group without a GiB capacity is left as it is.
+ */
+export function gibCapacityInBlocks(g: GroupConfig, bytesPerBlock: number): void {
+  if (g.quota_capacity === undefined) return
+  const gib = g.quota_capacity
+  delete g.quota_capacity
+  g.quota_capacity_blocks = gib < 0 ? -1 : gibToBlocks(gib, bytesPerBlock)
 }

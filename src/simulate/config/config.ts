@@ -6,6 +6,7 @@ import {nestsDeeperThan} from '../../jsonl/json-depth.js'
 import {MAX_JSON_DEPTH} from '../../jsonl/parse.js'
 import {fileStem} from '../../convert/settings.js'
 import {type Notice, Notes} from './notes.js'
+import {gibCapacityInBlocks} from './capacity.js'
 import {isTieredConfig, resolveTiers, TIER_GROUP_KEYS, type TierSettings} from './tiers.js'
 
 export type PolicyName = 'lru' | 'random_lru' | 'leaf_aware_lru' | 'ttl'
@@ -56,6 +57,8 @@ export interface SimFlags {
   capacityBlocks?: number
   blockSize?: number
   bytesPerToken?: number
+  /** bytes of every block (`--kv-layout`): capacities in GiB become blocks */
+  bytesPerBlock?: number
   evictionMode?: 1 | 2 | 3
   batchSize?: number
   replayMode?: 'read_write' | 'request'
@@ -348,6 +351,7 @@ function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig {
       'LMT_SIM_UNUSUAL_VALUE',
       `group "${name}": quota_capacity ${group.quota_capacity} is negative and means infinite`,
     )
+  if (flags.bytesPerBlock !== undefined) gibCapacityInBlocks(group, flags.bytesPerBlock)
   ;(g.instances as Json[]).forEach((inst, ii) => group.instances.push(resolveInstance(inst, gi, ii, ctx)))
   return group
 }
@@ -524,6 +528,7 @@ function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): Resolv
   const group: GroupConfig = {group_name: 'default', used_percentage: 1, instances: []}
   if (flags.capacity !== undefined) group.quota_capacity = flags.capacity
   else group.quota_capacity_blocks = flags.capacityBlocks ?? -1
+  if (flags.bytesPerBlock !== undefined) gibCapacityInBlocks(group, flags.bytesPerBlock)
   const config: SimConfig = {
     trace_file_path: trace,
     output_result_path: out,

@@ -192,7 +192,7 @@ function planSweep(
 ): {plan: SweepPlan; infinitePlay: Player} {
   const sw = req.sweep as SweepRequest
   const groupName = sweptGroup(sw, cfg)
-  if (sw.unit === 'gib') checkSweepInGib(cfg, groupName, base)
+  if (sw.unit === 'gib' && req.flags.bytesPerBlock === undefined) checkSweepInGib(cfg, groupName, base)
   const inf = playRows(
     rows,
     () =>
@@ -213,7 +213,7 @@ function planSweep(
   const wss = infinite.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
   const swept = effCfg.instance_groups.find((g) => g.group_name === groupName)
   const weights = swept?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
-  const caps = capacitiesOf(sw, wss, weights, notes)
+  const caps = capacitiesOf(sw, wss, weights, notes, req.flags.bytesPerBlock)
   const policy = [...new Set(swept?.instances.map((i) => i.eviction_policy_type))].join('+')
   const job: PointJob = {
     base: {seed: base.seed, strictInstances: false, traceName: base.traceName},
@@ -246,7 +246,13 @@ function planSweep(
 }
 
 /** The swept capacities: the given ones, or `points` spaced evenly on a log scale; in blocks or GiB. */
-function capacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: Notes): SweepCapacity[] {
+function capacitiesOf(
+  sw: SweepRequest,
+  wss: number,
+  weights: number[],
+  notes: Notes,
+  bytesPerBlock: number | undefined,
+): SweepCapacity[] {
   let points: number[]
   if (sw.capacities) points = [...new Set(sw.capacities)].sort((a, b) => a - b)
   else {
@@ -256,8 +262,8 @@ function capacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: N
       Math.exp(Math.log(min) + (i * (Math.log(max) - Math.log(min))) / (sw.points - 1)),
     )
   }
-  const caps = points.filter((v) => v >= 0).map((v) => pointCapacity(sw.unit, v, wss))
-  if (sw.unit === 'gib') return caps
+  const caps = points.filter((v) => v >= 0).map((v) => pointCapacity(sw.unit, v, wss, bytesPerBlock))
+  if (caps.every((c) => c.gb !== undefined)) return caps
   if (new Set(weights).size > 1)
     notes.add(
       'LMT_SIM_UNUSUAL_VALUE',
@@ -461,7 +467,11 @@ function sweepDoc(
   const {caps, stack, toPlay, policy} = plan
   return {
     group_name: plan.groupName,
-    unit: (plan.req.sweep as SweepRequest).unit,
+    // GiB points converted to blocks (--kv-layout) are blocks from here on: the plot's axis says so
+    unit:
+      caps.every((c) => c.gb === undefined) && (plan.req.sweep as SweepRequest).unit === 'gib'
+        ? 'blocks'
+        : (plan.req.sweep as SweepRequest).unit,
     points: tally.docPoints,
     wss_blocks: plan.wss,
     series: tally.beladyCurve.length > 0 ? [policy, 'belady', 'infinite'] : [policy, 'infinite'],
