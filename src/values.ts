@@ -12,3 +12,5 @@ export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serial
 export {pythonFloatRepr} from './util/float-repr.js'
 export {pythonStrip} from './jsonl/trim.js'
 export {LineBatch, type LineBatchData} from './jsonl/line-batch.js'
+// LMT_PLAIN=1: a converter with a fast lane of its own leaves it out too
+export {plainPaths} from './util/plain.js'

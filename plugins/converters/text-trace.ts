@@ -2,7 +2,7 @@ import {existsSync, statSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {availableParallelism} from 'node:os'
 import {join, resolve} from 'node:path'
-import {BaseConverter, type InputContext, KeyList, lmtError} from '../../src/converter.js'
+import {BaseConverter, type InputContext, KeyList, lmtError, plainPaths} from '../../src/converter.js'
 import type {ConverterFlagValues, FormatSample, InputLine, Trace} from '../../src/index.js'
 import {Flags} from '../../src/flags.js'
 import {looksLikeTextRecord} from './_shared/format-samples.js'
@@ -183,9 +183,9 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
       contentField: this.settings.contentField,
       timezone: this.settings.timezone,
       blockSize: this.getBlockSize(instanceId),
-      engine: process.env.LMT_TEXT_TOKENIZER === 'transformers' ? 'transformers' : 'auto',
-      // off: every text encoded whole, for comparisons
-      segmentCache: process.env.LMT_TEXT_SEGMENT_CACHE === 'off' ? false : undefined,
+      engine: process.env.LMT_TEXT_TOKENIZER === 'transformers' || plainPaths() ? 'transformers' : 'auto',
+      // every text encoded whole on the plain paths
+      segmentCache: plainPaths() ? false : undefined,
     }
     for await (const {line, result} of await this.decodedLines(ctx, config)) {
       if ('skip' in result) {

@@ -22,6 +22,7 @@ import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
 import {TraceSorter} from './trace-sorter.js'
 import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
 import type {Converter, ConverterClass, ConverterOptions, Logger} from './types.js'
+import {plainPaths} from '../util/plain.js'
 
 export interface ConvertRequest {
   inputs: readonly string[]
@@ -275,7 +276,7 @@ export class ConversionRun {
       sink: this.traceSink(sorter, traces, totals.instanceTraces),
       arena: this.arena,
       sort: req.sort,
-      encodedRuns: req.converterSource === 'built-in',
+      encodedRuns: req.converterSource === 'built-in' && !plainPaths(),
       logger: req.logger,
     }
     try {

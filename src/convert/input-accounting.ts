@@ -5,6 +5,7 @@ import {mapLineBatches, mapLines} from './line-pool.js'
 import {type LineBatch, LineBatchSpares} from '../jsonl/line-batch.js'
 import {type InputLine, LineReader, tooLongMessage} from '../jsonl/line-reader.js'
 import type {BatchInput, InputContext, Logger} from './types.js'
+import {plainPaths} from '../util/plain.js'
 
 const WARNINGS_PER_CODE = 100
 const PREVIEW_CHARS = 100
@@ -100,14 +101,18 @@ export class InputAccounting implements InputContext {
     return mapLines<R>(this.openReader().batches(), spec, this.inputSize())
   }
 
-  /** The byte lane over the same reader (counted like {@link lines}). */
-  readonly fast: BatchInput = {
-    lineBatches: (): AsyncIterable<LineBatch> => this.openReader(true).lineBatches(),
-    mapLineBatches: <R>(spec: LineMapperSpec): AsyncIterable<MappedBatch<R>> => {
-      const spares = spec.linesDoneAtNext === true ? new LineBatchSpares() : undefined
-      const batches = this.openReader(true).lineBatches({spares})
-      return mapLineBatches<R>(batches, spec, this.inputSize(), spares)
-    },
+  /** The byte lane over the same reader (counted like {@link lines}); none on the plain paths. */
+  readonly fast: BatchInput | undefined = plainPaths() ? undefined : this.byteLane()
+
+  private byteLane(): BatchInput {
+    return {
+      lineBatches: (): AsyncIterable<LineBatch> => this.openReader(true).lineBatches(),
+      mapLineBatches: <R>(spec: LineMapperSpec): AsyncIterable<MappedBatch<R>> => {
+        const spares = spec.linesDoneAtNext === true ? new LineBatchSpares() : undefined
+        const batches = this.openReader(true).lineBatches({spares})
+        return mapLineBatches<R>(batches, spec, this.inputSize(), spares)
+      },
+    }
   }
 
   private inputSize(): number {

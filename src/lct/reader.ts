@@ -6,6 +6,7 @@ import {MsgpackError, readU32} from './msgpack.js'
 import {ObjectKeyInterner} from './key-intern.js'
 import {fastScanRecord, type ScannedRecord} from './fast-scan.js'
 import {QualnameCounter} from './qualname-counter.js'
+import {plainPaths} from '../util/plain.js'
 import {ARGS_DECODED, type MarkedRecord} from './record-args.js'
 import {type TapeBatch, TapeWriter} from './record-tape.js'
 import type {
@@ -483,8 +484,9 @@ export async function countTrace(
   const names = new QualnameCounter()
   let maxTMono = 0
   const scanned: ScannedRecord = {tMono: 0, qualnameStart: 0, qualnameLength: 0}
+  const fast = !plainPaths()
   const take = (f: FrameRef): void => {
-    if (fastScanRecord(f.buf, f.start, f.start + f.length, scanned)) {
+    if (fast && fastScanRecord(f.buf, f.start, f.start + f.length, scanned)) {
       const counted = names.count(f.buf, scanned.qualnameStart, scanned.qualnameLength)
       if (counted) {
         fs.state.records++

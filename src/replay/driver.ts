@@ -12,6 +12,7 @@ import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './l
 import {RecordFile} from './record-file.js'
 import {EventScheduler} from './scheduler.js'
 import {ReplayStats} from './stats.js'
+import {plainPaths} from '../util/plain.js'
 
 export interface RecordOutcome {
   index: number
@@ -88,7 +89,7 @@ const THREAD_MIN_BYTES = 8 << 20
 /** Whether the trace is decoded on a worker thread, beside the replay (a second core is needed to gain). */
 function readsOnThread(o: {file: string; readerThread?: boolean | 'auto'}): boolean {
   if (o.readerThread !== undefined && o.readerThread !== 'auto') return o.readerThread
-  if (availableParallelism() < 2) return false
+  if (availableParallelism() < 2 || plainPaths()) return false
   try {
     return statSync(o.file).size >= THREAD_MIN_BYTES
   } catch {
@@ -250,7 +251,7 @@ async function openRecords<C>(o: ReplayRunOptions<C>) {
     : await openTrace(o.file, {
         maxFrameBytes: o.maxFrameBytes,
         name: o.file,
-        internObjectKeys: true,
+        internObjectKeys: !plainPaths(),
         onWarning,
       })
 }

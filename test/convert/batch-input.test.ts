@@ -44,7 +44,7 @@ async function convert(Cls: ConverterCtor, path: string, plain: boolean): Promis
   const logger = {warn: (m: string) => warnings.push(m), info() {}}
   const ctx = new InputAccounting(path, 0, {strict: false, logger, signal: new AbortController().signal})
   let fastCalls = 0
-  const lane = ctx.fast
+  const lane = ctx.fast as NonNullable<typeof ctx.fast> // the test runs with LMT_PLAIN unset
   const counted = {
     lineBatches: () => lane.lineBatches(),
     mapLineBatches<R>(spec: LineMapperSpec) {

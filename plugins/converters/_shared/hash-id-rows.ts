@@ -2,7 +2,7 @@
 // keys. Runs on worker threads through the framework's byte-batch mapper (see hash-id-input.ts).
 import type {InputLine} from '../../../src/index.js'
 // a worker thread's module: the light entry, not all of lmt (src/values.ts)
-import {JsonFloat, KeyList, type LineBatch, pythonInt} from '../../../src/values.js'
+import {JsonFloat, KeyList, type LineBatch, plainPaths, pythonInt} from '../../../src/values.js'
 import {type LineProblem, parseObjectLine} from './rows.js'
 import {ScannedHashIdRow, scanHashIdRowBytes} from './hash-id-scan.js'
 import {BatchSlabs} from './batch-slabs.js'
@@ -280,6 +280,7 @@ export function createLineBatchMapper(config: HashIdRowConfig): (
   // writing the lines of unsorted input, where nearly every row collides.
   let claimedHi = -TWO32
   let claimedLo = 0
+  const scan = !plainPaths() // the byte scanner, left out on the plain paths
   return (lines, spares) => {
     if (spares !== undefined) spareTexts.push(...spares)
     const count = lines.count
@@ -298,6 +299,7 @@ export function createLineBatchMapper(config: HashIdRowConfig): (
     const s = scannedBytes
     for (let i = 0; i < count; i++) {
       if (
+        !scan ||
         !scanHashIdRowBytes(bytes, starts[i], ends[i], s) ||
         !scannedTimestamp(s, intScale, intScaleNumber, floatScale)
       ) {

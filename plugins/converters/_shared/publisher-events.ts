@@ -10,6 +10,7 @@ import {
   type JsonValue,
   KeyList,
   type LineBatch,
+  plainPaths,
   pythonHashKey,
   pythonInt,
   pythonTruthy,
@@ -272,11 +273,12 @@ function digestFields(
 
 /**
  * The batch mapper (BatchInput.mapLineBatches, see publisher-input.ts): one event per line, key slabs transferred. Lines go through the
- * byte scanner first (`fastLane`, off only to test it against the exact parser), the exact parser when it gives up.
+ * byte scanner first (`fastLane`: off on the plain paths and to test it against the exact parser), the exact parser
+ * when it gives up.
  */
 export function createLineBatchMapper(
   config: PublisherEventConfig,
-  fastLane = true,
+  fastLane = !plainPaths(),
 ): (lines: LineBatch) => {result: PublisherEventBatch; transfer: ArrayBuffer[]} {
   const sizes = new Map(config.blockSizes)
   const slabs = new Slabs() // reused: each batch's part is copied out

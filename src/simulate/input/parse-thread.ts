@@ -11,6 +11,7 @@ import {growStringTable, readRowSlot, type RowSlotArrays, type RowSlotBatch} fro
 import type {TraceRow} from './trace-rows.js'
 import type {TraceReadOptions, TraceReadStats} from './trace-source.js'
 import {eventLoopTurn} from '../../util/event-loop-turn.js'
+import {plainPaths} from '../../util/plain.js'
 
 /** What the worker is started with: the row reader's options that are data. */
 export type ParseThreadData = Pick<TraceReadOptions, 'path' | 'name' | 'skipInvalid' | 'mode'>
@@ -62,8 +63,9 @@ export const PARSE_THREAD_MIN_BYTES = 64 << 20
 const TURN_MS = 25
 
 /**
- * Whether a trace of `bytes` is parsed on a worker thread: `choice` when forced, else `LMT_SIMULATE_PARSE_THREAD`
- * (on, off: to measure both paths on one build), else by size, with two cores or more.
+ * Whether a trace of `bytes` is parsed on a worker thread: `choice` when forced, never on the plain paths
+ * (`LMT_PLAIN=1`), on when `LMT_SIMULATE_PARSE_THREAD=on` (tests force it for small traces), else by size, with
+ * two cores or more.
  */
 export function parsesOnThread(
   choice: boolean | 'auto' | undefined,
@@ -71,8 +73,8 @@ export function parsesOnThread(
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
   if (choice !== undefined && choice !== 'auto') return choice
-  const forced = env.LMT_SIMULATE_PARSE_THREAD
-  if (forced === 'on' || forced === 'off') return forced === 'on'
+  if (plainPaths(env)) return false
+  if (env.LMT_SIMULATE_PARSE_THREAD === 'on') return true
   return availableParallelism() >= 2 && bytes >= PARSE_THREAD_MIN_BYTES
 }
 

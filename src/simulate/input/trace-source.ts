@@ -3,6 +3,7 @@ import {lmtError} from '../../errors.js'
 import {LineReader, tooLongMessage} from '../../jsonl/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
 import {RowByteScanner} from './row-scan-bytes.js'
+import {plainPaths} from '../../util/plain.js'
 
 export interface TraceReadStats {
   rows: number
@@ -69,7 +70,7 @@ export async function* readTraceRowBatches(
     },
     {chunkBytes: BATCH_BYTES, reuseReadBuffers: true},
   )
-  const scanner = new RowByteScanner()
+  const scanner = plainPaths() ? undefined : new RowByteScanner()
   const fastKeys = opts.countKeysOnly ? undefined : opts.keys
   try {
     for await (const lines of reader.lineBatches({
@@ -87,7 +88,7 @@ export async function* readTraceRowBatches(
         try {
           row = opts.tieredRows
             ? tieredRow(lines.text(i), lineNo, opts.keys)
-            : (scanner.scan(bytes, starts[i], ends[i], lineNo, fastKeys) ??
+            : (scanner?.scan(bytes, starts[i], ends[i], lineNo, fastKeys) ??
               parseRow(lines.text(i), lineNo, opts.keys))
         } catch (err) {
           if (!(err instanceof RowError)) throw err

@@ -8,11 +8,13 @@ import {needsInference} from '../input/block-size-plan.js'
 import {fitsOfRows} from '../input/block-size-scan.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {type RunSizes, runSizesOf} from './block-sizes.js'
+import {plainPaths} from '../../util/plain.js'
 import type {RunSetup} from './setup.js'
 
-/** A single run whose block sizes are to be inferred: the play can infer them (no pre-pass). */
+/** A single run whose block sizes are to be inferred: the play can infer them (no pre-pass; not on the plain paths). */
 export function playInfersSizes(setup: RunSetup): boolean {
-  return setup.req.sweep === undefined && setup.req.sizesByPrePass !== true && needsInference(setup.resolved)
+  if (setup.req.sweep !== undefined || setup.req.sizesByPrePass === true || plainPaths()) return false
+  return needsInference(setup.resolved)
 }
 
 /**

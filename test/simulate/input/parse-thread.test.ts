@@ -268,13 +268,15 @@ describe('a parsing thread that dies is a coded error', () => {
 })
 
 describe('which traces are parsed on a thread', () => {
-  it('by size unless forced (by the request, then the environment)', () => {
+  it('by size unless forced (by the request, then the plain paths, then the environment)', () => {
     expect(parsesOnThread(undefined, PARSE_THREAD_MIN_BYTES - 1, {})).toBe(false)
     expect(parsesOnThread('auto', PARSE_THREAD_MIN_BYTES, {})).toBe(true)
     expect(parsesOnThread(false, PARSE_THREAD_MIN_BYTES, {})).toBe(false)
     expect(parsesOnThread(true, 0, {})).toBe(true)
     expect(parsesOnThread(undefined, 0, {LMT_SIMULATE_PARSE_THREAD: 'on'})).toBe(true)
-    expect(parsesOnThread('auto', PARSE_THREAD_MIN_BYTES, {LMT_SIMULATE_PARSE_THREAD: 'off'})).toBe(false)
+    expect(parsesOnThread('auto', PARSE_THREAD_MIN_BYTES, {LMT_PLAIN: '1'})).toBe(false)
+    expect(parsesOnThread(undefined, 0, {LMT_PLAIN: '1', LMT_SIMULATE_PARSE_THREAD: 'on'})).toBe(false)
+    expect(parsesOnThread(true, 0, {LMT_PLAIN: '1'})).toBe(true)
     expect(parsesOnThread(false, 0, {LMT_SIMULATE_PARSE_THREAD: 'on'})).toBe(false)
   })
 })
