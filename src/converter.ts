@@ -1,8 +1,7 @@
 // `lmt/converter`: the converter API (the base class, records, the contract's types, the line-batch lane, JSON
 // values and key lists, the coded errors) without the `.lct` library and the replay contract that `lmt` adds. `lmt`
 // exports all of it too (the same classes and functions); lmt's own converters import this entry, so a conversion
-// does not load the `.lct` and replay modules it does not use (~25 modules; docs/performance-notes.md, "Issue 21,
-// eleventh session").
+// does not load the `.lct` and replay modules it does not use (~25 modules).
 export {
   BaseConverter,
   type GetTrace,

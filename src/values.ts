@@ -1,8 +1,7 @@
 // `lmt/values`: JSON values and key lists as Python reads and writes them, the part of `lmt` that a line decoder on
 // a worker thread needs. `lmt` exports all of it too (the same classes and functions); a module that runs on a
 // worker imports this entry instead, which loads a dozen of lmt's modules where `lmt` loads ~65 (the converter
-// framework, the `.lct` library, the replay contract): ~45 ms less before a worker's first batch
-// (docs/performance-notes.md, "Issue 21, eleventh session").
+// framework, the `.lct` library, the replay contract): ~45 ms less before a worker's first batch.
 export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'
 export {KeyList, KeySlabs, type HashInput} from './hash/key-list.js'
 export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'

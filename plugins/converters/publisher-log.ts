@@ -47,8 +47,7 @@ export class PublisherLogConverter extends BaseConverter {
 
   /**
    * The traces: every batch's events paired at once, then what is still pending at the end of the input. The
-   * framework takes each batch's traces together (`encodedTraceSource`: no async turn per trace, see
-   * docs/performance-notes.md, publisher_log, seventh session); iterating the result gives the same traces one by one.
+   * framework takes each batch's traces together (`encodedTraceSource`: no async turn per trace); iterating the result gives the same traces one by one.
    */
   convertToTraces(_inputPath: string, ctx: InputContext): AsyncIterable<Trace> & EncodedTraceSource {
     const batches = () => this.traceBatches(ctx)

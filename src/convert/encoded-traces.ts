@@ -32,7 +32,7 @@ export class EncodedTraces {
 /**
  * Traces handed over together through {@link encodedTraceSource}, taken as if each had come on its own, in order:
  * a converter that pairs a whole batch of events at once saves an async turn per trace (several promises each
- * through nested async generators; see docs/performance-notes.md, publisher_log, seventh session).
+ * through nested async generators).
  */
 export class TraceBatch {
   constructor(readonly traces: readonly unknown[]) {}

@@ -165,8 +165,7 @@ export function putLineHead(out: Uint8Array, p: number, head: Uint8Array, ts: st
 
 /**
  * {@link putLineHead} with the timestamp given as the unsigned 64-bit value hi·2^32 + lo: its digits are written
- * once and copied, no string is made (the hash-id rows' worker writes its lines this way, without a BigInt per row;
- * docs/performance-notes.md, "issue 21, seventh session"). Room: {@link usualLineRoom} with a 20-character `ts`.
+ * once and copied, no string is made (the hash-id rows' worker writes its lines this way, without a BigInt per row). Room: {@link usualLineRoom} with a 20-character `ts`.
  */
 export function putLineHeadUint64(
   out: Uint8Array,

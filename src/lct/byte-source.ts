@@ -4,7 +4,7 @@ const CHUNK = 1 << 20
 /**
  * Room before a file chunk in the buffer it is read into, for the unread bytes of the window before it (a frame's
  * tail, a few KiB): the chunk is read straight into the next window instead of being copied into this one
- * (docs/performance-notes.md, `lmt replay` on engine-shaped traces, seventh session: one copy of the file less).
+ * (one copy of the file less).
  */
 const RESERVE = 64 << 10
 const WINDOW_BYTES = RESERVE + CHUNK

@@ -464,8 +464,7 @@ export class InterningReader extends MsgpackReader {
 
   /**
    * the entry that may come next (the one remembered after the stand-in reported last) and where (-1: none): the
-   * walk of an array tries the run of entries from there before a lookup per element (docs/performance-notes.md,
-   * `lmt replay` on engine-shaped traces, seventh session)
+   * walk of an array tries the run of entries from there before a lookup per element
    */
   private runFrom = -1
   private runAt = -1

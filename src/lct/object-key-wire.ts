@@ -49,8 +49,7 @@ export const canonicalKey = {
  * hash, short ASCII strings, small non-negative ints) that passes ObjectKey's checks; its fields are then in
  * {@link canonicalKey}. Otherwise the general decoder (which reports any error) takes it. `open`: `end` is only a
  * limit, the key's own end is found (in `canonicalKey.end`): this layout is valid msgpack, so a key read this way ends
- * where validating the value would find its end (docs/performance-notes.md, `lmt replay` on engine-shaped traces,
- * seventh session).
+ * where validating the value would find its end.
  */
 export function readCanonicalKey(buf: Uint8Array, start: number, end: number, open = false): boolean {
   canonicalKey.start = -1

@@ -1,4 +1,4 @@
-// A storage trace shaped like an inference engine's traffic (issue 21), written with lmt's own .lct writer.
+// A storage trace shaped like an inference engine's traffic, written with lmt's own .lct writer.
 //
 //   tsx test/bench/gen-engine-trace.ts OUT.lct [--requests N] [--seed S]
 //

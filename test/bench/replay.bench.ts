@@ -1,6 +1,6 @@
 // `npm run bench:replay` (docs/storage-replay.md §10.2): `lmt replay` in virtual time on the default storage workload,
 // `-q --no-csv --l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU`, the best of 3 in this process (oclif
-// loaded once: start-up excluded), and likewise an engine-shaped trace (issue 21: 20,000 requests, ~19 keys a record,
+// loaded once: start-up excluded), and likewise an engine-shaped trace (20,000 requests, ~19 keys a record,
 // > 100k distinct keys, a 256 MiB L1 under OOM and eviction pressure) against its own target. Then, as processes with their peak RSS: a 1M-record mix in which half the
 // cycles re-read earlier keys, and the bundled Mooncake trace converted to a storage .lct and replayed. Exits 1
 // below the target, which LMT_BENCH_MIN_RPS can lower on a slow machine.

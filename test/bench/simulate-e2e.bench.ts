@@ -1,5 +1,5 @@
-// `npm run bench:simulate-e2e` (issue 20): `lmt simulate` end to end — start-up, block-size inference, parsing,
-// replay and outputs — on the cases the issue names, each the median of 5 runs after a warm-up (CPU time beside
+// `npm run bench:simulate-e2e`: `lmt simulate` end to end — start-up, block-size inference, parsing,
+// replay and outputs — on these cases, each the median of 5 runs after a warm-up (CPU time beside
 // the wall time: on a loaded machine the wall time mostly measures the wait for a core). Exits 1 when a target is
 // missed.
 import {existsSync, mkdirSync, mkdtempSync, rmSync, statSync} from 'node:fs'

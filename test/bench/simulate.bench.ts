@@ -58,7 +58,7 @@ interface Result {
   peakRssMb: string
 }
 const results: Result[] = []
-// P5 (issue 20): random_lru's replay within 1.5× of lru's on the same trace and capacity (mode 3, the default
+// P5: random_lru's replay within 1.5× of lru's on the same trace and capacity (mode 3, the default
 // sample rate: a thousand draws per eviction); median of 5 alternating runs each
 {
   const replay = (policy: string): LmtRun =>
@@ -80,7 +80,7 @@ const results: Result[] = []
 }
 const onlyP5 = process.env.LMT_BENCH_SIMULATE === 'P5'
 
-// issue 5: also a generated trace of ≥ 5M block lookups (qwen-shaped rows of 62 ids with prefix sharing, converted)
+// also a generated trace of ≥ 5M block lookups (qwen-shaped rows of 62 ids with prefix sharing, converted)
 const generatedRows = 50_000
 const generated = join(kept, `generated_${generatedRows}.trace.jsonl`)
 if (!onlyP5 && !existsSync(generated)) {

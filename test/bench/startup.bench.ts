@@ -1,4 +1,4 @@
-// `npm run bench:startup` (issue 20): how soon lmt is ready to work. Each case runs as a fresh process, median of
+// `npm run bench:startup`: how soon lmt is ready to work. Each case runs as a fresh process, median of
 // 7 runs after a warm-up; the CPU time (user + system) is shown beside the wall time because on a loaded machine
 // the wall time mostly measures the wait for a core. Exits 1 when a median wall time is over the target, which
 // LMT_BENCH_MAX_STARTUP_MS can raise on a slow machine.

@@ -101,7 +101,7 @@ describe('the usual ObjectKey wire form, read directly', () => {
     expect(canonicalObjectKey(usual, 0, usual.length)?.id).toBe(key.id)
   })
 
-  // the reading thread reads a new key's end off its layout instead of validating it first (seventh session):
+  // the reading thread reads a new key's end off its layout instead of validating it first:
   // pinned to validation then the read of the bytes validation delimits
   it('finds the end of a key in the usual layout as validation does, followed by other bytes', () => {
     let seed = 11

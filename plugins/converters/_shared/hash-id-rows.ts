@@ -191,8 +191,7 @@ export function textRoom(length: number): number {
  * The slabs' text as it is, for a batch with lines (a few MB: not copied, but moved to the main thread), with new
  * room of about its size in its place for the next batch. The room comes in steps so that a spare handed back
  * nearly always fits: sized to each batch, a third of the spares were a little too small and left to the garbage
- * collector, which the worker (few allocations of its own) ran seldom: +8–11 MiB of peak RSS
- * (docs/performance-notes.md, "issue 21, seventh session").
+ * collector, which the worker (few allocations of its own) ran seldom: +8–11 MiB of peak RSS.
  */
 function handOverText(slabs: BatchSlabs): Uint8Array {
   const text = slabs.text.subarray(0, slabs.textLength)
@@ -218,8 +217,7 @@ const stamp = scannedStamp
 
 /**
  * Sets {@link scannedStamp} to the scanned row's timestamp; false when it is not an int64 (the exact path then
- * decides). The usual timestamp is computed in doubles where they are exact, no BigInt made
- * (docs/performance-notes.md, "issue 21, seventh session"); the tests pin it to {@link scaledTimestamp}.
+ * decides). The usual timestamp is computed in doubles where they are exact, no BigInt made; the tests pin it to {@link scaledTimestamp}.
  */
 export function scannedTimestamp(
   s: ScannedHashIdRow,

@@ -1,7 +1,7 @@
 // Gets of a publisher log that stay pending long after their batch, kept as rows of typed-array columns with their
 // keys in the spill file: a log's gets that are never written wait until the end of the input, and as objects (a
 // pending get, its BigInts, its index entry and pass-through values) each cost the heap ~500 bytes, so the heap grew
-// with the input's length (docs/performance-notes.md, publisher_log, ninth session). A row costs ~70 bytes and the
+// with the input's length. A row costs ~70 bytes and the
 // index a few more. Only the usual get goes cold: int64 keys (at least two), a timestamp and input length in int64,
 // pass-through values among the first MAX_TAILS distinct ones; any other stays an object (publisher-pending-gets.ts).
 import {KeyList, serializeJson} from '../../../src/converter.js'

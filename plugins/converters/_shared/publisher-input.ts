@@ -54,8 +54,7 @@ export class PublisherBatch {
 
 /**
  * Whether text[t0, t1) is `[]` exactly (the worker's serialization of an empty list). Parsing it cost a parser per
- * get, and its code was thrown away at every full collection (docs/performance-notes.md, publisher_log, seventh
- * session).
+ * get, and its code was thrown away at every full collection.
  */
 export function isEmptyList(text: Uint8Array, t0: number, t1: number): boolean {
   return t1 - t0 === 2 && text[t0] === 0x5b && text[t0 + 1] === 0x5d

@@ -30,8 +30,8 @@ const NO_HALVES = new Uint32Array(0)
 /**
  * The hashes of every prefix of one list, computed as far as asked (one pass however many are asked for). One
  * object is reused from list to list ({@link reset}): a new one per write died young, and a full collection that
- * found none alive (the converter forces one every 64 batches) let its shape go and threw away the optimized code of
- * the pairing that used it, compiled again each time (docs/performance-notes.md, publisher_log, seventh session).
+ * found none alive let its shape go and threw away the optimized code of the pairing that used it, compiled again
+ * each time.
  */
 export class PrefixHashes {
   private halves: Uint32Array = NO_HALVES

@@ -147,7 +147,7 @@ function int64At(b: Uint8Array, p: number, out: ScannedKeys, n: number): number 
     for (let i = split; i < q; i++) r = r * 10 + (b[i] - 0x30)
     // a·10^9 + r = aH·10^9·2^16 + (aL·10^9 + r), each part below 2^53. The remainders by powers of two are taken
     // with `>>> 0` (exact for integers below 2^53: ToUint32 is modulo 2^32), not `%`, which V8 computes as a call
-    // to fmod on doubles (the scan ~20 % faster; docs/performance-notes.md, publisher_log, seventh session)
+    // to fmod on doubles (the scan ~20 % faster)
     const aL = (a >>> 0) & 0xffff
     const x = ((a - aL) / 65536) * 1e9
     const xl = (x >>> 0) & 0xffff

@@ -83,8 +83,8 @@ const sharedListRepeats = new WeakMap<readonly ObjectKey[], boolean>()
 
 /**
  * the shared list asked about last and its answer: a request's records follow one another with one list, several L1
- * calls each, so most calls skip the weak set and map (docs/performance-notes.md, `lmt replay` on engine-shaped
- * traces, seventh session; pinned by the threaded replay's tests of shared lists that repeat an id)
+ * calls each, so most calls skip the weak set and map (pinned by the threaded replay's tests of shared lists that
+ * repeat an id)
  */
 let lastShared: readonly ObjectKey[] | undefined
 let lastRepeats = false
@@ -347,7 +347,7 @@ export class L1 {
    * The shape LMCache's per-key L1 operations share: a missing key is KEY_NOT_EXIST, {@link refusal} gives the error
    * of a key in the wrong state, {@link apply} changes the entry; results are counted under the op's name and the
    * keys that succeeded are announced as `event`. The op is a number switched on per key, not two closures made per
-   * call and called through one megamorphic site (docs/performance-notes.md, issue 21, eighth session).
+   * call and called through one megamorphic site.
    */
   private eachKey(
     op: KeyOp,

@@ -1,4 +1,4 @@
-// The trace's rows parsed on a worker thread while this thread plays them (issue 20): the worker runs the same
+// The trace's rows parsed on a worker thread while this thread plays them: the worker runs the same
 // row reader (trace-source.ts: the same rules, skips, errors and key ids) and hands over batches of rows as typed
 // arrays; this side replays its batches, progress calls, statistics and error in the order the reader made them,
 // so a run sees exactly what readTraceRowBatches gives. At most READ_AHEAD replies are in flight.
