@@ -174,7 +174,7 @@ export function renderReportHtml(doc: ReportDocument): string {
 ${headline(doc)}
 ${answerTable(doc)}
 <div class="charts">${chartFigure(capacity)}${chartFigure(overTime)}</div>
-<p class="note">Grid: ${doc.answer.grid.length} capacities from ${int(doc.answer.grid[0])} to ${int(doc.answer.grid[doc.answer.grid.length - 1])} blocks. LRU: ${s.eligible ? `${s.certified_points} points from the one-pass stack method (certified exact), the others replayed` : `every point replayed (stack method not used: ${escapeHtml(s.reason ?? '')})`}. Token hit rate = hit tokens / input tokens of the group's requests, as lmt simulate reports it.</p>
+<p class="note">Grid: ${doc.answer.grid.length} capacities from ${int(doc.answer.grid[0])} to ${int(doc.answer.grid[doc.answer.grid.length - 1])} blocks. LRU: ${s.eligible && s.certified_points > 0 ? `${s.certified_points} points from the one-pass stack method (certified exact), the others replayed` : s.eligible ? 'every point replayed (the one-pass stack method proved none exact)' : `every point replayed (stack method not used: ${escapeHtml(s.reason ?? '')})`}. Token hit rate = hit tokens / input tokens of the group's requests, as lmt simulate reports it.</p>
 </section>
 <section id="trace"><h2>The trace</h2>
 ${profileTable(doc)}

@@ -1,5 +1,6 @@
 // The answer's two charts: token hit rate against capacity (every policy, Belady, the infinite ceiling) and over trace
 // time at the chosen capacity.
+import {inclusionNote} from '../../simulate/output/inclusion-note.js'
 import type {ReportDocument} from '../document.js'
 import {type Chart, linePoints, pct, seriesEncoding, timeAxis, unit} from './vega-parts.js'
 
@@ -44,6 +45,27 @@ function capacityReferences(a: ReportDocument['answer']): unknown[] {
   ]
 }
 
+/** The inclusion note of the policy curves: "not monotone" when one of them falls somewhere. */
+function curvesNote(a: ReportDocument['answer']): string {
+  const notes = a.curves
+    .filter((c) => c.same_as === null)
+    .map((c) => inclusionNote(c.points.map((p) => ({capacity: p.capacity_blocks, rate: p.token_hit_rate}))))
+  return notes.find((n) => n.startsWith('Not monotone')) ?? notes[0] ?? ''
+}
+
+/** Curves drawn on top of each other (the same rate at every point), named, since only the top one shows. */
+function coincident(a: ReportDocument['answer']): string {
+  const drawn = a.curves.filter((c) => c.same_as === null)
+  const same: string[] = []
+  drawn.forEach((c, i) => {
+    const twin = drawn
+      .slice(0, i)
+      .find((d) => d.points.every((p, k) => p.token_hit_rate === c.points[k]?.token_hit_rate))
+    if (twin) same.push(`${c.policy} equals ${twin.policy} at every capacity (one line shows both)`)
+  })
+  return same.length > 0 ? ` ${same.join('; ')}.` : ''
+}
+
 export function capacityChart(doc: ReportDocument): Chart {
   const a = doc.answer
   const values = capacityValues(a)
@@ -65,8 +87,7 @@ export function capacityChart(doc: ReportDocument): Chart {
   return {
     id: 'chart-capacity',
     title: 'Hit rate against capacity',
-    caption:
-      'Each policy replayed at every capacity of the grid (log-spaced up to the working set), with the Belady next-need reference (an offline optimum for comparison) and the infinite-capacity ceiling (dashed). The dotted vertical line is the capacity of the chart below.',
+    caption: `Each policy replayed at every capacity of the grid (log-spaced up to the working set), with the Belady next-need reference (an offline optimum for comparison) and the infinite-capacity ceiling (dashed). The dotted vertical line is the capacity of the chart below.${coincident(a)} ${curvesNote(a)}.`,
     spec: unit('Token hit rate against cache capacity', values, {
       layer: [...linePoints(x, y, color, tooltip, strokeDash), ...capacityReferences(a)],
     }),

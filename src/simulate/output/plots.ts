@@ -1,3 +1,4 @@
+import {inclusionNote} from './inclusion-note.js'
 import {join} from 'node:path'
 import type {PendingFiles} from './pending-files.js'
 import type {Player} from '../engine/player.js'
@@ -121,7 +122,10 @@ export async function plotSweep(
   const y = {domain: rateDomain([...curve.map((p) => p.rate), infinite])}
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: `${traceName} — group ${sweep.group_name as string}, capacity in ${unit}, ${blockSizes}`,
+    title: {
+      text: `${traceName} — group ${sweep.group_name as string}, capacity in ${unit}, ${blockSizes}`,
+      subtitle: inclusionNote(sweep.curve as Array<{capacity: number; rate: number}>),
+    },
     width: 640,
     height: 320,
     layer: [

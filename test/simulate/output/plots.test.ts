@@ -101,7 +101,8 @@ describe('simulate plots', () => {
     const r = await lmt(['simulate', '--trace', mc, '--sweep', '--sweep-capacities', '1000,17090', '-o', out])
     expect(r.exitCode, r.stderr).toBe(0)
     const s = spec(out, 'sweep_hit_rate')
-    expect(s.title).toBe('mc.jsonl — group default, capacity in blocks, block size 512')
+    expect(s.title.text).toBe('mc.jsonl — group default, capacity in blocks, block size 512')
+    expect(s.title.subtitle).toMatch(/^The curve may fall: .*no inclusion property/)
     const line = s.layer[0].encoding
     expect(line.x.scale).toEqual({type: 'log', domain: [1000, 17090], nice: false})
     expect(line.y.scale).toEqual({domain: [0, 0.4]}) // the infinite ceiling 0.373
