@@ -135,6 +135,16 @@ const catalogue = {
   // a pass-through by design: a plugin (a converter's parseOptions, a replay level's flags) refusing what the user
   // gave it, in its own words; exit 2 as every usage error
   PLUGIN_USAGE: {exit: 2, message: (detail: string) => detail},
+  // a module the user named (--converter-module) that did not load
+  PLUGIN_MODULE_LOAD_FAILED: {
+    exit: 2,
+    message: (what: string, module: string, reason: string) =>
+      `cannot load ${what} module ${module}: ${reason}`,
+  },
+  PLUGIN_NOT_A_PACKAGE: {
+    exit: 2,
+    message: (dir: string) => `${dir} is not an npm package: it has no package.json`,
+  },
   PLUGIN_CONVERTER_THREW: {
     exit: 1,
     message: (converter: string, reason: string, input?: string) =>

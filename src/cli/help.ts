@@ -1,6 +1,9 @@
 // lmt's help: oclif's, with examples that can be copied from any terminal width and a did-you-mean for help on a
-// command that does not exist (`lmt convrt --help`, `lmt help convrt`), as for the command itself.
-import {Command, CommandHelp, Help} from '@oclif/core'
+// command that does not exist (`lmt convrt --help`, `lmt help convrt`), as for the command itself; and the flags
+// plugins add: `lmt convert --help` lists the flags of every converter it knows (built-in, installed, and those of a
+// --converter-module / --converter-dir given on the same line), `lmt replay --help` those of every replay level, each
+// under its own heading (the manifest cannot hold them: they depend on what is installed and on the command line).
+import {Command, CommandHelp, type Config, Help} from '@oclif/core'
 import {unknownCommandError} from './unknown-command.js'
 
 /**
@@ -114,6 +117,33 @@ class LmtCommandHelp extends CommandHelp {
   }
 }
 
+type CachedFlag = Command.Loadable['flags'][string]
+
+/** The values of a repeatable `--name v` / `--name=v` in `argv`, up to a `--`. */
+function flagValues(argv: readonly string[], name: string): string[] {
+  const values: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]
+    if (token === '--') break
+    if (token === `--${name}` && i + 1 < argv.length) values.push(argv[++i])
+    else if (token.startsWith(`--${name}=`)) values.push(token.slice(name.length + 3))
+  }
+  return values
+}
+
+/** A flag definition of a plugin as the help renders a command's cached flags. */
+function cachedFlag(name: string, def: unknown, group: string): CachedFlag | undefined {
+  if (def === null || typeof def !== 'object') return undefined
+  const d = def as Record<string, unknown>
+  const flag: Record<string, unknown> = {
+    ...d,
+    name,
+    helpGroup: typeof d.helpGroup === 'string' ? d.helpGroup : group,
+  }
+  delete flag.parse // a function: the cache holds data only
+  return flag as unknown as CachedFlag
+}
+
 /** Commands of oclif's plugins that come without a line of their own in `lmt --help`. */
 const SUMMARIES: Record<string, string> = {
   version: 'Print the version of lmt, Node.js and the platform (also lmt -v, lmt --version).',
@@ -121,6 +151,12 @@ const SUMMARIES: Record<string, string> = {
 
 export default class LmtHelp extends Help {
   protected override CommandHelpClass = LmtCommandHelp
+  private argv: string[] = []
+
+  /** the loaded configuration (Help types it as the interface; discovery takes the class it is) */
+  private get loaded(): Config {
+    return this.config as unknown as Config
+  }
 
   protected override formatCommands(commands: Command.Loadable[]): string {
     return super.formatCommands(
@@ -132,6 +168,7 @@ export default class LmtHelp extends Help {
 
   /** Help on a command that does not exist is lmt's unknown-command error, with the nearest command. */
   override async showHelp(argv: string[]): Promise<void> {
+    this.argv = argv
     const helpFlags = new Set(['--help', '-h', 'help'])
     const words: string[] = []
     for (const arg of argv) {
@@ -152,5 +189,52 @@ export default class LmtHelp extends Help {
         throw unknownCommandError(this.config, `${first}:${second}`)
     }
     return super.showHelp(argv)
+  }
+
+  override async showCommandHelp(command: Command.Loadable): Promise<void> {
+    const warn = (m: string) => process.stderr.write(`warning: ${m}\n`)
+    let added: Record<string, CachedFlag> = {}
+    try {
+      if (command.id === 'convert') added = await this.converterFlags(warn)
+      else if (command.id === 'replay') added = await this.levelFlags(warn)
+    } catch (err) {
+      // a --converter-module that does not load: the help still shows what is known
+      warn((err as Error)?.message ?? String(err))
+    }
+    const flags = {...command.flags}
+    for (const [name, flag] of Object.entries(added)) if (!Object.hasOwn(flags, name)) flags[name] = flag
+    return super.showCommandHelp({...command, flags})
+  }
+
+  private async converterFlags(warn: (m: string) => void): Promise<Record<string, CachedFlag>> {
+    const {discoverConverters, pluginConverterSources} = await import('../plugins/converter-discovery.js')
+    const registry = await discoverConverters({
+      dirs: flagValues(this.argv, 'converter-dir'),
+      modules: flagValues(this.argv, 'converter-module'),
+      plugins: await pluginConverterSources(this.loaded, warn),
+      onWarning: warn,
+    })
+    const flags: Record<string, CachedFlag> = {}
+    for (const reg of registry.list())
+      for (const [name, def] of Object.entries(reg.cls.flags ?? {})) {
+        const flag = cachedFlag(name, def, `FORMAT ${reg.format.toUpperCase()}`)
+        if (flag && !Object.hasOwn(flags, name)) flags[name] = flag
+      }
+    return flags
+  }
+
+  private async levelFlags(warn: (m: string) => void): Promise<Record<string, CachedFlag>> {
+    const {discoverLevels} = await import('../plugins/replay-levels.js')
+    const {reservedReplayFlagNames} = await import('./replay-flags.js')
+    const registry = await discoverLevels(this.loaded, warn, reservedReplayFlagNames())
+    const flags: Record<string, CachedFlag> = {}
+    for (const name of registry.names()) {
+      const level = registry.levels.get(name)?.level as {flags?: Record<string, unknown>} | undefined
+      for (const [flagName, def] of Object.entries(level?.flags ?? {})) {
+        const flag = cachedFlag(flagName, def, `LEVEL ${name.toUpperCase()}`)
+        if (flag && !Object.hasOwn(flags, flagName)) flags[flagName] = flag
+      }
+    }
+    return flags
   }
 }

@@ -3,6 +3,7 @@ import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import type {Config} from '@oclif/core'
 import type {ConverterClass} from '../convert/types.js'
+import {type LmtError, lmtError} from '../errors.js'
 import {ConverterRegistry} from './converter-registry.js'
 import {
   type InstalledContribution,
@@ -126,10 +127,18 @@ async function resolveModuleSpec(spec: string): Promise<string> {
   }
 }
 
+function moduleLoadFailed(module: string, reason: string): LmtError {
+  return lmtError('PLUGIN_MODULE_LOAD_FAILED', 'converter', module, reason, {
+    suggestions: [
+      'a --converter-module is a file (or a package) exporting a ...Converter class as an ES module (.mjs, .js of a "type": "module" package, .ts, .mts)',
+    ],
+  })
+}
+
 /**
  * Discovers converters from the four sources in order — built-in, each `--converter-dir`, each
- * `--converter-module`, installed plugins — into a registry (last writer wins). Never throws for a broken module:
- * every load failure is a warning.
+ * `--converter-module`, installed plugins — into a registry (last writer wins). A module of a folder or a plugin
+ * that fails to load is a warning; a `--converter-module`, which the user named, is a PLUGIN_MODULE_LOAD_FAILED.
  */
 export async function discoverConverters(options: DiscoveryOptions = {}): Promise<ConverterRegistry> {
   const registry = new ConverterRegistry(options.onWarning)
@@ -141,10 +150,10 @@ export async function discoverConverters(options: DiscoveryOptions = {}): Promis
     try {
       path = await resolveModuleSpec(spec)
     } catch (err) {
-      registry.warn(`cannot load converter module ${spec}: ${(err as Error)?.message ?? String(err)}`)
-      continue
+      throw moduleLoadFailed(spec, (err as Error)?.message ?? String(err))
     }
-    await loadPluginModule(kind, path, `module:${spec}`)
+    const failure = await loadPluginModule(kind, path, `module:${spec}`, true)
+    if (failure !== undefined) throw moduleLoadFailed(path, failure)
   }
   await loadInstalled(kind, options.plugins ?? [])
   return registry

@@ -58,8 +58,16 @@ function exportNames(ns: Record<string, unknown>): string[] {
   return names
 }
 
-/** Loads one module (third-party code bounded in time and guarded) and examines each export. */
-export async function loadPluginModule(kind: PluginKind, path: string, source: string): Promise<void> {
+/**
+ * Loads one module (third-party code bounded in time and guarded) and examines each export. A module that fails to
+ * load is a warning, or, when `named` (the user named it on the command line), its reason is returned.
+ */
+export async function loadPluginModule(
+  kind: PluginKind,
+  path: string,
+  source: string,
+  named = false,
+): Promise<string | undefined> {
   const note = sourceNote(source)
   let ns: Record<string, unknown>
   try {
@@ -79,12 +87,13 @@ export async function loadPluginModule(kind: PluginKind, path: string, source: s
     const commonJs = /^Cannot find module 'lmt(\/[a-z]+)?'/.test(message)
       ? ` (a CommonJS module cannot require lmt: write an ES module, .mjs or .ts, that imports it)`
       : ''
-    kind.warn(
-      `cannot load ${kind.what} module ${path}${note}: ${commonJs ? message.split('\n')[0] : message}${commonJs}`,
-    )
-    return
+    const reason = `${commonJs ? message.split('\n')[0] : message}${commonJs}`
+    if (named) return reason
+    kind.warn(`cannot load ${kind.what} module ${path}${note}: ${reason}`)
+    return undefined
   }
   for (const name of exportNames(ns)) kind.examine(ns[name], name, path, source)
+  return undefined
 }
 
 /** Loads every module of a folder. */

@@ -184,18 +184,21 @@ describe('a plugin that does not finish loading', () => {
     join(dir, 'never.mjs'),
     'await new Promise(() => {})\nexport class NeverConverter { convertToTraces() { return [] } }\n',
   )
+  const timerDir = folder('slow-timer')
   const timer = write(
-    join(dir, 'timer.mjs'),
+    join(timerDir, 'timer.mjs'),
     'await new Promise((r) => setTimeout(r, 3_600_000))\nexport class SlowConverter { convertToTraces() { return [] } }\n',
   )
 
-  it('a top-level await that never settles is a warning; lmt converters lists the rest', () => {
-    const r = run(['converters', '--converter-module', never])
+  it('a top-level await that never settles: a warning in a folder (lmt converters lists the rest), an error when named', () => {
+    const r = run(['converters', '--converter-dir', dir])
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toMatch(/^qwen_bailian +QwenBailianConverter +built-in/m)
-    expect(r.stderr).toContain(
-      `warning: cannot load converter module ${never}: did not finish loading within 1 s (a top-level await that never settles?); skipped (LMT_PLUGIN_LOAD_TIMEOUT=<seconds> allows more)`,
-    )
+    const reason = `did not finish loading within 1 s (a top-level await that never settles?); skipped (LMT_PLUGIN_LOAD_TIMEOUT=<seconds> allows more)`
+    expect(r.stderr).toContain(`warning: cannot load converter module ${never}: ${reason}`)
+    const named = run(['converters', '--converter-module', never])
+    expect(named.exitCode).toBe(2)
+    expect(named.stderr).toContain(`error: cannot load converter module ${never}: ${reason}`)
   })
 
   it('a module awaiting a long timer does not hold up a built-in conversion', () => {
@@ -212,8 +215,8 @@ describe('a plugin that does not finish loading', () => {
         'my_instance',
         '-o',
         out,
-        '--converter-module',
-        timer,
+        '--converter-dir',
+        timerDir,
       ],
       20_000,
     )
@@ -304,12 +307,13 @@ describe('a plugin that calls process.exit', () => {
     expect(readdirSync(join(dir, 'out2'))).toEqual([])
   })
 
-  it('at load: a warning, and lmt carries on', () => {
-    const r = run(['converters', '--converter-module', atLoad])
-    expect(r.exitCode).toBe(0)
-    expect(r.stdout).toMatch(/^qwen_bailian /m)
-    expect(r.stderr).toContain(
-      `warning: cannot load converter module ${atLoad}: converter module ${atLoad} called process.exit(0)`,
+  it('at load: a coded error for a named module, and lmt ends as it decides', () => {
+    const r = run(['converters', '--converter-module', atLoad, '--json'])
+    expect(r.exitCode).toBe(2)
+    const error = JSON.parse(r.stdout).error
+    expect(error.code).toBe('LMT_PLUGIN_MODULE_LOAD_FAILED')
+    expect(error.message).toContain(
+      `cannot load converter module ${atLoad}: converter module ${atLoad} called process.exit(0)`,
     )
   })
 })

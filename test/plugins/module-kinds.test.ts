@@ -134,14 +134,15 @@ describe('converter module kinds', () => {
     }
   })
 
-  it('a CommonJS module that requires lmt is a warning saying to write an ES module', () => {
+  it('a CommonJS module that requires lmt fails to load with a hint to write an ES module', () => {
     const cjs = join(tmp.dir, 'required.cjs')
     writeFileSync(
       cjs,
       `const {BaseConverter} = require('lmt')\nexports.RequiredConverter = class extends BaseConverter {}\n`,
     )
     const r = run(['converters', '--converter-module', cjs])
-    expect(r.stderr).toContain(`cannot load converter module ${cjs}: Cannot find module 'lmt'`)
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(`error: cannot load converter module ${cjs}: Cannot find module 'lmt'`)
     expect(r.stderr).toContain('write an ES module, .mjs or .ts, that imports it')
   })
 })

@@ -1,0 +1,60 @@
+import {Flags} from '@oclif/core'
+import {commands} from '@oclif/plugin-plugins'
+
+/** oclif's command (named through the package's export, so that its declaration can name the type) */
+const Base: (typeof commands)['plugins:install'] = commands['plugins:install']
+
+/**
+ * oclif's `plugins install` (npm into lmt's data directory), without the package's install scripts unless the user
+ * asks for them: npm runs `preinstall`, `install`, `postinstall` (and `prepare` of a folder) as the user, before lmt
+ * has looked at the package; an lmt plugin needs none of them (its manifest names plain module files).
+ */
+export default class PluginsInstall extends Base {
+  static override summary =
+    "Install an lmt plugin (a folder, a tarball or an npm package) without running the package's install scripts"
+
+  static override description = `Installs with npm into lmt's data directory (LMT_DATA_DIR overrides it). The package's install scripts (preinstall, install, postinstall; prepare of a folder) do not run — npm's --ignore-scripts for the package and its dependencies — unless you pass --allow-scripts: a script runs as you, before lmt has looked at the package, and an lmt plugin needs none.
+
+Use the LMT_NPM_LOG_LEVEL environment variable to set npm's log level, LMT_NPM_REGISTRY its registry.`
+
+  static override examples = [
+    {
+      command: '<%= config.bin %> <%= command.id %> file:<%= config.root %>/examples/lmt-plugin-example',
+      description: 'Install the example plugin that comes with lmt, from its folder (offline).',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> ./lmt-plugin-mine-1.0.0.tgz',
+      description: 'Install a plugin from a tarball made by npm pack.',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> lmt-plugin-mine --allow-scripts',
+      description: 'Install a plugin from the npm registry, running its install scripts.',
+    },
+  ]
+
+  // oclif's parse reads a command's own static properties: the inherited ones are restated
+  static override args = Base.args
+  static override strict = Base.strict
+  static override aliases = Base.aliases
+  static override enableJsonFlag = Base.enableJsonFlag
+
+  static override flags = {
+    ...Base.flags,
+    'allow-scripts': Flags.boolean({
+      summary:
+        "Run the install scripts of the package and its dependencies (npm's default; lmt's is not to).",
+    }),
+  }
+
+  override async run(): Promise<void> {
+    const {flags} = await this.parse(PluginsInstall)
+    // oclif's install command parses its own flags from argv again: it has no --allow-scripts
+    this.argv = this.argv.filter((arg) => arg !== '--allow-scripts')
+    if (!flags['allow-scripts']) {
+      // npm reads its configuration from npm_config_* variables; the npm that oclif starts inherits this one
+      process.env.npm_config_ignore_scripts = 'true'
+      this.logToStderr("note: the package's install scripts are not run (--allow-scripts runs them)")
+    }
+    return super.run()
+  }
+}
