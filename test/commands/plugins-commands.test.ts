@@ -1,7 +1,7 @@
 import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {lmtProcess, tempDir} from '../helpers/cli.js'
+import {lmtProcess, ROOT, tempDir} from '../helpers/cli.js'
 
 // lmt's own `plugins`, `plugins install` and `plugins link` (oclif's, with lmt's output and safeguards), and what
 // lmt refuses of an installed plugin's package.json. Plugins live in a throw-away oclif data directory.
@@ -152,5 +152,47 @@ describe('a --converter-module that does not load', () => {
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toMatch(new RegExp(`^error: cannot load converter module ${nope}: `))
     expect(r.stderr).toContain('hint: a --converter-module is a file')
+  })
+})
+
+describe('help shows the flags plugins add', () => {
+  it('lmt convert --help: those of a --converter-module on the same line', () => {
+    const example = join(ROOT, 'examples', 'lmt-plugin-example', 'converters', 'lookup-hash-log.js')
+    expect(run(['convert', '--help']).stdout).not.toContain('--lookup-model')
+    const r = run(['convert', '--help', '--converter-module', example])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toMatch(
+      /^LOOKUP_HASH_LOG FLAGS\n {2}--lookup-model=<value> +Instance id of the lines that name no/m,
+    )
+  })
+
+  it("lmt replay --help: those of an installed plugin's replay level, under the level's name", () => {
+    const dir = pluginFolder('toylevel', {lmt: {levels: 'levels'}})
+    mkdirSync(join(dir, 'levels'))
+    writeFileSync(
+      join(dir, 'levels', 'toy.js'),
+      `import {MapDispatcher} from 'lmt'
+import {Flags} from 'lmt/flags'
+export const toyLevel = {
+  name: 'toy',
+  description: 'a level with a flag',
+  flags: {'toy-depth': Flags.integer({summary: 'How deep the toy goes.', default: 2})},
+  replayableSchemaVersions: [2],
+  parseConfig: (flags) => ({depth: flags['toy-depth']}),
+  createTarget: () => ({}),
+  buildDispatcher: () => new MapDispatcher(),
+}
+`,
+    )
+    expect(run(['plugins', 'link', dir, '--no-install']).exitCode).toBe(0)
+    try {
+      const r = run(['replay', '--help'])
+      expect(r.exitCode).toBe(0)
+      expect(r.stdout).toMatch(
+        /^LEVEL TOY FLAGS\n {2}--toy-depth=<value> +\[default: 2\] How deep the toy goes\.$/m,
+      )
+    } finally {
+      run(['plugins', 'uninstall', 'lmt-plugin-toylevel'])
+    }
   })
 })

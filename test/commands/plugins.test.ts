@@ -33,7 +33,7 @@ describe('the example plugin', () => {
     expect(f).toMatchObject({
       className: 'LookupHashLogConverter',
       source: 'plugin:lmt-plugin-example',
-      aliases: ['lmcache_lookup'],
+      aliases: ['lookup_hashes'],
     })
     const input = join(tmp.dir, 'lookups.jsonl')
     writeFileSync(
@@ -41,7 +41,7 @@ describe('the example plugin', () => {
       '{"timestamp": 1750000000.5, "request_id": "r1", "model_name": "qwen3", "chunk_size": 256, "seq_len": 600, "chunk_hashes": [11, 22, 33]}\nnot json\n',
     )
     const out = join(tmp.dir, 'lookups_out.jsonl')
-    const r = run(['convert', '-i', input, '-f', 'lmcache_lookup', '-o', out])
+    const r = run(['convert', '-i', input, '-f', 'lookup_hashes', '-o', out])
     expect(r.exitCode).toBe(0)
     expect(r.stderr).toContain(`${input}:2: invalid_json:`)
     expect(readFileSync(out, 'utf8')).toBe(

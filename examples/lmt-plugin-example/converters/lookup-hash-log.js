@@ -10,7 +10,7 @@ import {Flags} from 'lmt/flags'
 export class LookupHashLogConverter extends BaseConverter {
   static description =
     'LMCache lookup-hash log (timestamp, request_id, model_name, chunk_size, seq_len, chunk_hashes)'
-  static aliases = ['lmcache_lookup']
+  static aliases = ['lookup_hashes']
   static flags = {
     'lookup-model': Flags.string({
       summary: 'Instance id of the lines that name no model_name (default: --instance-id).',
