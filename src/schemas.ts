@@ -23,7 +23,8 @@ let ajv: Ajv2020 | undefined
 /** An ajv (draft 2020-12) instance holding every schema of the package, referable by file name. */
 export function schemaRegistry(): Ajv2020 {
   if (ajv) return ajv
-  ajv = new Ajv2020({allErrors: true})
+  // a list of types (`"type": ["integer", "null"]`) is standard JSON Schema: ajv's strict mode only asks for it
+  ajv = new Ajv2020({allErrors: true, allowUnionTypes: true})
   const dir = schemasDir()
   for (const name of readdirSync(dir)
     .filter((n) => n.endsWith('.schema.json'))

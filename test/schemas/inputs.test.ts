@@ -2,7 +2,7 @@
 // inputs: the bundled Mooncake trace and the converter fixtures validate, and what the converters refuse does not.
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {schemaRegistry, validatorFor} from '../../src/schemas.js'
 import {FIXTURES, ROOT} from '../helpers/cli.js'
 
@@ -86,5 +86,27 @@ describe('input schemas', () => {
         prompt_messages: [{role: 'user', content: 'hi'}],
       }),
     ).toBe(true)
+  })
+})
+
+describe('the schema registry', () => {
+  it('compiles every schema without a strict-mode message on the console', async () => {
+    const messages: unknown[] = []
+    const spies = (['warn', 'log', 'error'] as const).map((k) =>
+      vi.spyOn(console, k).mockImplementation((...a) => void messages.push(a)),
+    )
+    try {
+      // a registry of its own, compiled here (the other tests have compiled the module's)
+      vi.resetModules()
+      const fresh = await import('../../src/schemas.js')
+      const registry = fresh.schemaRegistry()
+      expect(registry).not.toBe(schemaRegistry())
+      const names = Object.keys(registry.schemas).filter((n) => n.endsWith('.schema.json'))
+      expect(names.length).toBeGreaterThan(10)
+      for (const n of names) expect(typeof fresh.validatorFor(n)).toBe('function')
+    } finally {
+      for (const s of spies) s.mockRestore()
+    }
+    expect(messages).toEqual([])
   })
 })
