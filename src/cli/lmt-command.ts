@@ -1,6 +1,6 @@
 import {Command, Errors} from '@oclif/core'
 import {isLmtError} from '../errors.js'
-import {errorLines, errorMessage} from './render-error.js'
+import {errorHints, errorLines, errorMessage} from './render-error.js'
 import {guardStandardStreams} from './stdout-guard.js'
 
 type AnyError = Error & {oclif?: {exit?: number}; exitCode?: number; suggestions?: readonly string[]}
@@ -38,7 +38,7 @@ export function exitCodeOf(err: AnyError): number {
 
 /**
  * Base of lmt's commands: errors are rendered as `error: <message>` (plus `hint:` lines) on stderr, or as
- * `{"error": {"code", "message", "exitCode"}}` on stdout under `--json`, and the process exits with the error's code.
+ * `{"error": {"code", "message", "exitCode", "hint"}}` on stdout under `--json`, and the process exits with the error's code.
  */
 export abstract class LmtCommand extends Command {
   /** When the command started (performance.now()): elapsed times printed are measured from here. */
@@ -49,9 +49,20 @@ export abstract class LmtCommand extends Command {
     guardStandardStreams()
   }
 
-  protected override toErrorJson(err: unknown): {error: {code: string; message: string; exitCode: number}} {
+  protected override toErrorJson(err: unknown): {
+    error: {code: string; message: string; exitCode: number; hint?: string}
+  } {
     const e = err as AnyError
-    return {error: {code: errorCode(e), message: errorMessage(e), exitCode: exitCodeOf(e)}}
+    // the hint lines of the text form, one per line, when there are any
+    const hints = errorHints(e, this.id)
+    return {
+      error: {
+        code: errorCode(e),
+        message: errorMessage(e),
+        exitCode: exitCodeOf(e),
+        ...(hints.length > 0 ? {hint: hints.join('\n')} : {}),
+      },
+    }
   }
 
   protected override async catch(err: AnyError): Promise<void> {

@@ -50,6 +50,18 @@ export function errorMessage(err: unknown): string {
   return unknownFlagMessage(e) ?? e.message.replace(SEE_HELP, '').replace(PARSING, '')
 }
 
+/** What to do next about an error: its suggestions, and for a parse error where to find the command's flags. */
+export function errorHints(err: unknown, commandId?: string): string[] {
+  const e = (err instanceof Error ? err : new Error(String(err))) as AnyError
+  const parseError = !isLmtError(e) && (e.parse !== undefined || SEE_HELP.test(e.message))
+  // own properties only: a plugin may have put `suggestions` or `oclif` on Object.prototype
+  const suggestions = Object.hasOwn(e, 'suggestions') ? e.suggestions : undefined
+  const hints = Array.isArray(suggestions) ? suggestions.map(String) : []
+  if (parseError || PARSING.test(e.message))
+    hints.push(`run "${commandLine(commandId)} --help" for its flags and examples`)
+  return hints
+}
+
 /** The lines of an error: `error: …` first, then one `hint: …` per suggestion. */
 export function errorLines(err: unknown, commandId?: string): string[] {
   const e = (err instanceof Error ? err : new Error(String(err))) as AnyError
@@ -59,12 +71,7 @@ export function errorLines(err: unknown, commandId?: string): string[] {
   const lines = parseError
     ? message.split('\n').map((l, i) => (i === 0 ? `error: ${l}` : `  ${l.trimStart()}`))
     : [`error: ${message}`]
-  // own properties only: a plugin may have put `suggestions` or `oclif` on Object.prototype
-  const suggestions = Object.hasOwn(e, 'suggestions') ? e.suggestions : undefined
-  const hints = Array.isArray(suggestions) ? suggestions.map(String) : []
-  if (parseError || PARSING.test(e.message))
-    hints.push(`run "${commandLine(commandId)} --help" for its flags and examples`)
-  for (const h of hints) lines.push(`hint: ${h}`)
+  for (const h of errorHints(e, commandId)) lines.push(`hint: ${h}`)
   const oclifExit = Object.hasOwn(e, 'oclif') ? (e as AnyError).oclif?.exit : undefined
   if (!isLmtError(e) && oclifExit === undefined && process.env.DEBUG) lines.push(String(e.stack))
   return lines

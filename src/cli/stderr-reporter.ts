@@ -13,6 +13,8 @@ export class StderrReporter implements Logger {
   constructor(
     private readonly quiet: boolean,
     private readonly stream: NodeJS.WritableStream = process.stderr,
+    /** informational lines (the banner, the summary); off under --json, whose document says it all */
+    private readonly informational = true,
   ) {}
 
   warn(message: string): void {
@@ -22,7 +24,7 @@ export class StderrReporter implements Logger {
   }
 
   info(message: string): void {
-    if (this.quiet) return
+    if (this.quiet || !this.informational) return
     this.line(message)
   }
 

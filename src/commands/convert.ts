@@ -219,7 +219,8 @@ export default class Convert extends LmtCommand {
     // a flag of a converter not yet discovered is passed over here, not an error
     const loose = {flags: Convert.flags, enableJsonFlag: true, args: {}, strict: false}
     const first = (await this.parse(loose, withoutUnknownFlags(argv, Convert.flags))).flags
-    const reporter = new StderrReporter(first.quiet)
+    // under --json the document on stdout is the summary: stderr keeps the warnings only, as in every command
+    const reporter = new StderrReporter(first.quiet, process.stderr, !first.json)
     // value parsing, then local files only
     const instanceBlockSizes = parseInstanceBlockSizes(first['instance-block-sizes'])
     const modelMapping = parseModelMapping(first['model-mapping'])
@@ -310,7 +311,7 @@ export default class Convert extends LmtCommand {
   private async convert(plan: ConvertPlan): Promise<ConvertSummary> {
     const {flags, reg, reporter, output, lct} = plan
     const bar = createProgressBar({
-      enabled: flags.progress && !flags.quiet,
+      enabled: flags.progress && !flags.quiet && !this.jsonEnabled(),
       label: 'converting',
       unit: 'bytes',
     })

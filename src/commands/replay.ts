@@ -170,7 +170,8 @@ export default class Replay extends LmtCommand {
     }
     if (flags.record) written.push(`${flags.record} (--record)`)
     if (flags['jsonl-out']) written.push(`${flags['jsonl-out']} (--jsonl-out)`)
-    if (!flags.quiet) for (const w of written) process.stderr.write(`wrote ${w}\n`)
+    // under --json stderr keeps the warnings only, as in every command
+    if (!flags.quiet && !flags.json) for (const w of written) process.stderr.write(`wrote ${w}\n`)
     if (!flags.quiet) for (const line of resultTable(result, o.pace)) this.log(line)
     if (result.recordsFailed > 0) throw lmtError('REPLAY_RECORDS_FAILED', result.recordsFailed)
     return summary === undefined ? undefined : JSON.parse(summary)

@@ -152,6 +152,7 @@ describe('did you mean', () => {
       code: 'LMT_CLI_USAGE',
       message: 'unknown flag --polcy; did you mean --policy?',
       exitCode: 2,
+      hint: 'run "lmt simulate --help" for its flags and examples',
     })
   })
 

@@ -58,9 +58,19 @@ describe('lines over the length limit', () => {
 describe('a trace without a row to replay (quick form)', () => {
   // a run that replays nothing has no result: exit 1 and no outputs (it used to write an empty summary, exit 0)
   it.each([
-    ['empty', '', 'the trace has no rows'],
-    ['all invalid', 'not json\n', '1 of 1 rows were invalid and skipped (V1 1)'],
-  ])('%s: LMT_SIM_NO_ROWS, exit 1, nothing written', async (_name, text, why) => {
+    [
+      'empty',
+      '',
+      'the trace has no rows',
+      'check the trace and the configuration; a run must replay at least one row',
+    ],
+    [
+      'all invalid',
+      'not json\n',
+      '1 of 1 rows were invalid and skipped (V1 1)',
+      'run without --skip-invalid to see the first invalid row and why',
+    ],
+  ])('%s: LMT_SIM_NO_ROWS, exit 1, nothing written', async (_name, text, why, hint) => {
     const trace = join(tmp.dir, `t-${text.length}.jsonl`)
     writeFileSync(trace, text)
     const out = join(tmp.dir, `o-${text.length}`)
@@ -70,6 +80,7 @@ describe('a trace without a row to replay (quick form)', () => {
       code: 'LMT_SIM_NO_ROWS',
       message: `${basename(trace)}: no row was replayed (${why}); nothing was written`,
       exitCode: 1,
+      hint,
     })
     expect(existsSync(out)).toBe(false)
   })

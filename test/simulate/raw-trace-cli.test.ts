@@ -53,6 +53,7 @@ describe('simulate on a trace that is not Get+Write JSONL, or that replays nothi
       code: 'LMT_SIM_NO_ROWS',
       message: 'empty.jsonl: no row was replayed (the trace has no rows); nothing was written',
       exitCode: 1,
+      hint: 'check the trace and the configuration; a run must replay at least one row',
     })
     expect(existsSync(out)).toBe(false)
     const junk = join(tmp.dir, 'junk.jsonl')

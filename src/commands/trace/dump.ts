@@ -31,6 +31,9 @@ export default class TraceDump extends LmtCommand {
     'max-frame-bytes': maxFrameBytesFlag,
   }
 
+  // the frames are JSON lines already; --json makes errors JSON documents too, as in every command
+  static override enableJsonFlag = true
+
   protected override toErrorJson(err: unknown) {
     return lctErrorJson(err, super.toErrorJson(err))
   }
