@@ -65,6 +65,13 @@ const catalogue = {
       `${flag} must be ${range}${got === undefined ? '' : `; got ${got}`}`,
   },
   CLI_STDOUT_FAILED: {exit: 1, message: (reason: string) => `cannot write to standard output: ${reason}`},
+  CLI_STDIN_TWICE: {exit: 2, message: (flag: string) => `${flag} names standard input (-) more than once`},
+  CLI_STDIN_FAILED: {exit: 1, message: (reason: string) => `cannot read standard input: ${reason}`},
+  CLI_INPUT_CORRUPT: {
+    exit: 1,
+    message: (input: string, kind: string, reason: string) =>
+      `cannot read ${input}: it starts as ${kind} data but does not decompress (${reason})`,
+  },
   CLI_INTERRUPTED: {exit: 130, message: (signal: string) => `interrupted by ${signal}`},
   // a worker thread (line mappers, sweep points, trace reading) that ended before it was closed
   CLI_WORKER_FAILED: {

@@ -1,6 +1,8 @@
-import {accessSync, constants, realpathSync, rmSync, statSync} from 'node:fs'
+import {accessSync, constants, createReadStream, realpathSync, rmSync, statSync} from 'node:fs'
+import {once} from 'node:events'
 import {cpus} from 'node:os'
-import {dirname, resolve} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
+import {privateTempDir, STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {type Config, Flags, type Interfaces} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {startInterruptWatchdog} from '../cli/interrupt-watchdog.js'
@@ -61,14 +63,14 @@ const lctStorageFlags = Object.fromEntries(
 const convertFlags = {
   input: Flags.string({
     char: 'i',
-    summary: 'Input files, converted in the given order.',
+    summary: 'Input files, converted in the given order (gzip or zstd compressed too; - for standard input).',
     multiple: true,
     required: true,
   }),
   output: Flags.string({
     char: 'o',
     summary:
-      'Output file (default: <stem>_optimizer.jsonl, or <stem>.lct with --mode lct, beside the input; merged_optimizer.jsonl for several).',
+      'Output file; - for standard output (default: <stem>_optimizer.jsonl, or <stem>.lct with --mode lct, in the current folder; merged_optimizer.jsonl for several).',
   }),
   format: Flags.string({
     char: 'f',
@@ -203,7 +205,9 @@ export default class Convert extends LmtCommand {
   async run(): Promise<ConvertSummary> {
     const plan = await this.plan()
     try {
-      return await this.convert(plan)
+      const summary = await this.convert(plan)
+      if (plan.toStdout) await copyToStdout(plan.output)
+      return summary
     } finally {
       plan.watchdog?.stop()
     }
@@ -233,13 +237,28 @@ export default class Convert extends LmtCommand {
       const {registration: reg, registry} = await this.converter(first, reporter)
       if (reg.source === 'built-in') watchdog?.stop() // lmt's own converters always answer Ctrl-C
       const flags = await this.parseWithConverter(argv, reg, registry, reporter)
-      const given = flags.input // a directory's default output goes beside it, not into it
-      flags.input = expandDirectoryInputs(given, reg.cls)
+      const given = flags.input.map((i) => (i === STDIO ? 'stdin' : i)) // names the default output (a folder by its name)
+      if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
+      const toStdout = flags.output === STDIO
+      if (toStdout && this.jsonEnabled())
+        throw lmtError('CLI_FLAGS_EXCLUSIVE', '-o -', '--json', {
+          suggestions: [
+            'standard output carries the converted records: write them to a file to have the --json summary',
+          ],
+        })
+      const stdinPath = flags.input.includes(STDIO) ? await stdinAsFile() : undefined
+      flags.input = expandDirectoryInputs(
+        flags.input.map((i) => (i === STDIO ? (stdinPath as string) : i)),
+        reg.cls,
+      )
       for (const input of flags.input) checkInput(input)
       const lctMode = flags.mode === 'lct'
-      const output =
-        flags.output ??
-        (lctMode ? defaultOutputPath(given).replace(/_optimizer\.jsonl$/, '.lct') : defaultOutputPath(given))
+      const output = toStdout
+        ? join(privateTempDir(), lctMode ? 'output.lct' : 'output.jsonl')
+        : (flags.output ??
+          (lctMode
+            ? defaultOutputPath(given).replace(/_optimizer\.jsonl$/, '.lct')
+            : defaultOutputPath(given)))
       checkOutput(output, flags.input)
       const lct = lctMode ? await lctSettings(flags, reporter) : undefined
       const converterConfig = loadConverterConfig(
@@ -253,6 +272,7 @@ export default class Convert extends LmtCommand {
         reporter,
         watchdog,
         output,
+        toStdout,
         lct,
         instanceBlockSizes,
         modelMapping,
@@ -375,6 +395,8 @@ interface ConvertPlan {
   reporter: StderrReporter
   watchdog?: ReturnType<typeof startInterruptWatchdog>
   output: string
+  /** `-o -`: the output is written to a private temporary file, then copied to standard output */
+  toStdout: boolean
   lct?: LctSettings
   instanceBlockSizes: Map<string, number>
   modelMapping?: Map<string, string>
@@ -474,6 +496,19 @@ function mayRunPluginCode(
 ): boolean {
   if ((flags['converter-dir']?.length ?? 0) > 0 || (flags['converter-module']?.length ?? 0) > 0) return true
   return installedPlugins(config).length > 0
+}
+
+/** A finished output copied to standard output (a reader that stops early ends the copy, not lmt with an error). */
+async function copyToStdout(path: string): Promise<void> {
+  for await (const chunk of createReadStream(path, {highWaterMark: 1 << 20})) {
+    if (!process.stdout.write(chunk as Buffer)) {
+      const stop = await Promise.race([
+        once(process.stdout, 'drain').then(() => false),
+        once(process.stdout, 'error').then(() => true),
+      ])
+      if (stop) return
+    }
+  }
 }
 
 function checkInput(input: string): void {

@@ -1,5 +1,6 @@
 import {statSync} from 'node:fs'
 import {Args} from '@oclif/core'
+import {STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {checkMaxFrameBytes} from '../cli/lct-flags.js'
 import {replayBaseFlags as baseFlags, reservedReplayFlagNames} from '../cli/replay-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
@@ -60,7 +61,7 @@ export default class Replay extends LmtCommand {
   ]
 
   static override args = {
-    file: Args.string({description: '.lct trace file'}),
+    file: Args.string({description: '.lct trace file (gzip or zstd compressed too; - for standard input)'}),
   }
 
   static override flags = {
@@ -113,6 +114,7 @@ export default class Replay extends LmtCommand {
       throw lmtError('REPLAY_NO_TRACE', {
         suggestions: ['lmt replay trace.lct --l1-size-gb 8 --eviction-policy LRU'],
       })
+    if (file === STDIO) file = await stdinAsFile() // read by path (on the reading thread, and more than once)
     const maxFrameBytes = checkMaxFrameBytes(flags['max-frame-bytes'])
     const pace = flags.pace as 'virtual' | 'realtime'
     const speed = replaySpeed(pace, flags.speed)

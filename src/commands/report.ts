@@ -1,4 +1,5 @@
 import {lstatSync} from 'node:fs'
+import {parseOptionsForStdio, STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {basename, dirname, resolve} from 'node:path'
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {LmtCommand} from '../cli/lmt-command.js'
@@ -162,7 +163,10 @@ export default class Report extends LmtCommand {
   }
 
   static override flags = {
-    trace: Flags.string({char: 't', summary: 'Get+Write trace (standard JSONL).'}),
+    trace: Flags.string({
+      char: 't',
+      summary: 'Get+Write trace (standard JSONL; gzip or zstd too; - for standard input).',
+    }),
     input: Flags.string({
       char: 'i',
       summary: 'Inputs to convert on the fly (with --format).',
@@ -221,7 +225,13 @@ export default class Report extends LmtCommand {
   }
 
   async run(): Promise<ReportDocument> {
-    const {args, flags} = await this.parse(Report)
+    const {args, flags} = await this.parse(parseOptionsForStdio(Report, this.argv))
+    if (flags.trace === STDIO) flags.trace = await stdinAsFile()
+    if (flags.input?.includes(STDIO)) {
+      if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
+      const path = await stdinAsFile()
+      flags.input = flags.input.map((i) => (i === STDIO ? path : i))
+    }
     checkInputFlags(args, flags)
     const request = reportRequest(flags, this.config.version)
     const json = this.jsonEnabled()

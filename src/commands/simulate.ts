@@ -1,4 +1,5 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
+import {parseOptionsForStdio, STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {bigIntFlag, numberFlag} from '../cli/number-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
@@ -120,7 +121,8 @@ export default class Simulate extends LmtCommand {
   static override flags = {
     trace: Flags.string({
       char: 't',
-      summary: "Trace file (Get+Write JSONL, as lmt convert writes it); replaces the configuration's.",
+      summary:
+        "Trace file (Get+Write JSONL, as lmt convert writes it; gzip or zstd too; - for standard input); replaces the configuration's.",
     }),
     input: Flags.string({
       char: 'i',
@@ -275,7 +277,13 @@ export default class Simulate extends LmtCommand {
   }
 
   async run(): Promise<Record<string, unknown>> {
-    const {args, flags} = await this.parse(Simulate)
+    const {args, flags} = await this.parse(parseOptionsForStdio(Simulate, this.argv))
+    if (flags.trace === STDIO) flags.trace = await stdinAsFile()
+    if (flags.input?.includes(STDIO)) {
+      if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
+      const path = await stdinAsFile()
+      flags.input = flags.input.map((i) => (i === STDIO ? path : i))
+    }
     if (flags.policy === LMCACHE_POLICY) return this.runLmcache(flags, args.config)
     if (flags.input !== undefined) return this.runConverted(args, flags)
     return this.simulateTrace(args, flags)

@@ -1,5 +1,5 @@
 import {readFileSync} from 'node:fs'
-import {basename, dirname, join} from 'node:path'
+import {basename} from 'node:path'
 import {lmtError} from '../errors.js'
 import {pythonStrip, withoutBom} from '../jsonl/trim.js'
 
@@ -88,8 +88,12 @@ export function fileStem(name: string): string {
   return dot > 0 && dot < name.length - 1 ? name.slice(0, dot) : name
 }
 
-/** The automatic output path: `<dir>/<stem>_optimizer.jsonl`, or `<dir of first>/merged_optimizer.jsonl`. */
+/**
+ * The automatic output path, in the current folder (as simulate and report write theirs): `<stem>_optimizer.jsonl`
+ * (a compressed input's `.gz`/`.zst` dropped first), or `merged_optimizer.jsonl` for several inputs.
+ */
 export function defaultOutputPath(inputs: readonly string[]): string {
-  if (inputs.length === 1) return join(dirname(inputs[0]), `${fileStem(basename(inputs[0]))}_optimizer.jsonl`)
-  return join(dirname(inputs[0]), 'merged_optimizer.jsonl')
+  if (inputs.length === 1)
+    return `${fileStem(basename(inputs[0]).replace(/\.(gz|zst|zstd)$/i, ''))}_optimizer.jsonl`
+  return 'merged_optimizer.jsonl'
 }

@@ -1,5 +1,6 @@
 import {createReadStream} from 'node:fs'
 import {open} from 'node:fs/promises'
+import {compressionOf, decompressedChunks} from '../util/compressed-input.js'
 import {isUtf8} from 'node:buffer'
 import type {Readable} from 'node:stream'
 import {pythonStrip} from './trim.js'
@@ -222,6 +223,9 @@ export class LineReader {
   /** The input's chunks, and whether they are read into reused buffers. */
   private chunks(): {stream: AsyncIterable<Buffer>; reusing: boolean} {
     if (typeof this.source !== 'string') return {stream: this.source, reusing: false}
+    const compression = compressionOf(this.source)
+    if (compression !== undefined)
+      return {stream: decompressedChunks(this.source, compression, this.chunkBytes), reusing: false}
     if (this.reuseReadBuffers) return {stream: fileChunks(this.source, this.chunkBytes), reusing: true}
     return {stream: createReadStream(this.source, {highWaterMark: this.chunkBytes}), reusing: false}
   }

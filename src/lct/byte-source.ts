@@ -1,4 +1,5 @@
 import {open, type FileHandle} from 'node:fs/promises'
+import {compressionOf, decompressedChunks} from '../util/compressed-input.js'
 
 const CHUNK = 1 << 20
 /**
@@ -33,7 +34,9 @@ export class ByteWindow {
 
   static async open(source: LctSource): Promise<ByteWindow> {
     const w = new ByteWindow()
-    if (typeof source === 'string') w.handle = await open(source, 'r')
+    const compression = typeof source === 'string' ? compressionOf(source) : undefined
+    if (compression !== undefined) w.iterator = decompressedChunks(source as string, compression)
+    else if (typeof source === 'string') w.handle = await open(source, 'r')
     else w.iterator = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
     return w
   }

@@ -53,26 +53,18 @@ describe('lmt convert: inputs, ordering and bytes', () => {
     ])
   })
 
-  it('multi-input default output is merged_optimizer.jsonl beside the first input; no litter', async () => {
+  it('multi-input default output is merged_optimizer.jsonl in the current folder; no litter', () => {
     const {dir, cleanup} = tempDir()
     mkdirSync(join(dir, 'x'))
+    mkdirSync(join(dir, 'here'))
     writeFileSync(join(dir, 'x', 'a.jsonl'), row('1') + '\n')
     writeFileSync(join(dir, 'b.jsonl'), row('0') + '\n')
-    expect(
-      (
-        await lmt([
-          'convert',
-          '-q',
-          '-i',
-          join(dir, 'x', 'a.jsonl'),
-          join(dir, 'b.jsonl'),
-          '-f',
-          'qwen_bailian',
-        ])
-      ).exitCode,
-    ).toBe(0)
-    expect(readdirSync(join(dir, 'x')).sort()).toEqual(['a.jsonl', 'merged_optimizer.jsonl'])
-    expect(readdirSync(dir).sort()).toEqual(['b.jsonl', 'x'])
+    const inputs = [join(dir, 'x', 'a.jsonl'), join(dir, 'b.jsonl')]
+    const r = lmtProcess(['convert', '-q', '-i', ...inputs, '-f', 'qwen_bailian'], {cwd: join(dir, 'here')})
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(readdirSync(join(dir, 'here'))).toEqual(['merged_optimizer.jsonl'])
+    expect(readdirSync(join(dir, 'x')).sort()).toEqual(['a.jsonl'])
+    expect(readdirSync(dir).sort()).toEqual(['b.jsonl', 'here', 'x'])
     cleanup()
   })
 

@@ -1,8 +1,8 @@
-import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {validatorFor} from '../../src/schemas.js'
-import {copyFixtures, FIXTURES, lmt, tempDir} from '../helpers/cli.js'
+import {copyFixtures, FIXTURES, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
 
 const CONVERT = join(FIXTURES, 'convert')
 const tmp = tempDir()
@@ -94,26 +94,18 @@ describe('lmt convert reproduces the original converter byte for byte', () => {
     expect(readFileSync(out, 'utf8')).toBe(toMooncake(expected(name).toString('utf8')))
   })
 
-  it('names the output <stem>_optimizer.jsonl beside the input and leaves nothing else', async () => {
+  it('names the output <stem>_optimizer.jsonl in the current folder and leaves nothing else', () => {
     const {dir, cleanup} = tempDir()
+    const cwd = join(dir, 'here')
+    mkdirSync(cwd)
     copyFixtures(dir, 'convert', ['qwen_bailian_sample.jsonl'])
-    const r = await lmt([
-      'convert',
-      '-q',
-      '-i',
-      join(dir, 'qwen_bailian_sample.jsonl'),
-      '-f',
-      'qwen_bailian',
-      '--instance-id',
-      'my_instance',
-    ])
-    expect(r.exitCode).toBe(0)
-    expect(readdirSync(dir).sort()).toEqual([
-      'qwen_bailian_sample.jsonl',
-      'qwen_bailian_sample_optimizer.jsonl',
-    ])
+    const args = ['convert', '-q', '-i', join(dir, 'qwen_bailian_sample.jsonl'), '-f', 'qwen_bailian']
+    const r = lmtProcess([...args, '--instance-id', 'my_instance'], {cwd})
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(readdirSync(dir).sort()).toEqual(['here', 'qwen_bailian_sample.jsonl'])
+    expect(readdirSync(cwd)).toEqual(['qwen_bailian_sample_optimizer.jsonl'])
     expect(
-      readFileSync(join(dir, 'qwen_bailian_sample_optimizer.jsonl')).equals(
+      readFileSync(join(cwd, 'qwen_bailian_sample_optimizer.jsonl')).equals(
         expected('qwen_bailian_sample.expected.jsonl'),
       ),
     ).toBe(true)

@@ -79,8 +79,10 @@ describe('output path', () => {
     expect(fileStem(name)).toBe(stem)
   })
 
-  it('names the output beside the (first) input', () => {
-    expect(defaultOutputPath(['d/publisher.log'])).toBe(join('d', 'publisher_optimizer.jsonl'))
-    expect(defaultOutputPath(['d/a.jsonl', 'e/b.jsonl'])).toBe(join('d', 'merged_optimizer.jsonl'))
+  it('names the output in the current folder, a compressed input by its name without .gz or .zst', () => {
+    expect(defaultOutputPath(['d/publisher.log'])).toBe('publisher_optimizer.jsonl')
+    expect(defaultOutputPath(['d/a.jsonl', 'e/b.jsonl'])).toBe('merged_optimizer.jsonl')
+    expect(defaultOutputPath(['d/a.jsonl.gz'])).toBe('a_optimizer.jsonl')
+    expect(defaultOutputPath(['d/a.jsonl.zst'])).toBe('a_optimizer.jsonl')
   })
 })

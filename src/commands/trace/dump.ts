@@ -3,6 +3,7 @@ import {ChunkedText} from '../../cli/chunked-text.js'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
+import {STDIO, stdinAsFile} from '../../cli/stdin-file.js'
 import {writeLctWarnings} from '../../cli/trace-report.js'
 import {decodeArgs} from '../../lct/codecs.js'
 import {decodeBody, type RawMap} from '../../lct/msgpack.js'
@@ -22,7 +23,10 @@ export default class TraceDump extends LmtCommand {
   ]
 
   static override args = {
-    file: Args.string({description: '.lct trace file', required: true}),
+    file: Args.string({
+      description: '.lct trace file (gzip or zstd compressed too; - for standard input)',
+      required: true,
+    }),
   }
 
   static override flags = {
@@ -51,9 +55,9 @@ export default class TraceDump extends LmtCommand {
     const out = (obj: unknown): void => {
       if (!closed) lines.add(JSON.stringify(obj) + '\n')
     }
-    const reader = await openTrace(args.file, {
+    const reader = await openTrace(args.file === STDIO ? await stdinAsFile() : args.file, {
       maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
-      name: args.file,
+      name: args.file === STDIO ? '<stdin>' : args.file,
     })
     out({
       frame: 0,

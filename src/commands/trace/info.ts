@@ -7,6 +7,7 @@ import {countTrace} from '../../lct/reader.js'
 import {eventsSummaryLines, summarizeEvents} from '../../lct/events-summary.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
+import {STDIO, stdinAsFile} from '../../cli/stdin-file.js'
 
 export default class TraceInfo extends LmtCommand {
   static override summary =
@@ -17,12 +18,16 @@ export default class TraceInfo extends LmtCommand {
   static override examples = [
     '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct',
     '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/lct/v2_truncated_tail.lct --json',
+    'zstd -c <%= config.root %>/samples/lct/v2_full_prefetch_cycle.lct | <%= config.bin %> <%= command.id %> -',
   ]
 
   static override enableJsonFlag = true
 
   static override args = {
-    file: Args.string({description: '.lct trace file', required: true}),
+    file: Args.string({
+      description: '.lct trace file (gzip or zstd compressed too; - for standard input)',
+      required: true,
+    }),
   }
 
   static override flags = {
@@ -35,25 +40,27 @@ export default class TraceInfo extends LmtCommand {
 
   async run(): Promise<TraceInfoJson> {
     const {args, flags} = await this.parse(TraceInfo)
-    const bytes = statSync(args.file, {throwIfNoEntry: false})?.size ?? 0 // a missing file: countTrace reports it
+    const name = args.file === STDIO ? '<stdin>' : args.file
+    const file = args.file === STDIO ? await stdinAsFile() : args.file
+    const bytes = statSync(file, {throwIfNoEntry: false})?.size ?? 0 // a missing file: countTrace reports it
     const bar = createProgressBar({enabled: !this.jsonEnabled(), label: 'counting', unit: 'bytes'})
-    const count = await countTrace(args.file, {
+    const count = await countTrace(file, {
       maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
-      name: args.file,
+      name,
       onProgress: (done, records) => bar.update(done, bytes, () => `${countText(records)} records`),
     }).finally(() => bar.stop())
     const events =
       count.header.level === 'events'
-        ? await summarizeEvents(args.file, {maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes'])})
+        ? await summarizeEvents(file, {maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']), name})
         : undefined
     if (!this.jsonEnabled()) {
-      const lines = [...renderTraceInfo(args.file, count), ...(events ? eventsSummaryLines(events) : [])]
+      const lines = [...renderTraceInfo(name, count), ...(events ? eventsSummaryLines(events) : [])]
       process.stdout.write(lines.join('\n') + '\n')
     }
     writeLctWarnings(
       count.warnings.map((w) => w.message),
       count.warningCount,
     )
-    return {...traceInfoJson(args.file, count), ...(events ? {events} : {})}
+    return {...traceInfoJson(name, count), ...(events ? {events} : {})}
   }
 }
