@@ -1,7 +1,6 @@
 import {closeSync, createReadStream, openSync, readSync} from 'node:fs'
 import {Transform} from 'node:stream'
 import {createGunzip} from 'node:zlib'
-import {Decompress} from 'fzstd'
 import {lmtError} from '../errors.js'
 
 /** A compression lmt reads through: recognised by the first bytes of a file, never by its name. */
@@ -34,8 +33,12 @@ export function compressionOf(path: string): Compression | undefined {
   }
 }
 
-/** zstd frames decompressed as they stream through (fzstd: the whole format in JavaScript, no native code). */
-function zstdDecompressor(): Transform {
+/**
+ * zstd frames decompressed as they stream through (fzstd: the whole format in JavaScript, no native code; loaded only
+ * when a zstd input is met).
+ */
+async function zstdDecompressor(): Promise<Transform> {
+  const {Decompress} = await import('fzstd')
   let whole = false
   const out = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -74,9 +77,9 @@ export async function* decompressedChunks(
   kind: Compression,
   chunkBytes = 1 << 20,
 ): AsyncGenerator<Buffer> {
-  const source = createReadStream(path, {highWaterMark: chunkBytes})
   const inflate =
-    kind === 'gzip' ? createGunzip({chunkSize: Math.min(chunkBytes, 1 << 20)}) : zstdDecompressor()
+    kind === 'gzip' ? createGunzip({chunkSize: Math.min(chunkBytes, 1 << 20)}) : await zstdDecompressor()
+  const source = createReadStream(path, {highWaterMark: chunkBytes})
   let sourceError: Error | undefined
   source.on('error', (err) => {
     sourceError = err
