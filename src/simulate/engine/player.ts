@@ -491,8 +491,8 @@ export class Player {
     group.expire(row.ts)
     const empty = Array.isArray(row.mask) ? row.mask.length === 0 : row.mask === 0
     const split = empty ? undefined : splitByMask(row.keys, row.mask)
-    const {read: r, wrote} = tiered.read(row.keys, split?.unmasked, split?.localRead ?? 0, row.ts)
-    if (wrote) group.evictIfNeeded(tiered, row.ts)
+    const r = tiered.read(row.keys, split?.unmasked, split?.localRead ?? 0, row.ts)
+    if (tiered.wrote) group.evictIfNeeded(tiered, row.ts)
     this.blockLookups += row.keys.length
     const c = inst.counters
     const bs = inst.cfg.block_size

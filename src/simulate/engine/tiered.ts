@@ -145,6 +145,65 @@ export interface TierPolicy {
   holds(b: Block): boolean
 }
 
+/** a time above every tier time: an empty shard's */
+const EMPTY = 2n ** 64n
+
+/**
+ * The shard whose tail is oldest (ties: the lowest index), kept in a tournament tree over the shards' tail times.
+ * A shard whose tail may have changed is marked and its leaf recomputed before the next query.
+ */
+class OldestTail {
+  private readonly leaves: number
+  private readonly time: bigint[]
+  private readonly shard: Int32Array
+  private readonly marked: Uint8Array
+  private readonly pending: number[] = []
+
+  constructor(
+    private readonly shards: readonly BlockList[],
+    private readonly tailTime: (n: ListNode) => bigint,
+  ) {
+    let leaves = 1
+    while (leaves < shards.length) leaves *= 2
+    this.leaves = leaves
+    this.time = new Array<bigint>(2 * leaves).fill(EMPTY)
+    this.shard = new Int32Array(2 * leaves)
+    for (let i = 0; i < leaves; i++) this.shard[leaves + i] = i
+    for (let i = leaves - 1; i >= 1; i--) this.shard[i] = this.shard[2 * i]
+    this.marked = new Uint8Array(shards.length)
+  }
+
+  /** the shard's tail may have changed (or its tail's time) */
+  mark(s: number): void {
+    if (this.marked[s] === 1) return
+    this.marked[s] = 1
+    this.pending.push(s)
+  }
+
+  /** recomputes shard s's leaf and its path to the root */
+  update(s: number): void {
+    const tail = this.shards[s].tail
+    let i = this.leaves + s
+    this.time[i] = tail === null ? EMPTY : this.tailTime(tail)
+    for (i >>= 1; i >= 1; i >>= 1) {
+      const l = 2 * i
+      const pick = this.time[l] <= this.time[l + 1] ? l : l + 1
+      this.time[i] = this.time[pick]
+      this.shard[i] = this.shard[pick]
+    }
+  }
+
+  /** the shard with the oldest tail, or -1 when every shard is empty */
+  oldest(): number {
+    for (const s of this.pending) {
+      this.marked[s] = 0
+      this.update(s)
+    }
+    this.pending.length = 0
+    return this.time[1] === EMPTY ? -1 : this.shard[1]
+  }
+}
+
 /** `lru`: `shards` recency lists; an eviction takes candidates from the oldest tails (exact with one shard). */
 export class ShardedLru implements TierPolicy {
   size = 0
@@ -154,6 +213,7 @@ export class ShardedLru implements TierPolicy {
   private readonly shardCount: number
   private readonly rounds: number
   private readonly amplification: number
+  private readonly oldest: OldestTail
 
   constructor(
     private readonly host: PolicyHost,
@@ -166,10 +226,25 @@ export class ShardedLru implements TierPolicy {
     this.rounds = sampleTimes <= 0 ? 1 : sampleTimes
     this.amplification = amplification > 1 ? amplification : 1
     for (let s = 0; s < this.shardCount; s++) this.shards.push(new BlockList())
+    this.oldest = new OldestTail(this.shards, (n) => this.time(n))
   }
 
+  private shardIndex(b: Block): number {
+    return this.shardCount === 1 ? 0 : this.host.keyMod(b.key, this.shardCount)
+  }
+
+  /** the block's shard, marked as one whose tail may change */
   private shardOf(b: Block): BlockList {
-    return this.shardCount === 1 ? this.shards[0] : this.shards[this.host.keyMod(b.key, this.shardCount)]
+    if (this.shardCount === 1) return this.shards[0]
+    const s = this.shardIndex(b)
+    this.oldest.mark(s)
+    return this.shards[s]
+  }
+
+  /** the shard whose tail is oldest (-1: none) */
+  private oldestShard(): number {
+    if (this.shardCount === 1) return this.shards[0].tail === null ? -1 : 0
+    return this.oldest.oldest()
   }
 
   holds(b: Block): boolean {
@@ -210,17 +285,7 @@ export class ShardedLru implements TierPolicy {
     const perRound = Math.ceil(wanted / rounds)
     const candidates: ListNode[] = []
     for (let r = 0; r < rounds && candidates.length < wanted; r++) {
-      let best = -1
-      let bestTime = 0n
-      for (let s = 0; s < this.shardCount; s++) {
-        const tail = this.shards[s].tail
-        if (tail === null) continue
-        const t = this.time(tail)
-        if (best < 0 || t < bestTime) {
-          best = s
-          bestTime = t
-        }
-      }
+      const best = this.oldestShard()
       if (best < 0) break
       const shard = this.shards[best]
       for (let k = 0; k < perRound && shard.tail !== null && candidates.length < wanted; k++) {
@@ -228,6 +293,7 @@ export class ShardedLru implements TierPolicy {
         shard.unlink(n)
         candidates.push(n)
       }
+      if (this.shardCount > 1) this.oldest.update(best)
     }
     if (candidates.length > count) partialSortBy(candidates, count, (a, b) => this.time(a) < this.time(b))
     const victims = candidates.length > count ? candidates.slice(0, count) : candidates
@@ -592,6 +658,11 @@ export class TieredInstance implements PolicyHost {
   readonly policies: TierPolicy[]
   readonly shared: boolean
   readonly bytesPerBlock: number
+  /** the blocks evicted from the tier being checked, then from every tier of the check (for cleanup) */
+  readonly tierEvicted: Block[] = []
+  readonly checkEvicted: Block[] = []
+  /** whether the last {@link read} wrote a tier location (a selective copy or a promotion) */
+  wrote = false
   private readonly result: TieredRead
 
   constructor(
@@ -732,7 +803,7 @@ export class TieredInstance implements PolicyHost {
     unmasked: Set<number> | undefined,
     localRead: number,
     ts: bigint,
-  ): {read: TieredRead; wrote: boolean} {
+  ): TieredRead {
     const r = this.result
     r.localHit = 0
     r.remoteHit = 0
@@ -758,7 +829,8 @@ export class TieredInstance implements PolicyHost {
       node = child
       i += m
     }
-    return {read: this.result, wrote}
+    this.wrote = wrote
+    return r
   }
 
   /** one hit block: counted, accessed, copied, promoted; true when a tier location was written */
@@ -828,6 +900,9 @@ export class TieredGroup {
   /** blocks expired through one tier while another tier's ttl policy still held them (removed there too) */
   strandedExpiries = 0
 
+  /** the group's ttl policies with their instances (expiry looks at these only) */
+  private readonly ttlPolicies: Array<{inst: TieredInstance; policy: TtlPolicy}> = []
+
   constructor(readonly setup: TieredGroupSetup) {
     this.promotes = setup.edges.some((e) => e.promote)
   }
@@ -835,6 +910,7 @@ export class TieredGroup {
   add(setup: TieredInstanceSetup, keyMod: (key: number, m: number) => number): TieredInstance {
     const inst = new TieredInstance(setup, this, keyMod)
     this.members.push(inst)
+    for (const policy of inst.policies) if (policy instanceof TtlPolicy) this.ttlPolicies.push({inst, policy})
     return inst
   }
 
@@ -850,19 +926,18 @@ export class TieredGroup {
 
   /** EXPIRE: every ttl policy of the group harvests at `ts`; the expired blocks leave every tier */
   expire(ts: bigint): void {
+    const ttl = this.ttlPolicies
+    if (ttl.length === 0) return
     let expired: Map<TieredInstance, Block[]> | undefined
-    for (const inst of this.members) {
-      for (const p of inst.policies) {
-        if (!(p instanceof TtlPolicy)) continue
-        p.advance(ts)
-        if (p.size === 0) continue
-        const out = p.harvest()
-        if (out.length === 0) continue
-        expired ??= new Map()
-        const list = expired.get(inst)
-        if (list) list.push(...out)
-        else expired.set(inst, out)
-      }
+    for (const {inst, policy: p} of ttl) {
+      p.advance(ts)
+      if (p.size === 0) continue
+      const out = p.harvest()
+      if (out.length === 0) continue
+      expired ??= new Map()
+      const list = expired.get(inst)
+      if (list) list.push(...out)
+      else expired.set(inst, out)
     }
     if (expired === undefined) return
     for (const [inst, blocks] of expired) {
@@ -893,25 +968,35 @@ export class TieredGroup {
     const {mode, edges} = this.setup
     if (mode !== 1 && mode !== 2 && mode !== 3) return
     const tiers = this.setup.tierNames.length
-    let evicted: Map<TieredInstance, Block[]> | undefined
+    const members = this.members
+    let any = false
     for (let tier = 0; tier < tiers; tier++) {
       const excess = this.excess(tier)
       if (excess <= 0) continue
-      const out = mode === 1 ? this.evictGroupRough(tier, excess) : this.evictInstance(trigger, tier, excess)
+      if (mode === 1) this.evictGroupRough(tier, excess)
+      else this.evictInstance(trigger, tier, excess)
       const cascades = tier + 1 < tiers && edges[tier].writeMode === 'cascading'
-      for (const [inst, blocks] of out) {
-        if (cascades) for (const b of blocks) inst.appendToChain(b, tier + 1, ts)
-        evicted ??= new Map()
-        const list = evicted.get(inst)
-        if (list) list.push(...blocks)
-        else evicted.set(inst, [...blocks])
+      for (const inst of members) {
+        const blocks = inst.tierEvicted
+        if (blocks.length === 0) continue
+        any = true
+        for (const b of blocks) {
+          if (cascades) inst.appendToChain(b, tier + 1, ts)
+          inst.checkEvicted.push(b)
+        }
+        blocks.length = 0
       }
     }
-    if (evicted !== undefined) for (const [inst, blocks] of evicted) inst.cleanup(blocks)
+    if (!any) return
+    for (const inst of members) {
+      if (inst.checkEvicted.length === 0) continue
+      inst.cleanup(inst.checkEvicted)
+      inst.checkEvicted.length = 0
+    }
   }
 
-  private evictGroupRough(tier: number, excess: number): Map<TieredInstance, Block[]> {
-    const out = new Map<TieredInstance, Block[]>()
+  /** mode 1: rounds over every instance, a batch from each, until the excess is covered or a round is empty */
+  private evictGroupRough(tier: number, excess: number): void {
     let total = 0
     while (total < excess) {
       let any = false
@@ -922,33 +1007,28 @@ export class TieredGroup {
         if (blocks.length === 0) continue
         any = true
         total += blocks.length * inst.bytesPerBlock
-        const list = out.get(inst)
-        if (list) list.push(...blocks)
-        else out.set(inst, blocks)
+        for (const b of blocks) inst.tierEvicted.push(b)
       }
       if (!any) break
     }
-    return out
   }
 
-  private evictInstance(inst: TieredInstance, tier: number, excess: number): Map<TieredInstance, Block[]> {
+  /** modes 2 and 3: the instance whose row triggered the check evicts until the group's excess is covered */
+  private evictInstance(inst: TieredInstance, tier: number, excess: number): void {
     const p = inst.policies[tier]
-    const all: Block[] = []
-    if (p.evictsForCapacity) {
-      const batch = this.setup.batch
-      let total = 0
-      while (total < excess) {
-        let count = batch
-        if (this.setup.mode === 3) {
-          const needed = Math.ceil((excess - total) / inst.bytesPerBlock)
-          count = batch < 0 ? needed : Math.min(batch, needed)
-        }
-        const blocks = p.evict(count)
-        if (blocks.length === 0) break
-        total += blocks.length * inst.bytesPerBlock
-        all.push(...blocks)
+    if (!p.evictsForCapacity) return
+    const batch = this.setup.batch
+    let total = 0
+    while (total < excess) {
+      let count = batch
+      if (this.setup.mode === 3) {
+        const needed = Math.ceil((excess - total) / inst.bytesPerBlock)
+        count = batch < 0 ? needed : Math.min(batch, needed)
       }
+      const blocks = p.evict(count)
+      if (blocks.length === 0) break
+      total += blocks.length * inst.bytesPerBlock
+      for (const b of blocks) inst.tierEvicted.push(b)
     }
-    return new Map([[inst, all]])
   }
 }

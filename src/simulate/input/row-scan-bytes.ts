@@ -28,6 +28,7 @@ const F_KEYS = 8
 const F_INPUT_LEN = 16
 const F_MASK = 32
 const F_QUERY = 64
+const F_TTL = 128
 
 const word = (s: string) => Buffer.from(s)
 const TYPE = word('type')
@@ -37,6 +38,7 @@ const BLOCK_MASK = word('block_mask')
 const QUERY_TYPE = word('query_type')
 const INSTANCE_ID = word('instance_id')
 const TIMESTAMP_NS = word('timestamp_ns')
+const TTL_US = word('ttl_us')
 const GET = word('"get"')
 const WRITE = word('"write"')
 const REQUEST = word('"request"')
@@ -53,6 +55,8 @@ function fieldOf(b: Uint8Array, start: number, end: number): number {
   switch (end - start) {
     case 4:
       return bytesAt(b, start, TYPE) ? F_TYPE : bytesAt(b, start, KEYS) ? F_KEYS : 0
+    case 6:
+      return bytesAt(b, start, TTL_US) ? F_TTL : 0
     case 9:
       return bytesAt(b, start, INPUT_LEN) ? F_INPUT_LEN : 0
     case 10:
@@ -250,6 +254,8 @@ class RememberedKeys {
 /** Reusable scratch of the byte scanner (one per trace read). */
 export class RowByteScanner {
   end = 0
+  /** read `ttl_us` into the rows that are not gets (the rows of a tiered configuration, see parseRow) */
+  keepTtl = false
   private readonly keyHalves = new HalvesList()
   private readonly remembered = new RememberedKeys()
   private lastInstance = ''
@@ -293,6 +299,7 @@ export class RowByteScanner {
     let keysStart = -1 // the keys array's text, when read (not the remembered one)
     let keysEnd = -1
     let sameKeys = false
+    let ttl: number | undefined
     let p = skipWsBytes(b, start)
     if (b[p] !== 0x7b) return undefined
     p = skipWsBytes(b, p + 1)
@@ -402,6 +409,15 @@ export class RowByteScanner {
             p = valueEndBytes(b, p, 1)
           }
           break
+        case F_TTL:
+          if (this.keepTtl) {
+            const negative = c === 0x2d
+            const v = smallIntegerBytes(b, negative ? p + 1 : p, this)
+            if (v < 0) return undefined
+            ttl = negative ? -v : v
+            p = this.end
+          } else p = valueEndBytes(b, p, 1)
+          break
         default:
           p = valueEndBytes(b, p, 1)
       }
@@ -426,7 +442,9 @@ export class RowByteScanner {
     if (keysStart >= 0) this.remembered.remember(b, keysStart, keysEnd, ids)
     const n = ids.length
     if (typeof mask === 'number') mask = Math.min(mask, n)
-    return {type, instance, ts, keys: ids, inputLen, mask, queryType, lineNo}
+    const row: TraceRow = {type, instance, ts, keys: ids, inputLen, mask, queryType, lineNo}
+    if (ttl !== undefined && type !== 'get') row.ttlUs = BigInt(ttl)
+    return row
   }
 
   /** The ids of the keys read (zeros without an interner: a pre-pass counts them only). */

@@ -71,6 +71,7 @@ export async function* readTraceRowBatches(
     {chunkBytes: BATCH_BYTES, reuseReadBuffers: true},
   )
   const scanner = plainPaths() ? undefined : new RowByteScanner()
+  if (scanner !== undefined) scanner.keepTtl = opts.tieredRows === true
   const fastKeys = opts.countKeysOnly ? undefined : opts.keys
   try {
     for await (const lines of reader.lineBatches({
@@ -86,10 +87,11 @@ export async function* readTraceRowBatches(
         stats.rows++
         let row: TraceRow
         try {
-          row = opts.tieredRows
-            ? tieredRow(lines.text(i), lineNo, opts.keys)
-            : (scanner?.scan(bytes, starts[i], ends[i], lineNo, fastKeys) ??
-              parseRow(lines.text(i), lineNo, opts.keys))
+          row =
+            scanner?.scan(bytes, starts[i], ends[i], lineNo, fastKeys) ??
+            parseRow(lines.text(i), lineNo, opts.keys, opts.tieredRows)
+          if (opts.tieredRows && row.ts <= 0n)
+            throw new RowError('V5', `timestamp_ns must be positive (timestamp_ns=${row.ts})`)
         } catch (err) {
           if (!(err instanceof RowError)) throw err
           if (opts.skipInvalid) {
@@ -119,13 +121,6 @@ export async function* readTraceRowBatches(
       throw lmtError('SIM_TRACE_READ', opts.name, (err as Error).message)
     throw err
   }
-}
-
-/** A row of a tiered configuration's trace: with its ttl_us; a timestamp of 0 is refused as that Optimizer does. */
-function tieredRow(text: string, lineNo: number, keys: KeyInterner): TraceRow {
-  const row = parseRow(text, lineNo, keys, true)
-  if (row.ts <= 0n) throw new RowError('V5', `timestamp_ns must be positive (timestamp_ns=${row.ts})`)
-  return row
 }
 
 /** {@link readTraceRowBatches} row by row. */

@@ -37,13 +37,15 @@ export interface TierRecord {
 
 /** The tier fields of a row (without a leading comma). */
 export function tierFields(r: TierRecord): string {
-  const rate = (a: number, b: number) => formatG(b > 0 ? a / b : 0)
-  return [
-    ...r.hitTokens.map(String),
-    ...r.hitTokens.map((h) => rate(h, r.inputTokens)),
-    ...r.accHitTokens.map((h) => rate(h, r.accInputTokens)),
-    ...r.blocks.map(String),
-  ].join(',')
+  const n = r.hitTokens.length
+  const input = r.inputTokens
+  const accInput = r.accInputTokens
+  let out = ''
+  for (let t = 0; t < n; t++) out += `${r.hitTokens[t]},`
+  for (let t = 0; t < n; t++) out += `${formatG(input > 0 ? r.hitTokens[t] / input : 0)},`
+  for (let t = 0; t < n; t++) out += `${formatG(accInput > 0 ? r.accHitTokens[t] / accInput : 0)},`
+  for (let t = 0; t < n; t++) out += t === n - 1 ? `${r.blocks[t]}` : `${r.blocks[t]},`
+  return out
 }
 
 export class TieredHitRateSink implements HitRateSink {

@@ -232,3 +232,34 @@ describe('the trace-row fast lane (bytes)', () => {
     expect(keys.id(2n ** 64n)).toBeUndefined()
   })
 })
+
+describe('ttl_us in the fast lane (rows of a tiered configuration)', () => {
+  const rows = [
+    '{"type":"write","instance_id":"a","timestamp_ns":5,"keys":[1,2],"ttl_us":400000}',
+    '{"type":"write","instance_id":"a","timestamp_ns":6,"keys":[1,2],"ttl_us":-1}',
+    '{"type":"request","instance_id":"a","timestamp_ns":7,"keys":[1],"input_len":16,"ttl_us":0}',
+    '{"type":"get","instance_id":"a","timestamp_ns":8,"keys":[1],"input_len":16,"ttl_us":5}',
+    '{"type":"write","instance_id":"a","timestamp_ns":9,"keys":[3]}',
+  ]
+
+  it('reads ttl_us as parseRow does (not on gets), and only when asked to', () => {
+    const scanner = new RowByteScanner()
+    scanner.keepTtl = true
+    const got = rows.map((r, i) => scan(scanner, r, i + 1, new KeyInterner()).row)
+    const expected = rows.map((r, i) => parseRow(r, i + 1, new KeyInterner(), true))
+    expect(got).toEqual(expected)
+    expect(got.map((r) => r?.ttlUs)).toEqual([400000n, -1n, 0n, undefined, undefined])
+    const plain = new RowByteScanner()
+    expect(rows.map((r, i) => scan(plain, r, i + 1, new KeyInterner()).row?.ttlUs)).toEqual(
+      rows.map(() => undefined),
+    )
+  })
+
+  it('leaves a ttl_us that is not an integer to parseRow, which refuses it', () => {
+    const scanner = new RowByteScanner()
+    scanner.keepTtl = true
+    const text = '{"type":"write","instance_id":"a","timestamp_ns":5,"keys":[1],"ttl_us":1.5}'
+    expect(scan(scanner, text, 1, new KeyInterner()).row).toBeUndefined()
+    expect(() => parseRow(text, 1, new KeyInterner(), true)).toThrow(RowError)
+  })
+})
