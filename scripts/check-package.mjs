@@ -88,7 +88,7 @@ const example = join(root, 'examples', 'lmt-plugin-example')
 const link = sh(`lmt plugins link '${example}'`)
 if (/warning|lockfile/i.test(link.stderr)) fail('lmt plugins link printed a warning', link)
 sh(`lmt convert -i '${example}/samples/lookups.jsonl' -f lookup_hash_log -o lookups.jsonl`)
-sh(`lmt replay '${example}/samples/events.lct' --no-csv`)
+sh(`lmt replay '${example}/samples/tally.lct'`)
 sh('lmt plugins uninstall lmt-plugin-example')
 console.log('ok  lmt plugins link / convert / replay / uninstall of the example plugin')
 

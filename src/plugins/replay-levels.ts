@@ -1,6 +1,7 @@
 import type {Config} from '@oclif/core'
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
 import {storageLevel} from '../replay/storage/storage-level.js'
+import {eventsLevel} from '../replay/events/events-level.js'
 import {installedContributions, loadInstalled, type PluginKind} from './discovery.js'
 import {LevelRegistry, programmaticLevels} from './level-registry.js'
 
@@ -34,7 +35,7 @@ export function levelKind(registry: LevelRegistry): PluginKind {
 }
 
 /**
- * The core storage level, then plugin levels (package.json "lmt": {"levels"} or the lmt:levels hook), then
+ * The core levels (storage, events), then plugin levels (package.json "lmt": {"levels"} or the lmt:levels hook), then
  * programmatic ones. `reservedFlags`: the flag names a level may not declare (those of `lmt replay` itself, which
  * the command passes in from its flag definitions).
  */
@@ -46,6 +47,7 @@ export async function discoverLevels(
   const reg = new LevelRegistry(warn, reservedFlags)
   const kind = levelKind(reg)
   reg.add(storageLevel as ReplayLevel, 'built-in')
+  reg.add(eventsLevel as ReplayLevel, 'built-in')
   if (config) await loadInstalled(kind, await installedContributions(config, kind))
   for (const p of programmaticLevels()) reg.add(p.level, p.source)
   return reg

@@ -20,6 +20,8 @@ function pluginCopy(from: string, name: string): string {
   return dir
 }
 
+const TALLY = join(ROOT, 'examples', 'lmt-plugin-example', 'samples', 'tally.lct')
+
 describe('the example plugin', () => {
   let example = ''
   beforeAll(() => {
@@ -50,22 +52,18 @@ describe('the example plugin', () => {
     )
   })
 
-  it('contributes a replay level: an events trace replays with no --level flag', () => {
+  it('contributes a replay level: a tally trace replays with no --level flag', () => {
     const levels = JSON.parse(run(['levels', '--json']).stdout).levels
     expect(levels.map((l: {name: string; source: string}) => `${l.name}:${l.source}`)).toEqual([
-      'events:plugin:lmt-plugin-example',
+      'events:built-in',
       'storage:built-in',
+      'tally:plugin:lmt-plugin-example',
     ])
-    const r = run([
-      'replay',
-      join(FIXTURES, 'lct', 'events_level_meta_INFERRED.lct'),
-      '--no-csv',
-      '--output-dir',
-      tmp.dir,
-    ])
+    const r = run(['replay', TALLY, '--no-csv', '--output-dir', tmp.dir])
     expect(r.exitCode).toBe(0)
-    expect(r.stdout).toContain('Records replayed:                                              2')
-    expect(r.stdout).toMatch(/^Events: +2$/m)
+    expect(r.stdout).toContain('Records replayed:                                              3')
+    expect(r.stdout).toMatch(/^Records: tally\.get: +2$/m)
+    expect(r.stdout).toMatch(/^Distinct keys: +4$/m)
   })
 
   it('uninstalling removes its formats and levels', () => {
@@ -75,9 +73,7 @@ describe('the example plugin', () => {
         (f: {format: string}) => f.format === 'lookup_hash_log',
       ),
     ).toBe(false)
-    expect(
-      run(['replay', join(FIXTURES, 'lct', 'events_level_meta_INFERRED.lct'), '--no-csv']).exitCode,
-    ).toBe(2)
+    expect(run(['replay', TALLY]).exitCode).toBe(2)
   })
 })
 

@@ -162,7 +162,7 @@ describe('lmt replay', () => {
     const isError = validatorFor('error.schema.json')
     for (const [args, code, exit] of [
       [[], 'LMT_REPLAY_NO_TRACE', 2],
-      [[join(LCT, 'events_level_meta_INFERRED.lct'), ...FLAGS], 'LMT_REPLAY_UNKNOWN_LEVEL', 2],
+      [[join(LCT, 'tally_level.lct'), ...FLAGS], 'LMT_REPLAY_UNKNOWN_LEVEL', 2],
       [[join(LCT, 'bad_magic.lct'), ...FLAGS], 'LMT_LCT_BAD_MAGIC', 1],
       [[join(LCT, 'v2_full_prefetch_cycle.lct'), ...FLAGS, '--bogus'], 'LMT_CLI_USAGE', 2],
     ] as const) {
@@ -201,7 +201,7 @@ describe('lmt replay', () => {
 
   it.each([
     [['v1_reserve_finish.lct'], 2, 'trace_schema_version 1 is not replay-safe'],
-    [['events_level_meta_INFERRED.lct'], 2, "unknown replay level 'events'; known levels: storage"],
+    [['tally_level.lct'], 2, "unknown replay level 'tally'; known levels: events, storage"],
     [['v2_full_prefetch_cycle.lct', '--level', 'mq'], 2, "trace level is 'storage' but --level mq was given"],
     [['v0_pr1_lmcache_version_header.lct'], 2, 'first LMCache trace recorder'],
     [['bad_magic.lct'], 1, 'bad magic'],
@@ -354,7 +354,7 @@ describe('replay-level registry', () => {
     registerReplayLevel({...level, name: 'clash', flags: {pace: {}}}, 'test')
     const warnings: string[] = []
     const reg = await discoverLevels(undefined, (w) => warnings.push(w), reservedReplayFlagNames())
-    expect(reg.names()).toEqual(['storage', 'toy'])
+    expect(reg.names()).toEqual(['events', 'storage', 'toy'])
     expect(warnings).toEqual([
       'replay level "clash" from test: flag --pace collides with a base flag of lmt replay; level not registered',
     ])

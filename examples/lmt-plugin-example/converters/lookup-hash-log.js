@@ -1,4 +1,5 @@
-// The LMCache lookup-hash log → Get+Write records.
+// A converter example: a lookup log with integer chunk hashes → Get+Write records. LMCache's own lookup-hash logs
+// (hex hashes, rotated files in a directory) are read by lmt's built-in format lmcache_lookup.
 import {BaseConverter, lmtError, parseJson, pythonInt} from 'lmt'
 import {Flags} from 'lmt/flags'
 
@@ -9,7 +10,7 @@ import {Flags} from 'lmt/flags'
  */
 export class LookupHashLogConverter extends BaseConverter {
   static description =
-    'LMCache lookup-hash log (timestamp, request_id, model_name, chunk_size, seq_len, chunk_hashes)'
+    'Example: lookup log with integer chunk hashes (for LMCache lookup-hash logs use the built-in lmcache_lookup)'
   static aliases = ['lookup_hashes']
   static flags = {
     'lookup-model': Flags.string({
