@@ -99,6 +99,17 @@ export default class Simulate extends LmtCommand {
         '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity 64 --kv-layout 2x36x512x8x128:bfloat16 -o sim-gib',
     },
     {
+      description:
+        "An LMCache lookup-hash log directory with LMCache's cache-simulator rules (2 chunks of 64 MiB: 0.125 GiB)",
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/lmcache_lookup_logs -f lmcache_lookup --policy lmcache_lru --capacity 0.125',
+    },
+    {
+      description: "The same log with lmt's own LRU (one prefix cache per model), converted on the fly",
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/lmcache_lookup_logs -f lmcache_lookup --policy lru --capacity 0.125 -o sim-lookup',
+    },
+    {
       description: 'The summary as JSON',
       command:
         '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/optimizer_config.json --trace mooncake_optimizer.jsonl -o sim-json --json',
