@@ -42,4 +42,22 @@ describe('references', () => {
     expect(cited).toBeGreaterThan(50)
     expect(missing).toEqual([])
   })
+
+  it('no code comment or doc names an issue number or a work session (they say why, and docs/ the current state)', () => {
+    // spelled apart so that this file does not match itself
+    const pattern = new RegExp(
+      [
+        '\\bissue [0-9]+',
+        '\\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth) session',
+      ].join('|'),
+      'i',
+    )
+    const docs = readdirSync(join(ROOT, 'docs'))
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => join(ROOT, 'docs', n))
+    const hits = [...files, ...docs, join(ROOT, 'README.md')].filter((f) =>
+      pattern.test(readFileSync(f, 'utf8')),
+    )
+    expect(hits.map((f) => relative(ROOT, f))).toEqual([])
+  })
 })
