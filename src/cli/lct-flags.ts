@@ -1,9 +1,9 @@
-import {Flags} from '@oclif/core'
+import {integerFlag} from './number-flags.js'
 import {lmtError} from '../errors.js'
 import {DEFAULT_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../lct/constants.js'
 
 /** `--max-frame-bytes`, shared by every command that reads an .lct trace (docs/lct.md §4: the frame-length limit). */
-export const maxFrameBytesFlag = Flags.integer({
+export const maxFrameBytesFlag = integerFlag({
   summary: `Largest frame body read (bytes, ${MIN_MAX_FRAME_BYTES} to ${MAX_MAX_FRAME_BYTES}); larger record frames are skipped with a warning.`,
   default: DEFAULT_MAX_FRAME_BYTES,
   min: MIN_MAX_FRAME_BYTES,

@@ -1,7 +1,7 @@
 import {Command, Errors} from '@oclif/core'
 import {isLmtError} from '../errors.js'
 import {errorHints, errorLines, errorMessage} from './render-error.js'
-import {guardStandardStreams} from './stdout-guard.js'
+import {drainStdout, guardStandardStreams} from './stdout-guard.js'
 
 type AnyError = Error & {oclif?: {exit?: number}; exitCode?: number; suggestions?: readonly string[]}
 
@@ -68,8 +68,11 @@ export abstract class LmtCommand extends Command {
   protected override async catch(err: AnyError): Promise<void> {
     if (err instanceof Errors.ExitError) throw err
     const exit = exitCodeOf(err)
-    if (this.jsonEnabled()) this.logJson(this.toErrorJson(err))
-    else process.stderr.write(errorLines(err, this.id).join('\n') + '\n')
+    if (this.jsonEnabled()) {
+      this.logJson(this.toErrorJson(err))
+      // written whole before the exit that follows (a pipe's asynchronous write would be cut at 64 KiB)
+      await drainStdout()
+    } else process.stderr.write(errorLines(err, this.id).join('\n') + '\n')
     // already reported: exit quietly with the error's code
     throw new Errors.ExitError(exit)
   }

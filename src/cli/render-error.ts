@@ -44,10 +44,22 @@ function unknownFlagMessage(err: AnyError): string | undefined {
     .join('\n')
 }
 
+/**
+ * A flag's parse error without oclif's "Parsing --flag" line, but naming the flag: `--jobs: Expected an integer…`
+ * (lmt's own number flags name it already).
+ */
+function flagNamed(message: string): string {
+  const m = PARSING.exec(message)
+  if (!m) return message
+  const rest = message.slice(m[0].length)
+  const flag = m[0].trim().split(/\s+/)[1]
+  return rest.startsWith(flag) ? rest : `${flag}: ${rest}`
+}
+
 /** The message of an error as lmt prints it (also the `--json` error message). */
 export function errorMessage(err: unknown): string {
   const e = (err instanceof Error ? err : new Error(String(err))) as AnyError
-  return unknownFlagMessage(e) ?? e.message.replace(SEE_HELP, '').replace(PARSING, '')
+  return unknownFlagMessage(e) ?? flagNamed(e.message.replace(SEE_HELP, ''))
 }
 
 /** What to do next about an error: its suggestions, and for a parse error where to find the command's flags. */

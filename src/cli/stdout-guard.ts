@@ -45,3 +45,26 @@ export function guardStandardStreams(): void {
   guardStdout()
   guardStderr()
 }
+
+/** How long an exit waits for standard output to take what was written (a reader that stopped reading). */
+const DRAIN_MS = 10_000
+
+/**
+ * Resolves once what was written to standard output has been handed over (a pipe's writes are asynchronous: an
+ * exit right after would cut a long document at the pipe's 64 KiB), or after {@link DRAIN_MS} when nobody reads.
+ */
+export function drainStdout(): Promise<void> {
+  if (process.stdout.writableLength === 0) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      process.stdout.off('drain', done)
+      process.stdout.off('close', done)
+      resolve()
+    }
+    const timer = setTimeout(done, DRAIN_MS)
+    timer.unref()
+    process.stdout.once('drain', done)
+    process.stdout.once('close', done)
+  })
+}

@@ -5,6 +5,7 @@ import {dirname, join, resolve} from 'node:path'
 import {privateTempDir, STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {type Config, Flags, type Interfaces} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
+import {integerFlag, numberFlag} from '../cli/number-flags.js'
 import {startInterruptWatchdog} from '../cli/interrupt-watchdog.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {LmtCommand} from '../cli/lmt-command.js'
@@ -86,8 +87,9 @@ const convertFlags = {
     summary: "Wall-clock time of the first record in epoch seconds (default: each record's own timestamp).",
     helpGroup: LCT_GROUP,
   }),
-  'kv-rank': Flags.integer({
+  'kv-rank': integerFlag({
     summary: 'The kv_rank of every key written.',
+    min: 0,
     default: 0,
     helpGroup: LCT_GROUP,
   }),
@@ -95,7 +97,7 @@ const convertFlags = {
     summary: 'KV layout of one block: 2x36x16x8x128:bfloat16, or JSON {"shapes", "dtypes"}.',
     helpGroup: LCT_GROUP,
   }),
-  'bytes-per-block': Flags.integer({
+  'bytes-per-block': integerFlag({
     summary: 'Bytes of one block, instead of --kv-layout (default 65536).',
     min: 1,
     helpGroup: LCT_GROUP,
@@ -126,10 +128,12 @@ const convertFlags = {
     summary: 'Model names to rename, a:b[,c:d…] (for custom converters; the built-in ones ignore it).',
     helpGroup: INPUT_GROUP,
   }),
-  'num-workers': Flags.integer({
+  'num-workers': integerFlag({
     summary: 'Worker threads for the converter (text_trace: tokenizer threads); 0 = the CPUs less one.',
     default: 4,
     min: 0,
+    minMeans: 'the CPUs less one',
+    max: 256,
     helpGroup: TEXT_GROUP,
   }),
   'ignore-response': Flags.boolean({
@@ -438,7 +442,10 @@ async function lctSettings(flags: ParsedConvertFlags, reporter: StderrReporter):
     flags['kv-layout'] !== undefined
       ? parseKvLayout(flags['kv-layout'])
       : bytesLayout(flags['bytes-per-block'] ?? 65536)
-  const tWall = flags['t-wall-start'] === undefined ? undefined : Number(flags['t-wall-start'])
+  const tWall = numberFlag('t-wall-start', flags['t-wall-start'], {
+    min: 0,
+    words: 'a number of epoch seconds',
+  })
   if (tWall !== undefined && !Number.isFinite(tWall))
     throw lmtError('CLI_OUT_OF_RANGE', '--t-wall-start', 'a number of epoch seconds')
   const sf = flags as unknown as Record<string, unknown>

@@ -4,7 +4,7 @@ import {basename, dirname, resolve} from 'node:path'
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {handleInterrupts} from '../cli/interrupts.js'
-import {bigIntFlag, positiveNumberFlag} from '../cli/number-flags.js'
+import {integerFlag, positiveNumberFlag, seedFlag} from '../cli/number-flags.js'
 import {createProgressBar} from '../cli/progress.js'
 import {fileStem, parseInstanceBlockSizes} from '../convert/settings.js'
 import {parseKvLayout} from '../convert/kv-layout.js'
@@ -63,7 +63,7 @@ function checkInputFlags(args: {config?: string}, flags: ReportFlags): void {
 /** The library request the flags ask for (its trace, configuration and progress are the run's). */
 function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest, 'config' | 'trace'> {
   const capacityGb = positiveNumberFlag('capacity', flags.capacity, 'GiB')
-  const seed = bigIntFlag('seed', flags.seed)
+  const seed = seedFlag(flags.seed)
   const policies = parsePolicies(flags.policies)
   return {
     blockSize: flags['block-size'],
@@ -181,11 +181,11 @@ export default class Report extends LmtCommand {
       summary: 'id:n[,id:n…] block sizes for the conversion (with --input).',
     }),
     output: Flags.string({char: 'o', summary: 'The HTML file (default ./<trace stem>.report.html).'}),
-    'block-size': Flags.integer({
+    'block-size': integerFlag({
       summary: 'Tokens per block of every instance (default: inferred from the trace).',
       min: 1,
     }),
-    'bytes-per-token': Flags.integer({
+    'bytes-per-token': integerFlag({
       summary: 'KV bytes per token of every instance (capacities in GiB).',
       min: 1,
     }),
@@ -195,22 +195,24 @@ export default class Report extends LmtCommand {
     capacity: Flags.string({
       summary: 'Capacity in GiB (2^30 bytes) of the hit-rate-over-time replays (default: LRU’s 90 % point).',
     }),
-    'capacity-blocks': Flags.integer({summary: 'The same capacity in blocks.', min: 1}),
+    'capacity-blocks': integerFlag({summary: 'The same capacity in blocks.', min: 1}),
     policies: Flags.string({
       summary: `Policies to answer for, comma-separated or all (lru always; random_lru replays are slow).`,
       default: DEFAULT_POLICIES,
     }),
-    points: Flags.integer({
+    points: integerFlag({
       summary: 'Capacities of the grid (log-spaced up to the working set).',
       min: 3,
+      max: 1000,
       default: 12,
     }),
     group: Flags.string({summary: 'The group the answer is for (configurations with several groups).'}),
     seed: Flags.string({summary: 'Seed of random_lru (decimal or 0x hex).', default: '0x12345678ABCDEF01'}),
-    jobs: Flags.integer({
+    jobs: integerFlag({
       char: 'j',
       summary: 'Threads for the replays (default: the available cores).',
       min: 1,
+      max: 256,
     }),
     'skip-invalid': Flags.boolean({
       summary: 'Count and skip invalid trace rows instead of failing.',

@@ -1,7 +1,7 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {parseOptionsForStdio, STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {LmtCommand} from '../cli/lmt-command.js'
-import {bigIntFlag, numberFlag} from '../cli/number-flags.js'
+import {integerFlag, numberFlag, seedFlag} from '../cli/number-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {lmtError} from '../errors.js'
@@ -29,12 +29,6 @@ import {
   LMCACHE_POLICY,
   runLmcacheSimulate,
 } from '../cli/lmcache-simulate.js'
-
-function parseSeed(text: string): bigint {
-  const v = bigIntFlag('seed', text, 'decimal or 0x hex')
-  if (v < 1n || v >= 2n ** 64n) throw lmtError('CLI_OUT_OF_RANGE', '--seed', 'between 1 and 2^64 - 1', text)
-  return v
-}
 
 const MODEL = 'MODEL'
 const SWEEP = 'SWEEP'
@@ -158,11 +152,12 @@ export default class Simulate extends LmtCommand {
       summary:
         "Capacity of every group in GiB (2^30 bytes, as the configuration's GB fields); a negative number is infinite.",
     }),
-    'capacity-blocks': Flags.integer({
-      summary: 'Capacity of every group in blocks; -1 is infinite.',
+    'capacity-blocks': integerFlag({
+      summary: 'Capacity of every group in blocks; -1 is infinite (other negative numbers are refused).',
       min: -1,
+      minMeans: 'infinite',
     }),
-    'block-size': Flags.integer({
+    'block-size': integerFlag({
       summary: 'Tokens per block of every instance (default: inferred per instance from the trace).',
       min: 1,
     }),
@@ -172,7 +167,7 @@ export default class Simulate extends LmtCommand {
       allowNo: true,
       default: true,
     }),
-    'bytes-per-token': Flags.integer({
+    'bytes-per-token': integerFlag({
       summary: 'Bytes per token of every instance (for capacities in GiB).',
       min: 1,
     }),
@@ -186,7 +181,7 @@ export default class Simulate extends LmtCommand {
       options: ['1', '2', '3'],
       helpGroup: MODEL,
     }),
-    'batch-size': Flags.integer({
+    'batch-size': integerFlag({
       summary: 'Blocks evicted at a time per instance (default 100).',
       min: 1,
       helpGroup: MODEL,
@@ -197,7 +192,7 @@ export default class Simulate extends LmtCommand {
       options: ['read_write', 'request'],
       helpGroup: MODEL,
     }),
-    'write-delay-ns': Flags.integer({
+    'write-delay-ns': integerFlag({
       summary: 'Request mode: nanoseconds from a get to its write (default 1).',
       min: 1,
       helpGroup: MODEL,
@@ -251,9 +246,10 @@ export default class Simulate extends LmtCommand {
       summary: 'Largest log-spaced point (default the whole working set).',
       helpGroup: SWEEP,
     }),
-    'sweep-points': Flags.integer({
+    'sweep-points': integerFlag({
       summary: 'Number of log-spaced points (default 30).',
       min: 2,
+      max: 100_000,
       helpGroup: SWEEP,
     }),
     'sweep-unit': Flags.string({
@@ -266,11 +262,12 @@ export default class Simulate extends LmtCommand {
       summary: 'Group whose capacity the sweep varies (default: the only one).',
       helpGroup: SWEEP,
     }),
-    jobs: Flags.integer({
+    jobs: integerFlag({
       char: 'j',
       summary:
         'Threads that replay the points of a sweep and its references (default: the available cores; results never depend on it).',
       min: 1,
+      max: 256,
       helpGroup: SWEEP,
     }),
     stack: Flags.string({
@@ -433,7 +430,7 @@ export default class Simulate extends LmtCommand {
 
   /** The library's request from the flags (the run adds its temporaries and its progress display). */
   private request(args: SimulateArgs, flags: SimulateFlags): Omit<SimulateRequest, 'pending' | 'onProgress'> {
-    const seed = parseSeed(flags.seed)
+    const seed = seedFlag(flags.seed)
     const sweep = sweepRequestOf(flags)
     return {
       configPath: args.config,

@@ -192,7 +192,7 @@ describe('lmt convert: errors and exit codes', () => {
     [['--instance-block-sizes', 'a:16,'], 2, 'CLI_BAD_VALUE'],
     [['--model-mapping', 'a'], 2, 'CLI_BAD_VALUE'],
     [['--timezone', 'Nowhere/Land'], 2, 'CONVERT_FLAG_OF_OTHER_FORMAT'],
-    [['--num-workers', '-1'], 2, 'CLI_USAGE'],
+    [['--num-workers', '-1'], 2, 'CLI_BAD_VALUE'],
     [['--mode', 'lct2'], 2, 'CLI_USAGE'],
     [['--converter-config-json', '[1]'], 1, 'CONVERT_CONFIG_NOT_OBJECT'],
     [['--converter-config-json', '{bad'], 1, 'CONVERT_BAD_CONFIG'],

@@ -54,7 +54,7 @@ describe('the storage level is core', () => {
       expect(r.exitCode).toBe(2)
       expect(JSON.parse(r.stdout).error).toEqual({
         code: 'LMT_REPLAY_CONFIG',
-        message: '--l1-size-gb: "abc" is not a number',
+        message: '--l1-size-gb: "abc" is not a number of at least 0',
         exitCode: 2,
       })
     }

@@ -4,6 +4,7 @@ import {LmtCommand} from '../../cli/lmt-command.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
 import {STDIO, stdinAsFile} from '../../cli/stdin-file.js'
+import {integerFlag} from '../../cli/number-flags.js'
 import {writeLctWarnings} from '../../cli/trace-report.js'
 import {decodeArgs} from '../../lct/codecs.js'
 import {decodeBody, type RawMap} from '../../lct/msgpack.js'
@@ -30,7 +31,7 @@ export default class TraceDump extends LmtCommand {
   }
 
   static override flags = {
-    limit: Flags.integer({summary: 'Print at most N record frames after the header.', min: 0}),
+    limit: integerFlag({summary: 'Print at most N record frames after the header.', min: 0}),
     raw: Flags.boolean({summary: 'Do not codec-decode record arguments.', default: false}),
     'max-frame-bytes': maxFrameBytesFlag,
   }

@@ -1,6 +1,7 @@
 // The storage level's flags (docs/storage-replay.md §1.3): their oclif definitions and their values as StorageFlags.
 import {Flags} from '@oclif/core'
 import {lmtError} from '../../errors.js'
+import {integerFlag, numberFlag, type NumberRange} from '../../cli/number-flags.js'
 import type {StorageFlags} from './config.js'
 
 const STORAGE = 'STORAGE MANAGER'
@@ -21,19 +22,23 @@ export const storageFlags = {
     allowNo: true,
     helpGroup: STORAGE,
   }),
-  'l1-init-size-gb': Flags.integer({
+  'l1-init-size-gb': integerFlag({
+    min: 0,
     summary: 'Initial L1 size in GiB (default 20; enters the config digest only).',
     helpGroup: STORAGE,
   }),
-  'l1-align-bytes': Flags.integer({
+  'l1-align-bytes': integerFlag({
+    min: 1,
     summary: 'L1 allocation alignment in bytes, a power of two (default 4096).',
     helpGroup: STORAGE,
   }),
-  'l1-write-ttl-seconds': Flags.integer({
+  'l1-write-ttl-seconds': integerFlag({
+    min: 0,
     summary: 'Seconds a write lock lasts (default 600).',
     helpGroup: STORAGE,
   }),
-  'l1-read-ttl-seconds': Flags.integer({
+  'l1-read-ttl-seconds': integerFlag({
+    min: 0,
     summary: 'Seconds a read lock lasts (default 300).',
     helpGroup: STORAGE,
   }),
@@ -58,7 +63,8 @@ export const storageFlags = {
     summary: 'L2 prefetch policy (only "default" is modelled).',
     helpGroup: STORAGE,
   }),
-  'l2-prefetch-max-in-flight': Flags.integer({
+  'l2-prefetch-max-in-flight': integerFlag({
+    min: 1,
     summary: 'L2 prefetch requests at a time (default 8).',
     helpGroup: STORAGE,
   }),
@@ -88,26 +94,35 @@ export const storageFlags = {
   }),
 }
 
-function num(name: string, v: unknown): number | undefined {
-  if (v === undefined) return undefined
-  const n = typeof v === 'number' ? v : Number(v)
-  if (typeof v === 'string' && v.trim() === '') return NaN
-  if (Number.isNaN(n)) throw lmtError('REPLAY_CONFIG', `--${name}: "${String(v)}" is not a number`)
-  return n
+/** A number flag of the level within `range` (shared parsing: the error names the flag), as a configuration error. */
+function num(name: string, v: unknown, range: NumberRange = {}): number | undefined {
+  if (v === undefined || typeof v === 'number') return v as number | undefined
+  try {
+    return numberFlag(name, String(v), range)
+  } catch (err) {
+    throw lmtError('REPLAY_CONFIG', (err as Error).message)
+  }
 }
+
+/** a share of L1 or of the keys: above 0, at most all of it */
+const SHARE: NumberRange = {min: 0, aboveMin: true, max: 1}
 
 /** The parsed flags as the model's StorageFlags: the ones given (numbers checked), none of the others. */
 export function storageFlagValues(flags: Record<string, unknown>): StorageFlags {
   const f: StorageFlags = {
-    'l1-size-gb': num('l1-size-gb', flags['l1-size-gb']),
+    'l1-size-gb': num('l1-size-gb', flags['l1-size-gb'], {min: 0}),
     'l1-use-lazy': flags['l1-use-lazy'] as boolean | undefined,
     'l1-init-size-gb': flags['l1-init-size-gb'] as number | undefined,
     'l1-align-bytes': flags['l1-align-bytes'] as number | undefined,
     'l1-write-ttl-seconds': flags['l1-write-ttl-seconds'] as number | undefined,
     'l1-read-ttl-seconds': flags['l1-read-ttl-seconds'] as number | undefined,
     'eviction-policy': flags['eviction-policy'] as string | undefined,
-    'eviction-trigger-watermark': num('eviction-trigger-watermark', flags['eviction-trigger-watermark']),
-    'eviction-ratio': num('eviction-ratio', flags['eviction-ratio']),
+    'eviction-trigger-watermark': num(
+      'eviction-trigger-watermark',
+      flags['eviction-trigger-watermark'],
+      SHARE,
+    ),
+    'eviction-ratio': num('eviction-ratio', flags['eviction-ratio'], SHARE),
     'l2-store-policy': flags['l2-store-policy'] as string | undefined,
     'l2-prefetch-policy': flags['l2-prefetch-policy'] as string | undefined,
     'l2-prefetch-max-in-flight': flags['l2-prefetch-max-in-flight'] as number | undefined,
