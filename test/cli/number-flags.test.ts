@@ -146,13 +146,13 @@ describe('bigIntFlag', () => {
 })
 
 describe('lmt report: its number flags', () => {
-  it('--capacity that is not a positive number of GB is a usage error (exit 2), as JSON under --json', async () => {
+  it('--capacity that is not a positive number of GiB is a usage error (exit 2), as JSON under --json', async () => {
     const r = await lmt(['report', '--trace', 'no-such.jsonl', '--capacity', '-1', '--json'])
     expect(r.exitCode).toBe(2)
     expect(JSON.parse(r.stdout)).toEqual({
       error: {
         code: 'LMT_CLI_BAD_VALUE',
-        message: '--capacity: "-1" is not a positive number of GB',
+        message: '--capacity: "-1" is not a positive number of GiB',
         exitCode: 2,
       },
     })
