@@ -6,6 +6,7 @@ import {chunkHashOf, keyOfObjectKey} from '../../src/convert/lct-bridge.js'
 import {parseKvLayout} from '../../src/convert/kv-layout.js'
 import {ObjectKey} from '../../src/lct/values.js'
 import {FIXTURES, lmt, ROOT, spawnLmt, tempDir} from '../helpers/cli.js'
+import {itSlow} from '../helpers/slow.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -84,31 +85,34 @@ describe('Get+Write JSONL → .lct → Get+Write JSONL', () => {
     expect(r.stdout).toMatch(/Config digest: +match \(/)
   })
 
-  it('the Mooncake trace replays with 0 failed records and a prefix-hit rate that rises with --l1-size-gb', async () => {
-    const rates: number[] = []
-    for (const size of ['0.5', '2', '16']) {
-      const out = join(tmp.dir, `r${size}`)
-      const r = await lmt([
-        'replay',
-        lctPath,
-        '--l1-size-gb',
-        size,
-        '--eviction-policy',
-        'LRU',
-        '--no-csv',
-        '-q',
-        '--json',
-        '--output-dir',
-        out,
-      ])
-      expect(r.exitCode).toBe(0)
-      const m = JSON.parse(readFileSync(join(out, 'trace_replay_summary.json'), 'utf8')).model
-      rates.push(m.l1.prefix_hit_keys / (m.l1.prefix_hit_keys + m.l1.prefix_miss_keys))
-    }
-    expect(rates[0]).toBeLessThan(rates[1])
-    expect(rates[1]).toBeLessThan(rates[2])
-    expect(rates[2]).toBeCloseTo(105592 / 276491, 6) // every written block stays: the infinite-capacity prefix ceiling
-  })
+  itSlow(
+    'the Mooncake trace replays with 0 failed records and a prefix-hit rate that rises with --l1-size-gb',
+    async () => {
+      const rates: number[] = []
+      for (const size of ['0.5', '2', '16']) {
+        const out = join(tmp.dir, `r${size}`)
+        const r = await lmt([
+          'replay',
+          lctPath,
+          '--l1-size-gb',
+          size,
+          '--eviction-policy',
+          'LRU',
+          '--no-csv',
+          '-q',
+          '--json',
+          '--output-dir',
+          out,
+        ])
+        expect(r.exitCode).toBe(0)
+        const m = JSON.parse(readFileSync(join(out, 'trace_replay_summary.json'), 'utf8')).model
+        rates.push(m.l1.prefix_hit_keys / (m.l1.prefix_hit_keys + m.l1.prefix_miss_keys))
+      }
+      expect(rates[0]).toBeLessThan(rates[1])
+      expect(rates[1]).toBeLessThan(rates[2])
+      expect(rates[2]).toBeCloseTo(105592 / 276491, 6) // every written block stays: the infinite-capacity prefix ceiling
+    },
+  )
 
   it('simulate gives the same block hit rates on a JSONL and on its .lct round trip', async () => {
     const jsonl = join(tmp.dir, 'conv.jsonl')

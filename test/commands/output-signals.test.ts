@@ -5,6 +5,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {lmtProcess, spawnLmt, tempDir} from '../helpers/cli.js'
 import {hasTempOf} from '../helpers/faults.js'
+import {itSlow} from '../helpers/slow.js'
 
 const tmp = tempDir('lmt-signals-')
 afterAll(() => tmp.cleanup())
@@ -123,33 +124,39 @@ describe('simulate --sweep interrupted: the output set is replaced whole or not 
   const changed = (old: Map<string, Buffer>, name: string) => () =>
     hasTempOf(out, name) ||
     (existsSync(join(out, name)) && !readFileSync(join(out, name)).equals(old.get(name) as Buffer))
-  it.each([
+  const moments = [
     ['SIGINT', 'sweep.csv', 2100],
     ['SIGTERM', 'sweep.csv', 2200],
     ['SIGINT', 'sweep_hit_rate.svg', 2300],
     ['SIGTERM', 'sweep_hit_rate.vl.json', 2400],
     ['SIGINT', 3000, 2500],
-  ] as const)(
-    '%s once %s is written: the old set, byte for byte, or the whole new one',
-    async (signal, moment, last) => {
-      // each run's last point differs from every earlier run's: its files differ from the old ones
-      const old = snapshot(out)
-      const ready = typeof moment === 'number' ? (ms: number) => ms >= moment : changed(old, moment)
-      const r = await interrupt(sweep(`150,1500,${last}`), signal, ready)
-      const now = snapshot(out)
-      expect([...now.keys()]).toEqual([...old.keys()]) // no temporary, no backup left
-      const unchanged = [...old].every(([name, bytes]) => now.get(name)?.equals(bytes))
-      if (unchanged) {
-        // interrupted before the set was replaced (null: by the default action, before the handler was installed)
-        expect([signal === 'SIGINT' ? 130 : 143, null], r.stderr).toContain(r.code)
-      } else {
-        // replaced: every file is the new run's (null: the signal came after the outputs, once the handler was gone)
-        expect([0, null], r.stderr).toContain(r.code)
-        expect(readFileSync(join(out, 'sweep.csv'), 'utf8')).toContain(`,${last},`)
-        const points = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).sweep.points
-        expect(points.map((p: {capacity_blocks: number}) => p.capacity_blocks)).toEqual([150, 1500, last])
-        expect(readFileSync(join(out, 'sweep_hit_rate.vl.json'), 'utf8')).toContain(`"capacity": ${last}`)
-      }
-    },
-  )
+  ] as const
+  const title = '%s once %s is written: the old set, byte for byte, or the whole new one'
+  const check = async (
+    signal: (typeof moments)[number][0],
+    moment: (typeof moments)[number][1],
+    last: number,
+  ) => {
+    // each run's last point differs from every earlier run's: its files differ from the old ones
+    const old = snapshot(out)
+    const ready = typeof moment === 'number' ? (ms: number) => ms >= moment : changed(old, moment)
+    const r = await interrupt(sweep(`150,1500,${last}`), signal, ready)
+    const now = snapshot(out)
+    expect([...now.keys()]).toEqual([...old.keys()]) // no temporary, no backup left
+    const unchanged = [...old].every(([name, bytes]) => now.get(name)?.equals(bytes))
+    if (unchanged) {
+      // interrupted before the set was replaced (null: by the default action, before the handler was installed)
+      expect([signal === 'SIGINT' ? 130 : 143, null], r.stderr).toContain(r.code)
+    } else {
+      // replaced: every file is the new run's (null: the signal came after the outputs, once the handler was gone)
+      expect([0, null], r.stderr).toContain(r.code)
+      expect(readFileSync(join(out, 'sweep.csv'), 'utf8')).toContain(`,${last},`)
+      const points = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).sweep.points
+      expect(points.map((p: {capacity_blocks: number}) => p.capacity_blocks)).toEqual([150, 1500, last])
+      expect(readFileSync(join(out, 'sweep_hit_rate.vl.json'), 'utf8')).toContain(`"capacity": ${last}`)
+    }
+  }
+  // the first moment in every run; the whole family of moments in npm run test:all
+  it.each(moments.slice(0, 1))(title, check)
+  itSlow.each(moments.slice(1))(title, check)
 })

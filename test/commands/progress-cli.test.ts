@@ -2,6 +2,7 @@ import {spawnSync} from 'node:child_process'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, FIXTURES, ROOT, lmtProcess, tempDir} from '../helpers/cli.js'
+import {itSlow} from '../helpers/slow.js'
 
 const SAMPLE = join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')
 const LCT = join(ROOT, 'samples', 'lct', 'v2_full_prefetch_cycle.lct')
@@ -28,7 +29,7 @@ beforeAll(() => {
 afterAll(() => tmp.cleanup())
 
 describe.skipIf(!hasScript)('progress bars in a terminal', () => {
-  it('convert shows bytes, the trace count, rate and ETA, then the .lct phase', () => {
+  itSlow('convert shows bytes, the trace count, rate and ETA, then the .lct phase', () => {
     const r = inTerminal(
       ['convert', '-i', SAMPLE, '-f', 'mooncake', '--mode', 'lct', '-o', 'mc.lct', '--l1-size-gb', '8'],
       tmp.dir,
@@ -111,7 +112,7 @@ describe('progress without a terminal', () => {
 })
 
 describe('elapsed time', () => {
-  it("convert's 'wrote … in N s' covers the whole command, the .lct bridge included", () => {
+  itSlow("convert's 'wrote … in N s' covers the whole command, the .lct bridge included", () => {
     const t0 = performance.now()
     const r = lmtProcess([
       'convert',

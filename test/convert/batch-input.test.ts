@@ -7,6 +7,7 @@ import {pathToFileURL} from 'node:url'
 import {afterAll, describe, expect, it} from 'vitest'
 import type {Converter, ConverterOptions, InputContext, LineMapperSpec} from '../../src/index.js'
 import {FIXTURES, ROOT, tempDir} from '../helpers/cli.js'
+import {itSlow} from '../helpers/slow.js'
 
 // the worker path needs the built files (a worker runs JavaScript): `npm test` builds first
 const dist = async <T>(p: string): Promise<T> =>
@@ -116,17 +117,21 @@ const cases: Array<{name: string; Cls: ConverterCtor; input: () => string}> = [
 
 describe('the fast lane (ctx.fast) against the plain line reader (ctx.lines())', () => {
   for (const c of cases)
-    it(`${c.name}: the same records, warnings and accounting both ways`, async () => {
-      const input = c.input()
-      const fast = await convert(c.Cls, input, false)
-      const plain = await convert(c.Cls, input, true)
-      expect(fast.fastCalls).toBe(1) // the converter did read through the lane ...
-      expect(plain.fastCalls).toBe(0) // ... and without it, through ctx.lines()
-      expect(fast.records.length).toBeGreaterThan(0)
-      expect(plain.records).toEqual(fast.records)
-      expect(plain.warnings).toEqual(fast.warnings)
-      expect(plain.accounting).toEqual(fast.accounting)
-    })
+    // the 5 MiB inputs (worker threads) in npm run test:all
+    (c.name.includes('MiB') ? itSlow : it)(
+      `${c.name}: the same records, warnings and accounting both ways`,
+      async () => {
+        const input = c.input()
+        const fast = await convert(c.Cls, input, false)
+        const plain = await convert(c.Cls, input, true)
+        expect(fast.fastCalls).toBe(1) // the converter did read through the lane ...
+        expect(plain.fastCalls).toBe(0) // ... and without it, through ctx.lines()
+        expect(fast.records.length).toBeGreaterThan(0)
+        expect(plain.records).toEqual(fast.records)
+        expect(plain.warnings).toEqual(fast.warnings)
+        expect(plain.accounting).toEqual(fast.accounting)
+      },
+    )
 })
 
 describe('lineBatchesOf', () => {

@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {TimestampAllocator} from '../../src/convert/timestamp-allocator.js'
 import {tempDir} from '../helpers/cli.js'
+import {itSlow} from '../helpers/slow.js'
 
 /** The reference semantics: one unbounded set per instance. */
 class NaiveAllocator {
@@ -46,7 +47,7 @@ describe('TimestampAllocator with spilling', () => {
 })
 
 describe('TimestampAllocator: bounded when requests lag behind', () => {
-  it('stays exact and bounded when every other request lags, and after a drain of old ones', () => {
+  itSlow('stays exact and bounded when every other request lags, and after a drain of old ones', () => {
     const tmp = tempDir()
     const a = new TimestampAllocator(tmp.dir, 256)
     const naive = new NaiveAllocator()

@@ -13,6 +13,7 @@ import {createLineMapper, type TextRowConfig} from '../../plugins/converters/_sh
 import {rng} from '../bench/generate.mjs'
 import {conversation, conversationLines} from '../bench/text-conversations.mjs'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
+import {itSlow} from '../helpers/slow.js'
 
 const tmp = tempDir()
 const tokDir = join(tmp.dir, 'qwen3')
@@ -109,27 +110,30 @@ describe('the text tokenizer engines', () => {
     }
   })
 
-  it('keeps the fixtures byte-identical to the transformers-only output, on every engine and worker count', async () => {
-    // pinned from the output before the Rust engine existed
-    const trace = ['-i', join(FIXTURES, 'convert', 'text_example_trace.jsonl'), '--content-field', 'text']
-    const conv = [
-      '-i',
-      join(FIXTURES, 'convert', 'text_example_conversation.jsonl'),
-      '--time-field',
-      'timestamp',
-      '--content-field',
-      'dialog',
-    ]
-    for (const engine of [undefined, 'transformers'])
-      for (const workers of ['1', '2']) {
-        expect(sha256(await convert([...trace, '--num-workers', workers], engine))).toBe(
-          'cc3b157e1792e409c63acead5e67a537229143b7eea11ad46c451269b2fcde24',
-        )
-        expect(sha256(await convert([...conv, '--num-workers', workers], engine))).toBe(
-          '0316ea8cb9aedbcb4ad11647b96e4500a7c447cf523e8dacb105e23dcd01ed66',
-        )
-      }
-  })
+  itSlow(
+    'keeps the fixtures byte-identical to the transformers-only output, on every engine and worker count',
+    async () => {
+      // pinned from the output before the Rust engine existed
+      const trace = ['-i', join(FIXTURES, 'convert', 'text_example_trace.jsonl'), '--content-field', 'text']
+      const conv = [
+        '-i',
+        join(FIXTURES, 'convert', 'text_example_conversation.jsonl'),
+        '--time-field',
+        'timestamp',
+        '--content-field',
+        'dialog',
+      ]
+      for (const engine of [undefined, 'transformers'])
+        for (const workers of ['1', '2']) {
+          expect(sha256(await convert([...trace, '--num-workers', workers], engine))).toBe(
+            'cc3b157e1792e409c63acead5e67a537229143b7eea11ad46c451269b2fcde24',
+          )
+          expect(sha256(await convert([...conv, '--num-workers', workers], engine))).toBe(
+            '0316ea8cb9aedbcb4ad11647b96e4500a7c447cf523e8dacb105e23dcd01ed66',
+          )
+        }
+    },
+  )
 })
 
 // text with what tokenizers disagree on when they differ: special tokens, whitespace runs, digits, emoji, CJK,
@@ -212,7 +216,7 @@ describe('the Rust engine gives the ids of transformers (property)', () => {
     }
   })
 
-  it('gives the same output file on conversations, inline and on 2 workers', async () => {
+  itSlow('gives the same output file on conversations, inline and on 2 workers', async () => {
     const input = join(tmp.dir, 'conversations.jsonl')
     writeFileSync(input, conversationLines(80, 3))
     expect(statSync(input).size).toBeGreaterThan(1 << 20) // large enough for worker threads

@@ -6,6 +6,7 @@ import {tokensToBlockIds} from '../../src/hash/prefix-hash.js'
 import {parseJson} from '../../src/jsonl/parse.js'
 import {parseNaiveTime, textTimestampNs} from '../../plugins/converters/_shared/text-time.js'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
+import {itSlow} from '../helpers/slow.js'
 
 const tmp = tempDir()
 const tokDir = join(tmp.dir, 'qwen3')
@@ -138,7 +139,7 @@ describe('text_trace converter', () => {
     expect(JSON.parse(r.stdout).inputs[0].notes).toEqual({})
   })
 
-  it('the output does not depend on --num-workers', async () => {
+  itSlow('the output does not depend on --num-workers', async () => {
     const lines = Array.from({length: 1500}, (_, i) =>
       JSON.stringify({
         time: `2024-01-01 10:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}.${i % 7}`,

@@ -6,28 +6,33 @@ import {tempDir} from '../helpers/cli.js'
 import {runCampaign} from './campaign.js'
 import {loadLibrary} from './library.js'
 import {checkAccounting, coded, Finding} from './targets.js'
+import {itSlow} from '../helpers/slow.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
 
 describe('fuzzing every entry point (a short, deterministic run of `npm run fuzz`)', () => {
-  it('mutated .lct and JSONL inputs give results or coded errors, lines add up, the heap stays bounded', async () => {
-    const summary = await runCampaign({seed: 20261201, count: 10, timeMs: 60_000, cliRuns: 4})
-    expect(summary.findings.map((f) => f.message)).toEqual([])
-    const names = Object.keys(summary.byTarget)
-    for (const name of ['lct-reader', 'trace-info', 'convert:qwen_bailian', 'convert:mooncake'])
-      expect(names).toContain(name)
-    expect(names).toContain('convert:publisher_log')
-    expect(names).toContain('simulate')
-    expect(summary.byTarget['timestamp-storms'].outcomes.result).toBeGreaterThan(0)
-    expect(summary.byTarget['convert:qwen_bailian'].inputs).toBe(10)
-    expect(summary.byTarget.cli.inputs).toBe(4)
-    // both kinds of outcome occur: the inputs reach past the first check
-    const kinds = new Set(Object.values(summary.byTarget).flatMap((f) => Object.keys(f.outcomes)))
-    expect(kinds).toContain('result')
-    expect([...kinds].some((k) => k.startsWith('LCT_'))).toBe(true)
-    expect(summary.heapMb.end - summary.heapMb.start).toBeLessThan(128)
-  }, 120_000)
+  itSlow(
+    'mutated .lct and JSONL inputs give results or coded errors, lines add up, the heap stays bounded',
+    async () => {
+      const summary = await runCampaign({seed: 20261201, count: 10, timeMs: 60_000, cliRuns: 4})
+      expect(summary.findings.map((f) => f.message)).toEqual([])
+      const names = Object.keys(summary.byTarget)
+      for (const name of ['lct-reader', 'trace-info', 'convert:qwen_bailian', 'convert:mooncake'])
+        expect(names).toContain(name)
+      expect(names).toContain('convert:publisher_log')
+      expect(names).toContain('simulate')
+      expect(summary.byTarget['timestamp-storms'].outcomes.result).toBeGreaterThan(0)
+      expect(summary.byTarget['convert:qwen_bailian'].inputs).toBe(10)
+      expect(summary.byTarget.cli.inputs).toBe(4)
+      // both kinds of outcome occur: the inputs reach past the first check
+      const kinds = new Set(Object.values(summary.byTarget).flatMap((f) => Object.keys(f.outcomes)))
+      expect(kinds).toContain('result')
+      expect([...kinds].some((k) => k.startsWith('LCT_'))).toBe(true)
+      expect(summary.heapMb.end - summary.heapMb.start).toBeLessThan(128)
+    },
+    120_000,
+  )
 
   it('an uncoded error, an abort and broken line accounting are findings', async () => {
     const lib = await loadLibrary()

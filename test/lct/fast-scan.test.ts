@@ -4,6 +4,7 @@ import {fastScanRecord, type ScannedRecord, skipValid} from '../../src/lct/fast-
 import {scanRecordBody} from '../../src/lct/frame-decode.js'
 import {MsgpackReader} from '../../src/lct/msgpack.js'
 import {fixture, FIXTURE_NAMES, record} from './helpers.js'
+import {itSlow} from '../helpers/slow.js'
 
 let seed = 7
 const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
@@ -74,7 +75,7 @@ describe('the counting fast lane', () => {
     expect(taken).toBeGreaterThan(bodies.length / 2) // the fixtures' records are the usual shape
   })
 
-  it('never accepts what the exact path rejects (20,000 mutated records)', () => {
+  itSlow('never accepts what the exact path rejects (20,000 mutated records)', () => {
     const out: ScannedRecord = {tMono: 0, qualnameStart: 0, qualnameLength: 0}
     let accepted = 0
     let rejected = 0

@@ -4,6 +4,7 @@ import {LctError} from '../../src/errors.js'
 import {countTrace, openTrace} from '../../src/lct/reader.js'
 import {flipAndTruncate, lctSeeds} from '../fuzz/lct-inputs.js'
 import {Random} from '../fuzz/random.js'
+import {itSlow} from '../helpers/slow.js'
 
 // the inputs come from the fuzz suite's generators (test/fuzz), which also drive `npm run fuzz`
 const rng = new Random(20261129)
@@ -54,20 +55,24 @@ async function fast(bytes: Buffer) {
 describe('fuzzing the reader', () => {
   const bases = lctSeeds(rng)
 
-  it('10,000 mutated and truncated files give only coded errors or warnings, and the fast path agrees', async () => {
-    let errors = 0
-    let warned = 0
-    for (let i = 0; i < 10_000; i++) {
-      const bytes = mutate(rng.pick(bases))
-      const a = await full(bytes)
-      if (i % 5 === 0) expect(await fast(bytes)).toEqual(a) // 2,000 equality checks
-      if (!a.ok) errors++
-      else if (a.warnings.length > 0) warned++
-    }
-    // both outcomes are exercised
-    expect(errors).toBeGreaterThan(100)
-    expect(warned).toBeGreaterThan(100)
-  }, 120_000)
+  itSlow(
+    '10,000 mutated and truncated files give only coded errors or warnings, and the fast path agrees',
+    async () => {
+      let errors = 0
+      let warned = 0
+      for (let i = 0; i < 10_000; i++) {
+        const bytes = mutate(rng.pick(bases))
+        const a = await full(bytes)
+        if (i % 5 === 0) expect(await fast(bytes)).toEqual(a) // 2,000 equality checks
+        if (!a.ok) errors++
+        else if (a.warnings.length > 0) warned++
+      }
+      // both outcomes are exercised
+      expect(errors).toBeGreaterThan(100)
+      expect(warned).toBeGreaterThan(100)
+    },
+    120_000,
+  )
 
   it('fast and full paths agree on every fixture', async () => {
     for (const b of bases) expect(await fast(b)).toEqual(await full(b))

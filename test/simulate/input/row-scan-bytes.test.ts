@@ -3,6 +3,7 @@ import {KeyInterner} from '../../../src/simulate/input/key-interner.js'
 import {LineBatchBuilder} from '../../../src/jsonl/line-batch.js'
 import {RowByteScanner} from '../../../src/simulate/input/row-scan-bytes.js'
 import {parseRow, RowError, type TraceRow} from '../../../src/simulate/input/trace-rows.js'
+import {itSlow} from '../../helpers/slow.js'
 
 let seed = 4242
 const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
@@ -134,7 +135,7 @@ function scan(scanner: RowByteScanner, text: string, lineNo: number, keys: KeyIn
 }
 
 describe('the trace-row fast lane (bytes)', () => {
-  it('gives parseRow’s rows (and interns keys in the same order) on 20,000 random rows', () => {
+  itSlow('gives parseRow’s rows (and interns keys in the same order) on 20,000 random rows', () => {
     const scanner = new RowByteScanner()
     const production = new KeyInterner()
     const reference = new KeyInterner()

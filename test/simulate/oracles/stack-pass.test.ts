@@ -6,6 +6,7 @@ import {KeyInterner, type TraceRow} from '../../../src/simulate/input/trace-rows
 import {newStats, readTraceRows} from '../../../src/simulate/input/trace-source.js'
 import type {SimConfig} from '../../../src/simulate/config/config.js'
 import {convertSampleMooncake, lmt, tempDir} from '../../helpers/cli.js'
+import {itSlow} from '../../helpers/slow.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -62,7 +63,7 @@ async function sweepText(trace: string, caps: string, extra: string[] = []) {
 const numbers = (csv: string[]) => csv.map((l) => l.split(',').slice(0, -1).join(','))
 
 describe('one-pass stack method (docs/simulate.md §6.6, T8)', () => {
-  it('equals independent replays at every point it takes, on random unit-shaped traces', async () => {
+  itSlow('equals independent replays at every point it takes, on random unit-shaped traces', async () => {
     let seed = 12345
     const rand = (n: number) => (seed = (seed * 48271) % 2147483647) % n
     let taken = 0
