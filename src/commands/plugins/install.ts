@@ -20,15 +20,13 @@ Use the LMT_NPM_LOG_LEVEL environment variable to set npm's log level, LMT_NPM_R
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> file:<%= config.root %>/examples/lmt-plugin-example',
-      description: 'Install the example plugin that comes with lmt, from its folder (offline).',
+      description:
+        'Install the example plugin that comes with lmt, from its folder (offline); a tarball made by npm pack (./lmt-plugin-mine-1.0.0.tgz) or a name on the npm registry installs the same way.',
     },
     {
-      command: '<%= config.bin %> <%= command.id %> ./lmt-plugin-mine-1.0.0.tgz',
-      description: 'Install a plugin from a tarball made by npm pack.',
-    },
-    {
-      command: '<%= config.bin %> <%= command.id %> lmt-plugin-mine --allow-scripts',
-      description: 'Install a plugin from the npm registry, running its install scripts.',
+      command:
+        '<%= config.bin %> <%= command.id %> file:<%= config.root %>/examples/lmt-plugin-example --allow-scripts',
+      description: "The same, running the package's install scripts (it has none).",
     },
   ]
 

@@ -19,7 +19,7 @@ export default class PluginsLink extends Base {
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> <%= config.root %>/examples/lmt-plugin-example',
-    '<%= config.bin %> <%= command.id %> ./lmt-plugin-mine --no-install',
+    '<%= config.bin %> <%= command.id %> <%= config.root %>/examples/lmt-plugin-example --no-install',
   ]
 
   override async run(): Promise<void> {
