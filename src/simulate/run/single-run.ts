@@ -54,6 +54,23 @@ export async function runSingle(setup: RunSetup): Promise<SingleRun> {
  */
 async function playTiered(setup: RunSetup): Promise<SingleRun> {
   const sizes = await settleRunSizes(setup)
+  // streamed while the timestamps strictly increase (then the Optimizer's sort leaves the rows as they are)
+  const streamKeys = KeyInterner.forTraceBytes(setup.stats.bytes)
+  let streamed: StreamedPlay
+  try {
+    streamed = await streamPlay(
+      setup,
+      () => newMainPlayer(setup, sizes, false, (k, m) => streamKeys.unsignedMod(k, m)),
+      streamKeys,
+    )
+  } catch (err) {
+    throw await withTraceFit(setup, sizes, err)
+  }
+  if (streamed.unsortedAt === undefined) {
+    reportStranded(setup, streamed.main)
+    return {...streamed, sizes}
+  }
+  Object.assign(setup.stats, newStats(setup.tracePath))
   const {req, stats} = setup
   const {rows, keys, ordered} = await loadTieredRows(
     setup.tracePath,
@@ -73,13 +90,7 @@ async function playTiered(setup: RunSetup): Promise<SingleRun> {
   } catch (err) {
     throw await withTraceFit(setup, sizes, err)
   }
-  const stranded = run.player.groups.reduce((n, g) => n + (g.tiered?.strandedExpiries ?? 0), 0)
-  if (stranded > 0)
-    setup.notes.add(
-      'LMT_SIM_TTL_STRANDED',
-      `${stranded} blocks expired through one tier while another tier's ttl policy still held them (its expiry event had gone stale when a copy or an access in another tier moved the shared TTL anchor); lmt removed them from every tier. The Optimizer keeps them listed in that tier after freeing them, and its results on this configuration are undefined (it can crash)`,
-      'warning',
-    )
+  reportStranded(setup, run.player)
   return {
     main: run.player,
     sorted: ordered,
@@ -88,6 +99,17 @@ async function playTiered(setup: RunSetup): Promise<SingleRun> {
     rowsInMemory: rows,
     sizes,
   }
+}
+
+/** The warning of a tiered play whose TTL stranded blocks in another tier (docs/simulate.md §10.6). */
+function reportStranded(setup: RunSetup, player: Player): void {
+  const stranded = player.groups.reduce((n, g) => n + (g.tiered?.strandedExpiries ?? 0), 0)
+  if (stranded > 0)
+    setup.notes.add(
+      'LMT_SIM_TTL_STRANDED',
+      `${stranded} blocks expired through one tier while another tier's ttl policy still held them (its expiry event had gone stale when a copy or an access in another tier moved the shared TTL anchor); lmt removed them from every tier. The Optimizer keeps them listed in that tier after freeing them, and its results on this configuration are undefined (it can crash)`,
+      'warning',
+    )
 }
 
 /** The play with block sizes settled first (given, or inferred by a pre-pass). */
@@ -172,6 +194,7 @@ function newMainPlayer(
 async function streamPlay(
   setup: RunSetup,
   makePlayer: (firstRows: readonly TraceRow[]) => Player,
+  tieredKeys?: KeyInterner,
 ): Promise<StreamedPlay> {
   let main: Player | undefined
   let prev: bigint | undefined
@@ -191,10 +214,11 @@ async function streamPlay(
     return player
   }
   try {
-    read: for await (const rows of traceRows(setup)) {
+    read: for await (const rows of traceRows(setup, tieredKeys)) {
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i]
-        if (prev !== undefined && row.ts < prev) {
+        // a tiered play also stops at a repeated timestamp: the Optimizer's unstable sort may reorder those rows
+        if (prev !== undefined && (row.ts < prev || (tieredKeys !== undefined && row.ts === prev))) {
           unsortedAt = row.lineNo
           break read
         }
@@ -219,7 +243,7 @@ async function streamPlay(
 }
 
 /** The rows of the streamed play, parsed on a worker thread for a large trace (input/parse-thread.ts). */
-function traceRows(setup: RunSetup): AsyncGenerator<TraceRow[]> {
+function traceRows(setup: RunSetup, tieredKeys?: KeyInterner): AsyncGenerator<TraceRow[]> {
   const {req, cfg, stats} = setup
   const opts: Omit<TraceReadOptions, 'keys'> = {
     path: setup.tracePath,
@@ -228,6 +252,9 @@ function traceRows(setup: RunSetup): AsyncGenerator<TraceRow[]> {
     mode: cfg.trace_replay.mode,
     onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
   }
+  // a tiered play reads keys' values (the sharded LRU's shards): its interner stays on this thread
+  if (tieredKeys !== undefined)
+    return readTraceRowBatches({...opts, keys: tieredKeys, tieredRows: true}, stats)
   if (parsesOnThread(req.parseThread, stats.bytes)) return readTraceRowBatchesOnThread(opts, stats)
   return readTraceRowBatches({...opts, keys: KeyInterner.forTraceBytes(stats.bytes)}, stats)
 }
