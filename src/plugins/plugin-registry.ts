@@ -59,9 +59,18 @@ export class PluginRegistry<E extends PluginEntry> {
     return this.byName.get(name)
   }
 
-  /** The registration of a name, else of an alias. */
+  /**
+   * The registration of a name, else of an alias; else, ignoring case (`-f MOONCAKE`, as policy names are read),
+   * of the one name or alias that matches (none when two differ only in case).
+   */
   resolve(name: string): E | undefined {
-    return this.byName.get(name) ?? this.byAlias.get(name)
+    const exact = this.byName.get(name) ?? this.byAlias.get(name)
+    if (exact !== undefined) return exact
+    const lower = name.toLowerCase()
+    const found = new Set<E>()
+    for (const table of [this.byName, this.byAlias])
+      for (const [key, e] of table) if (key.toLowerCase() === lower) found.add(e)
+    return found.size === 1 ? [...found][0] : undefined
   }
 
   /** Registrations in the order their names were first registered. */

@@ -105,6 +105,14 @@ describe('converter discovery', () => {
     ])
   })
 
+  it('reads format names and aliases without regard to case, exact names first', async () => {
+    const reg = await discoverConverters({builtinDir: BUILTIN, onWarning: () => {}})
+    expect(reg.resolve('MOONCAKE')?.className).toBe('MooncakeConverter')
+    expect(reg.resolve('Qwen_Bailian')?.className).toBe('QwenBailianConverter')
+    expect(reg.resolve('TEXT')?.className).toBe('TextTraceConverter')
+    expect(reg.resolve('mooncak')).toBeUndefined()
+  })
+
   it('a format name wins over an alias of the same text', async () => {
     const reg = await discoverConverters({
       builtinDir: BUILTIN,
