@@ -257,6 +257,18 @@ export default class Convert extends LmtCommand {
       )
       for (const input of flags.input) checkInput(input)
       const lctMode = flags.mode === 'lct'
+      if (!lctMode) {
+        // the .lct output's flags mean nothing to a JSONL output: refused, as other formats' flags are
+        const lctFlag = lctFlagGiven(argv)
+        if (lctFlag)
+          throw lmtError('CLI_FLAG_NEEDS', `--${lctFlag}`, '--mode lct', {
+            suggestions: ['add --mode lct to write an LMCache .lct trace, or drop the flag'],
+          })
+        if (flags.output !== undefined && /\.lct$/i.test(flags.output))
+          reporter.warn(
+            `${flags.output} ends in .lct but the output is Get+Write JSONL; hint: add --mode lct to write an LMCache .lct trace`,
+          )
+      }
       const output = toStdout
         ? join(privateTempDir(), lctMode ? 'output.lct' : 'output.jsonl')
         : (flags.output ??
@@ -503,6 +515,19 @@ function mayRunPluginCode(
 ): boolean {
   if ((flags['converter-dir']?.length ?? 0) > 0 || (flags['converter-module']?.length ?? 0) > 0) return true
   return installedPlugins(config).length > 0
+}
+
+/** The first flag of the .lct output (LCT OUTPUT in --help) on a command line, by its long name; or undefined. */
+function lctFlagGiven(argv: readonly string[]): string | undefined {
+  const names = Object.entries(convertFlags)
+    .filter(([, def]) => (def as {helpGroup?: string}).helpGroup === LCT_GROUP)
+    .map(([name]) => name)
+  for (const a of argv) {
+    if (a === '--') break
+    const m = /^--([^=]+)/.exec(a)
+    if (m && names.includes(m[1])) return m[1]
+  }
+  return undefined
 }
 
 /** A finished output copied to standard output (a reader that stops early ends the copy, not lmt with an error). */

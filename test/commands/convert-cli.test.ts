@@ -53,6 +53,29 @@ describe('lmt convert: inputs, ordering and bytes', () => {
     ])
   })
 
+  it('refuses the .lct output flags without --mode lct, warns about a .lct name, reads -f in any case', async () => {
+    const input = file('in.jsonl', `${row('0')}\n`)
+    const out = join(tmp.dir, 'case.jsonl')
+    for (const flag of [
+      ['--kv-rank', '3'],
+      ['--kv-layout', '2x36x512x8x128:bfloat16'],
+      ['--l1-size-gb', '8'],
+    ]) {
+      const r = await lmt(['convert', '-q', '-i', input, '-f', 'qwen_bailian', '-o', out, ...flag, '--json'])
+      expect(r.exitCode).toBe(2)
+      expect(JSON.parse(r.stdout).error).toMatchObject({
+        code: 'LMT_CLI_FLAG_NEEDS',
+        message: `${flag[0]} needs --mode lct`,
+      })
+    }
+    const named = await lmt(['convert', '-i', input, '-f', 'QWEN_bailian', '-o', join(tmp.dir, 'x.lct')])
+    expect(named.exitCode).toBe(0)
+    expect(named.stderr).toContain(
+      'x.lct ends in .lct but the output is Get+Write JSONL; hint: add --mode lct',
+    )
+    expect(named.stderr).toContain('format qwen_bailian')
+  })
+
   it('multi-input default output is merged_optimizer.jsonl in the current folder; no litter', () => {
     const {dir, cleanup} = tempDir()
     mkdirSync(join(dir, 'x'))
