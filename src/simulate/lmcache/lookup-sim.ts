@@ -65,17 +65,52 @@ export interface LookupSimResult {
 
 class OutOfOrder extends Error {}
 
-/** Key ids for the hash strings of the whole run (one id per distinct hash). */
+/**
+ * Key ids for the hash strings of the whole run (one id per distinct hash): an open-addressing table hashed on the
+ * string's last 24 characters (a digest's are random; V8's own string hash would read all 66 of every fresh string),
+ * each slot checked against the whole string.
+ */
 class KeyIds {
-  private readonly ids = new Map<string, number>()
+  private table = new Int32Array(1 << 16).fill(-1)
+  private hashes = new Int32Array(1 << 15)
+  private readonly keys: string[] = []
 
   idOf(key: string): number {
-    let id = this.ids.get(key)
-    if (id === undefined) {
-      id = this.ids.size
-      this.ids.set(key, id)
+    const n = key.length
+    let h = 0x811c9dc5 ^ n
+    for (let i = n > 24 ? n - 24 : 0; i < n; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+    const mask = this.table.length - 1
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const id = this.table[slot]
+      if (id < 0) return this.add(key, h, slot)
+      if (this.hashes[id] === h && this.keys[id] === key) return id
     }
+  }
+
+  private add(key: string, h: number, slot: number): number {
+    const id = this.keys.length
+    this.keys.push(key)
+    if (id === this.hashes.length) {
+      const grown = new Int32Array(id * 2)
+      grown.set(this.hashes)
+      this.hashes = grown
+    }
+    this.hashes[id] = h
+    this.table[slot] = id
+    if (this.keys.length * 2 > this.table.length) this.rehash()
     return id
+  }
+
+  /** A table twice as large, at most half full. */
+  private rehash(): void {
+    const table = new Int32Array(this.table.length * 2).fill(-1)
+    const mask = table.length - 1
+    for (let id = 0; id < this.keys.length; id++) {
+      let slot = this.hashes[id] & mask
+      while (table[slot] >= 0) slot = (slot + 1) & mask
+      table[slot] = id
+    }
+    this.table = table
   }
 }
 
