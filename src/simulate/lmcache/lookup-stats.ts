@@ -1,6 +1,6 @@
-// The seven statistics of LMCache's cache simulator, kept in memory that grows with the distinct values and keys,
-// not with the log: histograms give the nearest-rank percentiles exactly. Only the rolling hit rate (Stat 4) keeps
-// one number per lookup, since its sample points depend on the final count.
+// The seven statistics of LMCache's cache simulator, kept in memory that grows with the distinct values and keys
+// rather than with every sample: histograms give the nearest-rank percentiles exactly. The rolling hit rate (Stat 4)
+// keeps one number per lookup, since its sample points depend on the final count.
 
 /** Python's `sum()` of floats (3.12+: Neumaier's compensated summation), kept as a running total. */
 export class FloatSum {
