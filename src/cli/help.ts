@@ -52,8 +52,10 @@ export function breakCommand(line: string, width: number, indent = 2): string[] 
   let current = ''
   // the room on a line: the width less its indentation and the ` \` that ends it
   const room = () => width - (lines.length === 0 ? 0 : indent) - 2
+  // a pair longer than a continuation line is broken between its two arguments
+  const continuation = width - indent - 2
   for (const unit of units) {
-    for (const part of unit.length > room() && unit.includes(' ') ? shellWords(unit) : [unit]) {
+    for (const part of unit.length > continuation && unit.includes(' ') ? shellWords(unit) : [unit]) {
       if (current === '') current = part
       else if (current.length + 1 + part.length <= room()) current += ` ${part}`
       else {

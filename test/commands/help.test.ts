@@ -33,6 +33,10 @@ describe('breakCommand', () => {
         if (l.length > width) expect(shellWords(l.replace(/ \\$/, '')).length, `${width}: ${l}`).toBe(1)
     }
     expect(breakCommand('$ lmt replay --list-levels', 80)).toEqual(['$ lmt replay --list-levels'])
+    // a flag and a value that fit the first line's room but not a continuation line's are broken apart
+    const value = 'v'.repeat(72)
+    for (const l of breakCommand(`$ lmt converters --converter-module ${value} --json`, 94))
+      if (l.length > 94) expect(shellWords(l.replace(/ \\$/, '')).length, l).toBe(1)
   })
 
   it('keeps a flag with its value where they fit', () => {
