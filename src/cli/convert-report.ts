@@ -23,8 +23,15 @@ export function renderInputLine(s: InputSummary): string {
   return `  input ${s.path}: ${lines}; traces ${traces(s.traces)}`
 }
 
-/** The closing summary: per input and in total, then per instance. */
-export function renderSummary(s: ConvertSummary): string[] {
+/**
+ * The closing summary: per input and in total, then per instance. `inputsShown`: each input's line was printed as it
+ * finished (renderInputLine), so its counts are not repeated: the totals (with the reasons) stand for them. `elapsedMs`:
+ * the time of the whole command, from process start (default: the conversion's own).
+ */
+export function renderSummary(
+  s: ConvertSummary,
+  opts: {inputsShown?: boolean; elapsedMs?: number} = {},
+): string[] {
   const out: string[] = ['summary:']
   const totalOf = (key: 'linesRead' | 'blankLines' | 'converted'): string => {
     const values = s.inputs.map((i) => i[key])
@@ -37,7 +44,9 @@ export function renderSummary(s: ConvertSummary): string[] {
     for (const i of s.inputs) for (const [k, n] of Object.entries(i[key])) out[k] = (out[k] ?? 0) + n
     return out
   }
-  const rows: Array<[string, InputSummary | undefined]> = s.inputs.map((i) => [i.path, i])
+  const rows: Array<[string, InputSummary | undefined]> = opts.inputsShown
+    ? []
+    : s.inputs.map((i) => [i.path, i])
   for (const [name, i] of rows) {
     if (!i) continue
     out.push(
@@ -47,7 +56,7 @@ export function renderSummary(s: ConvertSummary): string[] {
       `    skipped: ${kv(i.skipped)}; dropped: ${kv(i.dropped)}; notes: ${kv(i.notes)}; traces: ${traces(i.traces)}`,
     )
   }
-  if (s.inputs.length > 1) {
+  if (s.inputs.length > 1 || opts.inputsShown) {
     out.push(
       `  total: lines read ${totalOf('linesRead')}, blank ${totalOf('blankLines')}, converted ${totalOf('converted')}`,
     )
@@ -58,6 +67,6 @@ export function renderSummary(s: ConvertSummary): string[] {
   out.push(`  traces: ${traces(s.traces)}, ${s.ordering}; warnings: ${s.warnings}`)
   for (const inst of s.instances)
     out.push(`  instance ${inst.instanceId}: block size ${inst.blockSize ?? 'n/a'}, traces ${inst.traces}`)
-  out.push(`  wrote ${s.output} in ${(s.elapsedMs / 1000).toFixed(2)} s`)
+  out.push(`  wrote ${s.output} in ${((opts.elapsedMs ?? s.elapsedMs) / 1000).toFixed(2)} s`)
   return out
 }

@@ -390,7 +390,9 @@ export default class Convert extends LmtCommand {
       bar.stop()
       // the whole command, bridging included: the figure a user's clock shows (less the process start-up)
       summary.elapsedMs = Math.round(performance.now() - this.startedAt)
-      for (const line of renderSummary(summary)) reporter.info(line)
+      // performance.now() counts from process start: the closing time is the whole command's
+      for (const line of renderSummary(summary, {inputsShown: true, elapsedMs: performance.now()}))
+        reporter.info(line)
       return summary
     } finally {
       bar.stop()
