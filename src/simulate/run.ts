@@ -1,13 +1,13 @@
 // `lmt simulate` end to end, as named steps (run/): set up, settle the block sizes, play (a single run with its
 // oracles, or a sweep), build the summary, write the outputs, give the console text.
-import {rmdirSync} from 'node:fs'
+import {existsSync, rmdirSync} from 'node:fs'
 import {isLmtError, lmtError} from '../errors.js'
 import type {Notice} from './config/notes.js'
 import type {SimulateRequest} from './config/request.js'
 import {Player} from './engine/player.js'
 import type {TraceRow} from './input/trace-rows.js'
 import {foreignFormats, notConvertedError} from './input/foreign-trace.js'
-import {renderTable, runLine, tierLine} from './output/console.js'
+import {LOCAL_REMOTE_LINE, renderTable, runLine, tierLine} from './output/console.js'
 import {totalsOf} from './output/summary.js'
 import {type RunSizes, settleRunSizes} from './run/block-sizes.js'
 import {runOracles} from './run/oracles.js'
@@ -37,6 +37,22 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       } catch {
         // not empty (or gone): left alone
       }
+    // a configuration's trace that is not there: it is usually still to be converted, or elsewhere
+    if (
+      isLmtError(err) &&
+      err.kind === 'SIM_TRACE_READ' &&
+      req.configPath !== undefined &&
+      req.flags.trace === undefined &&
+      run.tracePath !== undefined &&
+      !existsSync(run.tracePath)
+    )
+      throw lmtError('SIM_TRACE_READ', run.tracePath, "no such file (the configuration's trace_file_path)", {
+        suggestions: [
+          `convert the trace first: lmt convert -i <raw trace> -f <format> -o ${run.tracePath}`,
+          `or pass the trace: lmt simulate ${req.configPath} --trace <converted trace>`,
+        ],
+        cause: err,
+      })
     // an invalid row in a trace that was never converted: say which conversion it needs
     if (isLmtError(err) && err.kind === 'SIM_TRACE_ROW' && run.tracePath !== undefined) {
       const formats = await foreignFormats(run.tracePath, req.recogniseFormats)
@@ -56,7 +72,9 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   const summary = summaryDoc(setup, sizes, result, lines)
   await writeOutputs(setup, result, summary)
   if (!req.sweep) lines.push(singleRunLine(setup, result), ...tierLines(result))
-  return {summary, table: renderTable(summary), lines, notices: setup.notes.list, outputDir: setup.out}
+  // a sweep's result is its points' lines: its largest point's table (often the infinite cache) would read as one
+  const table = req.sweep ? [] : [...renderTable(summary), LOCAL_REMOTE_LINE]
+  return {summary, table, lines, notices: setup.notes.list, outputDir: setup.out}
 }
 
 /** A run's result and the block sizes it played with. */

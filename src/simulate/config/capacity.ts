@@ -4,7 +4,22 @@
 // weight of a block and the capacity in blocks from these functions only, from one group: a weight taken from
 // one configuration and a quota from another is how a GiB capacity once became 2^30 blocks.
 import {lmtError} from '../../errors.js'
-import type {GroupConfig, InstanceConfig} from './config.js'
+
+/** The capacity fields of a group, as config.ts's GroupConfig has them (structural: config.ts imports this module). */
+export interface GroupConfig {
+  group_name: string
+  quota_capacity?: number
+  quota_capacity_blocks?: number
+  used_percentage: number
+  instances: InstanceConfig[]
+}
+
+/** What a block of an instance weighs by (config.ts's InstanceConfig has these fields). */
+export interface InstanceConfig {
+  instance_id: string
+  block_size: number
+  bytes_per_token?: number
+}
 
 /** The bytes of one GiB: what every capacity "in GB" of lmt and of the Optimizer's configuration means. */
 export const GIB = 2 ** 30
@@ -29,8 +44,8 @@ export interface GroupCapacity {
 }
 
 /** A copy of group `g` with capacity `cap` (a sweep point, a report's grid point). */
-export function groupAtCapacity(g: GroupConfig, cap: GroupCapacity): GroupConfig {
-  const copy: GroupConfig = {...g}
+export function groupAtCapacity<G extends GroupConfig>(g: G, cap: GroupCapacity): G {
+  const copy: G = {...g}
   delete copy.quota_capacity
   delete copy.quota_capacity_blocks
   if (cap.gb !== undefined) copy.quota_capacity = cap.gb

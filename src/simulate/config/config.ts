@@ -126,6 +126,17 @@ function reportKeys(
   }
 }
 
+/** Whether text that is not one JSON document starts with a JSON object per line (a trace given as a configuration). */
+function looksLikeTrace(text: string): boolean {
+  const first = text.split('\n', 1)[0]
+  try {
+    const row = JSON.parse(withoutBom(first)) as unknown
+    return isObject(row) && text.trimEnd().includes('\n')
+  } catch {
+    return false
+  }
+}
+
 /** Reads and validates a configuration file (before flags). Relative paths resolve against its directory. */
 export async function readConfigFile(path: string): Promise<{raw: Json; dir: string}> {
   let text: string
@@ -138,7 +149,13 @@ export async function readConfigFile(path: string): Promise<{raw: Json; dir: str
   try {
     raw = JSON.parse(withoutBom(text))
   } catch (err) {
-    throw lmtError('SIM_CONFIG_NOT_JSON', path, (err as Error).message)
+    throw lmtError('SIM_CONFIG_NOT_JSON', path, (err as Error).message, {
+      suggestions: looksLikeTrace(text)
+        ? [
+            `did you mean --trace ${path}? It looks like a trace: lmt simulate --trace ${path} --capacity-blocks N`,
+          ]
+        : ['a configuration is one JSON object (see samples/optimizer_config.json)'],
+    })
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw lmtError('SIM_CONFIG_TOO_DEEP', path, MAX_JSON_DEPTH)
   if (!isObject(raw)) throw lmtError('SIM_CONFIG_NOT_OBJECT', path)
@@ -159,7 +176,10 @@ export async function readConfigFile(path: string): Promise<{raw: Json; dir: str
   const {validatorFor} = await import('../../schemas.js')
   const validate = validatorFor('simulate-config.schema.json')
   if (!validate(raw)) {
-    const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)
+    const errors = (validate.errors ?? []).map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message}${e.keyword === 'enum' ? `: ${(e.params as {allowedValues: unknown[]}).allowedValues.map((v) => JSON.stringify(v)).join(', ')}` : ''}`,
+    )
     throw lmtError('SIM_CONFIG_SCHEMA', path, errors)
   }
   return {raw, dir: dirname(resolve(path))}

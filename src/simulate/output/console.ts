@@ -146,6 +146,10 @@ export function pad(cells: string[][], rightAligned: boolean[]): string[] {
   )
 }
 
+/** What the table's local and remote columns are (docs/simulate.md §4.3), printed under it. */
+export const LOCAL_REMOTE_LINE =
+  "local / remote: the token hit rate of hits on keys the get's block_mask marks local / of the other hits (split by key value, as the Optimizer does)"
+
 /** The terminal table of docs/simulate.md §5.4. */
 export function renderTable(summary: Record<string, unknown>): string[] {
   const head = [
