@@ -1,6 +1,6 @@
 // The README's first command: runs lmt's main jobs on the bundled Mooncake trace (samples/), nothing from outside.
 import {spawnSync} from 'node:child_process'
-import {mkdirSync} from 'node:fs'
+import {mkdirSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -74,6 +74,9 @@ lmt('… replayed through the StorageManager model with a 64 GB L1', [
   '--output-dir',
   join('demo-out', 'replay-mooncake'),
 ])
+// the bridged trace (~170 MB) has served its purpose: the demo does not leave it behind
+rmSync(join(out, 'mooncake.lct'), {force: true})
+console.log(`(removed ${join('demo-out', 'mooncake.lct')}: lmt convert --mode lct writes it again)`)
 // then the simulation and its plots
 lmt('simulate LRU with 17,090 blocks of 512 tokens on it', [
   'simulate',
@@ -114,5 +117,11 @@ lmt('the capacity-planning report: how much KV cache, with which policy, and why
 console.log(
   `\nplots: ${join(out, 'simulate', 'hit_rate_over_time.svg')} and ${join(out, 'sweep', 'sweep_hit_rate.svg')}`,
 )
-console.log(`\ndemo outputs are in ${out}`)
+/** bytes under a path */
+const size = (p) =>
+  statSync(p).isDirectory() ? readdirSync(p).reduce((a, n) => a + size(join(p, n)), 0) : statSync(p).size
+console.log(
+  `\ndemo outputs are in ${out} (${(size(out) / 2 ** 20).toFixed(1)} MiB; delete the folder when done):`,
+)
+for (const name of readdirSync(out).sort()) console.log(`  ${name}`)
 console.log(`\nthe report (open it in a browser): ${join(out, 'report.html')}`)
