@@ -6,7 +6,7 @@ import {linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, 
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {FIXTURES, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
-import {leftovers, lmtAsync} from '../helpers/faults.js'
+import {leftovers, lmtAsync, lmtProcessFull} from '../helpers/faults.js'
 import {outputFiles} from '../helpers/run-outputs.js'
 import {keys, LAYOUT, type Rec, writeTrace} from '../replay/helpers.js'
 
@@ -332,5 +332,26 @@ describe('two runs writing the same outputs at once', () => {
         Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.replaceAll(dir, 'OUT')]))
       expect(mask(got, shared)).toEqual(mask(alone[which], join(tmp.dir, `alone-${caps[which]}`)))
     }
+  })
+})
+
+describe('a disk that fills up during a sweep that keeps its point CSVs', () => {
+  it('leaves no empty point folder and no temporary: the output folder is as it was', () => {
+    const out = join(tmp.dir, 'sweep-full')
+    mkdirSync(out)
+    const args = [
+      'simulate',
+      '--trace',
+      trace,
+      '--block-size',
+      '4',
+      '--sweep',
+      '--sweep-capacities',
+      '10,100,1000',
+    ]
+    const r = lmtProcessFull([...args, '--keep-point-csv', '--no-plots', '-o', out, '--json'], 8 << 10)
+    expect(r.exitCode).toBe(1)
+    expect(JSON.parse(r.stdout).error.code).toBe('LMT_SIM_OUTPUT_FAILED')
+    expect(readdirSync(out)).toEqual([])
   })
 })

@@ -2,7 +2,8 @@
 // staged; commit() then replaces them all together (replaceAsSet: all or none, so an old summary.json never ends
 // up beside a new sweep.csv). Until then an interrupted or failed run removes the temporaries (the command's signal
 // handler calls removeAll), so Ctrl-C leaves the previous outputs as they were and no stray temporary behind.
-import {rmSync} from 'node:fs'
+import {existsSync, mkdirSync, rmdirSync, rmSync} from 'node:fs'
+import {dirname, resolve} from 'node:path'
 import {writeTempBeside} from '../../util/atomic-write.js'
 import {outputError, refuseNonRegularOutput, refuseOutputIsInput} from '../../util/output-path.js'
 import {replaceAsSet, type Replacement} from '../../util/replace-set.js'
@@ -20,6 +21,8 @@ function removeQuietly(path: string): void {
 export class PendingFiles {
   private readonly paths = new Set<string>()
   private readonly staged = new Map<string, string>()
+  /** the folders this run created for its outputs, removed again (when empty) by {@link removeAll} */
+  private readonly folders: string[] = []
   /** the files the run reads: no output may be one of them */
   private inputs: Array<string | undefined> = []
 
@@ -43,6 +46,23 @@ export class PendingFiles {
     for (const p of [...this.paths, ...this.staged.values()]) removeQuietly(p)
     this.paths.clear()
     this.staged.clear()
+    // the folders made for outputs that never came (a full disk): deepest first, only when empty
+    for (const dir of this.folders.reverse()) {
+      try {
+        rmdirSync(dir)
+      } catch {
+        // not empty (files of an earlier run), or gone already
+      }
+    }
+    this.folders.length = 0
+  }
+
+  /** Makes folder `dir` (and its missing parents) for outputs; a run that fails removes the ones it made, if empty. */
+  makeFolder(dir: string): void {
+    const missing: string[] = []
+    for (let d = resolve(dir); !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d)
+    mkdirSync(dir, {recursive: true})
+    this.folders.push(...missing)
   }
 
   /**
@@ -78,6 +98,7 @@ export class PendingFiles {
     try {
       for (const r of set) refuseOutputIsInput(r.path, this.inputs) // a link made meanwhile
       replaceAsSet(set)
+      this.folders.length = 0 // the outputs are in them now
     } catch (err) {
       for (const r of set) removeQuietly(r.tmp)
       if (isLmtError(err)) throw err

@@ -357,7 +357,10 @@ async function addPoints(
       req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done: p, total: caps.length}})
       const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gib-${formatG(cap.gb as number)}`
       const dir = join(out, 'points', label)
-      if (req.keepPointCsv) mkdirSync(dir, {recursive: true})
+      if (req.keepPointCsv) {
+        if (req.pending) req.pending.makeFolder(dir)
+        else mkdirSync(dir, {recursive: true})
+      }
       const player = playPoint(rows, job, cap, req.keepPointCsv ? csvName(dir) : undefined)
       await player.closeCsvs(true)
       point = pointResult(player, groupName)
