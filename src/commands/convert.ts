@@ -3,6 +3,7 @@ import {once} from 'node:events'
 import {cpus} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {privateTempDir, STDIO, stdinAsFile} from '../cli/stdin-file.js'
+import {LineReader} from '../jsonl/line-reader.js'
 import {type Config, Flags, type Interfaces} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {integerFlag, numberFlag} from '../cli/number-flags.js'
@@ -282,6 +283,12 @@ export default class Convert extends LmtCommand {
         flags['converter-config-json'],
       )
       const settings = converterSettings(reg, flags, converterConfig)
+      if (reg.format === 'qwen_bailian' && !instanceBlockSizes.has(flags['instance-id']))
+        for (const input of flags.input)
+          if (await looksLikeMooncake(input))
+            reporter.warn(
+              `${input} looks like a Mooncake trace (about one id per 512 tokens, where qwen_bailian reads one per 16); hint: use -f mooncake (512-token blocks, timestamps in ms)`,
+            )
       return {
         flags,
         reg,
@@ -517,6 +524,33 @@ function mayRunPluginCode(
 ): boolean {
   if ((flags['converter-dir']?.length ?? 0) > 0 || (flags['converter-module']?.length ?? 0) > 0) return true
   return installedPlugins(config).length > 0
+}
+
+/**
+ * Whether the first rows of an input have far fewer hash ids than 16-token blocks (at most one per 128 tokens, in
+ * nine rows of ten of those long enough to tell): the shape of a Mooncake trace given to qwen_bailian.
+ */
+async function looksLikeMooncake(path: string): Promise<boolean> {
+  let rows = 0
+  let sparse = 0
+  try {
+    for await (const line of new LineReader(path, {tooLong: () => {}, invalidUtf8: () => {}}).lines()) {
+      if (rows >= 200) break
+      let row: {input_length?: unknown; hash_ids?: unknown}
+      try {
+        row = JSON.parse(line.text) as typeof row
+      } catch {
+        continue
+      }
+      if (typeof row.input_length !== 'number' || !Array.isArray(row.hash_ids) || row.input_length < 1024)
+        continue
+      rows++
+      if (row.hash_ids.length * 128 <= row.input_length) sparse++
+    }
+  } catch {
+    return false // the conversion reports an unreadable input
+  }
+  return rows >= 5 && sparse >= 0.9 * rows
 }
 
 /** The first flag of the .lct output (LCT OUTPUT in --help) on a command line, by its long name; or undefined. */

@@ -2,7 +2,7 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'n
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {validatorFor} from '../../src/schemas.js'
-import {lmt, lmtProcess, spawnLmt, tempDir} from '../helpers/cli.js'
+import {lmt, lmtProcess, ROOT, spawnLmt, tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -74,6 +74,32 @@ describe('lmt convert: inputs, ordering and bytes', () => {
       'x.lct ends in .lct but the output is Get+Write JSONL; hint: add --mode lct',
     )
     expect(named.stderr).toContain('format qwen_bailian')
+  })
+
+  it('warns that a Mooncake trace given to qwen_bailian looks like one, naming -f mooncake', async () => {
+    const head = join(ROOT, 'test', 'fixtures', 'convert', 'mooncake_conversation_head200.jsonl')
+    const r = await lmt([
+      'convert',
+      '-i',
+      head,
+      '-f',
+      'qwen_bailian',
+      '-o',
+      join(tmp.dir, 'mc-as-qwen.jsonl'),
+    ])
+    expect(r.exitCode).toBe(0)
+    expect(r.stderr).toContain(`${head} looks like a Mooncake trace`)
+    expect(r.stderr).toContain('hint: use -f mooncake')
+    const qwen = await lmt([
+      'convert',
+      '-i',
+      join(ROOT, 'samples', 'qwen_bailian_sample.jsonl'),
+      '-f',
+      'qwen_bailian',
+      '-o',
+      join(tmp.dir, 'q.jsonl'),
+    ])
+    expect(qwen.stderr).not.toContain('looks like a Mooncake trace')
   })
 
   it('multi-input default output is merged_optimizer.jsonl in the current folder; no litter', () => {
