@@ -8,7 +8,8 @@ import {integerFlag, positiveNumberFlag, seedFlag} from '../cli/number-flags.js'
 import {createProgressBar} from '../cli/progress.js'
 import {fileStem, parseInstanceBlockSizes} from '../convert/settings.js'
 import {parseKvLayout} from '../convert/kv-layout.js'
-import {lmtError} from '../errors.js'
+import {isLmtError, lmtError} from '../errors.js'
+import {foreignFormats} from '../simulate/input/foreign-trace.js'
 import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
 import {POLICIES, type PolicyName} from '../simulate/config/config.js'
 import {convertInput, type ConvertedInput} from '../report/convert-input.js'
@@ -245,13 +246,31 @@ export default class Report extends LmtCommand {
     const doc = await writeReport(
       {...request, config: args.config, trace: converted?.trace ?? flags.trace},
       {output, converted, json, bar: flags.progress && !flags.quiet && !json},
-    )
+    ).catch(async (err: unknown) => {
+      throw await this.notConverted(err, flags.trace)
+    })
     if (!json && !flags.quiet) {
       for (const n of doc.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
       for (const line of reportSummaryLines(doc)) this.log(line)
       this.log(`report: ${output}`)
     }
     return {...doc, output} as ReportDocument
+  }
+
+  /** A raw trace given as --trace: the -i … -f … that converts it on the fly (else the error as it was). */
+  private async notConverted(err: unknown, trace: string | undefined): Promise<unknown> {
+    if (!isLmtError(err) || err.kind !== 'SIM_TRACE_ROW' || trace === undefined) return err
+    const formats = await foreignFormats(trace, async (line) => {
+      const registry = await discoverConverters({
+        plugins: await pluginConverterSources(this.config, () => {}),
+      })
+      return registry.recognise(line).map((r) => r.format)
+    })
+    if (formats.length === 0) return err
+    return lmtError('SIM_TRACE_NOT_CONVERTED', basename(trace), formats, {
+      suggestions: [`lmt report -i ${trace} -f ${formats[0]} (converts it on the fly)`],
+      cause: err,
+    })
   }
 
   private async converter(

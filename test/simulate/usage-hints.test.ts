@@ -100,3 +100,14 @@ describe('simulate: hints for the usual mistakes', () => {
     expect(sweep.stdout).toMatch(/^capacity 1 blocks: lru token hit rate /m)
   })
 })
+
+describe('report: a raw trace given as --trace', () => {
+  it('is recognised, with the -i … -f … that converts it on the fly', async () => {
+    const raw = join(dir, 'raw.jsonl')
+    writeFileSync(raw, '{"timestamp": 0, "input_length": 1024, "output_length": 5, "hash_ids": [1, 2]}\n')
+    const r = await lmt(['report', '--trace', raw, '-o', join(dir, 'raw.html')])
+    expect(r.exitCode).toBe(1)
+    expect(r.stderr).toContain('looks like a mooncake trace')
+    expect(r.stderr).toContain(`hint: lmt report -i ${raw} -f mooncake (converts it on the fly)`)
+  })
+})
