@@ -124,7 +124,7 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
         return
       } else
         throw lmtError(
-          'PLUGIN_CONVERTER_FAILED',
+          'PLUGIN_USAGE',
           `tokenizer not found: ${tokenizerPath} is not a directory (pass --allow-download to fetch a model id)`,
           {
             suggestions: [
@@ -133,9 +133,15 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
           },
         )
     } else
+      // a usage error: the flags name no tokenizer
       throw lmtError(
-        'PLUGIN_CONVERTER_FAILED',
+        'PLUGIN_USAGE',
         `text_trace needs --tokenizer-path DIR${modelName !== undefined ? ` (./model/${modelName} does not exist)` : ''} or --model-name NAME for ./model/NAME`,
+        {
+          suggestions: [
+            'pass --tokenizer-path DIR, a folder holding tokenizer.json and tokenizer_config.json (huggingface-cli download <model> tokenizer.json tokenizer_config.json --local-dir DIR)',
+          ],
+        },
       )
     const missing = REQUIRED_FILES.filter((f) => !existsSync(join(dir, f)))
     if (missing.length > 0)

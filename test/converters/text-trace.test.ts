@@ -238,7 +238,7 @@ describe('text_trace converter', () => {
     ])
   })
 
-  it('missing tokenizer folders and files are clear errors (exit 1)', async () => {
+  it('missing tokenizer folders and files are clear errors (no tokenizer named: a usage error, exit 2)', async () => {
     const input = file('{"time": "2024-01-01 00:00:00.1", "prompt_messages": "a"}\n')
     const missing = await lmt([
       'convert',
@@ -251,7 +251,8 @@ describe('text_trace converter', () => {
       '-o',
       join(tmp.dir, 'x.jsonl'),
     ])
-    expect(missing.exitCode).toBe(1)
+    // the flags name no usable tokenizer: a usage error (exit 2)
+    expect(missing.exitCode).toBe(2)
     expect(missing.stderr).toContain(
       `error: tokenizer not found: ${join(tmp.dir, 'nope')} is not a directory (pass --allow-download to fetch a model id)`,
     )
@@ -272,7 +273,8 @@ describe('text_trace converter', () => {
     expect(lacking.exitCode).toBe(1)
     expect(lacking.stderr).toContain('lacks tokenizer_config.json')
     const none = await lmt(['convert', '-i', input, '-f', 'text', '-o', join(tmp.dir, 'x.jsonl')])
-    expect(none.exitCode).toBe(1)
+    expect(none.exitCode).toBe(2)
     expect(none.stderr).toContain('text_trace needs --tokenizer-path')
+    expect(none.stderr).toMatch(/^hint: pass --tokenizer-path DIR, a folder holding tokenizer\.json/m)
   })
 })
