@@ -244,7 +244,12 @@ export default class Report extends LmtCommand {
     checkOutput(output, [flags.trace, args.config, ...(flags.input ?? [])])
     const converted = flags.input ? await this.converter(flags, warn) : undefined
     const doc = await writeReport(
-      {...request, config: args.config, trace: converted?.trace ?? flags.trace},
+      {
+        ...request,
+        config: args.config,
+        trace: converted?.trace ?? flags.trace,
+        traceLabel: converted ? (flags.input ?? []).map((i) => basename(i)).join(', ') : undefined,
+      },
       {output, converted, json, bar: flags.progress && !flags.quiet && !json},
     ).catch(async (err: unknown) => {
       throw await this.notConverted(err, flags.trace)

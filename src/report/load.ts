@@ -23,6 +23,8 @@ export interface LoadRequest {
   blockSize?: number
   bytesPerToken?: number
   skipInvalid: boolean
+  /** the name the page gives the trace (default its file name): the inputs of a conversion made on the fly */
+  traceLabel?: string
   onBytes?(done: number, total: number): void
 }
 
@@ -62,7 +64,7 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
   const notes = new Notes(resolved.notices.filter((n) => !PLACEHOLDER.test(n.message)))
   const cfg = resolved.config
   const tracePath = cfg.trace_file_path
-  const traceName = basename(tracePath)
+  const traceName = req.traceLabel ?? basename(tracePath)
   const stats = newStats(tracePath)
   const rows = await loadSorted(
     tracePath,
