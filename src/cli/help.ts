@@ -94,7 +94,12 @@ class LmtCommandHelp extends CommandHelp {
     const command = (text: string, indent: number): string | undefined => {
       const rendered = this.render(text).trim()
       const line = rendered.startsWith('$ ') ? rendered.slice(2) : rendered
-      if (!line.startsWith(`${this.config.bin} `) && line !== this.config.bin) return undefined
+      // a command line runs lmt: first, or after a pipe (`zstd -c x.lct | lmt trace info -`)
+      const runsLmt =
+        line === this.config.bin ||
+        line.startsWith(`${this.config.bin} `) ||
+        line.includes(`| ${this.config.bin} `)
+      if (!runsLmt) return undefined
       const pad = ' '.repeat(indent)
       return breakCommand(`$ ${line}`, width - indent)
         .map((l) => pad + l)
