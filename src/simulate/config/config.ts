@@ -420,9 +420,9 @@ function resolveTieredGroup(
     throw lmtError(
       'SIM_TIER_CONFIG',
       name,
-      'capacities of tiered groups are in GB (quota_capacity, storages[].capacity)',
+      'capacities of tiered groups are in GiB (2^30 bytes: quota_capacity, storages[].capacity)',
       {
-        suggestions: ['give the capacity in GB with bytes_per_token on every instance'],
+        suggestions: ['give the capacity in GiB with bytes_per_token on every instance'],
       },
     )
   ;(g.instances as Json[]).forEach((inst, ii) => group.instances.push(resolveInstance(inst, gi, ii, ctx)))

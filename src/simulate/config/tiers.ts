@@ -10,7 +10,7 @@ type Json = Record<string, unknown>
 export interface StorageTier {
   name: string
   priority: number
-  /** GB; negative = unlimited */
+  /** GiB (2^30 bytes); negative = unlimited */
   capacity: number
 }
 

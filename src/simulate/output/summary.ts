@@ -17,9 +17,9 @@ export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
   return `${gb} GiB`
 }
 
-/** A tiered group's capacity: each tier's (GB, after used_percentage), or the shared tier's. */
+/** A tiered group's capacity: each tier's (GiB, after used_percentage), or the shared tier's. */
 function tierCapacityLabel(g: GroupConfig): string {
-  const gb = (x: number) => (x < 0 ? 'inf' : `${formatG(x * g.used_percentage)} GB`)
+  const gb = (x: number) => (x < 0 ? 'inf' : `${formatG(x * g.used_percentage)} GiB`)
   const tiers = g.tiers as NonNullable<GroupConfig['tiers']>
   if (!tiers.hierarchical) return `${gb(g.quota_capacity ?? 0)} (one shared tier)`
   return tiers.storages.map((s) => `${s.name} ${gb(s.capacity)}`).join(' + ')
