@@ -1,4 +1,4 @@
-import {integerFlag} from './number-flags.js'
+import {integerFlag} from '../util/number-flags.js'
 import {lmtError} from '../errors.js'
 import {DEFAULT_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../lct/constants.js'
 

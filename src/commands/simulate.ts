@@ -1,7 +1,7 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
 import {parseOptionsForStdio, STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {LmtCommand} from '../cli/lmt-command.js'
-import {integerFlag, numberFlag, seedFlag} from '../cli/number-flags.js'
+import {integerFlag, numberFlag, seedFlag} from '../util/number-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {lmtError} from '../errors.js'

@@ -268,7 +268,7 @@ describe('lmt convert: errors and exit codes', () => {
     const r = await lmt(['convert', '-i', good(), '-f', 'nope'])
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toContain(
-      'error: unknown format "nope"; known formats: lmcache_lct, mooncake, publisher_log, qwen_bailian, text, text_trace',
+      'error: unknown format "nope"; known formats: lmcache_lct, lmcache_lookup, mooncake, publisher_log, qwen_bailian, text, text_trace',
     )
   })
 

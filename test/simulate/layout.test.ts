@@ -52,7 +52,16 @@ describe('src/simulate', () => {
     const top = files.filter((f) => dirname(f) === SIM).map((f) => relative(SIM, f))
     expect(top).toEqual(['run.ts'])
     const parts = new Set(files.filter((f) => dirname(f) !== SIM).map((f) => relative(SIM, dirname(f))))
-    expect([...parts].sort()).toEqual(['config', 'engine', 'input', 'oracles', 'output', 'run', 'sweep'])
+    expect([...parts].sort()).toEqual([
+      'config',
+      'engine',
+      'input',
+      'lmcache',
+      'oracles',
+      'output',
+      'run',
+      'sweep',
+    ])
   })
 
   it('has no import cycle', () => {

@@ -1,7 +1,7 @@
 // The storage level's flags (docs/storage-replay.md §1.3): their oclif definitions and their values as StorageFlags.
 import {Flags} from '@oclif/core'
 import {lmtError} from '../../errors.js'
-import {integerFlag, numberFlag, type NumberRange} from '../../cli/number-flags.js'
+import {integerFlag, numberFlag, type NumberRange} from '../../util/number-flags.js'
 import type {StorageFlags} from './config.js'
 
 const STORAGE = 'STORAGE MANAGER'

@@ -7,7 +7,7 @@ import {
   parseIntegerFlag,
   positiveNumberFlag,
   seedFlag,
-} from '../../src/cli/number-flags.js'
+} from '../../src/util/number-flags.js'
 import {LmtError} from '../../src/errors.js'
 import {FIXTURES, lmt} from '../helpers/cli.js'
 import {join} from 'node:path'
