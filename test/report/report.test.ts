@@ -309,8 +309,13 @@ describe('lmt report: Ctrl-C', () => {
     let stderr = ''
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)))
-    // well inside the run (on a quiet machine it lasts over 3 s with random_lru)
-    await new Promise((r) => setTimeout(r, 1500))
+    // well inside the run: its conversion folder exists (the handler is installed beside it), then a little more;
+    // start-up alone can take seconds on a loaded machine, so a fixed delay could land before the handler
+    const started = Date.now()
+    while (readdirSync(tmp).length === 0 && Date.now() - started < 30_000)
+      await new Promise((r) => setTimeout(r, 20))
+    expect(readdirSync(tmp).length, 'the conversion folder appeared').toBe(1)
+    await new Promise((r) => setTimeout(r, 300))
     const sent = Date.now()
     child.kill('SIGINT')
     const code = await exited
