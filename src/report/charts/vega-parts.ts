@@ -17,6 +17,13 @@ const WIDTH = 500
 const HEIGHT = 250
 export const pct = {format: '.1%'}
 
+/**
+ * Prefix of the colour key of an instance. Vega looks an explicit scale domain's values up in a plain object, so an
+ * instance named `constructor` or `toString` breaks the chart; a key that starts with '#' is never such a name. The
+ * legend shows the instance id again.
+ */
+const KEY_PREFIX = '#'
+
 export function unit(
   title: string,
   values: unknown[],
@@ -28,6 +35,9 @@ export function unit(
     width: WIDTH,
     height: HEIGHT,
     data: {values},
+    ...(values.some((v) => typeof v === 'object' && v !== null && 'instance' in v)
+      ? {transform: [{calculate: `'${KEY_PREFIX}' + datum.instance`, as: 'instance_key'}]}
+      : {}),
     // legends below the plot: a chart keeps its width in a column of the page
     config: {legend: {orient: 'bottom', direction: 'horizontal', columns: 4}, axis: {labelOverlap: 'greedy'}},
     ...rest,
@@ -64,10 +74,11 @@ export function instanceColor(values: ReadonlyArray<unknown>): Record<string, un
   const ids = present.filter((x) => x !== 'all instances')
   const all = present.length > ids.length ? ['all instances'] : []
   return {
-    field: 'instance',
+    field: 'instance_key',
     type: 'nominal',
     title: 'instance',
-    scale: {domain: [...ids, ...all], scheme: 'tableau10'},
+    scale: {domain: [...ids, ...all].map((id) => KEY_PREFIX + id), scheme: 'tableau10'},
+    legend: {labelExpr: `slice(datum.label, ${KEY_PREFIX.length})`},
   }
 }
 
