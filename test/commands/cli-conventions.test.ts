@@ -170,7 +170,7 @@ describe('did you mean', () => {
     const d = lmtProcess(['trace', 'dump'], {env})
     expectLmtErrorStyle(d.stderr)
     expect(d.stderr).toContain(
-      'error: Missing 1 required arg:\n  file  .lct trace file\nhint: run "lmt trace dump --help"',
+      'error: Missing 1 required arg:\n  file  .lct trace file (gzip or zstd compressed too; - for standard input)\nhint: run "lmt trace dump --help"',
     )
   })
 })
