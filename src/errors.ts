@@ -12,6 +12,10 @@ import {closest} from './util/closest.js'
 /** The hint of an output file that could not be written (a full disk, a read-only directory). */
 export const OUTPUT_WRITE_HINT = 'check the free space and the permissions of the output directory'
 
+/** What to do with a file that is not an .lct trace (the hint of a bad magic). */
+export const LCT_NOT_A_TRACE_HINT =
+  'a JSONL trace is read by `lmt simulate` (Get+Write JSONL) or `lmt convert` (a serving trace), and `lmt convert -f <format> --mode lct` makes an .lct from one'
+
 function lctMessage(source: string, detail: string): string {
   return `trace file '${source}': ${detail}`
 }
@@ -371,8 +375,10 @@ const catalogue = {
   REPLAY_SPEED_NEEDS_REALTIME: {exit: 2, message: () => '--speed applies to --pace realtime only'},
   REPLAY_UNKNOWN_LEVEL: {
     exit: 2,
-    message: (level: string, known: readonly string[]) =>
-      `unknown replay level '${level}'; known levels: ${known.join(', ')}`,
+    message: (level: string, known: readonly string[]) => {
+      const near = closest(level, known)
+      return `unknown replay level '${level}'${near ? ` (did you mean '${near}'?)` : ''}; known levels: ${known.join(', ')}`
+    },
   },
   REPLAY_LEVEL_MISMATCH: {
     exit: 2,

@@ -189,7 +189,12 @@ export class ConversionRun {
       }
       for (let index = 0; index < req.inputs.length; index++)
         await this.convertInput(converter, index, outTmp, totals)
-      if (totals.traces.total === 0) throw lmtError('CONVERT_NO_TRACES')
+      if (totals.traces.total === 0)
+        throw lmtError('CONVERT_NO_TRACES', {
+          suggestions: [
+            'check that -f names the format of the input (`lmt converters` lists them), read the warnings above, or check that the input is not empty',
+          ],
+        })
       await this.assemble(totals.runsPerInput, outTmp, req.inputs.length === 1)
       return this.runSummary(converter, totals, started)
     } catch (err) {

@@ -66,7 +66,9 @@ export function loadConverterConfig(
     try {
       parsed = JSON.parse(withoutBom(text))
     } catch (err) {
-      throw lmtError('CONVERT_BAD_CONFIG', file, (err as Error).message)
+      throw lmtError('CONVERT_BAD_CONFIG', file, (err as Error).message, {
+        suggestions: [`${file} must hold one JSON object, e.g. {"key": "value"}`],
+      })
     }
     Object.assign(config, asObject(parsed, file))
   }
@@ -75,7 +77,11 @@ export function loadConverterConfig(
     try {
       parsed = JSON.parse(inline)
     } catch (err) {
-      throw lmtError('CONVERT_BAD_CONFIG', '--converter-config-json', (err as Error).message)
+      throw lmtError('CONVERT_BAD_CONFIG', '--converter-config-json', (err as Error).message, {
+        suggestions: [
+          `pass one JSON object in single quotes, e.g. --converter-config-json '{"key": "value"}'`,
+        ],
+      })
     }
     Object.assign(config, asObject(parsed, '--converter-config-json'))
   }

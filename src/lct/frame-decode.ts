@@ -1,4 +1,4 @@
-import {lctError} from '../errors.js'
+import {LCT_NOT_A_TRACE_HINT, lctError} from '../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
 import {familyOf, isKeyByte, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
@@ -151,7 +151,11 @@ export function decodeHeader(body: Uint8Array, source: string): LctHeader {
   if (meta?.badKey) throw malformed(`field 'level_meta' must be map with str keys, got ${meta.badKey} key`)
   const magic = fields.get('magic')?.value as Uint8Array
   if (magic.length !== LCT_MAGIC.length || !magic.every((b, i) => b === LCT_MAGIC[i]))
-    throw lctError('LCT_BAD_MAGIC', {source, offset: 0}, pyBytesRepr(magic))
+    throw lctError(
+      'LCT_BAD_MAGIC',
+      {source, offset: 0, suggestions: [`the file is not an LMCache trace (.lct); ${LCT_NOT_A_TRACE_HINT}`]},
+      pyBytesRepr(magic),
+    )
   const formatVersion = fields.get('format_version')?.value as number | bigint
   if (formatVersion !== LCT_FORMAT_VERSION)
     throw lctError('LCT_UNSUPPORTED_FORMAT', {source, offset: 0}, formatVersion)

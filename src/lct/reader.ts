@@ -1,4 +1,5 @@
-import {LctError, lctError} from '../errors.js'
+import {LCT_NOT_A_TRACE_HINT, LctError, lctError} from '../errors.js'
+import {pyBytesRepr} from '../util/pyfmt.js'
 import {ByteWindow, type LctSource} from './byte-source.js'
 import {DEFAULT_MAX_FRAME_BYTES} from './constants.js'
 import {decodeHeader, decodeRecordBody, FieldError, scanRecordBody} from './frame-decode.js'
@@ -102,6 +103,13 @@ class FrameSource {
       if (w.available === 0) throw lctError('LCT_EMPTY', {source: this.name, offset: 0})
       throw lctError('LCT_TRUNCATED', {source: this.name, offset: 0}, 0)
     }
+    // text where the length prefix should be: no header frame is that large, so the file is not an .lct at all
+    if (looksLikeText(w.buf, w.pos))
+      throw lctError(
+        'LCT_BAD_MAGIC',
+        {source: this.name, offset: 0, suggestions: [LCT_TEXT_HINT]},
+        pyBytesRepr(w.buf.subarray(w.pos, w.pos + 4)),
+      )
     const n = readU32(w.buf, w.pos)
     if (n > this.maxFrameBytes)
       throw lctError(
@@ -109,11 +117,7 @@ class FrameSource {
         {
           source: this.name,
           offset: 0,
-          suggestions: looksLikeText(w.buf, w.pos)
-            ? [
-                'the file starts with text, so it is not an LMCache trace (.lct); `lmt convert -f <format> --mode lct` makes one from a trace',
-              ]
-            : undefined,
+          suggestions: ['if the file is an LMCache trace with a header that large, raise --max-frame-bytes'],
         },
         n,
         this.maxFrameBytes,
@@ -523,6 +527,8 @@ export async function countTrace(
 }
 
 /** Whether the 4 bytes at `pos` are printable ASCII (a JSONL or text file given where an .lct is expected). */
+const LCT_TEXT_HINT = `the file starts with text, so it is not an LMCache trace (.lct); ${LCT_NOT_A_TRACE_HINT}`
+
 function looksLikeText(buf: Uint8Array, pos: number): boolean {
   for (let i = pos; i < pos + 4; i++) if (buf[i] < 0x20 || buf[i] > 0x7e) return false
   return true

@@ -40,11 +40,20 @@ export async function readReplayHeader(file: string, maxFrameBytes: number): Pro
 /** The header's level, or `--level`, which must equal it (§2.4). */
 export function chooseLevel(known: KnownLevels, flag: string | undefined, header: LctHeader): ReplayLevel {
   const levelName = flag ?? header.level
-  if (flag !== undefined && flag !== header.level) throw lmtError('REPLAY_LEVEL_MISMATCH', header.level, flag)
+  if (flag !== undefined && !known.levels.has(flag))
+    throw lmtError('REPLAY_UNKNOWN_LEVEL', flag, known.names(), {
+      suggestions: [`\`lmt levels\` lists the replay levels; this trace's level is '${header.level}'`],
+    })
+  if (flag !== undefined && flag !== header.level)
+    throw lmtError('REPLAY_LEVEL_MISMATCH', header.level, flag, {
+      suggestions: [`leave out --level to replay at the trace's own level ('${header.level}')`],
+    })
   const reg = known.levels.get(levelName)
   if (!reg)
     throw lmtError('REPLAY_UNKNOWN_LEVEL', levelName, known.names(), {
-      suggestions: ['install the lmt plugin that provides this level (lmt plugins install …)'],
+      suggestions: [
+        'install the lmt plugin that provides this level (lmt plugins install …); `lmt levels` lists the installed ones',
+      ],
     })
   return reg.level
 }

@@ -264,6 +264,19 @@ describe('lmt convert: errors and exit codes', () => {
     expect(existsSync(join(tmp.dir, 'x.out'))).toBe(false)
   })
 
+  it('bad JSON in --converter-config-json: the hint shows the expected form', async () => {
+    const args = ['convert', '-i', good(), '-f', 'qwen_bailian', '-o', join(tmp.dir, 'cfg.out')]
+    const r = await lmt([...args, '--converter-config-json', '{bad'])
+    expect(r.exitCode).toBe(1)
+    const lines = r.stderr.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^error: invalid converter config: --converter-config-json: /)
+    expect(lines[1]).toBe(
+      `hint: pass one JSON object in single quotes, e.g. --converter-config-json '{"key": "value"}'`,
+    )
+    const doc = JSON.parse((await lmt([...args, '--converter-config-json', '{bad', '--json'])).stdout)
+    expect(`hint: ${doc.error.hint}`).toBe(lines[1])
+  })
+
   it('unknown format: exit 2 listing every format name and alias', async () => {
     const r = await lmt(['convert', '-i', good(), '-f', 'nope'])
     expect(r.exitCode).toBe(2)
@@ -295,6 +308,9 @@ describe('lmt convert: errors and exit codes', () => {
     const r = await lmt(['convert', '-i', empty, '-f', 'qwen_bailian', '-o', out])
     expect(r.exitCode).toBe(1)
     expect(r.stderr).toContain('error: no traces generated from any input')
+    expect(r.stderr).toMatch(
+      /\nerror: no traces generated from any input\nhint: check that -f names the format of the input \(`lmt converters` lists them\), read the warnings above, or check that the input is not empty\n$/,
+    )
     expect(readFileSync(out, 'utf8')).toBe('old content\n')
     expect(readdirSync(tmp.dir).filter((n) => n.startsWith('.'))).toEqual([])
   })

@@ -184,6 +184,23 @@ describe('lmt replay', () => {
     expect(existsSync(join(tmp.dir, 'fail-json', 'trace_replay_summary.json'))).toBe(true)
   })
 
+  it('--level: a misspelt level gets a did-you-mean and a hint naming lmt levels; another level a hint', async () => {
+    const fixture = join(LCT, 'v2_full_prefetch_cycle.lct')
+    const r = await lmt(['replay', fixture, ...FLAGS, '--level', 'storag', '--no-csv'])
+    expect(r.exitCode).toBe(2)
+    const lines = r.stderr.trimEnd().split('\n')
+    expect(lines[0]).toMatch(
+      /^error: unknown replay level 'storag' \(did you mean 'storage'\?\); known levels: .*storage/,
+    )
+    expect(lines[1]).toBe("hint: `lmt levels` lists the replay levels; this trace's level is 'storage'")
+    const doc = JSON.parse((await lmt(['replay', fixture, ...FLAGS, '--level', 'storag', '--json'])).stdout)
+    expect(doc.error).toMatchObject({code: 'LMT_REPLAY_UNKNOWN_LEVEL', exitCode: 2})
+    expect(`hint: ${doc.error.hint}`).toBe(lines[1])
+    const far = await lmt(['replay', fixture, ...FLAGS, '--level', 'zzzzzz', '--no-csv'])
+    expect(far.stderr).not.toContain('did you mean')
+    expect(far.stderr).toContain('hint: `lmt levels` lists the replay levels')
+  })
+
   it('--max-frame-bytes out of its range is a coded usage error naming the range', async () => {
     const fixture = join(LCT, 'v2_full_prefetch_cycle.lct')
     const r = await lmt(['replay', fixture, ...FLAGS, '--max-frame-bytes', '9999999999', '--no-csv'])
@@ -202,7 +219,16 @@ describe('lmt replay', () => {
   it.each([
     [['v1_reserve_finish.lct'], 2, 'trace_schema_version 1 is not replay-safe'],
     [['tally_level.lct'], 2, "unknown replay level 'tally'; known levels: events, storage"],
-    [['v2_full_prefetch_cycle.lct', '--level', 'mq'], 2, "trace level is 'storage' but --level mq was given"],
+    [
+      ['v2_full_prefetch_cycle.lct', '--level', 'events'],
+      2,
+      "trace level is 'storage' but --level events was given",
+    ],
+    [
+      ['v2_full_prefetch_cycle.lct', '--level', 'mq'],
+      2,
+      "unknown replay level 'mq'; known levels: events, storage",
+    ],
     [['v0_pr1_lmcache_version_header.lct'], 2, 'first LMCache trace recorder'],
     [['bad_magic.lct'], 1, 'bad magic'],
     [['v2_full_prefetch_cycle.lct', '--speed', '2'], 2, '--speed applies to --pace realtime only'],

@@ -87,6 +87,9 @@ describe('lmt trace info', () => {
         message: `trace file '${join(LCT, 'bad_magic.lct')}': bad magic (got b'WRNG', expected b'LMCT')`,
         offset: 0,
         exitCode: 1,
+        hint: expect.stringContaining(
+          'the file is not an LMCache trace (.lct); a JSONL trace is read by `lmt simulate`',
+        ),
       },
     })
     const g0 = await lmt(['trace', 'info', join(LCT, 'v0_pr1_lmcache_version_header.lct')])
@@ -94,11 +97,21 @@ describe('lmt trace info', () => {
     expect(g0.stderr).toMatch(
       /^error: trace file '.*': this trace was written by the first LMCache trace recorder/,
     )
-    // a text file where an .lct is expected: the frame-limit error, with a hint saying what the file is not
-    const text = await lmt(['trace', 'info', join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')])
-    expect(text.exitCode).toBe(1)
-    expect(text.stderr).toMatch(/header frame at offset 0 declares \d+ bytes, above the frame limit/)
-    expect(text.stderr).toContain('hint: the file starts with text, so it is not an LMCache trace (.lct)')
+    // a text file where an .lct is expected: the bad-magic error first, with a hint saying what the file is not
+    const jsonl = join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')
+    for (const sub of ['info', 'dump']) {
+      const text = await lmt(['trace', sub, jsonl])
+      expect(text.exitCode).toBe(1)
+      const lines = text.stderr.trimEnd().split('\n')
+      expect(lines[0]).toBe(`error: trace file '${jsonl}': bad magic (got b'{"ti', expected b'LMCT')`)
+      expect(lines[1]).toMatch(
+        /^hint: the file starts with text, so it is not an LMCache trace \(\.lct\); a JSONL trace is read by `lmt simulate`.*`lmt convert`/,
+      )
+      expect(text.stderr).not.toContain('--max-frame-bytes')
+      const doc = JSON.parse((await lmt(['trace', sub, jsonl, '--json'])).stdout)
+      expect(doc.error.code).toBe('LMT_LCT_BAD_MAGIC')
+      expect(`hint: ${doc.error.hint}`).toBe(lines[1])
+    }
     expect((await lmt(['trace', 'info'])).exitCode).toBe(2)
     expect(
       (await lmt(['trace', 'info', join(LCT, 'v1_reserve_finish.lct'), '--max-frame-bytes', '10'])).exitCode,

@@ -43,9 +43,16 @@ describe('the replay request: flags and header checked by the library, each fail
   it('the level: the header’s, --level equal to it, an unknown one named with the known ones', async () => {
     const header = await readReplayHeader(join(FIXTURES, 'lct', 'v2_full_prefetch_cycle.lct'), 1 << 20)
     expect(chooseLevel(known, undefined, header)).toBe(level)
-    expect(coded(() => chooseLevel(known, 'events', header))).toEqual({
+    const two = {levels: new Map([...known.levels, ['events', {level}]]), names: () => ['events', 'storage']}
+    expect(coded(() => chooseLevel(two, 'events', header))).toEqual({
       kind: 'REPLAY_LEVEL_MISMATCH',
       message: "trace level is 'storage' but --level events was given",
+      exitCode: 2,
+    })
+    // a --level no installed plugin provides is unknown, whatever the trace's level, with the nearest name
+    expect(coded(() => chooseLevel(known, 'storag', header))).toEqual({
+      kind: 'REPLAY_UNKNOWN_LEVEL',
+      message: "unknown replay level 'storag' (did you mean 'storage'?); known levels: storage",
       exitCode: 2,
     })
     const other = {...header, level: 'events'} as LctHeader
