@@ -16,6 +16,8 @@ table.numbers th, table.numbers td { border-bottom: 1px solid var(--line); paddi
 table.numbers th[scope=row], table.numbers thead th:first-child { text-align: left; }
 table.numbers thead th { font-weight: 600; vertical-align: bottom; }
 #trace-table { font-size: 13px; display: block; overflow-x: auto; }
+#answer-table { display: block; max-width: 100%; overflow-x: auto; }
+#answer-table th[scope=row] { white-space: normal; min-width: 9em; }
 #trace-table th, #trace-table td { white-space: normal; }
 .sub { color: var(--muted); font-weight: 400; font-size: 12px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 12px 20px; }
@@ -35,7 +37,7 @@ footer { border-top: 1px solid var(--line); margin-top: 28px; padding-top: 8px; 
   .charts { display: block; }
   figure.chart { page-break-inside: avoid; break-inside: avoid; }
   section#trace { break-before: page; }
-  #trace-table { display: table; }
+  #trace-table, #answer-table { display: table; }
   #vg-tooltip-element { display: none; }
 }
 `

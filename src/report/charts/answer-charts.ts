@@ -66,13 +66,20 @@ function coincident(a: ReportDocument['answer']): string {
   return same.length > 0 ? ` ${same.join('; ')}.` : ''
 }
 
+/** the smallest and largest capacity of the chart's points */
+export function capacityExtent(values: ReadonlyArray<{capacity_blocks: number}>): [number, number] {
+  const blocks = values.map((v) => v.capacity_blocks)
+  return [Math.min(...blocks), Math.max(...blocks)]
+}
+
 export function capacityChart(doc: ReportDocument): Chart {
   const a = doc.answer
   const values = capacityValues(a)
+  // the axis spans the grid, not the decades around it (a nice log scale would add up to a decade on each side)
   const x = {
     field: 'capacity_blocks',
     type: 'quantitative',
-    scale: {type: 'log'},
+    scale: {type: 'log', nice: false, domain: capacityExtent(values)},
     title: 'capacity (blocks, log scale)',
   }
   const y = {field: 'token_hit_rate', type: 'quantitative', title: 'token hit rate', axis: pct}

@@ -2,7 +2,7 @@
 // popularity, per instance (and all instances together when there are several).
 import type {ReportDocument} from '../document.js'
 import {histogramCharts} from './histogram-charts.js'
-import {type Chart, instanceColor, linePoints, shown, timeAxis, unit} from './vega-parts.js'
+import {type Chart, instanceColor, linePoints, shortNumberLabel, shown, timeAxis, unit} from './vega-parts.js'
 
 /** what the over-time charts share: each shown profile's time bins, an instance colour, the bin width */
 function timeSeriesContext(doc: ReportDocument, several: boolean) {
@@ -85,7 +85,7 @@ function popularityChart(doc: ReportDocument, several: boolean): Chart {
     type: 'quantitative',
     title,
     scale: {type: 'log'},
-    axis: {format: '~s', values: [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]},
+    axis: {labelExpr: shortNumberLabel, values: [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8]},
   })
   return {
     id: 'chart-popularity',

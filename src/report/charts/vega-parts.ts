@@ -82,12 +82,28 @@ export function instanceColor(values: ReadonlyArray<unknown>): Record<string, un
   }
 }
 
-/** trace time: few ticks, short labels (hours of trace make long numbers) */
+/**
+ * Tick labels with an SI suffix from 1000 up (hours of trace make long numbers) and plain below, so that zero reads
+ * "0" and never "0k" (d3's `~s` scales a whole axis's labels by the largest tick's prefix).
+ */
+export const shortNumberLabel = "datum.value >= 1000 ? format(datum.value, '~s') : format(datum.value, '~g')"
+
+/** trace time: few ticks, short labels */
 export const timeAxis = {
   field: 't',
   type: 'quantitative',
   title: 'trace time (s)',
-  axis: {tickCount: 8, format: '~s'},
+  axis: {tickCount: 8, labelExpr: shortNumberLabel},
+}
+
+/**
+ * The tallest stack of a histogram's bars (the counts of all instances in one bin), raised by a twentieth so that
+ * the nice y domain ends above it and the bar never touches the frame.
+ */
+export function barsDomainMax(values: ReadonlyArray<{from: number; count: number}>): number {
+  const stacks = new Map<number, number>()
+  for (const v of values) stacks.set(v.from, (stacks.get(v.from) ?? 0) + v.count)
+  return Math.max(1, ...stacks.values()) * 1.05
 }
 
 /** a line per series with a tooltip point on every datum */
@@ -130,7 +146,13 @@ export function bars(
         ...(log ? {scale: {type: 'log'}} : {}),
       },
       x2: {field: 'to'},
-      y: {field: 'count', type: 'quantitative', title: yTitle, stack: 'zero'},
+      y: {
+        field: 'count',
+        type: 'quantitative',
+        title: yTitle,
+        stack: 'zero',
+        scale: {domainMin: 0, domainMax: barsDomainMax(values as Array<{from: number; count: number}>), nice: true},
+      },
       ...(several ? {color: instanceColor(values)} : {}),
       tooltip: [
         ...(several ? [{field: 'instance'}] : []),
