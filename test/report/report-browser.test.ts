@@ -8,6 +8,7 @@ import {tmpdir} from 'node:os'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type BrowserContext, chromium, type Page} from 'playwright-core'
 import type {ReportDocument} from '../../src/report/document.js'
+import {reportCharts} from '../../src/report/charts/charts.js'
 import {convertSampleMooncake, lmt, tempDir} from '../helpers/cli.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -159,6 +160,39 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     expect(rows[0].text[2]).toContain(
       `${(lru90.gb as number).toLocaleString('en-US', {maximumFractionDigits: 1, minimumFractionDigits: 1})} GiB`,
     )
+  })
+
+  it('axes span the data: the capacity axis the grid, histogram tops below the frame, no "0k" label', async () => {
+    const charts = Object.fromEntries(reportCharts(doc).map((c) => [c.id, c.spec]))
+    const capacities = [...doc.answer.curves, doc.answer.belady].flatMap((c) =>
+      c.points.map((p) => p.capacity_blocks),
+    )
+    const layer = charts['chart-capacity'].layer as Array<{encoding: {x: {scale?: unknown}}}>
+    expect(layer[0].encoding.x.scale).toEqual({
+      type: 'log',
+      nice: false,
+      domain: [Math.min(...capacities), Math.max(...capacities)],
+    })
+    const tallest = Math.max(
+      ...doc.characterization.instances[0].reuse_distance.histogram.map((b) => b.count),
+    )
+    const y = (charts['chart-reuse-distance'].encoding as {y: {scale: {domainMax: number}}}).y
+    expect(y.scale.domainMax).toBeGreaterThan(tallest)
+    const labels = await page.$$eval('.vega svg text', (ts) => ts.map((t) => t.textContent ?? ''))
+    expect(labels).toContain('1k')
+    expect(labels.filter((t) => /^0[kMG]$/.test(t))).toEqual([])
+  })
+
+  it('fits an 800 px window: the tables scroll in their own boxes, the page does not', async () => {
+    await page.setViewportSize({width: 800, height: 900})
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      window: document.documentElement.clientWidth,
+      table: document.querySelector('#answer-table')!.getBoundingClientRect().right,
+    }))
+    await page.setViewportSize({width: 1366, height: 900})
+    expect(widths.page).toBeLessThanOrEqual(widths.window)
+    expect(widths.table).toBeLessThanOrEqual(widths.window)
   })
 
   it('prints (print media, A4) and saves a screenshot', async () => {

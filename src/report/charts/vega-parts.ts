@@ -151,7 +151,11 @@ export function bars(
         type: 'quantitative',
         title: yTitle,
         stack: 'zero',
-        scale: {domainMin: 0, domainMax: barsDomainMax(values as Array<{from: number; count: number}>), nice: true},
+        scale: {
+          domainMin: 0,
+          domainMax: barsDomainMax(values as Array<{from: number; count: number}>),
+          nice: true,
+        },
       },
       ...(several ? {color: instanceColor(values)} : {}),
       tooltip: [
