@@ -73,7 +73,11 @@ function answerTable(doc: ReportDocument): string {
   const rows = doc.answer.capacity_table.map((row) => {
     const cells = row.needs.map((n) => {
       const mark = n.how === 'at_most' ? '≤ ' : n.how === 'interpolated' ? '≈ ' : ''
-      const text = n.blocks === null ? 'not reached' : `${mark}${int(n.blocks)}${gb(n.gb)}`
+      // blocks and GiB each on one line, so that a narrow window wraps a cell between them
+      const text =
+        n.blocks === null
+          ? 'not reached'
+          : `<span class="nowrap">${mark}${int(n.blocks)}</span>${n.gb === null ? '' : ` <span class="nowrap">${gb(n.gb).slice(1)}</span>`}`
       const title = n.bracket
         ? ` title="between the grid points ${int(n.bracket[0])} and ${int(n.bracket[1])} blocks"`
         : ''

@@ -17,7 +17,9 @@ table.numbers th[scope=row], table.numbers thead th:first-child { text-align: le
 table.numbers thead th { font-weight: 600; vertical-align: bottom; }
 #trace-table { font-size: 13px; display: block; overflow-x: auto; }
 #answer-table { display: block; max-width: 100%; overflow-x: auto; }
-#answer-table th[scope=row] { white-space: normal; min-width: 9em; }
+#answer-table th[scope=row], #answer-table td { white-space: normal; }
+#answer-table th[scope=row] { min-width: 9em; }
+.nowrap { white-space: nowrap; }
 #trace-table th, #trace-table td { white-space: normal; }
 .sub { color: var(--muted); font-weight: 400; font-size: 12px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 12px 20px; }
