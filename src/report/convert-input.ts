@@ -1,12 +1,13 @@
 // `lmt report -i x -f format`: the input converted on the fly to a Get+Write trace in a private temporary
 // directory (convert's own ConversionRun), removed when the report is done or interrupted. The directory's name
 // carries the process id: one left by a report that was killed is removed by the next report that converts.
-import {lstatSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {ConversionRun} from '../convert/conversion-run.js'
 import {fileStem} from '../convert/settings.js'
 import type {ConverterRegistration} from '../convert/types.js'
+import {removeStaleEntries} from '../util/stale-entries.js'
 
 export interface ConvertInputRequest {
   inputs: readonly string[]
@@ -26,38 +27,9 @@ export interface ConvertedInput {
 
 const TEMP_DIR = /^lmt-report-(\d+)-[A-Za-z0-9]{6}$/
 
-function processGone(pid: number): boolean {
-  if (pid === process.pid) return false
-  try {
-    process.kill(pid, 0)
-    return false
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH'
-  }
-}
-
 /** Removes the conversion directories in `dir` of reports whose process is gone (killed); how many. */
 export function removeStaleReportTemps(dir: string = tmpdir()): number {
-  let names: string[]
-  try {
-    names = readdirSync(dir)
-  } catch {
-    return 0
-  }
-  let removed = 0
-  for (const name of names) {
-    const m = TEMP_DIR.exec(name)
-    if (!m || !processGone(Number(m[1]))) continue
-    const path = join(dir, name)
-    try {
-      if (!lstatSync(path).isDirectory()) continue // never follow or remove anything else
-      rmSync(path, {recursive: true, force: true})
-      removed++
-    } catch {
-      // gone already, or not ours to remove
-    }
-  }
-  return removed
+  return removeStaleEntries(dir, {dirs: TEMP_DIR})
 }
 
 /** Prepares the conversion; `run` writes the trace, `cleanup` removes it and every temporary file. */

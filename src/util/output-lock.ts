@@ -6,6 +6,7 @@
 // renames (milliseconds), so a writer that finds it waits.
 import {closeSync, lstatSync, openSync, readFileSync, rmSync, writeSync} from 'node:fs'
 import {join, resolve} from 'node:path'
+import {processGone} from './stale-entries.js'
 
 export const LOCK_NAME = '.lmt-lock'
 
@@ -15,17 +16,6 @@ const POLL_MS = 5
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
-}
-
-function processGone(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return true
-  if (pid === process.pid) return false
-  try {
-    process.kill(pid, 0)
-    return false
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH'
-  }
 }
 
 /** The lock's owner, or undefined when what is at the lock's name is not a lock file (a link, a folder). */
