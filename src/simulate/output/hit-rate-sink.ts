@@ -3,6 +3,7 @@
 import {lmtError} from '../../errors.js'
 import {
   type AccumulatedCounts,
+  CSV_HEADER,
   CsvRowBuffer,
   HitRateCsv,
   type ReadRecord,
@@ -32,9 +33,19 @@ export class InlineHitRateSink implements HitRateSink {
   private readonly pendingFile: number[] = []
   private readonly pendingEnd: number[] = []
 
+  /** the CSV header of file number `file` */
+  protected header(_file: number): string {
+    return CSV_HEADER
+  }
+
+  /** ends the pending row number `i` of `csv` after its prefix (whose last byte is a comma) */
+  protected endRow(csv: HitRateCsv, _i: number, accWrite: number): void {
+    csv.intLine(accWrite)
+  }
+
   open(file: number, path: string): void {
     try {
-      this.files[file] = new HitRateCsv(path)
+      this.files[file] = new HitRateCsv(path, this.header(file))
     } catch (err) {
       throw lmtError('SIM_OUTPUT_FAILED', `cannot write ${targetOfTemp(path)}`, (err as Error).message, {
         suggestions: ['check that the output directory is writable'],
@@ -51,11 +62,10 @@ export class InlineHitRateSink implements HitRateSink {
   complete(accWrite: (file: number) => number): void {
     let start = 0
     for (let i = 0; i < this.pendingFile.length; i++) {
-      const file = this.files[this.pendingFile[i]]
       const end = this.pendingEnd[i]
-      // the prefix ends with its comma; AccWriteBlocks closes the row
-      file.bytes(this.prefixes.buf, start, end)
-      file.intLine(accWrite(this.pendingFile[i]))
+      const csv = this.files[this.pendingFile[i]]
+      csv.bytes(this.prefixes.buf, start, end)
+      this.endRow(csv, i, accWrite(this.pendingFile[i]))
       start = end
     }
     this.prefixes.clear()

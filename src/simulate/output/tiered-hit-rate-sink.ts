@@ -2,18 +2,9 @@
 // Optimizer's four groups of tier columns (hit tokens, hit rate, accumulated hit rate, blocks held; one column per
 // tier in priority order). The tier fields of a row are known at its read, so each row waits only for its
 // AccWriteBlocks, as in the untiered sink.
-import {lmtError} from '../../errors.js'
-import {targetOfTemp} from '../../util/atomic-write.js'
 import {formatG} from './format-g.js'
-import {
-  type AccumulatedCounts,
-  CSV_HEADER,
-  CsvRowBuffer,
-  HitRateCsv,
-  type ReadRecord,
-  writeCsvRowPrefix,
-} from './hit-rate-csv.js'
-import type {HitRateSink} from './hit-rate-sink.js'
+import {type AccumulatedCounts, CSV_HEADER, type HitRateCsv, type ReadRecord} from './hit-rate-csv.js'
+import {InlineHitRateSink} from './hit-rate-sink.js'
 
 /** The tier columns' names for tiers named `names` (in priority order). */
 export function tierColumns(names: readonly string[]): string {
@@ -48,63 +39,32 @@ export function tierFields(r: TierRecord): string {
   return out
 }
 
-export class TieredHitRateSink implements HitRateSink {
-  private readonly files: HitRateCsv[] = []
-  private readonly prefixes = new CsvRowBuffer()
-  private readonly pendingFile: number[] = []
-  private readonly pendingEnd: number[] = []
+/** The untiered sink's rows, each followed by the tier fields it was handed at its read. */
+export class TieredHitRateSink extends InlineHitRateSink {
   private readonly pendingTail: string[] = []
   /** the tier fields of the next row handed to {@link row} */
   nextTail = ''
 
-  /** `header(file)`: the tier column names of the file */
-  constructor(private readonly header: (file: number) => string) {}
-
-  open(file: number, path: string): void {
-    try {
-      this.files[file] = new HitRateCsv(path, `${CSV_HEADER},${this.header(file)}`)
-    } catch (err) {
-      throw lmtError('SIM_OUTPUT_FAILED', `cannot write ${targetOfTemp(path)}`, (err as Error).message, {
-        suggestions: ['check that the output directory is writable'],
-      })
-    }
+  /** `columns(file)`: the tier column names of the file */
+  constructor(private readonly columns: (file: number) => string) {
+    super()
   }
 
-  row(file: number, ts: bigint, r: ReadRecord, acc: AccumulatedCounts): void {
-    writeCsvRowPrefix(this.prefixes, ts, r, acc)
-    this.pendingFile.push(file)
-    this.pendingEnd.push(this.prefixes.used)
+  protected override header(file: number): string {
+    return `${CSV_HEADER},${this.columns(file)}`
+  }
+
+  protected override endRow(csv: HitRateCsv, i: number, accWrite: number): void {
+    csv.write(`${accWrite},${this.pendingTail[i]}\n`)
+  }
+
+  override row(file: number, ts: bigint, r: ReadRecord, acc: AccumulatedCounts): void {
+    super.row(file, ts, r, acc)
     this.pendingTail.push(this.nextTail)
   }
 
-  complete(accWrite: (file: number) => number): void {
-    let start = 0
-    for (let i = 0; i < this.pendingFile.length; i++) {
-      const file = this.files[this.pendingFile[i]]
-      const end = this.pendingEnd[i]
-      file.bytes(this.prefixes.buf, start, end)
-      file.write(`${accWrite(this.pendingFile[i])},${this.pendingTail[i]}\n`)
-      start = end
-    }
-    this.prefixes.clear()
-    this.pendingFile.length = 0
-    this.pendingEnd.length = 0
+  override complete(accWrite: (file: number) => number): void {
+    super.complete(accWrite)
     this.pendingTail.length = 0
-  }
-
-  close(commit: boolean): void {
-    const files = this.files.filter((f) => f !== undefined)
-    this.files.length = 0
-    if (!commit) {
-      for (const f of files) f.abandon()
-      return
-    }
-    // every file is written out (the run's commit renames them with its other outputs): a failure leaves no CSV
-    try {
-      for (const f of files) f.finish()
-    } catch (err) {
-      for (const f of files) f.abandon()
-      throw err
-    }
   }
 }
