@@ -4,13 +4,15 @@
 import {lmtError} from '../errors.js'
 import {chunkBytesOf, lookupLogFiles, readLookupEvents, type SkippedLine} from '../lmcache/lookup-log.js'
 import {
+  lmcacheSweepBytes,
   lookupParameterLines,
   lookupPointJson,
+  type LookupSimResult,
   lookupStatisticsLines,
   lookupSweepLines,
+  simulateLookupLog,
   thousands,
-} from '../simulate/lmcache/lookup-report.js'
-import {lmcacheSweepBytes, type LookupSimResult, simulateLookupLog} from '../simulate/lmcache/lookup-sim.js'
+} from '../simulate/index.js'
 
 export const LMCACHE_POLICY = 'lmcache_lru'
 export const LMCACHE_FORMAT = 'lmcache_lookup'

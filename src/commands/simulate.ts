@@ -6,17 +6,20 @@ import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {lmtError} from '../errors.js'
 import {parseKvLayout} from '../convert/kv-layout.js'
-import {CAPACITY_UNIT_NAMES, capacityUnitOf} from '../simulate/config/capacity.js'
-import {POLICIES, type PolicyName, type SimFlags} from '../simulate/config/config.js'
-import {simulate} from '../simulate/run.js'
-import type {
-  OracleChoice,
-  SimulateProgress,
-  SimulateRequest,
-  SweepRequest,
-} from '../simulate/config/request.js'
-import {consoleText} from '../simulate/output/console.js'
-import {PendingFiles} from '../simulate/output/pending-files.js'
+import {
+  CAPACITY_UNIT_NAMES,
+  capacityUnitOf,
+  consoleText,
+  type OracleChoice,
+  PendingFiles,
+  POLICIES,
+  type PolicyName,
+  type SimFlags,
+  simulate,
+  type SimulateProgress,
+  type SimulateRequest,
+  type SweepRequest,
+} from '../simulate/index.js'
 import {closest} from '../util/closest.js'
 import {statSync} from 'node:fs'
 import {basename} from 'node:path'

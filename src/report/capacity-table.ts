@@ -1,5 +1,5 @@
 // The answer table: the capacity each policy needs to reach a share of the infinite-capacity hit rate.
-import {blocksToGib} from '../simulate/config/capacity.js'
+import {blocksToGib} from '../simulate/index.js'
 import type {PolicyCurve} from './curves.js'
 
 export const TARGETS = [0.5, 0.8, 0.9, 0.95] as const

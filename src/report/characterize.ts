@@ -1,9 +1,7 @@
 // Trace characterization (per instance and overall): load over time, input lengths, prefix sharing, reuse distance
 // (from simulate's LRU stack pass) and reuse time, working set over time, key popularity.
-import type {SimConfig} from '../simulate/config/config.js'
-import {PrefixBlocks} from '../simulate/oracles/prefix-blocks.js'
+import {PrefixBlocks, type SimConfig, type TraceRow} from '../simulate/index.js'
 import {ReuseDistances, reuseDistancesOf} from './reuse-distance.js'
-import type {TraceRow} from '../simulate/input/trace-rows.js'
 import {
   type Bin,
   geometricEdges,

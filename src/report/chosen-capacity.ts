@@ -1,7 +1,7 @@
 // The capacity of the hit-rate-over-time replays: the one asked for (in blocks or GiB), else where LRU reaches 90 %
 // of the infinite cache's token hit rate.
 import {lmtError} from '../errors.js'
-import {blocksToGib, gibToBlocks} from '../simulate/config/capacity.js'
+import {blocksToGib, gibToBlocks} from '../simulate/index.js'
 import type {CapacityRow} from './capacity-table.js'
 import type {ReportAnswer} from './document.js'
 

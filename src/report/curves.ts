@@ -2,13 +2,20 @@
 // infinite-capacity references. LRU points come from simulate's one-pass stack method where it certifies them; the
 // other points and policies are replays of simulate's engine, on worker threads (simulate's sweep pool).
 import {availableParallelism} from 'node:os'
-import type {BeladyGroupResult} from '../simulate/oracles/belady.js'
-import type {PolicyName, SimConfig} from '../simulate/config/config.js'
-import {quotaUnits} from '../simulate/config/capacity.js'
-import {checkRateBelowCeiling} from '../simulate/oracles/ceiling.js'
-import {stackPass, type StackObserver, type StackPassResult} from '../simulate/oracles/stack-pass.js'
-import {type PointResult, runSweepTasks, type SweepTask} from '../simulate/sweep/sweep-pool.js'
-import type {TraceRow} from '../simulate/input/trace-rows.js'
+import {
+  type BeladyGroupResult,
+  checkRateBelowCeiling,
+  type PointResult,
+  type PolicyName,
+  quotaUnits,
+  runSweepTasks,
+  type SimConfig,
+  type StackObserver,
+  stackPass,
+  type StackPassResult,
+  type SweepTask,
+  type TraceRow,
+} from '../simulate/index.js'
 
 export interface CurvePoint {
   capacity_blocks: number

@@ -1,6 +1,6 @@
 // The report document: what the HTML page and --json show (schemas/report.schema.json), and its trace and
 // configuration sections.
-import type {Notice} from '../simulate/config/notes.js'
+import type {Notice} from '../simulate/index.js'
 import type {CapacityRow} from './capacity-table.js'
 import type {Characterization} from './characterize.js'
 import type {Curves, Totals} from './curves.js'

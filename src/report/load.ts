@@ -3,18 +3,21 @@
 import {basename} from 'node:path'
 import {lmtError} from '../errors.js'
 import {
+  type BlockSizeChoice,
+  blockSizeOf,
+  firstRowType,
   type InstanceConfig,
+  isTieredConfig,
+  loadSorted,
+  newStats,
+  Notes,
   readConfigFile,
   resolveConfig,
   type SimConfig,
   type SimFlags,
-} from '../simulate/config/config.js'
-import {Notes} from '../simulate/config/notes.js'
-import {isTieredConfig} from '../simulate/config/tiers.js'
-import {loadSorted} from '../simulate/input/sorted-rows.js'
-import type {TraceRow} from '../simulate/input/trace-rows.js'
-import {firstRowType, newStats, type TraceReadStats} from '../simulate/input/trace-source.js'
-import {type BlockSizeChoice, blockSizesFor} from './block-size.js'
+  type TraceReadStats,
+  type TraceRow,
+} from '../simulate/index.js'
 
 export interface LoadRequest {
   /** the trace (overrides the configuration's trace_file_path) */
@@ -79,7 +82,7 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
     const ids = [...new Set(rows.map((r) => r.instance))]
     const q = resolved.quickInstance as Omit<InstanceConfig, 'instance_id'>
     cfg.instance_groups[0].instances = ids.map((id) => {
-      const choice = blockSizesFor(rows, id, {flag: req.blockSize}, traceName)
+      const choice = blockSizeOf(rows, id, {flag: req.blockSize}, traceName)
       blockSizes.set(id, choice)
       return {...q, instance_id: id, block_size: choice.blockSize, eviction_policy_params: {}}
     })
@@ -87,7 +90,7 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
     const raw = (file?.raw.instance_groups ?? []) as Array<{instances?: Array<{block_size?: number}>}>
     cfg.instance_groups.forEach((g, gi) =>
       g.instances.forEach((inst, ii) => {
-        const choice = blockSizesFor(
+        const choice = blockSizeOf(
           rows,
           inst.instance_id,
           {flag: req.blockSize, config: raw[gi]?.instances?.[ii]?.block_size},

@@ -1,10 +1,7 @@
-// Hit rate over trace time at one capacity: each policy's replay (simulate's Replayer, with its plot series) and the
+// Hit rate over trace time at one capacity: each policy's replay (simulate's Player, with its plot series) and the
 // infinite cache, as the token hit rate of each time bin.
-import type {PolicyName, SimConfig} from '../simulate/config/config.js'
+import {playInMemory, type Player, type PolicyName, type SimConfig, type TraceRow} from '../simulate/index.js'
 import {eventLoopTurn} from '../util/event-loop-turn.js'
-import {playRows as replayRows} from '../simulate/engine/play-rows.js'
-import {Player as Replayer} from '../simulate/engine/player.js'
-import type {TraceRow} from '../simulate/input/trace-rows.js'
 import {withPolicy} from './curves.js'
 import type {TimeBins} from './time-bins.js'
 
@@ -22,7 +19,7 @@ export interface OverTimeSeries {
   points: OverTimePoint[]
 }
 
-/** Per instance, the cumulative input tokens after each replayed get (the Replayer's read records). */
+/** Per instance, the cumulative input tokens after each replayed get (the Player's read records). */
 function cumulativeTokens(rows: readonly TraceRow[]): Map<string, number[]> {
   const out = new Map<string, number[]>()
   for (const r of rows) {
@@ -39,7 +36,7 @@ function cumulativeTokens(rows: readonly TraceRow[]): Map<string, number[]> {
  * read record before each bin's end, differenced (summed over the group's instances).
  */
 export function binnedRates(
-  r: Replayer,
+  r: Player,
   groupName: string,
   tokens: Map<string, number[]>,
   bins: TimeBins,
@@ -86,7 +83,7 @@ export interface OverTimeRequest {
   bins: TimeBins
   seed: bigint
   /** the infinite replay (with plot series), already made */
-  infinite: Replayer
+  infinite: Player
 }
 
 /** One replay per policy at the capacity, plus the infinite cache (a Ctrl-C is answered between the replays). */
@@ -95,20 +92,16 @@ export async function hitRateOverTime(req: OverTimeRequest): Promise<OverTimeSer
   const out: OverTimeSeries[] = []
   for (const policy of req.policies) {
     await eventLoopTurn()
-    const run = replayRows(
-      req.rows,
-      () =>
-        new Replayer({
-          config: withPolicy(req.config, req.groupName, policy),
-          seed: req.seed,
-          strictInstances: false,
-          plots: true,
-          onlyGroup: req.groupName,
-          capacityOverride: {group: req.groupName, blocks: req.capacityBlocks},
-          traceName: '',
-        }),
-    )
-    out.push(binnedRates(run.player, req.groupName, tokens, req.bins, policy))
+    const run = playInMemory(req.rows, {
+      config: withPolicy(req.config, req.groupName, policy),
+      seed: req.seed,
+      strictInstances: false,
+      plots: true,
+      onlyGroup: req.groupName,
+      capacityOverride: {group: req.groupName, blocks: req.capacityBlocks},
+      traceName: '',
+    })
+    out.push(binnedRates(run, req.groupName, tokens, req.bins, policy))
   }
   out.push(binnedRates(req.infinite, req.groupName, tokens, req.bins, 'infinite capacity'))
   return out

@@ -1,10 +1,7 @@
 // `lmt report` as a library call: the capacity-planning answer for a trace (the document the HTML page and --json
 // show). Reads with simulate's readers, replays with simulate's engine, sweeps with its stack pass and pool.
 import {lmtError} from '../errors.js'
-import type {PolicyName, SimConfig} from '../simulate/config/config.js'
-import {playRows as replayRows} from '../simulate/engine/play-rows.js'
-import {Player as Replayer} from '../simulate/engine/player.js'
-import {totalsOf} from '../simulate/output/summary.js'
+import {playInMemory, type Player, type PolicyName, type SimConfig, totalsOf} from '../simulate/index.js'
 import {capacityTable} from './capacity-table.js'
 import {characterize} from './characterize.js'
 import {type CapacityChoice, chooseCapacity} from './chosen-capacity.js'
@@ -61,7 +58,7 @@ function bytesPerBlockOf(g: Group, flag: number | undefined): number | null {
 
 interface InfiniteCache {
   /** the replayer after the run (hit-rate-over-time reads its infinite series) */
-  replayer: Replayer
+  replayer: Player
   /** the group's working set: every block the infinite cache holds at the end */
   wss: number
   totals: Totals
@@ -69,21 +66,17 @@ interface InfiniteCache {
 
 /** The infinite cache: the ceiling, the working set, and the block-size check (simulate's partial-tail rule). */
 function replayInfinite(input: LoadedInput, group: Group, seed: bigint): InfiniteCache {
-  const replayer = replayRows(
-    input.rows,
-    () =>
-      new Replayer({
-        config: structuredClone(input.config),
-        seed,
-        strictInstances: false,
-        plots: true,
-        infinite: true,
-        traceName: input.traceName,
-      }),
-  ).player
+  const replayer = playInMemory(input.rows, {
+    config: structuredClone(input.config),
+    seed,
+    strictInstances: false,
+    plots: true,
+    infinite: true,
+    traceName: input.traceName,
+  })
   const infGroup = replayer.groups.find(
     (g) => g.cfg.group_name === group.group_name,
-  ) as Replayer['groups'][number]
+  ) as Player['groups'][number]
   const wss = infGroup.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
   const t = totalsOf(infGroup.members)
   return {

@@ -1,8 +1,6 @@
 // Reuse distances: the LRU stack depth of every re-referenced get block, in distinct blocks, as simulate's stack
 // pass computes them (an observer of the pass; the answer's own pass can feed it, see report.ts).
-import type {SimConfig} from '../simulate/config/config.js'
-import {stackPass, type StackObserver} from '../simulate/oracles/stack-pass.js'
-import type {TraceRow} from '../simulate/input/trace-rows.js'
+import {type SimConfig, type StackObserver, stackPass, type TraceRow} from '../simulate/index.js'
 import {NumberList} from './histogram.js'
 
 export class ReuseDistances {

@@ -48,9 +48,9 @@ function findCycle(files: string[], deps: (f: string) => string[]): string[] | u
 describe('src/simulate', () => {
   const files = filesUnder(SIM)
 
-  it('is cut into named parts: only run.ts, the orchestration, sits at the top', () => {
+  it('is cut into named parts: only the door (index.ts) and run.ts, the orchestration, sit at the top', () => {
     const top = files.filter((f) => dirname(f) === SIM).map((f) => relative(SIM, f))
-    expect(top).toEqual(['run.ts'])
+    expect(top).toEqual(['index.ts', 'run.ts'])
     const parts = new Set(files.filter((f) => dirname(f) !== SIM).map((f) => relative(SIM, dirname(f))))
     expect([...parts].sort()).toEqual([
       'config',
@@ -62,6 +62,19 @@ describe('src/simulate', () => {
       'run',
       'sweep',
     ])
+  })
+
+  it('has one door: nothing outside src/simulate imports its sub-folders', () => {
+    const outside = filesUnder(join(ROOT, 'src')).filter((f) => !f.startsWith(SIM + '/'))
+    const door = join(SIM, 'index.ts')
+    const deep = outside.flatMap((f) =>
+      importsOf(f)
+        .filter((p) => p !== door)
+        .map((p) => `${relative(ROOT, f)} -> ${relative(ROOT, p)}`),
+    )
+    expect(deep).toEqual([])
+    // the check sees the door's users (report/, the commands)
+    expect(importsOf(join(ROOT, 'src', 'report', 'curves.ts'))).toContain(door)
   })
 
   it('has no import cycle', () => {

@@ -1,6 +1,6 @@
 // The answer's two charts: token hit rate against capacity (every policy, Belady, the infinite ceiling) and over trace
 // time at the chosen capacity.
-import {inclusionNote} from '../../simulate/output/inclusion-note.js'
+import {inclusionNote} from '../../simulate/index.js'
 import type {ReportDocument} from '../document.js'
 import {type Chart, linePoints, pct, seriesEncoding, timeAxis, unit} from './vega-parts.js'
 

@@ -2,7 +2,7 @@
 // Player, the play timed apart from the writing of deferred CSV rows. ("Play" is simulate's pass of trace rows
 // through the engine, the Optimizer's trace replay; `lmt replay` of .lct traces is the other thing.)
 import type {TraceRow} from '../input/trace-rows.js'
-import type {Player} from './player.js'
+import {Player, type PlayerOptions} from './player.js'
 
 export interface PlayRun {
   player: Player
@@ -43,4 +43,9 @@ export function playRows(
     throw err
   }
   return {player: r, seconds: seconds / 1000, writeSeconds: written / 1000}
+}
+
+/** A Player made with `opts` that has played `rows` held in memory (sorted) to the end. */
+export function playInMemory(rows: readonly TraceRow[], opts: PlayerOptions): Player {
+  return playRows(rows, () => new Player(opts)).player
 }

@@ -5,6 +5,8 @@ import type {ResolvedConfig} from '../config/config.js'
 import {type BlockSizeFit, chooseBlockSize} from './block-size.js'
 import {blockSizeError, type BlockSizeSource, inconsistentError} from './block-size-errors.js'
 import type {Notes} from '../config/notes.js'
+import {fitsOfRows} from './block-size-scan.js'
+import type {TraceRow} from './trace-rows.js'
 
 export interface BlockSizePlan {
   /** quick form: the inferred block size per instance */
@@ -112,4 +114,43 @@ export function defaultSizeWarning(notes: Notes, ids: string[]): void {
     `the block size of instance ${shown.join(', ')}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''} could not be inferred or checked (no get row with keys and input_len); 16 is used: pass --block-size if it matters (capacities in GiB weigh blocks by it)`,
     'warning',
   )
+}
+
+export interface BlockSizeChoice {
+  blockSize: number
+  /** where it came from */
+  source: 'flag' | 'config' | 'inferred' | 'default'
+  /** why, when it was inferred or defaulted */
+  reason?: string
+}
+
+/** 16, as simulate assumes when no row of the instance constrains the block size */
+const UNCHECKED_DEFAULT = 16
+
+/**
+ * The block size of one instance of rows held in memory (`lmt report`): the flag's, else the configuration's
+ * (either checked against the rows: a block size they contradict is the coded error naming the one they imply),
+ * else the one its gets imply.
+ */
+export function blockSizeOf(
+  rows: readonly TraceRow[],
+  instance: string,
+  given: {flag?: number; config?: number},
+  traceName = 'trace',
+): BlockSizeChoice {
+  const fit = fitsOfRows(rows.filter((r) => r.instance === instance)).get(instance)
+  const givenSize = given.flag ?? given.config
+  if (givenSize !== undefined) {
+    const source = given.flag !== undefined ? 'flag' : 'config'
+    checkGiven(traceName, instance, givenSize, source, fit, true)
+    return {blockSize: givenSize, source}
+  }
+  const size = inferred(traceName, instance, fit)
+  if (size === undefined)
+    return {
+      blockSize: UNCHECKED_DEFAULT,
+      source: 'default',
+      reason: `no get of the instance has keys; ${UNCHECKED_DEFAULT} assumed`,
+    }
+  return {blockSize: size, source: 'inferred', reason: `its gets fit block sizes ${fit?.lo}–${fit?.hi}`}
 }

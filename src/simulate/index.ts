@@ -1,0 +1,51 @@
+// The one door of src/simulate: what `lmt simulate`, `lmt report` and the LMCache lookup simulation use of it.
+// Nothing outside src/simulate imports its sub-folders (test/simulate/layout.test.ts holds that); what is not
+// named here is simulate's own business.
+
+// `lmt simulate`: one call, a request in and an outcome (summary, console lines, notices) out
+export {simulate, type SimulateOutcome} from './run.js'
+export type {OracleChoice, SimulateProgress, SimulateRequest, SweepRequest} from './config/request.js'
+export {consoleText} from './output/console.js'
+export {PendingFiles} from './output/pending-files.js'
+export {foreignFormats} from './input/foreign-trace.js'
+
+// the configuration and its capacities
+export {
+  type InstanceConfig,
+  POLICIES,
+  type PolicyName,
+  readConfigFile,
+  resolveConfig,
+  type SimConfig,
+  type SimFlags,
+} from './config/config.js'
+export {blocksToGib, CAPACITY_UNIT_NAMES, capacityUnitOf, gibToBlocks, quotaUnits} from './config/capacity.js'
+export {isTieredConfig} from './config/tiers.js'
+export {type Notice, Notes} from './config/notes.js'
+
+// a trace read whole into memory, its block sizes settled by simulate's rule
+export type {TraceRow} from './input/trace-rows.js'
+export {firstRowType, newStats, type TraceReadStats} from './input/trace-source.js'
+export {loadSorted} from './input/sorted-rows.js'
+export {type BlockSizeChoice, blockSizeOf} from './input/block-size-plan.js'
+
+// plays, references and sweeps over rows in memory
+export {Player, type PlayerOptions} from './engine/player.js'
+export {playInMemory} from './engine/play-rows.js'
+export {totalsOf} from './output/summary.js'
+export {inclusionNote} from './output/inclusion-note.js'
+export {stackPass, type StackObserver, type StackPassResult} from './oracles/stack-pass.js'
+export type {BeladyGroupResult} from './oracles/belady.js'
+export {checkRateBelowCeiling} from './oracles/ceiling.js'
+export {PrefixBlocks} from './oracles/prefix-blocks.js'
+export {type PointResult, runSweepTasks, type SweepTask} from './sweep/sweep-pool.js'
+
+// LMCache's cache simulator over lookup-hash logs (`--policy lmcache_lru`)
+export {lmcacheSweepBytes, type LookupSimResult, simulateLookupLog} from './lmcache/lookup-sim.js'
+export {
+  lookupParameterLines,
+  lookupPointJson,
+  lookupStatisticsLines,
+  lookupSweepLines,
+  thousands,
+} from './lmcache/lookup-report.js'
