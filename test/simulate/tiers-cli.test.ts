@@ -20,6 +20,17 @@ function caseConfig(name: string, out: string): Json {
   return c
 }
 
+/** July case `name` played on its own trace, with its expected CSV of instance `id` */
+function ownTrace(name: string, out: string, id = 't'): {c: Json; expected: string; csv: () => string} {
+  const c = caseConfig(name, out)
+  c.trace_file_path = join(JULY, name, 'trace.jsonl')
+  return {
+    c,
+    expected: readFileSync(join(JULY, name, 'expected', `${id}_hit_rates.csv`), 'utf8'),
+    csv: () => readFileSync(join(c.output_result_path, `${id}_hit_rates.csv`), 'utf8'),
+  }
+}
+
 async function run(c: Json, file: string) {
   const path = join(tmp.dir, file)
   writeFileSync(path, JSON.stringify(c))
@@ -123,6 +134,74 @@ describe('tiered configurations', () => {
     expect(r.exitCode).not.toBe(0)
     expect(r.stdout + r.stderr).toMatch(message)
     expect(existsSync(join(c.output_result_path, 'gen_hit_rates.csv'))).toBe(false)
+  })
+
+  it('an eviction_mode of 4 is accepted and never evicts: the run equals the one with unlimited tiers', async () => {
+    const four = ownTrace('tiny_t2_wt_promote', 'mode4')
+    four.c.eviction_params.eviction_mode = 4
+    const r = await run(four.c, 'mode4.json')
+    expect(r.exitCode, r.stderr).toBe(0)
+    const warning = r.summary.notices.find((n: {message: string}) => /eviction_mode 4/.test(n.message))
+    expect(warning).toMatchObject({code: 'LMT_SIM_UNUSUAL_VALUE', level: 'warning'})
+    const unlimited = ownTrace('tiny_t2_wt_promote', 'unlimited')
+    for (const s of unlimited.c.instance_groups[0].storages) s.capacity = -1
+    expect((await run(unlimited.c, 'unlimited.json')).exitCode).toBe(0)
+    expect(four.csv()).toBe(unlimited.csv())
+    // mode 3 at the configured capacities evicts (22 blocks from hbm): a different file
+    expect(four.csv()).not.toBe(four.expected)
+    // a configuration without tier_strategy keeps modes 1–3 only
+    const old = caseConfig('t1_hier_single_gen', 'old')
+    delete old.instance_groups[0].tier_strategy
+    old.eviction_params.eviction_mode = 4
+    const refused = await run(old, 'old.json')
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stdout + refused.stderr).toMatch(
+      /eviction_mode must be equal to one of the allowed values: 1, 2, 3/,
+    )
+  })
+
+  it.each([
+    [
+      'a group without storages',
+      (c: Json) =>
+        c.instance_groups.push({...structuredClone(c.instance_groups[0]), group_name: 'e', storages: []}),
+      /\/instance_groups\/1 skipped with its instances, as the Optimizer skips it: it has no storages/,
+    ],
+    [
+      'a group whose name appears earlier',
+      (c: Json) => c.instance_groups.push(structuredClone(c.instance_groups[0])),
+      /\/instance_groups\/1 skipped with its instances, as the Optimizer skips it: its group_name "g" appears earlier/,
+    ],
+    [
+      'an instance whose id appears earlier',
+      (c: Json) => {
+        const twin = structuredClone(c.instance_groups[0].instances[0])
+        twin.eviction_policy_type = 'random_lru'
+        c.instance_groups[0].instances.push(twin)
+      },
+      /\/instance_groups\/0\/instances\/1 skipped, as the Optimizer skips it: its instance_id "t" appears earlier/,
+    ],
+  ])(
+    'skips %s with a warning, as the Optimizer does: the first one plays unchanged',
+    async (_what, change, message) => {
+      const {c, expected, csv} = ownTrace('tiny_t2_wt_promote', 'skip')
+      change(c)
+      const r = await run(c, 'skip.json')
+      expect(r.exitCode, r.stderr).toBe(0)
+      const warning = r.summary.notices.find((n: {code: string}) => n.code === 'LMT_SIM_SKIPPED_CONFIG')
+      expect(warning?.level).toBe('warning')
+      expect(warning?.message).toMatch(message)
+      expect(csv()).toBe(expected)
+      expect(r.summary.instances.map((i: {instance_id: string}) => i.instance_id)).toEqual(['t'])
+    },
+  )
+
+  it('refuses a configuration whose every group is skipped', async () => {
+    const {c} = ownTrace('tiny_t2_wt_promote', 'none')
+    c.instance_groups[0].storages = []
+    const r = await run(c, 'none.json')
+    expect(r.exitCode).toBe(2)
+    expect(r.stdout + r.stderr).toMatch(/no instance remains once the skipped groups are left out/)
   })
 
   it('simulate --sweep and lmt report refuse a tiered configuration rather than play it untiered', async () => {

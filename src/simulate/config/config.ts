@@ -41,7 +41,8 @@ export interface GroupConfig {
 export interface SimConfig {
   trace_file_path: string
   output_result_path: string
-  eviction_params: {eviction_mode: 1 | 2 | 3; eviction_batch_size_per_instance: number}
+  /** eviction_mode 1, 2 or 3; a configuration with a tier_strategy may give any other non-zero value (no eviction) */
+  eviction_params: {eviction_mode: number; eviction_batch_size_per_instance: number}
   trace_replay: {mode: 'read_write' | 'request'; write_delay_ns: number}
   instance_groups: GroupConfig[]
   /** of the July-2026 generation (a group has a tier_strategy): played by the tiered model */
@@ -182,6 +183,12 @@ export async function readConfigFile(path: string): Promise<{raw: Json; dir: str
     )
     throw lmtError('SIM_CONFIG_SCHEMA', path, errors)
   }
+  // the July generation accepts any non-zero mode (other than 1–3: no eviction); the earlier one only 1–3
+  const mode = isObject(raw.eviction_params) ? raw.eviction_params.eviction_mode : undefined
+  if (mode !== undefined && ![1, 2, 3].includes(mode as number) && !isTieredConfig(raw.instance_groups))
+    throw lmtError('SIM_CONFIG_SCHEMA', path, [
+      '/eviction_params/eviction_mode must be equal to one of the allowed values: 1, 2, 3',
+    ])
   return {raw, dir: dirname(resolve(path))}
 }
 
@@ -216,10 +223,13 @@ export function resolveConfig(
   if (isObject(raw.trace_replay)) reportKeys(tr, KNOWN.trace_replay, [], ['trace_replay'], notes)
   const pick = picker(notes)
   const tiered = isTieredConfig(raw.instance_groups)
-  if (tiered && flags.evictionMode === undefined && ep.eviction_mode === undefined)
-    throw lmtError('SIM_TIER_CONFIG', '*', 'eviction_params.eviction_mode is required', {
-      suggestions: ['set eviction_params.eviction_mode to 1, 2 or 3'],
-    })
+  if (tiered && flags.evictionMode === undefined && (ep.eviction_mode ?? 0) === 0)
+    throw lmtError(
+      'SIM_TIER_CONFIG',
+      '*',
+      `eviction_params.eviction_mode is ${ep.eviction_mode === undefined ? 'required' : 'unspecified (0)'}`,
+      {suggestions: ['set eviction_params.eviction_mode to 1, 2 or 3']},
+    )
   const paths = resolvePaths(raw, file.dir, flags, notes)
   const config: SimConfig = {
     trace_file_path: paths.trace ?? '',
@@ -229,7 +239,7 @@ export function resolveConfig(
         flags.evictionMode,
         ep.eviction_mode,
         '/eviction_params/eviction_mode',
-        1 as 1 | 2 | 3,
+        1 as number,
       ),
       eviction_batch_size_per_instance: pick(
         flags.batchSize,
@@ -264,7 +274,11 @@ export function resolveConfig(
     instanceIds: new Set(),
     blockSizeGiven: new Map(),
   }
-  ;(raw.instance_groups as Json[]).forEach((g, gi) => config.instance_groups.push(resolveGroup(g, gi, seen)))
+  ;(raw.instance_groups as Json[]).forEach((g, gi) => {
+    const group = resolveGroup(g, gi, seen)
+    if (group !== undefined) config.instance_groups.push(group)
+  })
+  if (tiered) tieredModeNotice(config, notes)
   checkConfig(config)
   return {config, notices: notes.list, quick: false, blockSizeGiven: seen.blockSizeGiven}
 }
@@ -326,8 +340,11 @@ interface GroupContext {
   blockSizeGiven: Map<string, 'flag' | 'config'>
 }
 
-/** One `instance_groups[gi]` entry with the flags applied, its notices in `ctx.notes`. */
-function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig {
+/**
+ * One `instance_groups[gi]` entry with the flags applied, its notices in `ctx.notes`; undefined for a group of a
+ * tiered configuration that the July Optimizer skips (§10.2).
+ */
+function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig | undefined {
   const {flags, notes} = ctx
   const name = g.group_name as string
   const tiers = resolveTiers(g, name, ctx.tiered, notes)
@@ -386,11 +403,23 @@ function resolveTieredGroup(
   name: string,
   tiers: TierSettings,
   ctx: GroupContext,
-): GroupConfig {
+): GroupConfig | undefined {
   const {flags, notes} = ctx
   reportKeys(g, [...KNOWN.group, ...TIER_GROUP_KEYS], [], ['instance_groups', gi], notes)
-  if (ctx.groupNames.has(name))
-    throw lmtError('SIM_CONFIG_DUPLICATE', 'group_name', name, pointer(['instance_groups', gi, 'group_name']))
+  // as the July Optimizer builds its instances: a repeated name, then a group without storages, are skipped
+  const skip = ctx.groupNames.has(name)
+    ? `its group_name "${name}" appears earlier`
+    : tiers.storages.length === 0
+      ? 'it has no storages'
+      : undefined
+  if (skip !== undefined) {
+    notes.add(
+      'LMT_SIM_SKIPPED_CONFIG',
+      `${pointer(['instance_groups', gi])} skipped with its instances, as the Optimizer skips it: ${skip}`,
+      'warning',
+    )
+    return undefined
+  }
   ctx.groupNames.add(name)
   const at = (k: string) => pointer(['instance_groups', gi, k])
   const group: GroupConfig = {group_name: name, used_percentage: 0, instances: [], tiers}
@@ -425,7 +454,16 @@ function resolveTieredGroup(
         suggestions: ['give the capacity in GiB with bytes_per_token on every instance'],
       },
     )
-  ;(g.instances as Json[]).forEach((inst, ii) => group.instances.push(resolveInstance(inst, gi, ii, ctx)))
+  ;(g.instances as Json[]).forEach((inst, ii) => {
+    const id = inst.instance_id as string
+    if (ctx.instanceIds.has(id))
+      return notes.add(
+        'LMT_SIM_SKIPPED_CONFIG',
+        `${pointer(['instance_groups', gi, 'instances', ii])} skipped, as the Optimizer skips it: its instance_id "${id}" appears earlier (its rows go to the first)`,
+        'warning',
+      )
+    group.instances.push(resolveInstance(inst, gi, ii, ctx))
+  })
   for (const i of group.instances) {
     if (i.bytes_per_token === undefined || i.bytes_per_token <= 0)
       throw lmtError(
@@ -502,6 +540,21 @@ function policyNotices(i: InstanceConfig, notes: Notes): void {
     notes.add(
       'LMT_SIM_NOT_MODELLED',
       `instance "${i.instance_id}": ttl without fallback_on_pressure never evicts (expiry is not modelled); the cache may grow without bound`,
+    )
+}
+
+/** A tiered configuration's instances (none left: the Optimizer's error) and an eviction mode that never evicts. */
+function tieredModeNotice(config: SimConfig, notes: Notes): void {
+  if (config.instance_groups.every((g) => g.instances.length === 0))
+    throw lmtError('SIM_TIER_CONFIG', '*', 'no instance remains once the skipped groups are left out', {
+      suggestions: ['give every group its storages and a group_name of its own'],
+    })
+  const mode = config.eviction_params.eviction_mode
+  if (![1, 2, 3].includes(mode))
+    notes.add(
+      'LMT_SIM_UNUSUAL_VALUE',
+      `eviction_mode ${mode} is not 1, 2 or 3: as the Optimizer does, no capacity eviction ever happens (only TTL expiry removes blocks)`,
+      'warning',
     )
 }
 

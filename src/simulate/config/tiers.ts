@@ -159,12 +159,6 @@ export function resolveTiers(
   if (!Array.isArray(flows))
     fail(group, 'tier_strategy.tier_flows must be an array', 'list the flows as an array')
   if (flows.length > 0) applyFlows(group, flows, storages, edges, base)
-  if (storages.length === 0)
-    fail(
-      group,
-      `group "${group}" has no storages`,
-      'list at least one storage (unique_name, priority, capacity)',
-    )
   const ttl = g.default_block_ttl_seconds
   if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isInteger(ttl)))
     fail(group, 'default_block_ttl_seconds must be an integer', 'give the TTL in whole seconds')

@@ -250,7 +250,8 @@ export class Player {
       const cfg = this.groupConfig(g)
       const state = new GroupState(cfg, {
         quotaUnits: opts.infinite ? null : quotaUnits(cfg),
-        mode: opts.config.eviction_params.eviction_mode,
+        // modes other than 1–3 come only with a tier_strategy, whose groups the tiered model plays
+        mode: opts.config.eviction_params.eviction_mode as GroupSettings['mode'],
         batch: opts.config.eviction_params.eviction_batch_size_per_instance,
       })
       this.groups.push(state)
