@@ -24,6 +24,8 @@ const dist = <T>(p: string): Promise<T> =>
 /** the replay flags that match the header's storage config */
 export const ENGINE_FLAGS = ['--l1-size-gb', '0.25', '--no-l1-use-lazy', '--eviction-policy', 'LRU']
 const PROMPTS = 60
+/** seconds of trace time between two requests' starts: 20,000 requests span 600 s */
+export const REQUEST_SECONDS = 0.03
 const MODEL = 'Qwen/Qwen3-8B'
 
 export interface EngineTraceOptions {
@@ -52,7 +54,7 @@ export async function writeEngineTrace(
     for (let r = 0; r < requests; r++) {
       const prompt = prompts[Math.floor(rand() * rand() * PROMPTS)]
       const keys = [...prompt, ...Array.from({length: Math.floor(rand() * 13)}, freshKey)]
-      let t = r * 0.03
+      let t = r * REQUEST_SECONDS
       const at = () => (t += 0.001)
       yield [
         at(),

@@ -1,66 +1,54 @@
-// Runs the built CLI in a child process and measures wall time and peak RSS.
+// Runs a build's CLI as a child process and measures the whole command: wall time, CPU time (user + system, all
+// its threads and any process it starts) and peak RSS.
 import {spawnSync} from 'node:child_process'
-import {performance} from 'node:perf_hooks'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const GNU_TIME = '/usr/bin/time'
 const HOOK = join(ROOT, 'test', 'bench', 'rss-hook.mjs')
-const BIN = join(ROOT, 'bin', 'run.js')
 
 /**
- * Runs `lmt <args>`; returns wall seconds, CPU seconds (user + system: the fairer figure on a loaded machine), peak
- * RSS in MB and the parsed --json output (if any).
+ * How commands are measured: GNU time (Debian's `time` package) sees the whole process tree; without it, a hook
+ * loaded with `node --import` reads the process's own resource usage at exit.
  */
-export function runLmt(args, {json = false} = {}) {
+export const MEASURED_BY = existsSync(GNU_TIME) ? 'GNU time' : 'node --import rss-hook.mjs'
+
+/**
+ * Runs `node <build>/bin/run.js <args>`; returns wall seconds, CPU seconds, peak RSS in MiB, stdout and stderr.
+ * Throws when the command fails.
+ */
+export function timeCommand(build, args, {env = {}} = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'lmt-bench-'))
-  const rssFile = join(dir, 'rss')
+  const usage = join(dir, 'usage')
+  const bin = join(build, 'bin', 'run.js')
+  const [cmd, argv] =
+    MEASURED_BY === 'GNU time'
+      ? [GNU_TIME, ['-f', '%M %U %S', '-o', usage, process.execPath, bin, ...args]]
+      : [process.execPath, ['--import', HOOK, bin, ...args]]
   const start = process.hrtime.bigint()
-  const res = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args, ...(json ? ['--json'] : [])], {
-    env: {...process.env, LMT_BENCH_RSS_FILE: rssFile, NO_COLOR: '1'},
+  const res = spawnSync(cmd, argv, {
+    env: {...process.env, NO_COLOR: '1', LMT_BENCH_RSS_FILE: usage, ...env},
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   })
   const seconds = Number(process.hrtime.bigint() - start) / 1e9
-  if (res.status !== 0) throw new Error(`lmt ${args.join(' ')} exited ${res.status}\n${res.stderr}`)
-  const [rssKb, user, system] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number)
-  rmSync(dir, {recursive: true, force: true})
-  return {
-    seconds,
-    cpuSeconds: (user + system) / 1e6,
-    rssMb: rssKb / 1024,
-    output: json ? JSON.parse(res.stdout) : undefined,
-    stderr: res.stderr,
+  try {
+    if (res.status !== 0)
+      throw new Error(`${bin} ${args.join(' ')} exited ${res.status ?? res.signal}\n${res.stderr}`)
+    // GNU time: `<KiB> <user s> <system s>`; the hook: `<KiB> <user µs> <system µs>`
+    const [kib, user, system] = readFileSync(usage, 'utf8').trim().split('\n').pop().split(' ').map(Number)
+    const cpuSeconds = MEASURED_BY === 'GNU time' ? user + system : (user + system) / 1e6
+    return {seconds, cpuSeconds, rssMb: kib / 1024, stdout: res.stdout, stderr: res.stderr}
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
   }
 }
 
-export function fmtRate(n, seconds) {
-  return `${Math.round(n / seconds).toLocaleString('en-US')}/s`
-}
-
-/** Seconds of the fastest of `runs` calls of `fn`, in this process (docs/storage-replay.md §10.2: best of 3). */
-export async function bestOf(runs, fn) {
-  let best = Infinity
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now()
-    await fn()
-    best = Math.min(best, (performance.now() - t0) / 1000)
-  }
-  return best
-}
-
-/**
- * Prints `<name>: <records/s> records/s (<MB/s> MB/s)` (docs/storage-replay.md §10.2) and sets exit code 1 below the
- * target, which LMT_BENCH_MIN_RPS lowers on a slow machine.
- */
-export function reportRecordRate(name, records, bytes, seconds, defaultTarget) {
-  const target = Number(process.env.LMT_BENCH_MIN_RPS ?? defaultTarget)
-  const rps = records / seconds
-  console.log(`${name}: ${Math.round(rps)} records/s (${(bytes / seconds / 1e6).toFixed(1)} MB/s)`)
-  if (rps < target) {
-    console.log(`${name}: below the target of ${target.toLocaleString('en-US')} records/s`)
-    process.exitCode = 1
-  }
+/** `lmt <args>` of this checkout's build, with the parsed --json output when `json` is set. */
+export function runLmt(args, {json = false} = {}) {
+  const r = timeCommand(ROOT, [...args, ...(json ? ['--json'] : [])])
+  return {...r, output: json ? JSON.parse(r.stdout) : undefined}
 }

@@ -1,4 +1,4 @@
-// The side-by-side case of the end-to-end bench: lmt and the real Optimizer alternately on the same converted
+// The side-by-side case of `npm run bench`: lmt and the real Optimizer alternately on the same converted
 // Mooncake trace (lru and random_lru, 17,090 blocks, mode 3), medians of 5 runs each after a warm-up; it throws
 // unless both give the same cached, read and hit blocks on every get.
 import {join} from 'node:path'
