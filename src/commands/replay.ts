@@ -1,4 +1,4 @@
-import {statSync} from 'node:fs'
+import {rmSync, statSync} from 'node:fs'
 import {Args} from '@oclif/core'
 import {STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {checkMaxFrameBytes} from '../cli/lct-flags.js'
@@ -15,7 +15,9 @@ import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
 import {replayTrace, type ReplayResult} from '../replay/driver.js'
 import type {ReplayLevel} from '../replay/level.js'
-import {modelJson, type ReplayFiles, summaryJson, writeReplaySummaries} from '../replay/outputs.js'
+import {commitReplayOutputs, modelJson, type ReplayFiles, summaryJson} from '../replay/outputs.js'
+import type {PlaceFile} from '../replay/record-file.js'
+import type {Replacement} from '../util/replace-set.js'
 import {
   checkReplaySchema,
   chooseLevel,
@@ -137,8 +139,9 @@ export default class Replay extends LmtCommand {
   }
 
   /**
-   * Steps 9 and on: the outputs opened, Ctrl-C handled (until the summary files are written: none is cut short), the
-   * replay, the summary files, the list of the files written, the table; the summary document returned for --json.
+   * Steps 9 and on: the outputs opened, Ctrl-C handled (until the outputs are in place: none is cut short), the
+   * replay, the output set (summary files, --record file, log) replaced at once, the list of the files written, the
+   * table; the summary document returned for --json.
    */
   private async execute(o: RunSettings): Promise<unknown> {
     const {flags} = o
@@ -146,6 +149,12 @@ export default class Replay extends LmtCommand {
     const controller = new AbortController()
     const out = new RecordOutputs({verbose: flags.verbose, json: flags.json, files}, controller)
     o.warnings.progress = out.progressText
+    // the finished --record file, until the output set takes it
+    let record: Replacement | undefined
+    const dropRecord = () => {
+      if (record) rmSync(record.tmp, {force: true})
+      record = undefined
+    }
     const stopHandling = handleInterrupts({
       json: this.jsonEnabled(),
       exit: (code) => process.exit(code),
@@ -153,22 +162,26 @@ export default class Replay extends LmtCommand {
       cleanup: () => {
         controller.abort(lmtError('CLI_INTERRUPTED', 'a signal'))
         out.close()
+        dropRecord()
       },
     })
     let result: ReplayResult
     let summary: string | undefined
     const written: string[] = []
     try {
-      result = await this.replay(o, out, controller.signal)
-      // the last lines are written by close(): a failure there is an error too
-      out.close()
+      result = await this.replay(o, out, controller.signal, (r) => (record = r))
+      // the last lines are written by finish(): a failure there is an error too
+      out.log?.finish()
       if (out.log?.failed) throw out.log.failed
       if (flags.json)
         summary = summaryJson(result, modelJson(result, o.pace, o.speed, result.stats.histogramMode))
-      written.push(...writeReplaySummaries(files, result, summary))
+      const done = [record, out.log?.handOver()].filter((r): r is Replacement => r !== undefined)
+      record = undefined
+      written.push(...commitReplayOutputs(files, result, summary, done))
     } finally {
       stopHandling()
       out.close()
+      dropRecord()
     }
     if (flags.record) written.push(`${flags.record} (--record)`)
     if (flags['jsonl-out']) written.push(`${flags['jsonl-out']} (--jsonl-out)`)
@@ -180,7 +193,12 @@ export default class Replay extends LmtCommand {
   }
 
   /** The replay itself: the record count for progress lines, the banner, the driver, the warnings' totals. */
-  private async replay(o: RunSettings, out: RecordOutputs, signal: AbortSignal): Promise<ReplayResult> {
+  private async replay(
+    o: RunSettings,
+    out: RecordOutputs,
+    signal: AbortSignal,
+    placeRecord: PlaceFile,
+  ): Promise<ReplayResult> {
     const {flags, warnings} = o
     try {
       // per-record lines replace the bar; by default only when the wall clock paces the replay
@@ -208,6 +226,7 @@ export default class Replay extends LmtCommand {
         maxFrameBytes: o.maxFrameBytes,
         exactLatency: flags['exact-latency'],
         recordPath: flags.record,
+        placeRecord,
         warn: (code, key, message) => warnings.warn(code, key, message),
         signal,
         onRecord: out.onRecord(perRecord, total),

@@ -9,7 +9,7 @@ import {openTraceThreaded} from '../lct/threaded-reader.js'
 import type {Clock} from '../lct/recorder.js'
 import type {LctHeader, LctRecord, LctWarning} from '../lct/types.js'
 import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './level.js'
-import {RecordFile} from './record-file.js'
+import {type PlaceFile, RecordFile} from './record-file.js'
 import {EventScheduler} from './scheduler.js'
 import {ReplayStats} from './stats.js'
 import {plainPaths} from '../util/plain.js'
@@ -56,6 +56,11 @@ export interface ReplayRunOptions<C> {
   recordPath?: string
   /** the write call of the `recordPath` file (default fs.writeSync; injectable for tests) */
   recordWrite?: (fd: number, bytes: Buffer) => void
+  /**
+   * puts the finished `recordPath` file in place (default: renamed over its path at the end); a caller that replaces
+   * all its outputs together takes the temporary file here, and removes it if it never gets there
+   */
+  placeRecord?: PlaceFile
   warn: (code: string, key: string, message: string) => void
   onRecord?: (o: RecordOutcome) => void
   /**
@@ -150,7 +155,7 @@ export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResu
   o.signal?.addEventListener('abort', onAbort, {once: true})
   try {
     const result = await replayRecords(o, scheduler, record)
-    record?.commit()
+    record?.commit(o.placeRecord)
     return result
   } catch (err) {
     record?.discard()

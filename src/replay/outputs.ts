@@ -1,9 +1,12 @@
 // The files of `lmt replay` (docs/storage-replay.md §7.3, §7.4): trace_replay_ops.csv, trace_replay_summary.json and
-// the --jsonl-out lines, with the checks of their paths before a replay and their atomic writing after it. What the
-// console shows (table, banner, progress and verbose lines) is rendered in src/cli/trace-report.ts.
+// the --jsonl-out lines, with the checks of their paths before a replay and, after it, the replacement of the whole
+// set (these two files, the --record file and the log) at once, under the output folders' lock: two replays writing
+// the same outputs leave one run's set, never a mix. What the console shows (table, banner, progress and verbose
+// lines) is rendered in src/cli/trace-report.ts.
+import {rmSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {JsonFloat} from '../jsonl/json-float.js'
-import {writeFileAtomic} from '../util/atomic-write.js'
+import {writeTempBeside} from '../util/atomic-write.js'
 import {
   ensureDirectory,
   outputError,
@@ -11,6 +14,7 @@ import {
   refuseOutputIsInput,
 } from '../util/output-path.js'
 import {pyFormatFixed} from '../util/pyfmt.js'
+import {replaceAsSet, type Replacement} from '../util/replace-set.js'
 import {pyJsonDumps, type PyJsonValue} from '../jsonl/py-json.js'
 import type {RecordOutcome, ReplayResult} from './driver.js'
 
@@ -134,21 +138,38 @@ export function checkReplayOutputs(f: ReplayFiles): void {
   for (const path of files) ensureDirectory(dirname(path), 'REPLAY_OUTPUT_FAILED')
 }
 
-/** Writes the CSV and (given the summary document) the summary atomically; returns their paths. */
-export function writeReplaySummaries(
+/**
+ * Writes the CSV and (given the summary document) the summary beside their paths, then replaces them and the
+ * finished files in `done` (the --record file, the log) all together, or none (REPLAY_OUTPUT_FAILED; the
+ * temporaries are gone either way); returns the paths of the CSV and the summary.
+ */
+export function commitReplayOutputs(
   f: ReplayFiles,
   result: ReplayResult,
   summary: string | undefined,
+  done: readonly Replacement[],
 ): string[] {
   const dir = f.outputDir
-  if (dir === undefined) return []
   const files: Array<[string, string]> = []
-  if (f.csv) files.push([join(dir, OPS_CSV), opsCsv(result)])
-  if (f.summary && summary !== undefined) files.push([join(dir, SUMMARY_JSON), summary])
+  if (dir !== undefined && f.csv) files.push([join(dir, OPS_CSV), opsCsv(result)])
+  if (dir !== undefined && f.summary && summary !== undefined) files.push([join(dir, SUMMARY_JSON), summary])
+  const set = [...done]
+  const removeAll = () => {
+    for (const r of set) rmSync(r.tmp, {force: true})
+  }
   try {
-    for (const [path, data] of files) writeFileAtomic(path, data)
+    for (const [path, data] of files) set.push({tmp: writeTempBeside(path, data), path})
   } catch (err) {
+    removeAll()
     throw outputError('REPLAY_OUTPUT_FAILED', `cannot write outputs in ${dir}`, err)
+  }
+  try {
+    for (const r of set) refuseOutputIsInput(r.path, [f.input]) // a link made meanwhile
+    replaceAsSet(set)
+  } catch (err) {
+    removeAll()
+    const paths = set.map((r) => r.path).join(', ')
+    throw outputError('REPLAY_OUTPUT_FAILED', `cannot replace the outputs ${paths}`, err)
   }
   return files.map(([path]) => path)
 }

@@ -1,11 +1,19 @@
 // The `--record` file of a replay (docs/storage-replay.md §9): whole or absent. The recorder writes a temporary file beside
-// the target (created exclusively under a fresh name: two replays recording to one path never share it), renamed over it once the replay has finished and every write succeeded; an interruption, a failed
-// write (ENOSPC) or a fatal error removes the temporary file and leaves an earlier file at that path untouched.
+// the target (created exclusively under a fresh name: two replays recording to one path never share it), put in
+// place once the replay has finished and every write succeeded (renamed over the target, or handed to the caller,
+// which replaces its whole output set at once); an interruption, a failed write (ENOSPC) or a fatal error removes the
+// temporary file and leaves an earlier file at that path untouched.
 import {renameSync, rmSync, writeSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {ensureDirectory, outputError} from '../util/output-path.js'
 import {type Clock, TraceRecorder} from '../lct/recorder.js'
 import {tempPathBeside} from '../util/atomic-write.js'
+import type {Replacement} from '../util/replace-set.js'
+
+/** Puts a finished temporary file in place; by default it is renamed over its target at once. */
+export type PlaceFile = (done: Replacement) => void
+
+const renameIntoPlace: PlaceFile = (r) => renameSync(r.tmp, r.path)
 
 export interface RecordFileOptions {
   level: string
@@ -64,14 +72,17 @@ export class RecordFile {
     return this.failure && this.error(this.failure)
   }
 
-  /** Closes the recorder and renames the file into place; throws REPLAY_OUTPUT_FAILED (nothing left) if a write failed. */
-  commit(): void {
+  /**
+   * Closes the recorder and puts the file in place with `place` (which then owns the temporary file); throws
+   * REPLAY_OUTPUT_FAILED (nothing left) if a write failed.
+   */
+  commit(place: PlaceFile = renameIntoPlace): void {
     if (this.done) return
     this.done = true
     try {
       this.recorder.close()
       if (this.failure) throw this.failure
-      renameSync(this.tmp, this.path)
+      place({tmp: this.tmp, path: this.path})
     } catch (err) {
       rmSync(this.tmp, {force: true})
       throw this.error(err as Error)

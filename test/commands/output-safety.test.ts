@@ -16,6 +16,7 @@ const LCT = join(FIXTURES, 'lct', 'v2_full_prefetch_cycle.lct')
 const REPLAY_FLAGS = ['--l1-size-gb', '0.0625', '--no-l1-use-lazy', '--eviction-policy', 'LRU']
 let trace = ''
 let bigLct = ''
+let otherLct = ''
 
 beforeAll(() => {
   // a Get+Write trace: two instances, 6,000 rows
@@ -43,6 +44,8 @@ beforeAll(() => {
       [i * 0.01 + 0.005, 'finish_write', {keys: keys(i % 500)}],
     )
   bigLct = writeTrace(join(tmp.dir, 'big.lct'), recs)
+  // another one, of 10,000 records: each output of a replay tells which of the two it replayed
+  otherLct = writeTrace(join(tmp.dir, 'other.lct'), recs.slice(0, 10_000))
 })
 
 /** A folder with a victim file beside it; links to the victim at `names` in the folder. */
@@ -282,6 +285,52 @@ describe('two runs writing the same outputs at once', () => {
       expect(JSON.parse(info.stdout).total_records).toBe(12_000)
       expect(info.stderr).toBe('')
       expect(leftovers(dir)).toEqual([])
+    }
+  })
+
+  it('replay --output-dir, --record and --jsonl-out into one folder: both succeed, one run’s whole set (two rounds)', async () => {
+    const dir = join(tmp.dir, 'race-replay-set')
+    const args = (lct: string) => [
+      'replay',
+      lct,
+      ...REPLAY_FLAGS,
+      '--output-dir',
+      dir,
+      '--record',
+      join(dir, 'rec.lct'),
+      '--jsonl-out',
+      join(dir, 'records.jsonl'),
+      '-q',
+      '--json',
+    ]
+    for (let round = 0; round < 2; round++) {
+      const runs = await Promise.all([bigLct, otherLct].map((lct) => lmtAsync(args(lct))))
+      for (const r of runs) expect(r.exitCode, r.stderr).toBe(0)
+      expect(leftovers(dir)).toEqual([])
+      expect(readdirSync(dir).sort()).toEqual([
+        'rec.lct',
+        'records.jsonl',
+        'trace_replay_ops.csv',
+        'trace_replay_summary.json',
+      ])
+      // every file of the set counts the records of one and the same run
+      const info = lmtProcess(['trace', 'info', join(dir, 'rec.lct'), '--json'])
+      expect(info.stderr).toBe('')
+      const n = JSON.parse(info.stdout).total_records
+      expect([12_000, 10_000]).toContain(n)
+      const log = readFileSync(join(dir, 'records.jsonl'), 'utf8').split('\n')
+      expect(log.pop()).toBe('')
+      expect(log).toHaveLength(n)
+      for (const line of log) expect(JSON.parse(line)).toHaveProperty('qualname')
+      const ops = JSON.parse(readFileSync(join(dir, 'trace_replay_summary.json'), 'utf8')).ops
+      expect(Object.values(ops).reduce((a: number, o) => a + (o as {count: number}).count, 0)).toBe(n)
+      const csvRows = readFileSync(join(dir, 'trace_replay_ops.csv'), 'utf8').trim().split('\r\n').slice(1)
+      expect(csvRows.reduce((a, row) => a + Number(row.split(',')[1]), 0)).toBe(n)
+      // and the run whose set it is printed that summary
+      const mine = runs
+        .map((r) => JSON.parse(r.stdout))
+        .filter((d) => d.ops && JSON.stringify(d.ops) === JSON.stringify(ops))
+      expect(mine.length).toBeGreaterThan(0)
     }
   })
 

@@ -1,5 +1,5 @@
 // lmt replay under signals and failing writes, through the built CLI: Ctrl-C is answered within a second, and every
-// file it writes is whole or absent (the --jsonl-out log excepted: it is kept as far as it got).
+// file it writes is whole or absent (the --jsonl-out log excepted: it is put in place as far as it got).
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -57,8 +57,13 @@ describe('lmt replay interrupted', () => {
       const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) =>
         child.on('close', (c, s) => res([c, s])),
       )
-      // the replay is under way once the log has lines (the first chunk of 64 KiB)
-      const logged = () => existsSync(log) && statSync(log).size > 0
+      // the replay is under way once the log (a temporary file beside its path until the end) has lines (the
+      // first chunk of 64 KiB)
+      const logged = () =>
+        existsSync(logDir) &&
+        readdirSync(logDir).some(
+          (n) => n.startsWith('.records.jsonl.lmt-tmp-') && statSync(join(logDir, n)).size > 0,
+        )
       const started = performance.now()
       while (!logged() && performance.now() - started < 30_000) await new Promise((r) => setTimeout(r, 20))
       expect(logged()).toBe(true)
