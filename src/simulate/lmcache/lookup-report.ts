@@ -74,8 +74,8 @@ export function lookupStatisticsLines(result: LookupSimResult, point: LookupSimP
       ...percentileLines(s.prefixes, 15, (v) => pyFormatFixed(v, 0)),
     )
   }
-  if (s.reuse.size > 0) {
-    const reuse = reuseHistogram(s.reuse)
+  if (s.reusedKeys > 0) {
+    const reuse = s.reuse()
     out.push(
       ...block('Stat 3 — Chunk reuse count distribution'),
       `  Unique chunks hit at least once : ${thousands(reuse.n)}`,
@@ -84,12 +84,11 @@ export function lookupStatisticsLines(result: LookupSimResult, point: LookupSimP
       ...percentileLines(reuse, 28, (v) => pyFormatFixed(v, 0)),
     )
   }
-  if (s.lookups > 0) {
+  const rolling = s.rollingPoints()
+  if (rolling.length > 0) {
     out.push(...block('Stat 4 — Rolling (cumulative) token hit rate over time'))
-    for (const frac of [0.1, 0.25, 0.5, 0.75, 1.0]) {
-      const idx = Math.max(0, Math.min(Math.trunc(s.lookups * frac) - 1, s.lookups - 1))
-      out.push(`  After request ${thousands(idx + 1).padStart(6)} : ${percent(s.rollingAt(idx), 2)}`)
-    }
+    for (const {after, rate} of rolling)
+      out.push(`  After request ${thousands(after).padStart(6)} : ${percent(rate, 2)}`)
   }
   out.push(...block('Stat 5 — Evictions'), `  Total evictions    : ${thousands(point.evictions)}`)
   if (s.spans.n > 0)
@@ -109,14 +108,6 @@ export function lookupStatisticsLines(result: LookupSimResult, point: LookupSimP
     )
   out.push(SEP)
   return out
-}
-
-function reuseHistogram(reuse: ReadonlyMap<number, number>): Histogram {
-  const counts = new Map<number, number>()
-  for (const c of reuse.values()) counts.set(c, (counts.get(c) ?? 0) + 1)
-  const h = new Histogram()
-  for (const [v, times] of counts) h.add(v, times)
-  return h
 }
 
 /** LMCache's sweep table: the header, the rule and one line per point. */
@@ -141,13 +132,9 @@ export function lookupPointJson(p: LookupSimPoint): Record<string, unknown> {
   const {stats, ...rest} = p
   if (!stats) return rest
   const n = stats.rates.n
-  const reuse = stats.reuse.size > 0 ? reuseHistogram(stats.reuse) : undefined
+  const reuse = stats.reusedKeys > 0 ? stats.reuse() : undefined
   const rolling: Record<string, number> = {}
-  for (const frac of [0.1, 0.25, 0.5, 0.75, 1.0]) {
-    if (stats.lookups === 0) break
-    const idx = Math.max(0, Math.min(Math.trunc(stats.lookups * frac) - 1, stats.lookups - 1))
-    rolling[String(idx + 1)] = stats.rollingAt(idx)
-  }
+  for (const {after, rate} of stats.rollingPoints()) rolling[String(after)] = rate
   return {
     ...rest,
     stat1_per_request_token_hit_rate:

@@ -68,12 +68,20 @@ class OutOfOrder extends Error {}
 /**
  * Key ids for the hash strings of the whole run (one id per distinct hash): an open-addressing table hashed on the
  * string's last 24 characters (a digest's are random; V8's own string hash would read all 66 of every fresh string),
- * each slot checked against the whole string.
+ * each slot checked against the whole string. The table keeps a copy of each key of its own: a string JSON.parse
+ * makes can be a slice that holds on to its whole line.
  */
-class KeyIds {
+/** a character above U+00FF (a key without one is copied as one byte per character) */
+const WIDE = /[\u0100-\uffff]/
+
+export class KeyIds {
   private table = new Int32Array(1 << 16).fill(-1)
   private hashes = new Int32Array(1 << 15)
   private readonly keys: string[] = []
+
+  get size(): number {
+    return this.keys.length
+  }
 
   idOf(key: string): number {
     const n = key.length
@@ -89,7 +97,8 @@ class KeyIds {
 
   private add(key: string, h: number, slot: number): number {
     const id = this.keys.length
-    this.keys.push(key)
+    const encoding = WIDE.test(key) ? 'utf16le' : 'latin1'
+    this.keys.push(Buffer.from(key, encoding).toString(encoding))
     if (id === this.hashes.length) {
       const grown = new Int32Array(id * 2)
       grown.set(this.hashes)
@@ -203,8 +212,14 @@ class Replay {
     }
   }
 
+  /** Releases the statistics' scratch files (a replay abandoned or failed). */
+  close(): void {
+    for (const {point} of this.lanes) point.stats?.close()
+  }
+
   result(files: string[], skipped: number, inOrder: boolean): LookupSimResult {
     for (const {point, cache} of this.lanes) {
+      point.stats?.finish()
       point.total_miss_tokens = point.total_tokens - point.total_hit_tokens
       point.token_hit_rate = point.total_tokens > 0 ? point.total_hit_tokens / point.total_tokens : 0
       point.evictions = cache.evictions
@@ -269,6 +284,8 @@ export async function simulateLookupLog(req: LookupSimRequest): Promise<LookupSi
     return streamed.result(files, skipped, true)
   } catch (err) {
     if (!(err instanceof OutOfOrder)) throw err
+  } finally {
+    streamed.close()
   }
   req.onWarning?.(
     `${where}: the lookups are not in time order in the files; loading the whole log to sort it by timestamp`,
@@ -279,8 +296,12 @@ export async function simulateLookupLog(req: LookupSimRequest): Promise<LookupSi
     for (const ev of batch) all.push(ev)
   all.sort((a, b) => a.timestamp - b.timestamp) // stable: ties keep file order, then line order
   const sorted = new Replay(req)
-  for (const ev of all) sorted.play(ev)
-  return sorted.result(files, skipped, false)
+  try {
+    for (const ev of all) sorted.play(ev)
+    return sorted.result(files, skipped, false)
+  } finally {
+    sorted.close()
+  }
 }
 
 /**

@@ -1,6 +1,12 @@
-// The seven statistics of LMCache's cache simulator, kept in memory that grows with the distinct values and keys
-// rather than with every sample: histograms give the nearest-rank percentiles exactly. The rolling hit rate (Stat 4)
-// keeps one number per lookup, since its sample points depend on the final count.
+// The seven statistics of LMCache's cache simulator, kept in memory that does not grow with the log's length:
+// histograms of the distinct values give the nearest-rank percentiles exactly (per-lookup hit rates are ratios of
+// token counts, prefixes and cache positions are bounded by the lookup and the capacity, spans by the distance
+// between a chunk's occurrences), per-key counts live in arrays indexed by key id, and the rolling hit rate after
+// every lookup (whose sample points depend on the final count) goes to a scratch file once a buffer fills.
+import {closeSync, openSync, readSync, unlinkSync, writeSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {removeStaleEntries} from '../../util/stale-entries.js'
 
 /** Python's `sum()` of floats (3.12+: Neumaier's compensated summation), kept as a running total. */
 export class FloatSum {
@@ -56,6 +62,76 @@ export class Histogram {
 
 export const PERCENTILES = [25, 50, 75, 90, 99] as const
 
+/** The fractions of the lookups after which LMCache prints the cumulative hit rate (Stat 4). */
+export const ROLLING_FRACTIONS = [0.1, 0.25, 0.5, 0.75, 1.0] as const
+
+const SCRATCH = /^lmt-lookup-rolling-(\d+)-[0-9a-z]+\.f64$/
+
+/**
+ * A series of numbers appended one at a time and read back at a few indices once complete: the newest
+ * `bufferLength` in memory, older ones in a scratch file of the temporary folder (8 bytes each), unlinked as soon as
+ * it is open where the system allows (else removed by `close`, or by a later run when this process was killed).
+ */
+export class SpilledSeries {
+  private buf: Float64Array<ArrayBuffer>
+  private inBuf = 0
+  length = 0
+  private fd: number | undefined
+  private path: string | undefined
+
+  constructor(private readonly bufferLength = 1 << 16) {
+    this.buf = new Float64Array(Math.min(bufferLength, 1024))
+  }
+
+  push(x: number): void {
+    if (this.inBuf === this.buf.length) {
+      if (this.buf.length < this.bufferLength) {
+        const b = new Float64Array(Math.min(this.bufferLength, this.buf.length * 2))
+        b.set(this.buf)
+        this.buf = b
+      } else this.spill()
+    }
+    this.buf[this.inBuf++] = x
+    this.length++
+  }
+
+  at(index: number): number {
+    const spilled = this.length - this.inBuf
+    if (index >= spilled) return this.buf[index - spilled]
+    const one = new Float64Array(1)
+    readSync(this.fd as number, new Uint8Array(one.buffer), 0, 8, index * 8)
+    return one[0]
+  }
+
+  /** Closes and removes the scratch file (the buffered values stay readable). */
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+    if (this.path !== undefined) unlinkSync(this.path)
+    this.path = undefined
+  }
+
+  private spill(): void {
+    if (this.fd === undefined) {
+      const dir = tmpdir()
+      removeStaleEntries(dir, {files: SCRATCH})
+      const path = join(
+        dir,
+        `lmt-lookup-rolling-${process.pid}-${Math.random().toString(36).slice(2, 10)}.f64`,
+      )
+      this.fd = openSync(path, 'wx+', 0o600)
+      try {
+        unlinkSync(path) // the open descriptor keeps the data; nothing is left behind, even if killed
+      } catch {
+        this.path = path
+      }
+    }
+    const bytes = new Uint8Array(this.buf.buffer, 0, this.inBuf * 8)
+    for (let off = 0; off < bytes.length;) off += writeSync(this.fd, bytes, off, bytes.length - off)
+    this.inBuf = 0
+  }
+}
+
 /** The per-lookup and per-chunk samples of one replay. */
 export class LookupStats {
   /** Stat 1: hit tokens / seq_len per lookup */
@@ -65,11 +141,12 @@ export class LookupStats {
   fullHit = 0
   /** Stat 2: hit prefix length (chunks) per lookup */
   readonly prefixes = new Histogram()
-  /** Stat 3: times each chunk key was in a hit prefix */
-  readonly reuse = new Map<number, number>()
+  /** Stat 3: times each chunk key (by id) was in a hit prefix, and how many keys were at least once */
+  private reuseCounts = new Int32Array(1024)
+  reusedKeys = 0
   /** Stat 4: cumulative token hit rate after each lookup */
-  private rolling = new Float64Array(1024)
-  lookups = 0
+  private readonly rolling: SpilledSeries
+  private rollingFinal: Array<{after: number; rate: number}> | undefined
   /** Stat 6: chunks between a hit chunk and the key's previous occurrence */
   readonly spans = new Histogram()
   /** Stat 7: LRU rank of each hit chunk before the lookup's update */
@@ -77,6 +154,14 @@ export class LookupStats {
   /** the global chunk counter and, per key id, the counter value at its last occurrence (−1: never seen) */
   chunkIndex = 0
   private lastSeen = new Float64Array(1024).fill(-1)
+
+  constructor(rollingBuffer?: number) {
+    this.rolling = new SpilledSeries(rollingBuffer)
+  }
+
+  get lookups(): number {
+    return this.rolling.length
+  }
 
   lookupDone(
     hitTokens: number,
@@ -91,17 +176,17 @@ export class LookupStats {
     if (rate === 0) this.zeroHit++
     if (rate === 1) this.fullHit++
     this.prefixes.add(hitPrefix)
-    if (this.lookups === this.rolling.length) {
-      const r = new Float64Array(this.rolling.length * 2)
-      r.set(this.rolling)
-      this.rolling = r
-    }
-    this.rolling[this.lookups++] = totalTokens > 0 ? totalHit / totalTokens : 0
+    this.rolling.push(totalTokens > 0 ? totalHit / totalTokens : 0)
   }
 
   /** A chunk of the hit prefix at position i of its lookup. */
   hitChunk(key: number, i: number, rank: number): void {
-    this.reuse.set(key, (this.reuse.get(key) ?? 0) + 1)
+    if (key >= this.reuseCounts.length) {
+      const r = new Int32Array(Math.max(key + 1, this.reuseCounts.length * 2))
+      r.set(this.reuseCounts)
+      this.reuseCounts = r
+    }
+    if (this.reuseCounts[key]++ === 0) this.reusedKeys++
     const last = key < this.lastSeen.length ? this.lastSeen[key] : -1
     if (last >= 0) this.spans.add(this.chunkIndex + i - last)
     this.positions.add(rank)
@@ -117,7 +202,37 @@ export class LookupStats {
     this.lastSeen[key] = this.chunkIndex + i
   }
 
-  rollingAt(index: number): number {
-    return this.rolling[index]
+  /** Stat 3: the reuse counts of the keys hit at least once, as a histogram (empty when none was). */
+  reuse(): Histogram {
+    const h = new Histogram()
+    for (const c of this.reuseCounts) if (c > 0) h.add(c)
+    return h
+  }
+
+  /**
+   * Stat 4, once the replay is over: the cumulative hit rate after request `after` (1-based) for each of LMCache's
+   * fractions (`idx = max(0, min(int(n·f) − 1, n − 1))`).
+   */
+  rollingPoints(): Array<{after: number; rate: number}> {
+    if (this.rollingFinal) return this.rollingFinal
+    const n = this.lookups
+    const out: Array<{after: number; rate: number}> = []
+    if (n > 0)
+      for (const f of ROLLING_FRACTIONS) {
+        const idx = Math.max(0, Math.min(Math.trunc(n * f) - 1, n - 1))
+        out.push({after: idx + 1, rate: this.rolling.at(idx)})
+      }
+    return out
+  }
+
+  /** The replay is over: Stat 4's points are read and the scratch file is removed. */
+  finish(): void {
+    this.rollingFinal = this.rollingPoints()
+    this.close()
+  }
+
+  /** Releases the scratch file (also when the replay is abandoned). */
+  close(): void {
+    this.rolling.close()
   }
 }
