@@ -2,7 +2,7 @@ import {LCT_NOT_A_TRACE_HINT, lctError} from '../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
 import {familyOf, isKeyByte, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
-import {type InternedSpanSink, InterningReader, type ObjectKeyInterner} from './key-intern.js'
+import {InterningReader, type ObjectKeyInterner} from './key-intern.js'
 import type {LctHeader} from './types.js'
 import {RecentNames} from './recent-names.js'
 
@@ -63,12 +63,10 @@ function walkTop(
 }
 
 /** A map whose keys must all be str (args, level_meta); int keys are noted, other key types are malformed. */
-function mapWithStrKeys(r: MsgpackReader, build: boolean, walk = false): Field {
-  const at = r.pos
+function mapWithStrKeys(r: MsgpackReader, build: boolean): Field {
   const n = r.mapHeader()
   const out = build ? nullProtoObject<RawMap>() : undefined
   let badKey: string | undefined
-  void at
   for (let i = 0; i < n; i++) {
     const fam = familyOf(r.peek())
     if (fam !== 'str') badKey ??= fam
@@ -80,14 +78,10 @@ function mapWithStrKeys(r: MsgpackReader, build: boolean, walk = false): Field {
     // nothing is built: the key is checked as mapKey() would check it (a str or an int, valid), not decoded
     if (!isKeyByte(r.peek())) r.fail(`unsupported map key type ${fam}`)
     r.skip()
-    if (walk) (r as InterningReader).walk()
-    else r.skip()
+    r.skip()
   }
-  return {family: 'map', value: out ?? (walk ? NOTHING_BUILT : nullProtoObject<RawMap>()), badKey}
+  return {family: 'map', value: out ?? nullProtoObject<RawMap>(), badKey}
 }
-
-/** the args of a record read on the reading thread, which are rebuilt from bytes on the other side */
-const NOTHING_BUILT: RawMap = Object.freeze(nullProtoObject<RawMap>())
 
 const HEADER_FIELDS = [
   'magic',
@@ -183,9 +177,6 @@ export interface DecodedRecordFields {
   tWall: number
   qualname: string
   args: RawMap
-  /** where the args map's bytes start and end in the body (its last occurrence when the key repeats) */
-  argsStart: number
-  argsEnd: number
 }
 
 const RECORD_FIELD_NAMES = ['type', 't_mono', 't_wall', 'qualname', 'args'] as const
@@ -218,12 +209,11 @@ export function decodeRecordBody(
   start: number,
   end: number,
   interner?: ObjectKeyInterner,
-  spans?: InternedSpanSink,
 ): DecodedRecordFields {
   const reader = interner
-    ? new InterningReader(body, start, end, interner, spans)
+    ? new InterningReader(body, start, end, interner)
     : new MsgpackReader(body, start, end)
-  return recordFields(reader, true, spans !== undefined)
+  return recordFields(reader, true)
 }
 
 const KEY_BYTES = ['type', 't_mono', 't_wall', 'qualname', 'args'].map((k) => Buffer.from(k, 'latin1'))
@@ -274,7 +264,7 @@ export function scanRecordBody(
  * The five record fields of one body, by key bytes into locals (no per-record map of fields); with `build` false
  * t_wall is only typed and args only validated. A repeated key keeps its last value.
  */
-function recordFields(r: MsgpackReader, build: boolean, walkArgs = false): DecodedRecordFields {
+function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
   const first = r.peek()
   const n = r.mapHeader()
   if (n < 0) {
@@ -288,8 +278,6 @@ function recordFields(r: MsgpackReader, build: boolean, walkArgs = false): Decod
   let tWall: RawValue | undefined
   let qualname: string | undefined
   let args: RawValue | undefined
-  let argsStart = 0
-  let argsEnd = 0
   let argsBadKey: string | undefined
   for (let i = 0; i < n; i++) {
     const save = r.pos
@@ -325,9 +313,7 @@ function recordFields(r: MsgpackReader, build: boolean, walkArgs = false): Decod
         break
       case 4:
         if (f === 'map') {
-          argsStart = r.pos
-          const m = mapWithStrKeys(r, build && !walkArgs, walkArgs)
-          argsEnd = r.pos
+          const m = mapWithStrKeys(r, build)
           argsBadKey = m.badKey
           args = m.value
         } else r.skip()
@@ -341,7 +327,5 @@ function recordFields(r: MsgpackReader, build: boolean, walkArgs = false): Decod
     tWall: toNumber(tWall),
     qualname: qualname as string,
     args: args as RawMap,
-    argsStart,
-    argsEnd,
   }
 }

@@ -1,9 +1,5 @@
 // The usual wire form of an ObjectKey, read straight from its bytes (the replay's hot path meets one per new key).
-import {BytePool} from './byte-pool.js'
 import {ObjectKey} from './values.js'
-
-/** the chunk hashes of keys read from a Buffer (a copy of a Buffer's bytes is a Buffer, as slicing gives) */
-const hashes = new BytePool()
 
 const ascii = (s: string) => [...Buffer.from(s, 'latin1')]
 /** `{"__t__": "ObjectKey", "v": {"chunk_hash": …` up to the chunk hash's bin8 header */
@@ -30,86 +26,42 @@ function matches(buf: Uint8Array, at: number, bytes: Uint8Array): boolean {
   return true
 }
 
-/** The fields of the key {@link readCanonicalKey} read last (one reused object: the hot path allocates nothing). */
-export const canonicalKey = {
-  /** the bytes and place it was read from */
-  buf: undefined as Uint8Array | undefined,
-  start: -1,
-  end: -1,
-  hashStart: 0,
-  hashEnd: 0,
-  model: '',
-  rank: 0,
-  group: 0,
-  salt: '',
-}
-
 /**
- * Whether `[start, end)` holds an ObjectKey in exactly the layout LMCache and lmt write (canonical field order, bin8
- * hash, short ASCII strings, small non-negative ints) that passes ObjectKey's checks; its fields are then in
- * {@link canonicalKey}. Otherwise the general decoder (which reports any error) takes it. `open`: `end` is only a
- * limit, the key's own end is found (in `canonicalKey.end`): this layout is valid msgpack, so a key read this way ends
- * where validating the value would find its end.
+ * The ObjectKey at `[start, end)` when it has exactly the layout LMCache and lmt write (canonical field order, bin8
+ * hash, short ASCII strings, small non-negative ints) and passes ObjectKey's checks; otherwise undefined, and the
+ * general decoder (which reports any error) takes it. Values are those the general decoder gives.
  */
-export function readCanonicalKey(buf: Uint8Array, start: number, end: number, open = false): boolean {
-  canonicalKey.start = -1
-  if (open) end = Math.min(end, start + 512)
-  if (end - start > 512 || !matches(buf, start, HEAD)) return false
+export function canonicalObjectKey(buf: Uint8Array, start: number, end: number): ObjectKey | undefined {
+  if (end - start > 512 || !matches(buf, start, HEAD)) return undefined
   let p = start + HEAD.length
   const hashLength = buf[p]
   const hashStart = p + 1
   p = hashStart + hashLength
-  if (p + MODEL.length > end || !matches(buf, p, MODEL)) return false
+  if (p + MODEL.length > end || !matches(buf, p, MODEL)) return undefined
   p += MODEL.length
   const model = shortAscii(buf, p, end)
-  if (model === undefined) return false
+  if (model === undefined) return undefined
   p = nextPos
-  if (p + RANK.length > end || !matches(buf, p, RANK)) return false
+  if (p + RANK.length > end || !matches(buf, p, RANK)) return undefined
   p += RANK.length
   const rank = smallUint(buf, p, end)
-  if (rank < 0) return false
+  if (rank < 0) return undefined
   p = nextPos
-  if (p + GROUP.length > end || !matches(buf, p, GROUP)) return false
+  if (p + GROUP.length > end || !matches(buf, p, GROUP)) return undefined
   p += GROUP.length
   const group = smallUint(buf, p, end)
-  if (group < 0) return false
+  if (group < 0) return undefined
   p = nextPos
-  if (p + SALT.length > end || !matches(buf, p, SALT)) return false
+  if (p + SALT.length > end || !matches(buf, p, SALT)) return undefined
   p += SALT.length
   const salt = shortAscii(buf, p, end)
-  if (salt === undefined || (nextPos !== end && !open)) return false
+  if (salt === undefined || nextPos !== end) return undefined
   // ObjectKey's rules (an ASCII salt has as many code points as characters); a breach is the general path's error
   // eslint-disable-next-line no-control-regex -- NUL is one of the forbidden characters
-  if (model.includes('@') || salt.length > 128 || /[@/\\\u0000]/.test(salt)) return false
-  const k = canonicalKey
-  k.buf = buf
-  k.start = start
-  k.end = nextPos
-  k.hashStart = hashStart
-  k.hashEnd = hashStart + hashLength
-  k.model = model
-  k.rank = rank
-  k.group = group
-  k.salt = salt
-  return true
-}
-
-/**
- * The ObjectKey encoded at `[start, end)` when it has the layout {@link readCanonicalKey} reads; otherwise undefined.
- * Values are those the general decoder gives.
- */
-export function canonicalObjectKey(buf: Uint8Array, start: number, end: number): ObjectKey | undefined {
-  if (!readCanonicalKey(buf, start, end)) return undefined
-  const k = canonicalKey
-  return new ObjectKey(
-    Buffer.isBuffer(buf)
-      ? hashes.copy(buf, k.hashStart, k.hashEnd)
-      : (Uint8Array.prototype.slice.call(buf, k.hashStart, k.hashEnd) as Uint8Array),
-    k.model,
-    k.rank,
-    k.group,
-    k.salt,
-  )
+  if (model.includes('@') || salt.length > 128 || /[@/\\\u0000]/.test(salt)) return undefined
+  // the hash is a copy (of a Buffer: a Buffer, as the general decoder's slice gives)
+  const hash = Uint8Array.prototype.slice.call(buf, hashStart, hashStart + hashLength) as Uint8Array
+  return new ObjectKey(hash, model, rank, group, salt)
 }
 
 /** the last string {@link shortAscii} built (ASCII only) */

@@ -9,7 +9,6 @@ import {fastScanRecord, type ScannedRecord} from './fast-scan.js'
 import {QualnameCounter} from './qualname-counter.js'
 import {plainPaths} from '../util/plain.js'
 import {ARGS_DECODED, type MarkedRecord} from './record-args.js'
-import {type TapeBatch, TapeWriter} from './record-tape.js'
 import type {
   LctFrame,
   LctHeader,
@@ -397,73 +396,17 @@ export async function openTrace(source: LctSource, opts: LctReadOptions = {}): P
   )
 }
 
-/**
- * The records of a trace as {@link TapeBatch}es (for a replay that reads on another thread): the same frames,
- * validation, interning, skips and warnings as {@link openTrace} with `internObjectKeys`.
- */
-export async function* readTapes(
-  source: LctSource,
-  opts: LctReadOptions & {batchRecords?: number; batchBytes?: number} = {},
-): AsyncGenerator<TapeBatch> {
-  const writer = new TapeWriter()
-  const fs = await openFrames(source, {
-    ...opts,
-    onWarning: (w) => {
-      opts.onWarning?.(w)
-      writer.warn(w)
-    },
-  })
-  const interner = new ObjectKeyInterner()
-  const maxRecords = opts.batchRecords ?? 2048
-  const maxBytes = opts.batchBytes ?? 1 << 20
-  const take = (f: FrameRef): void => {
-    writer.beginRecord()
-    writer.setSource(f.buf)
-    try {
-      const r = decodeRecordBody(f.buf, f.start, f.start + f.length, interner, writer)
-      writer.addRecord(r, f.offset, f.length, fs.state.records++)
-    } catch (err) {
-      if (!isDecodeError(err)) throw err
-      fs.malformed(f.offset, f.length, err)
-    }
-  }
-  // the first batches are small, so that the replay starts while the reading thread's code is still cold
-  let records = Math.min(maxRecords, FIRST_BATCH_RECORDS)
-  const full = () => writer.count >= records || writer.bytesUsed >= maxBytes
-  try {
-    for await (const _ of frameRuns(fs, take, full))
-      if (full()) {
-        yield writer.take(interner.liveFrom)
-        records = Math.min(maxRecords, records * 2)
-      }
-    if (writer.pending) yield writer.take(interner.liveFrom)
-  } finally {
-    await fs.window.close()
-  }
-}
-
-/** records in the first batch of {@link readTapes}; each next one holds twice as many, up to the batch size */
-const FIRST_BATCH_RECORDS = 64
-
 type FrameRef = {offset: number; length: number; buf: Buffer; start: number}
 
 /**
  * Hands every record frame to `take`: the buffered ones without awaiting (no promise per frame), then reads on.
- * Pauses at the end of each buffered run, and inside one whenever `full()` says so, so the caller can pass on what
- * it collected.
+ * Pauses at the end of each buffered run.
  */
-async function* frameRuns(
-  fs: FrameSource,
-  take: (f: FrameRef) => void,
-  full?: () => boolean,
-): AsyncGenerator<void> {
+async function* frameRuns(fs: FrameSource, take: (f: FrameRef) => void): AsyncGenerator<void> {
   for (;;) {
     let f = fs.nextBuffered()
     while (f !== undefined) {
-      if (f.kind === 'frame') {
-        take(f)
-        if (full?.()) yield
-      }
+      if (f.kind === 'frame') take(f)
       f = fs.nextBuffered()
     }
     yield

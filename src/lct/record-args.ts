@@ -3,9 +3,8 @@ import {decodeArgsInPlace, type DecodedArgs} from './codecs.js'
 import type {LctRecord} from './types.js'
 
 /**
- * The fast lane's mark: set on a record whose `args` its reader delivered codec-decoded already (the threaded
- * reader rebuilds every wrapper from its tape), so that {@link recordArgs} returns them as they are instead of
- * walking them again. Internal to the readers and recordArgs, not part of the record contract.
+ * Set on a record once its `args` are codec-decoded, so that {@link recordArgs} returns them as they are instead of
+ * walking them again. Internal to the reader and recordArgs, not part of the record contract.
  */
 export const ARGS_DECODED: unique symbol = Symbol('lct.argsDecoded')
 

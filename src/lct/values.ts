@@ -6,16 +6,9 @@ function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex') // native, lowercase
 }
 
-const EMPTY_HASH = new Uint8Array(0)
-
 /** LMCache's ObjectKey; two keys are equal iff their `id`s are equal (all five fields, salt included). */
 export class ObjectKey {
-  /** the chunk hash as given, or (a key made by {@link ObjectKey.inPool}) its view once asked for */
-  #hash: Uint8Array | undefined
-  /** a key made by {@link ObjectKey.inPool}: its hash is `#pool[#at, #at + #length)` (no view of its own until asked) */
-  #pool: Buffer | undefined = undefined
-  #at = 0
-  #length = 0
+  readonly #hash: Uint8Array
   #id: string | undefined
   // a value one owner caches on this instance (the replay model's per-key state): interned keys recur, and a field
   // read is cheaper than a lookup by id; private fields stay writable on a frozen instance
@@ -35,46 +28,15 @@ export class ObjectKey {
     Object.freeze(this)
   }
 
-  /**
-   * A key whose chunk hash is `pool[at, at + length)`, left there: the replaying side makes one per key of a trace
-   * (~120k on an engine's), and most are never asked for their hash, only for its fingerprint and (some) their id.
-   * `pool` must not change afterwards.
-   */
-  static inPool(
-    pool: Buffer,
-    at: number,
-    length: number,
-    modelName: string,
-    kvRank: number | bigint,
-    objectGroupId: number,
-    cacheSalt: string,
-  ): ObjectKey {
-    const k = new ObjectKey(EMPTY_HASH, modelName, kvRank, objectGroupId, cacheSalt)
-    k.#hash = undefined
-    k.#pool = pool
-    k.#at = at
-    k.#length = length
-    return k
-  }
-
   /** LMCache's `chunk_hash` (bytes) */
   get chunkHash(): Uint8Array {
-    if (this.#hash === undefined) {
-      const pool = this.#pool as Buffer
-      this.#hash = Buffer.from(pool.buffer, pool.byteOffset + this.#at, this.#length)
-    }
     return this.#hash
   }
 
   /** `hex(chunk_hash):kv_rank:object_group_id:len(model_name):model_name:cache_salt` (docs/lct.md §5.5) */
   get id(): string {
-    this.#id ??= `${this.#hexHash()}:${this.kvRank}:${this.objectGroupId}:${this.modelName.length}:${this.modelName}:${this.cacheSalt}`
+    this.#id ??= `${hex(this.#hash)}:${this.kvRank}:${this.objectGroupId}:${this.modelName.length}:${this.modelName}:${this.cacheSalt}`
     return this.#id
-  }
-
-  #hexHash(): string {
-    const pool = this.#pool
-    return pool === undefined ? hex(this.chunkHash) : pool.toString('hex', this.#at, this.#at + this.#length)
   }
 
   /** `len(id):id`, this key's part of a {@link keyTupleId} (read contexts are paired by it, twice per context) */
@@ -86,12 +48,9 @@ export class ObjectKey {
   /** A non-negative 31-bit hash of the chunk hash: keys with equal ids have equal fingerprints. */
   get fingerprint(): number {
     if (this.#fingerprint < 0) {
-      // a pooled key's bytes are read where they are (its view, if built, shows the same bytes)
-      const b = this.#pool ?? (this.#hash as Uint8Array)
-      const from = this.#pool === undefined ? 0 : this.#at
-      const to = this.#pool === undefined ? b.length : from + this.#length
-      let h = 0x811c9dc5 ^ (to - from)
-      for (let i = from; i < to; i++) h = Math.imul(h ^ b[i], 0x01000193)
+      const b = this.#hash
+      let h = 0x811c9dc5 ^ b.length
+      for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193)
       this.#fingerprint = (h ^ (h >>> 16)) & 0x7fffffff
     }
     return this.#fingerprint

@@ -1,11 +1,8 @@
 // The replay driver (docs/storage-replay.md §3): records in, handlers called at their trace time, events interleaved.
-import {statSync} from 'node:fs'
-import {availableParallelism} from 'node:os'
 import {LctError, LmtError, lmtError} from '../errors.js'
 import {type DecodedArgs, UnknownTagError, wireText} from '../lct/codecs.js'
 import {openTrace} from '../lct/reader.js'
 import {recordArgs} from '../lct/record-args.js'
-import {openTraceThreaded} from '../lct/threaded-reader.js'
 import type {Clock} from '../lct/recorder.js'
 import type {LctHeader, LctRecord, LctWarning} from '../lct/types.js'
 import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './level.js'
@@ -71,8 +68,6 @@ export interface ReplayRunOptions<C> {
   /** after each batch of records: records read so far, byte offset of the end of the last one */
   onProgress?: (records: number, offset: number) => void
   signal?: AbortSignal
-  /** decode the trace on a worker thread: `auto` (default) for traces of 8 MiB or more with two cores or more */
-  readerThread?: boolean | 'auto'
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -86,20 +81,6 @@ const YIELD_CHECK_RECORDS = 256
 /** The reason a replay aborted by `signal` ends with. */
 function abortError(signal: AbortSignal): LmtError {
   return signal.reason instanceof LmtError ? signal.reason : lmtError('CLI_INTERRUPTED', 'an abort signal')
-}
-
-/** below this size a trace is decoded on the replay's thread: a worker's start-up would cost more than it saves */
-const THREAD_MIN_BYTES = 8 << 20
-
-/** Whether the trace is decoded on a worker thread, beside the replay (a second core is needed to gain). */
-function readsOnThread(o: {file: string; readerThread?: boolean | 'auto'}): boolean {
-  if (o.readerThread !== undefined && o.readerThread !== 'auto') return o.readerThread
-  if (availableParallelism() < 2 || plainPaths()) return false
-  try {
-    return statSync(o.file).size >= THREAD_MIN_BYTES
-  } catch {
-    return false // the reader reports it
-  }
 }
 
 type Skipped = ReplayResult['skippedByReason']
@@ -242,23 +223,16 @@ function startRun<C>(o: ReplayRunOptions<C>, scheduler: EventScheduler, record: 
   }
 }
 
-/** The trace's reader: on a worker thread for large traces (see readsOnThread), else on this one. */
+/** The trace's reader (the header was validated by the caller beforehand). */
 async function openRecords<C>(o: ReplayRunOptions<C>) {
   // skipped frames and a truncated tail (docs/lct.md §4.5): printed once per kind with its offset, then counted
   const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
-  return readsOnThread(o)
-    ? openTraceThreaded(o.file, {
-        maxFrameBytes: o.maxFrameBytes,
-        name: o.file,
-        onWarning,
-        shareLists: o.level.readsArgsOnly === true,
-      })
-    : await openTrace(o.file, {
-        maxFrameBytes: o.maxFrameBytes,
-        name: o.file,
-        internObjectKeys: !plainPaths(),
-        onWarning,
-      })
+  return await openTrace(o.file, {
+    maxFrameBytes: o.maxFrameBytes,
+    name: o.file,
+    internObjectKeys: !plainPaths(),
+    onWarning,
+  })
 }
 
 /** One record's outcome for `onRecord` (built only when something observes outcomes: `?.` skips the call). */

@@ -44,8 +44,8 @@ export interface ReplayLevel<Target = unknown, Config = unknown> {
   readonly flags: Record<string, unknown>
   readonly replayableSchemaVersions: readonly number[]
   /**
-   * Its handlers never change the arrays of the args they are given (kept or not): records that repeat a list of
-   * keys may then get the same array (a trace read on a worker thread hands it over once per run of records)
+   * Its handlers never change the arrays of the args they are given (kept or not), so a reader may hand records
+   * that repeat a list of keys the same array. A declaration for readers: lmt's reader gives each record its own.
    */
   readonly readsArgsOnly?: boolean
   parseConfig(flags: Record<string, unknown>, header: LctHeader, warn: (message: string) => void): Config

@@ -1,5 +1,4 @@
 // L1: entries with TTL read/write locks on top of the allocator (docs/storage-replay.md §6.5–§6.7).
-import {isSharedList} from '../../lct/record-tape.js'
 import type {MemoryLayoutDesc, ObjectKey} from '../../lct/values.js'
 import {Allocator} from './allocator.js'
 import type {KeySlots} from './key-slots.js'
@@ -78,27 +77,6 @@ export function hasDuplicateIds(keys: readonly ObjectKey[]): boolean {
   return false
 }
 
-/** whether a shared key list (one array for a run of records, never changed) repeats an id: learnt once per list */
-const sharedListRepeats = new WeakMap<readonly ObjectKey[], boolean>()
-
-/**
- * the shared list asked about last and its answer: a request's records follow one another with one list, several L1
- * calls each, so most calls skip the weak set and map (pinned by the threaded replay's tests of shared lists that
- * repeat an id)
- */
-let lastShared: readonly ObjectKey[] | undefined
-let lastRepeats = false
-
-function repeatsIds(keys: readonly ObjectKey[]): boolean {
-  if (keys === lastShared) return lastRepeats
-  if (!isSharedList(keys)) return hasDuplicateIds(keys)
-  let repeats = sharedListRepeats.get(keys)
-  if (repeats === undefined) sharedListRepeats.set(keys, (repeats = hasDuplicateIds(keys)))
-  lastShared = keys
-  lastRepeats = repeats
-  return repeats
-}
-
 /**
  * The outcomes of one batch call. Without repeated keys every position is set once and counted as it is set; with
  * them the codes are kept by id (the last set wins) and counted once per id at the end, exactly as a dict would.
@@ -115,7 +93,7 @@ class Outcomes {
     distinct: boolean,
   ) {
     this.codes = new Array<L1Code>(keys.length)
-    this.byId = !distinct && repeatsIds(keys) ? new Map() : undefined
+    this.byId = !distinct && hasDuplicateIds(keys) ? new Map() : undefined
   }
 
   set(i: number, code: L1Code): void {
