@@ -1,4 +1,5 @@
-import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {lmtProcess, ROOT, tempDir} from '../helpers/cli.js'
@@ -86,6 +87,61 @@ describe('lmt plugins install', () => {
     expect(allowed.stderr).not.toContain('install scripts are not run')
     expect([...ran(dir), ...ran(installed)].length).toBeGreaterThan(0)
     expect(run(['plugins', 'uninstall', 'lmt-plugin-scripted']).exitCode).toBe(0)
+  })
+
+  it("plugins update (and reset --reinstall) does not run the new version's install scripts, and says so; --allow-scripts runs them", () => {
+    // a tarball installed by its file: URL; the tarball at that URL then holds a new version, which update installs
+    const marks = join(tmp.dir, 'update-marks')
+    mkdirSync(marks)
+    const mark = (name: string) => `node -e "require('fs').writeFileSync('${join(marks, name)}', '')"`
+    const tarball = join(tmp.dir, 'lmt-plugin-updated.tgz')
+    const pack = (version: string) => {
+      const dir = join(tmp.dir, `updated-${version}`, 'package')
+      mkdirSync(dir, {recursive: true})
+      const scripts = {preinstall: mark(`PRE_${version}`), postinstall: mark(`POST_${version}`)}
+      writeFileSync(
+        join(dir, 'package.json'),
+        JSON.stringify({name: 'lmt-plugin-updated', version, type: 'module', oclif: {}, scripts}),
+      )
+      const tar = spawnSync('tar', ['-czf', tarball, '-C', join(dir, '..'), 'package'])
+      expect(tar.status, String(tar.stderr)).toBe(0)
+    }
+    const installedVersion = () =>
+      JSON.parse(
+        readFileSync(join(env.LMT_DATA_DIR, 'node_modules', 'lmt-plugin-updated', 'package.json'), 'utf8'),
+      ).version
+    pack('1.0.0')
+    expect(run(['plugins', 'install', `file:${tarball}`]).exitCode).toBe(0)
+    try {
+      pack('1.0.1')
+      const r = run(['plugins', 'update'])
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.stderr).toContain("note: the plugins' install scripts are not run (--allow-scripts runs them)")
+      expect(installedVersion()).toBe('1.0.1')
+      expect(readdirSync(marks)).toEqual([])
+      pack('1.0.2')
+      const allowed = run(['plugins', 'update', '--allow-scripts'])
+      expect(allowed.exitCode, allowed.stderr).toBe(0)
+      expect(allowed.stderr).not.toContain('install scripts are not run')
+      expect(installedVersion()).toBe('1.0.2')
+      expect(readdirSync(marks).sort()).toEqual(['POST_1.0.2', 'PRE_1.0.2'])
+      // plugins reset --reinstall installs it again, by the same rule
+      pack('1.0.3')
+      const reset = run(['plugins', 'reset', '--reinstall'])
+      expect(reset.exitCode, reset.stderr).toBe(0)
+      expect(reset.stderr).toContain("note: the plugins' install scripts are not run")
+      expect(installedVersion()).toBe('1.0.3')
+      expect(readdirSync(marks).sort()).toEqual(['POST_1.0.2', 'PRE_1.0.2'])
+    } finally {
+      run(['plugins', 'uninstall', 'lmt-plugin-updated'])
+    }
+  })
+
+  it('plugins update --help says that install scripts do not run, with an --allow-scripts example', () => {
+    const r = run(['plugins', 'update', '--help'])
+    expect(r.exitCode).toBe(0)
+    expect(r.stdout).toContain('--ignore-scripts')
+    expect(r.stdout).toContain('lmt plugins update --allow-scripts')
   })
 
   it('--help has examples for lmt: a file: folder (the bundled example plugin) and --allow-scripts', () => {

@@ -1,14 +1,10 @@
-import {Flags} from '@oclif/core'
 import {commands} from '@oclif/plugin-plugins'
+import {allowScriptsFlag, installScriptsPolicy} from '../../cli/install-scripts.js'
 
 /** oclif's command (named through the package's export, so that its declaration can name the type) */
 const Base: (typeof commands)['plugins:install'] = commands['plugins:install']
 
-/**
- * oclif's `plugins install` (npm into lmt's data directory), without the package's install scripts unless the user
- * asks for them: npm runs `preinstall`, `install`, `postinstall` (and `prepare` of a folder) as the user, before lmt
- * has looked at the package; an lmt plugin needs none of them (its manifest names plain module files).
- */
+/** oclif's `plugins install` (npm into lmt's data directory), without install scripts unless asked (install-scripts.ts). */
 export default class PluginsInstall extends Base {
   static override summary =
     "Install an lmt plugin (a folder, a tarball or an npm package) without running the package's install scripts"
@@ -38,21 +34,14 @@ Use the LMT_NPM_LOG_LEVEL environment variable to set npm's log level, LMT_NPM_R
 
   static override flags = {
     ...Base.flags,
-    'allow-scripts': Flags.boolean({
-      summary:
-        "Run the install scripts of the package and its dependencies (npm's default; lmt's is not to).",
-    }),
+    'allow-scripts': allowScriptsFlag,
   }
 
   override async run(): Promise<void> {
     const {flags} = await this.parse(PluginsInstall)
-    // oclif's install command parses its own flags from argv again: it has no --allow-scripts
-    this.argv = this.argv.filter((arg) => arg !== '--allow-scripts')
-    if (!flags['allow-scripts']) {
-      // npm reads its configuration from npm_config_* variables; the npm that oclif starts inherits this one
-      process.env.npm_config_ignore_scripts = 'true'
+    this.argv = installScriptsPolicy(this.argv, flags['allow-scripts'])
+    if (!flags['allow-scripts'])
       this.logToStderr("note: the package's install scripts are not run (--allow-scripts runs them)")
-    }
     return super.run()
   }
 }
