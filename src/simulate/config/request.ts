@@ -37,11 +37,6 @@ export interface SimulateRequest {
   jobs?: number
   /** parse a streamed trace on a worker thread while this one plays: `auto` (default) by its size (input/parse-thread.ts) */
   parseThread?: boolean | 'auto'
-  /**
-   * infer missing block sizes by reading the trace once before the play (true), not in the play itself (default;
-   * run/sizes-from-play.ts): the two give the same run, tests compare them
-   */
-  sizesByPrePass?: boolean
   /** filled with the run's temporary files while they exist (a signal handler removes them) */
   pending?: PendingFiles
   version: string

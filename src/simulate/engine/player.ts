@@ -8,18 +8,17 @@ import {
   type Policy,
   RandomLruPolicy,
   SimInstance,
+  splitByMask,
   TtlPolicy,
 } from './engine.js'
 import {BinaryHeap} from '../../util/binary-heap.js'
-import {splitByMask} from './engine.js'
 import {TieredGroup, type TieredGroupSetup, type TieredInstance, type TieredPolicyName} from './tiered.js'
 import {TieredHitRateSink, tierColumns, tierFields} from '../output/tiered-hit-rate-sink.js'
 import {groupAtCapacity, quotaUnits, weightOf} from '../config/capacity.js'
 import {newReadRecord, rate, type ReadRecord} from '../output/hit-rate-csv.js'
 import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from '../output/hit-rate-sink.js'
 import type {TraceRow} from '../input/trace-rows.js'
-import {BlockSizeFit, chooseBlockSize} from '../input/block-size.js'
-import {blockSizeError, type BlockSizeSource} from '../input/block-size-errors.js'
+import {blockSizeError, BlockSizeFit, type BlockSizeSource} from '../input/block-size.js'
 
 const INT64_MAX = 2n ** 63n - 1n
 const PLOT_POINTS = 2000
@@ -141,12 +140,6 @@ export interface PlayerOptions {
   blockSizeCheck?: boolean
   /** where an instance's block size came from (for the message of a contradiction) */
   blockSizeSource?: (instanceId: string) => BlockSizeSource
-  /**
-   * block sizes not given are guesses, settled from the play's fits when it ends (run/sizes-from-play.ts): a row
-   * that contradicts one is no error (the run plays again with the settled sizes), and a quick-form instance
-   * without an inferred size takes the one its first row implies
-   */
-  provisionalSizes?: boolean
   /** write hit-rate CSVs into this directory (file name from the instance id) */
   csvName?: (instanceId: string) => string | undefined
   /**
@@ -165,14 +158,6 @@ export interface PlayerOptions {
   /** a key id read as an unsigned 64-bit integer, modulo m (the sharded LRU of tiered configurations) */
   keyMod?: (key: number, m: number) => number
   traceName: string
-}
-
-/** The block size a get or request row alone implies (undefined: it does not constrain one). */
-function sizeOfRow(row: TraceRow): number | undefined {
-  if (row.type === 'write' || row.keys.length === 0) return undefined
-  const fit = new BlockSizeFit()
-  fit.add(row.keys.length, row.inputLen, row.lineNo)
-  return chooseBlockSize(fit)
 }
 
 // the capacity functions live in config/capacity.ts; these names stay importable from the engine
@@ -327,9 +312,7 @@ export class Player {
     let inst = this.instances.get(row.instance)
     if (inst === undefined && this.opts.quickInstance) {
       const cfg: InstanceConfig = {instance_id: row.instance, ...this.opts.quickInstance}
-      const inferred =
-        this.opts.quickBlockSizes?.get(row.instance) ??
-        (this.opts.provisionalSizes ? sizeOfRow(row) : undefined)
+      const inferred = this.opts.quickBlockSizes?.get(row.instance)
       if (inferred !== undefined) cfg.block_size = inferred
       this.opts.config.instance_groups[0].instances.push(cfg)
       inst = this.addInstance(cfg, this.groups[0])
@@ -412,13 +395,11 @@ export class Player {
     const bs = inst.cfg.block_size
     const full = Math.floor(row.inputLen / bs)
     if (full === k || (full > k && this.opts.blockSizeCheck === false)) return
-    const source = this.opts.blockSizeSource?.(inst.cfg.instance_id) ?? 'config'
-    if (this.opts.provisionalSizes && source !== 'flag' && source !== 'config') return
     throw blockSizeError({
       traceName: this.opts.traceName,
       instance: inst.cfg.instance_id,
       blockSize: bs,
-      source,
+      source: this.opts.blockSizeSource?.(inst.cfg.instance_id) ?? 'config',
       keys: k,
       inputLen: row.inputLen,
       lineNo: row.lineNo,

@@ -1,8 +1,15 @@
-// Which block sizes a trace's rows allow. `lmt convert` keeps the ⌊input_len / block_size⌋ full-block keys of a
-// get, so a get or request row with k ≥ 1 keys and input_len L was written with a block size b where
-// ⌊L / b⌋ = k, that is L/(k+1) < b ≤ L/k: the integers ⌊L/(k+1)⌋ + 1 … ⌊L/k⌋. The rows of an instance give the
-// intersection of their intervals. A row without keys says only b > L, and a source can drop keys, so it does not
-// constrain; writes carry no input_len.
+// The block size of each instance, by one rule (docs/simulate.md §3.6): which block sizes a trace's rows allow,
+// the size inferred from them, a given size checked against them, and the errors of a contradiction. `lmt convert`
+// keeps the ⌊input_len / block_size⌋ full-block keys of a get, so a get or request row with k ≥ 1 keys and
+// input_len L was written with a block size b where ⌊L / b⌋ = k, that is L/(k+1) < b ≤ L/k: the integers
+// ⌊L/(k+1)⌋ + 1 … ⌊L/k⌋. The rows of an instance give the intersection of their intervals. A row without keys says
+// only b > L, and a source can drop keys, so it does not constrain; writes carry no input_len.
+import {type LmtError, lmtError} from '../../errors.js'
+import type {ResolvedConfig} from '../config/config.js'
+import type {Notes} from '../config/notes.js'
+import {KeyInterner} from './key-interner.js'
+import type {TraceRow} from './trace-rows.js'
+import {newStats, readTraceRowBatches} from './trace-source.js'
 
 /** The block sizes every constraining row of one instance allows: lo … hi (lo > hi: none). */
 export class BlockSizeFit {
@@ -82,4 +89,288 @@ export function fitDescription(fit: BlockSizeFit): string {
     return `its rows fit no single block size (lines ${fit.loLine} and ${fit.hiLine} disagree)`
   if (fit.lo === fit.hi) return `its ${fit.rows} rows fit block size ${fit.lo} only`
   return `its ${fit.rows} rows fit block sizes ${rangeText(fit.lo, fit.hi)}, of which lmt picks ${chooseBlockSize(fit)} (the one with the most factors of two)`
+}
+
+// The errors of a block size the trace contradicts: too large (rule V10, a partial tail) or too small (fewer
+// keys than the row's full blocks). The play meets the first contradicting row; the run then names the block size
+// the whole trace implies.
+
+/** Where an instance's block size came from. */
+export type BlockSizeSource = 'flag' | 'config' | 'inferred' | 'default'
+
+/** The override of the too-small check (rule V10, too large, is never overridden). */
+export const BLOCK_SIZE_CHECK_FLAG = '--no-block-size-check'
+
+/** A row the instance's block size contradicts. */
+export interface Contradiction {
+  traceName: string
+  instance: string
+  blockSize: number
+  source: BlockSizeSource
+  keys: number
+  inputLen: number
+  lineNo: number
+}
+
+function sourceText(source: BlockSizeSource): string {
+  return source === 'flag' ? '--block-size' : source === 'config' ? 'configured' : source
+}
+
+function implied(c: Contradiction, fit: BlockSizeFit | undefined): {text: string; size?: number} {
+  if (fit === undefined || fit.unchecked) {
+    const [lo, hi] = rowBlockSizes(c.keys, c.inputLen) as [number, number]
+    return lo <= hi
+      ? {text: `this row implies block size ${rangeText(lo, hi)}`, size: hi}
+      : {text: `this row has more keys than tokens`}
+  }
+  const what = `instance "${c.instance}": ${fitDescription(fit)}`
+  if (!fit.consistent) return {text: `the trace implies no block size: ${what}`}
+  const size = chooseBlockSize(fit)
+  return {text: `the trace implies block size ${size} (${what})`, size}
+}
+
+function suggestions(c: Contradiction, size: number | undefined, tooSmall: boolean): string[] {
+  const out: string[] = []
+  if (size !== undefined)
+    out.push(
+      c.source === 'config'
+        ? `set block_size ${size} for instance "${c.instance}" in the configuration (or delete it to infer it from the trace), or pass --block-size ${size}`
+        : `pass --block-size ${size}, or leave --block-size out to infer the block size from the trace`,
+    )
+  else out.push('check that the trace was converted with one block size per instance')
+  if (tooSmall)
+    out.push(
+      `${BLOCK_SIZE_CHECK_FLAG} replays with block_size ${c.blockSize} anyway (for a trace whose rows hold fewer keys than full blocks)`,
+    )
+  return out
+}
+
+/** The coded error of a contradiction; `fit` is the whole trace's fit of the instance, when known. */
+export function blockSizeError(c: Contradiction, fit?: BlockSizeFit): LmtError {
+  const maxKeys = Math.floor(c.inputLen / c.blockSize)
+  const where = `${c.traceName}:${c.lineNo}`
+  const imp = implied(c, fit)
+  const cause = {blockSizeContradiction: c}
+  if (c.keys > maxKeys)
+    return lmtError('SIM_PARTIAL_TAIL', where, c.keys, c.inputLen, c.blockSize, maxKeys, imp.text, {
+      suggestions: suggestions(c, imp.size, false),
+      cause,
+    })
+  const [lo, hi] = rowBlockSizes(c.keys, c.inputLen) as [number, number]
+  return lmtError(
+    'SIM_BLOCK_SIZE_MISMATCH',
+    where,
+    `${c.blockSize} of instance "${c.instance}" (${sourceText(c.source)})`,
+    `${c.keys} keys with input_len ${c.inputLen} fit block sizes ${rangeText(lo, hi)}`,
+    imp.text,
+    {suggestions: suggestions(c, imp.size, true), cause},
+  )
+}
+
+/** The contradiction an error of {@link blockSizeError} carries, if it is one. */
+export function contradictionOf(err: unknown): Contradiction | undefined {
+  const cause = (err as {cause?: {blockSizeContradiction?: Contradiction}} | undefined)?.cause
+  return cause?.blockSizeContradiction
+}
+
+/** The error of an instance whose rows fit no single block size (when inferring it). */
+export function inconsistentError(traceName: string, instance: string, fit: BlockSizeFit): LmtError {
+  return lmtError('SIM_BLOCK_SIZE_INCONSISTENT', traceName, instance, fitDescription(fit), {
+    suggestions: [
+      'give the block size (--block-size, or block_size in the configuration) and check the rows the message names',
+    ],
+  })
+}
+
+// The block size of every instance before the play starts: given ones are checked against the trace's fits (when
+// they are known before the play), missing ones are inferred from them.
+
+export interface BlockSizePlan {
+  /** quick form: the inferred block size per instance */
+  quickSizes: Map<string, number>
+  /** where an instance's block size came from */
+  source(instanceId: string): BlockSizeSource
+  /** the whole trace's fits, when read before the replay (else the replay collects them) */
+  fits?: Map<string, BlockSizeFit>
+}
+
+/** Some instance has no block size: the trace must be read for it before the replay. */
+export function needsInference(resolved: ResolvedConfig): boolean {
+  if (resolved.quick) return resolved.quickBlockSizeGiven !== true
+  return resolved.config.instance_groups.some((g) =>
+    g.instances.some((i) => !resolved.blockSizeGiven.has(i.instance_id)),
+  )
+}
+
+/** The block size the rows of one instance imply (undefined: no row constrains it); rows that fit no size throw. */
+export function inferred(traceName: string, id: string, fit: BlockSizeFit | undefined): number | undefined {
+  if (fit === undefined || fit.unchecked) return undefined
+  if (!fit.consistent) throw inconsistentError(traceName, id, fit)
+  return chooseBlockSize(fit)
+}
+
+/** Throws when `fit` contradicts a given block size (too small only when `check`). */
+export function checkGiven(
+  traceName: string,
+  id: string,
+  blockSize: number,
+  source: BlockSizeSource,
+  fit: BlockSizeFit | undefined,
+  check: boolean,
+): void {
+  if (fit === undefined || fit.unchecked || fit.fits(blockSize)) return
+  const tooLarge = blockSize > fit.hi
+  if (!tooLarge && !check) return
+  const [keys, inputLen] = tooLarge ? fit.hiRow : fit.loRow
+  const lineNo = tooLarge ? fit.hiLine : fit.loLine
+  throw blockSizeError({traceName, instance: id, blockSize, source, keys, inputLen, lineNo}, fit)
+}
+
+/**
+ * Infers missing block sizes from `fits` (the configuration's instances are updated) and checks given ones
+ * against them. Without fits (every block size given, the trace streamed) the replay checks row by row.
+ */
+export function settleBlockSizes(
+  resolved: ResolvedConfig,
+  fits: Map<string, BlockSizeFit> | undefined,
+  traceName: string,
+  check: boolean,
+): BlockSizePlan {
+  const quickSizes = new Map<string, number>()
+  const inferredIds = new Set<string>()
+  if (resolved.quick) {
+    const given = resolved.quickBlockSizeGiven === true
+    const bs = resolved.quickInstance?.block_size ?? 16
+    for (const [id, fit] of fits ?? []) {
+      if (given) checkGiven(traceName, id, bs, 'flag', fit, check)
+      else {
+        const size = inferred(traceName, id, fit)
+        if (size !== undefined) quickSizes.set(id, size)
+      }
+    }
+    return {
+      quickSizes,
+      fits,
+      source: (id) => (given ? 'flag' : quickSizes.has(id) ? 'inferred' : 'default'),
+    }
+  }
+  for (const g of resolved.config.instance_groups)
+    for (const i of g.instances) {
+      const fit = fits?.get(i.instance_id)
+      const given = resolved.blockSizeGiven.get(i.instance_id)
+      if (given !== undefined) checkGiven(traceName, i.instance_id, i.block_size, given, fit, check)
+      else {
+        const size = inferred(traceName, i.instance_id, fit)
+        if (size === undefined) continue
+        i.block_size = size
+        inferredIds.add(i.instance_id)
+      }
+    }
+  return {
+    quickSizes,
+    fits,
+    source: (id) => resolved.blockSizeGiven.get(id) ?? (inferredIds.has(id) ? 'inferred' : 'default'),
+  }
+}
+
+/** The `block_size_check` of an instance in summary.json. */
+export function blockSizeCheckDoc(
+  blockSize: number,
+  fit: BlockSizeFit | undefined,
+): {result: 'fits' | 'unchecked' | 'contradicted'; rows: number; min: number | null; max: number | null} {
+  if (fit === undefined || fit.unchecked) return {result: 'unchecked', rows: 0, min: null, max: null}
+  return {result: fit.fits(blockSize) ? 'fits' : 'contradicted', rows: fit.rows, min: fit.lo, max: fit.hi}
+}
+
+/** The warning of instances whose block size is the default (nothing to infer it from). */
+export function defaultSizeWarning(notes: Notes, ids: string[]): void {
+  if (ids.length === 0) return
+  const shown = ids.slice(0, 10).map((id) => `"${id}"`)
+  notes.add(
+    'LMT_SIM_BLOCK_SIZE_UNCHECKED',
+    `the block size of instance ${shown.join(', ')}${ids.length > 10 ? ` and ${ids.length - 10} more` : ''} could not be inferred or checked (no get row with keys and input_len); 16 is used: pass --block-size if it matters (capacities in GiB weigh blocks by it)`,
+    'warning',
+  )
+}
+
+export interface BlockSizeChoice {
+  blockSize: number
+  /** where it came from */
+  source: 'flag' | 'config' | 'inferred' | 'default'
+  /** why, when it was inferred or defaulted */
+  reason?: string
+}
+
+/** 16, as simulate assumes when no row of the instance constrains the block size */
+const UNCHECKED_DEFAULT = 16
+
+/**
+ * The block size of one instance of rows held in memory (`lmt report`): the flag's, else the configuration's
+ * (either checked against the rows: a block size they contradict is the coded error naming the one they imply),
+ * else the one its gets imply.
+ */
+export function blockSizeOf(
+  rows: readonly TraceRow[],
+  instance: string,
+  given: {flag?: number; config?: number},
+  traceName = 'trace',
+): BlockSizeChoice {
+  const fit = fitsOfRows(rows.filter((r) => r.instance === instance)).get(instance)
+  const givenSize = given.flag ?? given.config
+  if (givenSize !== undefined) {
+    const source = given.flag !== undefined ? 'flag' : 'config'
+    checkGiven(traceName, instance, givenSize, source, fit, true)
+    return {blockSize: givenSize, source}
+  }
+  const size = inferred(traceName, instance, fit)
+  if (size === undefined)
+    return {
+      blockSize: UNCHECKED_DEFAULT,
+      source: 'default',
+      reason: `no get of the instance has keys; ${UNCHECKED_DEFAULT} assumed`,
+    }
+  return {blockSize: size, source: 'inferred', reason: `its gets fit block sizes ${fit?.lo}–${fit?.hi}`}
+}
+
+// The pre-pass that infers block sizes: one read of the trace with the play's own row reader (the same rules, the
+// same skips), keeping per instance only the interval of fitting block sizes. Keys are validated but not
+// interned, so memory stays at one BlockSizeFit per instance.
+
+/** An interner that checks keys (rule V8) but keeps none: every key is id 0. */
+class DiscardingInterner extends KeyInterner {
+  override idOf(): number {
+    return 0
+  }
+}
+
+export interface BlockSizeScan {
+  path: string
+  name: string
+  skipInvalid: boolean
+  mode: 'read_write' | 'request'
+  onBytes?(bytes: number): void
+}
+
+/** Adds a get or request row to its instance's fit. */
+export function addRowToFits(fits: Map<string, BlockSizeFit>, row: TraceRow): void {
+  if (row.type === 'write') return
+  let fit = fits.get(row.instance)
+  if (fit === undefined) fits.set(row.instance, (fit = new BlockSizeFit()))
+  fit.add(row.keys.length, row.inputLen, row.lineNo)
+}
+
+/** The fit of every instance that has a get or request row, from rows held in memory. */
+export function fitsOfRows(rows: readonly TraceRow[]): Map<string, BlockSizeFit> {
+  const fits = new Map<string, BlockSizeFit>()
+  for (let i = 0; i < rows.length; i++) addRowToFits(fits, rows[i])
+  return fits
+}
+
+/** The fit of every instance that has a get or request row, from one read of the trace file. */
+export async function scanBlockSizes(opts: BlockSizeScan): Promise<Map<string, BlockSizeFit>> {
+  const fits = new Map<string, BlockSizeFit>()
+  const keys = new DiscardingInterner()
+  for await (const rows of readTraceRowBatches({...opts, keys, countKeysOnly: true}, newStats(opts.path)))
+    for (let i = 0; i < rows.length; i++) addRowToFits(fits, rows[i])
+  return fits
 }

@@ -2,9 +2,12 @@
 // command prints them (notices on stderr, the rest on stdout). Files are written by the other modules of output/.
 import type {Notice} from '../config/notes.js'
 import type {SimConfig} from '../config/config.js'
-import type {BlockSizeFit} from '../input/block-size.js'
-import {BLOCK_SIZE_CHECK_FLAG, type BlockSizeSource} from '../input/block-size-errors.js'
-import {rangeText} from '../input/block-size.js'
+import {
+  BLOCK_SIZE_CHECK_FLAG,
+  type BlockSizeFit,
+  type BlockSizeSource,
+  rangeText,
+} from '../input/block-size.js'
 import {formatG} from './format-g.js'
 import {capacityText} from '../config/capacity.js'
 import {capacityLabel} from './summary.js'

@@ -1,10 +1,16 @@
 // The block sizes of a run, before any play: inferred from the trace where none is given, checked where one is
 // (docs/simulate.md §3.3). A sweep loads the whole trace here, sorted; its rows give the fits.
 import type {PlayerOptions} from '../engine/player.js'
-import type {BlockSizeFit} from '../input/block-size.js'
-import {blockSizeError, contradictionOf} from '../input/block-size-errors.js'
-import {type BlockSizePlan, needsInference, settleBlockSizes} from '../input/block-size-plan.js'
-import {fitsOfRows, scanBlockSizes} from '../input/block-size-scan.js'
+import {
+  blockSizeError,
+  type BlockSizeFit,
+  type BlockSizePlan,
+  contradictionOf,
+  fitsOfRows,
+  needsInference,
+  scanBlockSizes,
+  settleBlockSizes,
+} from '../input/block-size.js'
 import {loadSorted} from '../input/sorted-rows.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {noRowsError, type RunSetup} from './setup.js'

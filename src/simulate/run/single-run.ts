@@ -1,7 +1,7 @@
 // A run at the configured capacities: the trace streamed through one Player, parsed a batch at a time and played
 // with the play timed apart from parsing and from writing CSV rows (docs/simulate.md §5.4); a trace found out of
-// order is re-read, stable-sorted and played from memory. Block sizes to infer are inferred by the play itself
-// (sizes-from-play.ts), or by a pre-pass when the play cannot stand.
+// order is re-read, stable-sorted and played from memory. The block sizes are settled before the play
+// (run/block-sizes.ts).
 import {Notes} from '../config/notes.js'
 import {PLAY_BATCH, playRows} from '../engine/play-rows.js'
 import {Player} from '../engine/player.js'
@@ -12,7 +12,6 @@ import {parsesOnThread, readTraceRowBatchesOnThread} from '../input/parse-thread
 import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
 import {type RunSizes, settleRunSizes, withTraceFit} from './block-sizes.js'
 import type {RunSetup} from './setup.js'
-import {playedWith, playInfersSizes, sizesOfFirstRows, sizesOfPlay} from './sizes-from-play.js'
 
 export interface SingleRun {
   main: Player
@@ -32,9 +31,7 @@ type StreamedPlay = Omit<SingleRun, 'sizes'> & {unsortedAt?: number}
 
 /** Plays the trace at the configured capacities, its CSVs committed, the instances without a get noted. */
 export async function runSingle(setup: RunSetup): Promise<SingleRun> {
-  const run = setup.cfg.tiered
-    ? await playTiered(setup)
-    : ((playInfersSizes(setup) ? await playInferringSizes(setup) : undefined) ?? (await playSettled(setup)))
+  const run = setup.cfg.tiered ? await playTiered(setup) : await playSettled(setup)
   const main = run.main
   await main.closeCsvs(true)
   for (const i of main.ordered) {
@@ -60,7 +57,7 @@ async function playTiered(setup: RunSetup): Promise<SingleRun> {
   try {
     streamed = await streamPlay(
       setup,
-      () => newMainPlayer(setup, sizes, false, (k, m) => streamKeys.unsignedMod(k, m)),
+      () => newMainPlayer(setup, sizes, (k, m) => streamKeys.unsignedMod(k, m)),
       streamKeys,
     )
   } catch (err) {
@@ -86,7 +83,7 @@ async function playTiered(setup: RunSetup): Promise<SingleRun> {
     )
   let run: ReturnType<typeof playRows>
   try {
-    run = playRows(rows, () => newMainPlayer(setup, sizes, false, (k, m) => keys.unsignedMod(k, m)))
+    run = playRows(rows, () => newMainPlayer(setup, sizes, (k, m) => keys.unsignedMod(k, m)))
   } catch (err) {
     throw await withTraceFit(setup, sizes, err)
   }
@@ -112,14 +109,9 @@ function reportStranded(setup: RunSetup, player: Player): void {
     )
 }
 
-/** The play with block sizes settled first (given, or inferred by a pre-pass). */
+/** The streamed play (a re-sorted one after a row out of order) with the block sizes settled before it. */
 async function playSettled(setup: RunSetup): Promise<SingleRun> {
   const sizes = await settleRunSizes(setup)
-  return await playWith(setup, sizes)
-}
-
-/** The streamed play (a re-sorted one after a row out of order) with block sizes settled before it. */
-async function playWith(setup: RunSetup, sizes: RunSizes): Promise<SingleRun> {
   let run: StreamedPlay
   try {
     run = await streamPlay(setup, () => newMainPlayer(setup, sizes))
@@ -130,52 +122,14 @@ async function playWith(setup: RunSetup, sizes: RunSizes): Promise<SingleRun> {
   return {...run, sizes}
 }
 
-/**
- * The streamed play starting from the sizes its first rows imply, settled from its own fits at the end; played
- * again when an instance played with another size. Undefined when it cannot stand: an error (the pre-pass then
- * gives the run the same error or result, see sizes-from-play.ts), or a trace out of order (re-sorted with the
- * pre-pass's sizes).
- */
-async function playInferringSizes(setup: RunSetup): Promise<SingleRun | undefined> {
-  let run: StreamedPlay
-  try {
-    run = await streamPlay(setup, (first) => newMainPlayer(setup, sizesOfFirstRows(setup, first), true))
-  } catch {
-    return forgetPlay(setup, undefined)
-  }
-  if (run.unsortedAt !== undefined) {
-    await forgetPlay(setup, run.main)
-    const sizes = await settleRunSizes(setup)
-    return await playResorted(setup, sizes, run.unsortedAt)
-  }
-  let sizes: RunSizes
-  try {
-    sizes = sizesOfPlay(setup, run.main)
-  } catch {
-    return forgetPlay(setup, run.main)
-  }
-  if (playedWith(setup, run.main, sizes)) return {...run, sizes}
-  await forgetPlay(setup, run.main)
-  return await playWith(setup, sizes)
-}
-
-/** A play that does not stand: its CSVs removed, the read statistics restarted for the next read. */
-async function forgetPlay(setup: RunSetup, main: Player | undefined): Promise<undefined> {
-  await main?.closeCsvs(false)
-  Object.assign(setup.stats, newStats(setup.tracePath))
-  return undefined
-}
-
 /** A player of the run that writes its CSVs (rows kept as numbers and written between batches). */
 function newMainPlayer(
   setup: RunSetup,
   sizes: RunSizes,
-  provisionalSizes = false,
   keyMod?: (key: number, m: number) => number,
 ): Player {
   return new Player({
     ...sizes.baseOptions,
-    provisionalSizes,
     keyMod,
     config: structuredClone(setup.cfg),
     csvName: setup.csvNames.stagedIn(setup.out),
@@ -189,11 +143,11 @@ function newMainPlayer(
  * The streamed play: stops at the first row out of timestamp order (`unsortedAt`, its CSVs removed). The loops
  * are the measured path of a single run: rows are parsed a batch at a time and then played, so the play runs with
  * warm caches and its timer measures the play rather than the interleaved parsing (or, for a large trace, the
- * parsing thread runs ahead while this one plays). `makePlayer` is called with the first batch, before it plays.
+ * parsing thread runs ahead while this one plays).
  */
 async function streamPlay(
   setup: RunSetup,
-  makePlayer: (firstRows: readonly TraceRow[]) => Player,
+  makePlayer: () => Player,
   tieredKeys?: KeyInterner,
 ): Promise<StreamedPlay> {
   let main: Player | undefined
@@ -203,7 +157,7 @@ async function streamPlay(
   let writeTime = 0 // CSV rows written between the batches: neither parsing nor play
   const batch: TraceRow[] = []
   const playBatch = (): Player => {
-    const player = (main ??= makePlayer(batch))
+    const player = (main ??= makePlayer())
     const t0 = performance.now()
     for (let i = 0; i < batch.length; i++) player.apply(batch[i])
     batch.length = 0
@@ -237,7 +191,7 @@ async function streamPlay(
     await main?.closeCsvs(false)
     throw err
   }
-  main ??= makePlayer(batch)
+  main ??= makePlayer()
   if (unsortedAt !== undefined) await main.closeCsvs(false)
   return {main, sorted: true, playSeconds: playTime / 1000, writeSeconds: writeTime / 1000, unsortedAt}
 }

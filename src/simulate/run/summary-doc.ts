@@ -1,6 +1,6 @@
 // summary.json of a finished run (docs/simulate.md §5.5): the instances with their block sizes, the groups, the
 // notices of what was skipped, the performance figures.
-import {defaultSizeWarning, blockSizeCheckDoc} from '../input/block-size-plan.js'
+import {defaultSizeWarning, blockSizeCheckDoc} from '../input/block-size.js'
 import type {Player} from '../engine/player.js'
 import {blockSizeLine, blockSizeLines} from '../output/console.js'
 import {

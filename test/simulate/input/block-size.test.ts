@@ -1,6 +1,10 @@
 import {describe, expect, it} from 'vitest'
-import {BlockSizeFit, chooseBlockSize, rowBlockSizes} from '../../../src/simulate/input/block-size.js'
-import {settleBlockSizes} from '../../../src/simulate/input/block-size-plan.js'
+import {
+  BlockSizeFit,
+  chooseBlockSize,
+  rowBlockSizes,
+  settleBlockSizes,
+} from '../../../src/simulate/input/block-size.js'
 import type {ResolvedConfig} from '../../../src/simulate/config/config.js'
 import {isLmtError} from '../../../src/errors.js'
 
