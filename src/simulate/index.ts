@@ -2,6 +2,9 @@
 // Nothing outside src/simulate imports its sub-folders (test/simulate/layout.test.ts holds that); what is not
 // named here is simulate's own business.
 
+// the accelerators, put into the seam (seams.ts); LMT_PLAIN=1 leaves them out
+import './fast/index.js'
+
 // `lmt simulate`: one call, a request in and an outcome (summary, console lines, notices) out
 export {simulate, type SimulateOutcome} from './run.js'
 export type {OracleChoice, SimulateProgress, SimulateRequest, SweepRequest} from './config/request.js'
@@ -38,7 +41,8 @@ export {stackPass, type StackObserver, type StackPassResult} from './oracles/sta
 export type {BeladyGroupResult} from './oracles/belady.js'
 export {checkRateBelowCeiling} from './oracles/ceiling.js'
 export {PrefixBlocks} from './oracles/prefix-blocks.js'
-export {type PointResult, runSweepTasks, type SweepTask} from './sweep/sweep-pool.js'
+export {type PointResult, type SweepTask} from './sweep/sweep-tasks.js'
+export {runSweepTasks} from './sweep/run-tasks.js'
 
 // LMCache's cache simulator over lookup-hash logs (`--policy lmcache_lru`)
 export {lmcacheSweepBytes, type LookupSimResult, simulateLookupLog} from './lmcache/lookup-sim.js'

@@ -17,7 +17,7 @@ function filesUnder(dir: string): string[] {
 /** The simulate files a file imports (relative specifiers, `import type` included). */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8')
-  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*)'(\.[^']+)'/g)].map((m) => m[1])
+  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*|^import\s+)'(\.[^']+)'/gm)].map((m) => m[1])
   return specs.map((s) => resolve(dirname(file), s).replace(/\.js$/, '.ts')).filter((p) => p.startsWith(SIM))
 }
 
@@ -48,13 +48,14 @@ function findCycle(files: string[], deps: (f: string) => string[]): string[] | u
 describe('src/simulate', () => {
   const files = filesUnder(SIM)
 
-  it('is cut into named parts: only the door (index.ts) and run.ts, the orchestration, sit at the top', () => {
+  it('is cut into named parts: only the door (index.ts), run.ts (the orchestration) and the seam to the accelerators sit at the top', () => {
     const top = files.filter((f) => dirname(f) === SIM).map((f) => relative(SIM, f))
-    expect(top).toEqual(['index.ts', 'run.ts'])
+    expect(top).toEqual(['index.ts', 'run.ts', 'seams.ts'])
     const parts = new Set(files.filter((f) => dirname(f) !== SIM).map((f) => relative(SIM, dirname(f))))
     expect([...parts].sort()).toEqual([
       'config',
       'engine',
+      'fast',
       'input',
       'lmcache',
       'oracles',
@@ -75,6 +76,18 @@ describe('src/simulate', () => {
     expect(deep).toEqual([])
     // the check sees the door's users (report/, the commands)
     expect(importsOf(join(ROOT, 'src', 'report', 'curves.ts'))).toContain(door)
+  })
+
+  it('keeps its accelerators behind the seam: only the door loads fast/, and fast/ is never imported by the model', () => {
+    const fast = join(SIM, 'fast')
+    const model = files.filter((f) => !f.startsWith(fast + '/') && f !== join(SIM, 'index.ts'))
+    const intoFast = model.flatMap((f) =>
+      importsOf(f)
+        .filter((p) => p.startsWith(fast + '/'))
+        .map((p) => `${relative(SIM, f)} -> ${relative(SIM, p)}`),
+    )
+    expect(intoFast).toEqual([])
+    expect(importsOf(join(SIM, 'index.ts'))).toContain(join(fast, 'index.ts'))
   })
 
   it('has no import cycle', () => {

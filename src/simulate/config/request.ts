@@ -35,8 +35,6 @@ export interface SimulateRequest {
   recogniseFormats?: FormatRecogniser
   /** threads for the points of a sweep (this one included); default: the available cores */
   jobs?: number
-  /** parse a streamed trace on a worker thread while this one plays: `auto` (default) by its size (input/parse-thread.ts) */
-  parseThread?: boolean | 'auto'
   /** filled with the run's temporary files while they exist (a signal handler removes them) */
   pending?: PendingFiles
   version: string

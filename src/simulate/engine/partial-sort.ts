@@ -83,7 +83,7 @@ function popHeap(a: Int32Array, len: number, result: number, kv: number, tie?: B
 }
 
 /** std::__make_heap over a[0, middle), keeping the heap's keys (hk) beside it */
-export function makeHeap(a: Int32Array, middle: number, order: SortKeys): void {
+function makeHeap(a: Int32Array, middle: number, order: SortKeys): void {
   const {key, tie} = order
   if (hk.length < middle + 1) hk = new Float64Array(Math.max(middle + 1, 2 * hk.length))
   for (let i = 0; i < middle; i++) hk[i] = key[a[i]]
@@ -94,65 +94,8 @@ export function makeHeap(a: Int32Array, middle: number, order: SortKeys): void {
   }
 }
 
-/** the key of the heap's top, a[0] (after makeHeap) */
-export function topKey(): number {
-  return hk[0]
-}
-
-/**
- * The heap select's step for an element `value` (key kv) that goes before the top of the heap a[0, middle): the
- * __pop_heap onto its position, which leaves the old top there (outside the heap, never read again), so only the
- * heap's side is done here: the top leaves and `value` sifts in.
- */
-export function replaceTop(
-  a: Int32Array,
-  middle: number,
-  value: number,
-  kv: number,
-  tie?: BigInt64Array,
-): void {
-  adjustHeap(a, 0, middle, value, kv, tie)
-}
-
-/**
- * replaceTop without a tie array (keys alone decide): std::__adjust_heap(first, 0, len, value) followed by its
- * __push_heap, specialised because random_lru's fused sampling runs it for about one draw in twenty. Same moves as
- * adjustHeap with `tie` undefined (test/simulate/engine/sample-oldest.test.ts compares the two paths).
- */
-export function replaceTopByKey(a: Int32Array, len: number, value: number, kv: number): void {
-  const h = hk
-  let hole = 0
-  let second = 0
-  const inner = ((len - 1) / 2) | 0
-  while (second < inner) {
-    second = 2 * (second + 1)
-    // the left child when it goes before the right one, as a 0/1 subtraction: a branch here is mispredicted half
-    // the time (~7 % of random_lru's replay in the real run)
-    second -= +(h[second] < h[second - 1])
-    a[hole] = a[second]
-    h[hole] = h[second]
-    hole = second
-  }
-  if ((len & 1) === 0 && second === (((len - 2) / 2) | 0)) {
-    second = 2 * (second + 1)
-    a[hole] = a[second - 1]
-    h[hole] = h[second - 1]
-    hole = second - 1
-  }
-  // __push_heap back up from the hole to the top (index 0)
-  let parent = ((hole - 1) / 2) | 0
-  while (hole > 0 && h[parent] < kv) {
-    a[hole] = a[parent]
-    h[hole] = h[parent]
-    hole = parent
-    parent = ((hole - 1) / 2) | 0
-  }
-  a[hole] = value
-  h[hole] = kv
-}
-
 /** std::__sort_heap over the heap a[0, middle) */
-export function sortHeap(a: Int32Array, middle: number, tie?: BigInt64Array): void {
+function sortHeap(a: Int32Array, middle: number, tie?: BigInt64Array): void {
   for (let end = middle; end > 1;) {
     end--
     popHeap(a, end, end, hk[end], tie)

@@ -5,8 +5,6 @@ import {type CacheTree, NONE} from './cache-tree.js'
 import {grown} from '../../util/grown.js'
 import {partialSort, type SortKeys} from './partial-sort.js'
 import {XorShift64Halves} from './xorshift64.js'
-import {FUSED_MOD_LIMIT, sampleOldest} from './sample-oldest.js'
-import {plainPaths} from '../../util/plain.js'
 
 /** The policy interface of §4.7. */
 export interface Policy {
@@ -159,8 +157,6 @@ export class RandomLruPolicy implements Policy {
   private readonly sampling: number
   /** the draws of one eviction (reused; grows up to the number of blocks) */
   private draws = new Int32Array(0)
-  /** the fused draw-and-select (sample-oldest.ts) up to this many blocks; 0 on the plain paths */
-  private readonly fusedUpTo = plainPaths() ? 0 : FUSED_MOD_LIMIT
   /** the Optimizer's order, timestamps_[a] < timestamps_[b] (the arrays, kept current) */
   private readonly order: SortKeys = {key: this.stamps, tie: undefined}
 
@@ -216,12 +212,8 @@ export class RandomLruPolicy implements Policy {
     const k = Math.min(total, s)
     if (this.draws.length < s) this.draws = new Int32Array(Math.min(n, Math.max(s, 2 * this.draws.length)))
     const draws = this.draws
-    if (k > 0 && n <= this.fusedUpTo && this.exact === undefined)
-      sampleOldest(this.rng, n, s, k, this.stamps, draws)
-    else {
-      this.rng.fillMod(draws, s, n)
-      partialSort(draws, k, s, this.order)
-    }
+    this.rng.fillMod(draws, s, n)
+    partialSort(draws, k, s, this.order)
     // the victims are the blocks at the chosen positions before any removal moves them
     for (let d = 0; d < k; d++) draws[d] = this.blocks[draws[d]]
     const out: number[] = []

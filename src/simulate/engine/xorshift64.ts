@@ -29,7 +29,7 @@ const EXACT_MOD_LIMIT = 2 ** 25
 
 /** The same generator on two 32-bit halves; `fillMod` gives `Number(next() % BigInt(n))` exactly. */
 export class XorShift64Halves {
-  /** the state's high and low 32 bits (as int32); random_lru's fused sampling loop advances them itself */
+  /** the state's high and low 32 bits (as int32) */
   hi: number
   lo: number
 

@@ -7,9 +7,7 @@
 import {type LmtError, lmtError} from '../../errors.js'
 import type {ResolvedConfig} from '../config/config.js'
 import type {Notes} from '../config/notes.js'
-import {KeyInterner} from './key-interner.js'
 import type {TraceRow} from './trace-rows.js'
-import {newStats, readTraceRowBatches} from './trace-source.js'
 
 /** The block sizes every constraining row of one instance allows: lo … hi (lo > hi: none). */
 export class BlockSizeFit {
@@ -332,25 +330,6 @@ export function blockSizeOf(
   return {blockSize: size, source: 'inferred', reason: `its gets fit block sizes ${fit?.lo}–${fit?.hi}`}
 }
 
-// The pre-pass that infers block sizes: one read of the trace with the play's own row reader (the same rules, the
-// same skips), keeping per instance only the interval of fitting block sizes. Keys are validated but not
-// interned, so memory stays at one BlockSizeFit per instance.
-
-/** An interner that checks keys (rule V8) but keeps none: every key is id 0. */
-class DiscardingInterner extends KeyInterner {
-  override idOf(): number {
-    return 0
-  }
-}
-
-export interface BlockSizeScan {
-  path: string
-  name: string
-  skipInvalid: boolean
-  mode: 'read_write' | 'request'
-  onBytes?(bytes: number): void
-}
-
 /** Adds a get or request row to its instance's fit. */
 export function addRowToFits(fits: Map<string, BlockSizeFit>, row: TraceRow): void {
   if (row.type === 'write') return
@@ -363,14 +342,5 @@ export function addRowToFits(fits: Map<string, BlockSizeFit>, row: TraceRow): vo
 export function fitsOfRows(rows: readonly TraceRow[]): Map<string, BlockSizeFit> {
   const fits = new Map<string, BlockSizeFit>()
   for (let i = 0; i < rows.length; i++) addRowToFits(fits, rows[i])
-  return fits
-}
-
-/** The fit of every instance that has a get or request row, from one read of the trace file. */
-export async function scanBlockSizes(opts: BlockSizeScan): Promise<Map<string, BlockSizeFit>> {
-  const fits = new Map<string, BlockSizeFit>()
-  const keys = new DiscardingInterner()
-  for await (const rows of readTraceRowBatches({...opts, keys, countKeysOnly: true}, newStats(opts.path)))
-    for (let i = 0; i < rows.length; i++) addRowToFits(fits, rows[i])
   return fits
 }

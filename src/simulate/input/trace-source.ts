@@ -2,8 +2,7 @@ import {statSync} from 'node:fs'
 import {lmtError} from '../../errors.js'
 import {LineReader, tooLongMessage} from '../../jsonl/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
-import {RowByteScanner} from './row-scan-bytes.js'
-import {plainPaths} from '../../util/plain.js'
+import {accelerators} from '../seams.js'
 
 export interface TraceReadStats {
   rows: number
@@ -45,8 +44,9 @@ export function newStats(path: string): TraceReadStats {
 /**
  * Streams validated rows in file order (rules V1–V9 and the mode rule), a batch of lines at a time (one resumption
  * per batch, not per row); invalid rows throw or are counted. A row that throws does so after the rows before it
- * were handed over, as it would row by row. Lines are read as bytes: the fast lane scans them without decoding,
- * and only a line it gives up on is decoded for the exact path.
+ * were handed over, as it would row by row. Lines are read as bytes: the row scanner (an accelerator, seams.ts)
+ * reads them without decoding, and only a line it gives up on (or every line, without one) is decoded for the plain
+ * parser.
  */
 export async function* readTraceRowBatches(
   opts: TraceReadOptions,
@@ -70,7 +70,7 @@ export async function* readTraceRowBatches(
     },
     {chunkBytes: BATCH_BYTES, reuseReadBuffers: true},
   )
-  const scanner = plainPaths() ? undefined : new RowByteScanner()
+  const scanner = accelerators().rowScanner?.()
   if (scanner !== undefined) scanner.keepTtl = opts.tieredRows === true
   const fastKeys = opts.countKeysOnly ? undefined : opts.keys
   try {

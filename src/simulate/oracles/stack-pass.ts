@@ -6,7 +6,7 @@ import {splitByMask} from '../engine/engine.js'
 import {PrefixBlocks} from './prefix-blocks.js'
 import {groupAtCapacity, quotaBlocks, weightOf} from '../config/capacity.js'
 import type {InstanceCounters} from '../engine/player.js'
-import type {PointResult, SweepCapacity} from '../sweep/sweep-pool.js'
+import type {PointResult, SweepCapacity} from '../sweep/sweep-tasks.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {grown} from '../../util/grown.js'
 

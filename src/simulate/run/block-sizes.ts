@@ -6,12 +6,14 @@ import {
   type BlockSizeFit,
   type BlockSizePlan,
   contradictionOf,
+  addRowToFits,
   fitsOfRows,
   needsInference,
-  scanBlockSizes,
   settleBlockSizes,
 } from '../input/block-size.js'
+import {KeyInterner} from '../input/key-interner.js'
 import {loadSorted} from '../input/sorted-rows.js'
+import {newStats, readTraceRowBatches} from '../input/trace-source.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {noRowsError, type RunSetup} from './setup.js'
 
@@ -91,4 +93,32 @@ export async function withTraceFit(setup: RunSetup, sizes: RunSizes, err: unknow
       mode: setup.cfg.trace_replay.mode,
     }))
   return blockSizeError(c, all.get(c.instance))
+}
+
+// The pre-pass that infers block sizes: one read of the trace with the play's own row reader (the same rules, the
+// same skips), keeping per instance only the interval of fitting block sizes. Keys are validated but not
+// interned, so memory stays at one BlockSizeFit per instance.
+
+/** An interner that checks keys (rule V8) but keeps none: every key is id 0. */
+class DiscardingInterner extends KeyInterner {
+  override idOf(): number {
+    return 0
+  }
+}
+
+export interface BlockSizeScan {
+  path: string
+  name: string
+  skipInvalid: boolean
+  mode: 'read_write' | 'request'
+  onBytes?(bytes: number): void
+}
+
+/** The fit of every instance that has a get or request row, from one read of the trace file. */
+export async function scanBlockSizes(opts: BlockSizeScan): Promise<Map<string, BlockSizeFit>> {
+  const fits = new Map<string, BlockSizeFit>()
+  const keys = new DiscardingInterner()
+  for await (const rows of readTraceRowBatches({...opts, keys, countKeysOnly: true}, newStats(opts.path)))
+    for (let i = 0; i < rows.length; i++) addRowToFits(fits, rows[i])
+  return fits
 }

@@ -8,7 +8,6 @@ import {Player} from '../engine/player.js'
 import {loadSorted} from '../input/sorted-rows.js'
 import {loadTieredRows} from '../input/tiered-rows.js'
 import {KeyInterner, type TraceRow} from '../input/trace-rows.js'
-import {parsesOnThread, readTraceRowBatchesOnThread} from '../input/parse-thread.js'
 import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
 import {type RunSizes, settleRunSizes, withTraceFit} from './block-sizes.js'
 import type {RunSetup} from './setup.js'
@@ -142,8 +141,7 @@ function newMainPlayer(
 /**
  * The streamed play: stops at the first row out of timestamp order (`unsortedAt`, its CSVs removed). The loops
  * are the measured path of a single run: rows are parsed a batch at a time and then played, so the play runs with
- * warm caches and its timer measures the play rather than the interleaved parsing (or, for a large trace, the
- * parsing thread runs ahead while this one plays).
+ * warm caches and its timer measures the play rather than the interleaved parsing.
  */
 async function streamPlay(
   setup: RunSetup,
@@ -196,7 +194,7 @@ async function streamPlay(
   return {main, sorted: true, playSeconds: playTime / 1000, writeSeconds: writeTime / 1000, unsortedAt}
 }
 
-/** The rows of the streamed play, parsed on a worker thread for a large trace (input/parse-thread.ts). */
+/** The rows of the streamed play, a batch at a time. */
 function traceRows(setup: RunSetup, tieredKeys?: KeyInterner): AsyncGenerator<TraceRow[]> {
   const {req, cfg, stats} = setup
   const opts: Omit<TraceReadOptions, 'keys'> = {
@@ -209,7 +207,6 @@ function traceRows(setup: RunSetup, tieredKeys?: KeyInterner): AsyncGenerator<Tr
   // a tiered play reads keys' values (the sharded LRU's shards): its interner stays on this thread
   if (tieredKeys !== undefined)
     return readTraceRowBatches({...opts, keys: tieredKeys, tieredRows: true}, stats)
-  if (parsesOnThread(req.parseThread, stats.bytes)) return readTraceRowBatchesOnThread(opts, stats)
   return readTraceRowBatches({...opts, keys: KeyInterner.forTraceBytes(stats.bytes)}, stats)
 }
 

@@ -24,10 +24,10 @@ import {
   type PointResult,
   pointResult,
   replayPoint as playPoint,
-  runSweepTasks,
   type SweepCapacity,
   type SweepTask,
-} from './sweep-pool.js'
+} from './sweep-tasks.js'
+import {runSweepTasks} from './run-tasks.js'
 import {capacityCells, SWEEP_CSV_HEADER, sweepCsvRow} from './sweep-csv.js'
 import type {TraceRow} from '../input/trace-rows.js'
 
@@ -124,7 +124,7 @@ export async function runSweep(
   const files = req.pending ?? new PendingFiles()
   files.writeAtomic(join(out, 'sweep.csv'), tally.csvRows.join('\n') + '\n')
   const playSeconds = (performance.now() - t0) / 1000
-  const threads = parallel ? jobs : 1
+  const threads = parallel?.threads ?? 1
   tally.lines.push(
     ...sweepFooterLines({
       infiniteRate: infTotals.token_hit_rate,
@@ -310,7 +310,7 @@ async function playInParallel(
   plan: SweepPlan,
   jobs: number,
   withBelady: boolean,
-): Promise<{points: PointResult[]; belady?: BeladyGroupResult[][]; last: Player}> {
+): Promise<{points: PointResult[]; belady?: BeladyGroupResult[][]; last: Player; threads: number}> {
   const {caps, toPlay, req} = plan
   // the Belady references first, the plays last: this thread starts from the end, with the largest capacity,
   // whose player the summary describes
@@ -335,6 +335,7 @@ async function playInParallel(
     points: caps.map((_, p) => fromStack(plan, p) ?? played[toPlay.indexOf(p)]),
     belady: withBelady ? (run.results.slice(0, n) as BeladyGroupResult[][]) : undefined,
     last: run.last as Player,
+    threads: run.threads,
   }
 }
 

@@ -1,9 +1,6 @@
-// A batch of trace rows as typed arrays on shared memory, to cross from the parsing thread to the playing one
-// without a structured clone per row. A fixed set of slots is reused batch after batch: no buffer is allocated,
-// transferred or detached per batch (a transferred buffer is freed only by a full collection on the receiving
-// side, and detaching costs the receiving thread's typed-array code its fast form: docs/performance-notes.md).
-// The strings (instances, query types) cross once each, in a table both sides grow in the same order.
-import type {RowType, TraceRow} from './trace-rows.js'
+// Trace rows as typed arrays on shared memory, so a sweep's worker threads see the rows held here without a
+// structured clone per row. The strings (instances, query types) cross once each, in a table.
+import type {RowType, TraceRow} from '../input/trace-rows.js'
 
 const TYPES: RowType[] = ['get', 'write', 'request']
 /** the mask of rows without a block_mask (and of writes): shared, as the byte scanner shares its own */
@@ -178,14 +175,9 @@ function copyFill(
   to.maskBits.set(from.maskBits.subarray(0, maskBits))
 }
 
-/** The batch's new strings, onto the decoding side's string table. */
-export function growStringTable(table: string[], batch: RowSlotBatch): void {
-  for (let i = 0; i < batch.strings.length; i++) table.push(batch.strings[i])
-}
-
 /**
  * Rows `start` … `end` - 1 of a filled slot, as the row reader makes them (keys in a plain array of small integers,
- * the shared empty mask); `table` is the decoding side's string table ({@link growStringTable} first). The rows share
+ * the shared empty mask); `table` is the decoding side's string table. The rows share
  * no memory with the slot, which may be refilled once its last rows are read.
  */
 export function readRowSlot(

@@ -11,8 +11,8 @@ import {
   valueEndBytes,
 } from '../../jsonl/json-scan-bytes.js'
 import {HalvesList} from '../../jsonl/json-scan-bytes.js'
-import type {KeyInterner} from './key-interner.js'
-import type {RowType, TraceRow} from './trace-rows.js'
+import type {KeyInterner} from '../input/key-interner.js'
+import type {RowType, TraceRow} from '../input/trace-rows.js'
 
 const INT64_MAX = 2n ** 63n - 1n
 const TWO32 = 4294967296
@@ -278,7 +278,7 @@ export class RowByteScanner {
    * The row on the bytes b[start, end) (followed by a sentinel byte, as in a LineBatch), when in the usual layout;
    * undefined leaves the line to parseRow. Without `interner` the keys are checked but not interned: the row's
    * `keys` then holds as many zeros (what a block-size pre-pass needs). It is one function on purpose: it is the
-   * measured per-row hot path of reading a trace (docs/performance-notes.md), and test/simulate/input/
+   * measured per-row hot path of reading a trace (docs/architecture.md), and test/simulate/fast/
    * row-scan-bytes.test.ts pins its rows to parseRow's (the plain path) on random rows.
    */
   scan(
