@@ -39,15 +39,7 @@ const ONLY = env.LMT_BENCH_ONLY?.split(',').map((s) => s.trim())
 const MEMORY_FLOOR = 1.5
 if (!(SCALE > 0)) throw new Error(`LMT_BENCH_SCALE must be a positive number, not ${env.LMT_BENCH_SCALE}`)
 
-const base = resolveBase()
-if (base instanceof Error) {
-  process.stderr.write(base.message + '\n')
-  process.exit(1)
-}
-const baseDir = ensureBaseline(base)
-const git = (...args) => spawnSync('git', ['-C', ROOT, ...args], {encoding: 'utf8'}).stdout.trim()
-const builds = {current: ROOT, baseline: baseDir}
-
+const builds = {current: ROOT, baseline: undefined}
 const inputs = join(ROOT, 'bench-out')
 mkdirSync(inputs, {recursive: true})
 const work = mkdtempSync(join(tmpdir(), 'lmt-bench-'))
@@ -82,6 +74,7 @@ const mooncakeTrace = () =>
 const sha = (h, path) => h.update(readFileSync(path))
 /** a digest of what a run wrote, to check that both builds give the same bytes */
 const digests = {
+  stdout: (out, run) => createHash('sha256').update(run.stdout).digest('hex'),
   file: (out) => sha(createHash('sha256'), out).digest('hex'),
   csv: (out) => {
     const h = createHash('sha256')
@@ -208,6 +201,7 @@ const FLOORS = [
         input,
         what: `trace info, ${records.toLocaleString('en-US')} storage records`,
         args: () => ['trace', 'info', input],
+        digest: 'stdout',
       }
     },
   },
@@ -242,7 +236,7 @@ function runOnce(which, c, i) {
   const out = join(work, `${c.id}-${which}-${i}`)
   rmSync(out, {recursive: true, force: true})
   const r = timeCommand(builds[which], c.args(out))
-  const digest = c.digest ? digests[c.digest](out) : undefined
+  const digest = c.digest ? digests[c.digest](out, r) : undefined
   rmSync(out, {recursive: true, force: true})
   return {seconds: r.seconds, cpuSeconds: r.cpuSeconds, rssMb: r.rssMb, digest}
 }
@@ -335,6 +329,13 @@ if (unknown.length > 0) {
   )
   process.exit(2)
 }
+const base = resolveBase()
+if (base instanceof Error) {
+  process.stderr.write(base.message + '\n')
+  process.exit(1)
+}
+const git = (...args) => spawnSync('git', ['-C', ROOT, ...args], {encoding: 'utf8'}).stdout.trim()
+builds.baseline = ensureBaseline(base)
 const started = new Date()
 const load = [loadavg()[0]]
 const current = {
