@@ -4,6 +4,7 @@ import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {cliChecks} from './cli-checks.js'
+import {outputFaultChecks} from './output-faults.js'
 import {Random} from './random.js'
 import {allTargets, Finding, type Target} from './targets.js'
 
@@ -17,6 +18,13 @@ export interface CampaignOptions {
   targets?: string[]
   /** inputs through the built CLI in child processes (a handful: each costs a process start) */
   cliRuns?: number
+  /**
+   * seeded output-fault cases through the built CLI (output-faults.ts: concurrent writers, planted links, same-file
+   * outputs, timestamp storms), the families in turn
+   */
+  outputRuns?: number
+  /** output-fault cases with larger storms */
+  long?: boolean
   /** where failing inputs are written (`<target>-<n>.bin` and `.txt`) */
   findingsDir?: string
   onProgress?(line: string): void
@@ -150,6 +158,12 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       summary.byTarget.cli = cli.figures
       summary.inputs += cli.figures.inputs
       for (const f of cli.findings) record(summary, seen, f, opts.findingsDir)
+    }
+    if (opts.outputRuns) {
+      const faults = await outputFaultChecks(new Random(opts.seed), opts.outputRuns, scratch, opts.long)
+      summary.byTarget['output-faults'] = faults.figures
+      summary.inputs += faults.figures.inputs
+      for (const f of faults.findings) record(summary, seen, f, opts.findingsDir)
     }
   } finally {
     rmSync(scratch, {recursive: true, force: true})

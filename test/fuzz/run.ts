@@ -1,7 +1,8 @@
 // `npm run fuzz`: a seeded fuzz campaign over the built library and CLI (README: Fuzzing).
-//   npm run fuzz -- --seed 7 --count 5000 --time 600 --targets convert,simulate --cli 8 --findings fuzz-findings
+//   npm run fuzz -- --seed 7 --count 5000 --time 600 --targets convert,simulate --cli 8 --outputs 40 --findings fuzz-findings
 //   npm run fuzz -- --replay fuzz-findings/convert_qwen_bailian-1.bin --targets convert:qwen_bailian
-// or the same through FUZZ_SEED, FUZZ_COUNT, FUZZ_TIME (seconds), FUZZ_TARGETS, FUZZ_CLI, FUZZ_FINDINGS.
+// or the same through FUZZ_SEED, FUZZ_COUNT, FUZZ_TIME (seconds), FUZZ_TARGETS, FUZZ_CLI, FUZZ_OUTPUTS,
+// FUZZ_FINDINGS. --outputs is the number of output-fault cases (output-faults.ts; storms of up to 32,000 rows).
 // Exit 1 when an input broke a property or the heap grew by more than FUZZ_HEAP_MB (default 256).
 import {readFileSync} from 'node:fs'
 import {parseArgs} from 'node:util'
@@ -14,6 +15,7 @@ const {values} = parseArgs({
     time: {type: 'string'},
     targets: {type: 'string'},
     cli: {type: 'string'},
+    outputs: {type: 'string'},
     findings: {type: 'string'},
     'heap-mb': {type: 'string'},
     replay: {type: 'string'},
@@ -49,6 +51,8 @@ const summary = await runCampaign({
   timeMs: seconds * 1000,
   targets,
   cliRuns: numberOption('cli', values.cli ?? env.FUZZ_CLI, 8),
+  outputRuns: numberOption('outputs', values.outputs ?? env.FUZZ_OUTPUTS, 16),
+  long: true,
   findingsDir: values.findings ?? env.FUZZ_FINDINGS ?? 'fuzz-findings',
   onProgress: (line) => process.stderr.write(`fuzz: ${line}\n`),
 })
