@@ -1,22 +1,21 @@
 import {
   BaseConverter,
+  CodecError,
   type ConverterFlagValues,
+  decodeArgs,
   type InputContext,
   KeyList,
+  keyOfObjectKey,
+  ObjectKey,
+  openTrace,
+  PrefetchRequestSpec,
+  PyTuple,
+  STORAGE_MANAGER_QUALNAME,
   type Trace,
-} from '../../src/converter.js'
-import type {ObjectKey} from '../../src/index.js'
-import {Flags} from '../../src/flags.js'
+} from 'lmt'
+import {Flags} from 'lmt/flags'
 
-type Lmt = typeof import('../../src/index.js')
-
-/**
- * `lmt` with its `.lct` library, imported when a `.lct` is converted: every conversion discovers this converter,
- * and the others need none of the ~25 modules (`lmt/converter` is the rest of the API).
- */
-const withLct = (): Promise<Lmt> => import('../../src/index.js')
-
-function objectKeys(v: unknown, {ObjectKey, PyTuple}: Lmt): ObjectKey[] | undefined {
+function objectKeys(v: unknown): ObjectKey[] | undefined {
   const list = v instanceof PyTuple ? v.items : v
   return Array.isArray(list) && list.every((k) => k instanceof ObjectKey) ? (list as ObjectKey[]) : undefined
 }
@@ -52,9 +51,6 @@ export class LmcacheLctConverter extends BaseConverter<LmcacheLctSettings> {
 
   async *convertToTraces(inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
     const chunkTokens = BigInt((this.options.settings ?? LmcacheLctConverter.parseOptions({})).chunkTokens)
-    const lmt = await withLct()
-    const {CodecError, decodeArgs, keyOfObjectKey, openTrace, PrefetchRequestSpec, STORAGE_MANAGER_QUALNAME} =
-      lmt
     const reader = await openTrace(inputPath, {internObjectKeys: true})
     try {
       for await (const r of reader) {
@@ -73,7 +69,7 @@ export class LmcacheLctConverter extends BaseConverter<LmcacheLctSettings> {
           ctx.note('undecodable_records')
           continue
         }
-        const keys = objectKeys(args.spec instanceof PrefetchRequestSpec ? args.spec.keys : args.keys, lmt)
+        const keys = objectKeys(args.spec instanceof PrefetchRequestSpec ? args.spec.keys : args.keys)
         if (!keys || keys.length === 0) {
           ctx.note(keys ? 'empty_key_records' : 'unmapped_records')
           continue

@@ -6,7 +6,7 @@ import {
   lookupLogFiles,
   parseLookupLine,
   type Trace,
-} from '../../src/converter.js'
+} from 'lmt'
 
 /**
  * LMCache's lookup-hash log (`--lookup-hash-log-dir`): one JSON line per lookup, in rotated

@@ -31,7 +31,6 @@ import type {jsonlToLct} from '../convert/lct-bridge.js'
 import {bytesLayout, parseKvLayout} from '../convert/kv-layout.js'
 // the flags only: the storage level, its configuration and the .lct bridge are loaded by a --mode lct run
 import {normalizeEvictionPolicy, storageFlags} from '../replay/storage/storage-flags.js'
-import {builtinConverterFlags} from '../cli/builtin-converter-flags.js'
 import {converterFlagsOf, converterSettings, foreignConverterFlag} from '../plugins/converter-flags.js'
 import {tempPathBeside} from '../convert/stale-temps.js'
 import {expandDirectoryInputs} from '../convert/directory-inputs.js'
@@ -205,7 +204,7 @@ export default class Convert extends LmtCommand {
 
   static override enableJsonFlag = true
 
-  static override flags = {...convertFlags, ...builtinConverterFlags}
+  static override flags = convertFlags
 
   async run(): Promise<ConvertSummary> {
     const plan = await this.plan()

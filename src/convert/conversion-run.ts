@@ -15,14 +15,12 @@ import {type OutputReading, readTraceJsonl, readTraces, type TraceSink} from './
 import {InputAccounting} from './input-accounting.js'
 import {LineArena} from './line-arena.js'
 import type {GetRecord, WriteRecord} from './records.js'
-import type {EncodedTraces} from './encoded-traces.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
 import {TraceSorter} from './trace-sorter.js'
 import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
 import type {Converter, ConverterClass, ConverterOptions, Logger} from './types.js'
-import {plainPaths} from '../util/plain.js'
 
 export interface ConvertRequest {
   inputs: readonly string[]
@@ -91,22 +89,6 @@ function conversionFailure(err: unknown, className: string, path: string, output
 export function sortChunkBytesOf(converter: Converter): number | undefined {
   const n: unknown = converter.sortChunkBytes
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 << 16 ? n : undefined
-}
-
-/** Counts a run of encoded traces (`writes` of them writes, the rest gets) as one by one. */
-function countRun(
-  run: EncodedTraces,
-  writes: number,
-  counts: TraceCounts,
-  instanceTraces: Map<string, number>,
-): void {
-  const n = run.count
-  counts.total += n
-  const gets = n - writes
-  // each type's key exists once it was counted, as when counting trace by trace
-  if (gets > 0) counts.byType.get = (counts.byType.get ?? 0) + gets
-  if (writes > 0) counts.byType.write = (counts.byType.write ?? 0) + writes
-  if (n > 0) instanceTraces.set(run.instanceId, (instanceTraces.get(run.instanceId) ?? 0) + n)
 }
 
 /** One input's line accounting and trace counts, for the summary. */
@@ -281,7 +263,6 @@ export class ConversionRun {
       sink: this.traceSink(sorter, traces, totals.instanceTraces),
       arena: this.arena,
       sort: req.sort,
-      encodedRuns: req.converterSource === 'built-in' && !plainPaths(),
       logger: req.logger,
     }
     try {
@@ -329,29 +310,6 @@ export class ConversionRun {
       acceptRecord: (record: GetRecord | WriteRecord, size: number) => {
         sorter.pushRecord(record.timestamp_ns, record, size)
         return count(record.type, record.instance_id)
-      },
-      acceptEncoded: (run: EncodedTraces) => {
-        const {bytes, ends, timestamps, kinds} = run
-        let start = run.start
-        let writes = 0
-        const last = timestamps.length - 1
-        for (let i = 0; i < last; i++) {
-          sorter.pushLine(timestamps[i], bytes, start, ends[i])
-          start = ends[i]
-          writes += kinds[i]
-        }
-        if (last >= 0) {
-          sorter.pushLine(timestamps[last], bytes, start, ends[last], run.release)
-          writes += kinds[last]
-        }
-        countRun(run, writes, traceCounts, instanceTraces)
-        const before = this.tracesSoFar
-        this.tracesSoFar += timestamps.length
-        if (before >>> 14 !== this.tracesSoFar >>> 14) {
-          this.checkAbort()
-          this.progress(this.bytesOfCurrent)
-        }
-        return sorter.backlogged
       },
       settle: () => sorter.settle(),
     }

@@ -8,7 +8,6 @@ import {deferredRecordSize, encodeRecordLine} from './record-encoder.js'
 import type {InputAccounting} from './input-accounting.js'
 import type {LineArena, StoredLine} from './line-arena.js'
 import {GetRecord, WriteRecord} from './records.js'
-import {EncodedTraces, encodedTraceSource, offersEncodedTraces, TraceBatch} from './encoded-traces.js'
 import type {Converter, Logger, Trace} from './types.js'
 
 /** Where the traces go (the input's sorter, counting them). */
@@ -17,8 +16,6 @@ export interface TraceSink {
   accept(ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean
   /** Takes a record to be encoded when it is written (`size`: see deferredRecordSize); like accept. */
   acceptRecord(record: GetRecord | WriteRecord, size: number): boolean
-  /** Takes a run of encoded lines (a built-in converter's); like accept. */
-  acceptEncoded(run: EncodedTraces): boolean
   settle(): Promise<void>
 }
 
@@ -33,8 +30,6 @@ export interface OutputReading {
   arena: LineArena
   /** false under --no-sort: a JSONL file's lines are copied verbatim */
   sort: boolean
-  /** whether runs of encoded lines are taken where the traces result offers them (lmt's own converters) */
-  encodedRuns: boolean
   logger: Logger
 }
 
@@ -79,11 +74,7 @@ export function describe(value: unknown): string {
   return String(value)
 }
 
-/**
- * `convertToTraces`: every trace it returns or yields, a BaseConverter record encoded on its fast path, runs of
- * lines encoded ahead taken as they are and batches of traces taken one by one (lmt's own converters, see
- * encoded-traces.ts).
- */
+/** `convertToTraces`: every trace it returns or yields, a BaseConverter record encoded on its fast path. */
 export async function readTraces(o: OutputReading): Promise<void> {
   const {converter, className, path, ctx, sink, arena} = o
   const result: unknown = await (converter.convertToTraces as NonNullable<Converter['convertToTraces']>)(
@@ -92,7 +83,6 @@ export async function readTraces(o: OutputReading): Promise<void> {
   )
   const defer = converter.encodesRecordsAtOnce !== true
   const take = (trace: unknown): boolean => {
-    if (trace instanceof EncodedTraces) return sink.acceptEncoded(trace)
     if (trace instanceof GetRecord || trace instanceof WriteRecord) {
       const size = defer ? deferredRecordSize(trace) : undefined
       if (size !== undefined) return sink.acceptRecord(trace, size)
@@ -102,18 +92,7 @@ export async function readTraces(o: OutputReading): Promise<void> {
     return sink.accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(trace as Trace), arena))
   }
   const isObject = result !== null && typeof result === 'object'
-  if (o.encodedRuns && offersEncodedTraces(result)) {
-    for await (const t of result[encodedTraceSource]()) {
-      if (!(t instanceof TraceBatch)) {
-        if (take(t)) await sink.settle()
-        continue
-      }
-      for (const one of t.traces) if (take(one)) await sink.settle()
-    }
-  } else if (
-    Array.isArray(result) ||
-    (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))
-  ) {
+  if (Array.isArray(result) || (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))) {
     for (const t of result as Iterable<unknown>) if (take(t)) await sink.settle()
   } else if (isObject && Symbol.asyncIterator in result) {
     for await (const t of result as AsyncIterable<unknown>) if (take(t)) await sink.settle()

@@ -1,5 +1,4 @@
 import {KeyList} from '../hash/key-list.js'
-import {putUint64} from '../hash/int64-format.js'
 import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from './records.js'
 import {serializeJson, serializeString} from '../jsonl/serialize.js'
 import type {LineArena, StoredLine} from './line-arena.js'
@@ -34,7 +33,7 @@ const DEFAULT_GET_TAIL = Buffer.from(
 )
 
 /** The cached head pieces of an instance's lines (for {@link putLineHead}). */
-export function piecesOf(id: string): InstancePieces {
+function piecesOf(id: string): InstancePieces {
   let p = cache.get(id)
   if (p !== undefined) return p
   if (cache.size > 10_000) cache.clear()
@@ -153,71 +152,35 @@ function hasDefaultTail(record: GetRecord): boolean {
 /**
  * The usual line's head, up to its keys: `{"type": …, "trace_id": "trace_<id>_<ts>", "timestamp_ns": <ts>, "keys": `
  * at p in `out` (room is the caller's); returns the end. With {@link putGetTail} / {@link putWriteTail} after the
- * keys' text, the bytes of the usual get and write lines (also written this way on the hash-id rows' worker).
+ * keys' text, the bytes of the usual get and write lines.
  */
-export function putLineHead(out: Uint8Array, p: number, head: Uint8Array, ts: string): number {
+function putLineHead(out: Uint8Array, p: number, head: Uint8Array, ts: string): number {
   p = put(out, p, head)
   p = putAscii(out, p, ts)
   p = put(out, p, TS_FIELD)
   p = putAscii(out, p, ts)
   return put(out, p, KEYS_FIELD)
-}
-
-/**
- * {@link putLineHead} with the timestamp given as the unsigned 64-bit value hi·2^32 + lo: its digits are written
- * once and copied, no string is made (the hash-id rows' worker writes its lines this way, without a BigInt per row). Room: {@link usualLineRoom} with a 20-character `ts`.
- */
-export function putLineHeadUint64(
-  out: Uint8Array,
-  p: number,
-  head: Uint8Array,
-  hi: number,
-  lo: number,
-): number {
-  p = put(out, p, head)
-  const digits = p
-  p = putUint64(out, p, hi, lo)
-  const end = p
-  p = put(out, p, TS_FIELD)
-  for (let k = digits; k < end; k++) out[p++] = out[k]
-  return put(out, p, KEYS_FIELD)
-}
-
-/** {@link putGetTail} with the input length as a number (a non-negative integer below 2^53), not a string. */
-export function putGetTailUint(out: Uint8Array, p: number, len: number, tail: Uint8Array): number {
-  p = put(out, p, INPUT_LEN)
-  const lo = len % 4294967296
-  p = putUint64(out, p, (len - lo) / 4294967296, lo)
-  return put(out, p, tail)
 }
 
 /** A get line's end after its keys: `, "input_len": <len>` and `tail` (which closes the line). */
-export function putGetTail(out: Uint8Array, p: number, lenText: string, tail: Uint8Array): number {
+function putGetTail(out: Uint8Array, p: number, lenText: string, tail: Uint8Array): number {
   p = put(out, p, INPUT_LEN)
   p = putAscii(out, p, lenText)
   return put(out, p, tail)
 }
 
 /** A write line's end after its keys. */
-export function putWriteTail(out: Uint8Array, p: number): number {
+function putWriteTail(out: Uint8Array, p: number): number {
   out[p++] = 0x7d // }
   out[p++] = 0x0a
   return p
 }
 
 /** The room {@link putLineHead} and a tail take, keys excluded (`lenText` is '' for a write). */
-export function usualLineRoom(
-  head: Uint8Array,
-  ts: string,
-  lenText: string,
-  tail: Uint8Array | undefined,
-): number {
+function usualLineRoom(head: Uint8Array, ts: string, lenText: string, tail: Uint8Array | undefined): number {
   const common = head.length + 2 * ts.length + TS_FIELD.length + KEYS_FIELD.length
   return common + (tail !== undefined ? INPUT_LEN.length + lenText.length + tail.length : 2)
 }
-
-/** The tail of a get with the defaults (`query_type` prefix_match, empty mask and specs, window 0). */
-export const DEFAULT_GET_TAIL_BYTES: Uint8Array = DEFAULT_GET_TAIL
 
 /**
  * The usual record (KeyList keys; a get with the default tail or another `tail` of plain values) written in one go

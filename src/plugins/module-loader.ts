@@ -19,12 +19,7 @@ function ensureSelfResolution(path: string): void {
   register(new URL('./self-resolve-hook.js', import.meta.url), {
     data: {
       entry: new URL('../index.js', import.meta.url).href,
-      subpaths: {
-        scan: new URL('../scan.js', import.meta.url).href,
-        flags: new URL('../flags.js', import.meta.url).href,
-        values: new URL('../values.js', import.meta.url).href,
-        converter: new URL('../converter.js', import.meta.url).href,
-      },
+      subpaths: {flags: new URL('../flags.js', import.meta.url).href},
     },
   })
 }

@@ -23,7 +23,7 @@ interface LoadResult {
 type NextLoad = (url: string, context: unknown) => Promise<LoadResult>
 
 let entry = ''
-/** the optional entries (`lmt/scan`, `lmt/flags`, `lmt/values`, `lmt/converter`) by subpath */
+/** the other entries (`lmt/flags`) by subpath */
 let subpaths: Record<string, string> = {}
 
 export function initialize(data: {entry: string; subpaths?: Record<string, string>}): void {

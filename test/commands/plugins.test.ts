@@ -112,29 +112,6 @@ describe('a one-off --converter-module outside the lmt folder', () => {
       '{"type": "get", "instance_id": "instance", "trace_id": "trace_instance_7", "timestamp_ns": 7, "keys": [9223372036854775807], "input_len": 16, "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}\n',
     )
   })
-
-  it("imports lmt/values as the same objects as lmt's", () => {
-    const r = convertWith(
-      'one-off-values',
-      'values_converter.mjs',
-      "import {BaseConverter, KeyList, parseJson} from 'lmt'\n" +
-        "import * as values from 'lmt/values'\n" +
-        "if (values.KeyList !== KeyList || values.parseJson !== parseJson) throw new Error('two copies of lmt')\n" +
-        'export class ValuesConverter extends BaseConverter {\n' +
-        '  async *convertToTraces(_p, ctx) {\n' +
-        '    for await (const line of ctx.lines()) {\n' +
-        '      const row = values.parseJson(line.text)\n' +
-        "      yield this.createGetTrace(BigInt(row.get('ts')), [row.get('key')], undefined, {inputLen: 16})\n" +
-        '      ctx.converted(line)\n' +
-        '    }\n' +
-        '  }\n' +
-        '}\n',
-      '{"ts": 7, "key": 5}\n',
-    )
-    expect(r.exitCode, r.stderr).toBe(0)
-    expect(r.stderr).toBe('')
-    expect(JSON.parse(r.output).keys).toEqual([5])
-  })
 })
 
 describe('installing from a folder', () => {

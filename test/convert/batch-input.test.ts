@@ -16,15 +16,15 @@ const {InputAccounting} = await dist<typeof import('../../src/convert/input-acco
   'src/convert/input-accounting.js',
 )
 const {serializeJson} = await dist<typeof import('../../src/index.js')>('src/index.js')
-const {QwenBailianConverter} = await dist<typeof import('../../plugins/converters/qwen-bailian.js')>(
-  'plugins/converters/qwen-bailian.js',
+const {QwenBailianConverter} = await dist<typeof import('../../plugins/converters/hash-id/qwen-bailian.js')>(
+  'plugins/converters/hash-id/qwen-bailian.js',
 )
-const {MooncakeConverter} = await dist<typeof import('../../plugins/converters/mooncake.js')>(
-  'plugins/converters/mooncake.js',
+const {MooncakeConverter} = await dist<typeof import('../../plugins/converters/hash-id/mooncake.js')>(
+  'plugins/converters/hash-id/mooncake.js',
 )
-const {PublisherLogConverter} = await dist<typeof import('../../plugins/converters/publisher-log.js')>(
-  'plugins/converters/publisher-log.js',
-)
+const {PublisherLogConverter} = await dist<
+  typeof import('../../plugins/converters/publisher-log/publisher-log.js')
+>('plugins/converters/publisher-log/publisher-log.js')
 
 type ConverterCtor = new (options: Partial<ConverterOptions>) => Converter
 const tmp = tempDir()

@@ -18,7 +18,6 @@ async function taken(converter: Converter) {
     ctx: {} as InputAccounting,
     arena: new LineArena(),
     sort: true,
-    encodedRuns: false,
     logger: {info() {}, warn() {}},
     sink: {
       accept: (_ts, _type, _id, line: StoredLine) => {
@@ -28,9 +27,6 @@ async function taken(converter: Converter) {
       acceptRecord: (record) => {
         records.push(record)
         return false
-      },
-      acceptEncoded: () => {
-        throw new Error('a plain converter hands over no runs of encoded lines')
       },
       settle: async () => {},
     },

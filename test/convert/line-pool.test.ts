@@ -11,7 +11,7 @@ const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href
 const {mapLines} = (await import(
   dist('src/convert/line-pool.js')
 )) as typeof import('../../src/convert/line-pool.js')
-const ROWS = dist('plugins/converters/_shared/hash-id-rows.js')
+const ROWS = dist('plugins/converters/hash-id/_lib/rows.js')
 
 function qwenLines(n: number): InputLine[] {
   let seed = 99
@@ -145,7 +145,7 @@ describe('the publisher event decoder on a worker', () => {
       const out: unknown[] = []
       for await (const {result} of mapLineBatches<Record<string, unknown>>(
         source(),
-        {module: dist('plugins/converters/_shared/publisher-events.js'), config, ...spec},
+        {module: dist('plugins/converters/publisher-log/_lib/events.js'), config, ...spec},
         1 << 30,
       ))
         out.push({

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {LmtError} from '../../src/errors.js'
-import {checkTimezone, TextTraceConverter} from '../../plugins/converters/text-trace.js'
+import {checkTimezone, TextTraceConverter} from '../../plugins/converters/text-trace/text-trace.js'
 import {LmcacheLctConverter} from '../../plugins/converters/lmcache-lct.js'
 
 describe('--timezone', () => {

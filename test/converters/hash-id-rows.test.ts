@@ -9,14 +9,12 @@ import {
   scaledTimestamp,
   scannedStamp,
   scannedTimestamp,
-  TEXT_ROOM_STEP,
-  textRoom,
-} from '../../plugins/converters/_shared/hash-id-rows.js'
-import {ScannedHashIdRow, scanHashIdRowBytes} from '../../plugins/converters/_shared/hash-id-scan.js'
+} from '../../plugins/converters/hash-id/_lib/rows.js'
+import {ScannedHashIdRow, scanHashIdRowBytes} from '../../plugins/converters/hash-id/_lib/scan.js'
 import {parseJson} from '../../src/index.js'
 import {type InputLine, KeyList, type LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
-import {HashIdRows} from '../../plugins/converters/_shared/hash-id-input.js'
+import {HashIdRows} from '../../plugins/converters/hash-id/_lib/input.js'
 
 let seed = 99
 const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
@@ -164,7 +162,7 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
       let at = 0
       for (const batch of byteBatches(texts)) {
         const {result, transfer} = map(batch)
-        expect(transfer).toHaveLength(9)
+        expect(transfer).toHaveLength(8)
         const exactAt = {n: 0}
         for (let i = 0; i < batch.count; i++) {
           expect(rowOf(result, i, exactAt)).toEqual(norm(decodeHashIdRow(texts[at + i], config)))
@@ -179,15 +177,14 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
     }
   })
 
-  it('with lines, the cursor’s keys (read back from their text) are the exact path’s', () => {
-    const config = {...QWEN, linesOf: 'instance'}
+  it('the cursor’s keys are the exact path’s', () => {
+    const config = QWEN
     const texts = Array.from({length: 1500}, () => line()).filter((t) => t.trim() === t && t !== '')
     const map = createLineBatchMapper(config)
     let at = 0
     let fast = 0
     for (const batch of byteBatches(texts)) {
       const {result} = map(batch)
-      expect(result.words).toHaveLength(0)
       const rows = new HashIdRows(batch, result)
       while (rows.next()) {
         const want = norm(decodeHashIdRow(texts[at + rows.index], config))
@@ -281,22 +278,6 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
         expect(got, literal).toBe(want)
         expect(stamp.big === undefined, literal).toBe((want as bigint) >= 0n)
       }
-    }
-  })
-})
-
-describe('hash-id rows: the texts’ room', () => {
-  it('is a quarter more than the text, in whole steps, at least one', () => {
-    expect(textRoom(0)).toBe(TEXT_ROOM_STEP)
-    expect(textRoom(1)).toBe(TEXT_ROOM_STEP)
-    expect(textRoom(0.8 * TEXT_ROOM_STEP)).toBe(TEXT_ROOM_STEP)
-    expect(textRoom(0.8 * TEXT_ROOM_STEP + 1)).toBe(2 * TEXT_ROOM_STEP)
-    for (let i = 0; i < 1000; i++) {
-      const length = Math.floor(rand() * 10 * TEXT_ROOM_STEP)
-      const room = textRoom(length)
-      expect(room % TEXT_ROOM_STEP).toBe(0)
-      expect(room).toBeGreaterThanOrEqual(length * 1.25)
-      expect(room - TEXT_ROOM_STEP).toBeLessThan(Math.max(length * 1.25, 1))
     }
   })
 })

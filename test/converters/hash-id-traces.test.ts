@@ -3,8 +3,8 @@
 // consumer that stops early, or an error while making a trace, shuts the row decoding down (the lines' source is
 // closed) and the error is the consumer's.
 import {describe, expect, it} from 'vitest'
-import type {HashIdRowConfig} from '../../plugins/converters/_shared/hash-id-rows.js'
-import {hashIdTraces, type HashIdTraceMaker} from '../../plugins/converters/_shared/hash-id-traces.js'
+import type {HashIdRowConfig} from '../../plugins/converters/hash-id/_lib/rows.js'
+import {hashIdTraces, type HashIdTraceMaker} from '../../plugins/converters/hash-id/_lib/traces.js'
 import type {GetTrace, InputContext, InputLine, Trace} from '../../src/index.js'
 
 const CONFIG: HashIdRowConfig = {blockSize: 16, intScale: 1_000_000_000n, floatScale: 1e9}

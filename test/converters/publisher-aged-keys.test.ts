@@ -2,9 +2,9 @@ import {mkdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {KeyList} from '../../src/index.js'
-import {AgedKeys, type AgeingEvent} from '../../plugins/converters/_shared/publisher-aged-keys.js'
-import {KeySpill, SpilledKeys} from '../../plugins/converters/_shared/publisher-key-spill.js'
-import {PrefixHashes, prefixHash} from '../../plugins/converters/_shared/publisher-prefix-hash.js'
+import {AgedKeys, type AgeingEvent} from '../../plugins/converters/publisher-log/_lib/aged-keys.js'
+import {KeySpill, SpilledKeys} from '../../plugins/converters/publisher-log/_lib/key-spill.js'
+import {PrefixHashes, prefixHash} from '../../plugins/converters/publisher-log/_lib/prefix-hash.js'
 import {tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()

@@ -1,15 +1,11 @@
-// publisher_log's traces handed over a batch at a time (TraceBatch, through encodedTraceSource) pinned to the plain
-// path: the same converter run as a built-in (batches) and as a plugin (its traces iterated one by one) writes the
-// same bytes and the same summary, on random logs with overlapping sessions, several instances, unmatched and
+// publisher_log's traces: the same converter run as a built-in and as a plugin writes the same bytes and the same summary, on random logs with overlapping sessions, several instances, unmatched and
 // unfinished writes, gets never written (more than one flush batch of them), repeated sessions and bad lines.
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {PublisherLogConverter} from '../../plugins/converters/publisher-log.js'
-import {encodedTraceSource, TraceBatch} from '../../src/convert/encoded-traces.js'
+import {PublisherLogConverter} from '../../plugins/converters/publisher-log/publisher-log.js'
 import type {ConverterClass} from '../../src/convert/types.js'
-import {serializeJson} from '../../src/jsonl/serialize.js'
 import {convertAs} from '../helpers/built-in-or-plugin.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'lmt-publisher-batches-'))
@@ -89,29 +85,4 @@ describe('publisher_log traces handed over a batch at a time', () => {
       expect(batches.summary).toEqual(plain.summary)
     },
   )
-
-  it('offers its traces in batches to the framework, one by one to anyone else', async () => {
-    const inputPath = join(dir, 'direct.log')
-    writeFileSync(inputPath, log(2000, 600))
-    const traces = async (framework: boolean): Promise<unknown[]> => {
-      const {InputAccounting} = await import('../../src/convert/input-accounting.js')
-      const ctx = new InputAccounting(inputPath, 0, {
-        strict: false,
-        logger: {warn: () => {}, info: () => {}},
-        signal: new AbortController().signal,
-      })
-      const result = new PublisherLogConverter({defaultInstanceId: 'i'}).convertToTraces(inputPath, ctx)
-      const all: unknown[] = []
-      if (!framework) for await (const t of result) all.push(serializeJson(t))
-      else
-        for await (const b of result[encodedTraceSource]()) {
-          expect(b).toBeInstanceOf(TraceBatch)
-          for (const t of (b as TraceBatch).traces) all.push(serializeJson(t as never))
-        }
-      return all
-    }
-    const inBatches = await traces(true)
-    expect(inBatches.length).toBeGreaterThan(600)
-    expect(inBatches).toEqual(await traces(false))
-  })
 })

@@ -3,10 +3,10 @@ import {
   createLineBatchMapper,
   type PublisherEventBatch,
   type PublisherEventConfig,
-} from '../../plugins/converters/_shared/publisher-events.js'
-import {ScannedEvent, scanPublisherLine} from '../../plugins/converters/_shared/publisher-scan.js'
-import {packEvents, unpackEvents} from '../../plugins/converters/_shared/publisher-pack.js'
-import {isEmptyList} from '../../plugins/converters/_shared/publisher-input.js'
+} from '../../plugins/converters/publisher-log/_lib/events.js'
+import {ScannedEvent, scanPublisherLine} from '../../plugins/converters/publisher-log/_lib/scan.js'
+import {packEvents, unpackEvents} from '../../plugins/converters/publisher-log/_lib/pack.js'
+import {isEmptyList} from '../../plugins/converters/publisher-log/_lib/input.js'
 import {parseJson} from '../../src/jsonl/parse.js'
 import type {LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'

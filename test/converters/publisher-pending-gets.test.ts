@@ -2,14 +2,14 @@ import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {JsonFloat, KeyList, serializeJson} from '../../src/index.js'
-import {AgedKeys, type LoadedKeys} from '../../plugins/converters/_shared/publisher-aged-keys.js'
-import {ColdGets} from '../../plugins/converters/_shared/publisher-cold-gets.js'
-import {KeySpill} from '../../plugins/converters/_shared/publisher-key-spill.js'
+import {AgedKeys, type LoadedKeys} from '../../plugins/converters/publisher-log/_lib/aged-keys.js'
+import {ColdGets} from '../../plugins/converters/publisher-log/_lib/cold-gets.js'
+import {KeySpill} from '../../plugins/converters/publisher-log/_lib/key-spill.js'
 import {
   type NewGet,
   PendingGets,
   type WaitingGet,
-} from '../../plugins/converters/_shared/publisher-pending-gets.js'
+} from '../../plugins/converters/publisher-log/_lib/pending-gets.js'
 import {tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()

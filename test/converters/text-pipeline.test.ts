@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {decodeAhead} from '../../plugins/converters/_shared/text-pipeline.js'
-import type {TextRow, TextRowConfig} from '../../plugins/converters/_shared/text-rows.js'
-import {loadRustTextTokenizer, type RustImporter} from '../../plugins/converters/_shared/text-tokenizer.js'
+import {decodeAhead} from '../../plugins/converters/text-trace/_lib/pipeline.js'
+import type {TextRow, TextRowConfig} from '../../plugins/converters/text-trace/_lib/rows.js'
+import {loadRustTextTokenizer, type RustImporter} from '../../plugins/converters/text-trace/_lib/tokenizer.js'
 
 /** A Rust module whose encodings finish in a shuffled order, recording how many ran at once. */
 function fakeRust(): {importer: RustImporter; maxAtOnce: () => number} {

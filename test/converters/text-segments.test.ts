@@ -3,15 +3,15 @@ import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {SegmentCache} from '../../plugins/converters/_shared/text-segment-cache.js'
-import {segmentEncoder, tokenPositions} from '../../plugins/converters/_shared/text-segment-encoder.js'
+import {SegmentCache} from '../../plugins/converters/text-trace/_lib/segment-cache.js'
+import {segmentEncoder, tokenPositions} from '../../plugins/converters/text-trace/_lib/segment-encoder.js'
 import {
   readTokenizerHead,
   type SegmentSplitter,
   splitterForHead,
   splitterOf,
-} from '../../plugins/converters/_shared/text-segments.js'
-import {loadTextTokenizer, type TextTokenizer} from '../../plugins/converters/_shared/text-tokenizer.js'
+} from '../../plugins/converters/text-trace/_lib/segments.js'
+import {loadTextTokenizer, type TextTokenizer} from '../../plugins/converters/text-trace/_lib/tokenizer.js'
 import {rng} from '../bench/generate.mjs'
 import {sessionRequests} from '../bench/text-conversations.mjs'
 import {tempDir} from '../helpers/cli.js'

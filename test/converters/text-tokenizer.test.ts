@@ -8,8 +8,8 @@ import {
   loadTextTokenizer,
   type TextTokenizer,
   type TokenizerSource,
-} from '../../plugins/converters/_shared/text-tokenizer.js'
-import {createLineMapper, type TextRowConfig} from '../../plugins/converters/_shared/text-rows.js'
+} from '../../plugins/converters/text-trace/_lib/tokenizer.js'
+import {createLineMapper, type TextRowConfig} from '../../plugins/converters/text-trace/_lib/rows.js'
 import {rng} from '../bench/generate.mjs'
 import {conversation, conversationLines} from '../bench/text-conversations.mjs'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {tokensToBlockIds} from '../../src/hash/prefix-hash.js'
 import {parseJson} from '../../src/jsonl/parse.js'
-import {parseNaiveTime, textTimestampNs} from '../../plugins/converters/_shared/text-time.js'
+import {parseNaiveTime, textTimestampNs} from '../../plugins/converters/text-trace/_lib/time.js'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 import {itSlow} from '../helpers/slow.js'
 

@@ -32,17 +32,17 @@ export async function loadLibrary() {
     ),
     hash: await load<typeof import('../../src/hash/prefix-hash.js')>('src/hash/prefix-hash.js'),
     converters: {
-      qwen_bailian: (await load<typeof import('../../plugins/converters/qwen-bailian.js')>(
-        'plugins/converters/qwen-bailian.js',
+      qwen_bailian: (await load<typeof import('../../plugins/converters/hash-id/qwen-bailian.js')>(
+        'plugins/converters/hash-id/qwen-bailian.js',
       )) as {QwenBailianConverter: ConverterClass},
-      mooncake: (await load<typeof import('../../plugins/converters/mooncake.js')>(
-        'plugins/converters/mooncake.js',
+      mooncake: (await load<typeof import('../../plugins/converters/hash-id/mooncake.js')>(
+        'plugins/converters/hash-id/mooncake.js',
       )) as {MooncakeConverter: ConverterClass},
-      publisher_log: (await load<typeof import('../../plugins/converters/publisher-log.js')>(
-        'plugins/converters/publisher-log.js',
+      publisher_log: (await load<typeof import('../../plugins/converters/publisher-log/publisher-log.js')>(
+        'plugins/converters/publisher-log/publisher-log.js',
       )) as {PublisherLogConverter: ConverterClass},
-      text_trace: (await load<typeof import('../../plugins/converters/text-trace.js')>(
-        'plugins/converters/text-trace.js',
+      text_trace: (await load<typeof import('../../plugins/converters/text-trace/text-trace.js')>(
+        'plugins/converters/text-trace/text-trace.js',
       )) as {TextTraceConverter: ConverterClass},
       lmcache_lct: (await load<typeof import('../../plugins/converters/lmcache-lct.js')>(
         'plugins/converters/lmcache-lct.js',

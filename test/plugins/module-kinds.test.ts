@@ -57,7 +57,7 @@ function kindsFolder(name: string): string {
   writeFileSync(join(dir, 'typed.ts'), converter('typed', true)) // TypeScript in a CommonJS package
   writeFileSync(join(dir, 'mts.mts'), converter('mts', true))
   // TypeScript importing a sibling by its compiled name, as tsc wants it written
-  writeFileSync(join(dir, '_base.ts'), `export {BaseConverter} from 'lmt/converter'\n`)
+  writeFileSync(join(dir, '_base.ts'), `export {BaseConverter} from 'lmt'\n`)
   writeFileSync(
     join(dir, 'sibling.ts'),
     converter('sibling', true, `import {BaseConverter} from './_base.js'`),

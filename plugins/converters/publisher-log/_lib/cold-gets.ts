@@ -1,0 +1,327 @@
+// Gets of a publisher log that stay pending long after their batch, kept as rows of typed-array columns with their
+// keys in the spill file: a log's gets that are never written wait until the end of the input, and as objects (a
+// pending get, its BigInts, its index entry and pass-through values) each cost the heap ~500 bytes, so the heap grew
+// with the input's length. A row costs ~70 bytes and the
+// index a few more. Only the usual get goes cold: int64 keys (at least two), a timestamp and input length in int64,
+// pass-through values among the first MAX_TAILS distinct ones; any other stays an object (publisher-pending-gets.ts).
+import {KeyList, serializeJson} from 'lmt'
+import {type KeySpill, SpilledKeys} from './key-spill.js'
+
+/** The pass-through values of a get, shared by every cold get that has the same ones. */
+export interface GetTail {
+  queryType: unknown
+  blockMask: unknown
+  swSize: unknown
+  locationSpecNames: unknown
+}
+
+/** A cold get read back out of its row (its keys still in the spill file). */
+export interface ColdGet extends GetTail {
+  seq: number
+  instance: string
+  ts: bigint
+  keys: SpilledKeys
+  inputLen: bigint
+}
+
+/** What a cold get needs to be matched and emitted (its keys apart: see {@link ColdGets.tryAdd}). */
+export type ColdGetFields = Omit<ColdGet, 'keys'>
+
+const MAX_TAILS = 1 << 16
+const MIN_ROWS = 1024
+const inInt64 = (v: bigint) => BigInt.asIntN(64, v) === v
+
+/**
+ * A first key's two 32-bit halves, as the index compares them: the key is stored here and its halves read back
+ * (no BigInt arithmetic and no array per write).
+ */
+const firstKey = new BigInt64Array(1)
+const firstHalves = new Int32Array(firstKey.buffer)
+
+/** One part of a tail's interning key: primitives tagged by type, anything else by its exact JSON text. */
+function tailPart(v: unknown): string {
+  switch (typeof v) {
+    case 'undefined':
+      return 'u'
+    case 'string':
+      return 's' + JSON.stringify(v)
+    case 'number':
+      return 'n' + (Object.is(v, -0) ? '-0' : String(v))
+    case 'bigint':
+      return 'b' + String(v)
+    case 'boolean':
+      return v ? 't' : 'f'
+    default:
+      if (v === null) return 'z'
+      return Array.isArray(v) && v.length === 0 ? 'j[]' : 'j' + serializeJson(v)
+  }
+}
+
+/** The rows: column i of row r holds field i of the r-th get that went cold (in the order of their seq). */
+class Columns {
+  readonly seq: Float64Array
+  readonly ts: BigInt64Array
+  readonly inputLen: BigInt64Array
+  readonly offset: Float64Array
+  readonly prefixHash: Float64Array
+  readonly nKeys: Int32Array
+  readonly textBytes: Int32Array
+  readonly instance: Int32Array
+  readonly tail: Int32Array
+  readonly firstLo: Int32Array
+  readonly firstHi: Int32Array
+  /** the next older row with the same instance and first key, or -1 */
+  readonly older: Int32Array
+  readonly live: Uint8Array
+
+  constructor(readonly capacity: number) {
+    this.seq = new Float64Array(capacity)
+    this.ts = new BigInt64Array(capacity)
+    this.inputLen = new BigInt64Array(capacity)
+    this.offset = new Float64Array(capacity)
+    this.prefixHash = new Float64Array(capacity)
+    this.nKeys = new Int32Array(capacity)
+    this.textBytes = new Int32Array(capacity)
+    this.instance = new Int32Array(capacity)
+    this.tail = new Int32Array(capacity)
+    this.firstLo = new Int32Array(capacity)
+    this.firstHi = new Int32Array(capacity)
+    this.older = new Int32Array(capacity)
+    this.live = new Uint8Array(capacity)
+  }
+
+  /** Copies row `from` of `src` into row `to` (all but the chain, which the index rebuilds). */
+  copyRow(src: Columns, from: number, to: number): void {
+    this.seq[to] = src.seq[from]
+    this.ts[to] = src.ts[from]
+    this.inputLen[to] = src.inputLen[from]
+    this.offset[to] = src.offset[from]
+    this.prefixHash[to] = src.prefixHash[from]
+    this.nKeys[to] = src.nKeys[from]
+    this.textBytes[to] = src.textBytes[from]
+    this.instance[to] = src.instance[from]
+    this.tail[to] = src.tail[from]
+    this.firstLo[to] = src.firstLo[from]
+    this.firstHi[to] = src.firstHi[from]
+    this.live[to] = src.live[from]
+  }
+}
+
+/**
+ * The cold gets: rows in the order they went cold (which is the order of their seq), an open-addressing index from
+ * (instance, first key) to the newest row, each row linked to the next older one with the same pair. A matched row is
+ * only marked dead; once dead rows outnumber live ones, the live ones are copied into new columns.
+ */
+export class ColdGets {
+  private cols = new Columns(MIN_ROWS)
+  private rows = 0
+  private dead = 0
+  /** row + 1 of the newest row of each (instance, first key); 0: empty */
+  private slots = new Int32Array(2 * MIN_ROWS)
+  private entries = 0
+  private readonly instanceIds = new Map<string, number>()
+  private readonly instances: string[] = []
+  private readonly tailIds = new Map<string, number>()
+  private readonly tails: GetTail[] = []
+  private lastTail = -1
+
+  constructor(private readonly spill: KeySpill) {}
+
+  /** Live rows. */
+  get size(): number {
+    return this.rows - this.dead
+  }
+
+  /**
+   * Adds a get if it can go cold (see the file's comment; its seq above every row's) and says whether it did; its
+   * keys go to the spill file.
+   */
+  tryAdd(g: ColdGetFields, keys: KeyList | unknown[]): boolean {
+    if (!(keys instanceof KeyList) || keys.length < 2) return false
+    if (!inInt64(g.ts) || !inInt64(g.inputLen)) return false
+    const tail = this.tailId(g)
+    if (tail < 0) return false
+    // full: the dead rows go, and the room doubles only if the live ones fill more than half of it
+    if (this.rows === this.cols.capacity) this.regrow(Math.max(MIN_ROWS, 2 * this.size))
+    const h = this.spill.put(keys)
+    const c = this.cols
+    const r = this.rows++
+    c.seq[r] = g.seq
+    c.ts[r] = g.ts
+    c.inputLen[r] = g.inputLen
+    c.offset[r] = h.offset
+    c.prefixHash[r] = h.prefixHash
+    c.nKeys[r] = h.length
+    c.textBytes[r] = h.textBytes
+    c.instance[r] = this.instanceId(g.instance)
+    c.tail[r] = tail
+    firstKey[0] = keys.words()[0]
+    c.firstLo[r] = firstHalves[0]
+    c.firstHi[r] = firstHalves[1]
+    c.live[r] = 1
+    this.link(r)
+    return true
+  }
+
+  /** Whether some row, live or dead, is of `instance`. */
+  has(instance: string): boolean {
+    return this.instanceIds.has(instance)
+  }
+
+  /** The newest row of `instance` whose first key is `first`, or -1. */
+  newest(instance: string, first: bigint): number {
+    const id = this.instanceIds.get(instance)
+    if (id === undefined) return -1
+    firstKey[0] = first
+    return this.slots[this.find(id, firstHalves[0], firstHalves[1])] - 1
+  }
+
+  /** The next older row with the same instance and first key, or -1. */
+  older(row: number): number {
+    return this.cols.older[row]
+  }
+
+  isLive(row: number): boolean {
+    return this.cols.live[row] === 1
+  }
+
+  seqOf(row: number): number {
+    return this.cols.seq[row]
+  }
+
+  tsOf(row: number): bigint {
+    return this.cols.ts[row]
+  }
+
+  keysOf(row: number): SpilledKeys {
+    const c = this.cols
+    return new SpilledKeys(c.offset[row], c.nKeys[row], c.textBytes[row], c.prefixHash[row])
+  }
+
+  /** Marks the row matched and reads it back. */
+  take(row: number): ColdGet {
+    const g = this.read(row)
+    this.cols.live[row] = 0
+    this.dead++
+    if (this.dead > this.size && this.rows >= MIN_ROWS) this.regrow(Math.max(MIN_ROWS, 2 * this.size))
+    return g
+  }
+
+  /** The live rows in the order of their seq, read back one at a time; empties the store as it goes. */
+  *drain(): Generator<ColdGet> {
+    for (let r = 0; r < this.rows; r++) if (this.cols.live[r] === 1) yield this.read(r)
+    this.cols = new Columns(MIN_ROWS)
+    this.rows = this.dead = this.entries = 0
+    this.slots = new Int32Array(2 * MIN_ROWS)
+  }
+
+  private read(row: number): ColdGet {
+    const c = this.cols
+    return {
+      seq: c.seq[row],
+      instance: this.instances[c.instance[row]],
+      ts: c.ts[row],
+      keys: this.keysOf(row),
+      inputLen: c.inputLen[row],
+      ...this.tails[c.tail[row]],
+    }
+  }
+
+  private instanceId(instance: string): number {
+    let id = this.instanceIds.get(instance)
+    if (id === undefined) {
+      id = this.instances.push(instance) - 1
+      this.instanceIds.set(instance, id)
+    }
+    return id
+  }
+
+  /** The id of the get's pass-through values (the last one's again when they are the same), or -1: too many. */
+  private tailId(g: GetTail): number {
+    const last = this.tails[this.lastTail]
+    if (last !== undefined && sameTail(last, g)) return this.lastTail
+    const key = tailKey(g)
+    let id = this.tailIds.get(key)
+    if (id === undefined) {
+      if (this.tails.length >= MAX_TAILS) return -1
+      const {queryType, blockMask, swSize, locationSpecNames} = g
+      id = this.tails.push({queryType, blockMask, swSize, locationSpecNames}) - 1
+      this.tailIds.set(key, id)
+    }
+    return (this.lastTail = id)
+  }
+
+  /** The slot of (instance, lo, hi): its own, or the empty one where it would go. */
+  private find(instance: number, lo: number, hi: number): number {
+    const mask = this.slots.length - 1
+    let i =
+      (Math.imul(lo ^ Math.imul(hi, 0x9e3779b1) ^ Math.imul(instance, 0x85ebca6b), 0x27d4eb2f) >>> 7) & mask
+    const c = this.cols
+    for (;;) {
+      const s = this.slots[i]
+      if (s === 0) return i
+      const r = s - 1
+      if (c.firstLo[r] === lo && c.firstHi[r] === hi && c.instance[r] === instance) return i
+      i = (i + 1) & mask
+    }
+  }
+
+  /** Makes row r the newest of its pair. */
+  private link(r: number): void {
+    const c = this.cols
+    const i = this.find(c.instance[r], c.firstLo[r], c.firstHi[r])
+    c.older[r] = this.slots[i] - 1
+    if (this.slots[i] === 0 && ++this.entries * 2 > this.slots.length) {
+      this.slots[i] = r + 1
+      this.reindex(this.slots.length * 2)
+      return
+    }
+    this.slots[i] = r + 1
+  }
+
+  /** New columns of `capacity` rows holding the live rows in order; the dead ones go. */
+  private regrow(capacity: number): void {
+    const from = this.cols
+    const to = new Columns(Math.max(capacity, this.size))
+    let n = 0
+    for (let r = 0; r < this.rows; r++) if (from.live[r] === 1) to.copyRow(from, r, n++)
+    this.cols = to
+    this.rows = n
+    this.dead = 0
+    let slots = 2 * MIN_ROWS
+    while (slots < 2 * n) slots *= 2
+    this.reindex(slots)
+  }
+
+  /** Rebuilds the index and the chains in `size` slots. */
+  private reindex(size: number): void {
+    this.slots = new Int32Array(size)
+    this.entries = 0
+    const c = this.cols
+    for (let r = 0; r < this.rows; r++) {
+      const i = this.find(c.instance[r], c.firstLo[r], c.firstHi[r])
+      if (this.slots[i] === 0) this.entries++
+      c.older[r] = this.slots[i] - 1
+      this.slots[i] = r + 1
+    }
+  }
+}
+
+/** The same value as the worker gives it: equal primitives, or both an empty list (a new one per get). */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null) return Object.is(a, b)
+  return Array.isArray(a) && a.length === 0 && Array.isArray(b) && b.length === 0
+}
+
+function sameTail(a: GetTail, b: GetTail): boolean {
+  return (
+    sameValue(a.queryType, b.queryType) &&
+    sameValue(a.blockMask, b.blockMask) &&
+    sameValue(a.swSize, b.swSize) &&
+    sameValue(a.locationSpecNames, b.locationSpecNames)
+  )
+}
+
+function tailKey(g: GetTail): string {
+  return `${tailPart(g.queryType)}\u0000${tailPart(g.blockMask)}\u0000${tailPart(g.swSize)}\u0000${tailPart(g.locationSpecNames)}`
+}

@@ -1,0 +1,295 @@
+// The order-independent part of a KVCM event-publisher line: parse it, validate its fields in the original's order
+// and reduce it to what the pairing needs (PublisherLogConverter keeps the order-dependent part: sessions, pending
+// gets, timestamps). Runs on a worker thread through the byte-batch mapper; keys of int64 integers travel as words
+// and their JSON text in two slabs, so no BigInt or string per key reaches the main thread.
+
+// a worker thread's module: the light entry, not all of lmt (src/values.ts)
+import {
+  JsonFloat,
+  type JsonObject,
+  type JsonValue,
+  KeyList,
+  type LineBatch,
+  plainPaths,
+  pythonHashKey,
+  pythonInt,
+  pythonTruthy,
+  serializeJson,
+} from 'lmt'
+import {threadId} from 'node:worker_threads'
+import {BatchSlabs, parseObjectLine} from 'lmt'
+import {ScannedEvent, ScannedKeys, scanPublisherLine} from './scan.js'
+import {type PackedEvents, packEvents, packedBuffers} from './pack.js'
+import type {GetEvent, KeysRef, PassThrough, Problem, PublisherEvent} from './event-types.js'
+
+/** What the digest reads of a line's object: the parsed object, or the fast lane's fields. */
+type EventFields = Pick<JsonObject, 'has'> & {get(field: string): unknown}
+
+export interface PublisherEventConfig {
+  defaultInstanceId: string
+  blockSizes: Array<[string, number]>
+  defaultBlockSize: number
+}
+
+export type {FinishEvent, GetEvent, KeysRef, PassThrough, PublisherEvent, StartEvent} from './event-types.js'
+
+export interface PublisherEventBatch {
+  /** the events, one per line (see publisher-pack.ts) */
+  events: PackedEvents
+  words: Uint32Array
+  text: Uint8Array
+}
+
+/** `trigger_time_us` → ns: integers exact, floats truncated toward zero first, integer strings accepted. */
+export function triggerTimeNs(value: unknown): bigint | undefined {
+  if (value === undefined) return 0n
+  if (typeof value === 'string') {
+    const n = pythonInt(value)
+    return n === undefined ? undefined : n * 1000n
+  }
+  if (value instanceof JsonFloat && !Number.isFinite(value.value)) return undefined
+  if (
+    typeof value === 'number' ||
+    typeof value === 'bigint' ||
+    typeof value === 'boolean' ||
+    value instanceof JsonFloat
+  ) {
+    return (pythonInt(value) as bigint) * 1000n
+  }
+  return undefined
+}
+
+let nanSessions = 0
+
+/**
+ * Session ids that mean "no session" in the original (Python falsy scalars and empty containers); a NaN session is
+ * a key of its own (no two NaN objects are the same dict key), unique across threads.
+ */
+export function sessionKey(value: unknown): {none: true} | {invalid: true} | {key: string} {
+  if (value === undefined || !pythonTruthy(value)) return {none: true}
+  const h = pythonHashKey(value)
+  if (h === undefined) return {invalid: true}
+  return {key: h.startsWith('nan:') ? `nan:${threadId}:${nanSessions++}` : h}
+}
+
+const TIME_PROBLEM = 'trigger_time_us is not an integer or a finite number'
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+/** where the low and high halves of a word go (platform order, as BigInt64Array reads them) */
+const LO = LITTLE_ENDIAN ? 0 : 1
+const HI = LITTLE_ENDIAN ? 1 : 0
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+/** Output space of one batch (key words and JSON texts) with the event fields' encodings. */
+class Slabs extends BatchSlabs {
+  private readonly encoder = new TextEncoder()
+
+  addText(s: string): {t0: number; t1: number} {
+    this.reserveText(3 * s.length)
+    const t0 = this.textLength
+    this.textLength += this.encoder.encodeInto(s, this.text.subarray(t0)).written
+    return {t0, t1: this.textLength}
+  }
+
+  /** The keys as words and text when every one is an int64 integer, else as JSON text only. */
+  addKeys(keys: unknown[] | ScannedKeys): KeysRef {
+    if (keys instanceof ScannedKeys) return this.addScannedKeys(keys)
+    const n = keys.length
+    let ints = true
+    for (let i = 0; i < n && ints; i++) {
+      const v = keys[i]
+      ints =
+        (typeof v === 'number' && Number.isInteger(v)) ||
+        (typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX)
+    }
+    if (!ints) return {w: -1, n, ...this.addText(serializeJson(keys as JsonValue))}
+    const w = this.reserve(n)
+    for (let i = 0; i < n; i++) {
+      const u = BigInt.asUintN(64, BigInt(keys[i] as number | bigint))
+      this.words[2 * (w + i) + LO] = Number(u & 0xffffffffn)
+      this.words[2 * (w + i) + HI] = Number(u >> 32n)
+    }
+    this.wordCount += n
+    const t0 = this.textLength
+    this.textLength = KeyList.writeJson(this.words, w, n, this.text, t0)
+    return {w, n, t0, t1: this.textLength}
+  }
+
+  /** Scanned keys: their halves as words, and their literals (canonical integers) copied as the text. */
+  addScannedKeys(keys: ScannedKeys): KeysRef {
+    const n = keys.length
+    const w = this.reserve(n)
+    const {hi, lo, start, end, bytes} = keys
+    const words = this.words
+    for (let i = 0; i < n; i++) {
+      words[2 * (w + i) + LO] = lo[i]
+      words[2 * (w + i) + HI] = hi[i]
+    }
+    this.wordCount += n
+    let bytesOfText = 2
+    for (let i = 0; i < n; i++) bytesOfText += end[i] - start[i] + 2
+    this.reserveText(bytesOfText)
+    const text = this.text
+    const t0 = this.textLength
+    let pos = t0
+    text[pos++] = 0x5b
+    for (let i = 0; i < n; i++) {
+      if (i > 0) {
+        text[pos++] = 0x2c
+        text[pos++] = 0x20
+      }
+      for (let k = start[i]; k < end[i]; k++) text[pos++] = bytes[k]
+    }
+    text[pos++] = 0x5d
+    this.textLength = pos
+    return {w, n, t0, t1: pos}
+  }
+
+  passThrough(event: EventFields, field: string): PassThrough | undefined {
+    if (!event.has(field)) return undefined
+    const v = event.get(field)
+    if (v === null || typeof v !== 'object') return v as PassThrough
+    return this.addText(serializeJson(v))
+  }
+}
+
+function source(event: EventFields, defaultInstanceId: string): string | Problem {
+  if (!event.has('source')) return defaultInstanceId
+  const s = event.get('source')
+  return typeof s === 'string' ? s : {k: 'skip', code: 'invalid_source', message: 'source is not a string'}
+}
+
+function keysOf(event: EventFields): unknown[] | ScannedKeys | undefined {
+  const keys = event.has('keys') ? event.get('keys') : []
+  return Array.isArray(keys) || keys instanceof ScannedKeys ? keys : undefined
+}
+
+const skip = (code: string, message: string, reg?: string): Problem => ({k: 'skip', code, message, reg})
+
+/** input_len and where it came from, or the reason the get is skipped (docs/convert.md §8.4). */
+function inputLenOf(
+  event: EventFields,
+  keys: {length: number},
+  blockSize: number,
+  reg: string,
+): {inputLen: bigint; fromKeys: boolean} | Problem {
+  for (const field of ['input_len', 'input_length', 'input_tokens']) {
+    if (!event.has(field)) continue
+    const n = pythonInt(event.get(field))
+    if (n === undefined) return skip('invalid_input_length', `${field} is not an integer`, reg)
+    if (n <= 0n) return skip('nonpositive_input_length', `${field} must be positive (got ${n})`, reg)
+    return {inputLen: n, fromKeys: false}
+  }
+  const tokens = event.get('tokens')
+  if (pythonTruthy(tokens)) {
+    if (Array.isArray(tokens)) return {inputLen: BigInt(tokens.length), fromKeys: false}
+    if (typeof tokens === 'string') return {inputLen: BigInt([...tokens].length), fromKeys: false}
+    if (tokens instanceof Map) return {inputLen: BigInt(tokens.size), fromKeys: false}
+    return skip('invalid_tokens', 'tokens is not a list', reg)
+  }
+  if (keys.length > 0) return {inputLen: BigInt(keys.length) * BigInt(blockSize), fromKeys: true}
+  return skip(
+    'missing_input_length',
+    'GetCacheLocation has no input_len, input_length, input_tokens, tokens or keys',
+    reg,
+  )
+}
+
+/** One line's event, parsed exactly. */
+function digest(
+  text: string,
+  config: PublisherEventConfig,
+  sizes: Map<string, number>,
+  slabs: Slabs,
+): PublisherEvent {
+  const event = parseObjectLine(text)
+  if (!(event instanceof Map)) return {k: 'skip', code: event.skip, message: event.message}
+  return digestFields(event, config, sizes, slabs)
+}
+
+/** One line's event from its fields, with its checks in the original's order. */
+function digestFields(
+  event: EventFields,
+  config: PublisherEventConfig,
+  sizes: Map<string, number>,
+  slabs: Slabs,
+): PublisherEvent {
+  const type = event.get('type')
+  if (type === 'StartWriteCacheWithMinReplica') return {k: 'drop', code: 'min_replica_event', message: ''}
+  if (type !== 'GetCacheLocation' && type !== 'StartWriteCache' && type !== 'FinishWriteCache')
+    return {k: 'drop', code: 'unknown_event_type', message: ''}
+  const inst = source(event, config.defaultInstanceId)
+  if (typeof inst !== 'string') return inst
+  if (type === 'FinishWriteCache') {
+    const session = sessionKey(event.get('write_session_id'))
+    if ('none' in session) return {k: 'drop', code: 'finish_without_session', message: ''}
+    if ('invalid' in session)
+      return skip('invalid_write_session_id', 'write_session_id is not a string or number')
+    const ts = triggerTimeNs(event.get('trigger_time_us'))
+    return ts === undefined
+      ? {k: 'finish', inst, session: session.key, timeProblem: TIME_PROBLEM}
+      : {k: 'finish', inst, session: session.key, ts}
+  }
+  // gets and starts register their instance before any further check
+  const ts = triggerTimeNs(event.get('trigger_time_us'))
+  if (ts === undefined) return skip('invalid_trigger_time', TIME_PROBLEM, inst)
+  const keys = keysOf(event)
+  if (keys === undefined) return skip('invalid_keys', 'keys is not an array', inst)
+  if (type === 'StartWriteCache') {
+    const session = sessionKey(event.get('write_session_id'))
+    if ('none' in session) return {k: 'drop', code: 'start_without_session', message: '', reg: inst}
+    if ('invalid' in session)
+      return skip('invalid_write_session_id', 'write_session_id is not a string or number', inst)
+    return {k: 'start', inst, ts, keys: slabs.addKeys(keys), session: session.key}
+  }
+  const len = inputLenOf(event, keys, sizes.get(inst) ?? config.defaultBlockSize, inst)
+  if ('k' in len) return len
+  const get: GetEvent = {
+    k: 'get',
+    inst,
+    ts,
+    keys: slabs.addKeys(keys),
+    inputLen: len.inputLen,
+    fromKeys: len.fromKeys,
+  }
+  const qt = slabs.passThrough(event, 'query_type')
+  if (qt !== undefined) get.qt = qt
+  const bm = slabs.passThrough(event, 'block_mask')
+  if (bm !== undefined) get.bm = bm
+  const sw = slabs.passThrough(event, 'sw_size')
+  if (sw !== undefined) get.sw = sw
+  const ls = slabs.passThrough(event, 'location_spec_names')
+  if (ls !== undefined) get.ls = ls
+  return get
+}
+
+/**
+ * The batch mapper (BatchInput.mapLineBatches, see publisher-input.ts): one event per line, key slabs transferred. Lines go through the
+ * byte scanner first (`fastLane`: off on the plain paths and to test it against the exact parser), the exact parser
+ * when it gives up.
+ */
+export function createLineBatchMapper(
+  config: PublisherEventConfig,
+  fastLane = !plainPaths(),
+): (lines: LineBatch) => {result: PublisherEventBatch; transfer: ArrayBuffer[]} {
+  const sizes = new Map(config.blockSizes)
+  const slabs = new Slabs() // reused: each batch's part is copied out
+  const scanned = new ScannedEvent()
+  return (lines) => {
+    slabs.reset()
+    const {bytes, starts, ends} = lines
+    const events = new Array<PublisherEvent>(lines.count)
+    for (let i = 0; i < lines.count; i++)
+      events[i] =
+        fastLane && scanPublisherLine(bytes, starts[i], ends[i], scanned)
+          ? digestFields(scanned.fields, config, sizes, slabs)
+          : digest(lines.text(i), config, sizes, slabs)
+    const words = slabs.words.slice(0, 2 * slabs.wordCount)
+    const text = slabs.text.slice(0, slabs.textLength)
+    const packed = packEvents(events, text)
+    return {
+      result: {events: packed, words, text},
+      transfer: [words.buffer, text.buffer, ...packedBuffers(packed)],
+    }
+  }
+}

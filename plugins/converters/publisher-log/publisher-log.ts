@@ -1,0 +1,231 @@
+import {BaseConverter, type FormatSample, type InputContext, type InputLine, type Trace} from 'lmt'
+import type {FinishEvent, GetEvent, PublisherEventConfig, StartEvent} from './_lib/events.js'
+import {type PublisherBatch, publisherEventBatches} from './_lib/input.js'
+import {AgedKeys, type Keys} from './_lib/aged-keys.js'
+import {type PendingGet, PendingGets, type WaitingGet} from './_lib/pending-gets.js'
+
+const FLUSH_DELAY_NS = 100_000_000n // an unfinished write is assumed done 100 ms after its start
+/** pending events flushed at the end of the input handed over together */
+const FLUSH_BATCH = 512
+
+interface PendingWrite {
+  instance: string
+  ts: bigint
+  keys: Keys
+  startLine: InputLine
+  live: boolean
+}
+
+/** the event types of a publisher log: a line of one of them with a trigger time looks like one */
+const PUBLISHER_EVENTS = new Set([
+  'GetCacheLocation',
+  'StartWriteCache',
+  'FinishWriteCache',
+  'StartWriteCacheWithMinReplica',
+])
+
+/**
+ * The KVCM event-publisher log: GetCacheLocation events become gets, and a StartWriteCache/FinishWriteCache pair
+ * becomes a write paired with the most recent earlier get whose keys (all but the last) prefix the written keys.
+ */
+export class PublisherLogConverter extends BaseConverter {
+  static description = 'KVCM event-publisher log (GetCacheLocation / StartWriteCache / FinishWriteCache)'
+
+  static looksLike(sample: FormatSample): boolean {
+    const r = sample.record as Record<string, unknown> | null
+    return (
+      r !== null && typeof r === 'object' && PUBLISHER_EVENTS.has(r.type as string) && 'trigger_time_us' in r
+    )
+  }
+
+  private readonly warnedFallback = new Set<string>()
+
+  /** Its records are encoded as they come: one waiting to be sorted holds no batch's key slabs. */
+  readonly encodesRecordsAtOnce = true
+  /**
+   * Its output turns unsorted at the end of the input (gets never written come last, at their own times): the
+   * sorter then spills what it held and the rest in chunks of this many bytes, not 32 MiB of lines at a time.
+   */
+  readonly sortChunkBytes = 8 << 20
+
+  /** The traces: every batch's events paired at once, then what is still pending at the end of the input. */
+  async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
+    for await (const traces of this.traceBatches(ctx)) yield* traces
+  }
+
+  /** The input's traces, a batch of events' at a time. */
+  private async *traceBatches(ctx: InputContext): AsyncGenerator<Trace[]> {
+    const aged = new AgedKeys(this.options.spillDir)
+    try {
+      yield* this.convertEvents(ctx, aged)
+    } finally {
+      aged.close()
+    }
+  }
+
+  /** The input's events paired, then what is still pending at its end. */
+  private async *convertEvents(ctx: InputContext, aged: AgedKeys): AsyncGenerator<Trace[]> {
+    const gets = new PendingGets(aged)
+    const writes = new Map<string, PendingWrite>()
+    const config: PublisherEventConfig = {
+      defaultInstanceId: this.defaultInstanceId,
+      blockSizes: [...this.instanceBlockSizes],
+      defaultBlockSize: this.defaultBlockSize,
+    }
+    for await (const batch of publisherEventBatches(ctx, config)) {
+      const out: Trace[] = []
+      const {lines, events} = batch
+      for (let i = 0; i < lines.count; i++) {
+        const e = events[i]
+        switch (e.k) {
+          case 'skip':
+          case 'drop':
+            if (e.reg !== undefined) this.registerInstance(e.reg)
+            if (e.k === 'skip') ctx.skip(lines.line(i), e.code, e.message)
+            else ctx.drop(lines.line(i), e.code)
+            break
+          case 'get':
+            aged.add(this.onGet(e, batch, i, ctx, gets))
+            break
+          case 'start':
+            aged.add(this.onStart(e, batch, i, ctx, writes))
+            break
+          case 'finish':
+            this.onFinish(e, lines.line(i), ctx, aged, gets, writes, out)
+        }
+      }
+      gets.endBatch() // before the keys age: a get that goes cold takes its keys from its batch
+      aged.endBatch()
+      if (out.length > 0) yield out
+    }
+    // end of input: unfinished writes (assumed done 100 ms after their start), then gets never written
+    let flushed = 0
+    let out: Trace[] = []
+    for (const w of writes.values()) {
+      if (flushed++ % FLUSH_BATCH === 0 && out.length > 0) {
+        yield out
+        out = []
+      }
+      const ts = w.ts + FLUSH_DELAY_NS
+      const keys = aged.load(w.keys)
+      const get = gets.takeMatch(w.instance, ts, keys)
+      if (get) this.emitPair(get, ts, aged, out)
+      else out.push(this.createWriteTrace(ts, keys, w.instance))
+      ctx.converted(w.startLine)
+    }
+    writes.clear()
+    for (const g of gets.drain()) {
+      if (flushed++ % FLUSH_BATCH === 0 && out.length > 0) {
+        yield out
+        out = []
+      }
+      out.push(this.emitGet(g, aged))
+    }
+    if (out.length > 0) yield out
+  }
+
+  private onGet(
+    e: GetEvent,
+    batch: PublisherBatch,
+    i: number,
+    ctx: InputContext,
+    gets: PendingGets,
+  ): PendingGet {
+    const {lines} = batch
+    this.registerInstance(e.inst)
+    if (e.fromKeys) {
+      if (!this.warnedFallback.has(e.inst)) {
+        this.warnedFallback.add(e.inst)
+        ctx.warnLine(
+          lines.line(i),
+          'input_len_from_keys',
+          `GetCacheLocation for instance ${e.inst} has no input_len; using len(keys) * block_size (${this.getBlockSize(e.inst)}); ` +
+            'token hit rates may overestimate prompts with partial tail blocks',
+        )
+      }
+      ctx.note('input_len_from_keys')
+    }
+    ctx.converted(lines.line(i)) // every accepted get is emitted, paired or alone
+    return gets.add({
+      instance: e.inst,
+      ts: e.ts,
+      keys: batch.keys(e.keys),
+      inputLen: e.inputLen,
+      queryType: batch.value(e.qt),
+      blockMask: batch.value(e.bm),
+      swSize: batch.value(e.sw),
+      locationSpecNames: batch.value(e.ls),
+    })
+  }
+
+  private onStart(
+    e: StartEvent,
+    batch: PublisherBatch,
+    i: number,
+    ctx: InputContext,
+    writes: Map<string, PendingWrite>,
+  ): PendingWrite {
+    this.registerInstance(e.inst)
+    const mapKey = `${e.inst}\u0000${e.session}`
+    const previous = writes.get(mapKey)
+    if (previous) {
+      previous.live = false
+      ctx.drop(previous.startLine, 'start_superseded')
+    }
+    const write: PendingWrite = {
+      instance: e.inst,
+      ts: e.ts,
+      keys: batch.keys(e.keys),
+      startLine: {lineNo: batch.lines.lineNos[i], text: ''},
+      live: true,
+    }
+    writes.set(mapKey, write)
+    return write
+  }
+
+  private onFinish(
+    e: FinishEvent,
+    line: InputLine,
+    ctx: InputContext,
+    aged: AgedKeys,
+    gets: PendingGets,
+    writes: Map<string, PendingWrite>,
+    out: Trace[],
+  ): void {
+    const mapKey = `${e.inst}\u0000${e.session}`
+    const write = writes.get(mapKey)
+    if (!write) return ctx.drop(line, 'finish_unknown_session')
+    writes.delete(mapKey)
+    write.live = false
+    if (e.ts === undefined) {
+      ctx.skip(line, 'invalid_trigger_time', e.timeProblem as string)
+      return ctx.drop(write.startLine, 'finish_invalid')
+    }
+    const get = gets.takeMatch(e.inst, e.ts, aged.load(write.keys))
+    if (!get) {
+      ctx.drop(write.startLine, 'write_unmatched')
+      ctx.drop(line, 'write_unmatched')
+      return
+    }
+    this.emitPair(get, e.ts, aged, out)
+    ctx.converted(write.startLine)
+    ctx.converted(line)
+  }
+
+  private emitGet(g: WaitingGet, aged: AgedKeys) {
+    return this.createGetTrace(g.ts, aged.load(g.keys), g.instance, {
+      inputLen: g.inputLen,
+      queryType: g.queryType,
+      blockMask: g.blockMask,
+      swSize: g.swSize,
+      locationSpecNames: g.locationSpecNames,
+    })
+  }
+
+  /** The get, then the write at `ts` carrying the get's truncated keys (not the StartWriteCache keys). */
+  private emitPair(g: WaitingGet, ts: bigint, aged: AgedKeys, out: Trace[]): void {
+    const get = this.emitGet(g, aged)
+    out.push(get)
+    out.push(this.createWriteTrace(ts, get.keys, g.instance))
+  }
+}
