@@ -527,14 +527,16 @@ function mayRunPluginCode(
 
 /**
  * Whether the first rows of an input have far fewer hash ids than 16-token blocks (at most one per 128 tokens, in
- * nine rows of ten of those long enough to tell): the shape of a Mooncake trace given to qwen_bailian.
+ * nine rows of ten of those long enough to tell, among its first 1,000 lines): the shape of a Mooncake trace given
+ * to qwen_bailian.
  */
 async function looksLikeMooncake(path: string): Promise<boolean> {
   let rows = 0
   let sparse = 0
+  let lines = 0
   try {
     for await (const line of new LineReader(path, {tooLong: () => {}, invalidUtf8: () => {}}).lines()) {
-      if (rows >= 200) break
+      if (rows >= 200 || ++lines > 1000) break
       let row: {input_length?: unknown; hash_ids?: unknown}
       try {
         row = JSON.parse(line.text) as typeof row
