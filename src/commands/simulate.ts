@@ -91,6 +91,12 @@ export default class Simulate extends LmtCommand {
         '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --block-size 512 --sweep --sweep-capacities 1000,5000,20000 --oracle none -j 2 -o sweep-listed',
     },
     {
+      description:
+        'A tiered configuration (tier_strategy): its SSD tier swept from 1 to 64 GiB, the hit rate each tier serves per point',
+      command:
+        '<%= config.bin %> <%= command.id %> tiers.json --sweep --sweep-storage ssd --sweep-unit gib --sweep-min 1 --sweep-max 64 -o sweep-ssd',
+    },
+    {
       description: 'A capacity in GiB (2^30 bytes) from the KV layout of a block of 512 tokens',
       command:
         '<%= config.bin %> <%= command.id %> --trace mooncake_optimizer.jsonl --capacity 64 --kv-layout 2x36x512x8x128:bfloat16 -o sim-gib',
@@ -263,6 +269,11 @@ export default class Simulate extends LmtCommand {
     }),
     'sweep-group': Flags.string({
       summary: 'Group whose capacity the sweep varies (default: the only one).',
+      helpGroup: SWEEP,
+    }),
+    'sweep-storage': Flags.string({
+      summary:
+        'A tiered group (tier_strategy, hierarchical eviction): the storage whose capacity the sweep varies, by unique_name (default: the first tier, as --capacity).',
       helpGroup: SWEEP,
     }),
     jobs: integerFlag({
@@ -471,6 +482,7 @@ const SWEEP_FLAGS = [
   'sweep-points',
   'sweep-unit',
   'sweep-group',
+  'sweep-storage',
   'keep-point-csv',
 ] as const
 
@@ -517,7 +529,15 @@ function sweepRequestOf(flags: SimulateFlags): SweepRequest | undefined {
   const max = numberFlag('sweep-max', flags['sweep-max'])
   if ((min !== undefined && min <= 0) || (min !== undefined && max !== undefined && max <= min))
     throw lmtError('CLI_OUT_OF_RANGE', '--sweep-min', '> 0 and below --sweep-max')
-  return {capacities, min, max, points: flags['sweep-points'] ?? 30, unit, group: flags['sweep-group']}
+  return {
+    capacities,
+    min,
+    max,
+    points: flags['sweep-points'] ?? 30,
+    unit,
+    group: flags['sweep-group'],
+    storage: flags['sweep-storage'],
+  }
 }
 
 /** The flags that override a configuration (or make the quick form). */

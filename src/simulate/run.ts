@@ -112,13 +112,6 @@ async function singleRun(setup: RunSetup, lines: string[]): Promise<Played> {
 /** A sweep over capacities of one group (sweep/), from the rows loaded with the block sizes. */
 async function sweepRun(setup: RunSetup, lines: string[]): Promise<Played> {
   const {req, cfg, notes} = setup
-  if (cfg.tiered)
-    throw lmtError('SIM_TIERED_NOT_PLAYED', 'simulate --sweep', {
-      suggestions: [
-        'run without --sweep, once per capacity (--capacity sets the first tier, or the shared quota)',
-        'or sweep a configuration without tier_strategy',
-      ],
-    })
   const sizes = await settleRunSizes(setup)
   const parseStart = performance.now()
   const sorted = !notes.list.some((n) => n.code === 'LMT_SIM_RESORT')

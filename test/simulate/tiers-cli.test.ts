@@ -204,13 +204,10 @@ describe('tiered configurations', () => {
     expect(r.stdout + r.stderr).toMatch(/no instance remains once the skipped groups are left out/)
   })
 
-  it('simulate --sweep and lmt report refuse a tiered configuration rather than play it untiered', async () => {
+  it('lmt report refuses a tiered configuration rather than play it untiered', async () => {
     const c = caseConfig('t2_wt_gen', 'sweep')
     const path = join(tmp.dir, 'sweep.json')
     writeFileSync(path, JSON.stringify(c))
-    const sweep = await lmt(['simulate', path, '--sweep', '--no-plots', '--quiet'])
-    expect(sweep.exitCode).toBe(2)
-    expect(sweep.stderr).toMatch(/simulate --sweep does not play configurations with a tier_strategy/)
     const report = await lmt(['report', path, '-o', join(tmp.dir, 'report.html')])
     expect(report.exitCode).toBe(2)
     expect(report.stderr).toMatch(/lmt report does not play configurations with a tier_strategy/)

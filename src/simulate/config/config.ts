@@ -436,8 +436,11 @@ function resolveTieredGroup(
       'LMT_SIM_OVERRIDE',
       `group "${name}": ${tiers.hierarchical ? `tier ${tiers.storages[0].name}` : 'quota_capacity'} overridden by --capacity ${flags.capacity}`,
     )
-  } else if (g.quota_capacity !== undefined) group.quota_capacity = g.quota_capacity as number
-  else {
+  }
+  // with hierarchical eviction, --capacity sets the first tier and quota_capacity stays the file's (unread)
+  if (group.quota_capacity === undefined && g.quota_capacity !== undefined)
+    group.quota_capacity = g.quota_capacity as number
+  else if (group.quota_capacity === undefined) {
     group.quota_capacity = 0
     if (!tiers.hierarchical)
       notes.add(

@@ -15,6 +15,8 @@ export interface SweepRequest {
   /** the unit of the points: blocks, GiB (2^30 bytes), or a fraction of the working set */
   unit: CapacityUnit
   group?: string
+  /** a tiered group: the storage whose capacity varies (default: what --capacity sets) */
+  storage?: string
 }
 
 export interface SimulateRequest {

@@ -223,3 +223,68 @@ function applyFlows(
     edges[at] = edgeOf(group, where, f, base)
   })
 }
+
+/** What a sweep or a report needs of a tiered group (config.ts's GroupConfig has these fields). */
+interface TieredGroupLike {
+  group_name: string
+  quota_capacity?: number
+  tiers?: TierSettings
+  instances: ReadonlyArray<{eviction_policy_type: string; instance_id: string}>
+}
+
+/** The tiers' names of a group, in priority order (`shared` when hierarchical eviction is off). */
+export function tierNamesOf(g: TieredGroupLike): string[] {
+  const t = g.tiers
+  if (t === undefined) return []
+  return t.hierarchical ? t.storages.map((s) => s.name) : ['shared']
+}
+
+/**
+ * The tier whose capacity a sweep of group `g` varies: the storage named `storage`, else what `--capacity` sets
+ * (the first tier with hierarchical eviction, the shared quota without). Throws a usage error for a name that is
+ * not one of the group's storages, or a name given for a group whose storages have no capacity of their own.
+ */
+export function sweptTierOf(g: TieredGroupLike, storage: string | undefined): number {
+  if (storage === undefined) return 0
+  const t = g.tiers
+  if (t === undefined || !t.hierarchical)
+    throw lmtError(
+      'CLI_FLAG_NEEDS',
+      '--sweep-storage',
+      'a group with a tier_strategy and hierarchical eviction (without it the group has one shared capacity)',
+      {suggestions: ['leave --sweep-storage out: the sweep then varies the group’s quota_capacity']},
+    )
+  const at = t.storages.findIndex((s) => s.name === storage)
+  if (at < 0)
+    throw lmtError('CLI_BAD_VALUE', '--sweep-storage', storage, `a storage of group "${g.group_name}"`, {
+      suggestions: [`use one of ${t.storages.map((s) => s.name).join(', ')}`],
+    })
+  return at
+}
+
+/** The capacity (GiB; negative: unlimited) of tier `tier` of group `g`. */
+export function tierCapacityOf(g: TieredGroupLike, tier: number): number {
+  const t = g.tiers as TierSettings
+  return t.hierarchical ? t.storages[tier].capacity : (g.quota_capacity ?? 0)
+}
+
+/** A copy of group `g` whose tier `tier` has `gb` GiB (a sweep point; the other tiers keep theirs). */
+export function tieredGroupAtCapacity<G extends TieredGroupLike>(g: G, tier: number, gb: number): G {
+  const copy = structuredClone(g)
+  const t = copy.tiers as TierSettings
+  if (t.hierarchical) t.storages[tier].capacity = gb
+  else copy.quota_capacity = gb
+  return copy
+}
+
+/**
+ * Whether blocks of group `g` can expire: a `ttl` instance under a TTL. Then no play is bounded by the one with
+ * every tier unlimited (a block evicted and written again gets a fresh TTL, while the unlimited cache's copy, which
+ * a write never refreshes, expires), so that play is no ceiling.
+ */
+export function groupExpires(g: TieredGroupLike): boolean {
+  const t = g.tiers
+  return (
+    t !== undefined && t.defaultTtlSeconds !== 0 && g.instances.some((i) => i.eviction_policy_type === 'ttl')
+  )
+}

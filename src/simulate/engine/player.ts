@@ -367,8 +367,10 @@ export class Player {
       this.write(w.inst, w.ts, w.keys, w.ttlUs)
     }
     this.flushBefore(undefined)
-    for (const i of this.ordered)
+    for (const i of this.ordered) {
       i.counters.final_cached_blocks = i.tiered?.cachedBlocks ?? i.engine.policy.size
+      if (i.tiered !== undefined) i.counters.evictions = i.tiered.evictions
+    }
   }
 
   /** Writes out the CSV rows a deferred writer holds (call between replay batches). */

@@ -663,6 +663,8 @@ export class TieredInstance implements PolicyHost {
   readonly checkEvicted: Block[] = []
   /** whether the last {@link read} wrote a tier location (a selective copy or a promotion) */
   wrote = false
+  /** blocks its tiers gave up for capacity (a block demoted from one tier to the next counts once) */
+  evictions = 0
   private readonly result: TieredRead
 
   constructor(
@@ -980,6 +982,7 @@ export class TieredGroup {
         const blocks = inst.tierEvicted
         if (blocks.length === 0) continue
         any = true
+        inst.evictions += blocks.length
         for (const b of blocks) {
           if (cascades) inst.appendToChain(b, tier + 1, ts)
           inst.checkEvicted.push(b)

@@ -109,11 +109,17 @@ export async function plotSweep(
   traceName: string,
   blockSizes: string,
 ): Promise<string[]> {
-  const series = (sweep.series as string[])[0]
+  // a tiered group's sweep: the group's rate, then the share each tier serves (docs/simulate.md §10.7)
+  const tierCurves =
+    (sweep.tierCurves as
+      Array<{name: string; points: Array<{capacity: number; rate: number}>}> | undefined) ?? []
+  const tiers = sweep.tiers as {swept_tier: string} | undefined
+  const series = `${(sweep.series as string[])[0]}${tierCurves.length > 0 ? ', all tiers' : ''}`
   const belady = (sweep.beladyCurve as Array<{capacity: number; rate: number}> | undefined) ?? []
   const curve = [
     ...(sweep.curve as Array<{capacity: number; rate: number}>).map((p) => ({...p, series})),
     ...belady.map((p) => ({...p, series: 'Belady (next need)'})),
+    ...tierCurves.flatMap((t) => t.points.map((p) => ({...p, series: `served by ${t.name}`}))),
   ]
   const positive = curve.filter((p) => p.capacity > 0)
   if (positive.length === 0) return []
@@ -123,7 +129,7 @@ export async function plotSweep(
   const spec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
-      text: `${traceName} — group ${sweep.group_name as string}, capacity in ${unit}, ${blockSizes}`,
+      text: `${traceName} — group ${sweep.group_name as string}, ${tiers ? `capacity of tier ${tiers.swept_tier}` : 'capacity'} in ${unit}, ${blockSizes}`,
       subtitle: inclusionNote(sweep.curve as Array<{capacity: number; rate: number}>),
     },
     width: 640,
@@ -144,10 +150,23 @@ export async function plotSweep(
               ),
               nice: false,
             },
-            title: `capacity (${unit})`,
+            title: tiers ? `capacity of tier ${tiers.swept_tier} (${unit})` : `capacity (${unit})`,
           },
           y: {field: 'rate', type: 'quantitative', scale: y, title: 'group token hit rate'},
-          ...colorOf('series', 'series', belady.length > 0 ? 2 : 1),
+          ...colorOf('series', 'series', 1 + (belady.length > 0 ? 1 : 0) + tierCurves.length),
+          ...(tierCurves.length > 0
+            ? {
+                strokeDash: {
+                  field: 'series',
+                  type: 'nominal',
+                  scale: {
+                    domain: [series, ...tierCurves.map((t) => `served by ${t.name}`)],
+                    range: [[1, 0], ...tierCurves.map(() => [5, 3])],
+                  },
+                  legend: null,
+                },
+              }
+            : {}),
         },
       },
       {

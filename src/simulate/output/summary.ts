@@ -152,8 +152,8 @@ export function traceSummary(
 
 /** The sweep document without the internal fields used for the plot and the totals. */
 export function publicSweepDoc(doc: Record<string, unknown>): Record<string, unknown> {
-  const {group_name, unit, points, wss_blocks, series, stack, csv} = doc
-  return {group_name, unit, points, wss_blocks, series, stack, csv}
+  const {group_name, unit, points, wss_blocks, series, stack, csv, tiers} = doc
+  return {group_name, unit, points, wss_blocks, series, stack, csv, ...(tiers ? {tiers} : {})}
 }
 
 /** The configuration with quick-form instances filled in (what `config` in summary.json echoes). */

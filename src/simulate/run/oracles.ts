@@ -12,6 +12,7 @@ import {formatG} from '../output/format-g.js'
 import {cfgWithInstances, totalsOf} from '../output/summary.js'
 import {beladyOracle} from '../oracles/belady.js'
 import {checkBelowCeiling} from '../oracles/ceiling.js'
+import {groupExpires} from '../config/tiers.js'
 import type {RunSizes} from './block-sizes.js'
 import type {RunSetup} from './setup.js'
 
@@ -47,6 +48,7 @@ export async function runOracles(
     for (const o of infinite) lines.push(infiniteOracleLine(o.group_name, o.token_hit_rate))
   }
   for (const g of main.groups) {
+    if (!ceilings.has(g.cfg.group_name)) continue
     const t = totalsOf(g.members)
     checkBelowCeiling(
       `group ${g.cfg.group_name}`,
@@ -55,10 +57,16 @@ export async function runOracles(
       ceilings.get(g.cfg.group_name) ?? 0,
     )
   }
-  if (req.oracle === 'belady' || req.oracle === 'all')
+  if ((req.oracle === 'belady' || req.oracle === 'all') && setup.cfg.tiered)
+    setup.notes.add('LMT_SIM_NOT_MODELLED', TIERED_BELADY)
+  else if (req.oracle === 'belady' || req.oracle === 'all')
     oracles.belady = belady(setup, main, rows, lines, ceilings)
   return oracles
 }
+
+/** why a configuration with a tier_strategy has no Belady reference (docs/simulate.md §10.7) */
+export const TIERED_BELADY =
+  'no Belady reference for a configuration with a tier_strategy: next-need eviction is defined for one cache, not for tiers with promotion, write modes and TTL expiry'
 
 function infiniteOracle(
   setup: RunSetup,
@@ -82,7 +90,8 @@ function infiniteOracle(
   )
   return inf.player.groups.map((g) => {
     const t = totalsOf(g.members)
-    ceilings.set(g.cfg.group_name, t.hit_tokens)
+    // blocks that can expire: the unlimited play bounds no other (§10.7), so it is reported and not checked against
+    if (!groupExpires(g.cfg)) ceilings.set(g.cfg.group_name, t.hit_tokens)
     return {
       group_name: g.cfg.group_name,
       token_hit_rate: t.token_hit_rate,

@@ -63,3 +63,19 @@ export function capacityCells(
   const quotaBlocks = q !== null && equal ? String(Math.floor(q / w0)) : ''
   return {capBlocks, capGb, quotaBlocks}
 }
+
+/** The columns a tiered sweep's rows end with: per tier in priority order, its hit tokens, rate and final blocks. */
+export function tierCsvHeader(tiers: number): string {
+  const cols: string[] = []
+  for (let t = 0; t < tiers; t++)
+    cols.push(`tier${t}_hit_tokens`, `tier${t}_token_hit_rate`, `tier${t}_final_blocks`)
+  return cols.join(',')
+}
+
+/** A tiered row's tier cells (`inputTokens`: the row's, the denominator of every tier's rate). */
+export function tierCsvCells(
+  t: {hitTokens: readonly number[]; blocks: readonly number[]},
+  inputTokens: number,
+): string {
+  return t.hitTokens.map((h, i) => `${h},${formatG(rate(h, inputTokens))},${t.blocks[i]}`).join(',')
+}

@@ -13,7 +13,13 @@ import type {TraceRow} from '../input/trace-rows.js'
 export interface PointResult {
   blockLookups: number
   groupCfg: GroupConfig
-  members: Array<{instanceId: string; weight: number; counters: InstanceCounters}>
+  members: Array<{
+    instanceId: string
+    weight: number
+    counters: InstanceCounters
+    /** a tiered instance: per tier in priority order, its hit tokens and the blocks it holds at the end */
+    tiers?: {hitTokens: number[]; blocks: number[]}
+  }>
 }
 
 export type SweepCapacity = {blocks?: number; gb?: number}
@@ -56,6 +62,9 @@ export function pointResult(r: Replayer, groupName: string): PointResult {
       instanceId: m.cfg.instance_id,
       weight: m.engine.weight,
       counters: m.counters,
+      ...(m.tiered
+        ? {tiers: {hitTokens: [...m.accTierHitTokens], blocks: m.tiered.policies.map((p) => p.size)}}
+        : {}),
     })),
   }
 }

@@ -9,6 +9,7 @@ import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
 import type {ResolvedConfig, SimConfig} from '../config/config.js'
 import {capacityText, checkGibCapacity, pointCapacity} from '../config/capacity.js'
 import {formatG} from '../output/format-g.js'
+import {rate} from '../output/hit-rate-csv.js'
 import type {Notes} from '../config/notes.js'
 import {PendingFiles} from '../output/pending-files.js'
 import {playRows} from '../engine/play-rows.js'
@@ -28,7 +29,16 @@ import {
   type SweepTask,
 } from './sweep-tasks.js'
 import {runSweepTasks} from './run-tasks.js'
-import {capacityCells, SWEEP_CSV_HEADER, sweepCsvRow} from './sweep-csv.js'
+import {capacityCells, SWEEP_CSV_HEADER, sweepCsvRow, tierCsvCells, tierCsvHeader} from './sweep-csv.js'
+import {
+  groupExpires,
+  sweptTierOf,
+  tierCapacityOf,
+  tieredGroupAtCapacity,
+  tierNamesOf,
+} from '../config/tiers.js'
+import {GIB} from '../config/capacity.js'
+import {TIERED_BELADY} from '../run/oracles.js'
 import type {TraceRow} from '../input/trace-rows.js'
 
 export function notUsed(points: number, reason: string): StackPassResult {
@@ -75,6 +85,21 @@ interface SweepPlan {
   stack: StackPassResult
   /** the points that are played (the others come from the stack pass) */
   toPlay: number[]
+  /** a tiered group: its tiers and the one whose capacity varies */
+  tiers?: TieredSweep
+  /** the infinite play bounds every point (not so when a tiered group's blocks can expire) */
+  bounded: boolean
+}
+
+/** The tiers of a tiered group's sweep (docs/simulate.md §10.7). */
+interface TieredSweep {
+  names: string[]
+  /** the index of the tier whose capacity varies */
+  swept: number
+  /** every tier's configured capacity in GiB (negative: unlimited); the swept one's is replaced per point */
+  capacities: number[]
+  /** per point, then per tier: the group's hit tokens and token hit rate */
+  curves: Array<Array<{hitTokens: number; rate: number}>>
 }
 
 /** What the points and references add up to: sweep.csv's rows, the document's points, the console lines. */
@@ -103,7 +128,9 @@ export async function runSweep(
   const {plan, infinitePlay} = planSweep(rows, req, cfg, base, notes)
   const {caps, groupName} = plan
   const tally: SweepTally = {
-    csvRows: [SWEEP_CSV_HEADER],
+    csvRows: [
+      plan.tiers ? `${SWEEP_CSV_HEADER},${tierCsvHeader(plan.tiers.names.length)}` : SWEEP_CSV_HEADER,
+    ],
     docPoints: [],
     pointLine: [],
     series: [],
@@ -115,7 +142,9 @@ export async function runSweep(
   // the points are independent plays: on worker threads unless one thread is asked for (or point CSVs, which
   // this thread writes); results are assembled in point order either way, so they never depend on --jobs
   const jobs = Math.max(1, Math.min(req.jobs ?? availableParallelism(), caps.length))
-  const withBelady = req.oracle === 'belady' || req.oracle === 'all'
+  const beladyAsked = req.oracle === 'belady' || req.oracle === 'all'
+  if (beladyAsked && plan.tiers) notes.add('LMT_SIM_NOT_MODELLED', TIERED_BELADY)
+  const withBelady = beladyAsked && !plan.tiers
   const parallel = jobs > 1 && !req.keepPointCsv ? await playInParallel(plan, jobs, withBelady) : undefined
   if (parallel) tally.largest = parallel.last
   await addPoints(plan, tally, parallel?.points, out, csvName)
@@ -192,7 +221,13 @@ function planSweep(
 ): {plan: SweepPlan; infinitePlay: Player} {
   const sw = req.sweep as SweepRequest
   const groupName = sweptGroup(sw, cfg)
-  if (sw.unit === 'gib' && req.flags.bytesPerBlock === undefined) checkSweepInGib(cfg, groupName, base)
+  const group = cfg.instance_groups.find(
+    (g) => g.group_name === groupName,
+  ) as SimConfig['instance_groups'][number]
+  const swept = cfg.tiered ? sweptTierOf(group, sw.storage) : undefined
+  if (swept === undefined && sw.storage !== undefined) sweptTierOf(group, sw.storage) // the usage error
+  if (sw.unit === 'gib' && req.flags.bytesPerBlock === undefined && !cfg.tiered)
+    checkSweepInGib(cfg, groupName, base)
   const inf = playRows(
     rows,
     () =>
@@ -210,17 +245,28 @@ function planSweep(
   const infinite = inf.player.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<
     Player['groups'][number]
   >
-  const wss = infinite.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
-  const swept = effCfg.instance_groups.find((g) => g.group_name === groupName)
-  const weights = swept?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
-  const caps = capacitiesOf(sw, wss, weights, notes, req.flags.bytesPerBlock)
-  const policy = [...new Set(swept?.instances.map((i) => i.eviction_policy_type))].join('+')
+  // a tiered instance's blocks: those of its fullest tier (a block two tiers hold is one block of the working set)
+  const wss = infinite.members.reduce(
+    (a, m) =>
+      a + (m.tiered ? Math.max(...m.tiered.policies.map((p) => p.size)) : m.counters.final_cached_blocks),
+    0,
+  )
+  const sweptGroupCfg = effCfg.instance_groups.find((g) => g.group_name === groupName)
+  const weights = sweptGroupCfg?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
+  const caps =
+    swept === undefined
+      ? capacitiesOf(sw, wss, weights, notes, req.flags.bytesPerBlock)
+      : tieredCapacitiesOf(sw, wss, weights, notes)
+  const policy = [...new Set(sweptGroupCfg?.instances.map((i) => i.eviction_policy_type))].join('+')
   const job: PointJob = {
     base: {seed: base.seed, strictInstances: false, traceName: base.traceName},
     config: effCfg,
     groupName,
   }
-  const stack = stackFor(rows, req, effCfg, groupName, caps)
+  const stack =
+    swept === undefined
+      ? stackFor(rows, req, effCfg, groupName, caps)
+      : notUsed(caps.length, 'a tiered group: the one-pass stack method models one LRU cache, not tiers')
   // the largest point is always played, as the summary describes its play
   const toPlay = caps
     .map((_, p) => p)
@@ -241,7 +287,23 @@ function planSweep(
     job,
     stack,
     toPlay,
+    bounded: !groupExpires(group),
+    ...(swept === undefined
+      ? {}
+      : {
+          tiers: {
+            names: tierNamesOf(group),
+            swept,
+            capacities: tierNamesOf(group).map((_, t) => tierCapacityOf(group, t)),
+            curves: [],
+          },
+        }),
   }
+  if (!plan.bounded)
+    notes.add(
+      'LMT_SIM_NOT_MODELLED',
+      `group "${groupName}": its blocks can expire (ttl under a TTL), so the play with every tier unlimited is reported but bounds no point`,
+    )
   return {plan, infinitePlay: inf.player}
 }
 
@@ -272,6 +334,25 @@ function capacitiesOf(
   return [...new Set(caps.map((c) => c.blocks as number))].sort((a, b) => a - b).map((b) => ({blocks: b}))
 }
 
+/**
+ * A tiered group's points, all in GiB (its capacities are GiB only): GiB points as they are; blocks and fractions of
+ * the working set as the GiB their blocks take, which needs one block size in bytes across the group.
+ */
+function tieredCapacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: Notes): SweepCapacity[] {
+  const caps = capacitiesOf(sw, wss, weights, notes, undefined)
+  if (caps.every((c) => c.gb !== undefined)) return caps
+  if (new Set(weights).size !== 1)
+    throw lmtError(
+      'CLI_FLAG_NEEDS',
+      'a sweep of a tiered group in blocks or fractions',
+      'one block size in bytes across the group',
+      {
+        suggestions: ['sweep in GiB: --sweep-unit gib'],
+      },
+    )
+  return caps.map((c) => ({gb: ((c.blocks as number) * weights[0]) / GIB}))
+}
+
 /** The one-pass stack method (§6.6): the points it certifies, unless it is switched off or cannot serve. */
 function stackFor(
   rows: TraceRow[],
@@ -300,6 +381,15 @@ function capConfigOf(plan: SweepPlan, cap: SweepCapacity): SimConfig {
   return capCfg
 }
 
+/** a tiered group's configuration at one point: the swept tier at the point's GiB (undefined: an untiered sweep) */
+function pointConfigOf(plan: SweepPlan, cap: SweepCapacity): SimConfig | undefined {
+  if (plan.tiers === undefined) return undefined
+  const cfg = structuredClone(plan.effCfg)
+  const at = cfg.instance_groups.findIndex((g) => g.group_name === plan.groupName)
+  cfg.instance_groups[at] = tieredGroupAtCapacity(cfg.instance_groups[at], plan.tiers.swept, cap.gb as number)
+  return cfg
+}
+
 /** a point the stack pass gave (never the largest) */
 function fromStack(plan: SweepPlan, p: number): PointResult | undefined {
   return p === plan.caps.length - 1 ? undefined : plan.stack.certified[p]
@@ -318,7 +408,7 @@ async function playInParallel(
     ...(withBelady
       ? caps.map((cap): SweepTask => ({kind: 'belady', capConfig: capConfigOf(plan, cap)}))
       : []),
-    ...toPlay.map((p): SweepTask => ({kind: 'replay', cap: caps[p]})),
+    ...toPlay.map((p): SweepTask => ({kind: 'replay', cap: caps[p], config: pointConfigOf(plan, caps[p])})),
   ]
   const n = withBelady ? caps.length : 0
   // a point is done when its play and its Belady reference are: tasks left per point
@@ -362,7 +452,13 @@ async function addPoints(
         if (req.pending) req.pending.makeFolder(dir)
         else mkdirSync(dir, {recursive: true})
       }
-      const player = playPoint(rows, job, cap, req.keepPointCsv ? csvName(dir) : undefined)
+      const config = pointConfigOf(plan, cap)
+      const player = playPoint(
+        rows,
+        config ? {...job, config} : job,
+        cap,
+        req.keepPointCsv ? csvName(dir) : undefined,
+      )
       await player.closeCsvs(true)
       point = pointResult(player, groupName)
       tally.largest = player
@@ -380,28 +476,94 @@ function addPoint(
   point: PointResult,
   method: string,
 ): void {
-  const cells = capacityCells(cap, quotaUnits(point.groupCfg), plan.weights, point.members[0]?.weight ?? 1)
+  const cells = plan.tiers
+    ? tieredCapacityCells(plan, cap)
+    : capacityCells(cap, quotaUnits(point.groupCfg), plan.weights, point.members[0]?.weight ?? 1)
+  const tierCells = (t: PointResult['members'][number]['tiers'], inputTokens: number) =>
+    t === undefined ? '' : `,${tierCsvCells(t, inputTokens)}`
   for (const m of point.members)
     tally.csvRows.push(
-      sweepCsvRow(plan.policy, cells, m.instanceId, m.counters as unknown as Record<string, number>, method),
+      sweepCsvRow(plan.policy, cells, m.instanceId, m.counters as unknown as Record<string, number>, method) +
+        tierCells(m.tiers, m.counters.input_tokens),
     )
   const totals = totalsOf(point.members)
-  checkBelowCeiling(
-    `sweep point ${capacityText(cap, formatG)}, ${plan.policy} (${method})`,
-    totals.hit_tokens,
-    totals.input_tokens,
-    plan.ceiling,
+  if (plan.bounded)
+    checkBelowCeiling(
+      `sweep point ${capacityText(cap, formatG)}, ${plan.policy} (${method})`,
+      totals.hit_tokens,
+      totals.input_tokens,
+      plan.ceiling,
+    )
+  const groupTiers = plan.tiers ? sumTiers(point.members) : undefined
+  tally.csvRows.push(
+    sweepCsvRow(plan.policy, cells, '*', totals, method) + tierCells(groupTiers, totals.input_tokens),
   )
-  tally.csvRows.push(sweepCsvRow(plan.policy, cells, '*', totals, method))
+  if (plan.tiers && groupTiers)
+    plan.tiers.curves.push(
+      groupTiers.hitTokens.map((h) => ({hitTokens: h, rate: rate(h, totals.input_tokens)})),
+    )
   tally.docPoints.push({
     capacity_blocks: cells.capBlocks === '' ? null : Number(cells.capBlocks),
     capacity_gb: cells.capGb === '' ? null : Number(cells.capGb),
     quota_blocks: cells.quotaBlocks === '' ? null : Number(cells.quotaBlocks),
     method,
+    ...(plan.tiers && groupTiers
+      ? {
+          tiers: plan.tiers.names.map((tier, t) => ({
+            tier,
+            hit_tokens: groupTiers.hitTokens[t],
+            token_hit_rate: rate(groupTiers.hitTokens[t], totals.input_tokens),
+            final_blocks: groupTiers.blocks[t],
+          })),
+        }
+      : {}),
   })
   tally.series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
   tally.pointLine.push(tally.lines.length)
-  tally.lines.push(sweepPointLine(cap, plan.policy, totals.token_hit_rate, method === 'stack'))
+  tally.lines.push(
+    sweepPointLine(cap, plan.policy, totals.token_hit_rate, method === 'stack') +
+      (plan.tiers && groupTiers
+        ? tierShares(plan.tiers.names, groupTiers.hitTokens, totals.input_tokens)
+        : ''),
+  )
+}
+
+/** The tiers of a group's members added up (every member of a tiered group has the group's tiers). */
+function sumTiers(members: PointResult['members']): {hitTokens: number[]; blocks: number[]} | undefined {
+  const first = members.find((m) => m.tiers !== undefined)?.tiers
+  if (first === undefined) return undefined
+  const hitTokens = first.hitTokens.map(() => 0)
+  const blocks = first.blocks.map(() => 0)
+  for (const m of members)
+    m.tiers?.hitTokens.forEach((h, t) => {
+      hitTokens[t] += h
+      blocks[t] += (m.tiers as NonNullable<typeof m.tiers>).blocks[t]
+    })
+  return {hitTokens, blocks}
+}
+
+/** ` = hbm 0.61 + ssd 0.09`: each tier's share of a token hit rate */
+function tierShares(names: readonly string[], hitTokens: readonly number[], inputTokens: number): string {
+  return ` = ${names.map((n, t) => `${n} ${formatG(rate(hitTokens[t], inputTokens))}`).join(' + ')}`
+}
+
+/**
+ * A tiered point's capacity columns: the swept tier's GiB, and the blocks it and its quota hold when the group has
+ * one block size in bytes.
+ */
+function tieredCapacityCells(
+  plan: SweepPlan,
+  cap: SweepCapacity,
+): {capBlocks: string; capGb: string; quotaBlocks: string} {
+  const gb = cap.gb as number
+  const g = plan.effCfg.instance_groups.find((x) => x.group_name === plan.groupName)
+  const w = new Set(plan.weights).size === 1 ? plan.weights[0] : undefined
+  const quota = Math.trunc(Math.trunc(gb * GIB) * (g?.used_percentage ?? 0))
+  return {
+    capBlocks: w === undefined ? '' : String(Math.floor(Math.trunc(gb * GIB) / w)),
+    capGb: formatG(gb),
+    quotaBlocks: w === undefined ? '' : String(Math.floor(quota / w)),
+  }
 }
 
 /** The Belady reference of every point (from the threads, or computed here): its rows, curve and line suffix. */
@@ -453,12 +615,25 @@ function addBelady(
 /** The infinite series' rows of sweep.csv; its totals. */
 function addInfinite(plan: SweepPlan, tally: SweepTally): Record<string, number> {
   const inf = {capBlocks: 'inf', capGb: 'inf', quotaBlocks: 'inf'}
-  for (const m of plan.infinite.members)
+  const members = plan.infinite.members.map((m) => ({
+    instanceId: m.cfg.instance_id,
+    counters: m.counters,
+    weight: m.engine.weight,
+    tiers: m.tiered
+      ? {hitTokens: m.accTierHitTokens, blocks: m.tiered.policies.map((p) => p.size)}
+      : undefined,
+  }))
+  const tierCells = (t: PointResult['members'][number]['tiers'], inputTokens: number) =>
+    t === undefined ? '' : `,${tierCsvCells(t, inputTokens)}`
+  for (const m of members)
     tally.csvRows.push(
-      sweepCsvRow('infinite', inf, m.cfg.instance_id, m.counters as unknown as Record<string, number>),
+      sweepCsvRow('infinite', inf, m.instanceId, m.counters as unknown as Record<string, number>) +
+        tierCells(m.tiers, m.counters.input_tokens),
     )
   const infTotals = totalsOf(plan.infinite.members)
-  tally.csvRows.push(sweepCsvRow('infinite', inf, '*', infTotals))
+  tally.csvRows.push(
+    sweepCsvRow('infinite', inf, '*', infTotals) + tierCells(sumTiers(members), infTotals.input_tokens),
+  )
   return infTotals
 }
 
@@ -472,8 +647,9 @@ function sweepDoc(
   return {
     group_name: plan.groupName,
     // GiB points converted to blocks (--kv-layout) are blocks from here on: the plot's axis says so
-    unit:
-      caps.every((c) => c.gb === undefined) && (plan.req.sweep as SweepRequest).unit === 'gib'
+    unit: plan.tiers
+      ? 'gib'
+      : caps.every((c) => c.gb === undefined) && (plan.req.sweep as SweepRequest).unit === 'gib'
         ? 'blocks'
         : (plan.req.sweep as SweepRequest).unit,
     points: tally.docPoints,
@@ -490,5 +666,23 @@ function sweepDoc(
     curve: tally.series,
     beladyCurve: tally.beladyCurve,
     infinite_token_hit_rate: infTotals.token_hit_rate,
+    ...(plan.tiers
+      ? {
+          tiers: {
+            names: plan.tiers.names,
+            swept_tier: plan.tiers.names[plan.tiers.swept],
+            // the other tiers' capacities, as configured (GiB; negative: unlimited); the swept one's is each point's
+            capacities_gb: plan.tiers.capacities.map((c, t) => (t === plan.tiers?.swept ? null : c)),
+            infinite_is_ceiling: plan.bounded,
+          },
+          tierCurves: plan.tiers.names.map((name, t) => ({
+            name,
+            points: (plan.tiers as TieredSweep).curves.map((c, p) => ({
+              capacity: caps[p].gb as number,
+              rate: c[t].rate,
+            })),
+          })),
+        }
+      : {}),
   }
 }

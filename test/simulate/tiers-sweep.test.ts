@@ -1,0 +1,241 @@
+// simulate --sweep on configurations with a tier_strategy: per-tier columns worked by hand, a point equal to the
+// single run at its capacity (the Optimizer's own file), the storage flag, and the oracles that are (not) defined.
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
+
+const JULY = join(FIXTURES, 'optimizer-july')
+const tmp = tempDir()
+afterAll(() => tmp.cleanup())
+
+type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** one block = 1 token × 1024 bytes: n blocks are n × 2^-20 GiB */
+const KIB = 1024 / 2 ** 30
+
+function tieredConfig(name: string, group: Json, trace: string): string {
+  const path = join(tmp.dir, `${name}.json`)
+  writeFileSync(
+    path,
+    JSON.stringify({
+      trace_file_path: trace,
+      output_result_path: join(tmp.dir, name),
+      eviction_params: {eviction_mode: 3, eviction_batch_size_per_instance: 100},
+      instance_groups: [{group_name: 'g', used_percentage: 1.0, quota_capacity: -1, ...group}],
+    }),
+  )
+  return path
+}
+
+function trace(name: string, rows: Array<[string, number, number[]]>): string {
+  const path = join(tmp.dir, `${name}.jsonl`)
+  writeFileSync(
+    path,
+    rows
+      .map(([type, s, keys]) =>
+        JSON.stringify({
+          type,
+          instance_id: 'a',
+          timestamp_ns: s * 1e9,
+          keys,
+          ...(type === 'get' ? {input_len: keys.length} : {}),
+        }),
+      )
+      .join('\n') + '\n',
+  )
+  return path
+}
+
+const instance = (policy: string, params: Json = {shard_count: 1}) => ({
+  instance_id: 'a',
+  block_size: 1,
+  bytes_per_token: 1024,
+  eviction_policy_type: policy,
+  eviction_policy_params: params,
+})
+
+const csvOf = (dir: string) =>
+  readFileSync(join(tmp.dir, dir, 'sweep.csv'), 'utf8')
+    .trim()
+    .split('\n')
+const summaryOf = (dir: string) => JSON.parse(readFileSync(join(tmp.dir, dir, 'summary.json'), 'utf8'))
+
+describe('simulate --sweep of a tiered group', () => {
+  // three blocks written through to an unlimited SSD, then read back in write order: an HBM tier of 1 or 2 blocks
+  // holds none of them when it is read (each promotion pushes out the next block read), 3 blocks hold all
+  const scan = trace('scan', [
+    ['write', 1, [1]],
+    ['write', 2, [2]],
+    ['write', 3, [3]],
+    ['get', 4, [1]],
+    ['get', 5, [2]],
+    ['get', 6, [3]],
+  ])
+  const twoTiers = {
+    tier_strategy: {hierarchical_eviction_enabled: true, write_mode: 'write_through'},
+    storages: [
+      {unique_name: 'hbm', priority: 0, capacity: KIB},
+      {unique_name: 'ssd', priority: 1, capacity: -1},
+    ],
+    instances: [instance('lru')],
+  }
+
+  it('gives each tier its hit tokens, rate and final blocks per point, worked by hand', async () => {
+    const config = tieredConfig('scan', twoTiers, scan)
+    const r = await lmt(['simulate', config, '--sweep', '--sweep-capacities', '1,2,3', '--no-plots'])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const tierCols =
+      'tier0_hit_tokens,tier0_token_hit_rate,tier0_final_blocks,tier1_hit_tokens,tier1_token_hit_rate,tier1_final_blocks'
+    // at 1 block: 2 evictions by the writes, 3 by the promotions; at 2 blocks: 1 by the writes, 3 by the promotions
+    expect(csvOf('scan')).toEqual([
+      `series,capacity_blocks,capacity_gb,quota_blocks,instance_id,requests,read_blocks,hit_blocks,input_tokens,hit_tokens,token_hit_rate,block_hit_rate,evictions,method,${tierCols}`,
+      'lru,1,9.53674e-07,1,a,3,3,3,3,3,1,1,5,replay,0,0,1,3,1,3',
+      'lru,1,9.53674e-07,1,*,3,3,3,3,3,1,1,5,replay,0,0,1,3,1,3',
+      'lru,2,1.90735e-06,2,a,3,3,3,3,3,1,1,4,replay,0,0,2,3,1,3',
+      'lru,2,1.90735e-06,2,*,3,3,3,3,3,1,1,4,replay,0,0,2,3,1,3',
+      'lru,3,2.86102e-06,3,a,3,3,3,3,3,1,1,0,replay,3,1,3,0,0,3',
+      'lru,3,2.86102e-06,3,*,3,3,3,3,3,1,1,0,replay,3,1,3,0,0,3',
+      'infinite,inf,inf,inf,a,3,3,3,3,3,1,1,0,replay,3,1,3,0,0,3',
+      'infinite,inf,inf,inf,*,3,3,3,3,3,1,1,0,replay,3,1,3,0,0,3',
+    ])
+    const sweep = summaryOf('scan').sweep
+    expect(sweep.unit).toBe('gib')
+    expect(sweep.tiers).toEqual({
+      names: ['hbm', 'ssd'],
+      swept_tier: 'hbm',
+      capacities_gb: [null, -1],
+      infinite_is_ceiling: true,
+    })
+    expect(sweep.points[0].tiers).toEqual([
+      {tier: 'hbm', hit_tokens: 0, token_hit_rate: 0, final_blocks: 1},
+      {tier: 'ssd', hit_tokens: 3, token_hit_rate: 1, final_blocks: 3},
+    ])
+    expect(sweep.stack).toMatchObject({eligible: false, replayed_points: 3})
+    expect(r.stdout).toContain('capacity 1.90735e-06 GiB: lru token hit rate 1 = hbm 0 + ssd 1')
+  })
+
+  it('varies the storage --sweep-storage names, the others keeping their capacity', async () => {
+    // the HBM tier stays at 1 block; the SSD tier of 1 block holds the last block written only, then the block
+    // each read promotes into HBM is gone from the SSD tier only when the SSD tier itself runs over
+    const config = tieredConfig('scan-ssd', twoTiers, scan)
+    const r = await lmt([
+      'simulate',
+      config,
+      '--sweep',
+      '--sweep-storage',
+      'ssd',
+      '--sweep-capacities',
+      '1,3',
+      '--no-plots',
+      '--quiet',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const rows = csvOf('scan-ssd')
+    // 1 block each: both tiers hold block 3 after the writes; reads of 1 and 2 miss (a miss stops the prefix, and
+    // a read never inserts), the read of 3 hits in HBM
+    expect(rows[1]).toBe('lru,1,9.53674e-07,1,a,3,3,1,3,1,0.333333,0.333333,4,replay,1,0.333333,1,0,0,1')
+    expect(rows[3]).toBe('lru,3,2.86102e-06,3,a,3,3,3,3,3,1,1,5,replay,0,0,1,3,1,3')
+    expect(summaryOf('scan-ssd').sweep.tiers).toMatchObject({swept_tier: 'ssd', capacities_gb: [KIB, null]})
+  })
+
+  it('a point is the single run at its capacity, byte for byte: here the Optimizer’s own file', async () => {
+    const c = JSON.parse(readFileSync(join(JULY, 'tiny_t2_wt_promote', 'config.json'), 'utf8'))
+    c.trace_file_path = join(JULY, 'tiny_t2_wt_promote', 'trace.jsonl')
+    c.output_result_path = join(tmp.dir, 'tiny')
+    const path = join(tmp.dir, 'tiny.json')
+    writeFileSync(path, JSON.stringify(c))
+    const expected = readFileSync(join(JULY, 'tiny_t2_wt_promote', 'expected', 't_hit_rates.csv'), 'utf8')
+    // hbm holds 3 blocks of 4 × 256 bytes, ssd 10: the configured capacities, reached from either tier
+    for (const [storage, blocks, gib] of [
+      ['hbm', '3', 'gib-2.86102e-06'],
+      ['ssd', '10', 'gib-9.53674e-06'],
+    ]) {
+      const r = await lmt([
+        'simulate',
+        path,
+        '--sweep',
+        '--sweep-storage',
+        storage,
+        '--sweep-capacities',
+        `1,${blocks}`,
+        '--keep-point-csv',
+        '--no-plots',
+        '--quiet',
+      ])
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(readFileSync(join(tmp.dir, 'tiny', 'points', gib, 't_hit_rates.csv'), 'utf8')).toBe(expected)
+    }
+  })
+
+  it('refuses a storage that is not one, or one of a group without per-storage capacities', async () => {
+    const config = tieredConfig('bad', twoTiers, scan)
+    const unknown = await lmt(['simulate', config, '--sweep', '--sweep-storage', 'nvme', '--no-plots'])
+    expect(unknown.exitCode).toBe(2)
+    expect(unknown.stderr).toMatch(
+      /--sweep-storage: "nvme" is not a storage of group "g"\nhint: use one of hbm, ssd/,
+    )
+    const shared = tieredConfig(
+      'shared',
+      {...twoTiers, tier_strategy: {hierarchical_eviction_enabled: false}, quota_capacity: KIB},
+      scan,
+    )
+    const flat = await lmt(['simulate', shared, '--sweep', '--sweep-storage', 'ssd', '--no-plots'])
+    expect(flat.exitCode).toBe(2)
+    expect(flat.stderr).toMatch(
+      /--sweep-storage needs a group with a tier_strategy and hierarchical eviction/,
+    )
+    // without it, the sweep varies the shared quota: 3 blocks hold the scan, every hit in tier 0, "shared"
+    const ok = await lmt(['simulate', shared, '--sweep', '--sweep-capacities', '3', '--no-plots', '--quiet'])
+    expect(ok.exitCode, ok.stderr).toBe(0)
+    expect(csvOf('shared')[1]).toBe('lru,3,2.86102e-06,3,a,3,3,3,3,3,1,1,0,replay,3,1,3')
+    expect(summaryOf('shared').sweep.tiers.names).toEqual(['shared'])
+  })
+
+  it('with blocks that can expire, a capacity may beat every tier unlimited: reported, not taken for a ceiling', async () => {
+    // TTL 10 s. Unlimited: block 1 written at 1 s is present when written again at 5 s (a write does not refresh
+    // it) and has expired at 12 s. One block: writing 2 evicts 1, writing 1 again revives it with a fresh TTL
+    // (5 s + 10 s), so the read at 12 s hits.
+    const ttl = trace('ttl', [
+      ['write', 1, [1]],
+      ['write', 2, [2]],
+      ['write', 5, [1]],
+      ['get', 12, [1]],
+    ])
+    const config = tieredConfig(
+      'ttl',
+      {
+        default_block_ttl_seconds: 10,
+        tier_strategy: {hierarchical_eviction_enabled: true},
+        storages: [{unique_name: 'hbm', priority: 0, capacity: KIB}],
+        instances: [instance('ttl', {})],
+      },
+      ttl,
+    )
+    const single = await lmt(['simulate', config, '--oracle', 'all', '--no-plots', '--json'])
+    expect(single.exitCode, single.stderr).toBe(0)
+    const s = summaryOf('ttl')
+    expect(s.groups[0].totals.hit_tokens).toBe(1)
+    expect(s.oracles.infinite[0].token_hit_rate).toBe(0)
+    expect(s.oracles.belady).toBeNull()
+    const messages = s.notices.map((n: {message: string}) => n.message).join('\n')
+    expect(messages).toMatch(/no Belady reference for a configuration with a tier_strategy/)
+    const sweep = await lmt([
+      'simulate',
+      config,
+      '--sweep',
+      '--sweep-capacities',
+      '1',
+      '--no-plots',
+      '--quiet',
+    ])
+    expect(sweep.exitCode, sweep.stderr).toBe(0)
+    expect(csvOf('ttl').slice(1)).toEqual([
+      'ttl,1,9.53674e-07,1,a,1,1,1,1,1,1,1,2,replay,1,1,1',
+      'ttl,1,9.53674e-07,1,*,1,1,1,1,1,1,1,2,replay,1,1,1',
+      'infinite,inf,inf,inf,a,1,1,0,1,0,0,0,0,replay,0,0,1',
+      'infinite,inf,inf,inf,*,1,1,0,1,0,0,0,0,replay,0,0,1',
+    ])
+    expect(summaryOf('ttl').sweep.tiers.infinite_is_ceiling).toBe(false)
+  })
+})
