@@ -1,5 +1,6 @@
 import {
   BaseConverter,
+  chosenDecoding,
   CodecError,
   type ConverterFlagValues,
   decodeArgs,
@@ -51,7 +52,7 @@ export class LmcacheLctConverter extends BaseConverter<LmcacheLctSettings> {
 
   async *convertToTraces(inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
     const chunkTokens = BigInt((this.options.settings ?? LmcacheLctConverter.parseOptions({})).chunkTokens)
-    const reader = await openTrace(inputPath, {internObjectKeys: true})
+    const reader = await openTrace(inputPath, {decoding: chosenDecoding()})
     try {
       for await (const r of reader) {
         const op = r.qualname.startsWith(`${STORAGE_MANAGER_QUALNAME}.`)

@@ -10,6 +10,7 @@ import {countText, createProgressBar, isSilent} from '../cli/progress.js'
 import {RecordOutputs, Warnings} from '../cli/replay-sinks.js'
 import {banner, configMismatch, resultTable} from '../cli/trace-report.js'
 import {lmtError} from '../errors.js'
+import {chosenDecoding} from '../lct/fast/index.js'
 import {countTrace} from '../lct/reader.js'
 import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
@@ -212,7 +213,8 @@ export default class Replay extends LmtCommand {
       const traceBytes = statSync(o.file).size
       const total =
         perRecord || flags.verbose
-          ? (await countTrace(o.file, {maxFrameBytes: o.maxFrameBytes})).totalRecords
+          ? (await countTrace(o.file, {maxFrameBytes: o.maxFrameBytes, decoding: chosenDecoding()}))
+              .totalRecords
           : 0
       if (!flags.quiet) this.showBanner(o)
       warnings.replaying = true
@@ -229,6 +231,7 @@ export default class Replay extends LmtCommand {
         placeRecord,
         warn: (code, key, message) => warnings.warn(code, key, message),
         signal,
+        decoding: chosenDecoding(),
         onRecord: out.onRecord(perRecord, total),
         onProgress: isSilent(bar)
           ? undefined

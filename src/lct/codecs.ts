@@ -148,7 +148,7 @@ export function decodeValue(v: RawValue, reuse = false): DecodedValue {
     for (let i = 0; i < v.length; i++) v[i] = decodeValue(v[i], true) as RawValue
     return v
   }
-  // interned wrappers arrive already decoded (key-intern.ts)
+  // interned wrappers arrive already decoded (fast/key-intern.ts)
   if (!isRawMap(v) || (v as unknown) instanceof ObjectKey || (v as unknown) instanceof MemoryLayoutDesc)
     return v
   const tag = v[WRAP_KEY]

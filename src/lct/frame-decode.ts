@@ -2,9 +2,7 @@ import {LCT_NOT_A_TRACE_HINT, lctError} from '../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
 import {familyOf, isKeyByte, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
-import {InterningReader, type ObjectKeyInterner} from './key-intern.js'
-import type {LctHeader} from './types.js'
-import {RecentNames} from './recent-names.js'
+import type {DecodedRecordFields, LctHeader} from './types.js'
 
 /** A field rule broken by an otherwise well-formed frame (the detail of a malformed-frame message). */
 export class FieldError extends Error {}
@@ -172,13 +170,6 @@ export function decodeHeader(body: Uint8Array, source: string): LctHeader {
   }
 }
 
-export interface DecodedRecordFields {
-  tMono: number
-  tWall: number
-  qualname: string
-  args: RawMap
-}
-
 const RECORD_FIELD_NAMES = ['type', 't_mono', 't_wall', 'qualname', 'args'] as const
 
 /**
@@ -204,16 +195,16 @@ function checkRecordFamilies(
 }
 
 /** Full decoding of a record body (args built, not codec-decoded). Throws MsgpackError or FieldError. */
-export function decodeRecordBody(
-  body: Uint8Array,
-  start: number,
-  end: number,
-  interner?: ObjectKeyInterner,
-): DecodedRecordFields {
-  const reader = interner
-    ? new InterningReader(body, start, end, interner)
-    : new MsgpackReader(body, start, end)
-  return recordFields(reader, true)
+export function decodeRecordBody(body: Uint8Array, start: number, end: number): DecodedRecordFields {
+  return recordFields(new MsgpackReader(body, start, end), true)
+}
+
+/**
+ * Full decoding of the record body `r` stands at, with the values `r` builds (a reader that returns some values
+ * ready-made, as the interning reader does, gives records whose fields are the same).
+ */
+export function decodeRecordWith(r: MsgpackReader): DecodedRecordFields {
+  return recordFields(r, true)
 }
 
 const KEY_BYTES = ['type', 't_mono', 't_wall', 'qualname', 'args'].map((k) => Buffer.from(k, 'latin1'))
@@ -235,16 +226,12 @@ function recordKeyId(buf: Uint8Array, start: number, length: number): number {
   return -1
 }
 
-const recentNames = new RecentNames()
-
-/** The qualname at pos (a str), from the cache of recent names compared by bytes. */
+/** The qualname at pos (a str): a cut-short one fails where the span's reading finds it, as every reader's does. */
 function qualnameAt(r: MsgpackReader): string {
   const save = r.pos
-  const span = r.strSpan() as {start: number; length: number}
-  const text = recentNames.lookup(r.buf, span.start, span.length)
-  if (text !== undefined) return text
+  r.strSpan()
   r.pos = save
-  return r.readStr() // invalid UTF-8: the reader's error
+  return r.readStr()
 }
 
 /**

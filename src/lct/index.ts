@@ -26,14 +26,19 @@ export {DTYPE_ITEM_SIZES, dtypeItemSize} from './dtypes.js'
 export {MsgpackError, type RawMap, type RawValue} from './msgpack.js'
 export {countTrace, openTrace, type LctSource, type TraceReader} from './reader.js'
 export {recordArgs} from './record-args.js'
+export {plainDecoding} from './record-decoding.js'
+export {chosenDecoding} from './fast/index.js'
 export {configDigest, processClock, TraceRecorder, type Clock, type TraceRecorderOptions} from './recorder.js'
 export type {
+  DecodedRecordFields,
   LctFrame,
   LctHeader,
   LctReadOptions,
   LctReadState,
   LctRecord,
   LctWarning,
+  RecordDecoding,
+  RecordTally,
   TraceCount,
 } from './types.js'
 export * from './values.js'

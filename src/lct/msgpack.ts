@@ -1,3 +1,8 @@
+// lmt's own msgpack decoder, skipper and encoder, where @msgpack/msgpack does not fit the .lct format: errors here
+// carry the byte offset inside the frame; a uint64 is exact (a BigInt beyond 2^53) without turning every 64-bit
+// value into a BigInt; an integral float stays a float (Python wrote 1.0, not 1); maps keep their order and are
+// null-prototype objects that take "__proto__" keys. @msgpack/msgpack is the independent oracle of the tests
+// (docs/lct.md §11).
 import {isUtf8} from 'node:buffer'
 import {JsonFloat} from '../jsonl/json-float.js'
 import {MAX_NESTING} from './constants.js'

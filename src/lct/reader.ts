@@ -2,14 +2,12 @@ import {LCT_NOT_A_TRACE_HINT, LctError, lctError} from '../errors.js'
 import {pyBytesRepr} from '../util/pyfmt.js'
 import {ByteWindow, type LctSource} from './byte-source.js'
 import {DEFAULT_MAX_FRAME_BYTES} from './constants.js'
-import {decodeHeader, decodeRecordBody, FieldError, scanRecordBody} from './frame-decode.js'
+import {decodeHeader, decodeRecordBody, FieldError} from './frame-decode.js'
 import {MsgpackError, readU32} from './msgpack.js'
-import {ObjectKeyInterner} from './key-intern.js'
-import {fastScanRecord, type ScannedRecord} from './fast-scan.js'
-import {QualnameCounter} from './qualname-counter.js'
-import {plainPaths} from '../util/plain.js'
+import {plainDecoding} from './record-decoding.js'
 import {ARGS_DECODED, type MarkedRecord} from './record-args.js'
 import type {
+  DecodedRecordFields,
   LctFrame,
   LctHeader,
   LctReadOptions,
@@ -241,7 +239,7 @@ class Reader implements TraceReader {
 
   constructor(
     private readonly fs: FrameSource,
-    private readonly interner?: ObjectKeyInterner,
+    private readonly decode: (body: Uint8Array, start: number, end: number) => DecodedRecordFields,
   ) {}
 
   get header(): LctHeader {
@@ -272,7 +270,7 @@ class Reader implements TraceReader {
 
   private toRecord(f: {offset: number; length: number; buf: Buffer; start: number}): LctRecord | undefined {
     try {
-      const r = decodeRecordBody(f.buf, f.start, f.start + f.length, this.interner)
+      const r = this.decode(f.buf, f.start, f.start + f.length)
       const record: MarkedRecord = {
         tMono: r.tMono,
         tWall: r.tWall,
@@ -390,10 +388,7 @@ async function openFrames(source: LctSource, opts: LctReadOptions): Promise<Fram
 
 /** Opens a trace: reads and validates the header strictly (rejects with LctError), records follow lazily. */
 export async function openTrace(source: LctSource, opts: LctReadOptions = {}): Promise<TraceReader> {
-  return new Reader(
-    await openFrames(source, opts),
-    opts.internObjectKeys ? new ObjectKeyInterner() : undefined,
-  )
+  return new Reader(await openFrames(source, opts), (opts.decoding ?? plainDecoding).decoder())
 }
 
 type FrameRef = {offset: number; length: number; buf: Buffer; start: number}
@@ -428,24 +423,11 @@ export async function countTrace(
   } = {},
 ): Promise<TraceCount> {
   const fs = await openFrames(source, opts)
-  const names = new QualnameCounter()
-  let maxTMono = 0
-  const scanned: ScannedRecord = {tMono: 0, qualnameStart: 0, qualnameLength: 0}
-  const fast = !plainPaths()
+  const tally = (opts.decoding ?? plainDecoding).tally()
   const take = (f: FrameRef): void => {
-    if (fast && fastScanRecord(f.buf, f.start, f.start + f.length, scanned)) {
-      const counted = names.count(f.buf, scanned.qualnameStart, scanned.qualnameLength)
-      if (counted) {
-        fs.state.records++
-        if (scanned.tMono > maxTMono) maxTMono = scanned.tMono
-        return
-      }
-    }
     try {
-      const r = scanRecordBody(f.buf, f.start, f.start + f.length)
+      tally.add(f.buf, f.start, f.start + f.length)
       fs.state.records++
-      names.add(r.qualname)
-      if (r.tMono > maxTMono) maxTMono = r.tMono
     } catch (err) {
       if (!isDecodeError(err)) throw err
       fs.malformed(f.offset, f.length, err)
@@ -459,8 +441,8 @@ export async function countTrace(
   return {
     header: fs.header,
     totalRecords: fs.state.records,
-    byQualname: names.totals(),
-    maxTMono,
+    byQualname: tally.byQualname(),
+    maxTMono: tally.maxTMono,
     framesSkipped: fs.state.framesSkipped,
     truncated: fs.state.truncated,
     warnings: fs.state.warnings,

@@ -59,8 +59,8 @@ export interface LctReadOptions {
   /** shown in messages; default: the path, or "<stream>" */
   name?: string
   onWarning?: (w: LctWarning) => void
-  /** decode ObjectKey wrappers straight to interned ObjectKeys (the replay hot path) */
-  internObjectKeys?: boolean
+  /** how record bodies are decoded and counted (default: the plain way, `plainDecoding` in record-decoding.ts) */
+  decoding?: RecordDecoding
 }
 
 export interface TraceCount {
@@ -73,4 +73,28 @@ export interface TraceCount {
   warnings: LctWarning[]
   warningCount: number
   bytesRead: number
+}
+
+/** A record body's fields (args built, not codec-decoded). */
+export interface DecodedRecordFields {
+  tMono: number
+  tWall: number
+  qualname: string
+  args: RawMap
+}
+
+export interface RecordDecoding {
+  /** A decoder for the record bodies of one trace, in order (it may keep what it learnt from earlier records). */
+  decoder(): (body: Uint8Array, start: number, end: number) => DecodedRecordFields
+  /** A tally for the count-only pass over one trace. */
+  tally(): RecordTally
+}
+
+export interface RecordTally {
+  /** Counts the record whose body is `body[start, end)`; a malformed one throws and is not counted. */
+  add(body: Uint8Array, start: number, end: number): void
+  /** the largest t_mono counted so far (0 before any) */
+  readonly maxTMono: number
+  /** records per qualname so far */
+  byQualname(): Map<string, number>
 }

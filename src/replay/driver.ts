@@ -4,12 +4,11 @@ import {type DecodedArgs, UnknownTagError, wireText} from '../lct/codecs.js'
 import {openTrace} from '../lct/reader.js'
 import {recordArgs} from '../lct/record-args.js'
 import type {Clock} from '../lct/recorder.js'
-import type {LctHeader, LctRecord, LctWarning} from '../lct/types.js'
+import type {LctHeader, LctRecord, LctWarning, RecordDecoding} from '../lct/types.js'
 import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './level.js'
 import {type PlaceFile, RecordFile} from './record-file.js'
 import {EventScheduler} from './scheduler.js'
 import {ReplayStats} from './stats.js'
-import {plainPaths} from '../util/plain.js'
 
 export interface RecordOutcome {
   index: number
@@ -68,6 +67,8 @@ export interface ReplayRunOptions<C> {
   /** after each batch of records: records read so far, byte offset of the end of the last one */
   onProgress?: (records: number, offset: number) => void
   signal?: AbortSignal
+  /** how the trace's records are decoded (default: the plain way) */
+  decoding?: RecordDecoding
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -230,7 +231,7 @@ async function openRecords<C>(o: ReplayRunOptions<C>) {
   return await openTrace(o.file, {
     maxFrameBytes: o.maxFrameBytes,
     name: o.file,
-    internObjectKeys: !plainPaths(),
+    decoding: o.decoding,
     onWarning,
   })
 }

@@ -1,6 +1,6 @@
 import {isUtf8} from 'node:buffer'
 import {describe, expect, it} from 'vitest'
-import {fastScanRecord, type ScannedRecord, skipValid} from '../../src/lct/fast-scan.js'
+import {fastScanRecord, type ScannedRecord, skipValid} from '../../src/lct/fast/fast-scan.js'
 import {scanRecordBody} from '../../src/lct/frame-decode.js'
 import {MsgpackReader} from '../../src/lct/msgpack.js'
 import {fixture, FIXTURE_NAMES, record} from './helpers.js'

@@ -2,6 +2,11 @@ import {Readable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {LctError} from '../../src/errors.js'
 import {countTrace, openTrace} from '../../src/lct/reader.js'
+import {fastDecoding} from '../../src/lct/fast/index.js'
+import {plainDecoding} from '../../src/lct/record-decoding.js'
+import type {RecordDecoding} from '../../src/lct/types.js'
+import {recordArgs} from '../../src/lct/record-args.js'
+import {readable} from '../../src/lct/readable.js'
 import {flipAndTruncate, lctSeeds} from '../fuzz/lct-inputs.js'
 import {Random} from '../fuzz/random.js'
 import {itSlow} from '../helpers/slow.js'
@@ -34,9 +39,10 @@ async function full(bytes: Buffer) {
   }
 }
 
-async function fast(bytes: Buffer) {
+/** the count-only pass, accelerated (default) or plain */
+async function fast(bytes: Buffer, decoding: RecordDecoding = fastDecoding) {
   try {
-    const c = await countTrace(Readable.from([bytes]), {maxFrameBytes: 4096})
+    const c = await countTrace(Readable.from([bytes]), {maxFrameBytes: 4096, decoding})
     return {
       ok: true as const,
       totalRecords: c.totalRecords,
@@ -52,6 +58,26 @@ async function fast(bytes: Buffer) {
   }
 }
 
+/** Every record's fields and decoded arguments (or the decoding's error), read with `decoding`. */
+async function decoded(bytes: Buffer, decoding: RecordDecoding) {
+  try {
+    const out: unknown[] = []
+    for await (const r of await openTrace(Readable.from([bytes]), {maxFrameBytes: 4096, decoding})) {
+      let args: unknown
+      try {
+        args = readable(recordArgs(r), true)
+      } catch (err) {
+        args = `error: ${(err as Error).message}`
+      }
+      out.push([r.index, r.offset, r.qualname, r.tMono, r.tWall, args])
+    }
+    return out
+  } catch (err) {
+    if (!(err instanceof LctError)) throw err
+    return err.message
+  }
+}
+
 describe('fuzzing the reader', () => {
   const bases = lctSeeds(rng)
 
@@ -64,6 +90,10 @@ describe('fuzzing the reader', () => {
         const bytes = mutate(rng.pick(bases))
         const a = await full(bytes)
         if (i % 5 === 0) expect(await fast(bytes)).toEqual(a) // 2,000 equality checks
+        if (i % 5 === 1) expect(await fast(bytes, plainDecoding)).toEqual(a)
+        // the interning reader against the plain one, arguments and their errors included
+        if (i % 5 === 2)
+          expect(await decoded(bytes, fastDecoding)).toEqual(await decoded(bytes, plainDecoding))
         if (!a.ok) errors++
         else if (a.warnings.length > 0) warned++
       }
@@ -75,6 +105,11 @@ describe('fuzzing the reader', () => {
   )
 
   it('fast and full paths agree on every fixture', async () => {
-    for (const b of bases) expect(await fast(b)).toEqual(await full(b))
+    for (const b of bases) {
+      const expected = await full(b)
+      expect(await fast(b)).toEqual(expected)
+      expect(await fast(b, plainDecoding)).toEqual(expected)
+      expect(await decoded(b, fastDecoding)).toEqual(await decoded(b, plainDecoding))
+    }
   })
 })

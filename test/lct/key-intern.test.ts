@@ -2,8 +2,9 @@ import {Readable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {decodeArgs, decodeArgsInPlace, encodeArgs} from '../../src/lct/codecs.js'
 import {openTrace} from '../../src/lct/reader.js'
+import {fastDecoding} from '../../src/lct/fast/index.js'
 import {readable} from '../../src/lct/readable.js'
-import {ObjectKeyInterner} from '../../src/lct/key-intern.js'
+import {ObjectKeyInterner} from '../../src/lct/fast/key-intern.js'
 import {MemoryLayoutDesc, ObjectKey} from '../../src/lct/values.js'
 import type {LctRecord} from '../../src/lct/types.js'
 import {header, record} from './helpers.js'
@@ -25,7 +26,7 @@ function trace(): Buffer {
 }
 
 async function read(intern: boolean): Promise<LctRecord[]> {
-  const r = await openTrace(Readable.from([trace()]), {internObjectKeys: intern})
+  const r = await openTrace(Readable.from([trace()]), intern ? {decoding: fastDecoding} : {})
   const out: LctRecord[] = []
   for await (const rec of r) out.push(rec)
   return out

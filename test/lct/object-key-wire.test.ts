@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {decodeValue, encodeValue} from '../../src/lct/codecs.js'
 import {MsgpackReader, MsgpackWriter} from '../../src/lct/msgpack.js'
-import {canonicalObjectKey} from '../../src/lct/object-key-wire.js'
+import {canonicalObjectKey} from '../../src/lct/fast/object-key-wire.js'
 import {ObjectKey} from '../../src/lct/values.js'
 
 function wire(v: unknown): Uint8Array {

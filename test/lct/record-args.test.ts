@@ -2,6 +2,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {decodeArgs} from '../../src/lct/codecs.js'
 import {openTrace} from '../../src/lct/reader.js'
+import {fastDecoding} from '../../src/lct/fast/index.js'
 import {recordArgs} from '../../src/lct/record-args.js'
 import type {LctRecord} from '../../src/lct/types.js'
 import {ObjectKey} from '../../src/lct/values.js'
@@ -36,7 +37,7 @@ describe('recordArgs: one way to a record’s decoded arguments, whichever reade
       const file = join(LCT, `${name}.lct`)
       const plain = await plainArgs(file)
       const interned: unknown[] = []
-      for await (const r of await openTrace(file, {internObjectKeys: true}))
+      for await (const r of await openTrace(file, {decoding: fastDecoding}))
         interned.push(norm(recordArgs(r)))
       expect(interned, name).toEqual(plain)
       expect(plain.length, name).toBeGreaterThan(0)

@@ -3,8 +3,8 @@ import {Args} from '@oclif/core'
 import {countText, createProgressBar} from '../../cli/progress.js'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../cli/trace-report.js'
-import {countTrace} from '../../lct/reader.js'
-import {eventsSummaryLines, summarizeEvents} from '../../lct/events-summary.js'
+import {eventsSummaryLines} from '../../lct/events-summary.js'
+import {traceInfo} from '../../lct/trace-info.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
 import {STDIO, stdinAsFile} from '../../cli/stdin-file.js'
@@ -42,17 +42,13 @@ export default class TraceInfo extends LmtCommand {
     const {args, flags} = await this.parse(TraceInfo)
     const name = args.file === STDIO ? '<stdin>' : args.file
     const file = args.file === STDIO ? await stdinAsFile() : args.file
-    const bytes = statSync(file, {throwIfNoEntry: false})?.size ?? 0 // a missing file: countTrace reports it
+    const bytes = statSync(file, {throwIfNoEntry: false})?.size ?? 0 // a missing file: the reading reports it
     const bar = createProgressBar({enabled: !this.jsonEnabled(), label: 'counting', unit: 'bytes'})
-    const count = await countTrace(file, {
+    const {count, events} = await traceInfo(file, {
       maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
       name,
       onProgress: (done, records) => bar.update(done, bytes, () => `${countText(records)} records`),
     }).finally(() => bar.stop())
-    const events =
-      count.header.level === 'events'
-        ? await summarizeEvents(file, {maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']), name})
-        : undefined
     if (!this.jsonEnabled()) {
       const lines = [...renderTraceInfo(name, count), ...(events ? eventsSummaryLines(events) : [])]
       process.stdout.write(lines.join('\n') + '\n')

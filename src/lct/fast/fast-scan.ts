@@ -1,5 +1,5 @@
 import {isUtf8} from 'node:buffer'
-import {MAX_NESTING} from './constants.js'
+import {MAX_NESTING} from '../constants.js'
 
 /**
  * The counting path's fast lane: plain functions over the bytes, no reader object, no exceptions, no values built.

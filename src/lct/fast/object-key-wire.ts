@@ -1,5 +1,5 @@
 // The usual wire form of an ObjectKey, read straight from its bytes (the replay's hot path meets one per new key).
-import {ObjectKey} from './values.js'
+import {ObjectKey} from '../values.js'
 
 const ascii = (s: string) => [...Buffer.from(s, 'latin1')]
 /** `{"__t__": "ObjectKey", "v": {"chunk_hash": …` up to the chunk hash's bin8 header */

@@ -1,9 +1,9 @@
 // Replay hot path: immutable value wrappers decoded once per distinct byte sequence (docs/lct.md §11).
-import {decodeValue} from './codecs.js'
+import {decodeValue} from '../codecs.js'
 import {skipValid} from './fast-scan.js'
-import {MAX_NESTING} from './constants.js'
-import {MsgpackReader, type RawMap, type RawValue} from './msgpack.js'
-import {MemoryLayoutDesc, ObjectKey} from './values.js'
+import {MAX_NESTING} from '../constants.js'
+import {MsgpackReader, type RawMap, type RawValue} from '../msgpack.js'
+import {MemoryLayoutDesc, ObjectKey} from '../values.js'
 import {canonicalObjectKey} from './object-key-wire.js'
 
 /** `{"__t__": <fixstr tag>, …}`: a two-entry map whose first key is the wrapper tag key. */

@@ -1,0 +1,31 @@
+// `lmt trace info`'s one library call: the count-only pass (docs/lct.md §4.7), and for an events trace the events
+// block (a second pass, whose warnings repeat the first's and are not told again).
+import {type EventsSummaryJson, summarizeEvents} from './events-summary.js'
+import {chosenDecoding} from './fast/index.js'
+import {countTrace} from './reader.js'
+import type {TraceCount} from './types.js'
+
+export interface TraceInfo {
+  count: TraceCount
+  events?: EventsSummaryJson
+}
+
+export async function traceInfo(
+  file: string,
+  opts: {
+    name: string
+    maxFrameBytes: number
+    /** after each chunk read: bytes read so far, records counted */
+    onProgress?: (bytes: number, records: number) => void
+  },
+): Promise<TraceInfo> {
+  const {name, maxFrameBytes} = opts
+  const count = await countTrace(file, {
+    maxFrameBytes,
+    name,
+    onProgress: opts.onProgress,
+    decoding: chosenDecoding(),
+  })
+  if (count.header.level !== 'events') return {count}
+  return {count, events: await summarizeEvents(file, {maxFrameBytes, name})}
+}

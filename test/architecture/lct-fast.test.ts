@@ -1,0 +1,43 @@
+// The .lct accelerators live in src/lct/fast/ behind one seam (src/lct/record-decoding.ts): the formats and the
+// replay model never import them; only the places that choose a decoding for a command do.
+import {readdirSync, readFileSync, statSync} from 'node:fs'
+import {join, relative, resolve} from 'node:path'
+import {describe, expect, it} from 'vitest'
+
+const SRC = resolve(import.meta.dirname, '../../src')
+/** the modules that pick the decoding lmt's commands read traces with */
+const CHOOSERS = ['lct/index.ts', 'lct/trace-info.ts', 'commands/replay.ts']
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name)
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : []
+  })
+}
+
+/** The modules a file imports, resolved to paths under src/. */
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  return [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map((m) =>
+    relative(SRC, resolve(file, '..', m[1])),
+  )
+}
+
+describe('the .lct accelerators stay behind their seam', () => {
+  it('no module outside src/lct/fast/ imports it, but the ones that choose a decoding', () => {
+    const offenders: string[] = []
+    for (const file of files(SRC)) {
+      const rel = relative(SRC, file)
+      if (rel.startsWith('lct/fast/') || CHOOSERS.includes(rel)) continue
+      for (const target of imports(file))
+        if (target.startsWith('lct/fast/')) offenders.push(`${rel} → ${target}`)
+    }
+    expect(offenders).toEqual([])
+  })
+
+  it('the accelerators import the plain modules only through the seam and the format they speed up', () => {
+    for (const file of files(join(SRC, 'lct/fast')))
+      for (const target of imports(file))
+        expect(target.startsWith('lct/') || target.startsWith('util/'), `${file} → ${target}`).toBe(true)
+  })
+})
