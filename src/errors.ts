@@ -173,6 +173,25 @@ const catalogue = {
     message: (who: string, code: number) =>
       `${who} called process.exit(${code}); lmt stopped it there (plugin code must throw an error or return, never exit)`,
   },
+  PLUGIN_CRASHED: {
+    exit: 1,
+    message: (who: string, reason: string) =>
+      `${who} failed outside any call lmt made to it (an error thrown in a timer, or a rejection nobody handled): ${reason}; lmt stopped it there`,
+  },
+  PLUGIN_NEVER_SETTLED: {
+    exit: 1,
+    message: (who: string) =>
+      `${who} stopped with its work unfinished: it awaits a promise that never settles, and nothing is left to settle it`,
+  },
+  PLUGIN_TIMEOUT: {
+    exit: 1,
+    message: (who: string, seconds: number) => `${who} did not answer within ${seconds} s; lmt stopped it`,
+  },
+  PLUGIN_HOOK_TOO_MANY: {
+    exit: 1,
+    message: (plugin: string, hook: string, count: number, max: number) =>
+      `plugin ${plugin}: the ${hook} hook returned ${count} items, more than the ${max} lmt takes; ignored`,
+  },
   // OUTPUT: every command that writes files: an existing output that is not a regular file is never written over
   OUTPUT_NOT_REGULAR: {
     exit: 2,

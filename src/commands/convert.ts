@@ -4,10 +4,9 @@ import {cpus} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {privateTempDir, STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {LineReader} from '../jsonl/line-reader.js'
-import {type Config, Flags, type Interfaces} from '@oclif/core'
+import {Flags, type Interfaces} from '@oclif/core'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {integerFlag, numberFlag} from '../util/number-flags.js'
-import {startInterruptWatchdog} from '../cli/interrupt-watchdog.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
@@ -25,7 +24,6 @@ import type {ConvertSummary} from '../convert/summary.js'
 import {lmtError} from '../errors.js'
 import {ensureDirectory, refuseNonRegularOutput, sameFile} from '../util/output-path.js'
 import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
-import {installedPlugins} from '../plugins/discovery.js'
 import type {ConverterRegistration, ConverterRegistry} from '../plugins/converter-registry.js'
 import type {jsonlToLct} from '../convert/lct-bridge.js'
 import {bytesLayout, parseKvLayout} from '../convert/kv-layout.js'
@@ -34,7 +32,6 @@ import {normalizeEvictionPolicy, storageFlags} from '../replay/storage/storage-f
 import {converterFlagsOf, converterSettings, foreignConverterFlag} from '../plugins/converter-flags.js'
 import {tempPathBeside} from '../convert/stale-temps.js'
 import {expandDirectoryInputs} from '../convert/directory-inputs.js'
-import {exitProcess} from '../util/guards/exit-guard.js'
 
 const INPUT_GROUP = 'INPUT'
 const TEXT_GROUP = 'TEXT CONVERSION' // the text_trace converter's flags are in this group too
@@ -208,13 +205,9 @@ export default class Convert extends LmtCommand {
 
   async run(): Promise<ConvertSummary> {
     const plan = await this.plan()
-    try {
-      const summary = await this.convert(plan)
-      if (plan.toStdout) await copyToStdout(plan.output)
-      return summary
-    } finally {
-      plan.watchdog?.stop()
-    }
+    const summary = await this.convert(plan)
+    if (plan.toStdout) await copyToStdout(plan.output)
+    return summary
   }
 
   /**
@@ -235,75 +228,64 @@ export default class Convert extends LmtCommand {
     for (const input of first.input) {
       if (/^https?:/i.test(input)) throw lmtError('CONVERT_REMOTE_INPUT', input)
     }
-    // plugin code can block the event loop, where lmt's Ctrl-C handler never runs: a watchdog process then ends lmt
-    const watchdog = mayRunPluginCode(this.config, first) ? startInterruptWatchdog() : undefined
-    try {
-      const {registration: reg, registry} = await this.converter(first, reporter)
-      if (reg.source === 'built-in') watchdog?.stop() // lmt's own converters always answer Ctrl-C
-      const flags = await this.parseWithConverter(argv, reg, registry, reporter)
-      const given = flags.input.map((i) => (i === STDIO ? 'stdin' : i)) // names the default output (a folder by its name)
-      if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
-      const toStdout = flags.output === STDIO
-      if (toStdout && this.jsonEnabled())
-        throw lmtError('CLI_FLAGS_EXCLUSIVE', '-o -', '--json', {
-          suggestions: [
-            'standard output carries the converted records: write them to a file to have the --json summary',
-          ],
+    const {registration: reg, registry} = await this.converter(first, reporter)
+    const flags = await this.parseWithConverter(argv, reg, registry, reporter)
+    const given = flags.input.map((i) => (i === STDIO ? 'stdin' : i)) // names the default output (a folder by its name)
+    if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
+    const toStdout = flags.output === STDIO
+    if (toStdout && this.jsonEnabled())
+      throw lmtError('CLI_FLAGS_EXCLUSIVE', '-o -', '--json', {
+        suggestions: [
+          'standard output carries the converted records: write them to a file to have the --json summary',
+        ],
+      })
+    const stdinPath = flags.input.includes(STDIO) ? await stdinAsFile() : undefined
+    flags.input = expandDirectoryInputs(
+      flags.input.map((i) => (i === STDIO ? (stdinPath as string) : i)),
+      reg.cls,
+    )
+    for (const input of flags.input) checkInput(input)
+    const lctMode = flags.mode === 'lct'
+    if (!lctMode) {
+      // the .lct output's flags mean nothing to a JSONL output: refused, as other formats' flags are
+      const lctFlag = lctFlagGiven(argv)
+      if (lctFlag)
+        throw lmtError('CLI_FLAG_NEEDS', `--${lctFlag}`, '--mode lct', {
+          suggestions: ['add --mode lct to write an LMCache .lct trace, or drop the flag'],
         })
-      const stdinPath = flags.input.includes(STDIO) ? await stdinAsFile() : undefined
-      flags.input = expandDirectoryInputs(
-        flags.input.map((i) => (i === STDIO ? (stdinPath as string) : i)),
-        reg.cls,
-      )
-      for (const input of flags.input) checkInput(input)
-      const lctMode = flags.mode === 'lct'
-      if (!lctMode) {
-        // the .lct output's flags mean nothing to a JSONL output: refused, as other formats' flags are
-        const lctFlag = lctFlagGiven(argv)
-        if (lctFlag)
-          throw lmtError('CLI_FLAG_NEEDS', `--${lctFlag}`, '--mode lct', {
-            suggestions: ['add --mode lct to write an LMCache .lct trace, or drop the flag'],
-          })
-        if (flags.output !== undefined && /\.lct$/i.test(flags.output))
+      if (flags.output !== undefined && /\.lct$/i.test(flags.output))
+        reporter.warn(
+          `${flags.output} ends in .lct but the output is Get+Write JSONL; hint: add --mode lct to write an LMCache .lct trace`,
+        )
+    }
+    const output = toStdout
+      ? join(privateTempDir(), lctMode ? 'output.lct' : 'output.jsonl')
+      : (flags.output ??
+        (lctMode ? defaultOutputPath(given).replace(/_optimizer\.jsonl$/, '.lct') : defaultOutputPath(given)))
+    checkOutput(output, flags.input)
+    const lct = lctMode ? await lctSettings(flags, reporter) : undefined
+    const converterConfig = loadConverterConfig(
+      flags['converter-config-file'],
+      flags['converter-config-json'],
+    )
+    const settings = converterSettings(reg, flags, converterConfig)
+    if (reg.format === 'qwen_bailian' && !instanceBlockSizes.has(flags['instance-id']))
+      for (const input of flags.input)
+        if (await looksLikeMooncake(input))
           reporter.warn(
-            `${flags.output} ends in .lct but the output is Get+Write JSONL; hint: add --mode lct to write an LMCache .lct trace`,
+            `${input} looks like a Mooncake trace (about one id per 512 tokens, where qwen_bailian reads one per 16); hint: use -f mooncake (512-token blocks, timestamps in ms)`,
           )
-      }
-      const output = toStdout
-        ? join(privateTempDir(), lctMode ? 'output.lct' : 'output.jsonl')
-        : (flags.output ??
-          (lctMode
-            ? defaultOutputPath(given).replace(/_optimizer\.jsonl$/, '.lct')
-            : defaultOutputPath(given)))
-      checkOutput(output, flags.input)
-      const lct = lctMode ? await lctSettings(flags, reporter) : undefined
-      const converterConfig = loadConverterConfig(
-        flags['converter-config-file'],
-        flags['converter-config-json'],
-      )
-      const settings = converterSettings(reg, flags, converterConfig)
-      if (reg.format === 'qwen_bailian' && !instanceBlockSizes.has(flags['instance-id']))
-        for (const input of flags.input)
-          if (await looksLikeMooncake(input))
-            reporter.warn(
-              `${input} looks like a Mooncake trace (about one id per 512 tokens, where qwen_bailian reads one per 16); hint: use -f mooncake (512-token blocks, timestamps in ms)`,
-            )
-      return {
-        flags,
-        reg,
-        reporter,
-        watchdog,
-        output,
-        toStdout,
-        lct,
-        instanceBlockSizes,
-        modelMapping,
-        converterConfig,
-        settings,
-      }
-    } catch (err) {
-      watchdog?.stop()
-      throw err
+    return {
+      flags,
+      reg,
+      reporter,
+      output,
+      toStdout,
+      lct,
+      instanceBlockSizes,
+      modelMapping,
+      converterConfig,
+      settings,
     }
   }
 
@@ -377,7 +359,7 @@ export default class Convert extends LmtCommand {
     })
     const lctTemps = new Set<string>() // the .lct being written, while it is
     const stopHandling = handleInterrupts({
-      exit: (code) => exitProcess(code), // Node's own exit, even if a plugin replaced process.exit
+      exit: (code) => process.exit(code),
       json: this.jsonEnabled(),
       cleanup: () => {
         controller.abort()
@@ -388,7 +370,6 @@ export default class Convert extends LmtCommand {
       },
     })
     try {
-      if (reg.source !== 'built-in') await plan.watchdog?.ready
       // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
       for (const line of bannerLines(plan)) reporter.info(line)
       const summary = await run.run()
@@ -417,7 +398,6 @@ interface ConvertPlan {
   flags: ParsedConvertFlags
   reg: ConverterRegistration
   reporter: StderrReporter
-  watchdog?: ReturnType<typeof startInterruptWatchdog>
   output: string
   /** `-o -`: the output is written to a private temporary file, then copied to standard output */
   toStdout: boolean
@@ -514,15 +494,6 @@ async function writeLct(
   } finally {
     rmSync(jsonlOutput, {force: true})
   }
-}
-
-/** Whether a conversion may run third-party code: a converter flag, or an installed plugin. */
-function mayRunPluginCode(
-  config: Config,
-  flags: {'converter-dir'?: string[]; 'converter-module'?: string[]},
-): boolean {
-  if ((flags['converter-dir']?.length ?? 0) > 0 || (flags['converter-module']?.length ?? 0) > 0) return true
-  return installedPlugins(config).length > 0
 }
 
 /**

@@ -9,12 +9,11 @@ import {
   refuseNonRegularOutput,
 } from '../util/output-path.js'
 import {JsonSerializeError} from '../jsonl/serialize.js'
-import {checkPluginExit} from '../util/guards/exit-guard.js'
-import {runPluginCode} from '../util/guards/plugin-code.js'
 import {type OutputReading, readTraceJsonl, readTraces, type TraceSink} from './converter-output.js'
 import {InputAccounting} from './input-accounting.js'
 import {LineArena} from './line-arena.js'
 import type {GetRecord, WriteRecord} from './records.js'
+import {type ElsewhereRunner, runnerOf} from './isolated-converter.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
@@ -40,6 +39,11 @@ export interface ConvertRequest {
   /** Tuning for tests: reorder window and spill chunk size of the per-input sorter. */
   sorterWindow?: number
   sorterChunkChars?: number
+  /**
+   * A folder the caller made and owns (a conversion run elsewhere): every file is written in it, the finished output
+   * is left there as {@link ConversionRun.finished} and nothing is renamed or removed outside it.
+   */
+  stagingDir?: string
 }
 
 /** What the inputs converted so far add up to. */
@@ -121,31 +125,71 @@ export class ConversionRun {
   private bytesOfCurrent = 0
   private tracesSoFar = 0
   private readonly arena = new LineArena()
+  /** the runner of a converter that runs elsewhere, while it runs */
+  private runner: ElsewhereRunner | undefined
+  private outputTemps = 0
+  /** with a staging folder: the finished output, once there is one */
+  finished: string | undefined
 
   constructor(private readonly req: ConvertRequest) {}
 
   /** Removes every temporary file and directory synchronously (safe to call from a signal handler). */
   cleanupSync(): void {
+    this.runner?.abandon()
     for (const s of this.sorters) s.abandon()
     for (const f of this.tempFiles) rmSync(f, {force: true})
     this.tempFiles.clear()
-    if (this.tempDir) rmSync(this.tempDir, {recursive: true, force: true})
+    // a staging folder is its owner's to remove
+    if (this.tempDir && this.req.stagingDir === undefined)
+      rmSync(this.tempDir, {recursive: true, force: true})
     this.tempDir = undefined
   }
 
   /**
-   * Converts, with a third-party converter's code guarded (see runPluginCode): its `process.exit` is a PLUGIN_EXIT
-   * error, after which the temporary files are removed as after any failure.
+   * Converts every input into the output. A converter whose code runs elsewhere (a third-party one) is handed the
+   * run whole, with a private folder this run made: its output is committed only once it reports success, and the
+   * folder is removed whatever it did.
    */
   async run(): Promise<ConvertSummary> {
-    // lmt's own converters are not guarded: the libraries they load lazily may set up prototypes legitimately
-    if (this.req.converterSource === 'built-in') return this.convertAll()
-    const who = `converter ${this.req.converterClass.name} (${this.req.converterSource})`
-    return runPluginCode(
-      who,
-      () => this.convertAll(),
-      (m) => this.req.logger.warn(m),
-    )
+    const runner = runnerOf(this.req.converterClass)
+    return runner ? this.runElsewhere(runner) : this.convertAll()
+  }
+
+  private async runElsewhere(runner: ElsewhereRunner): Promise<ConvertSummary> {
+    const {req} = this
+    this.openTempDir()
+    const stagingDir = this.tempDir as string
+    this.runner = runner
+    try {
+      const {summary, finished} = await runner.run(
+        {
+          inputs: req.inputs,
+          format: req.format,
+          converterSource: req.converterSource,
+          converterPath: req.converterPath,
+          options: req.options,
+          sort: req.sort,
+          strict: req.strict,
+          stagingDir,
+          output: req.output,
+        },
+        {
+          logger: req.logger,
+          progress: (p) => req.onProgress?.(p),
+          inputDone: (s) => req.onInputDone?.(s),
+        },
+      )
+      if (dirname(finished) !== stagingDir) throw new Error(`the finished output ${finished} is not staged`)
+      refuseNonRegularOutput(req.output)
+      renameSync(finished, req.output)
+      return summary
+    } catch (err) {
+      if (isFsError(err)) throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
+      throw err
+    } finally {
+      this.runner = undefined
+      this.cleanupSync()
+    }
   }
 
   /** The run's steps: temporary space, the converter, each input, the output file, the summary. */
@@ -197,6 +241,10 @@ export class ConversionRun {
     const {req} = this
     const outDir = dirname(req.output)
     for (const input of req.inputs) this.bytesTotal += statSync(input).size
+    if (req.stagingDir !== undefined) {
+      this.tempDir = req.stagingDir
+      return
+    }
     const stale = removeStaleTemps(outDir)
     if (stale > 0)
       req.logger.info(
@@ -272,7 +320,6 @@ export class ConversionRun {
     } catch (err) {
       throw conversionFailure(err, className, path, req.output)
     }
-    checkPluginExit() // a converter that caught its own exit does not get its output written
     totals.runsPerInput.push(await sorter.finish())
     this.bytesDone += statSync(path).size
     this.progress(0)
@@ -345,7 +392,11 @@ export class ConversionRun {
   }
 
   private newOutputTemp(): string {
-    const path = tempPathBeside(this.req.output)
+    const {stagingDir} = this.req
+    const path =
+      stagingDir === undefined
+        ? tempPathBeside(this.req.output)
+        : join(stagingDir, `.output-${++this.outputTemps}`)
     this.tempFiles.add(path)
     return path
   }
@@ -368,8 +419,7 @@ export class ConversionRun {
     const {req} = this
     refuseNonRegularOutput(req.output) // checked before the work too; a device put there meanwhile stays
     if (single && runsPerInput[0].length === 1 && !runsPerInput[0][0].prefixed) {
-      renameSync(outTmp, req.output)
-      this.tempFiles.delete(outTmp)
+      this.commit(outTmp)
       return
     }
     const finalTmp = this.newOutputTemp()
@@ -383,7 +433,13 @@ export class ConversionRun {
       throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
     }
     refuseNonRegularOutput(req.output)
-    renameSync(finalTmp, req.output)
-    this.tempFiles.delete(finalTmp)
+    this.commit(finalTmp)
+  }
+
+  /** The finished temporary becomes the output; with a staging folder it stays there for its owner to commit. */
+  private commit(tmp: string): void {
+    if (this.req.stagingDir === undefined) renameSync(tmp, this.req.output)
+    else this.finished = tmp
+    this.tempFiles.delete(tmp)
   }
 }

@@ -14,6 +14,7 @@ import {
   type PluginKind,
 } from './discovery.js'
 import {formatNameOf} from './format-name.js'
+import {converterStandIn} from './isolation/stand-ins.js'
 
 /** Converters contributed by an installed lmt plugin: its manifest's folders and its hook's classes. */
 export type PluginConverterSource = InstalledContribution
@@ -90,6 +91,8 @@ export function converterKind(registry: ConverterRegistry): PluginKind {
     hook: 'lmt:converters',
     hookListField: 'converters',
     warn: (m) => registry.warn(m),
+    standIn: (item, source) =>
+      item.converter ? converterStandIn(item.converter, item.locator, source) : undefined,
     examine(value, exportName, where, source) {
       // a module's export is named by its file (and its plugin); a hook's item by its plugin
       const at = exportName !== undefined && source.startsWith('plugin:') ? `${where} (${source})` : where

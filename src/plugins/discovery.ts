@@ -2,10 +2,19 @@
 // modules named on the command line, and installed oclif plugins (their package.json "lmt" manifest and their
 // hooks). A plugin is found by convention and validated on load; whatever is broken is a warning naming it, never
 // an error: a broken plugin cannot stop lmt.
+import {resolve} from 'node:path'
 import type {Config} from '@oclif/core'
+import {lmtError} from '../errors.js'
 import {importFile, scanModuleDir} from './module-loader.js'
 import {pluginLoadTimeoutMs, runPluginCode} from '../util/guards/plugin-code.js'
 import {runLmtHook} from './plugin-hooks.js'
+import {
+  pluginThread,
+  pluginThreadAvailable,
+  pluginLoadTimeoutMs as threadLoadTimeoutMs,
+} from './isolation/plugin-thread.js'
+import type {FoundEvent, FoundItem} from './isolation/wire.js'
+import {isLmtModule} from './trust.js'
 import {lmtManifest, type LmtManifest} from './plugin-manifest.js'
 import {filesInside, manifestPath} from './plugin-paths.js'
 
@@ -30,7 +39,15 @@ export interface PluginKind {
    */
   examine(value: unknown, exportName: string | undefined, where: string, source: string): boolean
   warn(message: string): void
+  /**
+   * For a kind whose third-party code runs on the plugin thread: what stands in on lmt's thread for an object found
+   * there (see isolation/). A kind without it loads every module on lmt's thread.
+   */
+  standIn?(item: FoundItem, source: string): unknown
 }
+
+/** The most items lmt takes from one hook (a longer list is a warning and contributes nothing). */
+export const MAX_HOOK_ITEMS = 10_000
 
 /** What an installed lmt plugin contributes to one kind. */
 export interface InstalledContribution {
@@ -50,7 +67,7 @@ function sourceNote(source: string): string {
 }
 
 /** Exports in a fixed order: named ones in code-unit order, then `default`. */
-function exportNames(ns: Record<string, unknown>): string[] {
+export function exportNames(ns: Record<string, unknown>): string[] {
   const names = Object.keys(ns)
     .filter((n) => n !== 'default')
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
@@ -58,9 +75,37 @@ function exportNames(ns: Record<string, unknown>): string[] {
   return names
 }
 
+/** Why a module did not load, in words for the user. */
+function loadFailure(err: unknown): string {
+  const message = (err as Error)?.message ?? String(err)
+  // a CommonJS require('lmt'): Node 20 resolves it without the hooks that serve import 'lmt'
+  const commonJs = /^Cannot find module 'lmt(\/[a-z]+)?'/.test(message)
+    ? ` (a CommonJS module cannot require lmt: write an ES module, .mjs or .ts, that imports it)`
+    : ''
+  return `${commonJs ? message.split('\n')[0] : message}${commonJs}`
+}
+
+/** What the plugin thread found replayed on lmt's thread, in order: its warnings, and stand-ins examined. */
+export function replayFound(
+  kind: PluginKind,
+  events: readonly FoundEvent[],
+  where: string,
+  source: string,
+): boolean[] {
+  const examined: boolean[] = []
+  for (const e of events) {
+    if ('warn' in e) kind.warn(e.warn)
+    else if ('item' in e)
+      examined.push(kind.examine(kind.standIn?.(e.item, source), e.item.exportName, where, source))
+    else examined.push(kind.examine(undefined, undefined, where, source))
+  }
+  return examined
+}
+
 /**
- * Loads one module (third-party code bounded in time and guarded) and examines each export. A module that fails to
- * load is a warning, or, when `named` (the user named it on the command line), its reason is returned.
+ * Loads one module and examines each export: lmt's own modules here, third-party ones on the plugin thread (a kind
+ * with stand-ins) or here guarded and bounded in time. A module that fails to load is a warning, or, when `named`
+ * (the user named it on the command line), its reason is returned.
  */
 export async function loadPluginModule(
   kind: PluginKind,
@@ -69,27 +114,34 @@ export async function loadPluginModule(
   named = false,
 ): Promise<string | undefined> {
   const note = sourceNote(source)
+  const who = `${kind.what} module ${path}${note}`
+  try {
+    if (kind.standIn && pluginThreadAvailable && !isLmtModule(path)) {
+      const events = await pluginThread().call<FoundEvent[]>('load', {what: kind.what, path, source}, who, {
+        timeoutMs: threadLoadTimeoutMs(),
+      })
+      replayFound(kind, events, path, source)
+      return undefined
+    }
+  } catch (err) {
+    if (named) return loadFailure(err)
+    kind.warn(`cannot load ${who}: ${loadFailure(err)}`)
+    return undefined
+  }
   let ns: Record<string, unknown>
   try {
     // lmt's own modules load as they are; anything else is third-party code, bounded and guarded
-    ns =
-      source === 'built-in'
-        ? await importFile(path)
-        : await runPluginCode(
-            `${kind.what} module ${path}${note}`,
-            () => importFile(path),
-            (m) => kind.warn(m),
-            pluginLoadTimeoutMs(),
-          )
+    ns = isLmtModule(path)
+      ? await importFile(path)
+      : await runPluginCode(
+          who,
+          () => importFile(path),
+          (m) => kind.warn(m),
+          pluginLoadTimeoutMs(),
+        )
   } catch (err) {
-    const message = (err as Error)?.message ?? String(err)
-    // a CommonJS require('lmt'): Node 20 resolves it without the hooks that serve import 'lmt'
-    const commonJs = /^Cannot find module 'lmt(\/[a-z]+)?'/.test(message)
-      ? ` (a CommonJS module cannot require lmt: write an ES module, .mjs or .ts, that imports it)`
-      : ''
-    const reason = `${commonJs ? message.split('\n')[0] : message}${commonJs}`
-    if (named) return reason
-    kind.warn(`cannot load ${kind.what} module ${path}${note}: ${reason}`)
+    if (named) return loadFailure(err)
+    kind.warn(`cannot load ${who}: ${loadFailure(err)}`)
     return undefined
   }
   for (const name of exportNames(ns)) kind.examine(ns[name], name, path, source)
@@ -120,7 +172,7 @@ export function installedPlugins(config: Config): ReturnType<Config['getPluginsL
 }
 
 /** A hook's result as a list: an array, `{<listField>: [...]}`, one item, or nothing. */
-function hookItems(result: unknown, listField: string): unknown[] {
+export function hookItems(result: unknown, listField: string): unknown[] {
   if (result === undefined || result === null) return []
   if (Array.isArray(result)) return result
   const list = (result as Record<string, unknown>)[listField]
@@ -148,10 +200,61 @@ export async function installedContributions(
     const path = rel === undefined ? undefined : manifestPath(plugin, kind.manifestField, rel, warn)
     if (path !== undefined) entry(plugin.name, plugin.root).paths.push(path)
   }
+  if (kind.standIn && pluginThreadAvailable) {
+    await hookContributionsOnThread(config, kind, entry)
+    return [...byPlugin.values()]
+  }
   const hook = await runLmtHook(config, kind.hook, warn)
   for (const f of hook.failures) warn(`plugin ${f.plugin.name}: ${kind.hook} hook failed: ${f.error.message}`)
-  for (const s of hook.successes) entry(s.plugin.name).items.push(...hookItems(s.result, kind.hookListField))
+  for (const s of hook.successes) {
+    const items = hookItems(s.result, kind.hookListField)
+    if (items.length > MAX_HOOK_ITEMS) {
+      warn(lmtError('PLUGIN_HOOK_TOO_MANY', s.plugin.name, kind.hook, items.length, MAX_HOOK_ITEMS).message)
+      continue
+    }
+    const list = entry(s.plugin.name).items
+    for (const item of items) list.push(item)
+  }
   return [...byPlugin.values()]
+}
+
+/**
+ * The hooks of `kind` of each installed plugin, run on the plugin thread within the load bound: what they return
+ * becomes stand-ins (or `undefined` for an item that is not a plugin); one that fails, or does not finish, is a warning.
+ */
+async function hookContributionsOnThread(
+  config: Config,
+  kind: PluginKind,
+  entry: (name: string) => InstalledContribution,
+): Promise<void> {
+  for (const plugin of installedPlugins(config)) {
+    const hooks = (plugin.hooks?.[kind.hook] ?? []).map((h) => ({
+      file: resolve(plugin.root, h.target),
+      identifier: h.identifier ?? 'default',
+    }))
+    if (hooks.length === 0) continue
+    const source = `plugin:${plugin.name}`
+    let found: {events: FoundEvent[]; failures: string[]}
+    try {
+      found = await pluginThread().call(
+        'hooks',
+        {what: kind.what, event: kind.hook, plugin: plugin.name, hooks},
+        `the ${kind.hook} hooks of plugin ${plugin.name}`,
+        {
+          timeoutMs: threadLoadTimeoutMs() + 500,
+        },
+      )
+    } catch (err) {
+      kind.warn(`plugin ${plugin.name}: ${kind.hook} hook failed: ${(err as Error)?.message ?? String(err)}`)
+      continue
+    }
+    for (const f of found.failures) kind.warn(`plugin ${plugin.name}: ${kind.hook} hook failed: ${f}`)
+    const items = entry(plugin.name).items
+    for (const e of found.events) {
+      if ('warn' in e) kind.warn(e.warn)
+      else items.push('item' in e ? kind.standIn?.(e.item, source) : undefined)
+    }
+  }
 }
 
 /** Loads what installed plugins contribute (see {@link installedContributions}) into `kind`'s registry. */

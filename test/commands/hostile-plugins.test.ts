@@ -20,9 +20,9 @@ const QWEN = join(FIXTURES, 'convert', 'qwen_bailian_sample.jsonl')
 const QWEN_EXPECTED = join(FIXTURES, 'convert', 'qwen_bailian_sample.expected.jsonl')
 
 /** The built CLI in a child process, given up on (status null) after `timeout` ms: a hang fails the test. */
-function run(args: string[], timeout = 30_000) {
+function run(args: string[], timeout = 30_000, more: Record<string, string> = {}) {
   const res = spawnSync(process.execPath, [BIN, ...args], {
-    env: {...process.env, ...env},
+    env: {...process.env, ...env, ...more},
     encoding: 'utf8',
     timeout,
     killSignal: 'SIGKILL',
@@ -67,7 +67,7 @@ describe('a plugin that pollutes Object.prototype', () => {
       '}\n',
   )
 
-  it('errors still exit non-zero with their own code, and the change is a warning naming the module', () => {
+  it('errors still exit non-zero with their own code: the change stays on the plugin thread', () => {
     const missing = run([
       'convert',
       '-i',
@@ -80,11 +80,6 @@ describe('a plugin that pollutes Object.prototype', () => {
     expect(missing.exitCode).toBe(1)
     expect(missing.stderr).toContain(`error: input not found: ${join(dir, 'none.jsonl')}`)
     expect(missing.stderr).toContain('hint: check the path')
-    expect(missing.stderr).toMatch(
-      new RegExp(
-        `warning: converter module ${module} changed Object\\.prototype\\.exitCode, .*; lmt undid that`,
-      ),
-    )
     const unknown = run(['convert', '-i', QWEN, '-f', 'nope', '--converter-module', module, '--json'])
     expect(unknown.exitCode).toBe(2)
     expect(JSON.parse(unknown.stdout).error).toMatchObject({code: 'LMT_CONVERT_UNKNOWN_FORMAT', exitCode: 2})
@@ -100,7 +95,7 @@ describe('a plugin that pollutes Object.prototype', () => {
     )
     const r = run(['converters', '--converter-module', ec])
     expect(r.exitCode).toBe(0)
-    expect(r.stderr).toContain(`warning: converter module ${ec} set process.exitCode to 7; lmt undid that`)
+    expect(r.stdout).toMatch(/^exit_code +ExitCodeConverter +module:/m)
   })
 
   it('a converter sees only the options lmt set', () => {
@@ -110,11 +105,7 @@ describe('a plugin that pollutes Object.prototype', () => {
     expect(readFileSync(out, 'utf8')).toBe(
       '{"type": "get", "instance_id": "undefined|undefined|undefined|undefined", "timestamp_ns": 1}\n',
     )
-    expect(r.stderr).toContain(
-      'warning: converter SeeOptionsConverter (module:' +
-        module +
-        ') changed Object.prototype.converterConfig; lmt undid that',
-    )
+    expect(r.stderr).not.toContain('warning:')
   })
 })
 
@@ -194,7 +185,7 @@ describe('a plugin that does not finish loading', () => {
     const r = run(['converters', '--converter-dir', dir])
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toMatch(/^qwen_bailian +QwenBailianConverter +built-in/m)
-    const reason = `did not finish loading within 1 s (a top-level await that never settles?); skipped (LMT_PLUGIN_LOAD_TIMEOUT=<seconds> allows more)`
+    const reason = `converter module ${never} stopped with its work unfinished: it awaits a promise that never settles`
     expect(r.stderr).toContain(`warning: cannot load converter module ${never}: ${reason}`)
     const named = run(['converters', '--converter-module', never])
     expect(named.exitCode).toBe(2)
@@ -223,7 +214,7 @@ describe('a plugin that does not finish loading', () => {
     expect(r.exitCode, r.stderr).toBe(0)
     expect(Date.now() - started).toBeLessThan(15_000)
     expect(r.stderr).toContain(
-      `warning: cannot load converter module ${timer}: did not finish loading within 1 s`,
+      `warning: cannot load converter module ${timer}: converter module ${timer} did not answer within 1 s; lmt stopped it`,
     )
     expect(readFileSync(out).equals(readFileSync(QWEN_EXPECTED))).toBe(true)
   })
@@ -250,7 +241,7 @@ describe('a plugin that does not finish loading', () => {
       expect(r.exitCode).toBe(0)
       expect(r.stdout).toMatch(/^mooncake +MooncakeConverter +built-in/m)
       expect(r.stderr).toContain(
-        'warning: plugin lmt-plugin-hook-never: lmt:converters hook failed: Timed out after 1000 ms.',
+        'warning: plugin lmt-plugin-hook-never: lmt:converters hook failed: the lmt:converters hooks of plugin lmt-plugin-hook-never did not answer within 1.5 s; lmt stopped it',
       )
     } finally {
       expect(run(['plugins', 'uninstall', 'lmt-plugin-hook-never']).exitCode).toBe(0)
@@ -299,7 +290,7 @@ describe('a plugin that calls process.exit', () => {
     expect(JSON.parse(j.stdout).error).toMatchObject({code: 'LMT_PLUGIN_EXIT', exitCode: 1})
   })
 
-  it('a converter that catches what its exit threw still fails, with nothing written', () => {
+  it('a converter that calls process.exit inside a try still fails, with nothing written', () => {
     const out = join(dir, 'out2', 'swallow.jsonl')
     const r = run(['convert', '-i', QWEN, '-f', 'swallow_exit', '--converter-module', module, '-o', out])
     expect(r.exitCode).toBe(1)
@@ -318,126 +309,152 @@ describe('a plugin that calls process.exit', () => {
   })
 })
 
+/** The old output of every fault case: a failed conversion must leave it as it was. */
+const OLD_OUTPUT = 'the previous output\n'
+
 /**
- * Runs a conversion in a process group of its own and sends SIGINT to the group 300 ms after the banner (`times`
- * times, 300 ms apart); `ms` is the time from the first signal to the end.
+ * A folder with an old output `out.jsonl`, and a converter module `EvilConverter` (format `evil`) that converts
+ * every line, then runs `after` (code inside its async convertToTraces); `atLoad` runs when the module loads.
  */
-async function interruptAtTerminal(args: string[], times = 1) {
-  // a terminal's Ctrl-C signals the foreground process group: lmt runs in a group of its own here
-  const child = spawn(process.execPath, [BIN, ...args], {
-    detached: true,
-    env: {...process.env, ...env},
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  let stderr = ''
-  let sent = 0
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += String(d)
-    if (sent === 0 && stderr.includes('lmt convert: format')) {
-      sent = Date.now() + 300
-      for (let i = 1; i <= times; i++)
-        setTimeout(() => process.kill(-(child.pid as number), 'SIGINT'), 300 * i)
-    }
-  })
-  const ended = await new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => {
-    const guard = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 25_000)
-    child.on('exit', (code, signal) => {
-      clearTimeout(guard)
-      resolve({code, signal})
-    })
-  })
-  return {...ended, ms: Date.now() - sent, sent: sent > 0, stderr}
+function evilConverter(name: string, after: string, atLoad = ''): {dir: string; module: string; out: string} {
+  const dir = folder(name)
+  const module = write(
+    join(dir, 'evil.mjs'),
+    `${atLoad}\n` +
+      'export class EvilConverter {\n' +
+      '  async *convertToTraces(_p, ctx) {\n' +
+      '    for await (const line of ctx.lines()) {\n' +
+      '      ctx.converted(line)\n' +
+      "      yield {type: 'get', instance_id: 'a', timestamp_ns: line.lineNo}\n" +
+      '    }\n' +
+      `    ${after}\n` +
+      '  }\n' +
+      '}\n',
+  )
+  const out = write(join(dir, 'out', 'out.jsonl'), OLD_OUTPUT)
+  return {dir, module, out}
 }
 
+/** What a finished run left in the output folder: only the old output, unchanged. */
+function expectOldOutputOnly(out: string): void {
+  expect(readdirSync(join(out, '..'))).toEqual(['out.jsonl'])
+  expect(readFileSync(out, 'utf8')).toBe(OLD_OUTPUT)
+}
+
+describe('a converter that fails where lmt made no call (it runs on the plugin thread)', () => {
+  const cases: Array<[string, string, string, string]> = [
+    [
+      'a timer that throws',
+      "setTimeout(() => { throw new Error('late boom') }, 0); await new Promise((r) => setTimeout(r, 500))",
+      'LMT_PLUGIN_CRASHED',
+      'failed outside any call lmt made to it (an error thrown in a timer, or a rejection nobody handled): late boom',
+    ],
+    [
+      'an unhandled rejection',
+      "Promise.reject(new Error('nobody catches me')); await new Promise((r) => setTimeout(r, 500))",
+      'LMT_PLUGIN_CRASHED',
+      'nobody catches me',
+    ],
+    [
+      'process.exit from a timer',
+      'setTimeout(() => process.exit(0), 0); await new Promise((r) => setTimeout(r, 500))',
+      'LMT_PLUGIN_EXIT',
+      'called process.exit(0); lmt stopped it there',
+    ],
+    [
+      'an await that never settles',
+      'await new Promise(() => {})',
+      'LMT_PLUGIN_NEVER_SETTLED',
+      'stopped with its work unfinished: it awaits a promise that never settles',
+    ],
+  ]
+  for (const [what, after, code, message] of cases)
+    it(`${what}: a coded error naming the converter, no temporaries, the old output intact`, () => {
+      const {module, out} = evilConverter(what.replace(/\W+/g, '-'), after)
+      const args = ['convert', '-i', QWEN, '-f', 'evil', '--converter-module', module, '-o', out]
+      // a load bound the machine's load cannot reach: the fault, not the load, is under test
+      const slow = {LMT_PLUGIN_LOAD_TIMEOUT: '20'}
+      const r = run(args, 30_000, slow)
+      expect(r.exitCode, r.stderr).toBe(1)
+      expect(r.stderr).toContain(`error: converter EvilConverter (module:${module}) `)
+      expect(r.stderr).toContain(message)
+      expect(r.stderr).toContain('hint: report it to the plugin author')
+      expectOldOutputOnly(out)
+      const j = run([...args, '--json'], 30_000, slow)
+      expect(JSON.parse(j.stdout).error).toMatchObject({code, exitCode: 1})
+      expectOldOutputOnly(out)
+    })
+
+  it('Promise.prototype.then replaced when the module loads: a coded error, the old output intact', () => {
+    const {module, out} = evilConverter(
+      'then-replaced',
+      '',
+      'Promise.prototype.then = function () { return this }',
+    )
+    const r = run(['convert', '-i', QWEN, '-f', 'evil', '--converter-module', module, '-o', out, '--json'])
+    expect(r.exitCode).toBe(1)
+    expect(JSON.parse(r.stdout).error.code).toMatch(/^LMT_PLUGIN_/)
+    expectOldOutputOnly(out)
+  })
+})
+
 describe('a converter that loops forever', () => {
-  it('a converter that yields still answers Ctrl-C itself: exit 130, its temporary files removed', async () => {
-    const dir = folder('yielding')
-    const module = write(
-      join(dir, 'yielding.mjs'),
-      'export class YieldingConverter { async *convertToTraces() { for (let i = 1; ; i++) {\n' +
-        "  await new Promise((r) => setTimeout(r, 1)); yield {type: 'get', instance_id: 'a', timestamp_ns: i} } } }\n",
-    )
-    mkdirSync(join(dir, 'out'))
-    const out = join(dir, 'out', 'y.jsonl')
-    const r = await interruptAtTerminal([
-      'convert',
-      '-i',
-      QWEN,
-      '-f',
-      'yielding',
-      '--converter-module',
-      module,
-      '-o',
-      out,
-    ])
-    expect(r.sent).toBe(true)
-    expect(r.code).toBe(130)
-    expect(r.ms).toBeLessThan(2000)
-    expect(r.stderr).toContain('error: interrupted by SIGINT')
-    expect(r.stderr).not.toContain('did not answer')
-    expect(readdirSync(join(dir, 'out'))).toEqual([])
-  })
+  /** Runs a conversion; sends SIGINT (to the process, or its group) 500 ms after the banner; `ms` to the end. */
+  async function interrupt(args: string[], to: 'pid' | 'group') {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      detached: true, // a group of its own: a terminal's Ctrl-C signals the foreground group
+      env: {...process.env, ...env},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    let stdout = ''
+    let sent = 0
+    child.stdout.on('data', (d: Buffer) => (stdout += String(d)))
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += String(d)
+      if (sent === 0 && stderr.includes('lmt convert: format')) {
+        sent = Date.now() + 500
+        setTimeout(
+          () => process.kill(to === 'pid' ? (child.pid as number) : -(child.pid as number), 'SIGINT'),
+          500,
+        )
+      }
+    })
+    const ended = await new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => {
+      const guard = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 25_000)
+      child.on('exit', (code, signal) => {
+        clearTimeout(guard)
+        resolve({code, signal})
+      })
+    })
+    return {...ended, ms: Date.now() - sent, sent: sent > 0, stderr, stdout}
+  }
 
-  it('Ctrl-C (to the process group) still ends lmt; the next run into the folder removes its temporary files', async () => {
-    const dir = folder('busy')
-    const module = write(
-      join(dir, 'busy.mjs'),
-      "export class BusyConverter { *convertToTraces() { yield {type: 'get', instance_id: 'a', timestamp_ns: 1}; for (;;) {} } }\n",
-    )
-    const out = join(dir, 'out', 'busy.jsonl')
-    mkdirSync(join(dir, 'out'))
-    const ended = await interruptAtTerminal([
-      'convert',
-      '-i',
-      QWEN,
-      '-f',
-      'busy',
-      '--converter-module',
-      module,
-      '-o',
-      out,
-    ])
-    expect(ended.sent).toBe(true)
-    expect(ended.ms).toBeLessThan(10_000)
-    expect(ended.signal).toBe('SIGKILL')
-    expect(ended.stderr).toContain(
-      'error: lmt did not answer the interrupt (plugin code that never yields?); it was killed',
-    )
-    const left = readdirSync(join(dir, 'out'))
-    expect(left.length).toBeGreaterThan(0)
-    expect(left.every((n) => /^\.(?:lmt-convert-|busy\.jsonl\.lmt-tmp-)\d+-/.test(n))).toBe(true)
-    const q = run([
-      'convert',
-      '-i',
-      QWEN,
-      '-f',
-      'qwen_bailian',
-      '--instance-id',
-      'my_instance',
-      '-o',
-      join(dir, 'out', 'q.jsonl'),
-    ])
-    expect(q.exitCode).toBe(0)
-    expect(q.stderr).toContain(
-      `removed ${left.length} temporary file(s) in ${join(dir, 'out')} left by a conversion that did not finish`,
-    )
-    expect(readdirSync(join(dir, 'out'))).toEqual(['q.jsonl'])
-  })
-
-  it('a second Ctrl-C ends it at once, without the grace period', async () => {
-    const dir = folder('busy2')
-    const module = write(
-      join(dir, 'busy.mjs'),
-      "export class BusyConverter { *convertToTraces() { yield {type: 'get', instance_id: 'a', timestamp_ns: 1}; for (;;) {} } }\n",
-    )
-    const out = join(dir, 'b.jsonl')
-    const ended = await interruptAtTerminal(
-      ['convert', '-i', QWEN, '-f', 'busy', '--converter-module', module, '-o', out],
-      2,
-    )
-    expect(ended.signal).toBe('SIGKILL')
-    expect(ended.ms).toBeLessThan(1500) // the second signal comes at 300 ms; the grace period is 2 s
-  })
+  for (const [what, body] of [
+    [
+      'yields',
+      "async *convertToTraces() { for (let i = 1; ; i++) { await new Promise((r) => setTimeout(r, 1)); yield {type: 'get', instance_id: 'a', timestamp_ns: i} } }",
+    ],
+    [
+      'never yields',
+      "*convertToTraces() { yield {type: 'get', instance_id: 'a', timestamp_ns: 1}; for (;;) {} }",
+    ],
+  ])
+    for (const to of ['pid', 'group'] as const)
+      it(`a converter that ${what}: SIGINT to the ${to} is answered within a second (exit 130), no temporaries, the old output intact`, async () => {
+        const dir = folder(`loop-${what.replace(/\W+/g, '-')}-${to}`)
+        const module = write(join(dir, 'loop.mjs'), `export class LoopConverter { ${body} }\n`)
+        const out = write(join(dir, 'out', 'out.jsonl'), OLD_OUTPUT)
+        const r = await interrupt(
+          ['convert', '-i', QWEN, '-f', 'loop', '--converter-module', module, '-o', out],
+          to,
+        )
+        expect(r.sent).toBe(true)
+        expect(r.code).toBe(130)
+        expect(r.ms).toBeLessThan(1000)
+        expect(r.stderr).toContain('error: interrupted by SIGINT')
+        expectOldOutputOnly(out)
+      })
 
   it('the temporary files of a conversion still running are left alone', () => {
     const dir = folder('alive')
@@ -445,5 +462,40 @@ describe('a converter that loops forever', () => {
     const r = run(['convert', '-q', '-i', QWEN, '-f', 'qwen_bailian', '-o', join(dir, 'q.jsonl')])
     expect(r.exitCode).toBe(0)
     expect(existsSync(mine)).toBe(true)
+  })
+})
+
+describe('an installed plugin whose lmt:converters hook returns a huge list', () => {
+  it('is a coded warning naming the plugin; conversions with the built-in formats still work', () => {
+    const plugin = folder('hook-huge')
+    write(
+      join(plugin, 'package.json'),
+      JSON.stringify({
+        name: 'lmt-plugin-hook-huge',
+        version: '1.0.0',
+        type: 'module',
+        oclif: {hooks: {'lmt:converters': './hook.js'}},
+      }),
+    )
+    write(
+      join(plugin, 'hook.js'),
+      'class HugeConverter { convertToTraces() { return [] } }\n' +
+        'export default async function () { return new Array(5_000_000).fill(HugeConverter) }\n',
+    )
+    expect(run(['plugins', 'link', plugin, '--no-install']).exitCode).toBe(0)
+    try {
+      const out = join(plugin, 'q.jsonl')
+      const r = run(
+        ['convert', '-i', QWEN, '-f', 'qwen_bailian', '--instance-id', 'my_instance', '-o', out],
+        30_000,
+      )
+      expect(r.exitCode, r.stderr).toBe(0)
+      expect(r.stderr).toContain(
+        'warning: plugin lmt-plugin-hook-huge: lmt:converters hook failed: plugin lmt-plugin-hook-huge: the lmt:converters hook returned 5000000 items, more than the 10000 lmt takes; ignored',
+      )
+      expect(readFileSync(out).equals(readFileSync(QWEN_EXPECTED))).toBe(true)
+    } finally {
+      expect(run(['plugins', 'uninstall', 'lmt-plugin-hook-huge']).exitCode).toBe(0)
+    }
   })
 })

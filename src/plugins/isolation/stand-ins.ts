@@ -1,0 +1,62 @@
+// What lmt's thread holds of a plugin object that lives on the plugin thread: its name, description and plain flag
+// definitions, and members that ask the plugin thread for the rest.
+import {type ElsewhereRunner, RUNS_ELSEWHERE} from '../../convert/isolated-converter.js'
+import type {ConverterClass, FormatSample} from '../../convert/types.js'
+import {endPluginThread, pluginLoadTimeoutMs, pluginThread} from './plugin-thread.js'
+import type {ConverterDescription, Locator} from './wire.js'
+
+/** How long lmt waits for a converter's looksLike, which must be cheap. */
+const LOOKS_LIKE_MS = 1000
+
+/**
+ * A class standing in for a converter class on the plugin thread: it registers, lists and parses flags like one;
+ * `parseOptions` hands the flags over (the converter's own definitions parse them on its thread), and a conversion
+ * runs there whole.
+ */
+export function converterStandIn(
+  desc: ConverterDescription,
+  locator: Locator,
+  source: string,
+): ConverterClass {
+  const who = `converter ${desc.className} (${source})`
+  const name = desc.className
+  const holder = {
+    [name]: class {
+      constructor() {
+        throw new Error(`${name} runs on lmt's plugin thread`)
+      }
+
+      convertToTraces(): never {
+        throw new Error(`${name} runs on lmt's plugin thread`)
+      }
+    },
+  }
+  const cls = holder[name] as unknown as Record<PropertyKey, unknown>
+  cls.description = desc.description
+  cls.aliases = desc.aliases
+  if (desc.flags !== undefined) cls.flags = desc.flags
+  if (desc.parseOptions)
+    cls.parseOptions = (flags: Record<string, unknown>, converterConfig: unknown) => ({
+      lmtDeferredSettings: {flags: {...flags}, converterConfig},
+    })
+  if (desc.looksLike)
+    cls.looksLike = (sample: FormatSample) =>
+      pluginThread().callSync<boolean>('looksLike', {locator, line: sample.line}, who, LOOKS_LIKE_MS)
+  if (desc.inputFiles)
+    cls.inputFiles = (dir: string) =>
+      pluginThread().callSync<string[]>('inputFiles', {locator, dir}, who, pluginLoadTimeoutMs())
+  const runner: ElsewhereRunner = {
+    run: (staged, on) =>
+      pluginThread().call('convert', {locator, staged}, who, {
+        events: {
+          warn: (m: string) => on.logger.warn(m),
+          info: (m: string) => on.logger.info(m),
+          progress: on.progress,
+          inputDone: on.inputDone,
+        },
+      }),
+    abandon: () => endPluginThread(),
+  }
+  cls[RUNS_ELSEWHERE] = runner
+  return cls as unknown as ConverterClass
+}

@@ -1,0 +1,288 @@
+// lmt's plugin thread: the one place third-party plugin code runs (its own isolate: its prototypes, its timers, its
+// process.exit are its own). lmt's thread asks; this thread loads modules, runs hooks and conversions, and answers
+// with plain data. While it works on a request its port does not keep it alive: plugin code that awaits what never
+// comes lets its event loop empty, which lmt's thread sees (state[0]) and reports.
+import {existsSync, statSync} from 'node:fs'
+import {type MessagePort, parentPort, workerData} from 'node:worker_threads'
+import {ConversionRun} from '../../convert/conversion-run.js'
+import type {StagedConversion} from '../../convert/isolated-converter.js'
+import type {ConverterClass} from '../../convert/types.js'
+import {lmtError} from '../../errors.js'
+import {isReplayLevel} from '../../replay/level.js'
+import {isConverterClass} from '../converter-discovery.js'
+import {converterSettings} from '../converter-flags.js'
+import {exportNames, hookItems, MAX_HOOK_ITEMS} from '../discovery.js'
+import {importFile} from '../module-loader.js'
+import {
+  type ConverterDescription,
+  type FoundEvent,
+  type FoundItem,
+  type LevelDescription,
+  type Locator,
+  locatorKey,
+  plainFlags,
+  toWire,
+} from './wire.js'
+
+interface Request {
+  id: number
+  op: keyof typeof OPS
+  args: unknown
+  /** set for a call lmt's thread waits for: the answer goes to the sync port, then this flag is raised */
+  sync?: Int32Array
+}
+
+const port = parentPort as MessagePort
+const state = new Int32Array(workerData.state as SharedArrayBuffer)
+const syncPort = workerData.syncPort as MessagePort
+process.on('beforeExit', () => Atomics.store(state, 0, 1))
+
+const modules = new Map<string, Record<string, unknown>>()
+const hookResults = new Map<string, unknown[]>()
+
+async function moduleAt(path: string): Promise<Record<string, unknown>> {
+  let ns = modules.get(path)
+  if (!ns) modules.set(path, (ns = await importFile(path)))
+  return ns
+}
+
+/** A plugin object again, from where it was found. */
+async function find(locator: Locator): Promise<unknown> {
+  if ('module' in locator) return (await moduleAt(locator.module))[locator.exportName]
+  const key = locatorKey({...locator, index: -1})
+  let items = hookResults.get(key)
+  if (!items) {
+    const {file, identifier, event} = locator.hook
+    hookResults.set(key, (items = hookItems(await callHook(file, identifier), listFieldOf(event))))
+  }
+  return items[locator.index]
+}
+
+function listFieldOf(event: string): string {
+  return event === 'lmt:levels' ? 'levels' : 'converters'
+}
+
+function describeConverter(cls: ConverterClass): ConverterDescription {
+  const aliases = (cls as {aliases?: unknown}).aliases
+  return {
+    className: cls.name,
+    description: typeof cls.description === 'string' ? cls.description : '',
+    aliases: Array.isArray(aliases) ? aliases.filter((a): a is string => typeof a === 'string') : [],
+    flags: plainFlags(cls.flags),
+    looksLike: typeof (cls as {looksLike?: unknown}).looksLike === 'function',
+    inputFiles: typeof (cls as {inputFiles?: unknown}).inputFiles === 'function',
+    parseOptions: typeof cls.parseOptions === 'function',
+  }
+}
+
+function describeLevel(level: {
+  name: string
+  description?: unknown
+  flags?: unknown
+  replayableSchemaVersions?: unknown
+}): LevelDescription {
+  const versions = level.replayableSchemaVersions
+  return {
+    name: level.name,
+    description: typeof level.description === 'string' ? level.description : '',
+    flags: plainFlags(level.flags ?? {}) ?? {},
+    replayableSchemaVersions: Array.isArray(versions)
+      ? versions.filter((v): v is number => typeof v === 'number')
+      : [],
+  }
+}
+
+/** What `value` is as a plugin of kind `what` (its checks' warnings into `events`), or undefined when none. */
+function describe(
+  what: string,
+  value: unknown,
+  at: string,
+  locator: Locator,
+  exportName: string | undefined,
+  events: FoundEvent[],
+): FoundItem | undefined {
+  const warn = (m: string): number => events.push({warn: m})
+  try {
+    if (what === 'converter')
+      return isConverterClass(value, at, warn)
+        ? {locator, exportName, converter: describeConverter(value)}
+        : undefined
+    return isReplayLevel(value) ? {locator, exportName, level: describeLevel(value)} : undefined
+  } catch (err) {
+    warn(`${exportName ?? 'an item'} in ${at} cannot be read: ${toWire(err).message}; ignored`)
+    return undefined
+  }
+}
+
+/** The file oclif would load for a hook target: as named, or with a module extension or index file. */
+function hookFile(path: string): string {
+  for (const suffix of ['', '.js', '.mjs', '.cjs', '/index.js', '/index.mjs', '/index.cjs'])
+    if (existsSync(path + suffix) && statSync(path + suffix).isFile()) return path + suffix
+  return path
+}
+
+/** Runs one oclif hook as oclif would (the hook function of its module, `this` a small context). */
+async function callHook(file: string, identifier: string): Promise<unknown> {
+  const ns = await importFile(hookFile(file))
+  const search = (m: Record<string, unknown>): unknown =>
+    typeof m.default === 'function' ? m.default : Object.values(m).find((v) => typeof v === 'function')
+  const fn = ns[identifier] ?? (identifier === 'default' ? search(ns) : undefined)
+  if (typeof fn !== 'function') return undefined
+  const context = {
+    log: (...a: unknown[]) => process.stderr.write(a.map(String).join(' ') + '\n'),
+    warn: (m: unknown) => process.stderr.write(`warning: ${String(m)}\n`),
+    error: (m: unknown) => {
+      throw m instanceof Error ? m : new Error(String(m))
+    },
+    exit: (code = 0) => process.exit(code),
+    debug: () => {},
+  }
+  return (await fn.call(context, {context})) as unknown
+}
+
+const OPS = {
+  /** Loads a module and reports what plugins of kind `what` it exports. */
+  async load(args: {what: string; path: string; source: string}): Promise<FoundEvent[]> {
+    const {what, path, source} = args
+    const ns = await moduleAt(path)
+    const events: FoundEvent[] = []
+    const at = source.startsWith('plugin:') ? `${path} (${source})` : path
+    for (const exportName of exportNames(ns)) {
+      const item = describe(
+        what,
+        ns[exportName],
+        what === 'converter' ? at : path,
+        {module: path, exportName},
+        exportName,
+        events,
+      )
+      if (item) events.push({item})
+    }
+    return events
+  },
+
+  /** Runs one plugin's hooks of `event` and reports what they returned, item by item. */
+  async hooks(args: {
+    what: string
+    event: string
+    plugin: string
+    hooks: Array<{file: string; identifier: string}>
+  }): Promise<{events: FoundEvent[]; failures: string[]}> {
+    const events: FoundEvent[] = []
+    const failures: string[] = []
+    for (const {file, identifier} of args.hooks) {
+      const hook = {plugin: args.plugin, file, identifier, event: args.event}
+      let items: unknown[]
+      try {
+        items = hookItems(await callHook(file, identifier), listFieldOf(args.event))
+      } catch (err) {
+        failures.push(toWire(err).message)
+        continue
+      }
+      if (items.length > MAX_HOOK_ITEMS) {
+        failures.push(
+          lmtError('PLUGIN_HOOK_TOO_MANY', args.plugin, args.event, items.length, MAX_HOOK_ITEMS).message,
+        )
+        continue
+      }
+      hookResults.set(locatorKey({hook, index: -1}), items)
+      items.forEach((value, index) => {
+        const item = describe(args.what, value, args.plugin, {hook, index}, undefined, events)
+        events.push(item ? {item} : {notAPlugin: true})
+      })
+    }
+    return {events, failures}
+  },
+
+  /** Whether a converter says a file starting with `line` looks like its input. */
+  async looksLike(args: {locator: Locator; line: string}): Promise<boolean> {
+    const cls = (await find(args.locator)) as {looksLike(sample: unknown): unknown}
+    let record: unknown
+    try {
+      record = JSON.parse(args.line)
+    } catch {
+      record = undefined
+    }
+    return cls.looksLike({line: args.line, record}) === true
+  },
+
+  /** The files a converter lists for a directory input. */
+  async inputFiles(args: {locator: Locator; dir: string}): Promise<string[]> {
+    const cls = (await find(args.locator)) as {inputFiles(dir: string): unknown}
+    const files = cls.inputFiles(args.dir)
+    if (!Array.isArray(files) || !files.every((f) => typeof f === 'string'))
+      throw new Error(`${(cls as {name?: string}).name}.inputFiles() must return an array of paths`)
+    return files
+  },
+
+  /** A whole conversion into the staging folder lmt's thread made; the finished file is left there. */
+  async convert(
+    args: {locator: Locator; staged: StagedConversion},
+    id: number,
+  ): Promise<{summary: unknown; finished: string}> {
+    const {staged} = args
+    const cls = (await find(args.locator)) as ConverterClass
+    const event = (name: string, value: unknown): void => port.postMessage({id, event: name, value})
+    const options = {...staged.options}
+    const deferred = (options.settings as {lmtDeferredSettings?: DeferredSettings} | undefined)
+      ?.lmtDeferredSettings
+    if (deferred) options.settings = await settingsOf(cls, deferred)
+    const run = new ConversionRun({
+      ...staged,
+      converterClass: cls,
+      options,
+      logger: {warn: (m) => event('warn', m), info: (m) => event('info', m)},
+      onProgress: (p) => event('progress', p),
+      onInputDone: (s) => event('inputDone', s),
+    })
+    const summary = await run.run()
+    if (run.finished === undefined) throw new Error('the conversion ended without an output')
+    return {summary, finished: run.finished}
+  },
+}
+
+interface DeferredSettings {
+  flags: Record<string, unknown>
+  converterConfig: Record<string, unknown> | undefined
+}
+
+/** The converter's own flags parsed by their own definitions (lmt's thread parsed them as plain ones), then its settings. */
+async function settingsOf(cls: ConverterClass, deferred: DeferredSettings): Promise<unknown> {
+  const flags = {...deferred.flags}
+  for (const [name, def] of Object.entries((cls.flags ?? {}) as Record<string, Record<string, unknown>>)) {
+    const raw = flags[name]
+    try {
+      if (raw === undefined && typeof def.default === 'function')
+        flags[name] = await (def.default as (c: unknown) => unknown)({flags, options: def})
+      else if (raw !== undefined && def.type === 'option' && typeof def.parse === 'function') {
+        const parse = (v: unknown): unknown =>
+          (def.parse as (i: unknown, c: unknown, o: unknown) => unknown)(v, {}, def)
+        flags[name] = Array.isArray(raw) ? await Promise.all(raw.map(parse)) : await parse(raw)
+      }
+    } catch (err) {
+      throw lmtError('PLUGIN_USAGE', `--${name}: ${toWire(err).message}`)
+    }
+  }
+  return converterSettings({cls, className: cls.name} as never, flags, deferred.converterConfig)
+}
+
+port.on('message', (req: Request) => {
+  // a request in progress does not keep this thread alive: if plugin code awaits what never comes, it ends
+  port.unref()
+  const answer = (message: unknown): void => {
+    port.ref()
+    if (req.sync) {
+      syncPort.postMessage(message)
+      Atomics.store(req.sync, 0, 1)
+      Atomics.notify(req.sync, 0)
+    } else port.postMessage(message)
+  }
+  const op = OPS[req.op] as (args: unknown, id: number) => Promise<unknown>
+  op(req.args, req.id).then(
+    (value) => answer({id: req.id, ok: true, value}),
+    (err: unknown) => answer({id: req.id, ok: false, error: toWire(err)}),
+  )
+})
+
+// lmt's modules are loaded: from here on, time is the plugin's
+port.postMessage({id: 0})
