@@ -24,6 +24,11 @@ function ensureSelfResolution(path: string): void {
   })
 }
 
+/** Makes ready for modules from outside lmt at once (the plugin thread, which loads nothing else, does so first). */
+export function prepareForPluginModules(): void {
+  ensureSelfResolution('/')
+}
+
 /** Imports a module file (TypeScript compiled to an ES module as it loads: self-resolve-hook.ts). */
 export async function importFile(path: string): Promise<Record<string, unknown>> {
   ensureSelfResolution(path)

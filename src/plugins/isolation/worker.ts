@@ -12,7 +12,7 @@ import {isReplayLevel} from '../../replay/level.js'
 import {isConverterClass} from '../converter-discovery.js'
 import {converterSettings} from '../converter-flags.js'
 import {exportNames, hookItems, MAX_HOOK_ITEMS} from '../discovery.js'
-import {importFile} from '../module-loader.js'
+import {importFile, prepareForPluginModules} from '../module-loader.js'
 import {
   type ConverterDescription,
   type FoundEvent,
@@ -284,5 +284,6 @@ port.on('message', (req: Request) => {
   )
 })
 
-// lmt's modules are loaded: from here on, time is the plugin's
+// lmt's modules and module hooks are ready: from here on, time is the plugin's
+prepareForPluginModules()
 port.postMessage({id: 0})
