@@ -3,7 +3,7 @@
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {validatorFor} from '../../src/schemas.js'
-import {FIXTURES, ROOT, lmt, tempDir} from '../helpers/cli.js'
+import {FIXTURES, ROOT, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
@@ -76,6 +76,18 @@ describe('--json', () => {
     const doc = JSON.parse(bad.stdout)
     expect(isError(doc)).toBe(true)
     expect(doc.error.code).toBe('LMT_LCT_BAD_MAGIC')
+  })
+
+  it('an error document over 64 KiB reaches a pipe whole (the exit waits for standard output to take it)', () => {
+    // a format name of 100,000 characters, echoed in the message: a document of about 100 KB
+    for (let run = 0; run < 2; run++) {
+      const r = lmtProcess(['convert', '-i', 'x', '-f', 'q'.repeat(100_000), '--json'])
+      expect(r.exitCode).toBe(2)
+      expect(r.stdout.length).toBeGreaterThan(100_000)
+      const doc = JSON.parse(r.stdout)
+      expect(isError(doc)).toBe(true)
+      expect(doc.error.code).toBe('LMT_CONVERT_UNKNOWN_FORMAT')
+    }
   })
 
   it("an error document keeps the text form's hint", async () => {
