@@ -10,9 +10,14 @@ import {fileStem, parseInstanceBlockSizes} from '../convert/settings.js'
 import {parseKvLayout} from '../convert/kv-layout.js'
 import {isLmtError, lmtError} from '../errors.js'
 import {foreignFormats, POLICIES, type PolicyName} from '../simulate/index.js'
+import {expandDirectoryInputs} from '../convert/directory-inputs.js'
+import {LMCACHE_FORMAT, layoutBytesPerToken} from '../cli/lmcache-simulate.js'
 import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
 import {convertInput, type ConvertedInput} from '../report/convert-input.js'
 import {renderReportHtml} from '../report/html.js'
+import {renderEventsReportHtml} from '../report/events-html.js'
+import {buildEventsReport, type EventsReportDocument, isEventsTrace} from '../replay/events/events-report.js'
+import {eventsSummaryLines} from '../lct/events-summary.js'
 import type {ReportDocument} from '../report/document.js'
 import {buildReport, type ReportRequest} from '../report/report.js'
 import {reportSummaryLines} from '../report/summary-lines.js'
@@ -44,6 +49,38 @@ function checkOutput(path: string, inputs: ReadonlyArray<string | undefined>): v
 }
 
 type ReportFlags = Interfaces.InferredFlags<(typeof Report)['flags']>
+
+/** `-i FILE` alone (no --format, configuration or --trace) naming an LMCache events trace. */
+async function isEventsInput(args: {config?: string}, flags: ReportFlags): Promise<boolean> {
+  const inputs = flags.input ?? []
+  if (
+    inputs.length !== 1 ||
+    flags.format !== undefined ||
+    args.config !== undefined ||
+    flags.trace !== undefined
+  )
+    return false
+  return isEventsTrace(inputs[0])
+}
+
+/**
+ * A lookup-hash log (`-f lmcache_lookup`): LMCache's simulator beside lmt's policies, and without --bytes-per-token or
+ * --kv-layout the bytes per token of the log's first layout (LMCache's rule), so that capacities read in GiB.
+ */
+async function lmcacheLookupRequest(
+  flags: ReportFlags,
+  request: Omit<ReportRequest, 'config' | 'trace'>,
+): Promise<Partial<ReportRequest>> {
+  if (flags.input === undefined || flags.format?.toLowerCase() !== LMCACHE_FORMAT) return {}
+  const layout =
+    request.bytesPerToken === undefined && request.bytesPerBlock === undefined
+      ? await layoutBytesPerToken(flags.input)
+      : undefined
+  return {
+    lmcacheLookup: {inputs: flags.input, bytesPerToken: flags['bytes-per-token']},
+    ...(layout === undefined ? {} : {bytesPerToken: layout}),
+  }
+}
 
 /** Which input, and the flags that exclude each other (before any other check, in this order). */
 function checkInputFlags(args: {config?: string}, flags: ReportFlags): void {
@@ -94,7 +131,11 @@ interface RunSettings {
  * Converts the input when asked, builds the report and writes the page, with a progress bar and Ctrl-C handled: an
  * interrupted run leaves no page, temporary or converted trace.
  */
-async function writeReport(request: ReportRequest, run: RunSettings): Promise<ReportDocument> {
+async function writePage<D>(
+  build: (onProgress: (p: {phase: string; done: number; total: number}) => void) => Promise<D>,
+  render: (doc: D) => string,
+  run: RunSettings,
+): Promise<D> {
   const {converted, output} = run
   const bar = createProgressBar({enabled: run.bar, label: 'report', unit: 'points'})
   /** a phase of the report on the bar: bytes while the trace is read, steps or points after */
@@ -115,9 +156,9 @@ async function writeReport(request: ReportRequest, run: RunSettings): Promise<Re
       show('converting', 0, 1)
       await converted.run()
     }
-    const doc = await buildReport({...request, onProgress: (p) => show(p.phase, p.done, p.total)})
+    const doc = await build((p) => show(p.phase, p.done, p.total))
     show('writing the page', 1, 1)
-    const html = renderReportHtml(doc)
+    const html = render(doc)
     try {
       writeFileAtomic(output, html)
     } catch (err) {
@@ -150,6 +191,17 @@ export default class Report extends LmtCommand {
         '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/mooncake_conversation_trace.jsonl -f mooncake -o report.html',
     },
     {
+      description: "An LMCache lookup-hash log directory: LMCache's cache simulator beside lmt's policies",
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/lmcache_lookup_logs -f lmcache_lookup -o lookups.report.html',
+    },
+    {
+      description:
+        'An LMCache events trace (--trace-level events): its trace info, occupancy and evictions over time',
+      command:
+        '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/lct/events_level_meta_INFERRED.lct -o events.report.html',
+    },
+    {
       description: 'An Optimizer configuration, the numbers as JSON',
       command:
         '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/optimizer_config.json --trace mooncake_optimizer.jsonl --json',
@@ -169,7 +221,8 @@ export default class Report extends LmtCommand {
     }),
     input: Flags.string({
       char: 'i',
-      summary: 'Inputs to convert on the fly (with --format).',
+      summary:
+        'Inputs to convert on the fly (with --format; a lookup-hash log directory with -f lmcache_lookup), or one LMCache events .lct alone.',
       multiple: true,
     }),
     format: Flags.string({char: 'f', summary: 'Format of --input (see lmt converters).'}),
@@ -226,7 +279,7 @@ export default class Report extends LmtCommand {
     }),
   }
 
-  async run(): Promise<ReportDocument> {
+  async run(): Promise<ReportDocument | EventsReportDocument> {
     const {args, flags} = await this.parse(parseOptionsForStdio(Report, this.argv))
     if (flags.trace === STDIO) flags.trace = await stdinAsFile()
     if (flags.input?.includes(STDIO)) {
@@ -234,23 +287,29 @@ export default class Report extends LmtCommand {
       const path = await stdinAsFile()
       flags.input = flags.input.map((i) => (i === STDIO ? path : i))
     }
+    const json = this.jsonEnabled()
+    if (await isEventsInput(args, flags)) return this.eventsReport(flags, json)
     checkInputFlags(args, flags)
     const request = reportRequest(flags, this.config.version)
-    const json = this.jsonEnabled()
     const warn = (m: string) => (json || flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
     const stem = fileStem(basename(flags.trace ?? flags.input?.[0] ?? args.config ?? 'trace'))
     const output = resolve(flags.output ?? `${stem}.report.html`)
     checkOutput(output, [flags.trace, args.config, ...(flags.input ?? [])])
+    const labels = (flags.input ?? []).map((i) => basename(i)).join(', ')
     const converted = flags.input ? await this.converter(flags, warn) : undefined
-    const doc = await writeReport(
-      {
-        ...request,
-        config: args.config,
-        trace: converted?.trace ?? flags.trace,
-        traceLabel: converted ? (flags.input ?? []).map((i) => basename(i)).join(', ') : undefined,
-      },
-      {output, converted, json, bar: flags.progress && !flags.quiet && !json},
-    ).catch(async (err: unknown) => {
+    const req: ReportRequest = {
+      ...request,
+      ...(await lmcacheLookupRequest(flags, request)),
+      config: args.config,
+      trace: converted?.trace ?? flags.trace,
+      traceLabel: converted ? labels : undefined,
+    }
+    const doc = await writePage((onProgress) => buildReport({...req, onProgress}), renderReportHtml, {
+      output,
+      converted,
+      json,
+      bar: flags.progress && !flags.quiet && !json,
+    }).catch(async (err: unknown) => {
       throw await this.notConverted(err, flags.trace)
     })
     if (!json && !flags.quiet) {
@@ -259,6 +318,25 @@ export default class Report extends LmtCommand {
       this.log(`report: ${output}`)
     }
     return {...doc, output} as ReportDocument
+  }
+
+  /** `-i EVENTS.lct`: LMCache's trace info and the events replay on one page. */
+  private async eventsReport(flags: ReportFlags, json: boolean): Promise<EventsReportDocument> {
+    const file = (flags.input as string[])[0]
+    const output = resolve(flags.output ?? `${fileStem(basename(file))}.report.html`)
+    checkOutput(output, [file])
+    const doc = await writePage(
+      (onProgress) =>
+        buildEventsReport({file, name: basename(file), version: this.config.version, onProgress}),
+      renderEventsReportHtml,
+      {output, converted: undefined, json, bar: flags.progress && !flags.quiet && !json},
+    )
+    if (!json && !flags.quiet) {
+      for (const w of doc.warnings) process.stderr.write(`warning: ${w}\n`)
+      for (const line of eventsSummaryLines(doc.lmcache_trace_info)) this.log(line)
+      this.log(`report: ${output}`)
+    }
+    return {...doc, output} as EventsReportDocument
   }
 
   /** A raw trace given as --trace: the -i … -f … that converts it on the fly (else the error as it was). */
@@ -290,14 +368,16 @@ export default class Report extends LmtCommand {
       throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format as string, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format'],
       })
-    for (const input of flags.input ?? [])
+    const inputs = expandDirectoryInputs(flags.input ?? [], reg.cls)
+    flags.input = inputs
+    for (const input of inputs)
       try {
         if (!lstatSync(input).isFile()) throw new Error('not a regular file')
       } catch (err) {
         throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
       }
     return convertInput({
-      inputs: flags.input ?? [],
+      inputs,
       converter: reg,
       instanceId: flags['instance-id'],
       instanceBlockSizes: parseInstanceBlockSizes(flags['instance-block-sizes']),

@@ -7,6 +7,7 @@ import type {Curves, Totals} from './curves.js'
 import type {LoadedInput} from './load.js'
 import type {OverTimeSeries} from './over-time.js'
 import type {TimeBins} from './time-bins.js'
+import type {LmcacheLookupSection} from '../simulate/lmcache/report-section.js'
 
 export interface ReportAnswer {
   group: string
@@ -32,6 +33,8 @@ export interface ReportDocument {
   notices: Notice[]
   characterization: Characterization
   answer: ReportAnswer
+  /** an LMCache recording's own figures beside lmt's (a lookup-hash log: its cache simulator) */
+  lmcache?: {lookup: LmcacheLookupSection}
   performance: {seconds: number}
 }
 

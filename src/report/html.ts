@@ -8,6 +8,8 @@ import {pageScript, pageStyle} from './page-assets.js'
 import type {Profile} from './characterize.js'
 import type {ReportDocument} from './document.js'
 import {TARGETS} from './capacity-table.js'
+import {escapeHtml} from './escape-html.js'
+import {lmcacheLookupHtml} from './lmcache-html.js'
 
 const require = createRequire(import.meta.url)
 
@@ -42,9 +44,7 @@ function libraryScripts(): string {
   }).join('\n')
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-}
+export {escapeHtml}
 
 /** JSON that can sit inside a <script> element */
 function scriptJson(value: unknown): string {
@@ -144,10 +144,6 @@ function profileTable(doc: ReportDocument): string {
   return `<table id="trace-table" class="numbers"><thead><tr>${head.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`
 }
 
-function chartFigure(c: Chart): string {
-  return `<figure class="chart"><figcaption><b>${escapeHtml(c.title)}.</b> ${escapeHtml(c.caption)}</figcaption><div id="${c.id}" class="vega" data-rendered="false"></div></figure>`
-}
-
 function meta(doc: ReportDocument): string {
   const t = doc.trace as Record<string, number | string>
   const sizes = [
@@ -161,35 +157,65 @@ function notices(doc: ReportDocument): string {
   return `<section><h2>Notices</h2><ul class="notices">${doc.notices.map((n) => `<li class="${n.level}">${escapeHtml(n.message)} <code>${escapeHtml(n.code)}</code></li>`).join('')}</ul></section>`
 }
 
+/** The parts of a report page: everything else (style, libraries, chart script) is the same on every page. */
+export interface PageParts {
+  title: string
+  heading: string
+  /** HTML of the line under the heading */
+  meta: string
+  /** HTML of the sections */
+  body: string
+  charts: Chart[]
+  /** HTML of the footer's text */
+  footer: string
+}
+
+/** A self-contained page: the parts with the style, vega's libraries and the script that draws the charts. */
+export function standalonePage(p: PageParts): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(p.title)}</title>
+<link rel="icon" href="data:,">
+<style>${pageStyle}</style>
+</head><body data-rendered="false">
+<header><h1>${escapeHtml(p.heading)}</h1><p class="meta">${p.meta}</p></header>
+<main>
+${p.body}
+</main>
+<footer>${p.footer}</footer>
+${libraryScripts()}
+<script type="application/json" id="lmt-charts">${scriptJson(p.charts.map((c) => ({id: c.id, spec: c.spec})))}</script>
+<script>${pageScript}</script>
+</body></html>
+`
+}
+
+export function chartFigure(c: Chart): string {
+  return `<figure class="chart"><figcaption><b>${escapeHtml(c.title)}.</b> ${escapeHtml(c.caption)}</figcaption><div id="${c.id}" class="vega" data-rendered="false"></div></figure>`
+}
+
 /** The whole page. */
 export function renderReportHtml(doc: ReportDocument): string {
   const charts = reportCharts(doc)
   const [capacity, overTime, ...trace] = charts
   const s = doc.answer.stack
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>lmt report — ${escapeHtml(String(doc.trace.name))}</title>
-<link rel="icon" href="data:,">
-<style>${pageStyle}</style>
-</head><body data-rendered="false">
-<header><h1>KV-cache capacity report</h1><p class="meta">${meta(doc)}</p></header>
-<main>
-<section id="answer"><h2>The answer</h2>
+  return standalonePage({
+    title: `lmt report — ${String(doc.trace.name)}`,
+    heading: 'KV-cache capacity report',
+    meta: meta(doc),
+    body: `<section id="answer"><h2>The answer</h2>
 ${headline(doc)}
 ${answerTable(doc)}
 <div class="charts">${chartFigure(capacity)}${chartFigure(overTime)}</div>
 <p class="note">Grid: ${doc.answer.grid.length} capacities from ${int(doc.answer.grid[0])} to ${int(doc.answer.grid[doc.answer.grid.length - 1])} blocks. LRU: ${s.eligible && s.certified_points > 0 ? `${s.certified_points} points from the one-pass stack method (certified exact), the others replayed` : s.eligible ? 'every point replayed (the one-pass stack method proved none exact)' : `every point replayed (stack method not used: ${escapeHtml(s.reason ?? '')})`}. Token hit rate = hit tokens / input tokens of the group's requests, as lmt simulate reports it.</p>
 </section>
+${lmcacheLookupHtml(doc)}
 <section id="trace"><h2>The trace</h2>
 ${profileTable(doc)}
 <div class="charts">${trace.map(chartFigure).join('')}</div>
 </section>
-${notices(doc)}
-</main>
-<footer>lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code></footer>
-${libraryScripts()}
-<script type="application/json" id="lmt-charts">${scriptJson(charts.map((c) => ({id: c.id, spec: c.spec})))}</script>
-<script>${pageScript}</script>
-</body></html>
-`
+${notices(doc)}`,
+    charts,
+    footer: `lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code>`,
+  })
 }

@@ -21,6 +21,13 @@ table.numbers thead th { font-weight: 600; vertical-align: bottom; }
 #answer-table th[scope=row] { min-width: 9em; }
 .nowrap { white-space: nowrap; }
 #trace-table th, #trace-table td { white-space: normal; }
+h3 { font-size: 16px; margin: 18px 0 4px; }
+.stat-tables { display: grid; grid-template-columns: repeat(auto-fill, minmax(300px, 1fr)); gap: 0 24px; align-items: start; }
+.stat-tables table.numbers { width: 100%; }
+.info-tables { display: grid; grid-template-columns: repeat(auto-fill, minmax(460px, 1fr)); gap: 0 24px; align-items: start; }
+.info-tables table.numbers td { white-space: normal; overflow-wrap: anywhere; }
+table.wide { display: block; max-width: 100%; overflow-x: auto; }
+table.wide thead th { white-space: normal; min-width: 5em; }
 .sub { color: var(--muted); font-weight: 400; font-size: 12px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 12px 20px; }
 figure.chart { margin: 8px 0; break-inside: avoid; page-break-inside: avoid; }

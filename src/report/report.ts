@@ -11,6 +11,7 @@ import {ReuseDistances} from './reuse-distance.js'
 import {type LoadedInput, loadInput, type LoadRequest} from './load.js'
 import {hitRateOverTime} from './over-time.js'
 import {eventLoopTurn} from '../util/event-loop-turn.js'
+import {lmcacheLookupSection} from '../simulate/lmcache/report-section.js'
 import {TimeBins} from './time-bins.js'
 
 export interface ReportRequest extends LoadRequest, CapacityChoice {
@@ -24,6 +25,9 @@ export interface ReportRequest extends LoadRequest, CapacityChoice {
   seed: bigint
   jobs?: number
   version: string
+  /** an LMCache lookup-hash log (the trace is its conversion): LMCache's simulator at the same capacities */
+  lmcacheLookup?: {inputs: readonly string[]; bytesPerToken?: number}
+  signal?: AbortSignal
   onProgress?(p: {phase: string; done: number; total: number}): void
 }
 
@@ -181,6 +185,20 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     seed: req.seed,
     infinite: inf.replayer,
   })
+  let lmcache: ReportDocument['lmcache']
+  if (req.lmcacheLookup) {
+    progress("LMCache's simulator")
+    lmcache = {
+      lookup: await lmcacheLookupSection({
+        ...req.lmcacheLookup,
+        grid,
+        chosenBlocks: chosen.blocks,
+        bytesPerBlock,
+        signal: req.signal,
+        onWarning: (m) => input.notes.add('LMT_REPORT_LMCACHE', m, 'warning'),
+      }),
+    }
+  }
   const answer: ReportAnswer = {
     group: group.group_name,
     wss_blocks: inf.wss,
@@ -203,6 +221,7 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     notices: input.notes.list,
     characterization,
     answer,
+    ...(lmcache ? {lmcache} : {}),
     performance: {seconds: (performance.now() - started) / 1000},
   }
 }

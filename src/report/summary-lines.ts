@@ -20,5 +20,10 @@ export function reportSummaryLines(doc: ReportDocument): string[] {
   }
   const at = a.over_time.map((s) => `${s.series} ${pct(s.token_hit_rate)}`).join(', ')
   lines.push(`at ${a.chosen_capacity.blocks} blocks: ${at}`)
+  const lookup = doc.lmcache?.lookup.chosen
+  if (typeof lookup?.token_hit_rate === 'number')
+    lines.push(
+      `  LMCache's simulator (lmcache_lru) at ${lookup.capacity_chunks} chunks: ${pct(lookup.token_hit_rate)}`,
+    )
   return lines
 }

@@ -235,6 +235,12 @@ function onLifecycle(t: EventsTarget, args: DecodedArgs): void {
   else s.stopped = true
 }
 
+/** One record of an events trace (other qualnames are not the level's). */
+export function playEventsRecord(t: EventsTarget, qualname: string, args: unknown): void {
+  if (qualname === EVENTS_BATCH) onBatch(t, args as DecodedArgs)
+  else if (qualname === EVENTS_LIFECYCLE) onLifecycle(t, args as DecodedArgs)
+}
+
 export function createEventsTarget(): EventsTarget {
   return {
     summary: new EventsSummary(),

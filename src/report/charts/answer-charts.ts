@@ -72,9 +72,20 @@ export function capacityExtent(values: ReadonlyArray<{capacity_blocks: number}>)
   return [Math.min(...blocks), Math.max(...blocks)]
 }
 
+/** LMCache's simulator at the same capacities (a lookup-hash log's page) */
+function lmcacheValues(doc: ReportDocument) {
+  return (doc.lmcache?.lookup.points ?? []).map((p) => ({
+    series: 'lmcache_lru',
+    capacity_blocks: p.capacity_blocks,
+    capacity_gb: p.capacity_gb,
+    token_hit_rate: p.token_hit_rate,
+    method: "LMCache's simulator",
+  }))
+}
+
 export function capacityChart(doc: ReportDocument): Chart {
   const a = doc.answer
-  const values = capacityValues(a)
+  const values = [...capacityValues(a), ...lmcacheValues(doc)]
   // the axis spans the grid, not the decades around it (a nice log scale would add up to a decade on each side)
   const x = {
     field: 'capacity_blocks',
@@ -94,7 +105,7 @@ export function capacityChart(doc: ReportDocument): Chart {
   return {
     id: 'chart-capacity',
     title: 'Hit rate against capacity',
-    caption: `Each policy replayed at every capacity of the grid (log-spaced up to the working set), with the Belady next-need reference (an offline optimum for comparison) and the infinite-capacity ceiling (dashed). The dotted vertical line is the capacity of the chart below.${coincident(a)} ${curvesNote(a)}.`,
+    caption: `Each policy replayed at every capacity of the grid (log-spaced up to the working set), with the Belady next-need reference (an offline optimum for comparison) and the infinite-capacity ceiling (dashed).${doc.lmcache ? " lmcache_lru is LMCache's own cache simulator on the same log (see its section)." : ''} The dotted vertical line is the capacity of the chart below.${coincident(a)} ${curvesNote(a)}.`,
     spec: unit('Token hit rate against cache capacity', values, {
       layer: [...linePoints(x, y, color, tooltip, strokeDash), ...capacityReferences(a)],
     }),

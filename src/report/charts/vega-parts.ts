@@ -49,6 +49,7 @@ const SERIES: Record<string, [string, number[]]> = {
   lru: ['#2d6cdf', [1, 0]],
   leaf_aware_lru: ['#e8840c', [6, 3]],
   random_lru: ['#2a9d55', [2, 2]],
+  lmcache_lru: ['#c0392b', [8, 3, 2, 3]],
   'Belady (next need)': ['#8e44ad', [1, 0]],
   'infinite capacity': ['#6b7078', [1, 0]],
 }

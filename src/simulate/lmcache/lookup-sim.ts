@@ -27,8 +27,12 @@ export interface LookupSimRequest {
   capacitiesBytes?: readonly number[]
   /** bytes per token: a chunk is this × the first lookup's chunk size (instead of the logged layout) */
   bytesPerToken?: number
+  /** or capacities in chunks (lmt's report compares them with its own grid in blocks) */
+  capacitiesChunks?: readonly number[]
   /** compute the seven statistics (single runs) */
   stats: boolean
+  /** compute them for this capacity only (its index) */
+  statsFor?: number
   signal?: AbortSignal
   onSkip?(line: SkippedLine): void
   onWarning?(message: string): void
@@ -148,7 +152,8 @@ class Replay {
       this.kvSource = 'bytes-per-token'
     } else {
       const {bytes, unknown} = chunkBytesOf(ev)
-      if (unknown.length > 0 || bytes <= 0)
+      // capacities in chunks do not need the bytes of a chunk (0 when the layout does not tell)
+      if ((unknown.length > 0 || bytes <= 0) && this.req.capacitiesChunks === undefined)
         throw lmtError(
           'SIM_LMCACHE_CHUNK_BYTES',
           `${ev.file}:${ev.lineNo}`,
@@ -157,12 +162,18 @@ class Replay {
             : 'no shapes and dtypes, or a layout of 0 bytes',
           {suggestions: ['pass --bytes-per-token (the bytes of one chunk / chunk_size)']},
         )
-      this.kvBytes = bytes
+      this.kvBytes = unknown.length > 0 ? 0 : bytes
     }
+    const inChunks = this.req.capacitiesChunks
     const bytesList =
-      this.req.capacitiesBytes ?? (this.req.capacitiesGib ?? []).map((g) => Math.trunc(g * GIB))
+      inChunks?.map((c) => c * this.kvBytes) ??
+      this.req.capacitiesBytes ??
+      (this.req.capacitiesGib ?? []).map((g) => Math.trunc(g * GIB))
     this.lanes = bytesList.map((capacityBytes, i) => {
-      const chunks = Math.max(1, Math.floor(capacityBytes / this.kvBytes))
+      const chunks = inChunks
+        ? Math.max(1, inChunks[i])
+        : Math.max(1, Math.floor(capacityBytes / this.kvBytes))
+      const stats = this.req.stats || i === this.req.statsFor
       return {
         point: {
           capacity_gib: this.req.capacitiesGib?.[i] ?? capacityBytes / GIB,
@@ -175,9 +186,9 @@ class Replay {
           token_hit_rate: 0,
           evictions: 0,
           cache_size_at_end_chunks: 0,
-          ...(this.req.stats ? {stats: new LookupStats()} : {}),
+          ...(stats ? {stats: new LookupStats()} : {}),
         },
-        cache: new ChunkLru(chunks, this.req.stats),
+        cache: new ChunkLru(chunks, stats),
       }
     })
   }

@@ -1,0 +1,127 @@
+// `lmt report -i EVENTS.lct`: the numbers of the report page for an LMCache `events` trace — LMCache's `trace info`
+// (the header block and its events summary) beside what the `events` level replays from the batches: per-tier,
+// per-backend occupancy and deletions (evictions among them) over time, and the stream's health. Two passes over
+// the file: trace info's count, then the replay.
+import {basename} from 'node:path'
+import {statSync} from 'node:fs'
+import {JsonFloat} from '../../jsonl/json-float.js'
+import type {EventsSummaryJson} from '../../lct/events-summary.js'
+import {readable} from '../../lct/readable.js'
+import {countTrace, openTrace} from '../../lct/reader.js'
+import {createEventsTarget, eventsObservations, playEventsRecord} from './events-level.js'
+
+export interface EventsReportRequest {
+  file: string
+  /** the name the page gives the trace (default its file name) */
+  name?: string
+  version: string
+  maxFrameBytes?: number
+  signal?: AbortSignal
+  onProgress?(p: {phase: string; done: number; total: number}): void
+}
+
+export interface EventsReportDocument {
+  format: 'lmt.events_report'
+  format_version: 1
+  lmt_version: string
+  /** `lmt trace info`'s header figures */
+  trace: {
+    path: string
+    name: string
+    bytes: number
+    level: string
+    format_version: number
+    trace_schema_version: number
+    duration_s: number
+    sm_config_digest: string
+    level_meta: Record<string, unknown>
+    total_records: number
+    ops: Record<string, number>
+    frames_skipped: number
+    truncated: boolean
+  }
+  /** LMCache's `trace info` events block, as numbers (the same as `lmt trace info --json`'s `events`) */
+  lmcache_trace_info: EventsSummaryJson
+  /** the events level's replay (the same as `lmt replay --json`'s model, without the trace-info part) */
+  replay: Record<string, unknown>
+  /** the reader's warnings (torn tail, skipped frames) */
+  warnings: string[]
+  performance: {seconds: number}
+}
+
+/** JsonFloat → number, everywhere in a value (the document is plain JSON). */
+function plain(v: unknown): unknown {
+  if (v instanceof JsonFloat) return v.value
+  if (Array.isArray(v)) return v.map(plain)
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
+  return v
+}
+
+/** Whether a file is an LMCache `.lct` trace of the `events` level (false for anything else, unreadable included). */
+export async function isEventsTrace(file: string): Promise<boolean> {
+  try {
+    const reader = await openTrace(file)
+    const level = reader.header.level
+    await reader.close()
+    return level === 'events'
+  } catch {
+    return false
+  }
+}
+
+export async function buildEventsReport(req: EventsReportRequest): Promise<EventsReportDocument> {
+  const started = performance.now()
+  const name = req.name ?? basename(req.file)
+  const bytes = statSync(req.file).size
+  const progress = (phase: string, done: number) => req.onProgress?.({phase, done, total: bytes})
+  const count = await countTrace(req.file, {
+    maxFrameBytes: req.maxFrameBytes,
+    name,
+    onProgress: (done) => progress('reading the trace', done),
+  })
+  req.signal?.throwIfAborted()
+  const target = createEventsTarget()
+  const reader = await openTrace(req.file, {maxFrameBytes: req.maxFrameBytes, name})
+  try {
+    for await (const batch of reader.batches()) {
+      req.signal?.throwIfAborted()
+      for (const r of batch) playEventsRecord(target, r.qualname, r.args)
+    }
+  } finally {
+    await reader.close()
+  }
+  const {lmcache_trace_info: lmcache, ...replay} = eventsObservations(target).json as Record<
+    string,
+    unknown
+  > & {
+    lmcache_trace_info: EventsSummaryJson
+  }
+  const h = count.header
+  const ops: Record<string, number> = {}
+  for (const q of [...count.byQualname.keys()].sort()) ops[q] = count.byQualname.get(q) as number
+  return {
+    format: 'lmt.events_report',
+    format_version: 1,
+    lmt_version: req.version,
+    trace: {
+      path: req.file,
+      name,
+      bytes,
+      level: h.level,
+      format_version: h.formatVersion,
+      trace_schema_version: h.traceSchemaVersion,
+      duration_s: count.maxTMono,
+      sm_config_digest: h.smConfigDigest,
+      level_meta: readable(h.levelMeta) as Record<string, unknown>,
+      total_records: count.totalRecords,
+      ops,
+      frames_skipped: count.framesSkipped,
+      truncated: count.truncated,
+    },
+    lmcache_trace_info: lmcache,
+    replay: plain(replay) as Record<string, unknown>,
+    warnings: count.warnings.map((w) => w.message),
+    performance: {seconds: (performance.now() - started) / 1000},
+  }
+}

@@ -1,0 +1,298 @@
+// The report page of an LMCache `events` trace: LMCache's own `trace info` figures (its header block and events
+// summary) beside the events level's replay — occupancy per tier and backend over time against the declared
+// capacities, deletions (evictions among them) over time, and the stream's health. Every figure's cell carries its
+// exact value (`data-value`) for a reader of the page.
+import {eventsSummaryLines} from '../lct/events-summary.js'
+import type {EventsReportDocument} from '../replay/events/events-report.js'
+import {linePoints, pct, timeAxis, unit, type Chart} from './charts/vega-parts.js'
+import {escapeHtml} from './escape-html.js'
+import {chartFigure, standalonePage} from './html.js'
+
+const GIB = 2 ** 30
+
+interface Compartment {
+  compartment: string
+  capacity_bytes: number
+  used_bytes_final: number
+  objects_final: number
+  used_bytes_peak: number
+  used_bytes_peak_at_s: number
+  stores: number
+  stored_bytes: number
+  restores: number
+  deletes: number
+  deleted_bytes: number
+  deletes_of_unknown_objects: number
+  accesses: number
+  accesses_of_absent_objects: number
+  batches_over_capacity: number
+}
+
+interface Replay {
+  stream: Record<string, number> & {streams: unknown[]}
+  compartments: Compartment[]
+  over_time: {compartments: string[]; points: Array<{t_s: number; used_bytes: number[]; deletes: number}>}
+}
+
+const int = (n: number) => n.toLocaleString('en-US')
+const gib = (n: number) =>
+  `${(n / GIB).toLocaleString('en-US', {minimumFractionDigits: 2, maximumFractionDigits: 2})} GiB`
+
+function cell(key: string, value: number | string, text: string): string {
+  return `<td data-key="${escapeHtml(key)}" data-value="${escapeHtml(String(value))}">${escapeHtml(text)}</td>`
+}
+
+function rowsTable(
+  id: string,
+  caption: string,
+  rows: Array<[label: string, key: string, value: number | string, text: string]>,
+): string {
+  return `<table id="${id}" class="numbers"><caption>${caption}</caption><tbody>${rows
+    .map(
+      ([label, key, value, text]) =>
+        `<tr><th scope="row">${escapeHtml(label)}</th>${cell(key, value, text)}</tr>`,
+    )
+    .join('')}</tbody></table>`
+}
+
+/** LMCache's `trace info`: the header block and the events block, as tables and as the text it prints. */
+function traceInfoSection(doc: EventsReportDocument): string {
+  const t = doc.trace
+  const e = doc.lmcache_trace_info
+  const header: Array<[string, string, number | string, string]> = [
+    ['level', 'level', t.level, t.level],
+    ['format_version', 'format_version', t.format_version, String(t.format_version)],
+    ['trace_schema_version', 'trace_schema_version', t.trace_schema_version, String(t.trace_schema_version)],
+    ['duration (s)', 'duration_s', t.duration_s, t.duration_s.toFixed(3)],
+    [
+      'sm_config_digest',
+      'sm_config_digest',
+      t.sm_config_digest,
+      t.sm_config_digest === '' ? '(none)' : t.sm_config_digest,
+    ],
+    ...Object.keys(t.level_meta)
+      .sort()
+      .map((k): [string, string, string, string] => {
+        const v = t.level_meta[k]
+        const text = typeof v === 'string' ? v : JSON.stringify(v)
+        return [k, `level_meta.${k}`, text, text]
+      }),
+    ['total_records', 'total_records', t.total_records, int(t.total_records)],
+    ...Object.entries(t.ops).map(([q, n]): [string, string, number, string] => [
+      `ops: ${q}`,
+      `ops.${q}`,
+      n,
+      int(n),
+    ]),
+  ]
+  const events: Array<[string, string, number | string, string]> = [
+    ['instances', 'events.instances', e.instances.length, int(e.instances.length)],
+    ...e.instances.map((i): [string, string, string, string] => [
+      `  ${i.instance_id}`,
+      `events.instance.${i.instance_id}`,
+      `incarnations=[${i.incarnations.join(', ')}] restarts=${i.restarts}`,
+      `incarnations [${i.incarnations.join(', ')}], restarts ${i.restarts}`,
+    ]),
+    ...e.batches.map((b): [string, string, number, string] => {
+      const id = `${b.event_type}/${b.tier}/${b.backend || '-'}/${b.shared ? 'shared' : 'local'}`
+      return [`batches ${id}`, `events.batches.${id}`, b.count, int(b.count)]
+    }),
+    ...Object.entries(e.entries).map(([k, n]): [string, string, number, string] => [
+      `entries: ${k}`,
+      `events.entries.${k}`,
+      n,
+      int(n),
+    ]),
+    ['store_bytes', 'events.store_bytes', e.store_bytes, `${int(e.store_bytes)} (${gib(e.store_bytes)})`],
+    ['entries_with_tokens', 'events.entries_with_tokens', e.entries_with_tokens, int(e.entries_with_tokens)],
+    ...Object.entries(e.lifecycle).map(([k, n]): [string, string, number, string] => [
+      `lifecycle: ${k}`,
+      `events.lifecycle.${k}`,
+      n,
+      int(n),
+    ]),
+  ]
+  return `<section id="lmcache-trace-info"><h2>LMCache's trace info</h2>
+<p>What <code>lmcache trace info</code> (and <code>lmt trace info</code>) reports for this file: the header and the summary of its cache-event batches.</p>
+<div class="info-tables">${rowsTable('trace-info-header', 'Header and records', header)}${rowsTable('trace-info-events', 'Events', events)}</div>
+<details><summary class="note">The events block as <code>lmt trace info</code> prints it</summary><pre id="trace-info-text">${escapeHtml(eventsSummaryLines(e).join('\n'))}</pre></details>
+</section>`
+}
+
+function compartmentsTable(r: Replay): string {
+  const head = [
+    'tier/backend/scope',
+    'declared capacity',
+    'peak occupancy',
+    'peak at (s)',
+    'final occupancy',
+    'objects at the end',
+    'stores',
+    'deletes',
+    'deleted bytes',
+    'deletes of unknown objects',
+    'accesses',
+    'accesses of absent objects',
+    'batches over capacity',
+  ]
+  const rows = r.compartments.map((c) => {
+    const k = (f: string) => `${c.compartment}.${f}`
+    return `<tr data-compartment="${escapeHtml(c.compartment)}"><th scope="row">${escapeHtml(c.compartment)}</th>${[
+      cell(
+        k('capacity_bytes'),
+        c.capacity_bytes,
+        c.capacity_bytes > 0 ? gib(c.capacity_bytes) : 'undeclared',
+      ),
+      cell(k('used_bytes_peak'), c.used_bytes_peak, gib(c.used_bytes_peak)),
+      cell(k('used_bytes_peak_at_s'), c.used_bytes_peak_at_s, c.used_bytes_peak_at_s.toFixed(1)),
+      cell(k('used_bytes_final'), c.used_bytes_final, gib(c.used_bytes_final)),
+      cell(k('objects_final'), c.objects_final, int(c.objects_final)),
+      cell(k('stores'), c.stores, int(c.stores)),
+      cell(k('deletes'), c.deletes, int(c.deletes)),
+      cell(k('deleted_bytes'), c.deleted_bytes, gib(c.deleted_bytes)),
+      cell(k('deletes_of_unknown_objects'), c.deletes_of_unknown_objects, int(c.deletes_of_unknown_objects)),
+      cell(k('accesses'), c.accesses, int(c.accesses)),
+      cell(k('accesses_of_absent_objects'), c.accesses_of_absent_objects, int(c.accesses_of_absent_objects)),
+      cell(k('batches_over_capacity'), c.batches_over_capacity, int(c.batches_over_capacity)),
+    ].join('')}</tr>`
+  })
+  return `<table id="compartments-table" class="numbers wide"><caption>Per tier, backend and scope (local or shared), replayed from the store, delete and access batches; capacities from the config batches</caption>
+<thead><tr>${head.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`
+}
+
+function streamTable(r: Replay): string {
+  const s = r.stream
+  const rows: Array<[string, string, number, string]> = [
+    ['Event batches', 'stream.batches', s.batches, int(s.batches)],
+    [
+      'Streams (instance, incarnation)',
+      'stream.streams',
+      r.stream.streams.length,
+      int(r.stream.streams.length),
+    ],
+    ['Streams cut (no stop mark)', 'stream.cut_streams', s.cut_streams, int(s.cut_streams)],
+    ['Batches lost (seq gaps)', 'stream.lost_batches', s.lost_batches, int(s.lost_batches)],
+    ['Seq gaps', 'stream.seq_gaps', s.seq_gaps, int(s.seq_gaps)],
+    ['Seq going backwards', 'stream.seq_backwards', s.seq_backwards, int(s.seq_backwards)],
+    [
+      'Batches after a stop mark',
+      'stream.batches_after_stop',
+      s.batches_after_stop,
+      int(s.batches_after_stop),
+    ],
+    ['Dropped events (LMCache)', 'stream.dropped_events', s.dropped_events, int(s.dropped_events)],
+    ['Restarts', 'stream.restarts', s.restarts, int(s.restarts)],
+  ]
+  return rowsTable('stream-table', "The stream's health", rows)
+}
+
+/** the compartments' colours (one per compartment, in the replay's order) */
+function compartmentColor(ids: readonly string[]): Record<string, unknown> {
+  return {
+    field: 'compartment',
+    type: 'nominal',
+    title: 'tier/backend/scope',
+    scale: {domain: [...ids], scheme: 'tableau10'},
+  }
+}
+
+function occupancyChart(r: Replay): Chart {
+  const ids = r.over_time.compartments
+  const values = r.over_time.points.flatMap((p) =>
+    ids.map((id, i) => ({t: p.t_s, compartment: id, used_gib: (p.used_bytes[i] ?? 0) / GIB})),
+  )
+  const y = {field: 'used_gib', type: 'quantitative', title: 'occupancy (GiB)'}
+  const tooltip = [
+    {field: 'compartment', title: 'tier/backend/scope'},
+    {field: 't', title: 'trace time (s)', format: ',.1f'},
+    {field: 'used_gib', title: 'GiB', format: ',.3f'},
+  ]
+  return {
+    id: 'chart-occupancy',
+    title: 'Occupancy over time',
+    caption:
+      "Bytes each tier, backend and scope holds after each flush of LMCache's cache events (a store adds the object's size, a delete removes it). Objects stored before the trace began are not counted.",
+    spec: unit('Occupancy per tier and backend', values, {
+      layer: linePoints(timeAxis, y, compartmentColor(ids), tooltip),
+    }),
+  }
+}
+
+/** occupancy as a share of the declared capacity, for the compartments that declare one */
+function pressureChart(r: Replay): Chart {
+  const ids = r.over_time.compartments
+  const declared = new Map(
+    r.compartments.filter((c) => c.capacity_bytes > 0).map((c) => [c.compartment, c.capacity_bytes]),
+  )
+  const values = r.over_time.points.flatMap((p) =>
+    ids.flatMap((id, i) => {
+      const cap = declared.get(id)
+      return cap === undefined ? [] : [{t: p.t_s, compartment: id, share: (p.used_bytes[i] ?? 0) / cap}]
+    }),
+  )
+  const y = {field: 'share', type: 'quantitative', title: 'share of the declared capacity', axis: pct}
+  const tooltip = [
+    {field: 'compartment', title: 'tier/backend/scope'},
+    {field: 't', title: 'trace time (s)', format: ',.1f'},
+    {field: 'share', title: 'of capacity', format: '.1%'},
+  ]
+  return {
+    id: 'chart-pressure',
+    title: 'Occupancy against capacity',
+    caption:
+      'The same occupancy as a share of the capacity each config batch declares (compartments that declare none are left out). Near 100 % the backend must evict to store more.',
+    spec: unit('Occupancy as a share of the declared capacity', values, {
+      layer: linePoints(timeAxis, y, compartmentColor(ids), tooltip),
+    }),
+  }
+}
+
+function deletesChart(r: Replay): Chart {
+  const values = r.over_time.points.map((p) => ({t: p.t_s, series: 'deletes', deletes: p.deletes}))
+  const y = {field: 'deletes', type: 'quantitative', title: 'deleted objects (cumulative)'}
+  const color = {
+    field: 'series',
+    type: 'nominal',
+    title: '',
+    scale: {domain: ['deletes'], range: ['#c0392b']},
+    legend: null,
+  }
+  const tooltip = [
+    {field: 't', title: 'trace time (s)', format: ',.1f'},
+    {field: 'deletes', title: 'deletes so far', format: ','},
+  ]
+  return {
+    id: 'chart-deletes',
+    title: 'Deletions over time',
+    caption:
+      'Objects deleted so far, every tier and backend: LMCache reports its evictions and its deletions on request alike as delete batches, so the curve is an upper bound of the evictions. A steep rise is a cache under pressure.',
+    spec: unit('Deleted objects over trace time', values, {layer: linePoints(timeAxis, y, color, tooltip)}),
+  }
+}
+
+/** The whole page of an events trace. */
+export function renderEventsReportHtml(doc: EventsReportDocument): string {
+  const r = doc.replay as unknown as Replay
+  const charts = [occupancyChart(r), pressureChart(r), deletesChart(r)]
+  const t = doc.trace
+  const e = doc.lmcache_trace_info
+  const meta = `${escapeHtml(t.name)} · LMCache events trace · ${int(t.total_records)} records · ${t.duration_s.toFixed(1)} s of trace · ${e.instances.length} instance${e.instances.length === 1 ? '' : 's'} · ${r.compartments.length} compartment${r.compartments.length === 1 ? '' : 's'}`
+  const warnings = doc.warnings.length
+    ? `<section><h2>Notices</h2><ul class="notices">${doc.warnings.map((w) => `<li class="warning">${escapeHtml(w)}</li>`).join('')}</ul></section>`
+    : ''
+  return standalonePage({
+    title: `lmt report — ${t.name}`,
+    heading: 'KV-cache report: LMCache cache events',
+    meta,
+    body: `${traceInfoSection(doc)}
+<section id="occupancy"><h2>Occupancy and evictions (the events replay)</h2>
+<p>lmt's <code>events</code> replay level plays the batches in order into each tier, backend and scope: what it held, against what it declared, and how the stream of batches arrived. The same numbers: <code>lmt replay ${escapeHtml(t.name)} --json</code>.</p>
+<div class="charts">${charts.map(chartFigure).join('')}</div>
+${compartmentsTable(r)}
+${streamTable(r)}
+</section>
+${warnings}`,
+    charts,
+    footer: `lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code>`,
+  })
+}
