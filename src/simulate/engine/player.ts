@@ -176,10 +176,6 @@ function makePolicy(i: InstanceConfig, batch: number, seed: bigint): Policy {
   }
 }
 
-function newSink(writer: PlayerOptions['csvWriter']): HitRateSink {
-  return writer === 'deferred' ? new DeferredHitRateSink() : new InlineHitRateSink()
-}
-
 interface PendingWrite {
   ts: bigint
   seq: number
@@ -417,56 +413,7 @@ export class Player {
 
   private get(inst: InstState, row: TraceRow): void {
     const r = inst.engine.get(row.keys, row.mask, row.ts)
-    this.blockLookups += row.keys.length
-    const c = inst.counters
-    const bs = inst.cfg.block_size
-    const hit = r.localHit + r.remoteHit
-    const cached = inst.engine.policy.size
-    c.get_rows++
-    c.read_blocks += row.keys.length
-    c.local_read_blocks += r.localRead
-    c.hit_blocks += hit
-    c.local_hit_blocks += r.localHit
-    c.remote_hit_blocks += r.remoteHit
-    c.input_tokens += row.inputLen
-    c.hit_tokens += hit * bs
-    c.local_hit_tokens += r.localHit * bs
-    c.remote_hit_tokens += r.remoteHit * bs
-    if (cached > c.peak_cached_blocks) c.peak_cached_blocks = cached
-    if (this.opts.plots) inst.addPlotPoint(row.ts, rate(c.hit_tokens, c.input_tokens))
-    if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
-    if (inst.csvPath === null) return
-    if (inst.csvFile < 0) {
-      this.sink ??= newSink(this.opts.csvWriter)
-      inst.csvFile = this.byFile.length
-      this.byFile.push(inst)
-      this.sink.open(inst.csvFile, inst.csvPath)
-    }
-    const rec = this.readRecord
-    rec.cached = cached
-    rec.cachedAll = this.cachedAll()
-    rec.read = row.keys.length
-    rec.localHit = r.localHit
-    rec.remoteHit = r.remoteHit
-    rec.inputTokens = row.inputLen
-    rec.bs = bs
-    this.sink?.row(inst.csvFile, row.ts, rec, c)
-    this.bufferTs = row.ts
-  }
-
-  private write(inst: InstState, ts: bigint, keys: readonly number[], ttlUs?: bigint): void {
-    if (inst.tiered !== undefined) return this.tieredWrite(inst, inst.tiered, ts, keys, ttlUs)
-    this.flushBefore(ts)
-    const inserted = inst.engine.insert(keys, ts)
-    evictIfNeeded(inst.group.engines, inst.group.settings, inst.engine)
-    this.blockLookups += keys.length
-    const c = inst.counters
-    c.write_rows++
-    c.write_blocks += keys.length
-    c.newly_inserted_blocks += inserted
-    inst.accWrite += keys.length
-    const members = inst.group.members
-    for (let k = 0; k < members.length; k++) members[k].counters.evictions = members[k].engine.evictions
+    this.recordRead(inst, row, r, inst.engine.policy.size)
   }
 
   /** A read of a tiered instance (docs/simulate.md §10.4): expiry, lookup, eviction after promotions, then the record. */
@@ -477,11 +424,31 @@ export class Player {
     const split = empty ? undefined : splitByMask(row.keys, row.mask)
     const r = tiered.read(row.keys, split?.unmasked, split?.localRead ?? 0, row.ts)
     if (tiered.wrote) group.evictIfNeeded(tiered, row.ts)
+    const hitTokens = r.tierHits.map((h) => h * inst.cfg.block_size)
+    for (let t = 0; t < hitTokens.length; t++) inst.accTierHitTokens[t] += hitTokens[t]
+    this.recordRead(inst, row, r, tiered.cachedBlocks, () =>
+      tierFields({
+        hitTokens,
+        accHitTokens: inst.accTierHitTokens,
+        blocks: tiered.policies.map((p) => p.size),
+        inputTokens: row.inputLen,
+        accInputTokens: inst.counters.input_tokens,
+      }),
+    )
+  }
+
+  /** A read's counters, plot point and CSV row (`tail`: a tiered row's tier fields). */
+  private recordRead(
+    inst: InstState,
+    row: TraceRow,
+    r: {localRead: number; localHit: number; remoteHit: number},
+    cached: number,
+    tail?: () => string,
+  ): void {
     this.blockLookups += row.keys.length
     const c = inst.counters
     const bs = inst.cfg.block_size
     const hit = r.localHit + r.remoteHit
-    const cached = tiered.cachedBlocks
     c.get_rows++
     c.read_blocks += row.keys.length
     c.local_read_blocks += r.localRead
@@ -493,14 +460,10 @@ export class Player {
     c.local_hit_tokens += r.localHit * bs
     c.remote_hit_tokens += r.remoteHit * bs
     if (cached > c.peak_cached_blocks) c.peak_cached_blocks = cached
-    const hitTokens = r.tierHits.map((h) => h * bs)
-    for (let t = 0; t < hitTokens.length; t++) inst.accTierHitTokens[t] += hitTokens[t]
     if (this.opts.plots) inst.addPlotPoint(row.ts, rate(c.hit_tokens, c.input_tokens))
     if (inst.csvPath === undefined) inst.csvPath = this.opts.csvName?.(inst.cfg.instance_id) ?? null
     if (inst.csvPath === null) return
-    const sink = (this.sink ??= new TieredHitRateSink((file) =>
-      tierColumns((this.byFile[file].group.tiered as TieredGroup).setup.tierNames),
-    )) as TieredHitRateSink
+    const sink = (this.sink ??= this.newSink())
     if (inst.csvFile < 0) {
       inst.csvFile = this.byFile.length
       this.byFile.push(inst)
@@ -514,34 +477,37 @@ export class Player {
     rec.remoteHit = r.remoteHit
     rec.inputTokens = row.inputLen
     rec.bs = bs
-    sink.nextTail = tierFields({
-      hitTokens,
-      accHitTokens: inst.accTierHitTokens,
-      blocks: tiered.policies.map((p) => p.size),
-      inputTokens: row.inputLen,
-      accInputTokens: c.input_tokens,
-    })
+    if (tail !== undefined) (sink as TieredHitRateSink).nextTail = tail()
     sink.row(inst.csvFile, row.ts, rec, c)
     this.bufferTs = row.ts
   }
 
-  /** A write of a tiered instance: expiry, insert with the write's TTL, eviction. */
-  private tieredWrite(
-    inst: InstState,
-    tiered: TieredInstance,
-    ts: bigint,
-    keys: readonly number[],
-    ttlUs: bigint | undefined,
-  ): void {
+  /** The CSV rows' destination: a tiered configuration's rows end with their tier fields. */
+  private newSink(): HitRateSink {
+    if (this.opts.config.tiered)
+      return new TieredHitRateSink((file) =>
+        tierColumns((this.byFile[file].group.tiered as TieredGroup).setup.tierNames),
+      )
+    return this.opts.csvWriter === 'deferred' ? new DeferredHitRateSink() : new InlineHitRateSink()
+  }
+
+  private write(inst: InstState, ts: bigint, keys: readonly number[], ttlUs?: bigint): void {
     this.flushBefore(ts)
-    const group = tiered.group
-    group.expire(ts)
-    tiered.insert(keys, ts, group.ttlOf(ttlUs))
-    group.evictIfNeeded(tiered, ts)
+    const tiered = inst.tiered
+    if (tiered !== undefined) {
+      const group = tiered.group
+      group.expire(ts)
+      tiered.insert(keys, ts, group.ttlOf(ttlUs))
+      group.evictIfNeeded(tiered, ts)
+    } else {
+      inst.counters.newly_inserted_blocks += inst.engine.insert(keys, ts)
+      evictIfNeeded(inst.group.engines, inst.group.settings, inst.engine)
+      const members = inst.group.members
+      for (let k = 0; k < members.length; k++) members[k].counters.evictions = members[k].engine.evictions
+    }
     this.blockLookups += keys.length
-    const c = inst.counters
-    c.write_rows++
-    c.write_blocks += keys.length
+    inst.counters.write_rows++
+    inst.counters.write_blocks += keys.length
     inst.accWrite += keys.length
   }
 
