@@ -1,29 +1,21 @@
 // The order-independent part of a KVCM event-publisher line: parse it, validate its fields in the original's order
 // and reduce it to what the pairing needs (PublisherLogConverter keeps the order-dependent part: sessions, pending
-// gets, timestamps). Runs on a worker thread through the byte-batch mapper; keys of int64 integers travel as words
-// and their JSON text in two slabs, so no BigInt or string per key reaches the main thread.
-
-// a worker thread's module: the light entry, not all of lmt (src/values.ts)
+// gets, timestamps). A batch's keys of int64 integers are kept as words and their JSON text in two slabs, so no
+// BigInt or string is made per key.
 import {
+  BatchSlabs,
   JsonFloat,
   type JsonObject,
   type JsonValue,
   KeyList,
   type LineBatch,
-  plainPaths,
+  parseObjectLine,
   pythonHashKey,
   pythonInt,
   pythonTruthy,
   serializeJson,
 } from 'lmt'
-import {threadId} from 'node:worker_threads'
-import {BatchSlabs, parseObjectLine} from 'lmt'
-import {ScannedEvent, ScannedKeys, scanPublisherLine} from './scan.js'
-import {type PackedEvents, packEvents, packedBuffers} from './pack.js'
 import type {GetEvent, KeysRef, PassThrough, Problem, PublisherEvent} from './event-types.js'
-
-/** What the digest reads of a line's object: the parsed object, or the fast lane's fields. */
-type EventFields = Pick<JsonObject, 'has'> & {get(field: string): unknown}
 
 export interface PublisherEventConfig {
   defaultInstanceId: string
@@ -34,8 +26,8 @@ export interface PublisherEventConfig {
 export type {FinishEvent, GetEvent, KeysRef, PassThrough, PublisherEvent, StartEvent} from './event-types.js'
 
 export interface PublisherEventBatch {
-  /** the events, one per line (see publisher-pack.ts) */
-  events: PackedEvents
+  /** the events, one per line */
+  events: PublisherEvent[]
   words: Uint32Array
   text: Uint8Array
 }
@@ -63,13 +55,13 @@ let nanSessions = 0
 
 /**
  * Session ids that mean "no session" in the original (Python falsy scalars and empty containers); a NaN session is
- * a key of its own (no two NaN objects are the same dict key), unique across threads.
+ * a key of its own (no two NaN objects are the same dict key).
  */
 export function sessionKey(value: unknown): {none: true} | {invalid: true} | {key: string} {
   if (value === undefined || !pythonTruthy(value)) return {none: true}
   const h = pythonHashKey(value)
   if (h === undefined) return {invalid: true}
-  return {key: h.startsWith('nan:') ? `nan:${threadId}:${nanSessions++}` : h}
+  return {key: h.startsWith('nan:') ? `nan:${nanSessions++}` : h}
 }
 
 const TIME_PROBLEM = 'trigger_time_us is not an integer or a finite number'
@@ -92,8 +84,7 @@ class Slabs extends BatchSlabs {
   }
 
   /** The keys as words and text when every one is an int64 integer, else as JSON text only. */
-  addKeys(keys: unknown[] | ScannedKeys): KeysRef {
-    if (keys instanceof ScannedKeys) return this.addScannedKeys(keys)
+  addKeys(keys: unknown[]): KeysRef {
     const n = keys.length
     let ints = true
     for (let i = 0; i < n && ints; i++) {
@@ -115,37 +106,7 @@ class Slabs extends BatchSlabs {
     return {w, n, t0, t1: this.textLength}
   }
 
-  /** Scanned keys: their halves as words, and their literals (canonical integers) copied as the text. */
-  addScannedKeys(keys: ScannedKeys): KeysRef {
-    const n = keys.length
-    const w = this.reserve(n)
-    const {hi, lo, start, end, bytes} = keys
-    const words = this.words
-    for (let i = 0; i < n; i++) {
-      words[2 * (w + i) + LO] = lo[i]
-      words[2 * (w + i) + HI] = hi[i]
-    }
-    this.wordCount += n
-    let bytesOfText = 2
-    for (let i = 0; i < n; i++) bytesOfText += end[i] - start[i] + 2
-    this.reserveText(bytesOfText)
-    const text = this.text
-    const t0 = this.textLength
-    let pos = t0
-    text[pos++] = 0x5b
-    for (let i = 0; i < n; i++) {
-      if (i > 0) {
-        text[pos++] = 0x2c
-        text[pos++] = 0x20
-      }
-      for (let k = start[i]; k < end[i]; k++) text[pos++] = bytes[k]
-    }
-    text[pos++] = 0x5d
-    this.textLength = pos
-    return {w, n, t0, t1: pos}
-  }
-
-  passThrough(event: EventFields, field: string): PassThrough | undefined {
+  passThrough(event: JsonObject, field: string): PassThrough | undefined {
     if (!event.has(field)) return undefined
     const v = event.get(field)
     if (v === null || typeof v !== 'object') return v as PassThrough
@@ -153,22 +114,22 @@ class Slabs extends BatchSlabs {
   }
 }
 
-function source(event: EventFields, defaultInstanceId: string): string | Problem {
+function source(event: JsonObject, defaultInstanceId: string): string | Problem {
   if (!event.has('source')) return defaultInstanceId
   const s = event.get('source')
   return typeof s === 'string' ? s : {k: 'skip', code: 'invalid_source', message: 'source is not a string'}
 }
 
-function keysOf(event: EventFields): unknown[] | ScannedKeys | undefined {
+function keysOf(event: JsonObject): unknown[] | undefined {
   const keys = event.has('keys') ? event.get('keys') : []
-  return Array.isArray(keys) || keys instanceof ScannedKeys ? keys : undefined
+  return Array.isArray(keys) ? keys : undefined
 }
 
 const skip = (code: string, message: string, reg?: string): Problem => ({k: 'skip', code, message, reg})
 
 /** input_len and where it came from, or the reason the get is skipped (docs/convert.md §8.4). */
 function inputLenOf(
-  event: EventFields,
+  event: JsonObject,
   keys: {length: number},
   blockSize: number,
   reg: string,
@@ -195,7 +156,7 @@ function inputLenOf(
   )
 }
 
-/** One line's event, parsed exactly. */
+/** One line's event, with its checks in the original's order. */
 function digest(
   text: string,
   config: PublisherEventConfig,
@@ -204,16 +165,6 @@ function digest(
 ): PublisherEvent {
   const event = parseObjectLine(text)
   if (!(event instanceof Map)) return {k: 'skip', code: event.skip, message: event.message}
-  return digestFields(event, config, sizes, slabs)
-}
-
-/** One line's event from its fields, with its checks in the original's order. */
-function digestFields(
-  event: EventFields,
-  config: PublisherEventConfig,
-  sizes: Map<string, number>,
-  slabs: Slabs,
-): PublisherEvent {
   const type = event.get('type')
   if (type === 'StartWriteCacheWithMinReplica') return {k: 'drop', code: 'min_replica_event', message: ''}
   if (type !== 'GetCacheLocation' && type !== 'StartWriteCache' && type !== 'FinishWriteCache')
@@ -263,33 +214,18 @@ function digestFields(
   return get
 }
 
-/**
- * The batch mapper (BatchInput.mapLineBatches, see publisher-input.ts): one event per line, key slabs transferred. Lines go through the
- * byte scanner first (`fastLane`: off on the plain paths and to test it against the exact parser), the exact parser
- * when it gives up.
- */
+/** The digest of a batch of lines (see input.ts): one event per line, the keys in the batch's slabs. */
 export function createLineBatchMapper(
   config: PublisherEventConfig,
-  fastLane = !plainPaths(),
-): (lines: LineBatch) => {result: PublisherEventBatch; transfer: ArrayBuffer[]} {
+): (lines: LineBatch) => {result: PublisherEventBatch} {
   const sizes = new Map(config.blockSizes)
   const slabs = new Slabs() // reused: each batch's part is copied out
-  const scanned = new ScannedEvent()
   return (lines) => {
     slabs.reset()
-    const {bytes, starts, ends} = lines
     const events = new Array<PublisherEvent>(lines.count)
-    for (let i = 0; i < lines.count; i++)
-      events[i] =
-        fastLane && scanPublisherLine(bytes, starts[i], ends[i], scanned)
-          ? digestFields(scanned.fields, config, sizes, slabs)
-          : digest(lines.text(i), config, sizes, slabs)
+    for (let i = 0; i < lines.count; i++) events[i] = digest(lines.text(i), config, sizes, slabs)
     const words = slabs.words.slice(0, 2 * slabs.wordCount)
     const text = slabs.text.slice(0, slabs.textLength)
-    const packed = packEvents(events, text)
-    return {
-      result: {events: packed, words, text},
-      transfer: [words.buffer, text.buffer, ...packedBuffers(packed)],
-    }
+    return {result: {events, words, text}}
   }
 }
