@@ -1,4 +1,4 @@
-import {rmSync, statSync} from 'node:fs'
+import {rmSync} from 'node:fs'
 import {Args} from '@oclif/core'
 import {STDIO, stdinAsFile} from '../cli/stdin-file.js'
 import {checkMaxFrameBytes} from '../cli/lct-flags.js'
@@ -10,22 +10,12 @@ import {countText, createProgressBar, isSilent} from '../cli/progress.js'
 import {RecordOutputs, Warnings} from '../cli/replay-sinks.js'
 import {banner, configMismatch, resultTable} from '../cli/trace-report.js'
 import {lmtError} from '../errors.js'
-import {chosenDecoding} from '../lct/fast/index.js'
-import {countTrace} from '../lct/reader.js'
-import type {LctHeader} from '../lct/types.js'
 import {discoverLevels} from '../plugins/replay-levels.js'
-import {replayTrace, type ReplayResult} from '../replay/driver.js'
-import type {ReplayLevel} from '../replay/level.js'
-import {commitReplayOutputs, modelJson, type ReplayFiles, summaryJson} from '../replay/outputs.js'
+import type {ReplayResult} from '../replay/driver.js'
+import {commitReplayOutputs, type ReplayFiles} from '../replay/outputs.js'
 import type {PlaceFile} from '../replay/record-file.js'
+import {type ReplayRequest, replayRequest, type ReplayRun, runReplay} from '../replay/run.js'
 import type {Replacement} from '../util/replace-set.js'
-import {
-  checkReplaySchema,
-  chooseLevel,
-  levelConfig,
-  readReplayHeader,
-  replaySpeed,
-} from '../replay/request.js'
 import {storageLevel} from '../replay/storage/storage-level.js'
 
 export default class Replay extends LmtCommand {
@@ -117,26 +107,27 @@ export default class Replay extends LmtCommand {
       throw lmtError('REPLAY_NO_TRACE', {
         suggestions: ['lmt replay trace.lct --l1-size-gb 8 --eviction-policy LRU'],
       })
-    if (file === STDIO) file = await stdinAsFile() // read by path (on the reading thread, and more than once)
-    const maxFrameBytes = checkMaxFrameBytes(flags['max-frame-bytes'])
-    const pace = flags.pace as 'virtual' | 'realtime'
-    const speed = replaySpeed(pace, flags.speed)
-    // 4.–6. header, level, schema
-    const header = await readReplayHeader(file, maxFrameBytes)
-    const level = chooseLevel(levels, flags.level, header)
-    checkReplaySchema(level, header, flags['allow-schema-1'], (c, k, m) => warnings.warn(c, k, m))
-    // 7. strict parse with the level's flags
-    const second = await this.parse({
-      flags: {...baseFlags, ...(level.flags as typeof baseFlags)},
-      args: Replay.args,
-      strict: true,
+    if (file === STDIO) file = await stdinAsFile() // read by path (and more than once)
+    const request = await replayRequest({
+      file,
+      maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
+      pace: flags.pace as 'virtual' | 'realtime',
+      speed: flags.speed,
+      level: flags.level,
+      allowSchema1: flags['allow-schema-1'],
+      levels,
+      parseWithLevel: async (level) =>
+        (
+          await this.parse({
+            flags: {...baseFlags, ...(level.flags as typeof baseFlags)},
+            args: Replay.args,
+            strict: true,
+          })
+        ).flags as ReplayFlags,
+      warn: (c, k, m) => warnings.warn(c, k, m),
+      configWarning: (m) => process.stderr.write(`warning: ${m}\n`),
     })
-    // 8. level configuration
-    const config = levelConfig(level, second.flags as Record<string, unknown>, header, (m) =>
-      process.stderr.write(`warning: ${m}\n`),
-    )
-    const out = second.flags as ReplayFlags
-    return {file, level, config, header, pace, speed, maxFrameBytes, flags: out, warnings}
+    return {...request, warnings}
   }
 
   /**
@@ -170,12 +161,10 @@ export default class Replay extends LmtCommand {
     let summary: string | undefined
     const written: string[] = []
     try {
-      result = await this.replay(o, out, controller.signal, (r) => (record = r))
+      ;({result, summary} = await this.replay(o, out, controller.signal, (r) => (record = r)))
       // the last lines are written by finish(): a failure there is an error too
       out.log?.finish()
       if (out.log?.failed) throw out.log.failed
-      if (flags.json)
-        summary = summaryJson(result, modelJson(result, o.pace, o.speed, result.stats.histogramMode))
       const done = [record, out.log?.handOver()].filter((r): r is Replacement => r !== undefined)
       record = undefined
       written.push(...commitReplayOutputs(files, result, summary, done))
@@ -193,13 +182,13 @@ export default class Replay extends LmtCommand {
     return summary === undefined ? undefined : JSON.parse(summary)
   }
 
-  /** The replay itself: the record count for progress lines, the banner, the driver, the warnings' totals. */
+  /** The replay with its console: the progress bar or per-record lines, the banner, the warnings' totals. */
   private async replay(
     o: RunSettings,
     out: RecordOutputs,
     signal: AbortSignal,
     placeRecord: PlaceFile,
-  ): Promise<ReplayResult> {
+  ): Promise<ReplayRun> {
     const {flags, warnings} = o
     try {
       // per-record lines replace the bar; by default only when the wall clock paces the replay
@@ -210,32 +199,22 @@ export default class Replay extends LmtCommand {
         unit: 'bytes',
       })
       out.bar = bar
-      const traceBytes = statSync(o.file).size
-      const total =
-        perRecord || flags.verbose
-          ? (await countTrace(o.file, {maxFrameBytes: o.maxFrameBytes, decoding: chosenDecoding()}))
-              .totalRecords
-          : 0
-      if (!flags.quiet) this.showBanner(o)
-      warnings.replaying = true
-      return await replayTrace({
-        file: o.file,
-        level: o.level,
-        config: o.config,
-        header: o.header,
-        pace: o.pace,
-        speed: o.speed,
-        maxFrameBytes: o.maxFrameBytes,
+      return await runReplay(o, {
         exactLatency: flags['exact-latency'],
         recordPath: flags.record,
         placeRecord,
         warn: (code, key, message) => warnings.warn(code, key, message),
         signal,
-        decoding: chosenDecoding(),
-        onRecord: out.onRecord(perRecord, total),
+        countRecords: perRecord || flags.verbose,
+        onRecord: (total) => out.onRecord(perRecord, total),
         onProgress: isSilent(bar)
           ? undefined
-          : (records, offset) => bar.update(offset, traceBytes, () => `${countText(records)} records`),
+          : (records, offset, bytes) => bar.update(offset, bytes, () => `${countText(records)} records`),
+        onStart: () => {
+          if (!flags.quiet) this.showBanner(o)
+          warnings.replaying = true
+        },
+        summary: flags.json,
       })
     } finally {
       out.bar?.stop()
@@ -274,15 +253,7 @@ export default class Replay extends LmtCommand {
   }
 }
 
-interface RunSettings {
-  file: string
-  level: ReplayLevel
-  config: unknown
-  header: LctHeader
-  pace: 'virtual' | 'realtime'
-  speed: number
-  maxFrameBytes: number
-  flags: ReplayFlags
+interface RunSettings extends ReplayRequest<ReplayFlags> {
   warnings: Warnings
 }
 

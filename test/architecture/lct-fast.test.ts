@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 const SRC = resolve(import.meta.dirname, '../../src')
 /** the modules that pick the decoding lmt's commands read traces with */
-const CHOOSERS = ['lct/index.ts', 'lct/trace-info.ts', 'commands/replay.ts']
+const CHOOSERS = ['lct/index.ts', 'lct/trace-info.ts', 'replay/run.ts']
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -6,10 +6,7 @@ import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
 import {STDIO, stdinAsFile} from '../../cli/stdin-file.js'
 import {integerFlag} from '../../util/number-flags.js'
 import {writeLctWarnings} from '../../cli/trace-report.js'
-import {decodeArgs} from '../../lct/codecs.js'
-import {decodeBody, type RawMap} from '../../lct/msgpack.js'
-import {readable} from '../../lct/readable.js'
-import {openTrace} from '../../lct/reader.js'
+import {dumpTrace} from '../../lct/dump.js'
 
 export default class TraceDump extends LmtCommand {
   static override summary =
@@ -56,68 +53,21 @@ export default class TraceDump extends LmtCommand {
     const out = (obj: unknown): void => {
       if (!closed) lines.add(JSON.stringify(obj) + '\n')
     }
-    const reader = await openTrace(args.file === STDIO ? await stdinAsFile() : args.file, {
+    const dump = await dumpTrace(args.file === STDIO ? await stdinAsFile() : args.file, {
       maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
       name: args.file === STDIO ? '<stdin>' : args.file,
+      limit: flags.limit,
+      raw: flags.raw,
     })
-    out({
-      frame: 0,
-      offset: 0,
-      length: reader.headerLength,
-      kind: 'header',
-      value: readable(decodeBody(reader.headerBody)),
-    })
-    let shown = 0
-    let end: string | undefined
     try {
-      for await (const f of reader.frames()) {
-        if (flags.limit !== undefined && shown >= flags.limit) {
-          end = 'limit reached'
-          break
-        }
-        shown++
-        const head = {frame: f.index, offset: f.offset, length: f.length, kind: f.kind}
-        if (f.kind === 'oversized') out(head)
-        else if (f.kind === 'malformed') out({...head, error: f.error})
-        else {
-          const value = decodeBody(f.body as Uint8Array) as RawMap
-          if (flags.raw) out({...head, value: readable(value)})
-          else {
-            try {
-              const decoded = Object.assign(Object.create(null) as RawMap, value)
-              out({
-                ...head,
-                value: readable({...spread(decoded), args: decodeArgs(value.args as RawMap)}, true),
-              })
-            } catch (err) {
-              out({...head, value: readable(value), decode_error: (err as Error).message})
-            }
-          }
-        }
-      }
+      for await (const entry of dump.entries) out(entry)
     } finally {
       // lines read before an error are shown before it
       if (!closed) lines.flush()
     }
-    await reader.close()
-    if (end === undefined) {
-      const last = reader.state.warnings.find(
-        (w) => w.code === 'LMT_LCT_TRUNCATED_BODY' || w.code === 'LMT_LCT_TRUNCATED_PREFIX',
-      )
-      end = reader.state.truncated && last ? last.message : 'clean EOF'
-    }
-    out({end})
-    if (!closed) lines.flush()
     writeLctWarnings(
-      reader.state.warnings.map((w) => w.message),
-      reader.state.warningCount,
+      dump.state.warnings.map((w) => w.message),
+      dump.state.warningCount,
     )
   }
-}
-
-/** The map's entries in file order as a null-prototype object (never an ordinary object: keys may be __proto__). */
-function spread(m: RawMap): RawMap {
-  const o = Object.create(null) as RawMap
-  for (const k of Object.keys(m)) o[k] = m[k]
-  return o
 }
