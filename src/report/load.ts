@@ -51,7 +51,7 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
   if (file !== undefined && isTieredConfig(file.raw.instance_groups))
     throw lmtError('SIM_TIERED_NOT_PLAYED', 'lmt report', {
       suggestions: [
-        'run "lmt simulate CONFIG" for the tiered hit rates (per tier in summary.json and the CSVs)',
+        'for hit rate per tier against capacity: lmt simulate CONFIG --sweep [--sweep-storage NAME] (sweep.csv, summary.json and the plot split it by tier)',
         'or give lmt report a configuration without tier_strategy (one storage, one shared capacity)',
       ],
     })

@@ -19,16 +19,13 @@ export interface EdgeStrategy {
   threshold: number
 }
 
-/** One tier's record of a block it holds. */
-interface TierStat {
-  count: number
-  last: bigint
-  write: bigint
-}
-
 export class Block {
-  /** per tier index: the stat while the tier holds the block */
-  readonly stats: Array<TierStat | undefined>
+  /**
+   * per tier index: the block's entry for that tier, made when the block first enters the tier and kept (a block
+   * leaving and re-entering a tier reuses it, so a long play allocates per block, not per move); `present` says
+   * whether the tier holds the block
+   */
+  readonly stats: Array<TierEntry | undefined>
   /** tiers holding the block (present iff > 0) */
   held = 0
   writeTime = -1n
@@ -43,7 +40,7 @@ export class Block {
     public node: TreeNode,
     tiers: number,
   ) {
-    this.stats = new Array<TierStat | undefined>(tiers)
+    this.stats = new Array<TierEntry | undefined>(tiers)
   }
 }
 
@@ -58,8 +55,18 @@ export class TreeNode {
 class ListNode {
   prev: ListNode | null = null
   next: ListNode | null = null
+  /** in its policy's list (an lru entry, kept on its block) */
+  listed = false
 
   constructor(readonly block: Block) {}
+}
+
+/** A block's record for one tier: its stat while the tier holds it, and its place in the tier's lru lists. */
+class TierEntry extends ListNode {
+  present = false
+  count = 0
+  last = -1n
+  write = -1n
 }
 
 class BlockList {
@@ -120,7 +127,7 @@ export interface PolicyHost {
 /** The time a tier policy orders a block by (its last access through the tier, else its write into it). */
 function tierTime(b: Block, tier: number, shared: boolean): bigint {
   const s = b.stats[tier]
-  if (s !== undefined) {
+  if (s !== undefined && s.present) {
     if (s.last >= 0n) return s.last
     if (s.write >= 0n) return s.write
   }
@@ -209,7 +216,6 @@ export class ShardedLru implements TierPolicy {
   size = 0
   readonly evictsForCapacity = true
   private readonly shards: BlockList[] = []
-  private readonly nodes = new Map<Block, ListNode>()
   private readonly shardCount: number
   private readonly rounds: number
   private readonly amplification: number
@@ -247,30 +253,37 @@ export class ShardedLru implements TierPolicy {
     return this.oldest.oldest()
   }
 
+  /** the block's entry in this tier's lists, when it is in them */
+  private entry(b: Block): ListNode | undefined {
+    const n = b.stats[this.tier]
+    return n !== undefined && n.listed ? n : undefined
+  }
+
   holds(b: Block): boolean {
-    return this.nodes.has(b)
+    return this.entry(b) !== undefined
   }
 
   register(b: Block): void {
-    const n = new ListNode(b)
-    this.nodes.set(b, n)
+    const n = b.stats[this.tier] as TierEntry // made when the block entered the tier
+    n.listed = true
     this.shardOf(b).pushFront(n)
     this.size++
   }
 
   access(b: Block): void {
-    const n = this.nodes.get(b)
+    const n = this.entry(b)
     if (n === undefined) return
     const shard = this.shardOf(b)
+    if (shard.head === n) return
     shard.unlink(n)
     shard.pushFront(n)
   }
 
   forget(b: Block): void {
-    const n = this.nodes.get(b)
+    const n = this.entry(b)
     if (n === undefined) return
     this.shardOf(b).unlink(n)
-    this.nodes.delete(b)
+    n.listed = false
     this.size--
   }
 
@@ -300,7 +313,7 @@ export class ShardedLru implements TierPolicy {
     for (let k = count; k < candidates.length; k++) this.shardOf(candidates[k].block).pushBack(candidates[k])
     const out: Block[] = []
     for (const n of victims) {
-      this.nodes.delete(n.block)
+      n.listed = false
       this.size--
       this.host.dropLocation(n.block, this.tier)
       out.push(n.block)
@@ -706,15 +719,20 @@ export class TieredInstance implements PolicyHost {
   }
 
   dropLocation(b: Block, tier: number): void {
-    if (b.stats[tier] === undefined) return
-    b.stats[tier] = undefined
+    const e = b.stats[tier]
+    if (e === undefined || !e.present) return
+    e.present = false
     b.held--
   }
 
   /** appends the block to one tier (nothing when it holds it); true when it was appended */
   appendToTier(b: Block, tier: number, ts: bigint): boolean {
-    if (b.stats[tier] !== undefined) return false
-    b.stats[tier] = this.shared ? {count: 0, last: -1n, write: -1n} : {count: 0, last: ts, write: ts}
+    let e = b.stats[tier]
+    if (e !== undefined && e.present) return false
+    if (e === undefined) e = b.stats[tier] = new TierEntry(b)
+    e.present = true
+    e.count = 0
+    e.last = e.write = this.shared ? -1n : ts
     b.held++
     this.policies[tier].register(b)
     return true
@@ -839,11 +857,11 @@ export class TieredInstance implements PolicyHost {
   private hit(b: Block, ts: bigint): boolean {
     const edges = this.group.setup.edges
     let h = 0
-    while (b.stats[h] === undefined) h++
+    while (!(b.stats[h]?.present ?? false)) h++
     this.result.tierHits[h]++
     b.accessCount++
     b.lastAccess = ts
-    const stat = b.stats[h] as TierStat
+    const stat = b.stats[h] as TierEntry
     this.policies[h].access(b, ts)
     stat.last = ts
     stat.count++
@@ -851,7 +869,7 @@ export class TieredInstance implements PolicyHost {
     for (let tier = h + 1; tier < this.tiers; tier++) {
       if (!edges[tier - 1].propagate) propagate = false
       const s = b.stats[tier]
-      if (s !== undefined && propagate) {
+      if (s !== undefined && s.present && propagate) {
         this.policies[tier].access(b, ts)
         s.last = ts
       }
@@ -948,7 +966,7 @@ export class TieredGroup {
         // another tier still holds the block: its policy's event went stale when the shared anchor moved
         this.strandedExpiries++
         for (let tier = 0; tier < inst.tiers; tier++) {
-          if (b.stats[tier] === undefined) continue
+          if (!(b.stats[tier]?.present ?? false)) continue
           inst.policies[tier].forget(b)
           inst.dropLocation(b, tier)
         }
