@@ -1,13 +1,12 @@
 // The report document: what the HTML page and --json show (schemas/report.schema.json), and its trace and
 // configuration sections.
-import type {Notice} from '../simulate/index.js'
+import type {LmcacheLookupSection, Notice} from '../simulate/index.js'
 import type {CapacityRow} from './capacity-table.js'
 import type {Characterization} from './characterize.js'
 import type {Curves, Totals} from './curves.js'
 import type {LoadedInput} from './load.js'
 import type {OverTimeSeries} from './over-time.js'
 import type {TimeBins} from './time-bins.js'
-import type {LmcacheLookupSection} from '../simulate/lmcache/report-section.js'
 
 export interface ReportAnswer {
   group: string

@@ -1,7 +1,14 @@
 // `lmt report` as a library call: the capacity-planning answer for a trace (the document the HTML page and --json
 // show). Reads with simulate's readers, replays with simulate's engine, sweeps with its stack pass and pool.
 import {lmtError} from '../errors.js'
-import {playInMemory, type Player, type PolicyName, type SimConfig, totalsOf} from '../simulate/index.js'
+import {
+  lmcacheLookupSection,
+  type Player,
+  playInMemory,
+  type PolicyName,
+  type SimConfig,
+  totalsOf,
+} from '../simulate/index.js'
 import {capacityTable} from './capacity-table.js'
 import {characterize} from './characterize.js'
 import {type CapacityChoice, chooseCapacity} from './chosen-capacity.js'
@@ -11,7 +18,6 @@ import {ReuseDistances} from './reuse-distance.js'
 import {type LoadedInput, loadInput, type LoadRequest} from './load.js'
 import {hitRateOverTime} from './over-time.js'
 import {eventLoopTurn} from '../util/event-loop-turn.js'
-import {lmcacheLookupSection} from '../simulate/lmcache/report-section.js'
 import {TimeBins} from './time-bins.js'
 
 export interface ReportRequest extends LoadRequest, CapacityChoice {

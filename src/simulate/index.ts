@@ -51,5 +51,7 @@ export {
   lookupPointJson,
   lookupStatisticsLines,
   lookupSweepLines,
+  percent,
   thousands,
 } from './lmcache/lookup-report.js'
+export {type LmcacheLookupSection, lmcacheLookupSection} from './lmcache/report-section.js'
