@@ -62,7 +62,7 @@ export {
   smallIntegerBytes,
   stringEndBytes,
   valueEndBytes,
-} from './jsonl/json-scan-bytes.js'
+} from './jsonl/fast/json-scan-bytes.js'
 // a JSON-object line of an input, or why it is skipped; the output space of a batch mapper's key lists
 export {parseObjectLine, parseRow, type LineProblem} from './convert/object-lines.js'
 export {BatchSlabs} from './convert/batch-slabs.js'

@@ -9,7 +9,7 @@ import {grown} from '../util/grown.js'
 export interface LineBatchData {
   /**
    * the lines' UTF-8 bytes, valid and trimmed, one after another, each followed by a 0 byte (a sentinel that ends
-   * every JSON item, so scanners need no bounds checks; see json-scan-bytes.ts)
+   * every JSON item, so scanners need no bounds checks; see fast/json-scan-bytes.ts)
    */
   bytes: Uint8Array
   /** line i is bytes[starts[i], ends[i]) */

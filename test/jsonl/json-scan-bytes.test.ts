@@ -8,7 +8,7 @@ import {
   smallIntegerBytes,
   stringEndBytes,
   valueEndBytes,
-} from '../../src/jsonl/json-scan-bytes.js'
+} from '../../src/jsonl/fast/json-scan-bytes.js'
 import {parseJson} from '../../src/jsonl/parse.js'
 
 /** The text as bytes followed by the 0 sentinel a LineBatch puts after every line (ASCII text: same offsets). */

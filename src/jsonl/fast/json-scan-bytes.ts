@@ -3,7 +3,7 @@
 // deep nesting). They accept a subset of what parseJson accepts, so a caller that gets -1 falls back to the exact
 // parser, which decides. The bytes scanned must be followed by a byte that ends every item (LineBatch puts a 0 after
 // each line), so no read needs a bounds check.
-import {grown} from '../util/grown.js'
+import {grown} from '../../util/grown.js'
 
 export function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
