@@ -1,37 +1,22 @@
-import {accessSync, constants, createReadStream, realpathSync, rmSync, statSync} from 'node:fs'
+import {createReadStream} from 'node:fs'
 import {once} from 'node:events'
-import {cpus} from 'node:os'
-import {dirname, join, resolve} from 'node:path'
-import {privateTempDir, STDIO, stdinAsFile} from '../cli/stdin-file.js'
-import {LineReader} from '../jsonl/line-reader.js'
-import {Flags, type Interfaces} from '@oclif/core'
+import {join} from 'node:path'
+import {Flags} from '@oclif/core'
+import {privateTempDir, stdinAsFile} from '../cli/stdin-file.js'
 import {handleInterrupts} from '../cli/interrupts.js'
-import {integerFlag, numberFlag} from '../util/number-flags.js'
-import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
+import {integerFlag} from '../util/number-flags.js'
+import {countText, createProgressBar} from '../cli/progress.js'
 import {LmtCommand} from '../cli/lmt-command.js'
 import {StderrReporter} from '../cli/stderr-reporter.js'
 import {renderInputLine, renderSummary} from '../cli/convert-report.js'
-import {ConversionRun, type ConvertRequest} from '../convert/conversion-run.js'
 import {converterConfigFlags, converterSourceFlags} from '../cli/converter-flags.js'
 import {withoutUnknownFlags} from '../cli/known-flags-argv.js'
-import {
-  defaultOutputPath,
-  loadConverterConfig,
-  parseInstanceBlockSizes,
-  parseModelMapping,
-} from '../convert/settings.js'
+import {convert, type ConvertFlags} from '../convert/convert.js'
 import type {ConvertSummary} from '../convert/summary.js'
-import {lmtError} from '../errors.js'
-import {ensureDirectory, refuseNonRegularOutput, sameFile} from '../util/output-path.js'
-import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
 import type {ConverterRegistration, ConverterRegistry} from '../plugins/converter-registry.js'
-import type {jsonlToLct} from '../convert/lct-bridge.js'
-import {bytesLayout, parseKvLayout} from '../convert/kv-layout.js'
+import {converterFlagsOf, foreignConverterFlag} from '../plugins/converter-flags.js'
 // the flags only: the storage level, its configuration and the .lct bridge are loaded by a --mode lct run
 import {normalizeEvictionPolicy, storageFlags} from '../replay/storage/storage-flags.js'
-import {converterFlagsOf, converterSettings, foreignConverterFlag} from '../plugins/converter-flags.js'
-import {tempPathBeside} from '../convert/stale-temps.js'
-import {expandDirectoryInputs} from '../convert/directory-inputs.js'
 
 const INPUT_GROUP = 'INPUT'
 const TEXT_GROUP = 'TEXT CONVERSION' // the text_trace converter's flags are in this group too
@@ -203,109 +188,61 @@ export default class Convert extends LmtCommand {
 
   static override flags = convertFlags
 
-  async run(): Promise<ConvertSummary> {
-    const plan = await this.plan()
-    const summary = await this.convert(plan)
-    if (plan.toStdout) await copyToStdout(plan.output)
-    return summary
-  }
-
   /**
-   * Parse in two phases, as `lmt replay` does: the command's flags (and the built-in converters') loosely, to learn
-   * the format and where converters come from; then, once the converter is known, strictly with its own flags. A
-   * flag of another format is a usage error naming that format. Then the checks, in the documented order.
+   * Parse in two phases, as `lmt replay` does: the command's flags loosely, to learn the format and where converters
+   * come from; then, once the library has found the converter, strictly with its own flags (a flag of another
+   * format is a usage error naming that format). The conversion is one library call; this renders it.
    */
-  private async plan(): Promise<ConvertPlan> {
+  async run(): Promise<ConvertSummary> {
     const argv = [...this.argv]
     // a flag of a converter not yet discovered is passed over here, not an error
     const loose = {flags: Convert.flags, enableJsonFlag: true, args: {}, strict: false}
     const first = (await this.parse(loose, withoutUnknownFlags(argv, Convert.flags))).flags
     // under --json the document on stdout is the summary: stderr keeps the warnings only, as in every command
     const reporter = new StderrReporter(first.quiet, process.stderr, !first.json)
-    // value parsing, then local files only
-    const instanceBlockSizes = parseInstanceBlockSizes(first['instance-block-sizes'])
-    const modelMapping = parseModelMapping(first['model-mapping'])
-    for (const input of first.input) {
-      if (/^https?:/i.test(input)) throw lmtError('CONVERT_REMOTE_INPUT', input)
-    }
-    const {registration: reg, registry} = await this.converter(first, reporter)
-    const flags = await this.parseWithConverter(argv, reg, registry, reporter)
-    const given = flags.input.map((i) => (i === STDIO ? 'stdin' : i)) // names the default output (a folder by its name)
-    if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
-    const toStdout = flags.output === STDIO
-    if (toStdout && this.jsonEnabled())
-      throw lmtError('CLI_FLAGS_EXCLUSIVE', '-o -', '--json', {
-        suggestions: [
-          'standard output carries the converted records: write them to a file to have the --json summary',
-        ],
-      })
-    const stdinPath = flags.input.includes(STDIO) ? await stdinAsFile() : undefined
-    flags.input = expandDirectoryInputs(
-      flags.input.map((i) => (i === STDIO ? (stdinPath as string) : i)),
-      reg.cls,
-    )
-    for (const input of flags.input) checkInput(input)
-    const lctMode = flags.mode === 'lct'
-    if (!lctMode) {
-      // the .lct output's flags mean nothing to a JSONL output: refused, as other formats' flags are
-      const lctFlag = lctFlagGiven(argv)
-      if (lctFlag)
-        throw lmtError('CLI_FLAG_NEEDS', `--${lctFlag}`, '--mode lct', {
-          suggestions: ['add --mode lct to write an LMCache .lct trace, or drop the flag'],
-        })
-      if (flags.output !== undefined && /\.lct$/i.test(flags.output))
-        reporter.warn(
-          `${flags.output} ends in .lct but the output is Get+Write JSONL; hint: add --mode lct to write an LMCache .lct trace`,
-        )
-    }
-    const output = toStdout
-      ? join(privateTempDir(), lctMode ? 'output.lct' : 'output.jsonl')
-      : (flags.output ??
-        (lctMode ? defaultOutputPath(given).replace(/_optimizer\.jsonl$/, '.lct') : defaultOutputPath(given)))
-    checkOutput(output, flags.input)
-    const lct = lctMode ? await lctSettings(flags, reporter) : undefined
-    const converterConfig = loadConverterConfig(
-      flags['converter-config-file'],
-      flags['converter-config-json'],
-    )
-    const settings = converterSettings(reg, flags, converterConfig)
-    if (reg.format === 'qwen_bailian' && !instanceBlockSizes.has(flags['instance-id']))
-      for (const input of flags.input)
-        if (await looksLikeMooncake(input))
-          reporter.warn(
-            `${input} looks like a Mooncake trace (about one id per 512 tokens, where qwen_bailian reads one per 16); hint: use -f mooncake (512-token blocks, timestamps in ms)`,
-          )
-    return {
-      flags,
-      reg,
-      reporter,
-      output,
-      toStdout,
-      lct,
-      instanceBlockSizes,
-      modelMapping,
-      converterConfig,
-      settings,
-    }
-  }
-
-  /** Discovery, then the converter of -f (an unknown format is a usage error listing the known ones). */
-  private async converter(
-    flags: {format: string; 'converter-dir'?: string[]; 'converter-module'?: string[]},
-    reporter: StderrReporter,
-  ): Promise<{registration: ConverterRegistration; registry: ConverterRegistry}> {
-    const registry = await discoverConverters({
-      dirs: flags['converter-dir'],
-      modules: flags['converter-module'],
-      plugins: await pluginConverterSources(this.config, (m) => reporter.warn(m)),
-      onWarning: (m) => reporter.warn(m),
+    const bar = createProgressBar({
+      enabled: first.progress && !first.quiet && !this.jsonEnabled(),
+      label: 'converting',
+      unit: 'bytes',
     })
-    const registration = registry.resolve(flags.format)
-    if (!registration)
-      throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
-        suggestions: ['run "lmt converters" to see every format and where it comes from'],
+    reporter.beforeWrite = () => bar.clearLine()
+    let phase = 'converting'
+    try {
+      const {summary, output, toStdout} = await convert(first as ConvertFlags, {
+        logger: reporter,
+        config: this.config,
+        json: this.jsonEnabled(),
+        parse: (reg, registry) => this.parseWithConverter(argv, reg, registry, reporter),
+        stdinAsFile,
+        stdoutFile: (lct) => join(privateTempDir(), lct ? 'output.lct' : 'output.jsonl'),
+        lctFlagGiven: lctFlagGiven(argv),
+        interruptible: (cleanup) =>
+          handleInterrupts({
+            exit: (code) => process.exit(code),
+            json: this.jsonEnabled(),
+            cleanup: () => {
+              bar.stop()
+              cleanup()
+            },
+          }),
+        progress: (name, done, total, count) => {
+          if (name !== phase) bar.phase((phase = name), 'bytes')
+          bar.update(done, total, () => `${countText(count)} ${name === 'converting' ? 'traces' : 'records'}`)
+        },
+        progressDone: () => bar.stop(),
+        onInputDone: (s) => reporter.info(renderInputLine(s)),
       })
-    return {registration, registry}
+      bar.stop()
+      // the whole command, bridging included: the figure a user's clock shows (less the process start-up)
+      summary.elapsedMs = Math.round(performance.now() - this.startedAt)
+      // performance.now() counts from process start: the closing time is the whole command's
+      for (const line of renderSummary(summary, {inputsShown: true, elapsedMs: performance.now()}))
+        reporter.info(line)
+      if (toStdout) await copyToStdout(output)
+      return summary
+    } finally {
+      bar.stop()
+    }
   }
 
   /** The strict parse: the command's flags and the chosen converter's own. */
@@ -314,7 +251,7 @@ export default class Convert extends LmtCommand {
     reg: ConverterRegistration,
     registry: ConverterRegistry,
     reporter: StderrReporter,
-  ): Promise<ParsedConvertFlags> {
+  ): Promise<ConvertFlags> {
     const commandNames = new Set([...Object.keys(convertFlags), 'json', 'help'])
     const own = converterFlagsOf(reg, commandNames, (m) => reporter.warn(m))
     const foreign = foreignConverterFlag(argv, registry, reg, new Set([...commandNames, ...Object.keys(own)]))
@@ -328,201 +265,8 @@ export default class Convert extends LmtCommand {
       },
       argv,
     )
-    return parsed.flags as ParsedConvertFlags
+    return parsed.flags as ConvertFlags
   }
-
-  /** The conversion (and with --mode lct the .lct written from its output), Ctrl-C handled throughout. */
-  private async convert(plan: ConvertPlan): Promise<ConvertSummary> {
-    const {flags, reg, reporter, output, lct} = plan
-    const bar = createProgressBar({
-      enabled: flags.progress && !flags.quiet && !this.jsonEnabled(),
-      label: 'converting',
-      unit: 'bytes',
-    })
-    reporter.beforeWrite = () => bar.clearLine()
-    const controller = new AbortController()
-    const jsonlOutput = lct ? tempPathBeside(resolve(output)) : output
-    const run = new ConversionRun({
-      inputs: flags.input,
-      output: jsonlOutput,
-      format: reg.format,
-      converterClass: reg.cls,
-      converterSource: reg.source,
-      converterPath: reg.path,
-      options: converterOptions(plan),
-      sort: flags.sort,
-      strict: flags.strict,
-      logger: reporter,
-      signal: controller.signal,
-      onProgress: (p) => bar.update(p.bytesDone, p.bytesTotal, () => `${countText(p.traces)} traces`),
-      onInputDone: (s) => reporter.info(renderInputLine(s)),
-    })
-    const lctTemps = new Set<string>() // the .lct being written, while it is
-    const stopHandling = handleInterrupts({
-      exit: (code) => process.exit(code),
-      json: this.jsonEnabled(),
-      cleanup: () => {
-        controller.abort()
-        bar.stop()
-        run.cleanupSync()
-        if (lct) rmSync(jsonlOutput, {force: true})
-        for (const t of lctTemps) rmSync(t, {force: true})
-      },
-    })
-    try {
-      // the banner comes once an interruption is handled: from here on, Ctrl-C cleans up
-      for (const line of bannerLines(plan)) reporter.info(line)
-      const summary = await run.run()
-      if (lct) await writeLct(jsonlOutput, output, lct, {bar, reporter, temps: lctTemps, summary})
-      bar.stop()
-      // the whole command, bridging included: the figure a user's clock shows (less the process start-up)
-      summary.elapsedMs = Math.round(performance.now() - this.startedAt)
-      // performance.now() counts from process start: the closing time is the whole command's
-      for (const line of renderSummary(summary, {inputsShown: true, elapsedMs: performance.now()}))
-        reporter.info(line)
-      return summary
-    } finally {
-      bar.stop()
-      stopHandling()
-    }
-  }
-}
-
-type ParsedConvertFlags = Interfaces.InferredFlags<typeof convertFlags>
-
-type ConversionRunOptions = ConvertRequest['options']
-
-type LctSettings = Parameters<typeof jsonlToLct>[2]
-
-interface ConvertPlan {
-  flags: ParsedConvertFlags
-  reg: ConverterRegistration
-  reporter: StderrReporter
-  output: string
-  /** `-o -`: the output is written to a private temporary file, then copied to standard output */
-  toStdout: boolean
-  lct?: LctSettings
-  instanceBlockSizes: Map<string, number>
-  modelMapping?: Map<string, string>
-  converterConfig?: Record<string, unknown>
-  settings: unknown
-}
-
-/** What the converter is constructed with (docs/convert.md §4.1). */
-function converterOptions(plan: ConvertPlan): ConversionRunOptions {
-  const {flags, converterConfig} = plan
-  return {
-    defaultInstanceId: flags['instance-id'],
-    instanceBlockSizes: plan.instanceBlockSizes,
-    mode: 'optimizer',
-    ...(converterConfig === undefined ? {} : {converterConfig}),
-    ...(plan.settings === undefined ? {} : {settings: plan.settings}),
-    modelMapping: plan.modelMapping,
-    numWorkers: flags['num-workers'] === 0 ? Math.max(1, cpus().length - 1) : flags['num-workers'],
-    ignoreResponse: flags['ignore-response'],
-    truncate: flags.truncate,
-  }
-}
-
-/** The banner's lines: the converter, then the instance, block sizes, truncation and model mapping. */
-function bannerLines({reg, flags, instanceBlockSizes, modelMapping}: ConvertPlan): string[] {
-  const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
-  return [
-    `lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`,
-    `  instance id: ${flags['instance-id']}; block sizes: ${sizes || '(converter default)'}; truncate: ${flags.truncate}; ` +
-      `model mapping: ${modelMapping ? [...modelMapping].map(([a, b]) => `${a}→${b}`).join(', ') : 'none'}`,
-  ]
-}
-
-/** --mode lct: the layout, the start time and the storage config of the header (as `lmt replay` would digest it). */
-async function lctSettings(flags: ParsedConvertFlags, reporter: StderrReporter): Promise<LctSettings> {
-  if (flags['kv-layout'] !== undefined && flags['bytes-per-block'] !== undefined)
-    throw lmtError('CLI_FLAGS_EXCLUSIVE', '--kv-layout', '--bytes-per-block')
-  const layout =
-    flags['kv-layout'] !== undefined
-      ? parseKvLayout(flags['kv-layout'])
-      : bytesLayout(flags['bytes-per-block'] ?? 65536)
-  const tWall = numberFlag('t-wall-start', flags['t-wall-start'], {
-    min: 0,
-    words: 'a number of epoch seconds',
-  })
-  if (tWall !== undefined && !Number.isFinite(tWall))
-    throw lmtError('CLI_OUT_OF_RANGE', '--t-wall-start', 'a number of epoch seconds')
-  const sf = flags as unknown as Record<string, unknown>
-  const {storageLevel} = await import('../replay/storage/storage-level.js')
-  const {storageConfigDict} = await import('../replay/storage/config.js')
-  const storage = storageLevel.parseConfig(
-    {...sf, 'l1-size-gb': sf['l1-size-gb'] ?? '8', 'eviction-policy': sf['eviction-policy'] ?? 'LRU'},
-    undefined as never,
-    (m) => reporter.warn(m),
-  )
-  return {
-    modelName: flags['model-name'],
-    kvRank: flags['kv-rank'],
-    layout,
-    tWallStart: tWall,
-    configDict: storageConfigDict(storage.config),
-  }
-}
-
-/** Writes the .lct from the conversion's JSONL output (then removed), and says what it holds. */
-async function writeLct(
-  jsonlOutput: string,
-  output: string,
-  lct: LctSettings,
-  o: {bar: ProgressBar; reporter: StderrReporter; temps: Set<string>; summary: ConvertSummary},
-): Promise<void> {
-  try {
-    const jsonlBytes = statSync(jsonlOutput).size
-    o.bar.phase('writing .lct', 'bytes')
-    const {jsonlToLct} = await import('../convert/lct-bridge.js')
-    const bridged = await jsonlToLct(
-      jsonlOutput,
-      output,
-      {
-        ...lct,
-        onProgress: (bytes, records) =>
-          o.bar.update(bytes, jsonlBytes, () => `${countText(records)} records`),
-      },
-      o.temps,
-    )
-    o.bar.stop()
-    o.summary.output = output
-    o.reporter.info(
-      `  .lct: ${bridged.records} records (${bridged.gets} gets, ${bridged.writes} writes${bridged.skipped ? `, ${bridged.skipped} not mappable` : ''})`,
-    )
-  } finally {
-    rmSync(jsonlOutput, {force: true})
-  }
-}
-
-/**
- * Whether the first rows of an input have far fewer hash ids than 16-token blocks (at most one per 128 tokens, in
- * nine rows of ten of those long enough to tell, among its first 1,000 lines): the shape of a Mooncake trace given
- * to qwen_bailian.
- */
-async function looksLikeMooncake(path: string): Promise<boolean> {
-  let rows = 0
-  let sparse = 0
-  let lines = 0
-  try {
-    for await (const line of new LineReader(path, {tooLong: () => {}, invalidUtf8: () => {}}).lines()) {
-      if (rows >= 200 || ++lines > 1000) break
-      let row: {input_length?: unknown; hash_ids?: unknown}
-      try {
-        row = JSON.parse(line.text) as typeof row
-      } catch {
-        continue
-      }
-      if (typeof row.input_length !== 'number' || !Array.isArray(row.hash_ids) || row.input_length < 1024)
-        continue
-      rows++
-      if (row.hash_ids.length * 128 <= row.input_length) sparse++
-    }
-  } catch {
-    return false // the conversion reports an unreadable input
-  }
-  return rows >= 5 && sparse >= 0.9 * rows
 }
 
 /** The first flag of the .lct output (LCT OUTPUT in --help) on a command line, by its long name; or undefined. */
@@ -549,50 +293,4 @@ async function copyToStdout(path: string): Promise<void> {
       if (stop) return
     }
   }
-}
-
-function checkInput(input: string): void {
-  let st
-  try {
-    st = statSync(input)
-  } catch {
-    throw lmtError('CONVERT_INPUT_NOT_FOUND', input, {
-      suggestions: ['check the path; inputs are local files'],
-    })
-  }
-  if (!st.isFile()) throw lmtError('CONVERT_INPUT_UNREADABLE', input, 'not a regular file')
-  try {
-    accessSync(input, constants.R_OK)
-  } catch (err) {
-    throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
-  }
-}
-
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    return resolve(path)
-  }
-}
-
-function checkOutput(output: string, inputs: readonly string[]): void {
-  let st
-  try {
-    st = statSync(output)
-  } catch {
-    st = undefined
-  }
-  if (st?.isDirectory())
-    throw lmtError('CONVERT_OUTPUT_IS_DIRECTORY', output, {suggestions: ['pass a file path with -o']})
-  const target = realOrResolved(output)
-  for (const input of inputs) {
-    // the same path through links, or the same file by device and inode (a hard link)
-    if (realOrResolved(input) === target || sameFile(input, output))
-      throw lmtError('CONVERT_OUTPUT_IS_INPUT', output, input, {
-        suggestions: ['choose another -o path'],
-      })
-  }
-  refuseNonRegularOutput(output)
-  ensureDirectory(dirname(resolve(output)), 'CONVERT_OUTPUT_FAILED')
 }

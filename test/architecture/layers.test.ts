@@ -20,6 +20,7 @@ const LAYERS: Record<string, number> = {
   'src/simulate/': 2,
   'src/report/': 2,
   'src/plugins/': 3,
+  'src/convert/convert.ts': 3,
   'src/index.ts': 4,
   'src/flags.ts': 4,
   'plugins/converters/': 5,
