@@ -46,10 +46,23 @@ export class Block {
 
 export class TreeNode {
   blocks: Block[] = []
-  readonly children = new Map<number, TreeNode>()
+  /** read-only until {@link setChild} gives the node a map of its own (most nodes are leaves and never do) */
+  children: ReadonlyMap<number, TreeNode> = NO_CHILDREN
 
   constructor(public parent: TreeNode | null) {}
+
+  setChild(key: number, child: TreeNode): void {
+    if (this.children === NO_CHILDREN) this.children = new Map<number, TreeNode>()
+    ;(this.children as Map<number, TreeNode>).set(key, child)
+  }
+
+  deleteChild(key: number): void {
+    if (this.children !== NO_CHILDREN) (this.children as Map<number, TreeNode>).delete(key)
+  }
 }
+
+/** the children of every leaf: one shared empty map, never written */
+const NO_CHILDREN: ReadonlyMap<number, TreeNode> = new Map<number, TreeNode>()
 
 /** A doubly linked list of blocks, front = most recent. */
 class ListNode {
@@ -780,7 +793,7 @@ export class TieredInstance implements PolicyHost {
       const child = node.children.get(keys[i])
       if (child === undefined) {
         const leaf = new TreeNode(node)
-        node.children.set(keys[i], leaf)
+        node.setChild(keys[i], leaf)
         return newBlocks(leaf, i)
       }
       const blocks = child.blocks
@@ -795,7 +808,7 @@ export class TieredInstance implements PolicyHost {
       if (i + m === keys.length) return
       const mid = this.split(child, m)
       const leaf = new TreeNode(mid)
-      mid.children.set(keys[i + m], leaf)
+      mid.setChild(keys[i + m], leaf)
       return newBlocks(leaf, i + m)
     }
   }
@@ -807,8 +820,8 @@ export class TieredInstance implements PolicyHost {
     mid.blocks = child.blocks.slice(0, m)
     for (const b of mid.blocks) b.node = mid
     child.blocks = child.blocks.slice(m)
-    parent.children.set(mid.blocks[0].key, mid)
-    mid.children.set(child.blocks[0].key, child)
+    parent.setChild(mid.blocks[0].key, mid)
+    mid.setChild(child.blocks[0].key, child)
     child.parent = mid
     return mid
   }
@@ -904,7 +917,7 @@ export class TieredInstance implements PolicyHost {
       for (const n of collected) {
         if (n.blocks.length === 0 || n.children.size !== 0 || n.blocks.some((b) => b.held > 0)) continue
         const parent = n.parent as TreeNode
-        if (parent.children.get(n.blocks[0].key) === n) parent.children.delete(n.blocks[0].key)
+        if (parent.children.get(n.blocks[0].key) === n) parent.deleteChild(n.blocks[0].key)
         collected.delete(n)
         removed = true
       }
