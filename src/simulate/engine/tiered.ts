@@ -76,6 +76,8 @@ class ListNode {
 
 /** A block's record for one tier: its stat while the tier holds it, and its place in the tier's lru lists. */
 class TierEntry extends ListNode {
+  /** its lru shard in the tier (-1: not yet asked) */
+  shard = -1
   present = false
   count = 0
   last = -1n
@@ -248,16 +250,23 @@ export class ShardedLru implements TierPolicy {
     this.oldest = new OldestTail(this.shards, (n) => this.time(n))
   }
 
-  private shardIndex(b: Block): number {
-    return this.shardCount === 1 ? 0 : this.host.keyMod(b.key, this.shardCount)
+  /** the shard of a block's entry (its key modulo the shard count, asked once per entry) */
+  private shardIndex(n: TierEntry): number {
+    if (this.shardCount === 1) return 0
+    if (n.shard < 0) n.shard = this.host.keyMod(n.block.key, this.shardCount)
+    return n.shard
   }
 
-  /** the block's shard, marked as one whose tail may change */
-  private shardOf(b: Block): BlockList {
+  /**
+   * The entry's shard; marked (its leaf in the tournament recomputed before the next query) when `n` is or will
+   * be its tail: only then can the tail, or the tail's time, change.
+   */
+  private shardOf(n: TierEntry, tailChanges: boolean): BlockList {
     if (this.shardCount === 1) return this.shards[0]
-    const s = this.shardIndex(b)
-    this.oldest.mark(s)
-    return this.shards[s]
+    const s = this.shardIndex(n)
+    const shard = this.shards[s]
+    if (tailChanges || shard.tail === n || shard.tail === null) this.oldest.mark(s)
+    return shard
   }
 
   /** the shard whose tail is oldest (-1: none) */
@@ -267,7 +276,7 @@ export class ShardedLru implements TierPolicy {
   }
 
   /** the block's entry in this tier's lists, when it is in them */
-  private entry(b: Block): ListNode | undefined {
+  private entry(b: Block): TierEntry | undefined {
     const n = b.stats[this.tier]
     return n !== undefined && n.listed ? n : undefined
   }
@@ -279,14 +288,14 @@ export class ShardedLru implements TierPolicy {
   register(b: Block): void {
     const n = b.stats[this.tier] as TierEntry // made when the block entered the tier
     n.listed = true
-    this.shardOf(b).pushFront(n)
+    this.shardOf(n, false).pushFront(n)
     this.size++
   }
 
   access(b: Block): void {
     const n = this.entry(b)
     if (n === undefined) return
-    const shard = this.shardOf(b)
+    const shard = this.shardOf(n, false)
     if (shard.head === n) return
     shard.unlink(n)
     shard.pushFront(n)
@@ -295,7 +304,7 @@ export class ShardedLru implements TierPolicy {
   forget(b: Block): void {
     const n = this.entry(b)
     if (n === undefined) return
-    this.shardOf(b).unlink(n)
+    this.shardOf(n, false).unlink(n)
     n.listed = false
     this.size--
   }
@@ -323,7 +332,10 @@ export class ShardedLru implements TierPolicy {
     }
     if (candidates.length > count) partialSortBy(candidates, count, (a, b) => this.time(a) < this.time(b))
     const victims = candidates.length > count ? candidates.slice(0, count) : candidates
-    for (let k = count; k < candidates.length; k++) this.shardOf(candidates[k].block).pushBack(candidates[k])
+    for (let k = count; k < candidates.length; k++) {
+      const n = candidates[k] as TierEntry
+      this.shardOf(n, true).pushBack(n)
+    }
     const out: Block[] = []
     for (const n of victims) {
       n.listed = false
