@@ -3,7 +3,8 @@
 import {workerData} from 'node:worker_threads'
 import {serveJobs} from '../../util/workers/serve-jobs.js'
 import {type PointJob, type SweepTask, SweepTaskRunner} from '../sweep/sweep-tasks.js'
-import {type EncodedRows, encodedRows} from './sweep-workers.js'
+import type {EncodedRows} from './row-batch-codec.js'
+import {encodedRows} from './sweep-workers.js'
 
 const {encoded, job} = workerData as {encoded: EncodedRows; job: PointJob}
 const runner = new SweepTaskRunner(() => encodedRows(encoded), job)

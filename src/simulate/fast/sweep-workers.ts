@@ -5,21 +5,7 @@ import type {TraceRow} from '../input/trace-rows.js'
 import type {SweepWorkers} from '../seams.js'
 import type {PointJob, SweepTask, SweepTaskResult} from '../sweep/sweep-tasks.js'
 import {WorkerPool} from '../../util/workers/worker-pool.js'
-import {readRowSlot, type RowSlotArrays, RowSlotWriter, StringTableWriter} from './row-batch-codec.js'
-
-/** Rows as typed arrays on shared memory: the workers see the same bytes. */
-export interface EncodedRows extends RowSlotArrays {
-  n: number
-  strings: string[]
-}
-
-export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
-  const strings = new StringTableWriter()
-  const slot = new RowSlotWriter()
-  slot.append(rows, strings)
-  const batch = slot.batch(strings)
-  return {...(batch.arrays as RowSlotArrays), n: batch.n, strings: batch.strings}
-}
+import {decodeRows, type EncodedRows, encodeRows} from './row-batch-codec.js'
 
 /** rows decoded at a time (fresh objects: the play may keep their keys, e.g. for a scheduled write) */
 const DECODE_CHUNK = 256
@@ -27,7 +13,7 @@ const DECODE_CHUNK = 256
 /** The rows of an encoding, decoded a few hundred at a time. */
 export function* encodedRows(e: EncodedRows): Generator<TraceRow> {
   for (let start = 0; start < e.n; start += DECODE_CHUNK)
-    yield* readRowSlot(e, start, Math.min(e.n, start + DECODE_CHUNK), e.strings)
+    yield* decodeRows(e, start, Math.min(e.n, start + DECODE_CHUNK))
 }
 
 /** `count` worker threads over `rows`, each running the tasks it is called with. */
