@@ -32,12 +32,3 @@ try {
   }
   await handle(err) // exits with the error's code
 }
-
-// a plugin given up on while it was still loading may hold timers that would keep lmt running after the command
-const {pluginCodeAbandoned} = await import('../dist/src/util/guards/plugin-code.js')
-const {exitProcess} = await import('../dist/src/util/guards/exit-guard.js')
-if (pluginCodeAbandoned()) {
-  // the command succeeded (a failure has exited already); what it wrote is flushed first
-  await new Promise((resolve) => process.stdout.write('', () => process.stderr.write('', resolve)))
-  exitProcess(0)
-}

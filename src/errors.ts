@@ -187,6 +187,10 @@ const catalogue = {
     exit: 1,
     message: (who: string, seconds: number) => `${who} did not answer within ${seconds} s; lmt stopped it`,
   },
+  PLUGIN_LEVEL_FAILED: {
+    exit: 1,
+    message: (level: string, reason: string) => `replay level ${level} failed: ${reason}`,
+  },
   PLUGIN_HOOK_TOO_MANY: {
     exit: 1,
     message: (plugin: string, hook: string, count: number, max: number) =>

@@ -6,13 +6,8 @@ import {resolve} from 'node:path'
 import type {Config} from '@oclif/core'
 import {lmtError} from '../errors.js'
 import {importFile, scanModuleDir} from './module-loader.js'
-import {pluginLoadTimeoutMs, runPluginCode} from '../util/guards/plugin-code.js'
 import {runLmtHook} from './plugin-hooks.js'
-import {
-  pluginThread,
-  pluginThreadAvailable,
-  pluginLoadTimeoutMs as threadLoadTimeoutMs,
-} from './isolation/plugin-thread.js'
+import {pluginLoadTimeoutMs, pluginThread, pluginThreadAvailable} from './isolation/plugin-thread.js'
 import type {FoundEvent, FoundItem} from './isolation/wire.js'
 import {isLmtModule} from './trust.js'
 import {lmtManifest, type LmtManifest} from './plugin-manifest.js'
@@ -118,7 +113,7 @@ export async function loadPluginModule(
   try {
     if (kind.standIn && pluginThreadAvailable && !isLmtModule(path)) {
       const events = await pluginThread().call<FoundEvent[]>('load', {what: kind.what, path, source}, who, {
-        timeoutMs: threadLoadTimeoutMs(),
+        timeoutMs: pluginLoadTimeoutMs(),
       })
       replayFound(kind, events, path, source)
       return undefined
@@ -130,15 +125,8 @@ export async function loadPluginModule(
   }
   let ns: Record<string, unknown>
   try {
-    // lmt's own modules load as they are; anything else is third-party code, bounded and guarded
-    ns = isLmtModule(path)
-      ? await importFile(path)
-      : await runPluginCode(
-          who,
-          () => importFile(path),
-          (m) => kind.warn(m),
-          pluginLoadTimeoutMs(),
-        )
+    // lmt's own modules (and, from sources, where there is no plugin thread, every module) load on lmt's thread
+    ns = await importFile(path)
   } catch (err) {
     if (named) return loadFailure(err)
     kind.warn(`cannot load ${who}: ${loadFailure(err)}`)
@@ -204,7 +192,7 @@ export async function installedContributions(
     await hookContributionsOnThread(config, kind, entry)
     return [...byPlugin.values()]
   }
-  const hook = await runLmtHook(config, kind.hook, warn)
+  const hook = await runLmtHook(config, kind.hook)
   for (const f of hook.failures) warn(`plugin ${f.plugin.name}: ${kind.hook} hook failed: ${f.error.message}`)
   for (const s of hook.successes) {
     const items = hookItems(s.result, kind.hookListField)
@@ -241,7 +229,7 @@ async function hookContributionsOnThread(
         {what: kind.what, event: kind.hook, plugin: plugin.name, hooks},
         `the ${kind.hook} hooks of plugin ${plugin.name}`,
         {
-          timeoutMs: threadLoadTimeoutMs() + 500,
+          timeoutMs: pluginLoadTimeoutMs() + 500,
         },
       )
     } catch (err) {

@@ -2,6 +2,7 @@ import type {Config} from '@oclif/core'
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
 import {storageLevel} from '../replay/storage/storage-level.js'
 import {eventsLevel} from '../replay/events/events-level.js'
+import {levelStandIn} from './isolation/stand-ins.js'
 import {installedContributions, loadInstalled, type PluginKind} from './discovery.js'
 import {LevelRegistry, programmaticLevels} from './level-registry.js'
 
@@ -17,6 +18,7 @@ export function levelKind(registry: LevelRegistry): PluginKind {
     hook: 'lmt:levels',
     hookListField: 'levels',
     warn: (m) => registry.warn(m),
+    standIn: (item, source) => (item.level ? levelStandIn(item.level, item.locator, source) : undefined),
     examine(value, exportName, where, source) {
       if (isReplayLevel(value)) {
         registry.add(value, source)

@@ -7,6 +7,7 @@ import type {Clock} from '../lct/recorder.js'
 import type {LctHeader, LctRecord, LctWarning, RecordDecoding} from '../lct/types.js'
 import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './level.js'
 import {type PlaceFile, RecordFile} from './record-file.js'
+import {levelRunnerOf, replayElsewhere} from './isolated-level.js'
 import {EventScheduler} from './scheduler.js'
 import {ReplayStats} from './stats.js'
 
@@ -129,6 +130,8 @@ function decodeOrSkip(
 
 /** Replays every record of `file` against a fresh target of the level. */
 export async function replayTrace<C>(o: ReplayRunOptions<C>): Promise<ReplayResult> {
+  const elsewhere = levelRunnerOf(o.level)
+  if (elsewhere) return (await replayElsewhere(o, elsewhere)) as unknown as ReplayResult
   if (o.signal?.aborted) throw abortError(o.signal)
   const scheduler = new EventScheduler()
   const record = openRecordFile(o, scheduler)

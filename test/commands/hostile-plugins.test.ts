@@ -1,8 +1,8 @@
 import {spawn, spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, describe, expect, it} from 'vitest'
-import {BIN, FIXTURES, tempDir} from '../helpers/cli.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {BIN, FIXTURES, ROOT, tempDir} from '../helpers/cli.js'
 
 // Plugins that misbehave on purpose: each one must end up as a warning naming it, or as a coded error, never as a
 // broken lmt. Installed plugins live in an oclif data directory of this test file's own.
@@ -498,4 +498,123 @@ describe('an installed plugin whose lmt:converters hook returns a huge list', ()
       expect(run(['plugins', 'uninstall', 'lmt-plugin-hook-huge']).exitCode).toBe(0)
     }
   })
+})
+
+describe('a replay level that misbehaves (it runs on the plugin thread)', () => {
+  const TALLY = join(ROOT, 'examples', 'lmt-plugin-example', 'samples', 'tally.lct')
+  const plugin = folder('evil-level')
+  write(
+    join(plugin, 'package.json'),
+    JSON.stringify({
+      name: 'lmt-plugin-evil-level',
+      version: '1.0.0',
+      type: 'module',
+      lmt: {levels: 'levels'},
+      oclif: {},
+    }),
+  )
+  // level "tally" (the example trace's), misbehaving as EVIL_MODE says
+  write(
+    join(plugin, 'levels', 'evil.js'),
+    "import {MapDispatcher} from 'lmt'\n" +
+      'const mode = process.env.EVIL_MODE\n' +
+      "export const evilLevel = {name: 'tally', description: 'misbehaves', flags: {}, replayableSchemaVersions: [2],\n" +
+      '  parseConfig: () => ({}), createTarget: () => ({n: 0}),\n' +
+      '  buildDispatcher() {\n' +
+      '    const d = new MapDispatcher()\n' +
+      "    for (const op of ['tally.put', 'tally.get']) d.register(op, ({target}) => {\n" +
+      "      target.n++; if (mode === 'loop') for (;;) {}; if (mode === 'exit') process.exit(0) })\n" +
+      '    return d\n' +
+      '  },\n' +
+      '  observations(target) {\n' +
+      "    if (mode === 'obs_throw') throw new Error('no observations')\n" +
+      "    if (mode === 'obs_cycle') { const a = {}; a.a = a; return {json: a, rows: []} }\n" +
+      "    return {json: {n: target.n}, rows: [['Evil records', target.n]]}\n" +
+      '  },\n' +
+      '}\n',
+  )
+  beforeAll(() => {
+    expect(run(['plugins', 'link', plugin, '--no-install']).exitCode).toBe(0)
+  })
+  afterAll(() => {
+    run(['plugins', 'uninstall', 'lmt-plugin-evil-level'])
+  })
+
+  /** An output folder holding an old --record file. */
+  function outputs(name: string): {dir: string; record: string} {
+    const dir = folder(name)
+    return {dir, record: write(join(dir, 'rec.lct'), OLD_OUTPUT)}
+  }
+
+  /** Nothing replaced, nothing left: the old --record file alone. */
+  function expectUntouched({dir, record}: {dir: string; record: string}): void {
+    expect(readdirSync(dir)).toEqual(['rec.lct'])
+    expect(readFileSync(record, 'utf8')).toBe(OLD_OUTPUT)
+  }
+
+  it('a well-behaved run through it writes every output', () => {
+    const o = outputs('level-ok')
+    const r = run(['replay', TALLY, '--output-dir', o.dir, '--record', o.record, '--json'], 30_000, {
+      EVIL_MODE: 'none',
+    })
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(readdirSync(o.dir).sort()).toEqual([
+      'rec.lct',
+      'trace_replay_ops.csv',
+      'trace_replay_summary.json',
+    ])
+    expect(readFileSync(o.record).subarray(0, 4).equals(Buffer.from(OLD_OUTPUT).subarray(0, 4))).toBe(false)
+  })
+
+  for (const [mode, code, message] of [
+    ['exit', 'LMT_PLUGIN_EXIT', 'replay level tally (plugin:lmt-plugin-evil-level) called process.exit(0)'],
+    ['obs_throw', 'LMT_PLUGIN_LEVEL_FAILED', 'replay level tally failed: no observations'],
+    ['obs_cycle', 'LMT_PLUGIN_LEVEL_FAILED', 'replay level tally failed: observations() Converting circular'],
+  ])
+    it(`${mode}: a coded error (not LMT_CLI_INTERNAL), nothing written, no temporaries`, () => {
+      const o = outputs(`level-${mode}`)
+      const r = run(['replay', TALLY, '--output-dir', o.dir, '--record', o.record, '--json'], 30_000, {
+        EVIL_MODE: mode,
+      })
+      expect(r.exitCode).toBe(1)
+      const error = JSON.parse(r.stdout).error
+      expect(error.code).toBe(code)
+      expect(error.message).toContain(message)
+      expectUntouched(o)
+    })
+
+  for (const to of ['pid', 'group'] as const)
+    it(`a handler that never returns: SIGINT to the ${to} is answered within a second, nothing written`, async () => {
+      const o = outputs(`level-loop-${to}`)
+      const child = spawn(
+        process.execPath,
+        [BIN, 'replay', TALLY, '--output-dir', o.dir, '--record', o.record],
+        {
+          detached: true,
+          env: {...process.env, ...env, EVIL_MODE: 'loop'},
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => (stderr += String(d)))
+      // no banner to wait for: the handler loops once the replay starts, well within 4 s
+      let sent = 0
+      const timer = setTimeout(() => {
+        sent = Date.now()
+        process.kill(to === 'pid' ? (child.pid as number) : -(child.pid as number), 'SIGINT')
+      }, 4000)
+      const code = await new Promise<number | null>((resolve) => {
+        const guard = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 25_000)
+        child.on('exit', (c) => {
+          clearTimeout(guard)
+          clearTimeout(timer)
+          resolve(c)
+        })
+      })
+      expect(sent).toBeGreaterThan(0)
+      expect(Date.now() - sent).toBeLessThan(1000)
+      expect(code).toBe(130)
+      expect(stderr).toContain('error: interrupted by SIGINT')
+      expectUntouched(o)
+    })
 })

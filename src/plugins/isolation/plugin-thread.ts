@@ -5,7 +5,7 @@
 // plugin thread at once (terminate()).
 import {MessageChannel, type MessagePort, receiveMessageOnPort, Worker} from 'node:worker_threads'
 import {type LmtError, lmtError} from '../../errors.js'
-import {fromWire, type WireError} from './wire.js'
+import {fromWire, NEXT_STEP, type WireError} from './wire.js'
 
 /** How long a plugin may take to load (import and hooks), in seconds, unless LMT_PLUGIN_LOAD_TIMEOUT says more. */
 export const DEFAULT_LOAD_TIMEOUT_S = 3
@@ -25,9 +25,6 @@ interface Pending {
   events?: Events
   timer?: NodeJS.Timeout
 }
-
-const NEXT_STEP =
-  'report it to the plugin author; until it is fixed, leave the plugin out (lmt plugins uninstall, or drop the --converter-module/--converter-dir)'
 
 class PluginThread {
   private readonly worker: Worker

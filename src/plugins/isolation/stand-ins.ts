@@ -3,7 +3,9 @@
 import {type ElsewhereRunner, RUNS_ELSEWHERE} from '../../convert/isolated-converter.js'
 import type {ConverterClass, FormatSample} from '../../convert/types.js'
 import {endPluginThread, pluginLoadTimeoutMs, pluginThread} from './plugin-thread.js'
-import type {ConverterDescription, Locator} from './wire.js'
+import {type LevelRunner, type PlainReplayResult, REPLAYS_ELSEWHERE} from '../../replay/isolated-level.js'
+import type {ReplayLevel} from '../../replay/level.js'
+import type {ConverterDescription, LevelDescription, Locator} from './wire.js'
 
 /** How long lmt waits for a converter's looksLike, which must be cheap. */
 const LOOKS_LIKE_MS = 1000
@@ -59,4 +61,58 @@ export function converterStandIn(
   }
   cls[RUNS_ELSEWHERE] = runner
   return cls as unknown as ConverterClass
+}
+
+/** A level configuration parsed on the plugin thread: a handle to it, and its digest. */
+interface ConfigToken {
+  lmtConfigHandle: number
+  digest?: {json: string; digest: string}
+}
+
+/**
+ * An object standing in for a replay level on the plugin thread: it lists, chooses and parses flags like one;
+ * `parseConfig` runs there (the configuration stays there), and a replay runs there whole.
+ */
+export function levelStandIn(desc: LevelDescription, locator: Locator, source: string): ReplayLevel {
+  const who = `replay level ${desc.name} (${source})`
+  const fail = (): never => {
+    throw new Error(`replay level ${desc.name} runs on lmt's plugin thread`)
+  }
+  const runner: LevelRunner = {
+    run: (staged, on) =>
+      pluginThread().call<PlainReplayResult>(
+        'replay',
+        {locator, staged, handle: (staged.config as ConfigToken).lmtConfigHandle},
+        who,
+        {
+          events: {
+            warn: ([code, key, message]: [string, string, string]) => on.warn(code, key, message),
+            records: on.records,
+            progress: ([records, offset]: [number, number]) => on.progress(records, offset),
+          },
+        },
+      ),
+    abandon: () => endPluginThread(),
+  }
+  return {
+    name: desc.name,
+    description: desc.description,
+    flags: desc.flags,
+    replayableSchemaVersions: desc.replayableSchemaVersions,
+    parseConfig(flags, header, warn) {
+      const r = pluginThread().callSync<{
+        handle: number
+        digest?: {json: string; digest: string}
+        warnings: string[]
+      }>('levelConfig', {locator, flags: {...flags}, header}, who, pluginLoadTimeoutMs())
+      for (const m of r.warnings) warn(m)
+      return {lmtConfigHandle: r.handle, digest: r.digest} satisfies ConfigToken
+    },
+    configDigest: desc.configDigest
+      ? (config) => (config as ConfigToken).digest ?? {json: '', digest: ''}
+      : undefined,
+    createTarget: fail,
+    buildDispatcher: fail,
+    [REPLAYS_ELSEWHERE]: runner,
+  } as ReplayLevel
 }

@@ -1,6 +1,10 @@
 // What crosses between lmt and its plugin thread: plain data only (structured clone), errors as their facts.
 import {LmtError, type ErrorKind, isLmtError} from '../../errors.js'
 
+/** What to do about a plugin that failed: the hint of the plugin thread's errors. */
+export const NEXT_STEP =
+  'report it to the plugin author; until it is fixed, leave the plugin out (lmt plugins uninstall, or drop the --converter-module/--converter-dir)'
+
 /** Where a plugin object lives, so the plugin thread can find it again (also after a restart). */
 export type Locator =
   | {module: string; exportName: string}
@@ -28,6 +32,8 @@ export interface LevelDescription {
   description: string
   flags: Record<string, PlainFlag>
   replayableSchemaVersions: number[]
+  /** whether it has configDigest (its digest is computed with the configuration, on the plugin thread) */
+  configDigest: boolean
 }
 
 /** One plugin object found on the plugin thread. */

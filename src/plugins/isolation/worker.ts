@@ -7,8 +7,11 @@ import {type MessagePort, parentPort, workerData} from 'node:worker_threads'
 import {ConversionRun} from '../../convert/conversion-run.js'
 import type {StagedConversion} from '../../convert/isolated-converter.js'
 import type {ConverterClass} from '../../convert/types.js'
-import {lmtError} from '../../errors.js'
-import {isReplayLevel} from '../../replay/level.js'
+import {isLmtError, lmtError} from '../../errors.js'
+import {replayTrace, type RecordOutcome} from '../../replay/driver.js'
+import type {StagedReplay} from '../../replay/isolated-level.js'
+import {isReplayLevel, type ReplayLevel} from '../../replay/level.js'
+import {levelConfig} from '../../replay/request.js'
 import {isConverterClass} from '../converter-discovery.js'
 import {converterSettings} from '../converter-flags.js'
 import {exportNames, hookItems, MAX_HOOK_ITEMS} from '../discovery.js'
@@ -20,6 +23,7 @@ import {
   type LevelDescription,
   type Locator,
   locatorKey,
+  NEXT_STEP,
   plainFlags,
   toWire,
 } from './wire.js'
@@ -38,6 +42,8 @@ const syncPort = workerData.syncPort as MessagePort
 process.on('beforeExit', () => Atomics.store(state, 0, 1))
 
 const modules = new Map<string, Record<string, unknown>>()
+/** level configurations parsed here, by handle (they stay with the level's code) */
+const configs = new Map<number, unknown>()
 const hookResults = new Map<string, unknown[]>()
 
 async function moduleAt(path: string): Promise<Record<string, unknown>> {
@@ -75,13 +81,8 @@ function describeConverter(cls: ConverterClass): ConverterDescription {
   }
 }
 
-function describeLevel(level: {
-  name: string
-  description?: unknown
-  flags?: unknown
-  replayableSchemaVersions?: unknown
-}): LevelDescription {
-  const versions = level.replayableSchemaVersions
+function describeLevel(level: ReplayLevel): LevelDescription {
+  const versions = level.replayableSchemaVersions as unknown
   return {
     name: level.name,
     description: typeof level.description === 'string' ? level.description : '',
@@ -89,6 +90,7 @@ function describeLevel(level: {
     replayableSchemaVersions: Array.isArray(versions)
       ? versions.filter((v): v is number => typeof v === 'number')
       : [],
+    configDigest: typeof level.configDigest === 'function',
   }
 }
 
@@ -107,7 +109,15 @@ function describe(
       return isConverterClass(value, at, warn)
         ? {locator, exportName, converter: describeConverter(value)}
         : undefined
-    return isReplayLevel(value) ? {locator, exportName, level: describeLevel(value)} : undefined
+    if (isReplayLevel(value)) return {locator, exportName, level: describeLevel(value)}
+    // an exported object with a name looks like a level that lacks something
+    const named =
+      value !== null && typeof value === 'object' && typeof (value as {name?: unknown}).name === 'string'
+    if (exportName !== undefined && named)
+      warn(
+        `${exportName} in ${at} is not a replay level (it needs a name, createTarget and buildDispatcher); ignored`,
+      )
+    return undefined
   } catch (err) {
     warn(`${exportName ?? 'an item'} in ${at} cannot be read: ${toWire(err).message}; ignored`)
     return undefined
@@ -148,14 +158,7 @@ const OPS = {
     const events: FoundEvent[] = []
     const at = source.startsWith('plugin:') ? `${path} (${source})` : path
     for (const exportName of exportNames(ns)) {
-      const item = describe(
-        what,
-        ns[exportName],
-        what === 'converter' ? at : path,
-        {module: path, exportName},
-        exportName,
-        events,
-      )
+      const item = describe(what, ns[exportName], at, {module: path, exportName}, exportName, events)
       if (item) events.push({item})
     }
     return events
@@ -215,6 +218,84 @@ const OPS = {
     return files
   },
 
+  /** A level's configuration from the flags: kept here under a handle, with its digest and the level's warnings. */
+  async levelConfig(args: {locator: Locator; flags: Record<string, unknown>; header: never}): Promise<{
+    handle: number
+    digest?: {json: string; digest: string}
+    warnings: string[]
+  }> {
+    const level = (await find(args.locator)) as ReplayLevel
+    const warnings: string[] = []
+    const flags = await ownFlags(level.flags, args.flags)
+    const config = levelConfig(level, flags, args.header, (m) => warnings.push(m))
+    const handle = configs.size + 1
+    configs.set(handle, config)
+    const digest = level.configDigest?.(config)
+    return {handle, digest: digest && {json: String(digest.json), digest: String(digest.digest)}, warnings}
+  },
+
+  /** A whole replay; its --record file is left in the staging folder lmt's thread made. */
+  async replay(args: {locator: Locator; staged: StagedReplay; handle: number}, id: number): Promise<unknown> {
+    const level = (await find(args.locator)) as ReplayLevel
+    const {staged} = args
+    const event = (name: string, value: unknown): void => port.postMessage({id, event: name, value})
+    let outcomes: RecordOutcome[] = []
+    const flush = (): void => {
+      if (outcomes.length > 0) event('records', outcomes)
+      outcomes = []
+    }
+    let record: string | undefined
+    let result
+    try {
+      result = await replayTrace({
+        ...staged,
+        level,
+        config: configs.get(args.handle),
+        placeRecord: (done) => (record = done.tmp),
+        warn: (code, key, message) => event('warn', [code, key, message]),
+        onRecord: (o) => {
+          if (outcomes.push(o) >= 256) flush()
+        },
+        onProgress: (records, offset) => {
+          flush()
+          event('progress', [records, offset])
+        },
+      })
+      flush()
+    } catch (err) {
+      throw isLmtError(err)
+        ? err
+        : lmtError('PLUGIN_LEVEL_FAILED', level.name, toWire(err).message, {suggestions: [NEXT_STEP]})
+    }
+    const {stats, snapshot: _snapshot, ...rest} = result
+    // what goes into the summary must be JSON lmt can write: checked here, before any output is replaced
+    let observations = rest.observations
+    if (observations !== undefined) {
+      let text: string
+      try {
+        text = JSON.stringify(observations)
+      } catch (err) {
+        throw lmtError('PLUGIN_LEVEL_FAILED', level.name, `observations() ${toWire(err).message}`, {
+          suggestions: [NEXT_STEP],
+        })
+      }
+      if (text === undefined || text.length > MAX_OBSERVATIONS_CHARS)
+        throw lmtError(
+          'PLUGIN_LEVEL_FAILED',
+          level.name,
+          `observations() must return JSON of at most ${MAX_OBSERVATIONS_CHARS} characters`,
+          {suggestions: [NEXT_STEP]},
+        )
+      observations = JSON.parse(text) as typeof observations
+    }
+    return {
+      ...rest,
+      observations,
+      stats: {summary: stats.summary(), histogramMode: stats.histogramMode},
+      record,
+    }
+  },
+
   /** A whole conversion into the staging folder lmt's thread made; the finished file is left there. */
   async convert(
     args: {locator: Locator; staged: StagedConversion},
@@ -241,15 +322,27 @@ const OPS = {
   },
 }
 
+/** The most a level's observations may take, as JSON (they go into the summary). */
+const MAX_OBSERVATIONS_CHARS = 16 * 1024 * 1024
+
 interface DeferredSettings {
   flags: Record<string, unknown>
   converterConfig: Record<string, unknown> | undefined
 }
 
-/** The converter's own flags parsed by their own definitions (lmt's thread parsed them as plain ones), then its settings. */
+/** The converter's own flags parsed by their own definitions, then its settings. */
 async function settingsOf(cls: ConverterClass, deferred: DeferredSettings): Promise<unknown> {
-  const flags = {...deferred.flags}
-  for (const [name, def] of Object.entries((cls.flags ?? {}) as Record<string, Record<string, unknown>>)) {
+  const flags = await ownFlags(cls.flags, deferred.flags)
+  return converterSettings({cls, className: cls.name} as never, flags, deferred.converterConfig)
+}
+
+/**
+ * The flags with a plugin's own parsed by their own definitions (lmt's thread parsed them as plain ones, without
+ * the definitions' functions): each value through its `parse`, a missing one from its `default` function.
+ */
+async function ownFlags(defs: unknown, given: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const flags = {...given}
+  for (const [name, def] of Object.entries((defs ?? {}) as Record<string, Record<string, unknown>>)) {
     const raw = flags[name]
     try {
       if (raw === undefined && typeof def.default === 'function')
@@ -263,7 +356,7 @@ async function settingsOf(cls: ConverterClass, deferred: DeferredSettings): Prom
       throw lmtError('PLUGIN_USAGE', `--${name}: ${toWire(err).message}`)
     }
   }
-  return converterSettings({cls, className: cls.name} as never, flags, deferred.converterConfig)
+  return flags
 }
 
 port.on('message', (req: Request) => {
