@@ -79,23 +79,43 @@ class OutOfOrder extends Error {}
 const WIDE = /[\u0100-\uffff]/
 
 export class KeyIds {
-  private table = new Int32Array(1 << 16).fill(-1)
-  private hashes = new Int32Array(1 << 15)
+  /** slots of two: the key's hash and its id (−1: empty), so that a probe reads one cache line */
+  private table = new Int32Array(1 << 17).fill(-1)
   private readonly keys: string[] = []
+  /**
+   * The id that followed each id the last time (−1: none yet), and the first key of the last lookup: lookups repeat
+   * the chains of their prefixes, so the guess is mostly right and the table is not probed.
+   */
+  private follow = new Int32Array(1 << 15).fill(-1)
+  private first = -1
 
   get size(): number {
     return this.keys.length
+  }
+
+  /** The ids of the keys of one lookup, in order, into `out`. */
+  idsOf(keys: readonly string[], out: Int32Array): void {
+    let prev = -1
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]
+      const guess = prev < 0 ? this.first : this.follow[prev]
+      const id = guess >= 0 && this.keys[guess] === key ? guess : this.idOf(key)
+      if (prev < 0) this.first = id
+      else this.follow[prev] = id
+      out[i] = prev = id
+    }
   }
 
   idOf(key: string): number {
     const n = key.length
     let h = 0x811c9dc5 ^ n
     for (let i = n > 24 ? n - 24 : 0; i < n; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-    const mask = this.table.length - 1
-    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-      const id = this.table[slot]
+    const table = this.table
+    const mask = table.length - 2
+    for (let slot = (h << 1) & mask; ; slot = (slot + 2) & mask) {
+      const id = table[slot + 1]
       if (id < 0) return this.add(key, h, slot)
-      if (this.hashes[id] === h && this.keys[id] === key) return id
+      if (table[slot] === h && this.keys[id] === key) return id
     }
   }
 
@@ -103,25 +123,28 @@ export class KeyIds {
     const id = this.keys.length
     const encoding = WIDE.test(key) ? 'utf16le' : 'latin1'
     this.keys.push(Buffer.from(key, encoding).toString(encoding))
-    if (id === this.hashes.length) {
-      const grown = new Int32Array(id * 2)
-      grown.set(this.hashes)
-      this.hashes = grown
+    this.table[slot] = h
+    this.table[slot + 1] = id
+    if (id === this.follow.length) {
+      const grown = new Int32Array(id * 2).fill(-1)
+      grown.set(this.follow)
+      this.follow = grown
     }
-    this.hashes[id] = h
-    this.table[slot] = id
-    if (this.keys.length * 2 > this.table.length) this.rehash()
+    if (this.keys.length * 4 > this.table.length) this.rehash()
     return id
   }
 
   /** A table twice as large, at most half full. */
   private rehash(): void {
-    const table = new Int32Array(this.table.length * 2).fill(-1)
-    const mask = table.length - 1
-    for (let id = 0; id < this.keys.length; id++) {
-      let slot = this.hashes[id] & mask
-      while (table[slot] >= 0) slot = (slot + 1) & mask
-      table[slot] = id
+    const old = this.table
+    const table = new Int32Array(old.length * 2).fill(-1)
+    const mask = table.length - 2
+    for (let s = 0; s < old.length; s += 2) {
+      if (old[s + 1] < 0) continue
+      let slot = (old[s] << 1) & mask
+      while (table[slot + 1] >= 0) slot = (slot + 2) & mask
+      table[slot] = old[s]
+      table[slot + 1] = old[s + 1]
     }
     this.table = table
   }
@@ -201,7 +224,7 @@ class Replay {
     if (n === 0 && ev.seqLen === 0) return // LMCache passes over such a lookup (its writer never logs one)
     if (n > this.ids.length) this.ids = new Int32Array(Math.max(n, this.ids.length * 2))
     const ids = this.ids
-    for (let i = 0; i < n; i++) ids[i] = this.keys.idOf(hashes[i])
+    this.keys.idsOf(hashes, ids)
     for (const {point, cache} of this.lanes) {
       let hit = 0
       while (hit < n && cache.has(ids[hit])) hit++

@@ -25,31 +25,53 @@ export class FloatSum {
   }
 }
 
-/** Sample counts by value: count, sum, max and nearest-rank percentiles as of a sorted list of the samples. */
+/** Values below this that are whole numbers ≥ 0 are counted in an array indexed by the value (no hashing). */
+const DENSE_LIMIT = 1 << 20
+
+/**
+ * Sample counts by value: count, sum, max and nearest-rank percentiles as of a sorted list of the samples. Small
+ * whole numbers (prefix lengths, cache positions, spans, reuse counts) are counted in a growing array, other values
+ * (the per-lookup hit rates) in a map.
+ */
 export class Histogram {
-  readonly counts = new Map<number, number>()
+  private dense = new Float64Array(64)
+  private readonly sparse = new Map<number, number>()
   n = 0
   /** exact for integer samples below 2^53 in total */
   sum = 0
   max = -Infinity
 
   add(v: number, times = 1): void {
-    this.counts.set(v, (this.counts.get(v) ?? 0) + times)
+    if (v >= 0 && v < DENSE_LIMIT && Number.isInteger(v)) {
+      if (v >= this.dense.length) {
+        const grown = new Float64Array(Math.min(DENSE_LIMIT, Math.max(v + 1, this.dense.length * 2)))
+        grown.set(this.dense)
+        this.dense = grown
+      }
+      this.dense[v] += times
+    } else this.sparse.set(v, (this.sparse.get(v) ?? 0) + times)
     this.n += times
     this.sum += v * times
     if (v > this.max) this.max = v
+  }
+
+  /** The distinct values and their counts, ascending. */
+  entries(): Array<[value: number, count: number]> {
+    const out: Array<[number, number]> = [...this.sparse]
+    for (let v = 0; v < this.dense.length; v++) if (this.dense[v] > 0) out.push([v, this.dense[v]])
+    return out.sort((a, b) => a[0] - b[0])
   }
 
   /** `{p25: …}` as LMCache computes them: the sample at 1-based rank clamp(⌊(p·n + 99) / 100⌋, 1, n). */
   percentiles(ps: readonly number[]): Record<string, number> {
     const out: Record<string, number> = {}
     if (this.n === 0) return out
-    const values = [...this.counts.keys()].sort((a, b) => a - b)
+    const entries = this.entries()
     for (const p of ps) {
       const rank = Math.min(Math.max(Math.floor((p * this.n + 99) / 100), 1), this.n)
       let seen = 0
-      for (const v of values) {
-        seen += this.counts.get(v) as number
+      for (const [v, count] of entries) {
+        seen += count
         if (seen >= rank) {
           out[`p${p}`] = v
           break

@@ -43,6 +43,20 @@ describe('KeyIds', () => {
     expect(ids.size).toBe(keys.length)
   })
 
+  it("idsOf (a lookup's keys, guessing each from the key that followed the previous one) gives idOf's ids", () => {
+    const guessed = new KeyIds()
+    const direct = new KeyIds()
+    const lookups = [[1, 2, 3], [1, 2, 3, 4], [1, 5, 3], [2, 3], [1, 2, 6, 4], [7], [1, 2, 3, 4]].map((l) =>
+      l.map(digest),
+    )
+    for (const keys of lookups) {
+      const out = new Int32Array(keys.length)
+      guessed.idsOf(keys, out)
+      expect([...out]).toEqual(keys.map((k) => direct.idOf(k)))
+    }
+    expect(guessed.size).toBe(direct.size)
+  })
+
   it('tells digests apart that agree on all but one hex digit (the table hashes only the last 24 characters)', () => {
     const ids = new KeyIds()
     const base = '0x' + '0'.repeat(64)
