@@ -211,6 +211,7 @@ describe('tiered configurations', () => {
     const report = await lmt(['report', path, '-o', join(tmp.dir, 'report.html')])
     expect(report.exitCode).toBe(2)
     expect(report.stderr).toMatch(/lmt report does not play configurations with a tier_strategy/)
+    expect(report.stderr).toMatch(/hint: for hit rate per tier against capacity: lmt simulate CONFIG --sweep/)
   })
 
   it('a group with one storage and no tier_strategy keeps lmt’s own form (24 columns)', async () => {
