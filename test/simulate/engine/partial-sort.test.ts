@@ -1,5 +1,9 @@
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {partialSort} from '../../../src/simulate/engine/partial-sort.js'
+import {XorShift64Halves} from '../../../src/simulate/engine/xorshift64.js'
+import {FIXTURES} from '../../helpers/cli.js'
 
 /** partial_sort over the indices `a` ordered by key[index] (ties by `tie` when given), as an array */
 function sorted(key: number[], a: number[], middle: number, tie?: bigint[]): number[] {
@@ -54,5 +58,43 @@ describe('partialSort: libstdc++ std::partial_sort, ties included', () => {
     ])
     // without the tie the three are equal: make_heap gives [2,1,0], sort_heap [1,0,2] then [0,1,2]
     expect(sorted([big, big, big], [0, 1, 2], 3)).toEqual([0, 1, 2])
+  })
+})
+
+describe("random_lru's draws and partial sort against g++'s std::partial_sort over the same draws", () => {
+  // test/fixtures/README.md (partial-sort/): per case `n s k seed`, the keys, then g++'s first k and final state
+  const lines = readFileSync(join(FIXTURES, 'partial-sort', 'gxx-sampled.txt'), 'utf8')
+    .trim()
+    .split('\n')
+  const cases = Array.from({length: lines.length / 3}, (_, c) => {
+    const [n, s, k, seed] = lines[3 * c].split(' ')
+    const expected = lines[3 * c + 2].trim().split(' ')
+    return {
+      n: Number(n),
+      s: Number(s),
+      k: Number(k),
+      seed: BigInt(seed),
+      key: Float64Array.from(lines[3 * c + 1].split(' ').map(Number)),
+      want: [expected.slice(0, -1).map(Number), BigInt(expected[expected.length - 1])],
+    }
+  })
+
+  /** s draws stored, then std::partial_sort over them: the first k and the generator's state */
+  function victims(seed: bigint, n: number, s: number, k: number, key: Float64Array): [number[], bigint] {
+    const rng = new XorShift64Halves(seed)
+    const draws = new Int32Array(s)
+    rng.fillMod(draws, s, n)
+    partialSort(draws, k, s, {key, tie: undefined})
+    return [Array.from(draws.subarray(0, k)), rng.state]
+  }
+
+  it('has the 150 cases, most with ties', () => {
+    expect(cases).toHaveLength(150)
+    expect(cases.filter(({key}) => new Set(key).size < key.length).length).toBeGreaterThan(100)
+  })
+
+  it("gives g++'s victims in g++'s order", () => {
+    for (const [c, {n, s, k, seed, key, want}] of cases.entries())
+      expect(victims(seed, n, s, k, key), `case ${c}`).toEqual(want)
   })
 })
