@@ -13,6 +13,7 @@ import {converterSettings} from '../plugins/converter-flags.js'
 import {ensureDirectory, refuseNonRegularOutput, sameFile} from '../util/output-path.js'
 import {numberFlag} from '../util/number-flags.js'
 import {ConversionRun, type ConvertRequest} from './conversion-run.js'
+import './fast/index.js' // the accelerators (seams.ts)
 import {expandDirectoryInputs} from './directory-inputs.js'
 import {bytesLayout, parseKvLayout} from './kv-layout.js'
 import type {jsonlToLct} from './lct-bridge.js'

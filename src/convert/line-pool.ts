@@ -2,7 +2,8 @@ import {pathToFileURL} from 'node:url'
 import {WorkerPool} from '../util/workers/worker-pool.js'
 import {OrderedJobs} from '../util/workers/ordered-jobs.js'
 import type {InputLine} from '../jsonl/input-line.js'
-import {LineBatch, type LineBatchData, type LineBatchSpares} from '../jsonl/line-batch.js'
+import type {LineBatch, LineBatchSpares} from '../jsonl/line-batch.js'
+import {accelerators} from './seams.js'
 import type {
   LineBatchMapperModule,
   LineMapFunction,
@@ -13,7 +14,7 @@ import type {
 } from './line-mapper.js'
 
 const BATCH_LINES = 512
-const IN_FLIGHT_PER_WORKER = 3
+export const IN_FLIGHT_PER_WORKER = 3
 
 /** Whether a mapper runs on the main thread: no worker asked for, or an input too small to pay for one. */
 function runsInline(spec: LineMapperSpec, inputBytes: number): boolean {
@@ -21,12 +22,12 @@ function runsInline(spec: LineMapperSpec, inputBytes: number): boolean {
   return (spec.workers ?? 1) < 1 || inputBytes < (spec.inlineBelowBytes ?? 4 << 20)
 }
 
-function moduleUrl(spec: LineMapperSpec): string {
+export function moduleUrl(spec: LineMapperSpec): string {
   return spec.module.startsWith('file:') ? spec.module : pathToFileURL(spec.module).href
 }
 
 /** `count` threads running the mapper module of `spec` in the worker `entry`. */
-function mapperPool<J, R>(entry: URL, spec: LineMapperSpec, count: number): WorkerPool<J, R> {
+export function mapperPool<J, R>(entry: URL, spec: LineMapperSpec, count: number): WorkerPool<J, R> {
   return new WorkerPool<J, R>({
     name: 'line mapper',
     entry,
@@ -127,45 +128,8 @@ async function* mapBatchesInline<R>(
 }
 
 /**
- * The byte-batch mapper on worker threads. A batch's buffers move to the worker and come back with its result
- * (transferred both ways: no line is copied between threads).
- */
-async function* mapBatchesOnWorkers<R>(
-  batches: AsyncIterable<LineBatch>,
-  spec: LineMapperSpec,
-  count: number,
-  spares: LineBatchSpares | undefined,
-): AsyncGenerator<MappedBatch<R>> {
-  const workers = mapperPool<
-    {batch: LineBatchData; spares: ArrayBuffer[]},
-    {result: R; batch: LineBatchData}
-  >(new URL('./line-batch-worker.js', import.meta.url), spec, count)
-  const pool = new OrderedJobs(workers, IN_FLIGHT_PER_WORKER)
-  try {
-    const take = async (): Promise<MappedBatch<R>> => {
-      const {result, batch} = await pool.next()
-      return {lines: LineBatch.of(batch), result}
-    }
-    // yields a batch; once the consumer asks for the next, its buffers may be reused
-    async function* handOut(): AsyncGenerator<MappedBatch<R>> {
-      const mapped = await take()
-      yield mapped
-      spares?.give(mapped.lines)
-    }
-    for await (const lines of batches) {
-      const spares = spec.takeSpares?.() ?? []
-      pool.submit({batch: lines.data(), spares}, [...lines.buffers(), ...spares])
-      while (pool.full) yield* handOut()
-    }
-    while (pool.pending > 0) yield* handOut()
-  } finally {
-    await workers.close()
-  }
-}
-
-/**
  * Maps an input's lines as byte batches with `spec` (a module exporting `createLineBatchMapper`), inline or on
- * worker threads; one result per batch, in input order.
+ * worker threads (an accelerator, seams.ts); one result per batch, in input order.
  */
 export function mapLineBatches<R>(
   batches: AsyncIterable<LineBatch>,
@@ -173,6 +137,8 @@ export function mapLineBatches<R>(
   inputBytes: number,
   spares?: LineBatchSpares,
 ): AsyncIterable<MappedBatch<R>> {
-  if (runsInline(spec, inputBytes)) return mapBatchesInline<R>(batches, spec, spares)
-  return mapBatchesOnWorkers<R>(batches, spec, spec.workers ?? 1, spares)
+  const onWorkers = accelerators().batchWorkers
+  if (runsInline(spec, inputBytes) || onWorkers === undefined)
+    return mapBatchesInline<R>(batches, spec, spares)
+  return onWorkers<R>(batches, spec, spec.workers ?? 1, spares)
 }

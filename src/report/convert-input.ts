@@ -5,6 +5,7 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {ConversionRun} from '../convert/conversion-run.js'
+import '../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
 import {fileStem} from '../convert/settings.js'
 import type {ConverterRegistration} from '../convert/types.js'
 import {removeStaleEntries} from '../util/stale-entries.js'

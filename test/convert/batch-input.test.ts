@@ -15,6 +15,7 @@ const dist = async <T>(p: string): Promise<T> =>
 const {InputAccounting} = await dist<typeof import('../../src/convert/input-accounting.js')>(
   'src/convert/input-accounting.js',
 )
+await dist('src/convert/fast/index.js') // the worker threads (convert/seams.ts), as the doors put them in
 const {serializeJson} = await dist<typeof import('../../src/index.js')>('src/index.js')
 const {QwenBailianConverter} = await dist<typeof import('../../plugins/converters/hash-id/qwen-bailian.js')>(
   'plugins/converters/hash-id/qwen-bailian.js',

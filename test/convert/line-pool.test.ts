@@ -88,6 +88,11 @@ describe('the line mapper pool', () => {
 const {mapLineBatches} = (await import(
   dist('src/convert/line-pool.js')
 )) as typeof import('../../src/convert/line-pool.js')
+// the worker threads are an accelerator (convert/seams.ts): put in as the doors that run conversions do
+await import(dist('src/convert/fast/index.js'))
+const {accelerators} = (await import(
+  dist('src/convert/seams.js')
+)) as typeof import('../../src/convert/seams.js')
 const {LineBatchBuilder} = (await import(
   dist('src/jsonl/line-batch.js')
 )) as typeof import('../../src/jsonl/line-batch.js')
@@ -119,6 +124,7 @@ describe('the byte-batch mapper pool', () => {
   }
 
   it('gives the inline results, batch by batch in input order, on 1 and 2 worker threads', async () => {
+    expect(accelerators().batchWorkers).toBeTypeOf('function') // not the inline path twice
     const lines = qwenLines(6000)
     const inline = await runBatches(lines, {workers: 0})
     expect(inline.length).toBeGreaterThan(15)

@@ -5,6 +5,7 @@
 import {existsSync, statSync} from 'node:fs'
 import {type MessagePort, parentPort, workerData} from 'node:worker_threads'
 import {ConversionRun} from '../../convert/conversion-run.js'
+import '../../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
 import type {StagedConversion} from '../../convert/isolated-converter.js'
 import type {ConverterClass} from '../../convert/types.js'
 import {isLmtError, lmtError} from '../../errors.js'

@@ -2,9 +2,9 @@
 // maps each batch of lines it is sent to one result.
 import {workerData} from 'node:worker_threads'
 import {pathToFileURL} from 'node:url'
-import type {LineBatchMapFunction, LineBatchMapperModule} from './line-mapper.js'
-import {LineBatch, type LineBatchData} from '../jsonl/line-batch.js'
-import {serveJobs} from '../util/workers/serve-jobs.js'
+import type {LineBatchMapFunction, LineBatchMapperModule} from '../line-mapper.js'
+import {LineBatch, type LineBatchData} from '../../jsonl/line-batch.js'
+import {serveJobs} from '../../util/workers/serve-jobs.js'
 
 const {module, config} = workerData as {module: string; config: unknown}
 const url = module.startsWith('file:') ? module : pathToFileURL(module).href

@@ -1,0 +1,5 @@
+// Puts convert's accelerators in (seams.ts): the doors that run conversions import this module.
+import {useAccelerators} from '../seams.js'
+import {mapBatchesOnWorkers} from './batch-workers.js'
+
+useAccelerators({batchWorkers: mapBatchesOnWorkers})
