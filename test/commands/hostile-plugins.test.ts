@@ -398,6 +398,34 @@ describe('a converter that fails where lmt made no call (it runs on the plugin t
   })
 })
 
+describe('a converter that throws what cannot be described, or whose statics throw', () => {
+  it('a revoked Proxy or an Error whose message getter throws: a coded error; a throwing static flags: a warning', () => {
+    const dir = folder('undescribable')
+    const module = write(
+      join(dir, 'odd.mjs'),
+      'export class ProxyThrowConverter { convertToTraces() { const {proxy, revoke} = Proxy.revocable({}, {}); revoke(); throw proxy } }\n' +
+        "export class GetterThrowConverter { convertToTraces() { const e = new Error('x'); Object.defineProperty(e, 'message', {get() { throw new Error('no') }}); throw e } }\n" +
+        "export class StaticThrowConverter { static get flags() { throw new Error('no flags') } convertToTraces() { return [] } }\n",
+    )
+    const out = write(join(dir, 'out', 'out.jsonl'), OLD_OUTPUT)
+    for (const format of ['proxy_throw', 'getter_throw']) {
+      const r = run(
+        ['convert', '-i', QWEN, '-f', format, '--converter-module', module, '-o', out, '--json'],
+        30_000,
+        {
+          LMT_PLUGIN_LOAD_TIMEOUT: '20',
+        },
+      )
+      expect(r.exitCode).toBe(1)
+      expect(JSON.parse(r.stdout).error.code).toMatch(/^LMT_PLUGIN_CONVERTER_(THREW|FAILED)$/)
+      expect(r.stderr).toContain(
+        `warning: StaticThrowConverter in ${module} cannot be read: no flags; ignored`,
+      )
+      expectOldOutputOnly(out)
+    }
+  })
+})
+
 describe('a converter that loops forever', () => {
   /** Runs a conversion; sends SIGINT (to the process, or its group) 500 ms after the banner; `ms` to the end. */
   async function interrupt(args: string[], to: 'pid' | 'group') {

@@ -53,18 +53,17 @@ export interface WireError {
 }
 
 export function toWire(err: unknown): WireError {
-  if (isLmtError(err))
-    return {
-      message: err.message,
-      lmt: {kind: err.kind, exitCode: err.exitCode, suggestions: [...err.suggestions]},
-    }
-  let message: string
+  // what a plugin threw may be anything (a Proxy, an Error whose message getter throws): every look may throw
   try {
-    message = err instanceof Error ? String(err.message) : String(err)
+    if (isLmtError(err))
+      return {
+        message: String(err.message),
+        lmt: {kind: err.kind, exitCode: err.exitCode, suggestions: [...err.suggestions].map(String)},
+      }
+    return {message: err instanceof Error ? String(err.message) : String(err)}
   } catch {
-    message = 'an error that cannot be described'
+    return {message: 'an error that cannot be described'}
   }
-  return {message}
 }
 
 export function fromWire(w: WireError): Error {

@@ -212,10 +212,16 @@ const OPS = {
 
   /** The files a converter lists for a directory input. */
   async inputFiles(args: {locator: Locator; dir: string}): Promise<string[]> {
-    const cls = (await find(args.locator)) as {inputFiles(dir: string): unknown}
-    const files = cls.inputFiles(args.dir)
+    const cls = (await find(args.locator)) as {name: string; inputFiles(dir: string): unknown}
+    let files: unknown
+    try {
+      files = cls.inputFiles(args.dir)
+    } catch (err) {
+      if (isLmtError(err)) throw err
+      throw lmtError('PLUGIN_CONVERTER_FAILED', `${cls.name}.inputFiles() failed: ${toWire(err).message}`)
+    }
     if (!Array.isArray(files) || !files.every((f) => typeof f === 'string'))
-      throw new Error(`${(cls as {name?: string}).name}.inputFiles() must return an array of paths`)
+      throw lmtError('PLUGIN_CONVERTER_FAILED', `${cls.name}.inputFiles() must return an array of paths`)
     return files
   },
 
@@ -228,7 +234,13 @@ const OPS = {
     const level = (await find(args.locator)) as ReplayLevel
     const warnings: string[] = []
     const flags = await ownFlags(level.flags, args.flags)
-    const config = levelConfig(level, flags, args.header, (m) => warnings.push(m))
+    let config: unknown
+    try {
+      config = levelConfig(level, flags, args.header, (m) => warnings.push(m))
+    } catch (err) {
+      if (isLmtError(err)) throw err
+      throw lmtError('REPLAY_CONFIG', toWire(err).message)
+    }
     const handle = configs.size + 1
     configs.set(handle, config)
     const digest = level.configDigest?.(config)
@@ -308,7 +320,6 @@ const OPS = {
     const options = {...staged.options}
     const deferred = (options.settings as {lmtDeferredSettings?: DeferredSettings} | undefined)
       ?.lmtDeferredSettings
-    if (deferred) options.settings = await settingsOf(cls, deferred)
     const run = new ConversionRun({
       ...staged,
       converterClass: cls,
@@ -317,7 +328,17 @@ const OPS = {
       onProgress: (p) => event('progress', p),
       onInputDone: (s) => event('inputDone', s),
     })
-    const summary = await run.run()
+    let summary
+    try {
+      if (deferred) options.settings = await settingsOf(cls, deferred)
+      summary = await run.run()
+    } catch (err) {
+      // lmt's own errors as they are; anything else a converter threw that lmt could not even describe
+      if (isLmtError(err)) throw err
+      throw lmtError('PLUGIN_CONVERTER_FAILED', `${cls.name} failed: ${toWire(err).message}`, {
+        suggestions: [NEXT_STEP],
+      })
+    }
     if (run.finished === undefined) throw new Error('the conversion ended without an output')
     return {summary, finished: run.finished}
   },
