@@ -29,7 +29,7 @@ function comparisonTable(doc: ReportDocument, s: LmcacheLookupSection): string {
     })
     return `<tr data-blocks="${p.capacity_blocks}"><th scope="row">${thousands(p.capacity_blocks)}${gbText(p.capacity_blocks, doc.answer.bytes_per_block)}</th><td data-policy="lmcache_lru" data-value="${p.token_hit_rate}"><b>${percent(p.token_hit_rate, 2)}</b></td>${lmt.join('')}<td data-key="evictions" data-value="${p.evictions}">${thousands(p.evictions)}</td></tr>`
   })
-  return `<table id="lmcache-capacity-table" class="numbers">
+  return `<table id="lmcache-capacity-table" class="numbers wide">
 <caption>Token hit rate at each capacity of the grid: LMCache's simulator (one chunk per block) and lmt's policies</caption>
 <thead><tr>${head.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>`

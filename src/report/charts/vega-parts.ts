@@ -79,7 +79,8 @@ export function instanceColor(values: ReadonlyArray<unknown>): Record<string, un
     type: 'nominal',
     title: 'instance',
     scale: {domain: [...ids, ...all].map((id) => KEY_PREFIX + id), scheme: 'tableau10'},
-    legend: {labelExpr: `slice(datum.label, ${KEY_PREFIX.length})`},
+    // instance ids can be long (model names): two columns keep the legend within the chart's width
+    legend: {labelExpr: `slice(datum.label, ${KEY_PREFIX.length})`, columns: 2},
   }
 }
 
