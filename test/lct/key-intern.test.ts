@@ -55,6 +55,28 @@ describe('interning ObjectKey and MemoryLayoutDesc wrappers', () => {
   })
 })
 
+describe('a key list read again', () => {
+  it('gives the same values in a fresh array, and only for a list of interned values', async () => {
+    const keys = [key(1), key(2, LONG), key(3)]
+    const frames = [header()]
+    for (let i = 0; i < 4; i++) frames.push(record('q', encodeArgs({keys, mixed: [key(1), i], i})))
+    const bytes = Buffer.concat(frames)
+    const read = async (decoding?: typeof fastDecoding) => {
+      const out: LctRecord[] = []
+      for await (const r of await openTrace(Readable.from([bytes]), decoding ? {decoding} : {})) out.push(r)
+      return out
+    }
+    const plain = await read()
+    const interned = await read(fastDecoding)
+    for (let i = 0; i < 4; i++)
+      expect(readable(decodeArgsInPlace(interned[i].args))).toEqual(readable(decodeArgs(plain[i].args)))
+    const list = (r: LctRecord, k: string) => r.args[k] as unknown as unknown[]
+    expect(list(interned[1], 'keys')).not.toBe(list(interned[0], 'keys')) // each record owns its arrays
+    expect(list(interned[1], 'keys')[1]).toBe(list(interned[0], 'keys')[1])
+    expect(list(interned[3], 'mixed')[1]).toBe(3) // a list holding other values is read anew
+  })
+})
+
 describe('ObjectKeyInterner table', () => {
   const bytesOf = (i: number, n = 24) => {
     const b = Buffer.alloc(n, 0x61)

@@ -18,6 +18,8 @@ const SLAB_BYTES = 8 << 20
 /** bytes hashed: the wrapper head and, for ObjectKeys, the first bytes of the chunk hash */
 const HASH_WINDOW = 64
 const SHORT_SALT = 0x5bd1e995
+/** the longest list {@link ObjectKeyInterner.rememberList} keeps (bytes) */
+const LIST_BYTES = 16 << 10
 
 function hashBytes(buf: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5 ^ (end - start)
@@ -109,6 +111,31 @@ export class ObjectKeyInterner {
     this.slabUsed += n
   }
 
+  /** the list of interned values read last, as bytes and values: a request's key list recurs record after record */
+  private readonly listBytes = Buffer.allocUnsafe(LIST_BYTES)
+  private listLength = 0
+  private listValues: RawValue[] = []
+
+  /**
+   * A fresh array of the values of the list remembered last, when `buf[at…]` (by `limit`) starts with its bytes: a
+   * msgpack value delimits itself, so the same bytes are the same list (its length in `found`); else undefined.
+   */
+  recentList(buf: Uint8Array, at: number, limit: number): RawValue[] | undefined {
+    const n = this.listLength
+    if (n === 0 || at + n > limit || this.listBytes.compare(buf, at, at + n, 0, n) !== 0) return undefined
+    this.found = n
+    return this.listValues.slice()
+  }
+
+  /** Remembers the list at `buf[start, end)` when each of its values is an interned one. */
+  rememberList(buf: Uint8Array, start: number, end: number, values: RawValue[]): void {
+    if (end - start > LIST_BYTES || values.length === 0) return
+    for (const v of values) if (!(v instanceof ObjectKey) && !(v instanceof MemoryLayoutDesc)) return
+    Buffer.prototype.copy.call(buf, this.listBytes, 0, start, end)
+    this.listLength = end - start
+    this.listValues = values.slice()
+  }
+
   private clear(): void {
     this.slots.fill(0)
     this.values.fill(undefined)
@@ -146,6 +173,19 @@ export class InterningReader extends MsgpackReader {
     private readonly interner: ObjectKeyInterner,
   ) {
     super(buf, start, end)
+  }
+
+  /** An array: the list read last again is one compare, not a lookup per key (interned payloads nest ≤ 4 deep). */
+  protected override arrayBody(n: number, at: number): RawValue[] {
+    const shortcut = this.depth + 8 < MAX_NESTING
+    const again = shortcut ? this.interner.recentList(this.buf, at, this.end) : undefined
+    if (again !== undefined) {
+      this.pos = at + this.interner.found
+      return again
+    }
+    const out = super.arrayBody(n, at)
+    if (shortcut) this.interner.rememberList(this.buf, at, this.pos, out)
+    return out
   }
 
   override value(): RawValue {

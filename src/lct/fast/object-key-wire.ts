@@ -59,9 +59,29 @@ export function canonicalObjectKey(buf: Uint8Array, start: number, end: number):
   // ObjectKey's rules (an ASCII salt has as many code points as characters); a breach is the general path's error
   // eslint-disable-next-line no-control-regex -- NUL is one of the forbidden characters
   if (model.includes('@') || salt.length > 128 || /[@/\\\u0000]/.test(salt)) return undefined
-  // the hash is a copy (of a Buffer: a Buffer, as the general decoder's slice gives)
-  const hash = Uint8Array.prototype.slice.call(buf, hashStart, hashStart + hashLength) as Uint8Array
-  return new ObjectKey(hash, model, rank, group, salt)
+  return new ObjectKey(hashCopy(buf, hashStart, hashStart + hashLength), model, rank, group, salt)
+}
+
+const HASH_CHUNK_BYTES = 64 << 10
+/** where the hashes of keys read from Buffers are copied: one ArrayBuffer for many keys (less for the collector) */
+let hashChunk = Buffer.allocUnsafeSlow(HASH_CHUNK_BYTES)
+let hashUsed = 0
+
+/**
+ * A copy of `buf[start, end)` (at most 255 bytes), of the type the general decoder's slice gives: a Buffer, carved
+ * from a shared chunk, for a Buffer; a Uint8Array of its own otherwise.
+ */
+function hashCopy(buf: Uint8Array, start: number, end: number): Uint8Array {
+  if (!Buffer.isBuffer(buf)) return Uint8Array.prototype.slice.call(buf, start, end) as Uint8Array
+  const n = end - start
+  if (hashUsed + n > HASH_CHUNK_BYTES) {
+    hashChunk = Buffer.allocUnsafeSlow(HASH_CHUNK_BYTES)
+    hashUsed = 0
+  }
+  for (let i = 0; i < n; i++) hashChunk[hashUsed + i] = buf[start + i]
+  const out = Buffer.from(hashChunk.buffer, hashChunk.byteOffset + hashUsed, n)
+  hashUsed += n
+  return out
 }
 
 /** the last string {@link shortAscii} built (ASCII only) */
