@@ -13,6 +13,7 @@ import {foreignFormats, POLICIES, type PolicyName} from '../simulate/index.js'
 import {expandDirectoryInputs} from '../convert/directory-inputs.js'
 import {LMCACHE_FORMAT, layoutBytesPerToken} from '../cli/lmcache-simulate.js'
 import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
+import {findConverter} from '../convert/convert.js'
 import {convertInput, type ConvertedInput} from '../report/convert-input.js'
 import {renderReportHtml} from '../report/html.js'
 import {renderEventsReportHtml} from '../report/events-html.js'
@@ -359,15 +360,10 @@ export default class Report extends LmtCommand {
     flags: {input?: string[]; format?: string; 'instance-id': string; 'instance-block-sizes'?: string},
     warn: (m: string) => void,
   ): Promise<ConvertedInput> {
-    const registry = await discoverConverters({
-      plugins: await pluginConverterSources(this.config, warn),
-      onWarning: warn,
+    const {registration: reg} = await findConverter({format: flags.format as string}, this.config, {
+      warn,
+      info() {},
     })
-    const reg = registry.resolve(flags.format as string)
-    if (!reg)
-      throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format as string, registry.knownNames(), {
-        suggestions: ['run "lmt converters" to see every format'],
-      })
     const inputs = expandDirectoryInputs(flags.input ?? [], reg.cls)
     flags.input = inputs
     for (const input of inputs)
