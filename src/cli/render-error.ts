@@ -1,7 +1,6 @@
 // lmt's one error style, `error: <message>` and `hint: <what to do>` lines on stderr, for every error a run can
 // end with: lmt's coded errors, oclif's flag and argument parsing errors, and errors of oclif's own commands.
-import {isLmtError} from '../errors.js'
-import {closest} from '../util/closest.js'
+import {closest, isLmtError} from '../errors.js'
 
 type FlagDefs = Record<string, {char?: string; allowNo?: boolean; type?: string}>
 type AnyError = Error & {

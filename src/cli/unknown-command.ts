@@ -1,6 +1,5 @@
 import type {Interfaces} from '@oclif/core'
-import {lmtError} from '../errors.js'
-import {closest} from '../util/closest.js'
+import {closest, lmtError} from '../errors.js'
 
 /**
  * The command typed and the nearest command lmt has. `id` is oclif's: the words joined by `:`, possibly with the

@@ -4,7 +4,7 @@ import {LmtCommand} from '../cli/lmt-command.js'
 import {integerFlag, numberFlag, seedFlag} from '../util/number-flags.js'
 import {handleInterrupts} from '../cli/interrupts.js'
 import {countText, createProgressBar, type ProgressBar} from '../cli/progress.js'
-import {lmtError} from '../errors.js'
+import {closest, lmtError} from '../errors.js'
 import {parseKvLayout} from '../convert/kv-layout.js'
 import {
   CAPACITY_UNIT_NAMES,
@@ -20,7 +20,6 @@ import {
   type SimulateRequest,
   type SweepRequest,
 } from '../simulate/index.js'
-import {closest} from '../util/closest.js'
 import {statSync} from 'node:fs'
 import {basename} from 'node:path'
 import {fileStem} from '../convert/settings.js'

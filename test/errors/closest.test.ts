@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {closest, editDistance} from '../../src/util/closest.js'
+import {closest, editDistance} from '../../src/errors.js'
 
 describe('did-you-mean matching', () => {
   it('counts edits, an adjacent swap as one', () => {
