@@ -1,9 +1,9 @@
 // The report page's LMCache section for a lookup-hash log: LMCache's cache simulator (lmcache_lru) beside lmt's
 // policies at every capacity of the grid, and its seven statistics at the capacity replayed over time, written as
 // LMCache prints them. Every figure's cell carries its exact value (`data-value`) for a reader of the page.
-import {type LmcacheLookupSection, percent, thousands} from '../simulate/index.js'
-import {pyFormatFixed} from '../util/pyfmt.js'
-import type {ReportDocument} from './document.js'
+import {type LmcacheLookupSection, percent, thousands} from '../../simulate/index.js'
+import {pyFormatFixed} from '../../util/pyfmt.js'
+import type {ReportDocument} from '../document.js'
 import {escapeHtml} from './escape-html.js'
 
 type Json = Record<string, unknown>
