@@ -61,6 +61,74 @@ function importsOf(file: string): string[] {
 
 const files = ['src', 'plugins'].flatMap((d) => sources(join(ROOT, d))).map((f) => relative(ROOT, f))
 
+/** The strongly connected components of more than one node (Tarjan's algorithm): each one is an import cycle. */
+function cycles(edges: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const found: string[][] = []
+  const visit = (v: string): void => {
+    index.set(v, index.size)
+    low.set(v, index.get(v) as number)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number))
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = []
+      let w: string
+      do {
+        w = stack.pop() as string
+        onStack.delete(w)
+        component.push(w)
+      } while (w !== v)
+      if (component.length > 1) found.push(component.sort())
+    }
+  }
+  for (const v of edges.keys()) if (!index.has(v)) visit(v)
+  return found.sort((a, b) => a[0].localeCompare(b[0]))
+}
+
+/** The import graph of `files`, each file standing for `node(file)`; edges within one node are left out. */
+function importGraph(node: (file: string) => string): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>()
+  for (const file of files)
+    for (const target of importsOf(file)) {
+      const [from, to] = [node(file), node(target)]
+      if (from === to) continue
+      if (!edges.has(from)) edges.set(from, new Set())
+      ;(edges.get(from) as Set<string>).add(to)
+    }
+  return edges
+}
+
+/** A folder is a file's directory, except that each file directly in src/ stands for itself. */
+const folderOf = (file: string): string => (dirname(file) === 'src' ? file : dirname(file))
+
+// Folder cycles known and being taken apart; any other cycle, or one of these grown, fails the test.
+const KNOWN_FOLDER_CYCLES: string[][] = [
+  // the .lct accelerators and the formats they speed up
+  ['src/lct', 'src/lct/fast'],
+  // the plugin runtime, its isolation worker and the convert run that starts it
+  ['src/convert', 'src/plugins', 'src/plugins/isolation'],
+  // simulate's parts: config < input < engine < output < oracles < run < sweep < the door, with a few edges back
+  [
+    'src/simulate',
+    'src/simulate/config',
+    'src/simulate/engine',
+    'src/simulate/input',
+    'src/simulate/oracles',
+    'src/simulate/output',
+    'src/simulate/run',
+    'src/simulate/sweep',
+  ],
+]
+
 describe('layers (docs/architecture.md)', () => {
   it('every file of src/ and plugins/ has a layer', () => {
     expect(files.filter((f) => layerOf(f) === undefined)).toEqual([])
@@ -89,5 +157,32 @@ describe('layers (docs/architecture.md)', () => {
     expect(layerOf('src/convert/records.ts')).toBe(2)
     expect(layerOf('src/util/pyfmt.ts')).toBeLessThan(layerOf('src/jsonl/json-float.ts') as number)
     expect(importsOf('src/convert/records.ts')).toContain('src/jsonl/serialize.ts')
+  })
+  it('no file-level import cycle', () => {
+    expect(cycles(importGraph((f) => f))).toEqual([])
+  })
+
+  it('no folder-level import cycle', () => {
+    const known = new Set(KNOWN_FOLDER_CYCLES.map((c) => [...c].sort().join(' ')))
+    expect(cycles(importGraph(folderOf)).filter((c) => !known.has(c.join(' ')))).toEqual([])
+  })
+
+  it('finds the cycles of a graph, and places files in their folders', () => {
+    const graph = (pairs: string[]) => {
+      const edges = new Map<string, Set<string>>()
+      for (const p of pairs) {
+        const [a, b] = p.split('>')
+        edges.set(a, (edges.get(a) ?? new Set()).add(b))
+      }
+      return edges
+    }
+    expect(cycles(graph(['a>b', 'b>c', 'c>a', 'c>d', 'd>e', 'e>d', 'f>a']))).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+    ])
+    expect(cycles(graph(['a>b', 'b>c', 'a>c']))).toEqual([])
+    expect(folderOf('src/errors.ts')).toBe('src/errors.ts')
+    expect(folderOf('src/util/pyfmt.ts')).toBe('src/util')
+    expect(folderOf('src/report/charts/charts.ts')).toBe('src/report/charts')
   })
 })
