@@ -9,7 +9,7 @@ import {createProgressBar} from '../cli/progress.js'
 import {fileStem, parseInstanceBlockSizes} from '../convert/settings.js'
 import {parseKvLayout} from '../convert/kv-layout.js'
 import {isLmtError, lmtError} from '../errors.js'
-import {foreignFormats, POLICIES, type PolicyName} from '../simulate/index.js'
+import {foreignFormats, isTieredConfig, POLICIES, type PolicyName, readConfigFile} from '../simulate/index.js'
 import {expandDirectoryInputs} from '../convert/directory-inputs.js'
 import {LMCACHE_FORMAT, layoutBytesPerToken} from '../cli/lmcache-simulate.js'
 import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
@@ -22,6 +22,8 @@ import {eventsSummaryLines} from '../lct/events-summary.js'
 import type {ReportDocument} from '../report/document.js'
 import {buildReport, type ReportRequest} from '../report/report.js'
 import {reportSummaryLines} from '../report/summary-lines.js'
+import {buildTieredReport, type TieredReportDocument, tieredSummaryLines} from '../report/tiered.js'
+import {renderTieredReportHtml} from '../report/page/tiered-html.js'
 import {writeFileAtomic} from '../util/atomic-write.js'
 import {
   ensureDirectory,
@@ -261,6 +263,10 @@ export default class Report extends LmtCommand {
       default: 12,
     }),
     group: Flags.string({summary: 'The group the answer is for (configurations with several groups).'}),
+    'sweep-storage': Flags.string({
+      summary:
+        'A tiered configuration (tier_strategy): the storage whose capacity the curve varies, by unique_name (default: as lmt simulate --sweep).',
+    }),
     seed: Flags.string({summary: 'Seed of random_lru (decimal or 0x hex).', default: '0x12345678ABCDEF01'}),
     jobs: integerFlag({
       char: 'j',
@@ -280,7 +286,7 @@ export default class Report extends LmtCommand {
     }),
   }
 
-  async run(): Promise<ReportDocument | EventsReportDocument> {
+  async run(): Promise<ReportDocument | EventsReportDocument | TieredReportDocument> {
     const {args, flags} = await this.parse(parseOptionsForStdio(Report, this.argv))
     if (flags.trace === STDIO) flags.trace = await stdinAsFile()
     if (flags.input?.includes(STDIO)) {
@@ -298,6 +304,10 @@ export default class Report extends LmtCommand {
     checkOutput(output, [flags.trace, args.config, ...(flags.input ?? [])])
     const labels = (flags.input ?? []).map((i) => basename(i)).join(', ')
     const converted = flags.input ? await this.converter(flags, warn) : undefined
+    if (args.config !== undefined && isTieredConfig((await readConfigFile(args.config)).raw.instance_groups))
+      return this.tieredReport(flags, request, {config: args.config, output, converted, labels, json})
+    if (flags['sweep-storage'] !== undefined)
+      throw lmtError('CLI_FLAG_NEEDS', '--sweep-storage', 'a configuration with a tier_strategy')
     const req: ReportRequest = {
       ...request,
       ...(await lmcacheLookupRequest(flags, request)),
@@ -319,6 +329,46 @@ export default class Report extends LmtCommand {
       this.log(`report: ${output}`)
     }
     return {...doc, output} as ReportDocument
+  }
+
+  /** A tiered configuration: simulate's tiered sweep, the share of the hit rate each tier serves. */
+  private async tieredReport(
+    flags: ReportFlags,
+    request: Omit<ReportRequest, 'config' | 'trace'>,
+    run: {config: string; output: string; converted?: ConvertedInput; labels: string; json: boolean},
+  ): Promise<TieredReportDocument> {
+    const {converted, output, json} = run
+    if (request.capacityBlocks !== undefined)
+      throw lmtError('CLI_FLAG_NEEDS', '--capacity-blocks', 'a configuration without tier_strategy', {
+        suggestions: ['a tiered configuration gives capacities in GiB: --capacity'],
+      })
+    const doc = await writePage(
+      (onProgress) =>
+        buildTieredReport({
+          config: run.config,
+          trace: converted?.trace ?? flags.trace,
+          traceLabel: converted ? run.labels : undefined,
+          blockSize: request.blockSize,
+          bytesPerToken: request.bytesPerToken,
+          capacityGb: request.capacityGb,
+          storage: flags['sweep-storage'],
+          group: request.group,
+          points: request.points,
+          seed: request.seed,
+          jobs: request.jobs,
+          skipInvalid: request.skipInvalid,
+          version: request.version,
+          onProgress,
+        }),
+      renderTieredReportHtml,
+      {output, converted, json, bar: flags.progress && !flags.quiet && !json},
+    )
+    if (!json && !flags.quiet) {
+      for (const n of doc.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
+      for (const line of tieredSummaryLines(doc)) this.log(line)
+      this.log(`report: ${output}`)
+    }
+    return {...doc, output} as TieredReportDocument
   }
 
   /** `-i EVENTS.lct`: LMCache's trace info and the events replay on one page. */

@@ -49,11 +49,8 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
   if (!req.config && !req.trace) throw lmtError('REPORT_NO_INPUT')
   const file = req.config ? await readConfigFile(req.config) : undefined
   if (file !== undefined && isTieredConfig(file.raw.instance_groups))
-    throw lmtError('SIM_TIERED_NOT_PLAYED', 'lmt report', {
-      suggestions: [
-        'for hit rate per tier against capacity: lmt simulate CONFIG --sweep [--sweep-storage NAME] (sweep.csv, summary.json and the plot split it by tier)',
-        'or give lmt report a configuration without tier_strategy (one storage, one shared capacity)',
-      ],
+    throw lmtError('SIM_TIERED_NOT_PLAYED', 'the untiered report', {
+      suggestions: ['buildTieredReport (report/tiered.ts) plays it tier by tier, as lmt report does'],
     })
   // the capacity is the report's to choose: -1 satisfies the configuration check; nothing is written there
   const flags: SimFlags = {

@@ -1,0 +1,154 @@
+// The page of a tiered configuration's report: the hit rate against the swept tier's capacity (the total solid, one
+// dashed line per tier), the share each tier serves at the chosen capacity, and what the page leaves out and why.
+import {chartFigure, standalonePage} from './html.js'
+import {escapeHtml} from './escape-html.js'
+import {tierSharesText, type TieredReportDocument} from '../tiered.js'
+
+const pct = (r: number) => `${(r * 100).toFixed(1)} %`
+const gib = (v: number) => `${v.toPrecision(4).replace(/\.?0+$/, '')} GiB`
+const int = (n: number) => Math.round(n).toLocaleString('en-US')
+
+const TOTAL = 'all tiers'
+
+function curveChart(doc: TieredReportDocument) {
+  const a = doc.answer
+  const values = a.points.flatMap((p) => [
+    {series: TOTAL, capacity_gb: p.capacity_gb, token_hit_rate: p.token_hit_rate, hit_tokens: p.hit_tokens},
+    ...p.tiers.map((t) => ({
+      series: t.tier,
+      capacity_gb: p.capacity_gb,
+      token_hit_rate: t.token_hit_rate,
+      hit_tokens: t.hit_tokens,
+    })),
+  ])
+  const caps = a.points.map((p) => p.capacity_gb)
+  const x = {
+    field: 'capacity_gb',
+    type: 'quantitative',
+    scale: {type: 'log', nice: false, domain: [Math.min(...caps), Math.max(...caps)]},
+    title: `capacity of ${a.swept_tier} (GiB, log scale)`,
+  }
+  const y = {field: 'token_hit_rate', type: 'quantitative', title: 'token hit rate', axis: {format: '.1%'}}
+  const domain = [TOTAL, ...a.tiers]
+  const color = {field: 'series', type: 'nominal', title: null, scale: {domain}}
+  const strokeDash = {
+    field: 'series',
+    type: 'nominal',
+    title: null,
+    scale: {domain, range: [[1, 0], ...a.tiers.map(() => [6, 4])]},
+  }
+  const tooltip = [
+    {field: 'series', title: 'tier'},
+    {field: 'capacity_gb', title: 'GiB', format: '.4~g'},
+    {field: 'token_hit_rate', title: 'token hit rate', format: '.2%'},
+    {field: 'hit_tokens', title: 'hit tokens', format: ','},
+  ]
+  const refs = [
+    {
+      label: `every tier unlimited ${pct(a.infinite.token_hit_rate)}${a.infinite.is_ceiling ? '' : ' (not a ceiling: blocks can expire)'}`,
+      rate: a.infinite.token_hit_rate,
+    },
+  ]
+  return {
+    id: 'chart-tiers',
+    title: 'Token hit rate against capacity, per tier',
+    caption: `The group's token hit rate (solid) and the share each tier serves (dashed) as the capacity of ${a.swept_tier} varies, the other tiers as configured; every point replayed. The dotted line marks the chosen capacity.`,
+    spec: {
+      $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+      width: 500,
+      height: 250,
+      layer: [
+        {
+          data: {values},
+          layer: [
+            {mark: {type: 'line', strokeWidth: 1.5}, encoding: {x, y, color, strokeDash}},
+            {
+              name: 'points',
+              mark: {type: 'point', filled: true, size: 28, tooltip: true},
+              encoding: {x, y, color, tooltip},
+            },
+          ],
+        },
+        {
+          data: {values: refs},
+          mark: {type: 'rule', strokeDash: [6, 4], color: '#666'},
+          encoding: {y: {field: 'rate', type: 'quantitative'}},
+        },
+        {
+          data: {values: refs},
+          mark: {type: 'text', align: 'left', dx: 4, dy: -6, color: '#444'},
+          encoding: {y: {field: 'rate', type: 'quantitative'}, x: {value: 0}, text: {field: 'label'}},
+        },
+        {
+          data: {values: [{capacity_gb: a.chosen.capacity_gb}]},
+          mark: {type: 'rule', strokeDash: [2, 3], color: '#999'},
+          encoding: {x: {field: 'capacity_gb', type: 'quantitative'}},
+        },
+      ],
+    },
+  }
+}
+
+function pointsTable(doc: TieredReportDocument): string {
+  const a = doc.answer
+  const head = ['capacity', 'all tiers', ...a.tiers]
+    .map((h) => `<th scope="col">${escapeHtml(h)}</th>`)
+    .join('')
+  const rows = a.points.map((p) => {
+    const chosen = p.capacity_gb === a.chosen.capacity_gb ? ' <span class="sub">chosen</span>' : ''
+    const cells = [p.token_hit_rate, ...p.tiers.map((t) => t.token_hit_rate)].map((r) => `<td>${pct(r)}</td>`)
+    return `<tr><th scope="row">${gib(p.capacity_gb)}${chosen}</th>${cells.join('')}</tr>`
+  })
+  return `<table id="tiers-table" class="numbers">
+<caption>Token hit rate at each capacity of ${escapeHtml(a.swept_tier)}: the group's, and the share each tier serves (they add up to it)</caption>
+<thead><tr>${head}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`
+}
+
+function headline(doc: TieredReportDocument): string {
+  const a = doc.answer
+  const c = a.chosen
+  const why =
+    c.source === 'flag'
+      ? 'the capacity asked for'
+      : c.source === 'ceiling_90'
+        ? 'the smallest capacity of the grid that reaches 90 % of every tier unlimited'
+        : 'the largest capacity of the grid'
+  const others = a.tiers
+    .map((t, i) => ({t, c: a.capacities_gb[i]}))
+    .filter((x) => x.c !== null)
+    .map((x) => `${escapeHtml(x.t)} ${(x.c as number) < 0 ? 'unlimited' : gib(x.c as number)}`)
+  return `<p class="headline">With ${escapeHtml(a.swept_tier)} at <b>${gib(c.capacity_gb)}</b> (${why}), the group serves a
+<b>${c.token_hit_rate.toFixed(3)}</b> token hit rate: <b>${escapeHtml(tierSharesText(c))}</b>.</p>
+<p>Every tier unlimited: ${pct(a.infinite.token_hit_rate)}${a.infinite.is_ceiling ? '' : ' (blocks can expire, so this bounds no point)'}. ${others.length > 0 ? `The other tiers as configured: ${others.join(', ')}.` : ''}</p>`
+}
+
+function leftOut(doc: TieredReportDocument): string {
+  return `<p class="note">Left out for tiers: ${doc.answer.left_out.map((l) => `<b>${escapeHtml(l.section)}</b> (${escapeHtml(l.reason)})`).join('; ')}.</p>`
+}
+
+function notices(doc: TieredReportDocument): string {
+  if (doc.notices.length === 0) return ''
+  return `<section><h2>Notices</h2><ul class="notices">${doc.notices.map((n) => `<li class="${n.level}">${escapeHtml(n.message)} <code>${escapeHtml(n.code)}</code></li>`).join('')}</ul></section>`
+}
+
+/** The whole page. */
+export function renderTieredReportHtml(doc: TieredReportDocument): string {
+  const a = doc.answer
+  const chart = curveChart(doc)
+  const t = doc.trace as Record<string, unknown>
+  return standalonePage({
+    title: `lmt report — ${String(t.name)}`,
+    heading: 'KV-cache capacity report: storage tiers',
+    meta: `${escapeHtml(String(t.name))} · ${int(Number(t.rows))} rows · group ${escapeHtml(a.group)} · tiers ${a.tiers.map(escapeHtml).join(', ')} · ${int(a.input_tokens)} input tokens`,
+    body: `<section id="answer"><h2>The answer</h2>
+${headline(doc)}
+<div class="charts">${chartFigure(chart)}</div>
+${pointsTable(doc)}
+<p class="note">${a.points.length} capacities of ${escapeHtml(a.swept_tier)}, log-spaced up to the working set, each replayed with every tier as <code>lmt simulate CONFIG --sweep</code> plays it (the same numbers: its sweep.csv and summary.json). Token hit rate = hit tokens / input tokens of the group's requests; a hit counts for the tier that served it.</p>
+${leftOut(doc)}
+</section>
+${notices(doc)}`,
+    charts: [chart],
+    footer: `lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code>`,
+  })
+}

@@ -1,0 +1,202 @@
+// `lmt report` of a tiered configuration (a group with a tier_strategy): simulate's tiered sweep, asked for through
+// simulate's door as `lmt simulate CONFIG --sweep` asks for it, its outputs written to a temporary folder that is
+// removed; the summary read back as the answer: the hit rate against the swept tier's capacity, in total and per
+// tier, and the share of the hit rate each tier serves at one capacity.
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {basename, join} from 'node:path'
+import {type Notice, simulate, type SimulateProgress, type SweepRequest} from '../simulate/index.js'
+
+export interface TieredReportRequest {
+  config: string
+  trace?: string
+  /** the name the page gives the trace (default its file name) */
+  traceLabel?: string
+  blockSize?: number
+  bytesPerToken?: number
+  /** the capacity of the swept tier the answer is given at (GiB); default the smallest point at 90 % of the ceiling */
+  capacityGb?: number
+  /** the storage whose capacity varies (default: the one `lmt simulate --sweep` varies) */
+  storage?: string
+  group?: string
+  points: number
+  seed: bigint
+  jobs?: number
+  skipInvalid: boolean
+  version: string
+  onProgress?(p: {phase: string; done: number; total: number}): void
+}
+
+export interface TierShare {
+  tier: string
+  hit_tokens: number
+  token_hit_rate: number
+  final_blocks: number
+}
+
+/** one capacity of the swept tier: the group's total and each tier's share of it */
+export interface TieredPoint {
+  capacity_gb: number
+  hit_tokens: number
+  token_hit_rate: number
+  tiers: TierShare[]
+}
+
+/** a section of the untiered report that the tiered one leaves out, and why */
+export interface LeftOut {
+  section: string
+  reason: string
+}
+
+export interface TieredReportDocument {
+  format: 'lmt.report'
+  format_version: 1
+  kind: 'tiers'
+  lmt_version: string
+  trace: Record<string, unknown>
+  notices: Notice[]
+  answer: {
+    group: string
+    tiers: string[]
+    swept_tier: string
+    /** the other tiers' capacities as configured (GiB; negative: unlimited); null for the swept one */
+    capacities_gb: Array<number | null>
+    input_tokens: number
+    /** every tier unlimited; a ceiling of the points only when no block can expire */
+    infinite: {token_hit_rate: number; is_ceiling: boolean}
+    points: TieredPoint[]
+    chosen: TieredPoint & {source: 'flag' | 'ceiling_90' | 'largest'}
+    left_out: LeftOut[]
+  }
+  performance: {seconds: number}
+}
+
+type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export const LEFT_OUT: LeftOut[] = [
+  {
+    section: 'Belady (next need) reference',
+    reason: 'it models one cache evicting by next use, not tiers with write modes and promotion',
+  },
+  {
+    section: 'one-pass stack method',
+    reason: 'it models one LRU cache, so every point of a tiered sweep is replayed',
+  },
+  {
+    section: 'other policies',
+    reason: "a tiered group plays its configuration's own policy in every tier (--policies does not apply)",
+  },
+]
+
+/** One `lmt simulate CONFIG --sweep` through simulate's door; its summary document. */
+async function sweep(req: TieredReportRequest, sw: SweepRequest, phase: string): Promise<Json> {
+  const out = mkdtempSync(join(tmpdir(), 'lmt-report-tiers-'))
+  try {
+    const outcome = await simulate({
+      configPath: req.config,
+      flags: {
+        trace: req.trace,
+        outputDir: out,
+        blockSize: req.blockSize,
+        bytesPerToken: req.bytesPerToken,
+      },
+      seed: req.seed,
+      skipInvalid: req.skipInvalid,
+      strictInstances: false,
+      plots: false,
+      oracle: 'none',
+      sweep: sw,
+      keepPointCsv: false,
+      jobs: req.jobs,
+      version: req.version,
+      onProgress: (p: SimulateProgress) => {
+        if (p.points) req.onProgress?.({phase, done: p.points.done, total: p.points.total})
+        else if (p.step) req.onProgress?.({phase: p.step.label, done: p.step.done, total: p.step.total})
+        else req.onProgress?.({phase: 'reading the trace', done: p.bytes, total: p.total})
+      },
+    })
+    const summary = outcome.summary as Json
+    // the temporary folder is the report's business, not the reader's
+    summary.notices = (summary.notices as Notice[]).filter((n) => !n.message.includes(out))
+    return summary
+  } finally {
+    rmSync(out, {recursive: true, force: true})
+  }
+}
+
+/** The sweep's points with their totals: every hit is served by exactly one tier, so the tiers add up to it. */
+function pointsOf(summary: Json, inputTokens: number): TieredPoint[] {
+  return (summary.sweep.points as Json[]).map((p) => {
+    const tiers = (p.tiers as TierShare[]).map((t) => ({...t}))
+    const hit = tiers.reduce((a, t) => a + t.hit_tokens, 0)
+    return {
+      capacity_gb: p.capacity_gb as number,
+      hit_tokens: hit,
+      token_hit_rate: inputTokens > 0 ? hit / inputTokens : 0,
+      tiers,
+    }
+  })
+}
+
+/** Builds the tiered report document. */
+export async function buildTieredReport(req: TieredReportRequest): Promise<TieredReportDocument> {
+  const started = performance.now()
+  const base = {points: req.points, unit: 'fraction' as const, group: req.group, storage: req.storage}
+  const summary = await sweep(req, base, 'replaying capacities')
+  const group = summary.sweep.group_name as string
+  const totals = (summary.groups as Json[]).find((g) => g.group_name === group)?.totals as Json
+  const inputTokens = totals.input_tokens as number
+  const points = pointsOf(summary, inputTokens)
+  const infRate = (summary.oracles.infinite as Json[])[0].token_hit_rate as number
+  const tiers = summary.sweep.tiers as Json
+  let chosen: TieredReportDocument['answer']['chosen']
+  if (req.capacityGb !== undefined) {
+    const at = await sweep(
+      req,
+      {...base, points: 1, unit: 'gib', capacities: [req.capacityGb]},
+      'the chosen capacity',
+    )
+    chosen = {...pointsOf(at, inputTokens)[0], source: 'flag'}
+  } else {
+    const reached = tiers.infinite_is_ceiling
+      ? points.find((p) => p.token_hit_rate >= 0.9 * infRate)
+      : undefined
+    chosen = reached ? {...reached, source: 'ceiling_90'} : {...points[points.length - 1], source: 'largest'}
+  }
+  const t = summary.trace as Json
+  return {
+    format: 'lmt.report',
+    format_version: 1,
+    kind: 'tiers',
+    lmt_version: req.version,
+    trace: {name: req.traceLabel ?? basename(String(t.path)), ...t},
+    notices: summary.notices as Notice[],
+    answer: {
+      group,
+      tiers: tiers.names as string[],
+      swept_tier: tiers.swept_tier as string,
+      capacities_gb: tiers.capacities_gb as Array<number | null>,
+      input_tokens: inputTokens,
+      infinite: {token_hit_rate: infRate, is_ceiling: tiers.infinite_is_ceiling as boolean},
+      points,
+      chosen,
+      left_out: LEFT_OUT,
+    },
+    performance: {seconds: (performance.now() - started) / 1000},
+  }
+}
+
+/** ` HBM 0.61, SSD 0.09`-style words: the share of the token hit rate each tier serves at a point */
+export function tierSharesText(p: TieredPoint, digits = 3): string {
+  return p.tiers.map((t) => `${t.tier} ${t.token_hit_rate.toFixed(digits)}`).join(', ')
+}
+
+/** The report's lines for a terminal. */
+export function tieredSummaryLines(doc: TieredReportDocument): string[] {
+  const a = doc.answer
+  const c = a.chosen
+  return [
+    `${String(doc.trace.name)}: group ${a.group}, tiers ${a.tiers.join(', ')}; the sweep varies ${a.swept_tier}; every tier unlimited: token hit rate ${a.infinite.token_hit_rate.toFixed(3)}`,
+    `at ${a.swept_tier} ${c.capacity_gb.toPrecision(6)} GiB: ${c.token_hit_rate.toFixed(3)} token hit rate: ${tierSharesText(c)}`,
+  ]
+}

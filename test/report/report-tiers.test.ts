@@ -1,0 +1,143 @@
+// lmt report on a tiered configuration (a tier_strategy in a group): its answer is simulate --sweep's, tier by tier,
+// and the tiers add up to the group's total as simulate's sweep.csv gives it.
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
+
+const JULY = join(FIXTURES, 'optimizer-july')
+const tmp = tempDir()
+afterAll(() => tmp.cleanup())
+
+type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** July case t2_wt_gen (HBM then SSD, write-through) on the July traces' gen.jsonl */
+function tieredConfig(): string {
+  const c = JSON.parse(readFileSync(join(JULY, 't2_wt_gen', 'config.json'), 'utf8'))
+  c.trace_file_path = join(JULY, 'traces', 'gen.jsonl')
+  c.output_result_path = join(tmp.dir, 'unused')
+  const path = join(tmp.dir, 't2_wt_gen.json')
+  writeFileSync(path, JSON.stringify(c))
+  return path
+}
+
+async function report(args: string[]): Promise<Json> {
+  const r = await lmt(['report', ...args, '--json', '--no-progress'])
+  expect(r.exitCode, r.stderr).toBe(0)
+  return JSON.parse(r.stdout)
+}
+
+/** simulate --sweep's summary.json and the group's total hit tokens of each point from its sweep.csv */
+async function simulateSweep(config: string, out: string, args: string[]) {
+  const dir = join(tmp.dir, out)
+  const r = await lmt([
+    'simulate',
+    config,
+    '--sweep',
+    '--oracle',
+    'none',
+    '--no-plots',
+    '-q',
+    '-o',
+    dir,
+    ...args,
+  ])
+  expect(r.exitCode, r.stderr).toBe(0)
+  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'))
+  const csv = readFileSync(join(dir, 'sweep.csv'), 'utf8').trim().split('\n')
+  const head = csv[0].split(',')
+  const totals = csv
+    .slice(1)
+    .map((l) => l.split(','))
+    .filter((c) => c[head.indexOf('instance_id')] === '*' && c[0] !== 'infinite')
+    .map((c) => ({
+      hitTokens: Number(c[head.indexOf('hit_tokens')]),
+      rate: Number(c[head.indexOf('token_hit_rate')]),
+    }))
+  return {sweep: summary.sweep, totals}
+}
+
+/** the point's tiers add up to its total, and the total is simulate's */
+function expectSums(p: Json, total: {hitTokens: number; rate: number}) {
+  expect(p.tiers.reduce((a: number, t: Json) => a + t.hit_tokens, 0)).toBe(p.hit_tokens)
+  expect(p.hit_tokens).toBe(total.hitTokens)
+  expect(p.tiers.reduce((a: number, t: Json) => a + t.token_hit_rate, 0)).toBeCloseTo(p.token_hit_rate, 12)
+  expect(p.token_hit_rate).toBeCloseTo(total.rate, 5) // sweep.csv prints six significant digits
+}
+
+describe('lmt report of a tiered configuration', () => {
+  const config = tieredConfig()
+
+  it('gives every point and the chosen one tier by tier, as simulate --sweep does', async () => {
+    const html = join(tmp.dir, 'default.html')
+    const doc = await report([config, '-o', html])
+    const sim = await simulateSweep(config, 'default', ['--sweep-points', '12'])
+    const a = doc.answer
+    expect(doc.kind).toBe('tiers')
+    expect(a.tiers).toEqual(sim.sweep.tiers.names)
+    expect(a.swept_tier).toBe('hbm')
+    expect(a.points).toHaveLength(12)
+    a.points.forEach((p: Json, i: number) => {
+      expect(p.capacity_gb).toBe(sim.sweep.points[i].capacity_gb)
+      expect(p.tiers).toEqual(sim.sweep.points[i].tiers)
+      expectSums(p, sim.totals[i])
+    })
+    // the chosen capacity is a point of the grid: the smallest at 90 % of every tier unlimited
+    const at = a.points.findIndex((p: Json) => p.capacity_gb === a.chosen.capacity_gb)
+    expect(a.chosen.source).toBe('ceiling_90')
+    expect(a.chosen.tiers).toEqual(sim.sweep.points[at].tiers)
+    expect(a.chosen.token_hit_rate).toBeGreaterThanOrEqual(0.9 * a.infinite.token_hit_rate)
+    expect(a.points.slice(0, at).every((p: Json) => p.token_hit_rate < 0.9 * a.infinite.token_hit_rate)).toBe(
+      true,
+    )
+    // the page names each tier's share in words, and says what it leaves out
+    const page = readFileSync(html, 'utf8')
+    const shares = a.chosen.tiers.map((t: Json) => `${t.tier} ${t.token_hit_rate.toFixed(3)}`).join(', ')
+    expect(page).toContain(`<b>${a.chosen.token_hit_rate.toFixed(3)}</b> token hit rate: <b>${shares}</b>`)
+    expect(page).toMatch(/Left out for tiers: <b>Belady \(next need\) reference<\/b>/)
+    expect(page).not.toContain('lmt-report-tiers-') // the temporary folder of the sweep
+  })
+
+  it('varies --sweep-storage and answers at --capacity, as simulate --sweep-storage does there', async () => {
+    const doc = await report([
+      config,
+      '--sweep-storage',
+      'ssd',
+      '--capacity',
+      '0.01',
+      '-o',
+      join(tmp.dir, 's.html'),
+    ])
+    const sim = await simulateSweep(config, 'ssd', [
+      '--sweep-storage',
+      'ssd',
+      '--sweep-unit',
+      'gib',
+      '--sweep-capacities',
+      '0.01',
+    ])
+    const a = doc.answer
+    expect(a.swept_tier).toBe('ssd')
+    expect(a.chosen).toMatchObject({capacity_gb: 0.01, source: 'flag'})
+    expect(a.chosen.tiers).toEqual(sim.sweep.points[0].tiers)
+    expectSums(a.chosen, sim.totals[0])
+    expect(a.capacities_gb).toEqual(sim.sweep.tiers.capacities_gb)
+  })
+
+  it('refuses what does not apply to tiers, and --sweep-storage without them', async () => {
+    const blocks = await lmt(['report', config, '--capacity-blocks', '10', '-o', join(tmp.dir, 'b.html')])
+    expect(blocks.exitCode).toBe(2)
+    expect(blocks.stderr).toMatch(/--capacity-blocks needs a configuration without tier_strategy/)
+    const plain = await lmt([
+      'report',
+      '--trace',
+      join(JULY, 'traces', 'gen.jsonl'),
+      '--sweep-storage',
+      'ssd',
+      '-o',
+      join(tmp.dir, 'p.html'),
+    ])
+    expect(plain.exitCode).toBe(2)
+    expect(plain.stderr).toMatch(/--sweep-storage needs a configuration with a tier_strategy/)
+  })
+})
