@@ -9,7 +9,7 @@ import './fast/index.js'
 export {simulate, type SimulateOutcome} from './run.js'
 export type {OracleChoice, SimulateProgress, SimulateRequest, SweepRequest} from './config/request.js'
 export {consoleText} from './output/console.js'
-export {PendingFiles} from './output/pending-files.js'
+export {PendingFiles} from '../util/pending-files.js'
 export {foreignFormats} from './input/foreign-trace.js'
 
 // the configuration and its capacities

@@ -119,7 +119,6 @@ const KNOWN_FOLDER_CYCLES: string[][] = [
   // simulate's parts: config < input < engine < output < oracles < run < sweep < the door, with a few edges back
   [
     'src/simulate',
-    'src/simulate/config',
     'src/simulate/engine',
     'src/simulate/input',
     'src/simulate/oracles',

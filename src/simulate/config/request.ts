@@ -2,8 +2,10 @@
 // run, the sweep and the row passes, which all read it.
 import type {CapacityUnit} from './capacity.js'
 import type {SimFlags} from './config.js'
-import type {FormatRecogniser} from '../input/foreign-trace.js'
-import type {PendingFiles} from '../output/pending-files.js'
+import type {PendingFiles} from '../../util/pending-files.js'
+
+/** The formats whose converters say `line` looks like their input (the command asks the registry). */
+export type FormatRecogniser = (line: string) => Promise<string[]>
 
 export type OracleChoice = 'none' | 'infinite' | 'belady' | 'all'
 

@@ -2,10 +2,19 @@
 // `tier_strategy` (required by that generation), `storages` and the TTL keys, read with that Optimizer's defaults
 // and checks. A configuration is of that generation when a group has a `tier_strategy`.
 import {lmtError} from '../../errors.js'
-import type {EdgeStrategy, WriteMode} from '../engine/tiered.js'
 import type {Notes} from './notes.js'
 
 type Json = Record<string, unknown>
+
+export type WriteMode = 'write_through' | 'cascading' | 'write_through_selective'
+
+/** How blocks move across the edge from tier i to tier i + 1. */
+export interface EdgeStrategy {
+  writeMode: WriteMode
+  propagate: boolean
+  promote: boolean
+  threshold: number
+}
 
 export interface StorageTier {
   name: string

@@ -4,20 +4,13 @@
 // being easy to check against the rules over the typed-array layout of the untiered engine (engine.ts).
 
 import {BinaryHeap} from '../../util/binary-heap.js'
-import {partialSortBy} from './libstdcxx-sort.js'
+import {partialSortBy} from '../../util/libstdcxx-sort.js'
 import {XorShift64} from './xorshift64.js'
+import type {EdgeStrategy, WriteMode} from '../config/tiers.js'
+
+export type {EdgeStrategy, WriteMode}
 
 const INT64_MAX = 2n ** 63n - 1n
-
-export type WriteMode = 'write_through' | 'cascading' | 'write_through_selective'
-
-/** How blocks move across the edge from tier i to tier i + 1. */
-export interface EdgeStrategy {
-  writeMode: WriteMode
-  propagate: boolean
-  promote: boolean
-  threshold: number
-}
 
 export class Block {
   /**

@@ -6,9 +6,7 @@ import {defaultOutputPath} from '../../convert/settings.js'
 import {KeyInterner} from './key-interner.js'
 import {parseRow} from './trace-rows.js'
 import {firstLine} from './trace-source.js'
-
-/** The formats whose converters say `line` looks like their input (the command asks the registry). */
-export type FormatRecogniser = (line: string) => Promise<string[]>
+import type {FormatRecogniser} from '../config/request.js'
 
 /** The formats the first line of `path` looks like: none when it is a valid trace row or nobody recognises it. */
 export async function foreignFormats(path: string, recognise?: FormatRecogniser): Promise<string[]> {

@@ -1,7 +1,7 @@
 // A tiered configuration's trace read whole, in the order the July-2026 Optimizer plays it: its rows sorted by
 // timestamp with libstdc++'s std::sort, which is not stable, so rows of equal timestamps come out in the order that
 // introsort leaves them (a trace in strictly increasing order is left as it is).
-import {introsortBy} from '../engine/libstdcxx-sort.js'
+import {introsortBy} from '../../util/libstdcxx-sort.js'
 import {KeyInterner, type TraceRow} from './trace-rows.js'
 import {readTraceRowBatches, type TraceReadStats} from './trace-source.js'
 

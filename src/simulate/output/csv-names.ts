@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {tempPathBeside} from '../../util/atomic-write.js'
 import {refuseNonRegularOutput} from '../../util/output-path.js'
 import type {Notes} from '../config/notes.js'
-import type {PendingFiles} from './pending-files.js'
+import type {PendingFiles} from '../../util/pending-files.js'
 
 // eslint-disable-next-line no-control-regex -- control characters are unsafe in file names
 const UNSAFE_NAME = /[/\\:*?"<>|\u0000-\u001f\u007f]/

@@ -1,6 +1,6 @@
 import {inclusionNote} from './inclusion-note.js'
 import {join} from 'node:path'
-import type {PendingFiles} from './pending-files.js'
+import type {PendingFiles} from '../../util/pending-files.js'
 import type {Player} from '../engine/player.js'
 import {renderSvg} from '../../vendor/vega.js'
 

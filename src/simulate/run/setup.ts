@@ -11,7 +11,7 @@ import type {Player} from '../engine/player.js'
 import {foreignFormats, notConvertedError} from '../input/foreign-trace.js'
 import {firstRowType, newStats, type TraceReadStats} from '../input/trace-source.js'
 import {CsvNames} from '../output/csv-names.js'
-import {PendingFiles} from '../output/pending-files.js'
+import {PendingFiles} from '../../util/pending-files.js'
 
 /** the outputs of a run besides the CSVs: refused before any work when one is a device, a FIFO or a folder */
 const FIXED_OUTPUTS = [

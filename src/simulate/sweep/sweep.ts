@@ -11,7 +11,7 @@ import {capacityText, checkGibCapacity, pointCapacity} from '../config/capacity.
 import {formatG} from '../output/format-g.js'
 import {rate} from '../output/hit-rate-csv.js'
 import type {Notes} from '../config/notes.js'
-import {PendingFiles} from '../output/pending-files.js'
+import {PendingFiles} from '../../util/pending-files.js'
 import {playRows} from '../engine/play-rows.js'
 import {quotaUnits, Player} from '../engine/player.js'
 import type {SimulateRequest, SweepRequest} from '../config/request.js'

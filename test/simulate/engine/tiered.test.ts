@@ -1,7 +1,7 @@
 // The tiered model (the July-2026 Optimizer's tiers, TTL and sharded LRU) on cases worked out by hand, and
 // libstdc++'s sorts it relies on checked against the partial sort the untiered engine is proven with.
 import {describe, expect, it} from 'vitest'
-import {introsortBy, partialSortBy} from '../../../src/simulate/engine/libstdcxx-sort.js'
+import {introsortBy, partialSortBy} from '../../../src/util/libstdcxx-sort.js'
 import {partialSort} from '../../../src/simulate/engine/partial-sort.js'
 import {
   type EdgeStrategy,

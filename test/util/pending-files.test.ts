@@ -1,9 +1,9 @@
 import {mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {PendingFiles} from '../../../src/simulate/output/pending-files.js'
-import {tempDir} from '../../helpers/cli.js'
-import {LMT_TEMP} from '../../helpers/faults.js'
+import {PendingFiles} from '../../src/util/pending-files.js'
+import {tempDir} from '../helpers/cli.js'
+import {LMT_TEMP} from '../helpers/faults.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())

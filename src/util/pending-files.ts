@@ -4,10 +4,10 @@
 // handler calls removeAll), so Ctrl-C leaves the previous outputs as they were and no stray temporary behind.
 import {existsSync, mkdirSync, rmdirSync, rmSync} from 'node:fs'
 import {dirname, resolve} from 'node:path'
-import {writeTempBeside} from '../../util/atomic-write.js'
-import {outputError, refuseNonRegularOutput, refuseOutputIsInput} from '../../util/output-path.js'
-import {replaceAsSet, type Replacement} from '../../util/replace-set.js'
-import {isLmtError} from '../../errors.js'
+import {writeTempBeside} from './atomic-write.js'
+import {outputError, refuseNonRegularOutput, refuseOutputIsInput} from './output-path.js'
+import {replaceAsSet, type Replacement} from './replace-set.js'
+import {isLmtError} from '../errors.js'
 
 /** Removes a file; what is not one (a folder put at its name) stays, and the error being reported stays the one. */
 function removeQuietly(path: string): void {
