@@ -68,6 +68,8 @@ export {parseObjectLine, parseRow, type LineProblem} from './convert/object-line
 export {BatchSlabs} from './convert/batch-slabs.js'
 export {LctError} from './errors.js'
 export * from './lct/index.js'
+// the decoding lmt's commands read .lct traces with (its accelerators; plain under LMT_PLAIN=1)
+export {chosenDecoding} from './lct/fast/index.js'
 /** The 64-bit Get+Write key of an LMCache ObjectKey (what `--mode lct` writes and `lmcache_lct` reads back). */
 export {keyOfObjectKey} from './convert/lct-bridge.js'
 export {

@@ -27,7 +27,6 @@ export {MsgpackError, type RawMap, type RawValue} from './msgpack.js'
 export {countTrace, openTrace, type LctSource, type TraceReader} from './reader.js'
 export {recordArgs} from './record-args.js'
 export {plainDecoding} from './record-decoding.js'
-export {chosenDecoding} from './fast/index.js'
 export {configDigest, processClock, TraceRecorder, type Clock, type TraceRecorderOptions} from './recorder.js'
 export type {
   DecodedRecordFields,

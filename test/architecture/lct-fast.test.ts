@@ -1,12 +1,12 @@
 // The .lct accelerators live in src/lct/fast/ behind one seam (src/lct/record-decoding.ts): the formats and the
-// replay model never import them; only the places that choose a decoding for a command do.
+// replay model never import them; only the places that choose a decoding for a command do (none inside src/lct/).
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import {join, relative, resolve} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 const SRC = resolve(import.meta.dirname, '../../src')
 /** the modules that pick the decoding lmt's commands read traces with */
-const CHOOSERS = ['lct/index.ts', 'lct/trace-info.ts', 'replay/run.ts']
+const CHOOSERS = ['index.ts', 'commands/trace/info.ts', 'replay/run.ts']
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -4,6 +4,7 @@ import {countText, createProgressBar} from '../../cli/progress.js'
 import {LmtCommand} from '../../cli/lmt-command.js'
 import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../cli/trace-report.js'
 import {eventsSummaryLines} from '../../lct/events-summary.js'
+import {chosenDecoding} from '../../lct/fast/index.js'
 import {traceInfo} from '../../lct/trace-info.js'
 import {lctErrorJson} from '../../cli/lct-errors.js'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../cli/lct-flags.js'
@@ -48,6 +49,7 @@ export default class TraceInfo extends LmtCommand {
       maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
       name,
       onProgress: (done, records) => bar.update(done, bytes, () => `${countText(records)} records`),
+      decoding: chosenDecoding(),
     }).finally(() => bar.stop())
     if (!this.jsonEnabled()) {
       const lines = [...renderTraceInfo(name, count), ...(events ? eventsSummaryLines(events) : [])]
