@@ -179,7 +179,7 @@ export default class Report extends LmtCommand {
   static override summary =
     'One HTML page that answers how much KV cache a trace needs, with which policy, and why'
 
-  static override description = `Characterizes a Get+Write trace (load over time, input lengths, prefix sharing, reuse distance and time, working set, key popularity) and replays it at a grid of capacities for every policy, with the Belady (next need) and infinite-capacity references: the capacity each policy needs to reach 50/80/90/95 % of the infinite-capacity hit rate, and the hit rate over time at one capacity. Writes one self-contained HTML file (charts render offline) and, with --json, prints the same numbers.`
+  static override description = `Characterizes a Get+Write trace (load over time, input lengths, prefix sharing, reuse distance and time, working set, key popularity) and replays it at a grid of capacities for every policy, with the Belady (next need) and infinite-capacity references: the capacity each policy needs to reach 50/80/90/95 % of the infinite-capacity hit rate, and the hit rate over time at one capacity. A configuration with a tier_strategy (storage tiers) gets simulate's tiered sweep instead: hit rate against one storage's capacity, in total and per tier, and the share each tier serves. Writes one self-contained HTML file (charts render offline) and, with --json, prints the same numbers.`
 
   // the trace of the first and last examples is the output of the Mooncake example of "lmt convert --help"
   static override examples = [
@@ -203,6 +203,11 @@ export default class Report extends LmtCommand {
         'An LMCache events trace (--trace-level events): its trace info, occupancy and evictions over time',
       command:
         '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/lct/events_level_meta_INFERRED.lct -o events.report.html',
+    },
+    {
+      description:
+        'A tiered configuration (tier_strategy): the hit rate each tier serves as the SSD tier grows',
+      command: '<%= config.bin %> <%= command.id %> tiers.json --sweep-storage ssd -o tiers.report.html',
     },
     {
       description: 'An Optimizer configuration, the numbers as JSON',

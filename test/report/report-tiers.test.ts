@@ -1,11 +1,15 @@
+/// <reference lib="dom" />
 // lmt report on a tiered configuration (a tier_strategy in a group): its answer is simulate --sweep's, tier by tier,
-// and the tiers add up to the group's total as simulate's sweep.csv gives it.
-import {readFileSync, writeFileSync} from 'node:fs'
+// and the tiers add up to the group's total as simulate's sweep.csv gives it; the page renders in Chromium.
+import {existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {chromium} from 'playwright-core'
 import {afterAll, describe, expect, it} from 'vitest'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 
 const JULY = join(FIXTURES, 'optimizer-july')
+const CHROMIUM = '/usr/bin/chromium'
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())
 
@@ -96,6 +100,41 @@ describe('lmt report of a tiered configuration', () => {
     expect(page).toContain(`<b>${a.chosen.token_hit_rate.toFixed(3)}</b> token hit rate: <b>${shares}</b>`)
     expect(page).toMatch(/Left out for tiers: <b>Belady \(next need\) reference<\/b>/)
     expect(page).not.toContain('lmt-report-tiers-') // the temporary folder of the sweep
+  })
+
+  it.skipIf(!existsSync(CHROMIUM))('draws the total and every tier in headless Chromium', async () => {
+    const html = join(tmp.dir, 'browser.html')
+    const doc = await report([config, '-o', html])
+    const context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'lmt-chromium-')), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+      ],
+    })
+    try {
+      const page = await context.newPage()
+      const problems: string[] = []
+      page.on('pageerror', (e) => problems.push(e.message))
+      page.on('requestfailed', (q) => problems.push(q.url()))
+      await page.goto(`file://${html}`)
+      await page.waitForSelector('body[data-rendered="true"]', {timeout: 30_000})
+      const marks = await page.evaluate(() => {
+        const state = (window as unknown as {lmtReport: {errors: string[]; markCounts(id: string): Json}})
+          .lmtReport
+        return {errors: state.errors, counts: state.markCounts('chart-tiers')}
+      })
+      expect(problems).toEqual([])
+      expect(marks.errors).toEqual([])
+      // one point per capacity for the total and for each tier
+      expect(marks.counts.points_marks).toBe(doc.answer.points.length * (doc.answer.tiers.length + 1))
+    } finally {
+      await context.close()
+    }
   })
 
   it('varies --sweep-storage and answers at --capacity, as simulate --sweep-storage does there', async () => {
