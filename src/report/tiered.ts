@@ -49,9 +49,8 @@ export interface LeftOut {
 }
 
 export interface TieredReportDocument {
-  format: 'lmt.report'
+  format: 'lmt.tiers_report'
   format_version: 1
-  kind: 'tiers'
   lmt_version: string
   trace: Record<string, unknown>
   notices: Notice[]
@@ -165,9 +164,8 @@ export async function buildTieredReport(req: TieredReportRequest): Promise<Tiere
   }
   const t = summary.trace as Json
   return {
-    format: 'lmt.report',
+    format: 'lmt.tiers_report',
     format_version: 1,
-    kind: 'tiers',
     lmt_version: req.version,
     trace: {name: req.traceLabel ?? basename(String(t.path)), ...t},
     notices: summary.notices as Notice[],

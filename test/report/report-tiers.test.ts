@@ -6,6 +6,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {chromium} from 'playwright-core'
 import {afterAll, describe, expect, it} from 'vitest'
+import {validatorFor} from '../../src/schemas.js'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 
 const JULY = join(FIXTURES, 'optimizer-july')
@@ -77,7 +78,9 @@ describe('lmt report of a tiered configuration', () => {
     const doc = await report([config, '-o', html])
     const sim = await simulateSweep(config, 'default', ['--sweep-points', '12'])
     const a = doc.answer
-    expect(doc.kind).toBe('tiers')
+    const validate = validatorFor('tiers-report.schema.json')
+    expect(validate(doc), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true)
+    expect(validate({...doc, format: 'lmt.report'})).toBe(false)
     expect(a.tiers).toEqual(sim.sweep.tiers.names)
     expect(a.swept_tier).toBe('hbm')
     expect(a.points).toHaveLength(12)
