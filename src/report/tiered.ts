@@ -5,7 +5,14 @@
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
-import {type Notice, simulate, type SimulateProgress, type SweepRequest} from '../simulate/index.js'
+import {lmtError} from '../errors.js'
+import {
+  type Notice,
+  readConfigFile,
+  simulate,
+  type SimulateProgress,
+  type SweepRequest,
+} from '../simulate/index.js'
 
 export interface TieredReportRequest {
   config: string
@@ -137,9 +144,19 @@ function pointsOf(summary: Json, inputTokens: number): TieredPoint[] {
   })
 }
 
+/** The group the answer is for, in the report's words (--group), before any play. */
+async function checkGroup(req: TieredReportRequest): Promise<void> {
+  const groups = (await readConfigFile(req.config)).raw.instance_groups
+  const names = (Array.isArray(groups) ? groups : []).map((g: Json) => String(g?.group_name))
+  if (req.group === undefined && names.length > 1) throw lmtError('REPORT_GROUP_NEEDED', names)
+  if (req.group !== undefined && !names.includes(req.group))
+    throw lmtError('SIM_UNKNOWN_GROUP', '--group', req.group)
+}
+
 /** Builds the tiered report document. */
 export async function buildTieredReport(req: TieredReportRequest): Promise<TieredReportDocument> {
   const started = performance.now()
+  await checkGroup(req)
   const base = {points: req.points, unit: 'fraction' as const, group: req.group, storage: req.storage}
   const summary = await sweep(req, base, 'replaying capacities')
   const group = summary.sweep.group_name as string
