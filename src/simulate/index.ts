@@ -41,7 +41,8 @@ export {stackPass, type StackObserver, type StackPassResult} from './oracles/sta
 export type {BeladyGroupResult} from './oracles/belady.js'
 export {checkRateBelowCeiling} from './oracles/ceiling.js'
 export {PrefixBlocks} from './oracles/prefix-blocks.js'
-export {type PointResult, type SweepTask} from './sweep/sweep-tasks.js'
+export {type SweepTask} from './sweep/sweep-tasks.js'
+export {type PointResult} from './engine/player.js'
 export {runSweepTasks} from './sweep/run-tasks.js'
 
 // LMCache's cache simulator over lookup-hash logs (`--policy lmcache_lru`)

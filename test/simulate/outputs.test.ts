@@ -2,7 +2,7 @@ import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {validatorFor} from '../../src/schemas.js'
-import {formatG, formatGExact} from '../../src/simulate/output/format-g.js'
+import {formatG, formatGExact} from '../../src/util/format-g.js'
 import {XorShift64, DEFAULT_SEED} from '../../src/simulate/engine/engine.js'
 import {convertSampleMooncake, FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 

@@ -13,10 +13,10 @@ import {
 } from './engine.js'
 import {BinaryHeap} from '../../util/binary-heap.js'
 import {TieredGroup, type TieredGroupSetup, type TieredInstance, type TieredPolicyName} from './tiered.js'
-import {TieredHitRateSink, tierColumns, tierFields} from '../output/tiered-hit-rate-sink.js'
+import {TieredHitRateSink, tierColumns, tierFields} from './tiered-hit-rate-sink.js'
 import {groupAtCapacity, quotaUnits, weightOf} from '../config/capacity.js'
-import {newReadRecord, rate, type ReadRecord} from '../output/hit-rate-csv.js'
-import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from '../output/hit-rate-sink.js'
+import {newReadRecord, rate, type ReadRecord} from './hit-rate-csv.js'
+import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from './hit-rate-sink.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {blockSizeError, BlockSizeFit, type BlockSizeSource} from '../input/block-size.js'
 
@@ -40,6 +40,19 @@ export interface InstanceCounters {
   evictions: number
   final_cached_blocks: number
   peak_cached_blocks: number
+}
+
+/** A group's counters after one play at one capacity: what a sweep point needs (a play, or the stack pass) */
+export interface PointResult {
+  blockLookups: number
+  groupCfg: GroupConfig
+  members: Array<{
+    instanceId: string
+    weight: number
+    counters: InstanceCounters
+    /** a tiered instance: per tier in priority order, its hit tokens and the blocks it holds at the end */
+    tiers?: {hitTokens: number[]; blocks: number[]}
+  }>
 }
 
 export interface PlotPoint {

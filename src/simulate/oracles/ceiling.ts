@@ -1,7 +1,7 @@
 // The infinite cache is an upper bound of every policy and of Belady at any capacity (a hit is a live prefix, never
 // longer than the written prefix): a reported rate above it is a wrong answer, and stops the run with a coded error.
 import {lmtError} from '../../errors.js'
-import {formatG} from '../output/format-g.js'
+import {formatG} from '../../util/format-g.js'
 
 /**
  * Throws `SIM_ABOVE_CEILING` when `hitTokens` of a group (the same gets, so the same input tokens, as the infinite

@@ -4,9 +4,8 @@
 import type {GroupConfig, InstanceConfig, SimConfig} from '../config/config.js'
 import {splitByMask} from '../engine/engine.js'
 import {PrefixBlocks} from './prefix-blocks.js'
-import {groupAtCapacity, quotaBlocks, weightOf} from '../config/capacity.js'
-import type {InstanceCounters} from '../engine/player.js'
-import type {PointResult, SweepCapacity} from '../sweep/sweep-tasks.js'
+import {type GroupCapacity, groupAtCapacity, quotaBlocks, weightOf} from '../config/capacity.js'
+import type {InstanceCounters, PointResult} from '../engine/player.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {grown} from '../../util/grown.js'
 
@@ -98,7 +97,7 @@ export function stackPass(
   rows: readonly TraceRow[],
   config: SimConfig,
   groupName: string,
-  caps: readonly SweepCapacity[],
+  caps: readonly GroupCapacity[],
   observe?: StackObserver,
 ): StackPassResult {
   const eligible = eligibleInstance(config, groupName, caps.length)
@@ -291,7 +290,7 @@ function certify(
   order: readonly number[],
   group: GroupConfig,
   inst: InstanceConfig,
-  caps: readonly SweepCapacity[],
+  caps: readonly GroupCapacity[],
 ): StackPassResult {
   const {
     hitDiff,

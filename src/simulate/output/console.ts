@@ -8,7 +8,7 @@ import {
   type BlockSizeSource,
   rangeText,
 } from '../input/block-size.js'
-import {formatG} from './format-g.js'
+import {formatG} from '../../util/format-g.js'
 import {capacityText} from '../config/capacity.js'
 import {capacityLabel} from './summary.js'
 

@@ -1,7 +1,7 @@
 // summary.json (docs/simulate.md §5.5) and the terminal table (§5.4), from a replay's state.
 import type {GroupConfig, SimConfig} from '../config/config.js'
-import {formatG} from './format-g.js'
-import {rate} from './hit-rate-csv.js'
+import {formatG} from '../../util/format-g.js'
+import {rate} from '../engine/hit-rate-csv.js'
 import {type InstanceCounters, type InstState, quotaUnits, type Player, weightOf} from '../engine/player.js'
 import type {TraceReadStats} from '../input/trace-source.js'
 

@@ -1,8 +1,8 @@
 // sweep.csv (docs/simulate.md §6.3): one row per instance and one total row (`*`) per point and series (the
 // policy, `belady`, `infinite`), with the capacity in blocks and GiB (2^30 bytes) where it can be said.
 import {blocksToGib, gibToBlocks} from '../config/capacity.js'
-import {formatG} from '../output/format-g.js'
-import {rate} from '../output/hit-rate-csv.js'
+import {formatG} from '../../util/format-g.js'
+import {rate} from '../engine/hit-rate-csv.js'
 
 export const SWEEP_CSV_HEADER =
   'series,capacity_blocks,capacity_gb,quota_blocks,instance_id,requests,read_blocks,hit_blocks,input_tokens,hit_tokens,token_hit_rate,block_hit_rate,evictions,method'

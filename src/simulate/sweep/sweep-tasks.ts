@@ -1,28 +1,10 @@
 // The units of a sweep (docs/simulate.md §6.5): a point's play or a Belady reference, run by a SweepTaskRunner on
 // the rows (run-tasks.ts runs a list of them).
-import type {GroupConfig, SimConfig} from '../config/config.js'
+import type {SimConfig} from '../config/config.js'
+import type {GroupCapacity} from '../config/capacity.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
-import {
-  type InstanceCounters,
-  type PlayerOptions as ReplayOptions,
-  Player as Replayer,
-} from '../engine/player.js'
+import {type PlayerOptions as ReplayOptions, type PointResult, Player as Replayer} from '../engine/player.js'
 import type {TraceRow} from '../input/trace-rows.js'
-
-/** What the sweep needs from one point's replay. */
-export interface PointResult {
-  blockLookups: number
-  groupCfg: GroupConfig
-  members: Array<{
-    instanceId: string
-    weight: number
-    counters: InstanceCounters
-    /** a tiered instance: per tier in priority order, its hit tokens and the blocks it holds at the end */
-    tiers?: {hitTokens: number[]; blocks: number[]}
-  }>
-}
-
-export type SweepCapacity = {blocks?: number; gb?: number}
 
 /** The cloneable part of a point's Replayer options. */
 export interface PointJob {
@@ -35,7 +17,7 @@ export interface PointJob {
 export function replayPoint(
   rows: Iterable<TraceRow>,
   job: PointJob,
-  cap: SweepCapacity,
+  cap: GroupCapacity,
   csvName?: (instanceId: string) => string,
 ): Replayer {
   const r = new Replayer({
@@ -74,7 +56,7 @@ export function pointResult(r: Replayer, groupName: string): PointResult {
  * in policies), or the Belady reference at a point's capacity.
  */
 export type SweepTask =
-  {kind: 'replay'; cap: SweepCapacity; config?: SimConfig} | {kind: 'belady'; capConfig: SimConfig}
+  {kind: 'replay'; cap: GroupCapacity; config?: SimConfig} | {kind: 'belady'; capConfig: SimConfig}
 export type SweepTaskResult = PointResult | BeladyGroupResult[]
 
 /** Runs tasks for one thread; Belady's next-need pass is prepared once, on the first Belady task. */

@@ -7,27 +7,20 @@ import {join} from 'node:path'
 import {lmtError} from '../../errors.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
 import type {ResolvedConfig, SimConfig} from '../config/config.js'
-import {capacityText, checkGibCapacity, pointCapacity} from '../config/capacity.js'
-import {formatG} from '../output/format-g.js'
-import {rate} from '../output/hit-rate-csv.js'
+import {capacityText, checkGibCapacity, type GroupCapacity, pointCapacity} from '../config/capacity.js'
+import {formatG} from '../../util/format-g.js'
+import {rate} from '../engine/hit-rate-csv.js'
 import type {Notes} from '../config/notes.js'
 import {PendingFiles} from '../../util/pending-files.js'
 import {playRows} from '../engine/play-rows.js'
-import {quotaUnits, Player} from '../engine/player.js'
+import {type PointResult, quotaUnits, Player} from '../engine/player.js'
 import type {SimulateRequest, SweepRequest} from '../config/request.js'
 import {stepProgress} from '../config/step-progress.js'
 import {stackPass, type StackPassResult} from '../oracles/stack-pass.js'
 import {checkBelowCeiling} from '../oracles/ceiling.js'
 import {sweepBeladySuffix, sweepFooterLines, sweepPointLine} from '../output/console.js'
 import {cfgWithInstances, totalsOf} from '../output/summary.js'
-import {
-  type PointJob,
-  type PointResult,
-  pointResult,
-  replayPoint as playPoint,
-  type SweepCapacity,
-  type SweepTask,
-} from './sweep-tasks.js'
+import {type PointJob, pointResult, replayPoint as playPoint, type SweepTask} from './sweep-tasks.js'
 import {runSweepTasks} from './run-tasks.js'
 import {capacityCells, SWEEP_CSV_HEADER, sweepCsvRow, tierCsvCells, tierCsvHeader} from './sweep-csv.js'
 import {
@@ -78,7 +71,7 @@ interface SweepPlan {
   /** the infinite play's hit tokens: no point of any series may exceed them */
   ceiling: number
   weights: number[]
-  caps: SweepCapacity[]
+  caps: GroupCapacity[]
   /** the swept group's policies, `+`-joined: the series name */
   policy: string
   job: PointJob
@@ -314,7 +307,7 @@ function capacitiesOf(
   weights: number[],
   notes: Notes,
   bytesPerBlock: number | undefined,
-): SweepCapacity[] {
+): GroupCapacity[] {
   let points: number[]
   if (sw.capacities) points = [...new Set(sw.capacities)].sort((a, b) => a - b)
   else {
@@ -338,7 +331,7 @@ function capacitiesOf(
  * A tiered group's points, all in GiB (its capacities are GiB only): GiB points as they are; blocks and fractions of
  * the working set as the GiB their blocks take, which needs one block size in bytes across the group.
  */
-function tieredCapacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: Notes): SweepCapacity[] {
+function tieredCapacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: Notes): GroupCapacity[] {
   const caps = capacitiesOf(sw, wss, weights, notes, undefined)
   if (caps.every((c) => c.gb !== undefined)) return caps
   if (new Set(weights).size !== 1)
@@ -359,7 +352,7 @@ function stackFor(
   req: SimulateRequest,
   effCfg: SimConfig,
   groupName: string,
-  caps: SweepCapacity[],
+  caps: GroupCapacity[],
 ): StackPassResult {
   if (req.stack === 'off') return notUsed(caps.length, '--stack off')
   if (req.keepPointCsv)
@@ -369,7 +362,7 @@ function stackFor(
 }
 
 /** the configuration of the swept group at one capacity (for the Belady reference) */
-function capConfigOf(plan: SweepPlan, cap: SweepCapacity): SimConfig {
+function capConfigOf(plan: SweepPlan, cap: GroupCapacity): SimConfig {
   const capCfg = structuredClone(plan.effCfg)
   const g = capCfg.instance_groups.find(
     (x) => x.group_name === plan.groupName,
@@ -382,7 +375,7 @@ function capConfigOf(plan: SweepPlan, cap: SweepCapacity): SimConfig {
 }
 
 /** a tiered group's configuration at one point: the swept tier at the point's GiB (undefined: an untiered sweep) */
-function pointConfigOf(plan: SweepPlan, cap: SweepCapacity): SimConfig | undefined {
+function pointConfigOf(plan: SweepPlan, cap: GroupCapacity): SimConfig | undefined {
   if (plan.tiers === undefined) return undefined
   const cfg = structuredClone(plan.effCfg)
   const at = cfg.instance_groups.findIndex((g) => g.group_name === plan.groupName)
@@ -472,7 +465,7 @@ async function addPoints(
 function addPoint(
   plan: SweepPlan,
   tally: SweepTally,
-  cap: SweepCapacity,
+  cap: GroupCapacity,
   point: PointResult,
   method: string,
 ): void {
@@ -553,7 +546,7 @@ function tierShares(names: readonly string[], hitTokens: readonly number[], inpu
  */
 function tieredCapacityCells(
   plan: SweepPlan,
-  cap: SweepCapacity,
+  cap: GroupCapacity,
 ): {capBlocks: string; capGb: string; quotaBlocks: string} {
   const gb = cap.gb as number
   const g = plan.effCfg.instance_groups.find((x) => x.group_name === plan.groupName)

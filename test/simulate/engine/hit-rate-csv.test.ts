@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {CsvRowBuffer} from '../../../src/simulate/output/hit-rate-csv.js'
+import {CsvRowBuffer} from '../../../src/simulate/engine/hit-rate-csv.js'
 import {XorShift64} from '../../../src/simulate/engine/engine.js'
-import {formatG} from '../../../src/simulate/output/format-g.js'
+import {formatG} from '../../../src/util/format-g.js'
 
 const text = (b: CsvRowBuffer): string => Buffer.from(b.buf.subarray(0, b.used)).toString('latin1')
 

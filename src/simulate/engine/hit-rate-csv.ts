@@ -1,6 +1,6 @@
 import {closeSync, openSync, rmSync, writeSync} from 'node:fs'
 import {lmtError, OUTPUT_WRITE_HINT} from '../../errors.js'
-import {formatG} from './format-g.js'
+import {formatG} from '../../util/format-g.js'
 import {grown} from '../../util/grown.js'
 import {targetOfTemp} from '../../util/atomic-write.js'
 

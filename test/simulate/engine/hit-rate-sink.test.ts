@@ -3,8 +3,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {lmt, spawnLmt, tempDir} from '../../helpers/cli.js'
 import {hasTempOf, lmtProcessFull} from '../../helpers/faults.js'
-import {newAccumulatedCounts, newReadRecord} from '../../../src/simulate/output/hit-rate-csv.js'
-import {DeferredHitRateSink, InlineHitRateSink} from '../../../src/simulate/output/hit-rate-sink.js'
+import {newAccumulatedCounts, newReadRecord} from '../../../src/simulate/engine/hit-rate-csv.js'
+import {DeferredHitRateSink, InlineHitRateSink} from '../../../src/simulate/engine/hit-rate-sink.js'
 import {XorShift64} from '../../../src/simulate/engine/engine.js'
 
 const tmp = tempDir()

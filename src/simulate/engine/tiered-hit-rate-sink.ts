@@ -2,7 +2,7 @@
 // Optimizer's four groups of tier columns (hit tokens, hit rate, accumulated hit rate, blocks held; one column per
 // tier in priority order). The tier fields of a row are known at its read, so each row waits only for its
 // AccWriteBlocks, as in the untiered sink.
-import {formatG} from './format-g.js'
+import {formatG} from '../../util/format-g.js'
 import {type AccumulatedCounts, CSV_HEADER, type HitRateCsv, type ReadRecord} from './hit-rate-csv.js'
 import {InlineHitRateSink} from './hit-rate-sink.js'
 
