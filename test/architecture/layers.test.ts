@@ -114,16 +114,6 @@ const folderOf = (file: string): string => (dirname(file) === 'src' ? file : dir
 const KNOWN_FOLDER_CYCLES: string[][] = [
   // the plugin runtime, its isolation worker and the convert run that starts it
   ['src/convert', 'src/plugins', 'src/plugins/isolation'],
-  // simulate's parts: config < input < engine < output < oracles < run < sweep < the door, with a few edges back
-  [
-    'src/simulate',
-    'src/simulate/engine',
-    'src/simulate/input',
-    'src/simulate/oracles',
-    'src/simulate/output',
-    'src/simulate/run',
-    'src/simulate/sweep',
-  ],
 ]
 
 describe('layers (docs/architecture.md)', () => {

@@ -2,7 +2,7 @@
 // shared memory, and every worker plays the tasks it is handed straight from them (a row object exists only while
 // it is played, so a worker's memory does not grow with the trace).
 import type {TraceRow} from '../input/trace-rows.js'
-import type {SweepWorkers} from '../seams.js'
+import type {SweepWorkers} from '../sweep/run-tasks.js'
 import type {PointJob, SweepTask, SweepTaskResult} from '../sweep/sweep-tasks.js'
 import {WorkerPool} from '../../util/workers/worker-pool.js'
 import {decodeRows, type EncodedRows, encodeRows} from './row-batch-codec.js'

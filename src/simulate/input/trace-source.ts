@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {lmtError} from '../../errors.js'
 import {LineReader, tooLongMessage} from '../../jsonl/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
-import {accelerators} from '../seams.js'
+import {rowScanner} from './row-scanner.js'
 
 export interface TraceReadStats {
   rows: number
@@ -70,7 +70,7 @@ export async function* readTraceRowBatches(
     },
     {chunkBytes: BATCH_BYTES, reuseReadBuffers: true},
   )
-  const scanner = accelerators().rowScanner?.()
+  const scanner = rowScanner()
   if (scanner !== undefined) scanner.keepTtl = opts.tieredRows === true
   const fastKeys = opts.countKeysOnly ? undefined : opts.keys
   try {

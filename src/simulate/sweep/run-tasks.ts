@@ -1,10 +1,26 @@
-// A sweep's tasks run (docs/simulate.md §6.5): on this thread, or also on worker threads when the accelerators are
-// in (seams.ts, `sweepWorkers`); results come back in task order either way, so they never depend on --jobs.
+// A sweep's tasks run (docs/simulate.md §6.5): on this thread, or also on worker threads when the accelerators put
+// them in (through seams.ts); results come back in task order either way, so they never depend on --jobs.
 import {eventLoopTurn} from '../../util/event-loop-turn.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import type {Player} from '../engine/player.js'
-import {accelerators, type SweepWorkers} from '../seams.js'
+import {plainPaths} from '../../util/plain.js'
 import {type PointJob, type SweepTask, type SweepTaskResult, SweepTaskRunner} from './sweep-tasks.js'
+
+/** Worker threads that run sweep tasks over the rows they were started with. */
+export interface SweepWorkers {
+  call(worker: number, task: SweepTask): Promise<SweepTaskResult>
+  close(): Promise<void>
+}
+
+/** Starts `count` worker threads over `rows`. */
+export type StartSweepWorkers = (rows: readonly TraceRow[], job: PointJob, count: number) => SweepWorkers
+
+let startWorkers: StartSweepWorkers | undefined
+
+/** Puts the sweep's worker threads in (seams.ts), or takes them out (undefined). */
+export function useSweepWorkers(start: StartSweepWorkers | undefined): void {
+  startWorkers = start
+}
 
 /**
  * Runs `tasks` on this thread and, with the accelerators in, `jobs - 1` worker threads: workers take tasks from the
@@ -26,7 +42,7 @@ export async function runSweepTasks(
   let back = tasks.length - 1
   let last: Player | undefined
   const wanted = Math.max(0, Math.min(jobs - 1, tasks.length - 1))
-  const pool = wanted > 0 ? accelerators().sweepWorkers?.(rows, job, wanted) : undefined
+  const pool = wanted > 0 && !plainPaths() ? startWorkers?.(rows, job, wanted) : undefined
   const count = pool === undefined ? 0 : wanted
   // each thread takes the next task from the front when it is done with one
   const inWorkers = Array.from({length: count}, async (_, w) => {
