@@ -2,8 +2,11 @@
 // Nothing outside src/simulate imports its sub-folders (test/simulate/layout.test.ts holds that); what is not
 // named here is simulate's own business.
 
-// the accelerators, put into the seam (seams.ts); LMT_PLAIN=1 leaves them out
-import './fast/index.js'
+// the accelerators, put in through the seam (seams.ts); LMT_PLAIN=1 leaves them out
+import {accelerators} from './fast/index.js'
+import {useAccelerators} from './seams.js'
+
+useAccelerators(accelerators)
 
 // `lmt simulate`: one call, a request in and an outcome (summary, console lines, notices) out
 export {simulate, type SimulateOutcome} from './run.js'

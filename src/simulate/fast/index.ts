@@ -1,8 +1,6 @@
-// simulate's accelerators, put into the seam (seams.ts) when this module is loaded (the door, index.ts, loads it):
-// the byte scanner of trace rows and the sweep's worker threads. Each has a differential test against the plain
-// path (test/simulate/fast/).
-import {useAccelerators} from '../seams.js'
+// simulate's accelerators, which the door (index.ts) puts in through the seam (seams.ts): the byte scanner of trace
+// rows and the sweep's worker threads. Each has a differential test against the plain path (test/simulate/fast/).
 import {RowByteScanner} from './row-scan-bytes.js'
 import {sweepWorkers} from './sweep-workers.js'
 
-useAccelerators({rowScanner: () => new RowByteScanner(), sweepWorkers})
+export const accelerators = {rowScanner: () => new RowByteScanner(), sweepWorkers}
