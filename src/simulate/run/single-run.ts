@@ -207,7 +207,10 @@ function traceRows(setup: RunSetup, tieredKeys?: KeyInterner): AsyncGenerator<Tr
   // a tiered play reads keys' values (the sharded LRU's shards): its interner stays on this thread
   if (tieredKeys !== undefined)
     return readTraceRowBatches({...opts, keys: tieredKeys, tieredRows: true}, stats)
-  return readTraceRowBatches({...opts, keys: KeyInterner.forTraceBytes(stats.bytes)}, stats)
+  return readTraceRowBatches(
+    {...opts, keys: KeyInterner.forTraceBytes(stats.bytes), keysPrivate: true},
+    stats,
+  )
 }
 
 /** The trace re-read into memory, stable-sorted and played (after a row out of order at line `unsortedAt`). */
