@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts', 'plugins/**/*.ts'],
-    ignores: ['src/commands/**'],
+    ignores: ['src/cli/commands/**'],
     rules: {'no-console': 'error'},
   },
 )

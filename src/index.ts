@@ -27,7 +27,7 @@ export {lineBatchesOf, mapInputBatches} from './convert/batch-input.js'
 export type {ConvertSummary, InputSummary, InstanceSummary, TraceCounts} from './convert/summary.js'
 export {LmtError, lmtError, isLmtError, type ErrorKind} from './errors.js'
 export {pyFormatFixed, pyRound} from './util/pyfmt.js'
-export {pyJsonDumps, type PyJsonValue} from './jsonl/py-json.js'
+export {pyJsonDumps, type PyJsonValue} from './formats/json/py-json.js'
 // LMCache's lookup-hash logs: their files, lines and chunk layouts (the lmcache_lookup converter reads them)
 export {
   chunkBytesOf,
@@ -36,16 +36,16 @@ export {
   lookupLogFiles,
   parseLookupLine,
   type LookupEvent,
-} from './lmcache/lookup-log.js'
+} from './formats/lmcache/lookup-log.js'
 export {pythonEquals, pythonHashKey, pythonInt, pythonTruthy} from './convert/python-values.js'
 export {KeyList, KeySlabs, type HashInput} from './hash/key-list.js'
 export {hashInt64, prefixHash, tokensToBlockIds} from './hash/prefix-hash.js'
-export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './jsonl/json-float.js'
-export {JsonDepthError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson} from './jsonl/parse.js'
-export {JsonSerializeError, serializeJson, serializeString} from './jsonl/serialize.js'
+export {JsonFloat, isJsonObject, type JsonObject, type JsonValue} from './formats/json/json-float.js'
+export {JsonDepthError, JsonSyntaxError, MAX_JSON_DEPTH, parseJson} from './formats/json/parse.js'
+export {JsonSerializeError, serializeJson, serializeString} from './formats/json/serialize.js'
 export {pythonFloatRepr} from './util/float-repr.js'
-export {pythonStrip} from './jsonl/trim.js'
-export {LineBatch, type LineBatchData} from './jsonl/line-batch.js'
+export {pythonStrip} from './formats/json/trim.js'
+export {LineBatch, type LineBatchData} from './formats/json/line-batch.js'
 // LMT_PLAIN=1: a converter with a fast lane of its own leaves it out too
 export {plainPaths} from './util/plain.js'
 // Byte scanners for a row scanner of its own (a converter's fast lane): they find the end of a JSON value, string
@@ -62,14 +62,14 @@ export {
   smallIntegerBytes,
   stringEndBytes,
   valueEndBytes,
-} from './jsonl/fast/json-scan-bytes.js'
+} from './formats/json/fast/json-scan-bytes.js'
 // a JSON-object line of an input, or why it is skipped; the output space of a batch mapper's key lists
 export {parseObjectLine, parseRow, type LineProblem} from './convert/object-lines.js'
 export {BatchSlabs} from './convert/batch-slabs.js'
 export {LctError} from './errors.js'
-export * from './lct/index.js'
+export * from './formats/lct/index.js'
 // the decoding lmt's commands read .lct traces with (its accelerators; plain under LMT_PLAIN=1)
-export {chosenDecoding} from './lct/fast/index.js'
+export {chosenDecoding} from './formats/lct/fast/index.js'
 /** The 64-bit Get+Write key of an LMCache ObjectKey (what `--mode lct` writes and `lmcache_lct` reads back). */
 export {keyOfObjectKey} from './convert/lct-bridge.js'
 export {

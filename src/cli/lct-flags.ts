@@ -1,6 +1,6 @@
 import {integerFlag} from '../util/number-flags.js'
 import {lmtError} from '../errors.js'
-import {DEFAULT_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../lct/constants.js'
+import {DEFAULT_MAX_FRAME_BYTES, MAX_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES} from '../formats/lct/constants.js'
 
 /** `--max-frame-bytes`, shared by every command that reads an .lct trace (docs/lct.md §4: the frame-length limit). */
 export const maxFrameBytesFlag = integerFlag({

@@ -2,7 +2,12 @@
 // simulator run (src/simulate/lmcache/), and what the console shows of it. The replay and its numbers are the
 // library's; this module only checks flags and renders.
 import {lmtError} from '../errors.js'
-import {chunkBytesOf, lookupLogFiles, readLookupEvents, type SkippedLine} from '../lmcache/lookup-log.js'
+import {
+  chunkBytesOf,
+  lookupLogFiles,
+  readLookupEvents,
+  type SkippedLine,
+} from '../formats/lmcache/lookup-log.js'
 import {
   lmcacheSweepBytes,
   lookupParameterLines,

@@ -1,11 +1,11 @@
 // What the console shows of `.lct` traces: `lmt trace info` (docs/lct.md §7) and `lmt replay`, LMCache's "trace
 // replay" (docs/storage-replay.md §7: the result table, the banner, the progress and verbose lines). The files a
 // replay writes are rendered in src/replay/outputs.ts.
-import {JsonFloat} from '../jsonl/json-float.js'
-import {readable} from '../lct/readable.js'
-import type {RawValue} from '../lct/msgpack.js'
-import type {TraceCount} from '../lct/types.js'
-import type {EventsSummaryJson} from '../lct/events-summary.js'
+import {JsonFloat} from '../formats/json/json-float.js'
+import {readable} from '../formats/lct/readable.js'
+import type {RawValue} from '../formats/lct/msgpack.js'
+import type {TraceCount} from '../formats/lct/types.js'
+import type {EventsSummaryJson} from '../formats/lct/events-summary.js'
 import type {RecordOutcome, ReplayResult} from '../replay/driver.js'
 import {pyCenter, pyFloatRepr, pyFormatFixed, pyRound} from '../util/pyfmt.js'
 

@@ -1,5 +1,5 @@
 import {KeyList} from '../hash/key-list.js'
-import {JsonFloat} from '../jsonl/json-float.js'
+import {JsonFloat} from '../formats/json/json-float.js'
 import {GetRecord, type Keys, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from './records.js'
 import {TimestampAllocator} from './timestamp-allocator.js'
 

@@ -1,8 +1,8 @@
 // Reading an input through its fast lane (InputContext.fast, byte batches) with the plain line reader behind it:
 // a converter written against these helpers runs on any InputContext, and both ways give it the same batches'
 // lines (docs/convert.md §4.5).
-import type {InputLine} from '../jsonl/line-reader.js'
-import {type LineBatch, LineBatchBuilder} from '../jsonl/line-batch.js'
+import type {InputLine} from '../formats/json/line-reader.js'
+import {type LineBatch, LineBatchBuilder} from '../formats/json/line-batch.js'
 import type {LineMapperSpec, MappedBatch} from './line-mapper.js'
 import {mapLineBatches} from './line-pool.js'
 import type {InputContext} from './types.js'

@@ -8,7 +8,7 @@ import {
   outputError,
   refuseNonRegularOutput,
 } from '../util/output-path.js'
-import {JsonSerializeError} from '../jsonl/serialize.js'
+import {JsonSerializeError} from '../formats/json/serialize.js'
 import {type OutputReading, readTraceJsonl, readTraces, type TraceSink} from './converter-output.js'
 import {InputAccounting} from './input-accounting.js'
 import {LineArena} from './line-arena.js'

@@ -1,9 +1,9 @@
 // A converter's output for one input, taken through the contract (docs/convert.md §4.2): the traces it returns, or
 // the JSONL file it writes, checked and handed one trace at a time to the run's sorter.
 import {isLmtError, lmtError} from '../errors.js'
-import {serializeJson} from '../jsonl/serialize.js'
-import {parseJson, JsonSyntaxError} from '../jsonl/parse.js'
-import {LineReader} from '../jsonl/line-reader.js'
+import {serializeJson} from '../formats/json/serialize.js'
+import {parseJson, JsonSyntaxError} from '../formats/json/parse.js'
+import {LineReader} from '../formats/json/line-reader.js'
 import {deferredRecordSize, encodeRecordLine} from './record-encoder.js'
 import type {InputAccounting} from './input-accounting.js'
 import type {LineArena, StoredLine} from './line-arena.js'

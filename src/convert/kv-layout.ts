@@ -1,7 +1,7 @@
 // The memory layout of a KV block as the bridge's `--kv-layout` / `--bytes-per-block` flags give it.
 import {lmtError} from '../errors.js'
-import {dtypeItemSize} from '../lct/dtypes.js'
-import {MemoryLayoutDesc} from '../lct/values.js'
+import {dtypeItemSize} from '../formats/lct/dtypes.js'
+import {MemoryLayoutDesc} from '../formats/lct/values.js'
 
 const DTYPE_SHORT = /^[a-z0-9_]+$/
 

@@ -1,5 +1,5 @@
-import type {InputLine} from '../jsonl/line-reader.js'
-import type {LineBatch} from '../jsonl/line-batch.js'
+import type {InputLine} from '../formats/json/line-reader.js'
+import type {LineBatch} from '../formats/json/line-batch.js'
 
 /**
  * A line mapper runs a pure function over an input's lines, possibly on worker threads: the module named by `module`

@@ -1,8 +1,8 @@
 import {pathToFileURL} from 'node:url'
 import {WorkerPool} from '../util/workers/worker-pool.js'
 import {OrderedJobs} from '../util/workers/ordered-jobs.js'
-import type {InputLine} from '../jsonl/input-line.js'
-import type {LineBatch, LineBatchSpares} from '../jsonl/line-batch.js'
+import type {InputLine} from '../formats/json/input-line.js'
+import type {LineBatch, LineBatchSpares} from '../formats/json/line-batch.js'
 import {accelerators} from './seams.js'
 import type {
   LineBatchMapperModule,

@@ -2,7 +2,7 @@
 import {workerData} from 'node:worker_threads'
 import {pathToFileURL} from 'node:url'
 import type {LineMapFunction, LineMapperModule} from './line-mapper.js'
-import type {InputLine} from '../jsonl/input-line.js'
+import type {InputLine} from '../formats/json/input-line.js'
 import {serveJobs} from '../util/workers/serve-jobs.js'
 
 const {module, config} = workerData as {module: string; config: unknown}

@@ -1,8 +1,8 @@
 // A JSON-object line of a converter's input, or the reason it is skipped (what most line formats start with).
-import type {InputLine} from '../jsonl/line-reader.js'
+import type {InputLine} from '../formats/json/line-reader.js'
 import type {InputContext} from './types.js'
-import {JsonDepthError, JsonSyntaxError, parseJson} from '../jsonl/parse.js'
-import type {JsonObject} from '../jsonl/json-float.js'
+import {JsonDepthError, JsonSyntaxError, parseJson} from '../formats/json/parse.js'
+import type {JsonObject} from '../formats/json/json-float.js'
 
 /** Why a line cannot be used: a reason code and a message (the framework adds file, line and preview). */
 export interface LineProblem {

@@ -1,5 +1,5 @@
-import {JsonFloat} from '../jsonl/json-float.js'
-import {parsePythonIntText} from '../jsonl/trim.js'
+import {JsonFloat} from '../formats/json/json-float.js'
+import {parsePythonIntText} from '../formats/json/trim.js'
 
 /**
  * Python's `int(value)` for the value kinds JSON can hold: integers exact, floats truncated toward zero,

@@ -1,5 +1,5 @@
 import type {KeyList} from '../hash/key-list.js'
-import {serializeAsFields} from '../jsonl/serialize.js'
+import {serializeAsFields} from '../formats/json/serialize.js'
 
 export type Keys = readonly unknown[] | KeyList
 

@@ -1,7 +1,7 @@
 import {closeSync, openSync, readSync, write} from 'node:fs'
 import {promisify} from 'node:util'
-import {parseJson} from '../jsonl/parse.js'
-import {skipWsBytes, stringEndBytes, valueEndBytes} from '../jsonl/fast/json-scan-bytes.js'
+import {parseJson} from '../formats/json/parse.js'
+import {skipWsBytes, stringEndBytes, valueEndBytes} from '../formats/json/fast/json-scan-bytes.js'
 
 const writeAsync = promisify(write)
 

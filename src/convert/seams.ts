@@ -1,7 +1,7 @@
 // The one seam between convert's plain model and its accelerators (src/convert/fast/): the line pool asks here for
 // worker threads to map byte batches on, and maps them on the main thread when none are in. fast/index.ts puts them
 // in (the doors that run conversions load it); LMT_PLAIN=1 leaves them out.
-import type {LineBatch, LineBatchSpares} from '../jsonl/line-batch.js'
+import type {LineBatch, LineBatchSpares} from '../formats/json/line-batch.js'
 import {plainPaths} from '../util/plain.js'
 import type {LineMapperSpec, MappedBatch} from './line-mapper.js'
 

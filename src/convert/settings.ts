@@ -1,7 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {basename} from 'node:path'
 import {lmtError} from '../errors.js'
-import {pythonStrip, withoutBom} from '../jsonl/trim.js'
+import {pythonStrip, withoutBom} from '../formats/json/trim.js'
 
 const SIZE_TEXT = /^[+-]?[0-9]+(?:_[0-9]+)*$/
 

@@ -1,7 +1,7 @@
-import type {InputLine} from '../jsonl/line-reader.js'
+import type {InputLine} from '../formats/json/line-reader.js'
 import type {GetRecord, WriteRecord} from './records.js'
 import type {LineMapperSpec, MappedBatch, MappedLine} from './line-mapper.js'
-import type {LineBatch} from '../jsonl/line-batch.js'
+import type {LineBatch} from '../formats/json/line-batch.js'
 
 /** A trace record: a plain object or a Map (serialized in key insertion order), or a BaseConverter record. */
 export type Trace = Record<string, unknown> | Map<string, unknown> | GetRecord | WriteRecord

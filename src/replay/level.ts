@@ -1,8 +1,8 @@
 // The replay-level plugin contract (docs/storage-replay.md §2.1).
-import type {JsonFloat} from '../jsonl/json-float.js'
-import type {DecodedArgs} from '../lct/codecs.js'
-import type {TraceRecorder} from '../lct/recorder.js'
-import type {LctHeader, LctRecord} from '../lct/types.js'
+import type {JsonFloat} from '../formats/json/json-float.js'
+import type {DecodedArgs} from '../formats/lct/codecs.js'
+import type {TraceRecorder} from '../formats/lct/recorder.js'
+import type {LctHeader, LctRecord} from '../formats/lct/types.js'
 import type {Scheduler} from './scheduler.js'
 
 export interface ReplayEnv {

@@ -5,7 +5,7 @@
 // lines) is rendered in src/cli/trace-report.ts.
 import {rmSync} from 'node:fs'
 import {dirname, join} from 'node:path'
-import {JsonFloat} from '../jsonl/json-float.js'
+import {JsonFloat} from '../formats/json/json-float.js'
 import {writeTempBeside} from '../util/atomic-write.js'
 import {
   ensureDirectory,
@@ -15,7 +15,7 @@ import {
 } from '../util/output-path.js'
 import {pyFormatFixed} from '../util/pyfmt.js'
 import {replaceAsSet, type Replacement} from '../util/replace-set.js'
-import {pyJsonDumps, type PyJsonValue} from '../jsonl/py-json.js'
+import {pyJsonDumps, type PyJsonValue} from '../formats/json/py-json.js'
 import type {RecordOutcome, ReplayResult} from './driver.js'
 
 function csvField(s: string): string {

@@ -6,7 +6,7 @@
 import {renameSync, rmSync, writeSync} from 'node:fs'
 import {dirname} from 'node:path'
 import {ensureDirectory, outputError} from '../util/output-path.js'
-import {type Clock, TraceRecorder} from '../lct/recorder.js'
+import {type Clock, TraceRecorder} from '../formats/lct/recorder.js'
 import {tempPathBeside} from '../util/atomic-write.js'
 import type {Replacement} from '../util/replace-set.js'
 

@@ -1,8 +1,8 @@
 // The checks that turn `lmt replay`'s flags into a replay request (docs/storage-replay.md §1.4): the pace's speed,
 // the trace header, the level, its replayable schemas and its configuration. Each failure is a coded error.
 import {LctError, LmtError, lmtError} from '../errors.js'
-import {openTrace} from '../lct/reader.js'
-import type {LctHeader} from '../lct/types.js'
+import {openTrace} from '../formats/lct/reader.js'
+import type {LctHeader} from '../formats/lct/types.js'
 import type {ReplayLevel} from './level.js'
 
 /** The known levels by name (the plugin registry, seen from here). */

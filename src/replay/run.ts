@@ -2,9 +2,9 @@
 // then the run (the record count for per-record lines, the replay through the driver, the summary document). The
 // command parses, renders and owns the console and Ctrl-C.
 import {statSync} from 'node:fs'
-import {chosenDecoding} from '../lct/fast/index.js'
-import {countTrace} from '../lct/reader.js'
-import type {LctHeader} from '../lct/types.js'
+import {chosenDecoding} from '../formats/lct/fast/index.js'
+import {countTrace} from '../formats/lct/reader.js'
+import type {LctHeader} from '../formats/lct/types.js'
 import {replayTrace, type RecordOutcome, type ReplayResult, type ReplayRunOptions} from './driver.js'
 import type {ReplayLevel} from './level.js'
 import {modelJson, summaryJson} from './outputs.js'

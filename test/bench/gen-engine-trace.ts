@@ -15,8 +15,8 @@ import {rng} from './generate.mjs'
 import {ROOT} from './harness.mjs'
 import {benchStorageConfig, type StorageRecord, writeLct} from './gen-storage-trace.js'
 
-type Values = typeof import('../../src/lct/values.js')
-type Recorder = typeof import('../../src/lct/recorder.js')
+type Values = typeof import('../../src/formats/lct/values.js')
+type Recorder = typeof import('../../src/formats/lct/recorder.js')
 
 const dist = <T>(p: string): Promise<T> =>
   import(pathToFileURL(join(ROOT, 'dist', 'src', p)).href) as Promise<T>
@@ -37,8 +37,8 @@ export async function writeEngineTrace(
   path: string,
   {requests, seed = 21}: EngineTraceOptions,
 ): Promise<void> {
-  const {ObjectKey, MemoryLayoutDesc} = await dist<Values>('lct/values.js')
-  const {configDigest} = await dist<Recorder>('lct/recorder.js')
+  const {ObjectKey, MemoryLayoutDesc} = await dist<Values>('formats/lct/values.js')
+  const {configDigest} = await dist<Recorder>('formats/lct/recorder.js')
   const layout = new MemoryLayoutDesc([[2, 8, 256, 128]], ['torch.bfloat16'])
   const {json, digest} = configDigest(benchStorageConfig(268435456))
   const rand = rng(seed)

@@ -14,11 +14,11 @@ import {parseArgs} from 'node:util'
 import {rng} from './generate.mjs'
 import {ROOT} from './harness.mjs'
 
-type Values = typeof import('../../src/lct/values.js')
-type Writer = typeof import('../../src/lct/writer.js')
-type Codecs = typeof import('../../src/lct/codecs.js')
-type Recorder = typeof import('../../src/lct/recorder.js')
-type LctHeader = import('../../src/lct/types.js').LctHeader
+type Values = typeof import('../../src/formats/lct/values.js')
+type Writer = typeof import('../../src/formats/lct/writer.js')
+type Codecs = typeof import('../../src/formats/lct/codecs.js')
+type Recorder = typeof import('../../src/formats/lct/recorder.js')
+type LctHeader = import('../../src/formats/lct/types.js').LctHeader
 
 const dist = <T>(p: string): Promise<T> =>
   import(pathToFileURL(join(ROOT, 'dist', 'src', p)).href) as Promise<T>
@@ -33,8 +33,8 @@ export async function writeLct(
   header: Partial<Omit<LctHeader, 'isPlaceholder'>>,
   records: Iterable<StorageRecord>,
 ): Promise<void> {
-  const {encodeHeaderBody, encodeRecordBody, frame} = await dist<Writer>('lct/writer.js')
-  const {encodeArgs} = await dist<Codecs>('lct/codecs.js')
+  const {encodeHeaderBody, encodeRecordBody, frame} = await dist<Writer>('formats/lct/writer.js')
+  const {encodeArgs} = await dist<Codecs>('formats/lct/codecs.js')
   const fd = openSync(path, 'w')
   try {
     const parts: Buffer[] = [
@@ -114,8 +114,8 @@ export async function writeCycleTrace(
   path: string,
   {records, keysPerCycle = 3, reuse = 0, seed = 11}: CycleTraceOptions,
 ): Promise<void> {
-  const {ObjectKey, MemoryLayoutDesc} = await dist<Values>('lct/values.js')
-  const {configDigest} = await dist<Recorder>('lct/recorder.js')
+  const {ObjectKey, MemoryLayoutDesc} = await dist<Values>('formats/lct/values.js')
+  const {configDigest} = await dist<Recorder>('formats/lct/recorder.js')
   const layout = new MemoryLayoutDesc([[16, 16]], ['torch.float16'])
   // the storage config of `--l1-size-gb 0.0625 --no-l1-use-lazy --eviction-policy LRU`: the replay reports a match
   const {json, digest} = configDigest(benchStorageConfig(67108864))

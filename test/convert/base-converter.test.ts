@@ -7,7 +7,7 @@ import {BufferedWriter} from '../../src/convert/run-files.js'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {serializeJson} from '../../src/jsonl/serialize.js'
+import {serializeJson} from '../../src/formats/json/serialize.js'
 
 describe('BaseConverter', () => {
   it('allocates the smallest free timestamp per instance, shared by gets and writes', () => {

@@ -5,7 +5,7 @@ import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {WriteRecord} from '../../src/convert/records.js'
 import type {Converter} from '../../src/convert/types.js'
 import {KeyList} from '../../src/hash/key-list.js'
-import {serializeJson} from '../../src/jsonl/serialize.js'
+import {serializeJson} from '../../src/formats/json/serialize.js'
 
 /** What readTraces hands the sink for a converter's records: encoded lines, or records to encode later. */
 async function taken(converter: Converter) {

@@ -2,7 +2,7 @@ import {join} from 'node:path'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import type {InputLine} from '../../src/jsonl/line-reader.js'
+import type {InputLine} from '../../src/formats/json/line-reader.js'
 import type {LineMapperSpec, MappedLine} from '../../src/convert/line-mapper.js'
 import {FIXTURES, ROOT, tempDir} from '../helpers/cli.js'
 
@@ -94,8 +94,8 @@ const {accelerators} = (await import(
   dist('src/convert/seams.js')
 )) as typeof import('../../src/convert/seams.js')
 const {LineBatchBuilder} = (await import(
-  dist('src/jsonl/line-batch.js')
-)) as typeof import('../../src/jsonl/line-batch.js')
+  dist('src/formats/json/line-batch.js')
+)) as typeof import('../../src/formats/json/line-batch.js')
 
 describe('the byte-batch mapper pool', () => {
   async function runBatches(lines: InputLine[], spec: Partial<LineMapperSpec>): Promise<unknown[]> {
@@ -168,11 +168,11 @@ describe('the publisher event decoder on a worker', () => {
 })
 
 const {LineReader} = (await import(
-  dist('src/jsonl/line-reader.js')
-)) as typeof import('../../src/jsonl/line-reader.js')
+  dist('src/formats/json/line-reader.js')
+)) as typeof import('../../src/formats/json/line-reader.js')
 const {LineBatchSpares} = (await import(
-  dist('src/jsonl/line-batch.js')
-)) as typeof import('../../src/jsonl/line-batch.js')
+  dist('src/formats/json/line-batch.js')
+)) as typeof import('../../src/formats/json/line-batch.js')
 
 describe('byte batches handed back after their trip (spares)', () => {
   it('are built again in the buffers of batches the consumer is done with, with the same lines and results', async () => {

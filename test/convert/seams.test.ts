@@ -28,9 +28,11 @@ describe('convert: the model and its accelerators', () => {
     const importers = sources('src')
       .filter(
         (f) =>
-          !f.startsWith('src/convert/fast/') && !f.startsWith('src/simulate/') && !f.startsWith('src/lct/'),
+          !f.startsWith('src/convert/fast/') &&
+          !f.startsWith('src/simulate/') &&
+          !f.startsWith('src/formats/lct/'),
       )
-      .filter((f) => !f.startsWith('src/jsonl/') && importsFast(f))
+      .filter((f) => !f.startsWith('src/formats/json/') && importsFast(f))
     expect(importers.sort()).toEqual([...DOORS].sort())
   })
 })

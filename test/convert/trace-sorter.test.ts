@@ -9,7 +9,7 @@ import {tempDir} from '../helpers/cli.js'
 import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../../src/convert/records.js'
 import {KeyList} from '../../src/hash/key-list.js'
 import {deferredRecordSize} from '../../src/convert/record-encoder.js'
-import {serializeJson} from '../../src/jsonl/serialize.js'
+import {serializeJson} from '../../src/formats/json/serialize.js'
 
 const arena = new LineArena(256)
 function text(ts: bigint, n: number): string {

@@ -13,7 +13,7 @@ import {
 import {ScannedHashIdRow, scanHashIdRowBytes} from '../../plugins/converters/hash-id/_lib/scan.js'
 import {parseJson} from '../../src/index.js'
 import {type InputLine, KeyList, type LineBatch} from '../../src/index.js'
-import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
+import {LineBatchBuilder} from '../../src/formats/json/line-batch.js'
 import {HashIdRows} from '../../plugins/converters/hash-id/_lib/input.js'
 
 let seed = 99

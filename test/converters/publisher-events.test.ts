@@ -5,10 +5,10 @@ import {
   type PublisherEventConfig,
 } from '../../plugins/converters/publisher-log/_lib/events.js'
 import {isEmptyList} from '../../plugins/converters/publisher-log/_lib/input.js'
-import {parseJson} from '../../src/jsonl/parse.js'
-import {serializeJson} from '../../src/jsonl/serialize.js'
+import {parseJson} from '../../src/formats/json/parse.js'
+import {serializeJson} from '../../src/formats/json/serialize.js'
 import type {LineBatch} from '../../src/index.js'
-import {LineBatchBuilder} from '../../src/jsonl/line-batch.js'
+import {LineBatchBuilder} from '../../src/formats/json/line-batch.js'
 
 let seed = 4242
 const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647

@@ -1,7 +1,7 @@
 // Seeds and mutations of .lct traces for the fuzz tests: a generated trace with nested args plus the fixtures.
-import {MsgpackWriter} from '../../src/lct/msgpack.js'
-import {frame} from '../../src/lct/writer.js'
-import {fixture, FIXTURE_NAMES, header, recordEntries} from '../lct/helpers.js'
+import {MsgpackWriter} from '../../src/formats/lct/msgpack.js'
+import {frame} from '../../src/formats/lct/writer.js'
+import {fixture, FIXTURE_NAMES, header, recordEntries} from '../formats/lct/helpers.js'
 import type {Random} from './random.js'
 
 /** A generated trace: header plus records with nested args, so mutations hit every decoder path. */
@@ -49,7 +49,7 @@ export function lctSeeds(rng: Random): Buffer[] {
   ]
 }
 
-/** Byte flips, 32-bit overwrites and truncation (what test/lct/fuzz.test.ts has always used). */
+/** Byte flips, 32-bit overwrites and truncation (what test/formats/lct/fuzz.test.ts has always used). */
 export function flipAndTruncate(rng: Random, base: Buffer): Buffer {
   const b = Buffer.from(base)
   const kind = rng.next()

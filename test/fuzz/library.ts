@@ -20,8 +20,8 @@ export async function loadLibrary() {
   }
   return {
     errors: await load<typeof import('../../src/errors.js')>('src/errors.js'),
-    reader: await load<typeof import('../../src/lct/reader.js')>('src/lct/reader.js'),
-    codecs: await load<typeof import('../../src/lct/codecs.js')>('src/lct/codecs.js'),
+    reader: await load<typeof import('../../src/formats/lct/reader.js')>('src/formats/lct/reader.js'),
+    codecs: await load<typeof import('../../src/formats/lct/codecs.js')>('src/formats/lct/codecs.js'),
     report: await load<typeof import('../../src/cli/trace-report.js')>('src/cli/trace-report.js'),
     convert: await load<typeof import('../../src/convert/conversion-run.js')>(
       'src/convert/conversion-run.js',

@@ -3,7 +3,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {header} from '../lct/helpers.js'
+import {header} from '../formats/lct/helpers.js'
 import {FIXTURES, lmt, lmtProcess, tempDir} from '../helpers/cli.js'
 import {recordFrame} from './lct-inputs.js'
 

@@ -42,7 +42,7 @@ function homeOf(file: string): string {
 
 describe('plugin boundaries', () => {
   it('reads the imports it checks (a check that sees nothing proves nothing)', () => {
-    expect(importsOf('src/commands/convert.ts').length).toBeGreaterThan(0)
+    expect(importsOf('src/cli/commands/convert.ts').length).toBeGreaterThan(0)
     expect(importsOf('plugins/converters/hash-id/mooncake.ts')).toContain(
       'plugins/converters/hash-id/qwen-bailian.ts',
     )
@@ -50,7 +50,7 @@ describe('plugin boundaries', () => {
     expect(homeOf('plugins/converters/hash-id/_lib/rows.ts')).toBe('plugins/converters/hash-id/')
   })
 
-  it.each(sources('src/commands'))('%s imports no plugin', (file) => {
+  it.each(sources('src/cli/commands'))('%s imports no plugin', (file) => {
     expect(importsOf(file).filter((p) => p.startsWith('plugins/'))).toEqual([])
   })
 

@@ -2,7 +2,7 @@ import {join} from 'node:path'
 import type {Config} from '@oclif/core'
 import {describe, expect, it} from 'vitest'
 import {replayBaseFlags, reservedReplayFlagNames} from '../../src/cli/replay-flags.js'
-import Replay from '../../src/commands/replay.js'
+import Replay from '../../src/cli/commands/replay.js'
 import {storageLevel} from '../../src/replay/storage/storage-level.js'
 import {discoverLevels} from '../../src/plugins/replay-levels.js'
 

@@ -5,7 +5,7 @@ import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
 import {afterAll, describe, expect, it} from 'vitest'
-import {encodeHeaderBody, encodeRecordBody, frame} from '../../src/lct/writer.js'
+import {encodeHeaderBody, encodeRecordBody, frame} from '../../src/formats/lct/writer.js'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 
 const CASES = join(FIXTURES, 'lmcache', 'events')

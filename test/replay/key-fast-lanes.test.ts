@@ -1,6 +1,6 @@
 // The replay's per-key fast lanes agree with the plain lookups by id they stand in for.
 import {describe, expect, it} from 'vitest'
-import {ObjectKey} from '../../src/lct/values.js'
+import {ObjectKey} from '../../src/formats/lct/values.js'
 import {hasDuplicateIds, L1} from '../../src/replay/storage/l1.js'
 import {KeySlots} from '../../src/replay/storage/key-slots.js'
 import {key, LAYOUT} from './helpers.js'

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {keyTupleId, ObjectKey} from '../../src/lct/values.js'
+import {keyTupleId, ObjectKey} from '../../src/formats/lct/values.js'
 import {ReadContextQueues} from '../../src/replay/storage/read-context-queues.js'
 
 /** the plain pairing the queues replace: a Map keyed by the joined id string */

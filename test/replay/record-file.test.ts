@@ -5,7 +5,7 @@ import {mkdirSync, readdirSync, readFileSync, writeFileSync, writeSync} from 'no
 import {afterAll, describe, expect, it} from 'vitest'
 import {RecordLog} from '../../src/cli/record-log.js'
 import {LmtError} from '../../src/errors.js'
-import {openTrace} from '../../src/lct/reader.js'
+import {openTrace} from '../../src/formats/lct/reader.js'
 import {replayTrace, type ReplayRunOptions} from '../../src/replay/driver.js'
 import {storageLevel} from '../../src/replay/storage/storage-level.js'
 import {tempDir} from '../helpers/cli.js'

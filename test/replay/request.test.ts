@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {LmtError} from '../../src/errors.js'
-import type {LctHeader} from '../../src/lct/types.js'
+import type {LctHeader} from '../../src/formats/lct/types.js'
 import {
   checkReplaySchema,
   chooseLevel,

@@ -25,7 +25,7 @@ describe('the storage level is core', () => {
 
   it('no command imports anything under plugins/', () => {
     const plugins = join(ROOT, 'plugins') + sep
-    const offenders = tsFiles(join(ROOT, 'src', 'commands')).flatMap((f) =>
+    const offenders = tsFiles(join(ROOT, 'src', 'cli', 'commands')).flatMap((f) =>
       [...readFileSync(f, 'utf8').matchAll(/from '(\.[^']*)'/g)]
         .filter((m) => resolve(dirname(f), m[1]).startsWith(plugins))
         .map((m) => `${relative(ROOT, f)}: ${m[1]}`),

@@ -4,7 +4,7 @@ import {FIXTURES, tempDir} from '../helpers/cli.js'
 import {Allocator} from '../../src/replay/storage/allocator.js'
 import {fsum, percentile, ReplayStats} from '../../src/replay/stats.js'
 import {TtlLock} from '../../src/replay/storage/ttl-lock.js'
-import {JsonFloat} from '../../src/jsonl/json-float.js'
+import {JsonFloat} from '../../src/formats/json/json-float.js'
 import {fixtureFlags, join, key, keys, LAYOUT, obs, type Rec, replay, writeTrace} from './helpers.js'
 
 const tmp = tempDir()

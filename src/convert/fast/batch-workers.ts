@@ -2,7 +2,7 @@
 // the main thread): for an input of millions of lines, its row decoding runs beside the converter. A qwen_bailian
 // conversion of 100k rows (68 MB) takes 1.55x less CPU time and 1.5x less wall time with it and its row scanner
 // than on the plain paths.
-import {LineBatch, type LineBatchData, type LineBatchSpares} from '../../jsonl/line-batch.js'
+import {LineBatch, type LineBatchData, type LineBatchSpares} from '../../formats/json/line-batch.js'
 import {OrderedJobs} from '../../util/workers/ordered-jobs.js'
 import type {LineMapperSpec, MappedBatch} from '../line-mapper.js'
 import {IN_FLIGHT_PER_WORKER, mapperPool} from '../line-pool.js'

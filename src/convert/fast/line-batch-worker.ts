@@ -3,7 +3,7 @@
 import {workerData} from 'node:worker_threads'
 import {pathToFileURL} from 'node:url'
 import type {LineBatchMapFunction, LineBatchMapperModule} from '../line-mapper.js'
-import {LineBatch, type LineBatchData} from '../../jsonl/line-batch.js'
+import {LineBatch, type LineBatchData} from '../../formats/json/line-batch.js'
 import {serveJobs} from '../../util/workers/serve-jobs.js'
 
 const {module, config} = workerData as {module: string; config: unknown}

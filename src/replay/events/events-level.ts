@@ -2,8 +2,8 @@
 // each compartment (tier, backend, shared) with the capacities its config batches declare; the stream's health
 // (cuts, lost batches, dropped events, restarts); LMCache's own `trace info` figures beside them; and occupancy and
 // deletions over time. Memory holds the objects alive in the compartments and a bounded time series.
-import {JsonFloat} from '../../jsonl/json-float.js'
-import type {DecodedArgs} from '../../lct/codecs.js'
+import {JsonFloat} from '../../formats/json/json-float.js'
+import type {DecodedArgs} from '../../formats/lct/codecs.js'
 import {
   EVENTS_BATCH,
   EVENTS_LIFECYCLE,
@@ -11,8 +11,8 @@ import {
   pyInt,
   pyStr,
   pyTruthy,
-} from '../../lct/events-summary.js'
-import type {RawMap, RawValue} from '../../lct/msgpack.js'
+} from '../../formats/lct/events-summary.js'
+import type {RawMap, RawValue} from '../../formats/lct/msgpack.js'
 import {type LevelObservations, MapDispatcher, type ReplayLevel} from '../level.js'
 import {pyFormatFixed} from '../../util/pyfmt.js'
 

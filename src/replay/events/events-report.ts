@@ -4,10 +4,10 @@
 // the file: trace info's count, then the replay.
 import {basename} from 'node:path'
 import {statSync} from 'node:fs'
-import {JsonFloat} from '../../jsonl/json-float.js'
-import type {EventsSummaryJson} from '../../lct/events-summary.js'
-import {readable} from '../../lct/readable.js'
-import {countTrace, openTrace} from '../../lct/reader.js'
+import {JsonFloat} from '../../formats/json/json-float.js'
+import type {EventsSummaryJson} from '../../formats/lct/events-summary.js'
+import {readable} from '../../formats/lct/readable.js'
+import {countTrace, openTrace} from '../../formats/lct/reader.js'
 import {createEventsTarget, eventsObservations, playEventsRecord} from './events-level.js'
 
 export interface EventsReportRequest {

@@ -1,10 +1,10 @@
 // The storage level's configuration: flags → StorageManagerConfig → config dict and digest (§6.1).
-import {JsonFloat} from '../../jsonl/json-float.js'
+import {JsonFloat} from '../../formats/json/json-float.js'
 import {lmtError} from '../../errors.js'
-import {nestsDeeperThan} from '../../jsonl/json-depth.js'
-import {MAX_JSON_DEPTH} from '../../jsonl/parse.js'
-import {configDigest} from '../../lct/recorder.js'
-import type {PyJsonValue} from '../../jsonl/py-json.js'
+import {nestsDeeperThan} from '../../formats/json/json-depth.js'
+import {MAX_JSON_DEPTH} from '../../formats/json/parse.js'
+import {configDigest} from '../../formats/lct/recorder.js'
+import type {PyJsonValue} from '../../formats/json/py-json.js'
 import type {MockL2Config} from './mock-l2.js'
 
 export interface StorageManagerConfig {

@@ -1,5 +1,5 @@
 // Store and prefetch controllers: the threads of LMCache's StorageManager as scheduler events (§6.10, §6.11).
-import {type MemoryLayoutDesc, type ObjectKey, PrefetchMode, TrimPolicy} from '../../lct/values.js'
+import {type MemoryLayoutDesc, type ObjectKey, PrefetchMode, TrimPolicy} from '../../formats/lct/values.js'
 import type {Scheduler} from '../scheduler.js'
 import type {L1, L1Listener} from './l1.js'
 import type {MockL2} from './mock-l2.js'

@@ -1,5 +1,5 @@
 // LRU and noop eviction policies and the watermark controller (docs/storage-replay.md §6.8).
-import type {ObjectKey} from '../../lct/values.js'
+import type {ObjectKey} from '../../formats/lct/values.js'
 import type {Scheduler} from '../scheduler.js'
 import type {KeySlot, KeySlots} from './key-slots.js'
 import type {L1, L1Listener} from './l1.js'

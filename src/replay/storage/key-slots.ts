@@ -1,5 +1,5 @@
 // Per-key state of the StorageManager model, found from a key instance without a lookup by id when it recurs.
-import type {ObjectKey} from '../../lct/values.js'
+import type {ObjectKey} from '../../formats/lct/values.js'
 import type {L1Entry} from './l1-entry.js'
 
 /** What the model keeps for one key id: its L1 entry and its place in the LRU recency list. */

@@ -1,5 +1,5 @@
 // One object in L1: below both the L1 (which holds entries) and the key slots (which point at them).
-import type {ObjectKey} from '../../lct/values.js'
+import type {ObjectKey} from '../../formats/lct/values.js'
 import type {Block} from './allocator.js'
 import type {TtlLock} from './ttl-lock.js'
 

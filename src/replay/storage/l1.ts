@@ -1,5 +1,5 @@
 // L1: entries with TTL read/write locks on top of the allocator (docs/storage-replay.md §6.5–§6.7).
-import type {MemoryLayoutDesc, ObjectKey} from '../../lct/values.js'
+import type {MemoryLayoutDesc, ObjectKey} from '../../formats/lct/values.js'
 import {Allocator} from './allocator.js'
 import type {KeySlots} from './key-slots.js'
 import type {L1Entry} from './l1-entry.js'

@@ -1,5 +1,5 @@
 // The `mock` L2 adapter: FIFO eviction skipping locked keys, bandwidth delays (docs/storage-replay.md §6.9).
-import type {ObjectKey} from '../../lct/values.js'
+import type {ObjectKey} from '../../formats/lct/values.js'
 import type {Scheduler} from '../scheduler.js'
 
 export interface MockL2Config {

@@ -1,7 +1,7 @@
 // The StorageManager model: L1, eviction, L2 adapters and controllers, with LMCache's public methods (§6.12).
 import {createHash} from 'node:crypto'
-import {installTracing, isTracingEnabled, publishCallEvent} from '../../lct/capture.js'
-import {STORAGE_MANAGER_QUALNAME} from '../../lct/constants.js'
+import {installTracing, isTracingEnabled, publishCallEvent} from '../../formats/lct/capture.js'
+import {STORAGE_MANAGER_QUALNAME} from '../../formats/lct/constants.js'
 import {
   type MemoryLayoutDesc,
   type ObjectKey,
@@ -9,8 +9,8 @@ import {
   PrefetchMode,
   type PrefetchRequestSpec,
   TrimPolicy,
-} from '../../lct/values.js'
-import {pyJsonDumps} from '../../jsonl/py-json.js'
+} from '../../formats/lct/values.js'
+import {pyJsonDumps} from '../../formats/json/py-json.js'
 import type {Scheduler} from '../scheduler.js'
 import type {ModelOptions, StorageManagerConfig} from './config.js'
 import {EvictionController, type EvictionPolicy, LruPolicy, NoopPolicy} from './eviction.js'

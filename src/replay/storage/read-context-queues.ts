@@ -2,7 +2,7 @@
 // found by a hash of their keys' fingerprints and compared key by key, not by a joined id string: an engine's tuple
 // is ~19 keys (a ~900-character string built, hashed and dropped twice per context, the largest cost of the model
 // thread on engine-shaped traces). Same answers as a Map keyed by keyTupleId, in the same order (pinned by a test).
-import type {ObjectKey} from '../../lct/values.js'
+import type {ObjectKey} from '../../formats/lct/values.js'
 
 /** One key tuple with open contexts (T: what is queued, a read context in the replay). */
 interface TupleQueue<T> {

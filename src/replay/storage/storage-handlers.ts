@@ -1,7 +1,13 @@
 // The storage level's handlers (docs/storage-replay.md §5): each recorded StorageManager call, its arguments checked
 // as Python would check them, reissued on the model; read contexts paired enter-to-exit per key tuple.
-import type {DecodedArgs} from '../../lct/codecs.js'
-import {keyTupleId, MemoryLayoutDesc, ObjectKey, PrefetchRequestSpec, PyTuple} from '../../lct/values.js'
+import type {DecodedArgs} from '../../formats/lct/codecs.js'
+import {
+  keyTupleId,
+  MemoryLayoutDesc,
+  ObjectKey,
+  PrefetchRequestSpec,
+  PyTuple,
+} from '../../formats/lct/values.js'
 import {type Handler, MapDispatcher, type ReplayContext, type ReplayEnv} from '../level.js'
 import {type ReadContext, SM, type StorageManagerModel} from './model.js'
 import {ReadContextQueues} from './read-context-queues.js'

@@ -1,9 +1,9 @@
 // The storage level (docs/storage-replay.md §5, §6): LMCache's StorageManager replayed against lmt's model. It is
 // core, not a plugin: `lmt replay`'s --help and `lmt convert --mode lct` depend on its flags and configuration, so
 // it is registered as the built-in level "storage" from here (docs/architecture.md).
-import {JsonFloat} from '../../jsonl/json-float.js'
-import type {TraceRecorder} from '../../lct/recorder.js'
-import type {LctHeader} from '../../lct/types.js'
+import {JsonFloat} from '../../formats/json/json-float.js'
+import type {TraceRecorder} from '../../formats/lct/recorder.js'
+import type {LctHeader} from '../../formats/lct/types.js'
 import type {LevelObservations, ReplayLevel} from '../level.js'
 import {
   buildConfig,

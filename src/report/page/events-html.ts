@@ -2,7 +2,7 @@
 // summary) beside the events level's replay — occupancy per tier and backend over time against the declared
 // capacities, deletions (evictions among them) over time, and the stream's health. Every figure's cell carries its
 // exact value (`data-value`) for a reader of the page.
-import {eventsSummaryLines} from '../../lct/events-summary.js'
+import {eventsSummaryLines} from '../../formats/lct/events-summary.js'
 import type {EventsReportDocument} from '../../replay/events/events-report.js'
 import {linePoints, pct, timeAxis, unit, type Chart} from '../charts/vega-parts.js'
 import {escapeHtml} from './escape-html.js'

@@ -9,8 +9,8 @@ import {
   smallIntegerBytes,
   stringEndBytes,
   valueEndBytes,
-} from '../../jsonl/fast/json-scan-bytes.js'
-import {HalvesList} from '../../jsonl/fast/json-scan-bytes.js'
+} from '../../formats/json/fast/json-scan-bytes.js'
+import {HalvesList} from '../../formats/json/fast/json-scan-bytes.js'
 import type {KeyInterner} from '../input/key-interner.js'
 import type {RowType, TraceRow} from '../input/trace-rows.js'
 

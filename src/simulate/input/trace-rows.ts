@@ -1,6 +1,6 @@
 import {lmtError} from '../../errors.js'
-import {JsonFloat} from '../../jsonl/json-float.js'
-import {JsonSyntaxError, parseJson} from '../../jsonl/parse.js'
+import {JsonFloat} from '../../formats/json/json-float.js'
+import {JsonSyntaxError, parseJson} from '../../formats/json/parse.js'
 import {linePreview} from '../../convert/input-accounting.js'
 import type {KeyInterner} from './key-interner.js'
 

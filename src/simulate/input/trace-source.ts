@@ -1,6 +1,6 @@
 import {statSync} from 'node:fs'
 import {lmtError} from '../../errors.js'
-import {LineReader, tooLongMessage} from '../../jsonl/line-reader.js'
+import {LineReader, tooLongMessage} from '../../formats/json/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
 import {rowScanner} from './row-scanner.js'
 import {plainPaths} from '../../util/plain.js'

@@ -10,7 +10,7 @@ import {
   lookupLogFiles,
   readLookupEvents,
   type SkippedLine,
-} from '../../lmcache/lookup-log.js'
+} from '../../formats/lmcache/lookup-log.js'
 import {ChunkLru} from './chunk-lru.js'
 import {LookupStats} from './lookup-stats.js'
 

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {KeyInterner} from '../../../src/simulate/input/key-interner.js'
-import {LineBatchBuilder} from '../../../src/jsonl/line-batch.js'
+import {LineBatchBuilder} from '../../../src/formats/json/line-batch.js'
 import {RowByteScanner} from '../../../src/simulate/fast/row-scan-bytes.js'
 import {parseRow, RowError, type TraceRow} from '../../../src/simulate/input/trace-rows.js'
 import {itSlow} from '../../helpers/slow.js'

@@ -11,7 +11,7 @@ import {
   readLookupEvents,
   type LookupEvent,
   type SkippedLine,
-} from '../../../src/lmcache/lookup-log.js'
+} from '../../../src/formats/lmcache/lookup-log.js'
 import {tempDir} from '../../helpers/cli.js'
 
 const tmp = tempDir('lmt-lookup-log-')

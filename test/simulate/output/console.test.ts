@@ -113,8 +113,8 @@ describe('simulate console text', () => {
     expect(table[2].split(/ {2,}/)[1]).toBe('*')
   })
 
-  it('the command renders nothing itself: no result text in src/commands/simulate.ts', () => {
-    const command = readFileSync(join(ROOT, 'src', 'commands', 'simulate.ts'), 'utf8')
+  it('the command renders nothing itself: no result text in src/cli/commands/simulate.ts', () => {
+    const command = readFileSync(join(ROOT, 'src', 'cli', 'commands', 'simulate.ts'), 'utf8')
     for (const phrase of [
       'outputs in ',
       'M lookups/s',

@@ -1,0 +1,73 @@
+import {converterSourceFlags} from '../converter-flags.js'
+import {LmtCommand} from '../lmt-command.js'
+import {StderrReporter} from '../stderr-reporter.js'
+import {discoverConverters, pluginConverterSources} from '../../plugins/converter-discovery.js'
+
+export interface ConvertersListing {
+  formats: Array<{
+    format: string
+    className: string
+    source: string
+    path?: string
+    aliases: string[]
+    description: string
+    shadowed: Array<{className: string; source: string}>
+  }>
+  warnings: string[]
+}
+
+export default class Converters extends LmtCommand {
+  static override summary = 'List the input formats lmt convert knows, and where each converter comes from'
+
+  static override description = `Runs the same discovery as "lmt convert": built-in converters, then each --converter-dir and --converter-module, then installed lmt plugins. A later registration of a format replaces an earlier one (with a warning); --json shows what each one shadowed.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --converter-dir <%= config.root %>/examples/lmt-plugin-example/converters',
+    '<%= config.bin %> <%= command.id %> --converter-module <%= config.root %>/examples/lmt-plugin-example/converters/lookup-hash-log.js --json',
+  ]
+
+  static override enableJsonFlag = true
+
+  static override flags = {
+    ...converterSourceFlags(),
+  }
+
+  async run(): Promise<ConvertersListing> {
+    const {flags} = await this.parse(Converters)
+    const reporter = new StderrReporter(false)
+    const pluginWarnings: string[] = []
+    const plugins = await pluginConverterSources(this.config, (m) => {
+      pluginWarnings.push(m)
+      reporter.warn(m)
+    })
+    const registry = await discoverConverters({
+      dirs: flags['converter-dir'],
+      modules: flags['converter-module'],
+      plugins,
+      onWarning: (m) => reporter.warn(m),
+    })
+    const formats = registry.list().map((r) => ({
+      format: r.format,
+      className: r.className,
+      source: r.source,
+      ...(r.path ? {path: r.path} : {}),
+      aliases: r.aliases,
+      description: r.description,
+      shadowed: r.shadowed,
+    }))
+    if (!this.jsonEnabled()) {
+      const head = ['FORMAT', 'CLASS', 'SOURCE', 'ALIASES', 'DESCRIPTION']
+      const rows = formats.map((f) => [f.format, f.className, f.source, f.aliases.join(', '), f.description])
+      const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+      const fmt = (r: string[]): string =>
+        r
+          .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i])))
+          .join('  ')
+          .trimEnd()
+      this.log(fmt(head))
+      for (const r of rows) this.log(fmt(r))
+    }
+    return {formats, warnings: [...pluginWarnings, ...registry.warnings]}
+  }
+}

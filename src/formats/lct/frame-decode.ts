@@ -1,0 +1,318 @@
+import {LCT_NOT_A_TRACE_HINT, lctError} from '../../errors.js'
+import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../../util/pyfmt.js'
+import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
+import {familyOf, isKeyByte, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
+import type {DecodedRecordFields, LctHeader} from './types.js'
+
+/** A field rule broken by an otherwise well-formed frame (the detail of a malformed-frame message). */
+export class FieldError extends Error {}
+
+interface Field {
+  family: string
+  value: RawValue | undefined
+  /** for map values: the family of the first non-str key, if any */
+  badKey?: string
+}
+
+/** Python-style repr of a decoded value, for messages. */
+export function pyRepr(v: RawValue | undefined, family?: string): string {
+  if (v === null || v === undefined) return 'None'
+  if (typeof v === 'boolean') return v ? 'True' : 'False'
+  if (typeof v === 'string') return pyStrRepr(v)
+  if (typeof v === 'number') return family === 'float' ? pyFloatRepr(v) : String(v)
+  if (typeof v === 'bigint') return v.toString()
+  if (v instanceof Uint8Array) return pyBytesRepr(v)
+  return Array.isArray(v) ? `[…${v.length} items]` : '{…}'
+}
+
+/**
+ * Walks the top-level map of a frame body. Values of `decode` keys are built; values of `families` keys are only
+ * typed and skipped; every other value is validated and skipped. A repeated key keeps its last value. Throws
+ * MsgpackError for anything that is not one well-formed value, FieldError when it is not a map.
+ */
+function walkTop(
+  r: MsgpackReader,
+  decode: ReadonlySet<string>,
+  typed: ReadonlySet<string>,
+  strKeyMaps: ReadonlySet<string>,
+): Map<string, Field> {
+  const first = r.peek()
+  const n = r.mapHeader()
+  if (n < 0) {
+    r.skip()
+    r.expectEnd()
+    throw new FieldError(`expected a map, got ${familyOf(first)}`)
+  }
+  const fields = new Map<string, Field>()
+  for (let i = 0; i < n; i++) {
+    const key = r.mapKey()
+    const family = familyOf(r.peek())
+    if (strKeyMaps.has(key) && family === 'map') {
+      fields.set(key, mapWithStrKeys(r, decode.has(key)))
+    } else if (decode.has(key)) {
+      fields.set(key, {family, value: r.value()})
+    } else if (typed.has(key)) {
+      r.skip()
+      fields.set(key, {family, value: undefined})
+    } else r.skip()
+  }
+  r.expectEnd()
+  return fields
+}
+
+/** A map whose keys must all be str (args, level_meta); int keys are noted, other key types are malformed. */
+function mapWithStrKeys(r: MsgpackReader, build: boolean): Field {
+  const n = r.mapHeader()
+  const out = build ? nullProtoObject<RawMap>() : undefined
+  let badKey: string | undefined
+  for (let i = 0; i < n; i++) {
+    const fam = familyOf(r.peek())
+    if (fam !== 'str') badKey ??= fam
+    if (out) {
+      const key = r.mapKey()
+      out[key] = r.value()
+      continue
+    }
+    // nothing is built: the key is checked as mapKey() would check it (a str or an int, valid), not decoded
+    if (!isKeyByte(r.peek())) r.fail(`unsupported map key type ${fam}`)
+    r.skip()
+    r.skip()
+  }
+  return {family: 'map', value: out ?? nullProtoObject<RawMap>(), badKey}
+}
+
+const HEADER_FIELDS = [
+  'magic',
+  'format_version',
+  'level',
+  'trace_schema_version',
+  't_mono_start',
+  't_wall_start',
+  'sm_config_json',
+  'sm_config_digest',
+] as const
+const HEADER_TYPES: Record<string, string[]> = {
+  magic: ['bin'],
+  format_version: ['int'],
+  level: ['str'],
+  trace_schema_version: ['int'],
+  t_mono_start: ['int', 'float'],
+  t_wall_start: ['int', 'float'],
+  sm_config_json: ['str'],
+  sm_config_digest: ['str'],
+}
+const HEADER_DECODE = new Set<string>([...HEADER_FIELDS, 'type', 'level_meta', 'lmcache_version'])
+const NOTHING = new Set<string>()
+const LEVEL_META = new Set(['level_meta'])
+
+function expected(families: string[]): string {
+  return families.join(' or ')
+}
+
+function toNumber(v: RawValue | undefined): number {
+  return typeof v === 'bigint' ? Number(v) : (v as number)
+}
+
+/** Decodes and validates a header body strictly (docs/lct.md §4.3 rows 6–14). */
+export function decodeHeader(body: Uint8Array, source: string): LctHeader {
+  const malformed = (detail: string) => lctError('LCT_MALFORMED_HEADER', {source, offset: 0}, detail)
+  let fields: Map<string, Field>
+  try {
+    fields = walkTop(new MsgpackReader(body, 0, body.length), HEADER_DECODE, NOTHING, LEVEL_META)
+  } catch (err) {
+    throw malformed((err as Error).message)
+  }
+  const type = fields.get('type')
+  if (type && type.value !== 'header')
+    throw malformed(`field 'type' is ${pyRepr(type.value, type.family)}, expected 'header'`)
+  const g0 = fields.get('lmcache_version')
+  if (!fields.has('trace_schema_version') && g0)
+    throw lctError(
+      'LCT_G0_HEADER',
+      {source, offset: 0},
+      typeof g0.value === 'string' ? pyStrRepr(g0.value) : pyRepr(g0.value, g0.family),
+    )
+  for (const key of HEADER_FIELDS) if (!fields.has(key)) throw malformed(`missing required field '${key}'`)
+  for (const key of HEADER_FIELDS) {
+    const f = fields.get(key) as Field
+    if (!HEADER_TYPES[key].includes(f.family))
+      throw malformed(`field '${key}' must be ${expected(HEADER_TYPES[key])}, got ${f.family}`)
+  }
+  const meta = fields.get('level_meta')
+  if (meta && meta.family !== 'map') throw malformed(`field 'level_meta' must be map, got ${meta.family}`)
+  if (meta?.badKey) throw malformed(`field 'level_meta' must be map with str keys, got ${meta.badKey} key`)
+  const magic = fields.get('magic')?.value as Uint8Array
+  if (magic.length !== LCT_MAGIC.length || !magic.every((b, i) => b === LCT_MAGIC[i]))
+    throw lctError(
+      'LCT_BAD_MAGIC',
+      {source, offset: 0, suggestions: [`the file is not an LMCache trace (.lct); ${LCT_NOT_A_TRACE_HINT}`]},
+      pyBytesRepr(magic),
+    )
+  const formatVersion = fields.get('format_version')?.value as number | bigint
+  if (formatVersion !== LCT_FORMAT_VERSION)
+    throw lctError('LCT_UNSUPPORTED_FORMAT', {source, offset: 0}, formatVersion)
+  const schema = fields.get('trace_schema_version')?.value as number | bigint
+  if (typeof schema !== 'number' || !LCT_READABLE_SCHEMA_VERSIONS.has(schema))
+    throw lctError('LCT_UNSUPPORTED_SCHEMA', {source, offset: 0}, schema)
+  const smConfigJson = fields.get('sm_config_json')?.value as string
+  const smConfigDigest = fields.get('sm_config_digest')?.value as string
+  return {
+    magic,
+    formatVersion: formatVersion as number,
+    level: fields.get('level')?.value as string,
+    traceSchemaVersion: schema,
+    tMonoStart: toNumber(fields.get('t_mono_start')?.value),
+    tWallStart: toNumber(fields.get('t_wall_start')?.value),
+    smConfigJson,
+    smConfigDigest,
+    levelMeta: (meta?.value as RawMap | undefined) ?? (Object.create(null) as RawMap),
+    isPlaceholder: smConfigJson === '' && smConfigDigest === '',
+  }
+}
+
+const RECORD_FIELD_NAMES = ['type', 't_mono', 't_wall', 'qualname', 'args'] as const
+
+/**
+ * The record rules of docs/lct.md §4.4 over the families of the five fields (undefined = absent), the `type` value and
+ * the first non-str args key; throws FieldError with the detail. One function for both paths keeps them identical.
+ */
+function checkRecordFamilies(
+  fam: ReadonlyArray<string | undefined>,
+  typeValue: RawValue | undefined,
+  argsBadKey: string | undefined,
+): void {
+  if (fam[0] !== undefined && typeValue !== 'record')
+    throw new FieldError(`field 'type' is ${pyRepr(typeValue, fam[0])}, expected 'record'`)
+  for (let id = 1; id < 5; id++)
+    if (fam[id] === undefined) throw new FieldError(`missing required field '${RECORD_FIELD_NAMES[id]}'`)
+  for (let id = 1; id <= 2; id++) {
+    if (fam[id] !== 'int' && fam[id] !== 'float')
+      throw new FieldError(`field '${RECORD_FIELD_NAMES[id]}' must be int or float, got ${fam[id]}`)
+  }
+  if (fam[3] !== 'str') throw new FieldError(`field 'qualname' must be str, got ${fam[3]}`)
+  if (fam[4] !== 'map') throw new FieldError(`field 'args' must be map, got ${fam[4]}`)
+  if (argsBadKey) throw new FieldError(`args key must be str, got ${argsBadKey}`)
+}
+
+/** Full decoding of a record body (args built, not codec-decoded). Throws MsgpackError or FieldError. */
+export function decodeRecordBody(body: Uint8Array, start: number, end: number): DecodedRecordFields {
+  return recordFields(new MsgpackReader(body, start, end), true)
+}
+
+/**
+ * Full decoding of the record body `r` stands at, with the values `r` builds (a reader that returns some values
+ * ready-made, as the interning reader does, gives records whose fields are the same).
+ */
+export function decodeRecordWith(r: MsgpackReader): DecodedRecordFields {
+  return recordFields(r, true)
+}
+
+const KEY_BYTES = ['type', 't_mono', 't_wall', 'qualname', 'args'].map((k) => Buffer.from(k, 'latin1'))
+
+/** Which record field a key's bytes name (0–4), or -1. */
+function recordKeyId(buf: Uint8Array, start: number, length: number): number {
+  for (let id = 0; id < KEY_BYTES.length; id++) {
+    const k = KEY_BYTES[id]
+    if (k.length !== length) continue
+    let same = true
+    for (let i = 0; i < length; i++) {
+      if (buf[start + i] !== k[i]) {
+        same = false
+        break
+      }
+    }
+    if (same) return id
+  }
+  return -1
+}
+
+/** The qualname at pos (a str): a cut-short one fails where the span's reading finds it, as every reader's does. */
+function qualnameAt(r: MsgpackReader): string {
+  const save = r.pos
+  r.strSpan()
+  r.pos = save
+  return r.readStr()
+}
+
+/**
+ * The counting path: the same validation as {@link decodeRecordBody} (every value is checked by the shared skipper)
+ * without building argument values or strings for known keys.
+ */
+export function scanRecordBody(
+  body: Uint8Array,
+  start: number,
+  end: number,
+): {tMono: number; qualname: string} {
+  const f = recordFields(new MsgpackReader(body, start, end), false)
+  return {tMono: f.tMono, qualname: f.qualname}
+}
+
+/**
+ * The five record fields of one body, by key bytes into locals (no per-record map of fields); with `build` false
+ * t_wall is only typed and args only validated. A repeated key keeps its last value.
+ */
+function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
+  const first = r.peek()
+  const n = r.mapHeader()
+  if (n < 0) {
+    r.skip()
+    r.expectEnd()
+    throw new FieldError(`expected a map, got ${familyOf(first)}`)
+  }
+  const fam: Array<string | undefined> = [undefined, undefined, undefined, undefined, undefined]
+  let typeValue: RawValue | undefined
+  let tMono: RawValue | undefined
+  let tWall: RawValue | undefined
+  let qualname: string | undefined
+  let args: RawValue | undefined
+  let argsBadKey: string | undefined
+  for (let i = 0; i < n; i++) {
+    const save = r.pos
+    const span = r.strSpan()
+    let id = -1
+    if (span) {
+      id = recordKeyId(r.buf, span.start, span.length)
+      if (id < 0) {
+        r.pos = save
+        r.skip() // validates the key's UTF-8
+      }
+    } else r.mapKey() // int keys never name a field; other key types are malformed
+    if (id < 0) {
+      r.skip()
+      continue
+    }
+    const f = familyOf(r.peek())
+    fam[id] = f
+    switch (id) {
+      case 0:
+        typeValue = r.value()
+        break
+      case 1:
+        tMono = r.value()
+        break
+      case 2:
+        if (build) tWall = r.value()
+        else r.skip()
+        break
+      case 3:
+        if (f === 'str') qualname = qualnameAt(r)
+        else r.skip()
+        break
+      case 4:
+        if (f === 'map') {
+          const m = mapWithStrKeys(r, build)
+          argsBadKey = m.badKey
+          args = m.value
+        } else r.skip()
+        break
+    }
+  }
+  r.expectEnd()
+  checkRecordFamilies(fam, typeValue, argsBadKey)
+  return {
+    tMono: toNumber(tMono),
+    tWall: toNumber(tWall),
+    qualname: qualname as string,
+    args: args as RawMap,
+  }
+}

@@ -1,0 +1,460 @@
+import {LCT_NOT_A_TRACE_HINT, LctError, lctError} from '../../errors.js'
+import {pyBytesRepr} from '../../util/pyfmt.js'
+import {ByteWindow, type LctSource} from './byte-source.js'
+import {DEFAULT_MAX_FRAME_BYTES} from './constants.js'
+import {decodeHeader, decodeRecordBody, FieldError} from './frame-decode.js'
+import {MsgpackError, readU32} from './msgpack.js'
+import {plainDecoding} from './record-decoding.js'
+import {ARGS_DECODED, type MarkedRecord} from './record-args.js'
+import type {
+  DecodedRecordFields,
+  LctFrame,
+  LctHeader,
+  LctReadOptions,
+  LctReadState,
+  LctRecord,
+  LctWarning,
+  TraceCount,
+} from './types.js'
+
+export type {LctSource}
+
+const MAX_KEPT_WARNINGS = 1000
+const BATCH_RECORDS = 128
+
+function sourceName(source: LctSource, name?: string): string {
+  return name ?? (typeof source === 'string' ? source : '<stream>')
+}
+
+function ioError(name: string, err: unknown): LctError {
+  return lctError('LCT_IO', {source: name, offset: 0}, (err as Error)?.message ?? String(err))
+}
+
+/** A frame after the header, as the lenient reader sees it. */
+type RawFrame =
+  | {kind: 'frame'; offset: number; length: number; buf: Buffer; start: number}
+  | {kind: 'oversized'; offset: number; length: number}
+  | {kind: 'end'}
+
+/**
+ * The frame layer: strict header, then lenient frames (truncated tail = warning and stop, oversized = discarded
+ * unbuffered). Shared by the record reader, the raw frame iterator and the counting path.
+ */
+class FrameSource {
+  readonly state: LctReadState = {
+    records: 0,
+    framesSkipped: 0,
+    truncated: false,
+    endOffset: 0,
+    warnings: [],
+    warningCount: 0,
+  }
+  header!: LctHeader
+  headerLength = 0
+  headerBody!: Uint8Array
+  private frameIndex = 0
+
+  constructor(
+    readonly window: ByteWindow,
+    readonly name: string,
+    readonly maxFrameBytes: number,
+    private readonly onWarning?: (w: LctWarning) => void,
+  ) {}
+
+  /** warnings held until the records read before them were handed out (see {@link deferWarnings}) */
+  private deferred: LctWarning[] | undefined
+
+  warn(code: string, offset: number, message: string): void {
+    const w = {code, offset, message}
+    this.state.warningCount++
+    if (this.state.warnings.length < MAX_KEPT_WARNINGS) this.state.warnings.push(w)
+    if (this.deferred) this.deferred.push(w)
+    else this.onWarning?.(w)
+  }
+
+  /** From now on warnings wait for {@link flushWarnings}: a batching reader delivers them between its records. */
+  deferWarnings(): void {
+    this.deferred ??= []
+  }
+
+  get hasDeferredWarnings(): boolean {
+    return this.deferred !== undefined && this.deferred.length > 0
+  }
+
+  flushWarnings(): void {
+    const held = this.deferred
+    if (!held || held.length === 0) return
+    this.deferred = []
+    for (const w of held) this.onWarning?.(w)
+  }
+
+  async readHeader(): Promise<void> {
+    const w = this.window
+    let ok: boolean
+    try {
+      ok = await w.ensure(4)
+    } catch (err) {
+      throw ioError(this.name, err)
+    }
+    if (!ok) {
+      if (w.available === 0) throw lctError('LCT_EMPTY', {source: this.name, offset: 0})
+      throw lctError('LCT_TRUNCATED', {source: this.name, offset: 0}, 0)
+    }
+    // text where the length prefix should be: no header frame is that large, so the file is not an .lct at all
+    if (looksLikeText(w.buf, w.pos))
+      throw lctError(
+        'LCT_BAD_MAGIC',
+        {source: this.name, offset: 0, suggestions: [LCT_TEXT_HINT]},
+        pyBytesRepr(w.buf.subarray(w.pos, w.pos + 4)),
+      )
+    const n = readU32(w.buf, w.pos)
+    if (n > this.maxFrameBytes)
+      throw lctError(
+        'LCT_FRAME_TOO_LARGE',
+        {
+          source: this.name,
+          offset: 0,
+          suggestions: ['if the file is an LMCache trace with a header that large, raise --max-frame-bytes'],
+        },
+        n,
+        this.maxFrameBytes,
+      )
+    try {
+      ok = await w.ensure(4 + n)
+    } catch (err) {
+      throw ioError(this.name, err)
+    }
+    if (!ok) throw lctError('LCT_TRUNCATED', {source: this.name, offset: 4}, 4, w.available - 4, n)
+    const body = Uint8Array.prototype.slice.call(w.buf, w.pos + 4, w.pos + 4 + n) as Uint8Array
+    w.consume(4 + n)
+    this.header = decodeHeader(body, this.name)
+    this.headerLength = n
+    this.headerBody = body
+    this.state.endOffset = w.offset
+  }
+
+  /**
+   * The next frame whose bytes are already buffered, or undefined when more input is needed (then call
+   * {@link next}). Lets callers process a whole chunk without an await per frame.
+   */
+  nextBuffered(): RawFrame | undefined {
+    const w = this.window
+    if (w.available < 4) return undefined
+    const n = readU32(w.buf, w.pos)
+    if (n > this.maxFrameBytes || w.available < 4 + n) return undefined
+    const f: RawFrame = {kind: 'frame', offset: w.offset, length: n, buf: w.buf, start: w.pos + 4}
+    w.consume(4 + n)
+    this.state.endOffset = w.offset
+    return f
+  }
+
+  async next(): Promise<RawFrame> {
+    const buffered = this.nextBuffered()
+    if (buffered) return buffered
+    const w = this.window
+    const start = w.offset
+    await w.ensure(4)
+    if (w.available === 0) return {kind: 'end'}
+    if (w.available < 4) {
+      this.state.truncated = true
+      this.warn('LMT_LCT_TRUNCATED_PREFIX', start, `truncated frame length prefix at offset ${start}`)
+      w.consume(w.available)
+      this.state.endOffset = w.offset
+      return {kind: 'end'}
+    }
+    const n = readU32(w.buf, w.pos)
+    if (n > this.maxFrameBytes) {
+      this.warn(
+        'LMT_LCT_OVERSIZED_FRAME',
+        start,
+        `skipping oversized frame at offset ${start}: declares ${n} bytes, above the frame limit of ${this.maxFrameBytes} bytes`,
+      )
+      w.consume(4)
+      const got = await w.discard(n)
+      this.state.endOffset = w.offset
+      if (got < n) {
+        this.state.truncated = true
+        this.warn(
+          'LMT_LCT_TRUNCATED_BODY',
+          start + 4,
+          `truncated frame body at offset ${start + 4} (got ${got} of ${n})`,
+        )
+        return {kind: 'end'}
+      }
+      this.state.framesSkipped++
+      return {kind: 'oversized', offset: start, length: n}
+    }
+    if (!(await w.ensure(4 + n))) {
+      const got = w.available - 4
+      this.state.truncated = true
+      this.warn(
+        'LMT_LCT_TRUNCATED_BODY',
+        start + 4,
+        `truncated frame body at offset ${start + 4} (got ${got} of ${n})`,
+      )
+      w.consume(w.available)
+      this.state.endOffset = w.offset
+      return {kind: 'end'}
+    }
+    const f: RawFrame = {kind: 'frame', offset: start, length: n, buf: w.buf, start: w.pos + 4}
+    w.consume(4 + n)
+    this.state.endOffset = w.offset
+    return f
+  }
+
+  nextIndex(): number {
+    return this.frameIndex++
+  }
+
+  malformed(offset: number, length: number, err: unknown): string {
+    const detail = err instanceof MsgpackError || err instanceof FieldError ? err.message : String(err)
+    this.state.framesSkipped++
+    this.warn(
+      'LMT_LCT_MALFORMED_RECORD',
+      offset,
+      `skipping malformed record at offset ${offset} (frame length ${length}): ${detail}`,
+    )
+    return detail
+  }
+}
+
+function isDecodeError(err: unknown): boolean {
+  return err instanceof MsgpackError || err instanceof FieldError
+}
+
+export interface TraceReader extends AsyncIterable<LctRecord> {
+  readonly header: LctHeader
+  readonly headerLength: number
+  readonly headerBody: Uint8Array
+  readonly state: LctReadState
+  records(): AsyncIterableIterator<LctRecord>
+  batches(): AsyncIterableIterator<LctRecord[]>
+  frames(): AsyncIterableIterator<LctFrame>
+  close(): Promise<void>
+}
+
+class Reader implements TraceReader {
+  private started = false
+  private closed = false
+
+  constructor(
+    private readonly fs: FrameSource,
+    private readonly decode: (body: Uint8Array, start: number, end: number) => DecodedRecordFields,
+  ) {}
+
+  get header(): LctHeader {
+    return this.fs.header
+  }
+
+  get headerLength(): number {
+    return this.fs.headerLength
+  }
+
+  get headerBody(): Uint8Array {
+    return this.fs.headerBody
+  }
+
+  get state(): LctReadState {
+    return this.fs.state
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<LctRecord> {
+    return this.records()
+  }
+
+  private begin(): void {
+    if (this.closed) throw lctError('LCT_CLOSED', {source: this.fs.name, offset: this.fs.state.endOffset})
+    if (this.started) throw new Error('a trace reader can be iterated once')
+    this.started = true
+  }
+
+  private toRecord(f: {offset: number; length: number; buf: Buffer; start: number}): LctRecord | undefined {
+    try {
+      const r = this.decode(f.buf, f.start, f.start + f.length)
+      const record: MarkedRecord = {
+        tMono: r.tMono,
+        tWall: r.tWall,
+        qualname: r.qualname,
+        args: r.args,
+        offset: f.offset,
+        length: f.length,
+        index: this.fs.state.records++,
+        [ARGS_DECODED]: false,
+      }
+      return record
+    } catch (err) {
+      if (!isDecodeError(err)) throw err
+      this.fs.malformed(f.offset, f.length, err)
+      return undefined
+    }
+  }
+
+  async *records(): AsyncIterableIterator<LctRecord> {
+    for await (const batch of this.batches()) yield* batch
+  }
+
+  async *batches(): AsyncIterableIterator<LctRecord[]> {
+    this.begin()
+    // a warning reaches onWarning after the records read before it, and before those read after it
+    const fs = this.fs
+    fs.deferWarnings()
+    try {
+      for (;;) {
+        let batch: LctRecord[] = []
+        let f = fs.nextBuffered()
+        while (f !== undefined) {
+          if (f.kind === 'frame') {
+            const r = this.toRecord(f)
+            if (fs.hasDeferredWarnings) {
+              if (batch.length > 0) yield batch
+              batch = []
+              fs.flushWarnings()
+            }
+            if (r) batch.push(r)
+            // small batches: few decoded records are alive at once, so a collection has little to copy
+            if (batch.length === BATCH_RECORDS) {
+              yield batch
+              batch = []
+            }
+          }
+          f = fs.nextBuffered()
+        }
+        if (batch.length > 0) yield batch
+        const g = await fs.next()
+        fs.flushWarnings() // an oversized frame or a truncated tail
+        if (g.kind === 'end') return
+        if (g.kind === 'frame') {
+          const r = this.toRecord(g)
+          fs.flushWarnings()
+          if (r) yield [r]
+        }
+      }
+    } finally {
+      await this.close()
+    }
+  }
+
+  async *frames(): AsyncIterableIterator<LctFrame> {
+    this.begin()
+    try {
+      for (;;) {
+        const f = await this.fs.next()
+        if (f.kind === 'end') return
+        const index = this.fs.nextIndex() + 1
+        if (f.kind === 'oversized') {
+          yield {index, offset: f.offset, length: f.length, kind: 'oversized'}
+          continue
+        }
+        const body = Uint8Array.prototype.slice.call(f.buf, f.start, f.start + f.length) as Uint8Array
+        try {
+          decodeRecordBody(body, 0, body.length)
+          this.fs.state.records++
+          yield {index, offset: f.offset, length: f.length, body, kind: 'record'}
+        } catch (err) {
+          if (!isDecodeError(err)) throw err
+          const detail = this.fs.malformed(f.offset, f.length, err)
+          yield {index, offset: f.offset, length: f.length, body, kind: 'malformed', error: detail}
+        }
+      }
+    } finally {
+      await this.close()
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.fs.window.close()
+  }
+}
+
+async function openFrames(source: LctSource, opts: LctReadOptions): Promise<FrameSource> {
+  const name = sourceName(source, opts.name)
+  let window: ByteWindow
+  try {
+    window = await ByteWindow.open(source)
+  } catch (err) {
+    throw ioError(name, err)
+  }
+  const fs = new FrameSource(window, name, opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, opts.onWarning)
+  try {
+    await fs.readHeader()
+  } catch (err) {
+    await window.close()
+    throw err
+  }
+  return fs
+}
+
+/** Opens a trace: reads and validates the header strictly (rejects with LctError), records follow lazily. */
+export async function openTrace(source: LctSource, opts: LctReadOptions = {}): Promise<TraceReader> {
+  return new Reader(await openFrames(source, opts), (opts.decoding ?? plainDecoding).decoder())
+}
+
+type FrameRef = {offset: number; length: number; buf: Buffer; start: number}
+
+/**
+ * Hands every record frame to `take`: the buffered ones without awaiting (no promise per frame), then reads on.
+ * Pauses at the end of each buffered run.
+ */
+async function* frameRuns(fs: FrameSource, take: (f: FrameRef) => void): AsyncGenerator<void> {
+  for (;;) {
+    let f = fs.nextBuffered()
+    while (f !== undefined) {
+      if (f.kind === 'frame') take(f)
+      f = fs.nextBuffered()
+    }
+    yield
+    const g = await fs.next()
+    if (g.kind === 'end') return
+    if (g.kind === 'frame') take(g)
+  }
+}
+
+/**
+ * Counts records per qualname and the largest t_mono without building argument values, with exactly the
+ * validation, skips and warnings of {@link openTrace} (docs/lct.md §4.7).
+ */
+export async function countTrace(
+  source: LctSource,
+  opts: LctReadOptions & {
+    /** after each chunk read: bytes read so far, records counted */
+    onProgress?: (bytes: number, records: number) => void
+  } = {},
+): Promise<TraceCount> {
+  const fs = await openFrames(source, opts)
+  const tally = (opts.decoding ?? plainDecoding).tally()
+  const take = (f: FrameRef): void => {
+    try {
+      tally.add(f.buf, f.start, f.start + f.length)
+      fs.state.records++
+    } catch (err) {
+      if (!isDecodeError(err)) throw err
+      fs.malformed(f.offset, f.length, err)
+    }
+  }
+  try {
+    for await (const _ of frameRuns(fs, take)) opts.onProgress?.(fs.state.endOffset, fs.state.records)
+  } finally {
+    await fs.window.close()
+  }
+  return {
+    header: fs.header,
+    totalRecords: fs.state.records,
+    byQualname: tally.byQualname(),
+    maxTMono: tally.maxTMono,
+    framesSkipped: fs.state.framesSkipped,
+    truncated: fs.state.truncated,
+    warnings: fs.state.warnings,
+    warningCount: fs.state.warningCount,
+    bytesRead: fs.state.endOffset,
+  }
+}
+
+/** Whether the 4 bytes at `pos` are printable ASCII (a JSONL or text file given where an .lct is expected). */
+const LCT_TEXT_HINT = `the file starts with text, so it is not an LMCache trace (.lct); ${LCT_NOT_A_TRACE_HINT}`
+
+function looksLikeText(buf: Uint8Array, pos: number): boolean {
+  for (let i = pos; i < pos + 4; i++) if (buf[i] < 0x20 || buf[i] > 0x7e) return false
+  return true
+}
