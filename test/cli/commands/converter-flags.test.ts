@@ -152,7 +152,7 @@ export class ClashConverter {
 
 describe("the README's converter example", () => {
   it('runs as shown: its own flag and its converter config reach it as typed options', async () => {
-    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8')
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8')
     const start = readme.indexOf('// sampled.mjs')
     expect(start).toBeGreaterThan(0)
     const example = join(tmp.dir, 'sampled.mjs')
