@@ -1,6 +1,6 @@
 // Worker-thread entry of the parse thread (parse-thread.ts): reads, scans and interns the trace with the row reader
-// of the playing thread (and its byte scanner), and answers each job with the next batches of rows encoded on shared
-// memory, the progress and statistics the reader reported up to them, and its error or its end.
+// of the playing thread (and its byte scanner), and answers each job (a slot to fill) with the next batches of rows encoded into that
+// slot's shared memory, the progress and statistics the reader reported up to them, and its error or its end.
 import {workerData} from 'node:worker_threads'
 import {workerErrorData} from '../../util/workers/worker-errors.js'
 import {serveJobs} from '../../util/workers/serve-jobs.js'
@@ -17,6 +17,7 @@ import {
   type StatsSnapshot,
 } from './parse-thread.js'
 import {RowByteScanner} from './row-scan-bytes.js'
+import type {EncodedRows} from './row-batch-codec.js'
 
 useRowScanner(() => new RowByteScanner())
 const opts = workerData as ParseThreadData
@@ -27,6 +28,8 @@ const snapshot = (s: TraceReadStats): StatsSnapshot => ({
   rowsByType: {...s.rowsByType},
   invalid: {...s.invalid},
 })
+/** the slots' arrays, refilled when the playing thread asks for a slot again (it is then done with its rows) */
+const slots: EncodedRows[] = []
 const batches = readTraceRowBatches(
   {
     ...opts,
@@ -40,9 +43,9 @@ const batches = readTraceRowBatches(
  * The next reply: the reader's batches until REPLY_ROWS rows are gathered, the reader ends or it throws. One at a
  * time, so that each takes exactly the progress reported before its rows.
  */
-async function nextReply(): Promise<{result: ParseReply}> {
+async function nextReply(slot: number): Promise<{result: ParseReply}> {
   const parts: ParsePart[] = []
-  const reply: ParseReply = {parts}
+  const reply: ParseReply = {parts, slot}
   let rows: TraceRow[] = []
   while (rows.length < REPLY_ROWS) {
     let next: IteratorResult<TraceRow[]>
@@ -60,7 +63,7 @@ async function nextReply(): Promise<{result: ParseReply}> {
     rows = rows.length === 0 ? next.value : rows.concat(next.value)
   }
   if (reply.error || reply.done) parts.push({progress: take(), stats: snapshot(stats), rows: 0})
-  if (rows.length > 0) reply.rows = encodeRows(rows)
+  if (rows.length > 0) reply.rows = slots[slot] = encodeRows(rows, slots[slot])
   return {result: reply}
 }
 
@@ -72,8 +75,8 @@ function take(): ParsePart['progress'] {
 
 // jobs overlap (the playing thread asks ahead); the chain answers them in turn, in the trace's order
 let chain: Promise<unknown> = Promise.resolve()
-serveJobs<null, ParseReply>(() => {
-  const reply = chain.then(nextReply)
+serveJobs<number, ParseReply>((slot) => {
+  const reply = chain.then(() => nextReply(slot))
   chain = reply
   return reply
 })

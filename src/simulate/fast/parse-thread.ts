@@ -28,9 +28,11 @@ export interface ParsePart {
   rows: number
 }
 
-/** The worker's answer to a request: the reader's next batches, encoded, then maybe its error or end. */
+/** The worker's answer to a request to fill a slot: the reader's next batches, encoded, then maybe its error or end. */
 export interface ParseReply {
   parts: ParsePart[]
+  /** the slot filled (its arrays are reused for the slot's next fill, once its rows are read) */
+  slot: number
   rows?: EncodedRows
   /** what the reader threw after the parts' rows */
   error?: WorkerErrorData
@@ -80,7 +82,7 @@ export async function* readTraceRowBatchesOnThread(
     skipInvalid: opts.skipInvalid,
     mode: opts.mode,
   }
-  const pool = new WorkerPool<null, ParseReply>({
+  const pool = new WorkerPool<number, ParseReply>({
     name: 'trace parsing',
     entry: opts.entry ?? new URL('./parse-thread-worker.js', import.meta.url),
     workerData: data,
@@ -89,10 +91,11 @@ export async function* readTraceRowBatchesOnThread(
   const asked = new OrderedJobs(pool, READ_AHEAD)
   let turned = performance.now()
   try {
-    while (!asked.full) asked.submit(null)
+    for (let slot = 0; !asked.full; slot++) asked.submit(slot)
     for (;;) {
       const reply = await nextReply(asked)
-      if (!reply.error && !reply.done) asked.submit(null) // the next one is parsed while these rows are played
+      const more = !reply.error && !reply.done
+      if (more && reply.rows === undefined) asked.submit(reply.slot)
       let from = 0
       for (const part of reply.parts) {
         for (const p of part.progress) {
@@ -105,6 +108,8 @@ export async function* readTraceRowBatchesOnThread(
         const end = from + part.rows
         const rows = decodeRows(reply.rows, from, end)
         from = end
+        // its last rows are out: the slot is refilled while they are played
+        if (more && end === reply.rows.n) asked.submit(reply.slot)
         if (performance.now() - turned >= TURN_MS) {
           await eventLoopTurn()
           turned = performance.now()
@@ -120,7 +125,7 @@ export async function* readTraceRowBatchesOnThread(
 }
 
 /** The next reply; a thread that failed (it died, its start-up threw) is a coded error. */
-async function nextReply(asked: OrderedJobs<null, ParseReply>): Promise<ParseReply> {
+async function nextReply(asked: OrderedJobs<number, ParseReply>): Promise<ParseReply> {
   try {
     return await asked.next()
   } catch (err) {
