@@ -6,6 +6,7 @@ import {mkdtempSync, renameSync, rmSync} from 'node:fs'
 import {basename, dirname, join} from 'node:path'
 import {lmtError, LmtError} from '../errors.js'
 import {tempPathBeside} from '../util/atomic-write.js'
+import {removeStaleEntries} from '../util/stale-entries.js'
 import type {LctHeader} from '../formats/lct/types.js'
 import type {ReplayLevel} from './level.js'
 import type {ReplayStats} from './stats.js'
@@ -77,6 +78,9 @@ function abortError(signal: AbortSignal): LmtError {
   return signal.reason instanceof LmtError ? signal.reason : lmtError('CLI_INTERRUPTED', 'an abort signal')
 }
 
+/** A plugin level's staging folder beside its record: `.<record>.lmt-replay-<pid>-<random>`. */
+const STAGING = /^\..+\.lmt-replay-(\d+)-[^.]+$/
+
 /** The driver's replayTrace for a level that replays elsewhere: its result, with statistics that read as a summary. */
 export async function replayElsewhere(o: ElsewhereOptions, runner: LevelRunner): Promise<PlainReplayResult> {
   if (o.signal?.aborted) throw abortError(o.signal)
@@ -92,10 +96,13 @@ export async function replayElsewhere(o: ElsewhereOptions, runner: LevelRunner):
   }
   o.signal?.addEventListener('abort', onAbort, {once: true})
   try {
-    if (o.recordPath)
+    if (o.recordPath) {
+      // what a killed replay left beside the record: its staging folder, named by its process id
+      removeStaleEntries(dirname(o.recordPath), {dirs: STAGING})
       staging = mkdtempSync(
         join(dirname(o.recordPath), `.${basename(o.recordPath)}.lmt-replay-${process.pid}-`),
       )
+    }
     const plain = await runner.run(
       {
         file: o.file,

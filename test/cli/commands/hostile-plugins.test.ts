@@ -594,6 +594,20 @@ describe('a replay level that misbehaves (it runs on the plugin thread)', () => 
     expect(readFileSync(o.record).subarray(0, 4).equals(Buffer.from(OLD_OUTPUT).subarray(0, 4))).toBe(false)
   })
 
+  it("a staging folder a killed replay left beside the record is removed by the next replay; a live process's is kept", () => {
+    const o = outputs('level-stale')
+    const dead = join(o.dir, '.rec.lct.lmt-replay-999999999-AbC123')
+    const live = join(o.dir, `.rec.lct.lmt-replay-${process.pid}-XyZ789`)
+    write(join(dead, 'record.lct'), 'half a record')
+    write(join(live, 'record.lct'), 'still being written')
+    const r = run(['replay', TALLY, '--output-dir', o.dir, '--record', o.record, '--json'], 30_000, {
+      EVIL_MODE: 'none',
+    })
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(existsSync(dead)).toBe(false)
+    expect(readFileSync(join(live, 'record.lct'), 'utf8')).toBe('still being written')
+  })
+
   for (const [mode, code, message] of [
     ['exit', 'LMT_PLUGIN_EXIT', 'replay level tally (plugin:lmt-plugin-evil-level) called process.exit(0)'],
     ['obs_throw', 'LMT_PLUGIN_LEVEL_FAILED', 'replay level tally failed: no observations'],
