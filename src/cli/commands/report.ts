@@ -217,7 +217,8 @@ export default class Report extends LmtCommand {
     {
       description:
         'A tiered configuration (tier_strategy): the hit rate each tier serves as the SSD tier grows',
-      command: '<%= config.bin %> <%= command.id %> tiers.json --sweep-storage ssd -o tiers.report.html',
+      command:
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/tiers_config.json --trace mooncake_optimizer.jsonl --sweep-storage ssd -o tiers.report.html',
     },
     {
       description: 'An Optimizer configuration, the numbers as JSON',

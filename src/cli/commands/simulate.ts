@@ -93,7 +93,7 @@ export default class Simulate extends LmtCommand {
       description:
         'A tiered configuration (tier_strategy): its SSD tier swept from 1 to 64 GiB, the hit rate each tier serves per point',
       command:
-        '<%= config.bin %> <%= command.id %> tiers.json --sweep --sweep-storage ssd --sweep-unit gib --sweep-min 1 --sweep-max 64 -o sweep-ssd',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/tiers_config.json --trace mooncake_optimizer.jsonl --sweep --sweep-storage ssd --sweep-unit gib --sweep-min 1 --sweep-max 64 -o sweep-ssd',
     },
     {
       description: 'A capacity in GiB (2^30 bytes) from the KV layout of a block of 512 tokens',
