@@ -89,6 +89,20 @@ describe('lmt plugins install', () => {
     expect(run(['plugins', 'uninstall', 'lmt-plugin-scripted']).exitCode).toBe(0)
   })
 
+  it('plugins link runs no install script of the linked folder unless --allow-scripts', () => {
+    const dir = pluginFolder('linked-scripted', {scripts})
+    writeFileSync(join(dir, 'package-lock.json'), '{}')
+    const r = run(['plugins', 'link', dir])
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(ran(dir)).toEqual([])
+    expect(run(['plugins', 'uninstall', 'lmt-plugin-linked-scripted']).exitCode).toBe(0)
+
+    const allowed = run(['plugins', 'link', dir, '--allow-scripts'])
+    expect(allowed.exitCode, allowed.stderr).toBe(0)
+    expect(ran(dir).length).toBeGreaterThan(0)
+    expect(run(['plugins', 'uninstall', 'lmt-plugin-linked-scripted']).exitCode).toBe(0)
+  })
+
   it("plugins update (and reset --reinstall) does not run the new version's install scripts, and says so; --allow-scripts runs them", () => {
     // a tarball installed by its file: URL; the tarball at that URL then holds a new version, which update installs
     const marks = join(tmp.dir, 'update-marks')
