@@ -1,23 +1,19 @@
 // One \`lmt convert\`, as a library call: the checks in their documented order (docs/convert.md §2), the converter
-// found by the one discovery and its own flags parsed, the run (conversion-run.ts), and with --mode lct the .lct
+// the command found by the one discovery and its own flags parsed, the run (conversion-run.ts), and with --mode lct the .lct
 // written from its output. The command parses and renders; nothing here prints or exits.
 import {accessSync, constants, realpathSync, rmSync, statSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
-import type {Config} from '@oclif/core'
 import {lmtError} from '../errors.js'
 import {LineReader} from '../formats/json/line-reader.js'
-import {discoverConverters, pluginConverterSources} from '../plugins/converter-discovery.js'
-import type {ConverterRegistration, ConverterRegistry} from '../plugins/converter-registry.js'
-import {converterSettings} from '../plugins/converter-flags.js'
 import {ensureDirectory, refuseNonRegularOutput, sameFile} from '../util/output-path.js'
 import {numberFlag} from '../util/number-flags.js'
 import {ConversionRun, type ConvertRequest} from './conversion-run.js'
-import './fast/index.js' // the accelerators (seams.ts)
 import {expandDirectoryInputs} from './directory-inputs.js'
 import {bytesLayout, parseKvLayout} from './kv-layout.js'
 import type {jsonlToLct} from './lct-bridge.js'
 import {
+  converterSettings,
   defaultOutputPath,
   loadConverterConfig,
   parseInstanceBlockSizes,
@@ -25,7 +21,7 @@ import {
 } from './settings.js'
 import {tempPathBeside} from './stale-temps.js'
 import type {ConvertSummary, InputSummary} from './summary.js'
-import type {Logger} from './types.js'
+import type {ConverterRegistration, Logger} from './types.js'
 
 /** The parsed flags of \`lmt convert\` a conversion reads (the chosen converter's own come along, by name). */
 export interface ConvertFlags {
@@ -56,9 +52,11 @@ export interface ConvertFlags {
 /** What a conversion needs of the command that runs it. */
 export interface ConvertIO {
   logger: Logger
-  config: Config
-  /** the strict parse, once the converter is known: the command's flags and the converter's own */
-  parse(reg: ConverterRegistration, registry: ConverterRegistry): Promise<ConvertFlags>
+  /**
+   * The converter of -f, which the command finds by the one discovery (src/plugins/), then the strict parse: the
+   * command's flags and the converter's own
+   */
+  converter(): Promise<{reg: ConverterRegistration; flags: ConvertFlags}>
   /** standard input as a file (for \`-i -\`) */
   stdinAsFile(): Promise<string>
   /** where \`-o -\` writes before the output is copied to standard output */
@@ -98,29 +96,9 @@ interface ConvertPlan {
   settings: unknown
 }
 
-/** Discovery, then the converter of -f (an unknown format is a usage error listing the known ones). */
-export async function findConverter(
-  flags: {format: string; 'converter-dir'?: string[]; 'converter-module'?: string[]},
-  config: Config,
-  logger: Logger,
-): Promise<{registration: ConverterRegistration; registry: ConverterRegistry}> {
-  const registry = await discoverConverters({
-    dirs: flags['converter-dir'],
-    modules: flags['converter-module'],
-    plugins: await pluginConverterSources(config, (m) => logger.warn(m)),
-    onWarning: (m) => logger.warn(m),
-  })
-  const registration = registry.resolve(flags.format)
-  if (!registration)
-    throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
-      suggestions: ['run "lmt converters" to see every format and where it comes from'],
-    })
-  return {registration, registry}
-}
-
 /**
  * \`lmt convert\`: \`first\` is the command's flags parsed loosely (a converter's own are not known before discovery);
- * the converter's flags are parsed once it is found (\`io.parse\`). Then the checks in the documented order, the
+ * the converter's flags are parsed once it is found (\`io.converter\`). Then the checks in the documented order, the
  * run, and with --mode lct the .lct.
  */
 export async function convert(first: ConvertFlags, io: ConvertIO): Promise<Converted> {
@@ -136,8 +114,7 @@ async function planConversion(first: ConvertFlags, io: ConvertIO): Promise<Conve
   for (const input of first.input) {
     if (/^https?:/i.test(input)) throw lmtError('CONVERT_REMOTE_INPUT', input)
   }
-  const {registration: reg, registry} = await findConverter(first, io.config, logger)
-  const flags = await io.parse(reg, registry)
+  const {reg, flags} = await io.converter()
   const given = flags.input.map((i) => (i === '-' ? 'stdin' : i)) // names the default output (a folder by its name)
   if (flags.input.filter((i) => i === '-').length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
   const toStdout = flags.output === '-'

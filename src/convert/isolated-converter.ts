@@ -1,5 +1,5 @@
 // A converter class whose code runs elsewhere (a third-party converter: on a worker thread, see
-// src/plugins/isolation/): the conversion is handed over whole, into a folder the caller made and owns. The runner
+// src/plugins/plugin-thread.ts): the conversion is handed over whole, into a folder the caller made and owns. The runner
 // writes only there and reports the finished file; the caller commits it (rename) or removes the folder.
 import type {ConvertSummary, InputSummary} from './summary.js'
 import type {ConverterClass, ConverterOptions, Logger} from './types.js'

@@ -1,7 +1,8 @@
 import {readFileSync} from 'node:fs'
 import {basename} from 'node:path'
-import {lmtError} from '../errors.js'
+import {isLmtError, lmtError} from '../errors.js'
 import {pythonStrip, withoutBom} from '../formats/json/trim.js'
+import type {ConverterRegistration} from './types.js'
 
 const SIZE_TEXT = /^[+-]?[0-9]+(?:_[0-9]+)*$/
 
@@ -102,4 +103,27 @@ export function defaultOutputPath(inputs: readonly string[]): string {
   if (inputs.length === 1)
     return `${fileStem(basename(inputs[0]).replace(/\.(gz|zst|zstd)$/i, ''))}_optimizer.jsonl`
   return 'merged_optimizer.jsonl'
+}
+
+/**
+ * The converter's typed settings: what its static `parseOptions(flags, converterConfig)` returns (undefined when it
+ * has none). A coded error it throws is passed on as it is; anything else it throws is a PLUGIN_CONVERTER_FAILED naming it.
+ */
+export function converterSettings(
+  reg: ConverterRegistration,
+  flags: Readonly<Record<string, unknown>>,
+  converterConfig: Record<string, unknown> | undefined,
+): unknown {
+  const parse = reg.cls.parseOptions
+  if (typeof parse !== 'function') return undefined
+  try {
+    return parse.call(reg.cls, flags, converterConfig)
+  } catch (err) {
+    if (isLmtError(err)) throw err
+    throw lmtError(
+      'PLUGIN_CONVERTER_FAILED',
+      `${reg.className} could not read its options: ${(err as Error)?.message ?? String(err)}`,
+      {cause: err},
+    )
+  }
 }

@@ -2,7 +2,7 @@ import {existsSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import type {Config} from '@oclif/core'
-import type {ConverterClass} from '../convert/types.js'
+import type {ConverterClass, ConverterRegistration, Logger} from '../convert/types.js'
 import {type LmtError, lmtError} from '../errors.js'
 import {ConverterRegistry} from './converter-registry.js'
 import {
@@ -14,7 +14,7 @@ import {
   type PluginKind,
 } from './discovery.js'
 import {formatNameOf} from './format-name.js'
-import {converterStandIn} from './isolation/stand-ins.js'
+import {converterStandIn} from './stand-ins.js'
 
 /** Converters contributed by an installed lmt plugin: its manifest's folders and its hook's classes. */
 export type PluginConverterSource = InstalledContribution
@@ -160,4 +160,24 @@ export async function discoverConverters(options: DiscoveryOptions = {}): Promis
   }
   await loadInstalled(kind, options.plugins ?? [])
   return registry
+}
+
+/** Discovery, then the converter of -f (an unknown format is a usage error listing the known ones). */
+export async function findConverter(
+  flags: {format: string; 'converter-dir'?: string[]; 'converter-module'?: string[]},
+  config: Config,
+  logger: Logger,
+): Promise<{registration: ConverterRegistration; registry: ConverterRegistry}> {
+  const registry = await discoverConverters({
+    dirs: flags['converter-dir'],
+    modules: flags['converter-module'],
+    plugins: await pluginConverterSources(config, (m) => logger.warn(m)),
+    onWarning: (m) => logger.warn(m),
+  })
+  const registration = registry.resolve(flags.format)
+  if (!registration)
+    throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
+      suggestions: ['run "lmt converters" to see every format and where it comes from'],
+    })
+  return {registration, registry}
 }

@@ -1,6 +1,7 @@
 // A converter's own flags and options (docs/architecture.md, "Plugin contracts"): the flag definitions it declares,
-// checked against the command's; which format a flag given on the command line belongs to; its typed settings.
-import {isLmtError, lmtError} from '../errors.js'
+// checked against the command's; which format a flag given on the command line belongs to (its typed settings:
+// converterSettings, src/convert/settings.ts).
+import {lmtError} from '../errors.js'
 import type {ConverterRegistration, ConverterRegistry} from './converter-registry.js'
 
 /** The flag definitions a converter declares, less any that reuse a name of the command's (with a warning each). */
@@ -51,27 +52,4 @@ export function foreignConverterFlag(
       })
   }
   return undefined
-}
-
-/**
- * The converter's typed settings: what its static `parseOptions(flags, converterConfig)` returns (undefined when it
- * has none). A coded error it throws is passed on as it is; anything else it throws is a PLUGIN_CONVERTER_FAILED naming it.
- */
-export function converterSettings(
-  reg: ConverterRegistration,
-  flags: Readonly<Record<string, unknown>>,
-  converterConfig: Record<string, unknown> | undefined,
-): unknown {
-  const parse = reg.cls.parseOptions
-  if (typeof parse !== 'function') return undefined
-  try {
-    return parse.call(reg.cls, flags, converterConfig)
-  } catch (err) {
-    if (isLmtError(err)) throw err
-    throw lmtError(
-      'PLUGIN_CONVERTER_FAILED',
-      `${reg.className} could not read its options: ${(err as Error)?.message ?? String(err)}`,
-      {cause: err},
-    )
-  }
 }

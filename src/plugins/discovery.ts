@@ -7,8 +7,8 @@ import type {Config} from '@oclif/core'
 import {lmtError} from '../errors.js'
 import {importFile, scanModuleDir} from './module-loader.js'
 import {runLmtHook} from './plugin-hooks.js'
-import {pluginLoadTimeoutMs, pluginThread, pluginThreadAvailable} from './isolation/plugin-thread.js'
-import type {FoundEvent, FoundItem} from './isolation/wire.js'
+import {pluginLoadTimeoutMs, pluginThread, pluginThreadAvailable} from './plugin-thread.js'
+import type {FoundEvent, FoundItem} from './plugin-wire.js'
 import {isLmtModule} from './trust.js'
 import {lmtManifest, type LmtManifest} from './plugin-manifest.js'
 import {filesInside, manifestPath} from './plugin-paths.js'
@@ -36,7 +36,7 @@ export interface PluginKind {
   warn(message: string): void
   /**
    * For a kind whose third-party code runs on the plugin thread: what stands in on lmt's thread for an object found
-   * there (see isolation/). A kind without it loads every module on lmt's thread.
+   * there (see plugin-thread.ts). A kind without it loads every module on lmt's thread.
    */
   standIn?(item: FoundItem, source: string): unknown
 }

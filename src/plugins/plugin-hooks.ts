@@ -1,5 +1,5 @@
 import type {Config} from '@oclif/core'
-import {pluginLoadTimeoutMs} from './isolation/plugin-thread.js'
+import {pluginLoadTimeoutMs} from './plugin-thread.js'
 
 /**
  * `config.runHook(name)` on lmt's thread, every plugin's hook within the load bound (oclif's timeout names the

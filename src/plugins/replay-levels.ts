@@ -2,7 +2,7 @@ import type {Config} from '@oclif/core'
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
 import {storageLevel} from '../replay/storage/storage-level.js'
 import {eventsLevel} from '../replay/events/events-level.js'
-import {levelStandIn} from './isolation/stand-ins.js'
+import {levelStandIn} from './stand-ins.js'
 import {installedContributions, loadInstalled, type PluginKind} from './discovery.js'
 import {LevelRegistry, programmaticLevels} from './level-registry.js'
 

@@ -3,7 +3,7 @@ import {isInside} from './plugin-paths.js'
 
 // The one rule of whose code runs on lmt's own thread: a module inside lmt's own tree (its compiled build; from
 // sources, its checkout) is lmt's and trusted, as the built-in converters and levels are. Any other module is
-// third-party code and runs on the plugin thread (isolation/), wherever it was found and however it was named.
+// third-party code and runs on the plugin thread (plugin-thread.ts), wherever it was found and however it was named.
 
 /** lmt's own trees: `<package>/dist/` in a build; from sources, `src/` and `plugins/` of the checkout. */
 const OWN_TREES = import.meta.url.endsWith('.ts')

@@ -1,4 +1,4 @@
-// A replay level whose code runs elsewhere (a third-party level: on lmt's plugin thread, see src/plugins/isolation/):
+// A replay level whose code runs elsewhere (a third-party level: on lmt's plugin thread, see src/plugins/plugin-thread.ts):
 // the replay is handed over whole. Its --record file is written into a folder made here; it becomes a temporary
 // file beside the record path, for the caller to place, only once the level's side reports success, and the folder
 // is removed whatever happened.

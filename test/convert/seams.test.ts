@@ -5,7 +5,7 @@ import {join, relative} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ROOT} from '../helpers/cli.js'
 
-const DOORS = ['src/convert/convert.ts', 'src/report/convert-input.ts', 'src/plugins/isolation/worker.ts']
+const DOORS = ['src/cli/commands/convert.ts', 'src/report/convert-input.ts', 'src/plugins/plugin-worker.ts']
 
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), {withFileTypes: true, recursive: true})

@@ -12,9 +12,11 @@ import {renderInputLine, renderSummary} from '../convert-report.js'
 import {converterConfigFlags, converterSourceFlags} from '../converter-flags.js'
 import {withoutUnknownFlags} from '../known-flags-argv.js'
 import {convert, type ConvertFlags} from '../../convert/convert.js'
+import '../../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
 import type {ConvertSummary} from '../../convert/summary.js'
 import type {ConverterRegistration, ConverterRegistry} from '../../plugins/converter-registry.js'
 import {converterFlagsOf, foreignConverterFlag} from '../../plugins/converter-flags.js'
+import {findConverter} from '../../plugins/converter-discovery.js'
 // the flags only: the storage level, its configuration and the .lct bridge are loaded by a --mode lct run
 import {normalizeEvictionPolicy, storageFlags} from '../../replay/storage/storage-flags.js'
 
@@ -190,7 +192,7 @@ export default class Convert extends LmtCommand {
 
   /**
    * Parse in two phases, as `lmt replay` does: the command's flags loosely, to learn the format and where converters
-   * come from; then, once the library has found the converter, strictly with its own flags (a flag of another
+   * come from; then, once the discovery has found the converter, strictly with its own flags (a flag of another
    * format is a usage error naming that format). The conversion is one library call; this renders it.
    */
   async run(): Promise<ConvertSummary> {
@@ -210,9 +212,11 @@ export default class Convert extends LmtCommand {
     try {
       const {summary, output, toStdout} = await convert(first as ConvertFlags, {
         logger: reporter,
-        config: this.config,
         json: this.jsonEnabled(),
-        parse: (reg, registry) => this.parseWithConverter(argv, reg, registry, reporter),
+        converter: async () => {
+          const {registration: reg, registry} = await findConverter(first, this.config, reporter)
+          return {reg, flags: await this.parseWithConverter(argv, reg, registry, reporter)}
+        },
         stdinAsFile,
         stdoutFile: (lct) => join(privateTempDir(), lct ? 'output.lct' : 'output.jsonl'),
         lctFlagGiven: lctFlagGiven(argv),

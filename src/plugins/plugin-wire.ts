@@ -1,5 +1,5 @@
 // What crosses between lmt and its plugin thread: plain data only (structured clone), errors as their facts.
-import {LmtError, type ErrorKind, isLmtError} from '../../errors.js'
+import {LmtError, type ErrorKind, isLmtError} from '../errors.js'
 
 /** What to do about a plugin that failed: the hint of the plugin thread's errors. */
 export const NEXT_STEP =

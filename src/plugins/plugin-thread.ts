@@ -1,11 +1,11 @@
-// lmt's side of its plugin thread (worker.ts): third-party plugin code runs there, never here. Whatever it does —
+// lmt's side of its plugin thread (plugin-worker.ts): third-party plugin code runs there, never here. Whatever it does —
 // throws from a timer, leaves a rejection unhandled, calls process.exit, awaits what never comes, loops forever,
 // replaces Promise.prototype.then — ends at most that thread: each pending request fails with a coded error naming
 // the plugin, and the next request starts a fresh thread. lmt's thread stays free to answer Ctrl-C, which ends the
 // plugin thread at once (terminate()).
 import {MessageChannel, type MessagePort, receiveMessageOnPort, Worker} from 'node:worker_threads'
-import {type LmtError, lmtError} from '../../errors.js'
-import {fromWire, NEXT_STEP, type WireError} from './wire.js'
+import {type LmtError, lmtError} from '../errors.js'
+import {fromWire, NEXT_STEP, type WireError} from './plugin-wire.js'
 
 /** How long a plugin may take to load (import and hooks), in seconds, unless LMT_PLUGIN_LOAD_TIMEOUT says more. */
 export const DEFAULT_LOAD_TIMEOUT_S = 3
@@ -44,7 +44,7 @@ class PluginThread {
     const {port1, port2} = new MessageChannel()
     this.syncReplies = port1
     port1.unref()
-    this.worker = new Worker(new URL('./worker.js', import.meta.url), {
+    this.worker = new Worker(new URL('./plugin-worker.js', import.meta.url), {
       workerData: {state: this.state.buffer, syncPort: port2},
       transferList: [port2],
     })

@@ -4,19 +4,19 @@
 // comes lets its event loop empty, which lmt's thread sees (state[0]) and reports.
 import {existsSync, statSync} from 'node:fs'
 import {type MessagePort, parentPort, workerData} from 'node:worker_threads'
-import {ConversionRun} from '../../convert/conversion-run.js'
-import '../../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
-import type {StagedConversion} from '../../convert/isolated-converter.js'
-import type {ConverterClass} from '../../convert/types.js'
-import {isLmtError, lmtError} from '../../errors.js'
-import {replayTrace, type RecordOutcome} from '../../replay/driver.js'
-import type {StagedReplay} from '../../replay/isolated-level.js'
-import {isReplayLevel, type ReplayLevel} from '../../replay/level.js'
-import {levelConfig} from '../../replay/request.js'
-import {isConverterClass} from '../converter-discovery.js'
-import {converterSettings} from '../converter-flags.js'
-import {exportNames, hookItems, MAX_HOOK_ITEMS} from '../discovery.js'
-import {importFile, prepareForPluginModules} from '../module-loader.js'
+import {ConversionRun} from '../convert/conversion-run.js'
+import '../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
+import type {StagedConversion} from '../convert/isolated-converter.js'
+import {converterSettings} from '../convert/settings.js'
+import type {ConverterClass} from '../convert/types.js'
+import {isLmtError, lmtError} from '../errors.js'
+import {replayTrace, type RecordOutcome} from '../replay/driver.js'
+import type {StagedReplay} from '../replay/isolated-level.js'
+import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
+import {levelConfig} from '../replay/request.js'
+import {isConverterClass} from './converter-discovery.js'
+import {exportNames, hookItems, MAX_HOOK_ITEMS} from './discovery.js'
+import {importFile, prepareForPluginModules} from './module-loader.js'
 import {
   type ConverterDescription,
   type FoundEvent,
@@ -27,7 +27,7 @@ import {
   NEXT_STEP,
   plainFlags,
   toWire,
-} from './wire.js'
+} from './plugin-wire.js'
 
 interface Request {
   id: number

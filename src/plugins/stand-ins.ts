@@ -1,11 +1,11 @@
 // What lmt's thread holds of a plugin object that lives on the plugin thread: its name, description and plain flag
 // definitions, and members that ask the plugin thread for the rest.
-import {type ElsewhereRunner, RUNS_ELSEWHERE} from '../../convert/isolated-converter.js'
-import type {ConverterClass, FormatSample} from '../../convert/types.js'
+import {type ElsewhereRunner, RUNS_ELSEWHERE} from '../convert/isolated-converter.js'
+import type {ConverterClass, FormatSample} from '../convert/types.js'
 import {endPluginThread, pluginLoadTimeoutMs, pluginThread} from './plugin-thread.js'
-import {type LevelRunner, type PlainReplayResult, REPLAYS_ELSEWHERE} from '../../replay/isolated-level.js'
-import type {ReplayLevel} from '../../replay/level.js'
-import type {ConverterDescription, LevelDescription, Locator} from './wire.js'
+import {type LevelRunner, type PlainReplayResult, REPLAYS_ELSEWHERE} from '../replay/isolated-level.js'
+import type {ReplayLevel} from '../replay/level.js'
+import type {ConverterDescription, LevelDescription, Locator} from './plugin-wire.js'
 
 /** How long lmt waits for a converter's looksLike, which must be cheap. */
 const LOOKS_LIKE_MS = 1000
