@@ -123,7 +123,7 @@ async function sweepRun(setup: RunSetup, lines: string[]): Promise<Played> {
     sizes.rowsInMemory as TraceRow[],
     {...req, pending: setup.pending},
     cfg,
-    sizes.baseOptions,
+    {...sizes.baseOptions, keyValues: sizes.keys?.sharedValues()},
     notes,
     setup.out,
     setup.csvNames.stagedIn,

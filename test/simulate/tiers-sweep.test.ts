@@ -1,6 +1,6 @@
 // simulate --sweep on configurations with a tier_strategy: per-tier columns worked by hand, a point equal to the
 // single run at its capacity (the Optimizer's own file), the storage flag, and the oracles that are (not) defined.
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
@@ -167,6 +167,71 @@ describe('simulate --sweep of a tiered group', () => {
       expect(readFileSync(join(tmp.dir, 'tiny', 'points', gib, 't_hit_rates.csv'), 'utf8')).toBe(expected)
     }
   })
+
+  /** a July case's configuration, its trace and output folder filled in */
+  const julyCase = (name: string) => {
+    const c = JSON.parse(readFileSync(join(JULY, name, 'config.json'), 'utf8'))
+    c.trace_file_path = join(JULY, name, readFileSync(join(JULY, name, 'trace.ref'), 'utf8').trim())
+    c.output_result_path = join(tmp.dir, name)
+    const path = join(tmp.dir, `${name}.json`)
+    writeFileSync(path, JSON.stringify(c))
+    const g = c.instance_groups[0]
+    return {
+      path,
+      gib: String(g.tier_strategy.hierarchical_eviction_enabled ? g.storages[0].capacity : g.quota_capacity),
+    }
+  }
+
+  // the sharded LRU's shards (key values, not ids), rows' ttl_us, equal timestamps in std::sort's order, request
+  // rows with their delay: each point is the single run, on this thread and on a worker thread
+  it.each(['t2_lru_default_gen', 'ttl_rowttl_gen', 'ties_t2_mc', 'req_delay30ms_ttl_t2_gen'])(
+    'a point of %s is the Optimizer’s own run at that capacity',
+    async (name) => {
+      const {path, gib} = julyCase(name)
+      const expected = join(JULY, name, 'expected')
+      const files = readdirSync(expected)
+      const kept = await lmt([
+        'simulate',
+        path,
+        '--sweep',
+        '--sweep-unit',
+        'gib',
+        '--sweep-capacities',
+        gib,
+        '--keep-point-csv',
+        '--no-plots',
+        '--quiet',
+      ])
+      expect(kept.exitCode, kept.stderr).toBe(0)
+      const [point] = readdirSync(join(tmp.dir, name, 'points'))
+      for (const f of files)
+        expect(readFileSync(join(tmp.dir, name, 'points', point, f), 'utf8')).toBe(
+          readFileSync(join(expected, f), 'utf8'),
+        )
+      // two points on two threads: a worker plays the first
+      const threads = await lmt([
+        'simulate',
+        path,
+        '--sweep',
+        '--sweep-unit',
+        'gib',
+        '--sweep-capacities',
+        `${gib},1`,
+        '--jobs',
+        '2',
+        '--no-plots',
+        '--quiet',
+      ])
+      expect(threads.exitCode, threads.stderr).toBe(0)
+      const accHitTokens = files.reduce((sum, f) => {
+        const lines = readFileSync(join(expected, f), 'utf8').trim().split('\n')
+        const col = lines[0].split(',').indexOf('AccHitTokens')
+        return sum + Number(lines[lines.length - 1].split(',')[col])
+      }, 0)
+      const first = summaryOf(name).sweep.points[0]
+      expect(first.tiers.reduce((a: number, t: Json) => a + t.hit_tokens, 0)).toBe(accHitTokens)
+    },
+  )
 
   it('refuses a storage that is not one, or one of a group without per-storage capacities', async () => {
     const config = tieredConfig('bad', twoTiers, scan)

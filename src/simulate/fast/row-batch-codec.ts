@@ -16,6 +16,8 @@ export interface EncodedRows {
   ts: BigInt64Array
   inputLen: Float64Array
   lineNo: Float64Array
+  /** a tiered row's `ttl_us` (0: none, which a tiered play reads as 0) */
+  ttlUs: BigInt64Array
   keyStart: Int32Array
   keys: Int32Array
   /** mask as an offset, or NaN when it is a list (then maskStart/maskBits hold it) */
@@ -52,6 +54,7 @@ export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
     ts: shared(BigInt64Array, 8, n),
     inputLen: shared(Float64Array, 8, n),
     lineNo: shared(Float64Array, 8, n),
+    ttlUs: shared(BigInt64Array, 8, n),
     keyStart: shared(Int32Array, 4, n + 1),
     keys: shared(Int32Array, 4, keyCount),
     maskNum: shared(Float64Array, 8, n),
@@ -68,6 +71,7 @@ export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
     e.ts[i] = r.ts
     e.inputLen[i] = r.inputLen
     e.lineNo[i] = r.lineNo
+    e.ttlUs[i] = r.ttlUs ?? 0n
     e.keyStart[i] = k
     for (const id of r.keys) e.keys[k++] = id
     e.maskStart[i] = m
@@ -102,6 +106,7 @@ export function decodeRows(e: EncodedRows, start: number, end: number): TraceRow
       mask: maskOf(e, i),
       queryType: e.strings[e.query[i]],
       lineNo: e.lineNo[i],
+      ttlUs: e.ttlUs[i] === 0n ? undefined : e.ttlUs[i],
     }
   }
   return rows

@@ -101,11 +101,14 @@ export class KeyInterner {
 
   /** The key of id `id` read as an unsigned 64-bit integer, modulo m (m ≥ 1). */
   unsignedMod(id: number, m: number): number {
-    const hi = this.byId[2 * id]
-    const lo = this.byId[2 * id + 1]
-    // exact in doubles while (m - 1)² stays below 2^53
-    if (m <= 2 ** 26) return ((hi % m) * (TWO32 % m) + (lo % m)) % m
-    return Number(((BigInt(hi) << 32n) | BigInt(lo)) % BigInt(m))
+    return unsignedModOf(this.byId, id, m)
+  }
+
+  /** The keys' values in id order, as {@link unsignedModOf} reads them, on shared memory (for worker threads). */
+  sharedValues(): Uint32Array {
+    const values = new Uint32Array(new SharedArrayBuffer(Math.max(1, 2 * this.count) * 4))
+    values.set(this.byId.subarray(0, 2 * this.count))
+    return values
   }
 
   /** The id of a parsed JSON value; undefined when it is not an integer in [−2^63, 2^64 − 1]. */
@@ -146,4 +149,13 @@ function hashHalves(hi: number, lo: number): number {
   let h = Math.imul(lo ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(hi ^ 0x7f4a7c15, 0xc2b2ae35)
   h ^= h >>> 16
   return Math.imul(h, 0x27d4eb2d) ^ (h >>> 13)
+}
+
+/** The key of id `id` in `values` (id j's halves at 2j, 2j + 1) read as an unsigned 64-bit integer, modulo m (m ≥ 1). */
+export function unsignedModOf(values: Uint32Array, id: number, m: number): number {
+  const hi = values[2 * id]
+  const lo = values[2 * id + 1]
+  // exact in doubles while (m - 1)² stays below 2^53
+  if (m <= 2 ** 26) return ((hi % m) * (TWO32 % m) + (lo % m)) % m
+  return Number(((BigInt(hi) << 32n) | BigInt(lo)) % BigInt(m))
 }

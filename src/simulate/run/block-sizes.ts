@@ -13,6 +13,7 @@ import {
 } from '../input/block-size.js'
 import {KeyInterner} from '../input/key-interner.js'
 import {loadSorted} from '../input/sorted-rows.js'
+import {loadTieredRows, type TieredRows} from '../input/tiered-rows.js'
 import {newStats, readTraceRowBatches} from '../input/trace-source.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {noRowsError, type RunSetup} from './setup.js'
@@ -38,6 +39,8 @@ export interface RunSizes {
   fits?: Map<string, BlockSizeFit>
   /** a sweep's rows, sorted */
   rowsInMemory?: TraceRow[]
+  /** a tiered sweep's keys (the sharded LRU reads their values) */
+  keys?: KeyInterner
   baseOptions: BaseOptions
 }
 
@@ -45,9 +48,12 @@ export interface RunSizes {
 export async function settleRunSizes(setup: RunSetup): Promise<RunSizes> {
   const {req, resolved, cfg, tracePath, traceName} = setup
   if (req.sweep) {
-    const rowsInMemory = await loadSorted(tracePath, traceName, resolved, req, setup.stats, setup.notes)
+    // a tiered sweep's points are its single runs: the rows read and ordered as a tiered play reads them
+    const tiered = cfg.tiered ? await loadTieredSetupRows(setup) : undefined
+    const rowsInMemory =
+      tiered?.rows ?? (await loadSorted(tracePath, traceName, resolved, req, setup.stats, setup.notes))
     if (rowsInMemory.length === 0) throw await noRowsError(setup)
-    return {...runSizesOf(setup, fitsOfRows(rowsInMemory)), rowsInMemory}
+    return {...runSizesOf(setup, fitsOfRows(rowsInMemory)), rowsInMemory, keys: tiered?.keys}
   }
   if (!needsInference(resolved)) return runSizesOf(setup, undefined)
   const fits = await scanBlockSizes({
@@ -57,6 +63,23 @@ export async function settleRunSizes(setup: RunSetup): Promise<RunSizes> {
     mode: cfg.trace_replay.mode,
   })
   return runSizesOf(setup, fits)
+}
+
+/**
+ * A tiered configuration's whole trace, with its rows' TTLs and request rows, in the July-2026 Optimizer's order
+ * (rows of equal timestamps as its unstable sort leaves them); a notice when that order is not the file's.
+ */
+export async function loadTieredSetupRows(setup: RunSetup): Promise<TieredRows> {
+  const {req, stats} = setup
+  const loaded = await loadTieredRows(setup.tracePath, setup.traceName, req.skipInvalid, stats, (b) =>
+    req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
+  )
+  if (!loaded.ordered)
+    setup.notes.add(
+      'LMT_SIM_RESORT',
+      `${setup.traceName}: rows share timestamps or are out of order; they were sorted in memory as the Optimizer's std::sort orders them (rows of one timestamp not in file order)`,
+    )
+  return loaded
 }
 
 /**

@@ -6,10 +6,9 @@ import {Notes} from '../config/notes.js'
 import {PLAY_BATCH, playRows} from '../engine/play-rows.js'
 import {Player} from '../engine/player.js'
 import {loadSorted} from '../input/sorted-rows.js'
-import {loadTieredRows} from '../input/tiered-rows.js'
 import {KeyInterner, type TraceRow} from '../input/trace-rows.js'
 import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
-import {type RunSizes, settleRunSizes, withTraceFit} from './block-sizes.js'
+import {loadTieredSetupRows, type RunSizes, settleRunSizes, withTraceFit} from './block-sizes.js'
 import type {RunSetup} from './setup.js'
 
 export interface SingleRun {
@@ -67,19 +66,7 @@ async function playTiered(setup: RunSetup): Promise<SingleRun> {
     return {...streamed, sizes}
   }
   Object.assign(setup.stats, newStats(setup.tracePath))
-  const {req, stats} = setup
-  const {rows, keys, ordered} = await loadTieredRows(
-    setup.tracePath,
-    setup.traceName,
-    req.skipInvalid,
-    stats,
-    (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
-  )
-  if (!ordered)
-    setup.notes.add(
-      'LMT_SIM_RESORT',
-      `${setup.traceName}: rows share timestamps or are out of order; they were sorted in memory as the Optimizer's std::sort orders them (rows of one timestamp not in file order)`,
-    )
+  const {rows, keys, ordered} = await loadTieredSetupRows(setup)
   let run: ReturnType<typeof playRows>
   try {
     run = playRows(rows, () => newMainPlayer(setup, sizes, (k, m) => keys.unsignedMod(k, m)))

@@ -5,12 +5,20 @@ import type {GroupCapacity} from '../config/capacity.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
 import {type PlayerOptions as ReplayOptions, type PointResult, Player as Replayer} from '../engine/player.js'
 import type {TraceRow} from '../input/trace-rows.js'
+import {unsignedModOf} from '../input/key-interner.js'
 
 /** The cloneable part of a point's Replayer options. */
 export interface PointJob {
   base: Pick<ReplayOptions, 'seed' | 'strictInstances' | 'traceName'>
   config: SimConfig
   groupName: string
+  /** a tiered play's key values (KeyInterner.sharedValues): the sharded LRU's shards are theirs */
+  keyValues?: Uint32Array
+}
+
+/** The player's key-value reader over `values` (none: the play reads no key's value). */
+export function keyModOf(values: Uint32Array | undefined): ReplayOptions['keyMod'] {
+  return values === undefined ? undefined : (key, m) => unsignedModOf(values, key, m)
 }
 
 /** Replays one point (the same options on the main thread and in a worker; point CSVs only on the main thread). */
@@ -29,6 +37,7 @@ export function replayPoint(
     capacityOverride: {group: job.groupName, ...cap},
     csvName,
     strictInstances: false,
+    keyMod: keyModOf(job.keyValues),
   })
   for (const row of rows) r.apply(row)
   r.finish()

@@ -20,7 +20,13 @@ import {stackPass, type StackPassResult} from '../oracles/stack-pass.js'
 import {checkBelowCeiling} from '../oracles/ceiling.js'
 import {sweepBeladySuffix, sweepFooterLines, sweepPointLine} from '../output/console.js'
 import {cfgWithInstances, totalsOf} from '../output/summary.js'
-import {type PointJob, pointResult, replayPoint as playPoint, type SweepTask} from './sweep-tasks.js'
+import {
+  keyModOf,
+  type PointJob,
+  pointResult,
+  replayPoint as playPoint,
+  type SweepTask,
+} from './sweep-tasks.js'
 import {runSweepTasks} from './run-tasks.js'
 import {capacityCells, SWEEP_CSV_HEADER, sweepCsvRow, tierCsvCells, tierCsvHeader} from './sweep-csv.js'
 import {
@@ -55,6 +61,8 @@ export interface SweepBase {
   quickInstance?: ResolvedConfig['quickInstance']
   strictInstances: boolean
   traceName: string
+  /** a tiered sweep's key values (see PointJob) */
+  keyValues?: Uint32Array
 }
 
 /** What the steps of one sweep read: the request, the swept group, its capacities and how each point is had. */
@@ -231,6 +239,7 @@ function planSweep(
         infinite: true,
         onlyGroup: groupName,
         strictInstances: false,
+        keyMod: keyModOf(base.keyValues),
       }),
     stepProgress(req, 'infinite capacity'),
   )
@@ -255,6 +264,7 @@ function planSweep(
     base: {seed: base.seed, strictInstances: false, traceName: base.traceName},
     config: effCfg,
     groupName,
+    keyValues: base.keyValues,
   }
   const stack =
     swept === undefined

@@ -13,6 +13,11 @@ const row: fc.Arbitrary<TraceRow> = fc.record({
   mask: fc.oneof(fc.array(fc.boolean(), {maxLength: 20}), fc.nat({max: 100})),
   queryType: fc.constantFrom('prefix_match', 'other'),
   lineNo: fc.integer({min: 1, max: 2 ** 40}),
+  // a ttl_us of 0 comes back as none, which a tiered play reads the same way
+  ttlUs: fc.option(
+    fc.bigInt({min: -(2n ** 63n), max: 2n ** 63n - 1n}).filter((v) => v !== 0n),
+    {nil: undefined},
+  ),
 })
 
 describe('the sweep rows codec', () => {
