@@ -1,7 +1,7 @@
 import {LCT_NOT_A_TRACE_HINT, lctError} from '../../errors.js'
 import {pyBytesRepr, pyFloatRepr, pyStrRepr} from '../../util/pyfmt.js'
 import {LCT_MAGIC, LCT_READABLE_SCHEMA_VERSIONS, LCT_FORMAT_VERSION} from './constants.js'
-import {familyOf, isKeyByte, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
+import {familyOf, MsgpackReader, nullProtoObject, type RawMap, type RawValue} from './msgpack.js'
 import type {DecodedRecordFields, LctHeader} from './types.js'
 
 /** A field rule broken by an otherwise well-formed frame (the detail of a malformed-frame message). */
@@ -26,20 +26,19 @@ export function pyRepr(v: RawValue | undefined, family?: string): string {
 }
 
 /**
- * Walks the top-level map of a frame body. Values of `decode` keys are built; values of `families` keys are only
- * typed and skipped; every other value is validated and skipped. A repeated key keeps its last value. Throws
- * MsgpackError for anything that is not one well-formed value, FieldError when it is not a map.
+ * Walks the top-level map of a frame body. Values of `decode` keys are kept; every other value is only typed (the
+ * family is noted). A repeated key keeps its last value. Throws MsgpackError for anything that is not one well-formed
+ * value, FieldError when it is not a map.
  */
 function walkTop(
   r: MsgpackReader,
   decode: ReadonlySet<string>,
-  typed: ReadonlySet<string>,
   strKeyMaps: ReadonlySet<string>,
 ): Map<string, Field> {
   const first = r.peek()
   const n = r.mapHeader()
   if (n < 0) {
-    r.skip()
+    r.value()
     r.expectEnd()
     throw new FieldError(`expected a map, got ${familyOf(first)}`)
   }
@@ -47,38 +46,28 @@ function walkTop(
   for (let i = 0; i < n; i++) {
     const key = r.mapKey()
     const family = familyOf(r.peek())
-    if (strKeyMaps.has(key) && family === 'map') {
-      fields.set(key, mapWithStrKeys(r, decode.has(key)))
-    } else if (decode.has(key)) {
-      fields.set(key, {family, value: r.value()})
-    } else if (typed.has(key)) {
-      r.skip()
-      fields.set(key, {family, value: undefined})
-    } else r.skip()
+    if (strKeyMaps.has(key) && family === 'map') fields.set(key, mapWithStrKeys(r))
+    else {
+      const value = r.value()
+      if (decode.has(key)) fields.set(key, {family, value})
+    }
   }
   r.expectEnd()
   return fields
 }
 
 /** A map whose keys must all be str (args, level_meta); int keys are noted, other key types are malformed. */
-function mapWithStrKeys(r: MsgpackReader, build: boolean): Field {
+function mapWithStrKeys(r: MsgpackReader): Field {
   const n = r.mapHeader()
-  const out = build ? nullProtoObject<RawMap>() : undefined
+  const out = nullProtoObject<RawMap>()
   let badKey: string | undefined
   for (let i = 0; i < n; i++) {
     const fam = familyOf(r.peek())
     if (fam !== 'str') badKey ??= fam
-    if (out) {
-      const key = r.mapKey()
-      out[key] = r.value()
-      continue
-    }
-    // nothing is built: the key is checked as mapKey() would check it (a str or an int, valid), not decoded
-    if (!isKeyByte(r.peek())) r.fail(`unsupported map key type ${fam}`)
-    r.skip()
-    r.skip()
+    const key = r.mapKey()
+    out[key] = r.value()
   }
-  return {family: 'map', value: out ?? nullProtoObject<RawMap>(), badKey}
+  return {family: 'map', value: out, badKey}
 }
 
 const HEADER_FIELDS = [
@@ -102,7 +91,6 @@ const HEADER_TYPES: Record<string, string[]> = {
   sm_config_digest: ['str'],
 }
 const HEADER_DECODE = new Set<string>([...HEADER_FIELDS, 'type', 'level_meta', 'lmcache_version'])
-const NOTHING = new Set<string>()
 const LEVEL_META = new Set(['level_meta'])
 
 function expected(families: string[]): string {
@@ -118,7 +106,7 @@ export function decodeHeader(body: Uint8Array, source: string): LctHeader {
   const malformed = (detail: string) => lctError('LCT_MALFORMED_HEADER', {source, offset: 0}, detail)
   let fields: Map<string, Field>
   try {
-    fields = walkTop(new MsgpackReader(body, 0, body.length), HEADER_DECODE, NOTHING, LEVEL_META)
+    fields = walkTop(new MsgpackReader(body, 0, body.length), HEADER_DECODE, LEVEL_META)
   } catch (err) {
     throw malformed((err as Error).message)
   }
@@ -196,7 +184,7 @@ function checkRecordFamilies(
 
 /** Full decoding of a record body (args built, not codec-decoded). Throws MsgpackError or FieldError. */
 export function decodeRecordBody(body: Uint8Array, start: number, end: number): DecodedRecordFields {
-  return recordFields(new MsgpackReader(body, start, end), true)
+  return recordFields(new MsgpackReader(body, start, end))
 }
 
 /**
@@ -204,7 +192,7 @@ export function decodeRecordBody(body: Uint8Array, start: number, end: number): 
  * ready-made, as the interning reader does, gives records whose fields are the same).
  */
 export function decodeRecordWith(r: MsgpackReader): DecodedRecordFields {
-  return recordFields(r, true)
+  return recordFields(r)
 }
 
 const KEY_BYTES = ['type', 't_mono', 't_wall', 'qualname', 'args'].map((k) => Buffer.from(k, 'latin1'))
@@ -234,28 +222,25 @@ function qualnameAt(r: MsgpackReader): string {
   return r.readStr()
 }
 
-/**
- * The counting path: the same validation as {@link decodeRecordBody} (every value is checked by the shared skipper)
- * without building argument values or strings for known keys.
- */
+/** The counting path: the two fields a count needs, after the validation of {@link decodeRecordBody}. */
 export function scanRecordBody(
   body: Uint8Array,
   start: number,
   end: number,
 ): {tMono: number; qualname: string} {
-  const f = recordFields(new MsgpackReader(body, start, end), false)
+  const f = recordFields(new MsgpackReader(body, start, end))
   return {tMono: f.tMono, qualname: f.qualname}
 }
 
 /**
- * The five record fields of one body, by key bytes into locals (no per-record map of fields); with `build` false
- * t_wall is only typed and args only validated. A repeated key keeps its last value.
+ * The five record fields of one body, by key bytes into locals (no per-record map of fields). A repeated key keeps
+ * its last value.
  */
-function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
+function recordFields(r: MsgpackReader): DecodedRecordFields {
   const first = r.peek()
   const n = r.mapHeader()
   if (n < 0) {
-    r.skip()
+    r.value()
     r.expectEnd()
     throw new FieldError(`expected a map, got ${familyOf(first)}`)
   }
@@ -274,11 +259,11 @@ function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
       id = recordKeyId(r.buf, span.start, span.length)
       if (id < 0) {
         r.pos = save
-        r.skip() // validates the key's UTF-8
+        r.value() // validates the key's UTF-8
       }
     } else r.mapKey() // int keys never name a field; other key types are malformed
     if (id < 0) {
-      r.skip()
+      r.value()
       continue
     }
     const f = familyOf(r.peek())
@@ -291,19 +276,18 @@ function recordFields(r: MsgpackReader, build: boolean): DecodedRecordFields {
         tMono = r.value()
         break
       case 2:
-        if (build) tWall = r.value()
-        else r.skip()
+        tWall = r.value()
         break
       case 3:
         if (f === 'str') qualname = qualnameAt(r)
-        else r.skip()
+        else r.value()
         break
       case 4:
         if (f === 'map') {
-          const m = mapWithStrKeys(r, build)
+          const m = mapWithStrKeys(r)
           argsBadKey = m.badKey
           args = m.value
-        } else r.skip()
+        } else r.value()
         break
     }
   }

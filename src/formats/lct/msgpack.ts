@@ -1,9 +1,8 @@
-// lmt's own msgpack decoder, skipper and encoder, where @msgpack/msgpack does not fit the .lct format: errors here
+// lmt's own msgpack decoder and encoder, where @msgpack/msgpack does not fit the .lct format: errors here
 // carry the byte offset inside the frame; a uint64 is exact (a BigInt beyond 2^53) without turning every 64-bit
 // value into a BigInt; an integral float stays a float (Python wrote 1.0, not 1); maps keep their order and are
 // null-prototype objects that take "__proto__" keys. @msgpack/msgpack is the independent oracle of the tests
 // (docs/lct.md §11).
-import {isUtf8} from 'node:buffer'
 import {JsonFloat} from '../json/json-float.js'
 import {MAX_NESTING} from './constants.js'
 
@@ -64,7 +63,7 @@ function wordView(buf: Uint8Array, p: number, n: number): DataView {
 }
 
 /**
- * Decoder and validating skipper over one frame body `buf[start, end)`. Never allocates from a declared length
+ * Decoder over one frame body `buf[start, end)`. Never allocates from a declared length
  * before checking it against the bytes left.
  */
 export class MsgpackReader {
@@ -336,91 +335,6 @@ export class MsgpackReader {
     return text
   }
 
-  /** Skips one value, validating it exactly like {@link value} but without building it. */
-  skip(): void {
-    const buf = this.buf
-    const at = this.pos
-    const b = this.u8()
-    if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) return
-    if (b <= 0x8f) return this.skipMap(b & 0x0f, at)
-    if (b <= 0x9f) return this.skipArray(b & 0x0f, at)
-    if (b <= 0xbf) return this.skipStr(b & 0x1f)
-    switch (b) {
-      case 0xc4:
-        return this.skipBytes(this.u8())
-      case 0xc5:
-        return this.skipBytes(this.u16())
-      case 0xc6:
-        return this.skipBytes(this.u32())
-      case 0xca:
-      case 0xce:
-      case 0xd2:
-        return this.skipBytes(4)
-      case 0xcb:
-      case 0xcf:
-      case 0xd3:
-        return this.skipBytes(8)
-      case 0xcc:
-      case 0xd0:
-        return this.skipBytes(1)
-      case 0xcd:
-      case 0xd1:
-        return this.skipBytes(2)
-      case 0xd9:
-        return this.skipStr(this.u8())
-      case 0xda:
-        return this.skipStr(this.u16())
-      case 0xdb:
-        return this.skipStr(this.u32())
-      case 0xdc:
-        return this.skipArray(this.u16(), at)
-      case 0xdd:
-        return this.skipArray(this.u32(), at)
-      case 0xde:
-        return this.skipMap(this.u16(), at)
-      case 0xdf:
-        return this.skipMap(this.u32(), at)
-      default:
-        void buf
-        if ((b >= 0xc7 && b <= 0xc9) || (b >= 0xd4 && b <= 0xd8)) return this.fail('unsupported ext type', at)
-        return this.fail(`invalid type byte 0x${b.toString(16).padStart(2, '0')}`, at)
-    }
-  }
-
-  private skipBytes(n: number): void {
-    this.need(n)
-    this.pos += n
-  }
-
-  private skipStr(n: number): void {
-    this.need(n)
-    const s = this.pos
-    const buf = this.buf
-    this.pos += n
-    // OR the bytes together: one branch per string instead of one per byte
-    let acc = 0
-    for (let i = s; i < s + n; i++) acc |= buf[i]
-    if (acc & 0x80 && !isUtf8(buf.subarray(s, s + n))) this.fail('invalid UTF-8', s)
-  }
-
-  private skipArray(n: number, at: number): void {
-    if (n > this.end - this.pos) this.fail('truncated value')
-    this.enter(at)
-    for (let i = 0; i < n; i++) this.skip()
-    this.depth--
-  }
-
-  private skipMap(n: number, at: number): void {
-    if (n * 2 > this.end - this.pos) this.fail('truncated value')
-    this.enter(at)
-    for (let i = 0; i < n; i++) {
-      if (!isKeyByte(this.peek())) this.fail(`unsupported map key type ${familyOf(this.peek())}`)
-      this.skip()
-      this.skip()
-    }
-    this.depth--
-  }
-
   /** Advances past a str whose header is at pos, returning the body start and length (pos after it). */
   strSpan(): {start: number; length: number} | undefined {
     const n = this.strLength()
@@ -439,13 +353,6 @@ export class MsgpackReader {
   expectEnd(): void {
     if (this.pos !== this.end) this.fail('trailing bytes')
   }
-}
-
-/** A byte that starts a str or an int (the key types lmt accepts in maps). */
-export function isKeyByte(b: number): boolean {
-  return (
-    b <= 0x7f || b >= 0xe0 || (b >= 0xa0 && b <= 0xbf) || (b >= 0xcc && b <= 0xd3) || (b >= 0xd9 && b <= 0xdb)
-  )
 }
 
 export function readU32(buf: Uint8Array, at: number): number {

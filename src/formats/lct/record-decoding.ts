@@ -20,7 +20,7 @@ class PlainTally implements RecordTally {
   }
 }
 
-/** The plain decoding: every value built by the msgpack reader, every record scanned by the exact skipper. */
+/** The plain decoding: every value built by the msgpack reader, a record counted from its decoded fields. */
 export const plainDecoding: RecordDecoding = {
   decoder: () => decodeRecordBody,
   tally: () => new PlainTally(),

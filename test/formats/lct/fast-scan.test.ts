@@ -25,7 +25,7 @@ function recordBodies(file: Buffer): Buffer[] {
 function exactSkip(body: Uint8Array): number | 'error' {
   const r = new MsgpackReader(body, 0, body.length)
   try {
-    r.skip()
+    r.value()
     return r.pos
   } catch {
     return 'error'

@@ -206,10 +206,10 @@ export class InterningReader extends MsgpackReader {
         return hit as unknown as RawValue
       }
     }
-    // validates the whole wrapper and finds its end: the fast lane, or the exact skipper for the precise error
+    // validates the whole wrapper and finds its end: the fast lane, or the exact decoder for the precise error
     let end = skipValid(buf, p, this.end, this.depth + 1)
     if (end < 0) {
-      this.skip()
+      super.value()
       end = this.pos
     }
     if (end - p < HASH_WINDOW) {
