@@ -2,13 +2,9 @@
 // simulator run (src/simulate/lmcache/), and what the console shows of it. The replay and its numbers are the
 // library's; this module only checks flags and renders.
 import {lmtError} from '../errors.js'
+import type {SkippedLine} from '../formats/lmcache/lookup-log.js'
 import {
-  chunkBytesOf,
-  lookupLogFiles,
-  readLookupEvents,
-  type SkippedLine,
-} from '../formats/lmcache/lookup-log.js'
-import {
+  LMCACHE_FORMAT,
   lmcacheSweepBytes,
   lookupParameterLines,
   lookupPointJson,
@@ -20,7 +16,7 @@ import {
 } from '../simulate/index.js'
 
 export const LMCACHE_POLICY = 'lmcache_lru'
-export const LMCACHE_FORMAT = 'lmcache_lookup'
+export {LMCACHE_FORMAT, layoutBytesPerToken} from '../simulate/index.js'
 
 /** LMCache's default sweep: 0.5 – 500 GiB, 30 points. */
 const DEFAULT_SWEEP = {min: 0.5, max: 500, points: 30}
@@ -150,18 +146,4 @@ function linesOf(result: LookupSimResult, flags: LmcacheSimFlags, gib: number | 
     '',
     ...DIFFERENCE_NOTE,
   ]
-}
-
-/**
- * Bytes per token of a lookup-hash log for lmt's own policies: the first lookup's layout over its chunk size (the
- * rule LMCache's simulator applies to every lookup); undefined when the layout does not tell or is not whole bytes.
- */
-export async function layoutBytesPerToken(files: readonly string[]): Promise<number | undefined> {
-  for await (const batch of readLookupEvents(lookupLogFiles(files))) {
-    const ev = batch[0]
-    const {bytes, unknown} = chunkBytesOf(ev)
-    const perToken = bytes / ev.chunkSize
-    return unknown.length === 0 && Number.isSafeInteger(perToken) && perToken > 0 ? perToken : undefined
-  }
-  return undefined
 }

@@ -8,9 +8,17 @@ import {useAccelerators} from './seams.js'
 
 useAccelerators(accelerators)
 
+import type {ConvertedInput, ConvertInputRequest} from './input/convert-input.js'
+
 // `lmt simulate`: one call, a request in and an outcome (summary, console lines, notices) out
 export {simulate, type SimulateOutcome} from './run.js'
-export type {OracleChoice, SimulateProgress, SimulateRequest, SweepRequest} from './config/request.js'
+export {
+  LMCACHE_FORMAT,
+  type OracleChoice,
+  type SimulateProgress,
+  type SimulateRequest,
+  type SweepRequest,
+} from './config/request.js'
 export {consoleText} from './output/console.js'
 export {PendingFiles} from '../util/pending-files.js'
 export {foreignFormats} from './input/foreign-trace.js'
@@ -47,6 +55,15 @@ export {PrefixBlocks} from './oracles/prefix-blocks.js'
 export {type SweepTask} from './sweep/sweep-tasks.js'
 export {type PointResult} from './engine/player.js'
 export {runSweepTasks} from './sweep/run-tasks.js'
+
+// `-i` inputs converted on the fly to a temporary trace (`lmt report` too); convert's modules load only for one
+export type {ConvertedInput} from './input/convert-input.js'
+export async function convertInput(req: ConvertInputRequest): Promise<ConvertedInput> {
+  return (await import('./input/convert-input.js')).convertInput(req)
+}
+export async function layoutBytesPerToken(files: readonly string[]): Promise<number | undefined> {
+  return (await import('./input/convert-input.js')).layoutBytesPerToken(files)
+}
 
 // LMCache's cache simulator over lookup-hash logs (`--policy lmcache_lru`)
 export {lmcacheSweepBytes, type LookupSimResult, simulateLookupLog} from './lmcache/lookup-sim.js'

@@ -1,9 +1,12 @@
 // `lmt simulate` end to end, as named steps (run/): set up, settle the block sizes, play (a single run with its
 // oracles, or a sweep), build the summary, write the outputs, give the console text.
-import {existsSync, rmdirSync} from 'node:fs'
+import {existsSync, rmdirSync, statSync} from 'node:fs'
+import {basename} from 'node:path'
 import {isLmtError, lmtError} from '../errors.js'
+import {expandDirectoryInputs} from '../convert/directory-inputs.js'
+import {fileStem} from '../convert/settings.js'
 import type {Notice} from './config/notes.js'
-import type {SimulateRequest} from './config/request.js'
+import {type ConvertRequest, LMCACHE_FORMAT, type SimulateRequest} from './config/request.js'
 import {Player} from './engine/player.js'
 import type {TraceRow} from './input/trace-rows.js'
 import {foreignFormats, notConvertedError} from './input/foreign-trace.js'
@@ -24,8 +27,9 @@ export interface SimulateOutcome {
   outputDir: string
 }
 
-/** Runs `lmt simulate` end to end: configuration, plays, outputs. */
+/** Runs `lmt simulate` end to end: configuration (a conversion of `-i` inputs first), plays, outputs. */
 export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
+  if (req.convert !== undefined) return await simulateConverted(req, req.convert)
   const run: RunContext = {}
   try {
     return await simulateRun(req, run)
@@ -59,6 +63,42 @@ export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
       if (formats.length > 0) throw notConvertedError(run.tracePath, formats, err)
     }
     throw err
+  }
+}
+
+/** The inputs converted to a temporary Get+Write trace (removed afterwards, or at once when interrupted), simulated. */
+async function simulateConverted(req: SimulateRequest, c: ConvertRequest): Promise<SimulateOutcome> {
+  const inputs = expandDirectoryInputs(c.inputs, c.converter.cls)
+  for (const input of inputs)
+    try {
+      if (!statSync(input).isFile()) throw new Error('not a regular file')
+    } catch (err) {
+      throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
+    }
+  // loaded only for a conversion: convert's modules are not every run's
+  const {convertInput, layoutBytesPerToken} = await import('./input/convert-input.js')
+  const converted = convertInput({
+    inputs,
+    converter: c.converter,
+    instanceId: 'instance',
+    instanceBlockSizes: new Map(),
+    warn: c.warn,
+  })
+  const cleanup = () => converted.cleanup()
+  req.signal?.addEventListener('abort', cleanup)
+  try {
+    await converted.run()
+    req.signal?.removeEventListener('abort', cleanup)
+    const stem = fileStem(basename(c.inputs[0].replace(/[/\\]+$/, '')))
+    const bytesPerToken =
+      req.flags.bytesPerToken ??
+      (c.converter.format === LMCACHE_FORMAT ? await layoutBytesPerToken(inputs) : undefined)
+    const outputDir = req.flags.outputDir ?? `${stem}.simulate`
+    const flags = {...req.flags, trace: converted.trace, outputDir, bytesPerToken}
+    return await simulate({...req, convert: undefined, flags})
+  } finally {
+    req.signal?.removeEventListener('abort', cleanup)
+    converted.cleanup()
   }
 }
 

@@ -4,7 +4,7 @@ import {spawnSync} from 'node:child_process'
 import {mkdirSync, readdirSync, symlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {removeStaleReportTemps} from '../../src/report/convert-input.js'
+import {removeStaleReportTemps} from '../../src/simulate/input/convert-input.js'
 import {tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()

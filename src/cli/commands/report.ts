@@ -15,11 +15,12 @@ import {
   POLICIES,
   type PolicyName,
   readConfigFile,
+  convertInput,
+  type ConvertedInput,
 } from '../../simulate/index.js'
 import {expandDirectoryInputs} from '../../convert/directory-inputs.js'
 import {LMCACHE_FORMAT, layoutBytesPerToken} from '../lmcache-simulate.js'
 import {discoverConverters, findConverter, pluginConverterSources} from '../../plugins/converter-discovery.js'
-import {convertInput, type ConvertedInput} from '../../report/convert-input.js'
 import {renderReportHtml} from '../../report/page/html.js'
 import {renderEventsReportHtml} from '../../report/page/events-html.js'
 import {

@@ -20,17 +20,7 @@ import {
   type SimulateRequest,
   type SweepRequest,
 } from '../../simulate/index.js'
-import {statSync} from 'node:fs'
-import {basename} from 'node:path'
-import {fileStem} from '../../convert/settings.js'
-import {expandDirectoryInputs} from '../../convert/directory-inputs.js'
-import {
-  checkLmcacheUsage,
-  layoutBytesPerToken,
-  LMCACHE_FORMAT,
-  LMCACHE_POLICY,
-  runLmcacheSimulate,
-} from '../lmcache-simulate.js'
+import {checkLmcacheUsage, LMCACHE_FORMAT, LMCACHE_POLICY, runLmcacheSimulate} from '../lmcache-simulate.js'
 
 const MODEL = 'MODEL'
 const SWEEP = 'SWEEP'
@@ -306,14 +296,9 @@ export default class Simulate extends LmtCommand {
       flags.input = flags.input.map((i) => (i === STDIO ? path : i))
     }
     if (flags.policy === LMCACHE_POLICY) return this.runLmcache(flags, args.config)
-    if (flags.input !== undefined) return this.runConverted(args, flags)
-    return this.simulateTrace(args, flags)
-  }
-
-  /** The run of a Get+Write trace (given, or converted from -i). */
-  private async simulateTrace(args: SimulateArgs, flags: SimulateFlags): Promise<Record<string, unknown>> {
+    const convert = await this.convertRequest(flags)
     checkUsage(args, flags)
-    const request = this.request(args, flags)
+    const request = {...this.request(args, flags), convert}
     const json = this.jsonEnabled()
     const bar = createProgressBar({
       enabled: flags.progress && !flags.quiet && !json,
@@ -321,15 +306,18 @@ export default class Simulate extends LmtCommand {
       unit: 'bytes',
     })
     const pending = new PendingFiles()
+    const controller = new AbortController()
     const stopHandling = handleInterrupts({
       exit: (code) => process.exit(code),
       json,
       cleanup: () => {
+        controller.abort() // a conversion's temporary trace is removed
         bar.stop()
         pending.removeAll() // the finished outputs stay; no partial file or temporary is left
       },
     })
-    const outcome = await simulate({...request, pending, onProgress: (p) => showProgress(bar, p)})
+    const onProgress = (p: SimulateProgress) => showProgress(bar, p)
+    const outcome = await simulate({...request, pending, signal: controller.signal, onProgress})
       .catch((err: unknown) => {
         pending.removeAll() // a failed run leaves the previous outputs as they were, and no temporary
         throw err
@@ -386,8 +374,9 @@ export default class Simulate extends LmtCommand {
     }
   }
 
-  /** `-i INPUT -f FORMAT` with lmt's policies: the inputs converted to a temporary Get+Write trace, then simulated. */
-  private async runConverted(args: SimulateArgs, flags: SimulateFlags): Promise<Record<string, unknown>> {
+  /** `-i INPUT -f FORMAT` with lmt's policies: the converter of the format (the library converts, then simulates). */
+  private async convertRequest(flags: SimulateFlags): Promise<SimulateRequest['convert']> {
+    if (flags.input === undefined) return undefined
     if (flags.trace !== undefined) throw lmtError('CLI_FLAGS_EXCLUSIVE', '--trace', '--input')
     if (flags.format === undefined)
       throw lmtError('CLI_FLAG_NEEDS', '--input', '--format (see lmt converters)')
@@ -397,48 +386,12 @@ export default class Simulate extends LmtCommand {
       plugins: await pluginConverterSources(this.config, warn),
       onWarning: warn,
     })
-    const reg = registry.resolve(flags.format)
-    if (!reg)
+    const converter = registry.resolve(flags.format)
+    if (!converter)
       throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format'],
       })
-    const inputs = expandDirectoryInputs(flags.input as string[], reg.cls)
-    for (const input of inputs)
-      try {
-        if (!statSync(input).isFile()) throw new Error('not a regular file')
-      } catch (err) {
-        throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
-      }
-    const {convertInput} = await import('../../report/convert-input.js')
-    const converted = convertInput({
-      inputs,
-      converter: reg,
-      instanceId: 'instance',
-      instanceBlockSizes: new Map(),
-      warn,
-    })
-    const stopHandling = handleInterrupts({
-      exit: (code) => process.exit(code),
-      json: this.jsonEnabled(),
-      cleanup: () => converted.cleanup(),
-    })
-    try {
-      await converted.run()
-      stopHandling()
-      const stem = fileStem(basename((flags.input as string[])[0].replace(/[/\\]+$/, '')))
-      const bytesPerToken =
-        flags['bytes-per-token'] ??
-        (reg.format === LMCACHE_FORMAT ? await layoutBytesPerToken(inputs) : undefined)
-      return await this.simulateTrace(args, {
-        ...flags,
-        trace: converted.trace,
-        'output-dir': flags['output-dir'] ?? `${stem}.simulate`,
-        'bytes-per-token': bytesPerToken,
-      })
-    } finally {
-      stopHandling()
-      converted.cleanup()
-    }
+    return {inputs: flags.input, converter, warn}
   }
 
   /** The library's request from the flags (the run adds its temporaries and its progress display). */
@@ -488,7 +441,7 @@ const SWEEP_FLAGS = [
 
 /** The usage errors of docs/simulate.md §1.2 (exit 2), before any work. */
 function checkUsage(args: SimulateArgs, flags: SimulateFlags): void {
-  if (!args.config && !flags.trace)
+  if (!args.config && !flags.trace && !flags.input)
     throw lmtError('SIM_NO_INPUT', {
       suggestions: ['lmt simulate --trace T.jsonl --capacity-blocks 10000'],
     })

@@ -3,6 +3,7 @@
 import type {CapacityUnit} from './capacity.js'
 import type {SimFlags} from './config.js'
 import type {PendingFiles} from '../../util/pending-files.js'
+import type {ConverterRegistration} from '../../convert/types.js'
 
 /** The formats whose converters say `line` looks like their input (the command asks the registry). */
 export type FormatRecogniser = (line: string) => Promise<string[]>
@@ -21,8 +22,24 @@ export interface SweepRequest {
   storage?: string
 }
 
+/** LMCache's lookup-hash log format: converted, its bytes per token are read from the log's layout */
+export const LMCACHE_FORMAT = 'lmcache_lookup'
+
+/** `-i INPUT -f FORMAT`: inputs converted on the fly to a temporary Get+Write trace, which is then simulated. */
+export interface ConvertRequest {
+  /** files, or folders of a format whose converter lists their files */
+  inputs: string[]
+  converter: ConverterRegistration
+  /** the conversion's warnings */
+  warn(message: string): void
+}
+
 export interface SimulateRequest {
   configPath?: string
+  /** the trace is converted from these inputs (flags.trace is then its temporary file) */
+  convert?: ConvertRequest
+  /** aborted by an interrupt: a conversion stops and its temporary trace is removed at once */
+  signal?: AbortSignal
   flags: SimFlags
   seed: bigint
   skipInvalid: boolean

@@ -1,14 +1,15 @@
-// `lmt report -i x -f format`: the input converted on the fly to a Get+Write trace in a private temporary
-// directory (convert's own ConversionRun), removed when the report is done or interrupted. The directory's name
-// carries the process id: one left by a report that was killed is removed by the next report that converts.
+// `lmt simulate -i x -f format` and `lmt report -i x -f format`: the input converted on the fly to a Get+Write trace
+// in a private temporary directory (convert's own ConversionRun), removed when the run is done or interrupted. The
+// directory's name carries the process id: one left by a run that was killed is removed by the next one that converts.
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
-import {ConversionRun} from '../convert/conversion-run.js'
-import '../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
-import {fileStem} from '../convert/settings.js'
-import type {ConverterRegistration} from '../convert/types.js'
-import {removeStaleEntries} from '../util/stale-entries.js'
+import {ConversionRun} from '../../convert/conversion-run.js'
+import '../../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
+import {fileStem} from '../../convert/settings.js'
+import type {ConverterRegistration} from '../../convert/types.js'
+import {chunkBytesOf, lookupLogFiles, readLookupEvents} from '../../formats/lmcache/lookup-log.js'
+import {removeStaleEntries} from '../../util/stale-entries.js'
 
 export interface ConvertInputRequest {
   inputs: readonly string[]
@@ -28,7 +29,7 @@ export interface ConvertedInput {
 
 const TEMP_DIR = /^lmt-report-(\d+)-[A-Za-z0-9]{6}$/
 
-/** Removes the conversion directories in `dir` of reports whose process is gone (killed); how many. */
+/** Removes the conversion directories in `dir` of runs whose process is gone (killed); how many. */
 export function removeStaleReportTemps(dir: string = tmpdir()): number {
   return removeStaleEntries(dir, {dirs: TEMP_DIR})
 }
@@ -67,4 +68,18 @@ export function convertInput(req: ConvertInputRequest): ConvertedInput {
     cleanup,
     run: async () => ({traces: (await conversion.run()).traces.total}),
   }
+}
+
+/**
+ * Bytes per token of a lookup-hash log for lmt's own policies: the first lookup's layout over its chunk size (the
+ * rule LMCache's simulator applies to every lookup); undefined when the layout does not tell or is not whole bytes.
+ */
+export async function layoutBytesPerToken(files: readonly string[]): Promise<number | undefined> {
+  for await (const batch of readLookupEvents(lookupLogFiles(files))) {
+    const ev = batch[0]
+    const {bytes, unknown} = chunkBytesOf(ev)
+    const perToken = bytes / ev.chunkSize
+    return unknown.length === 0 && Number.isSafeInteger(perToken) && perToken > 0 ? perToken : undefined
+  }
+  return undefined
 }
