@@ -25,6 +25,9 @@ export interface LoadRequest {
   config?: string
   blockSize?: number
   bytesPerToken?: number
+  /** how request rows are replayed, as simulate's --replay-mode and --write-delay-ns */
+  replayMode?: SimFlags['replayMode']
+  writeDelayNs?: number
   skipInvalid: boolean
   /** the name the page gives the trace (default its file name): the inputs of a conversion made on the fly */
   traceLabel?: string
@@ -58,6 +61,8 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
     outputDir: '.',
     capacityBlocks: -1,
     bytesPerToken: req.bytesPerToken,
+    replayMode: req.replayMode,
+    writeDelayNs: req.writeDelayNs,
   }
   const first = !file && req.trace ? await firstRowType(req.trace) : undefined
   const resolved = resolveConfig(file, flags, first)

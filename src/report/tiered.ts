@@ -21,6 +21,9 @@ export interface TieredReportRequest {
   traceLabel?: string
   blockSize?: number
   bytesPerToken?: number
+  /** as simulate's --replay-mode and --write-delay-ns */
+  replayMode?: 'read_write' | 'request'
+  writeDelayNs?: number
   /** the capacity of the swept tier the answer is given at (GiB); default the smallest point at 90 % of the ceiling */
   capacityGb?: number
   /** the storage whose capacity varies (default: the one `lmt simulate --sweep` varies) */
@@ -105,6 +108,8 @@ async function sweep(req: TieredReportRequest, sw: SweepRequest, phase: string):
         outputDir: out,
         blockSize: req.blockSize,
         bytesPerToken: req.bytesPerToken,
+        replayMode: req.replayMode,
+        writeDelayNs: req.writeDelayNs,
       },
       seed: req.seed,
       skipInvalid: req.skipInvalid,
@@ -172,7 +177,8 @@ export async function buildTieredReport(req: TieredReportRequest): Promise<Tiere
       {...base, points: 1, unit: 'gib', capacities: [req.capacityGb]},
       'the chosen capacity',
     )
-    chosen = {...pointsOf(at, inputTokens)[0], source: 'flag'}
+    // the capacity asked for, not its six significant digits in the sweep's summary
+    chosen = {...pointsOf(at, inputTokens)[0], capacity_gb: req.capacityGb, source: 'flag'}
   } else {
     const reached = tiers.infinite_is_ceiling
       ? points.find((p) => p.token_hit_rate >= 0.9 * infRate)

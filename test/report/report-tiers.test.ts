@@ -193,3 +193,115 @@ describe('lmt report of a tiered configuration', () => {
     expect(unknown.stderr).toMatch(/--group: no group "x"/)
   })
 })
+
+describe('lmt report of a trace of request rows, as simulate replays them', () => {
+  /** the July case's configuration, its trace filled in */
+  const julyConfig = (name: string, edit: (c: Json) => void = () => {}) => {
+    const c = JSON.parse(readFileSync(join(JULY, name, 'config.json'), 'utf8'))
+    c.trace_file_path = join(JULY, name, readFileSync(join(JULY, name, 'trace.ref'), 'utf8').trim())
+    c.output_result_path = join(tmp.dir, 'unused')
+    edit(c)
+    const path = join(tmp.dir, `${name}.json`)
+    writeFileSync(path, JSON.stringify(c))
+    return {path, config: c}
+  }
+  /** the group's AccHitTokens at the end of the Optimizer's own run */
+  const optimizerHitTokens = (name: string, file: string) => {
+    const lines = readFileSync(join(JULY, name, 'expected', file), 'utf8')
+      .trim()
+      .split('\n')
+    return Number(lines[lines.length - 1].split(',')[lines[0].split(',').indexOf('AccHitTokens')])
+  }
+
+  it('a tiered configuration: request rows, their 30 ms write delay and TTLs, at the configured capacity', async () => {
+    const name = 'req_delay30ms_ttl_t2_gen'
+    const {path, config} = julyConfig(name)
+    const hbm = config.instance_groups[0].storages[0].capacity
+    const doc = await report([
+      path,
+      '--capacity',
+      String(hbm),
+      '--points',
+      '3',
+      '-o',
+      join(tmp.dir, 'r.html'),
+    ])
+    expect(doc.answer.chosen.capacity_gb).toBe(hbm)
+    expect(doc.answer.chosen.hit_tokens).toBe(optimizerHitTokens(name, 'gen_hit_rates.csv'))
+    // --write-delay-ns is simulate's: the writes land 1 ns after their reads, as simulate --write-delay-ns 1 plays it
+    const quick = await report([
+      path,
+      '--capacity',
+      String(hbm),
+      '--points',
+      '3',
+      '--write-delay-ns',
+      '1',
+      '-o',
+      join(tmp.dir, 'r1.html'),
+    ])
+    const sim = await simulateSweep(path, 'req1', [
+      '--write-delay-ns',
+      '1',
+      '--sweep-unit',
+      'gib',
+      '--sweep-capacities',
+      String(hbm),
+    ])
+    expectSums(quick.answer.chosen, sim.totals[0])
+    expect(quick.answer.chosen.hit_tokens).not.toBe(doc.answer.chosen.hit_tokens)
+  })
+
+  it('a configuration without tiers: --replay-mode request and --write-delay-ns, worked by hand', async () => {
+    // two requests of the same two blocks, 1 s apart: with a 1 ns delay the first one's write lands before the
+    // second request, which hits both blocks (2 of 4 tokens, with every capacity); with a 2 s delay it lands after
+    const trace = join(tmp.dir, 'requests.jsonl')
+    writeFileSync(
+      trace,
+      [1, 2]
+        .map((s) =>
+          JSON.stringify({
+            type: 'request',
+            instance_id: 'a',
+            timestamp_ns: s * 1e9,
+            keys: [1, 2],
+            input_len: 2,
+          }),
+        )
+        .join('\n') + '\n',
+    )
+    const path = join(tmp.dir, 'requests.json')
+    writeFileSync(
+      path,
+      JSON.stringify({
+        trace_file_path: trace,
+        eviction_params: {eviction_mode: 3},
+        instance_groups: [
+          {
+            group_name: 'g',
+            quota_capacity_blocks: 2,
+            instances: [{instance_id: 'a', block_size: 1, eviction_policy_type: 'lru'}],
+          },
+        ],
+      }),
+    )
+    const refused = await lmt(['report', path, '-o', join(tmp.dir, 'q.html')])
+    expect(refused.exitCode).not.toBe(0)
+    expect(refused.stderr).toMatch(
+      /a "request" row in trace_replay.mode "read_write"\nhint: .*--replay-mode request/,
+    )
+    const soon = await report([path, '--replay-mode', 'request', '-o', join(tmp.dir, 'q1.html')])
+    expect(soon.config.replay_mode).toBe('request')
+    expect(soon.answer.infinite.token_hit_rate).toBe(0.5)
+    const late = await report([
+      path,
+      '--replay-mode',
+      'request',
+      '--write-delay-ns',
+      '2000000000',
+      '-o',
+      join(tmp.dir, 'q2.html'),
+    ])
+    expect(late.answer.infinite.token_hit_rate).toBe(0)
+  })
+})

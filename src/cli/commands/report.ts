@@ -34,6 +34,7 @@ import {buildReport, type ReportRequest} from '../../report/report.js'
 import {reportSummaryLines} from '../../report/summary-lines.js'
 import {buildTieredReport, type TieredReportDocument, tieredSummaryLines} from '../../report/tiered.js'
 import {renderTieredReportHtml} from '../../report/page/tiered-html.js'
+import {requestRowFlags} from './simulate.js'
 import {writeFileAtomic} from '../../util/atomic-write.js'
 import {
   ensureDirectory,
@@ -128,6 +129,8 @@ function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest,
     seed,
     jobs: flags.jobs,
     skipInvalid: flags['skip-invalid'],
+    replayMode: flags['replay-mode'] as ReportRequest['replayMode'],
+    writeDelayNs: flags['write-delay-ns'],
     version,
   }
 }
@@ -283,6 +286,7 @@ export default class Report extends LmtCommand {
       summary:
         'A tiered configuration (tier_strategy): the storage whose capacity the curve varies, by unique_name (default: as lmt simulate --sweep).',
     }),
+    ...requestRowFlags,
     seed: Flags.string({summary: 'Seed of random_lru (decimal or 0x hex).', default: '0x12345678ABCDEF01'}),
     jobs: integerFlag({
       char: 'j',
@@ -366,6 +370,8 @@ export default class Report extends LmtCommand {
           traceLabel: converted ? run.labels : undefined,
           blockSize: request.blockSize,
           bytesPerToken: request.bytesPerToken,
+          replayMode: request.replayMode,
+          writeDelayNs: request.writeDelayNs,
           capacityGb: request.capacityGb,
           storage: flags['sweep-storage'],
           group: request.group,

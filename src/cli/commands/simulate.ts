@@ -25,6 +25,21 @@ import {checkLmcacheUsage, LMCACHE_FORMAT, LMCACHE_POLICY, runLmcacheSimulate} f
 const MODEL = 'MODEL'
 const SWEEP = 'SWEEP'
 
+/** How request rows are replayed: simulate's flags, which `lmt report` takes with the same meaning. */
+export const requestRowFlags = {
+  'replay-mode': Flags.string({
+    summary:
+      'read_write: get and write rows; request: each get schedules its write (default read_write, or request for a trace of request rows).',
+    options: ['read_write', 'request'],
+    helpGroup: MODEL,
+  }),
+  'write-delay-ns': integerFlag({
+    summary: 'Request mode: nanoseconds from a get to its write (default 1).',
+    min: 1,
+    helpGroup: MODEL,
+  }),
+}
+
 /** A policy name in any case (`LRU` is `lru`); an unknown one is a usage error that names the nearest. */
 function parsePolicy(v: string): PolicyName | typeof LMCACHE_POLICY {
   const name = v.toLowerCase()
@@ -184,17 +199,7 @@ export default class Simulate extends LmtCommand {
       min: 1,
       helpGroup: MODEL,
     }),
-    'replay-mode': Flags.string({
-      summary:
-        'read_write: get and write rows; request: each get schedules its write (default read_write, or request for a trace of request rows).',
-      options: ['read_write', 'request'],
-      helpGroup: MODEL,
-    }),
-    'write-delay-ns': integerFlag({
-      summary: 'Request mode: nanoseconds from a get to its write (default 1).',
-      min: 1,
-      helpGroup: MODEL,
-    }),
+    ...requestRowFlags,
     seed: Flags.string({
       summary: 'Seed of random_lru (decimal or 0x hex, not 0).',
       default: '0x12345678ABCDEF01',
