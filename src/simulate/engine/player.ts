@@ -8,7 +8,6 @@ import {
   type Policy,
   RandomLruPolicy,
   SimInstance,
-  splitByMask,
   TtlPolicy,
 } from './engine.js'
 import {BinaryHeap} from '../../util/binary-heap.js'
@@ -433,9 +432,7 @@ export class Player {
   private tieredGet(inst: InstState, tiered: TieredInstance, row: TraceRow): void {
     const group = tiered.group
     group.expire(row.ts)
-    const empty = Array.isArray(row.mask) ? row.mask.length === 0 : row.mask === 0
-    const split = empty ? undefined : splitByMask(row.keys, row.mask)
-    const r = tiered.read(row.keys, split?.unmasked, split?.localRead ?? 0, row.ts)
+    const r = tiered.read(row.keys, row.mask, row.ts)
     if (tiered.wrote) group.evictIfNeeded(tiered, row.ts)
     const hitTokens = r.tierHits.map((h) => h * inst.cfg.block_size)
     for (let t = 0; t < hitTokens.length; t++) inst.accTierHitTokens[t] += hitTokens[t]

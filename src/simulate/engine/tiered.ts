@@ -1,10 +1,16 @@
-// The July-2026 Optimizer's cache model (docs/simulate.md §10): storage tiers inside a
-// group, each tier with its own eviction policy per instance; write modes, promotion, access propagation, selective
-// copies, cascade demotion, TTL expiry and the sharded LRU. Blocks and nodes are plain objects: this model favours
-// being easy to check against the rules over the typed-array layout of the untiered engine (engine.ts).
+// The July-2026 Optimizer's cache model (docs/simulate.md §10): storage tiers inside a group, each tier with its own
+// eviction policy per instance; write modes, promotion, access propagation, selective copies, cascade demotion, TTL
+// expiry and the sharded LRU. An instance's prefix tree and its walks are the untiered engine's (engine.ts): the
+// instance is the policy of a SimInstance, told of every block written and every block hit. What a block is in the
+// tiers lives in typed arrays beside the tree, indexed by block id (a slot of the tree) and by entry id
+// (block id × tiers + tier): no object per block or per block and tier, so the garbage collector has no heap of
+// them to trace (docs/simulate.md §8.3).
 
 import {BinaryHeap} from '../../util/binary-heap.js'
+import {grown} from '../../util/grown.js'
 import {partialSortBy} from '../../util/libstdcxx-sort.js'
+import {type CacheTree, NONE} from './cache-tree.js'
+import {type Policy, SimInstance} from './engine.js'
 import {XorShift64} from './xorshift64.js'
 import type {EdgeStrategy, WriteMode} from '../config/tiers.js'
 
@@ -12,152 +18,70 @@ export type {EdgeStrategy, WriteMode}
 
 const INT64_MAX = 2n ** 63n - 1n
 
-export class Block {
-  /**
-   * per tier index: the block's entry for that tier, made when the block first enters the tier and kept (a block
-   * leaving and re-entering a tier reuses it, so a long play allocates per block, not per move); `present` says
-   * whether the tier holds the block
-   */
-  readonly stats: Array<TierEntry | undefined>
-  /** tiers holding the block (present iff > 0) */
-  held = 0
-  writeTime = -1n
-  lastAccess = -1n
-  accessCount = 0
-  /** 0 = never expires */
-  ttl = 0n
-  anchor = -1n
+/** an entry's flags: the tier holds the block (its location) */
+const PRESENT = 1
+/** the tier's policy holds the entry (an lru's lists, a random_lru's array, a ttl's list, a leaf_aware_lru's set) */
+const HELD = 2
+/** leaf_aware_lru: the entry is in the evictable list (a held block of a parent node is out of it) */
+const LISTED = 4
 
-  constructor(
-    readonly key: number,
-    public node: TreeNode,
-    tiers: number,
-  ) {
-    this.stats = new Array<TierEntry | undefined>(tiers)
-  }
-}
+/** A doubly linked list of entries, front = most recent, linked through the instance's entry links. */
+class EntryList {
+  head = NONE
+  tail = NONE
 
-export class TreeNode {
-  blocks: Block[] = []
-  /** read-only until {@link setChild} gives the node a map of its own (most nodes are leaves and never do) */
-  children: ReadonlyMap<number, TreeNode> = NO_CHILDREN
+  constructor(private readonly s: TieredInstance) {}
 
-  constructor(public parent: TreeNode | null) {}
-
-  setChild(key: number, child: TreeNode): void {
-    if (this.children === NO_CHILDREN) this.children = new Map<number, TreeNode>()
-    ;(this.children as Map<number, TreeNode>).set(key, child)
+  pushFront(e: number): void {
+    const {prev, next} = this.s
+    prev[e] = NONE
+    next[e] = this.head
+    if (this.head !== NONE) prev[this.head] = e
+    else this.tail = e
+    this.head = e
   }
 
-  deleteChild(key: number): void {
-    if (this.children !== NO_CHILDREN) (this.children as Map<number, TreeNode>).delete(key)
-  }
-}
-
-/** the children of every leaf: one shared empty map, never written */
-const NO_CHILDREN: ReadonlyMap<number, TreeNode> = new Map<number, TreeNode>()
-
-/** A doubly linked list of blocks, front = most recent. */
-class ListNode {
-  prev: ListNode | null = null
-  next: ListNode | null = null
-  /** in its policy's list (an lru entry, kept on its block) */
-  listed = false
-
-  constructor(readonly block: Block) {}
-}
-
-/** A block's record for one tier: its stat while the tier holds it, and its place in the tier's lru lists. */
-class TierEntry extends ListNode {
-  /** its lru shard in the tier (-1: not yet asked) */
-  shard = -1
-  present = false
-  count = 0
-  last = -1n
-  write = -1n
-}
-
-class BlockList {
-  head: ListNode | null = null
-  tail: ListNode | null = null
-
-  pushFront(n: ListNode): void {
-    n.prev = null
-    n.next = this.head
-    if (this.head) this.head.prev = n
-    else this.tail = n
-    this.head = n
-  }
-
-  pushBack(n: ListNode): void {
-    n.next = null
-    n.prev = this.tail
-    if (this.tail) this.tail.next = n
+  unlink(e: number): void {
+    const {prev, next} = this.s
+    const p = prev[e]
+    const n = next[e]
+    if (p !== NONE) next[p] = n
     else this.head = n
-    this.tail = n
+    if (n !== NONE) prev[n] = p
+    else this.tail = p
+    prev[e] = next[e] = NONE
   }
 
-  unlink(n: ListNode): void {
-    if (n.prev) n.prev.next = n.next
-    else this.head = n.next
-    if (n.next) n.next.prev = n.prev
-    else this.tail = n.prev
-    n.prev = n.next = null
+  toFront(e: number): void {
+    if (this.head === e) return
+    this.unlink(e)
+    this.pushFront(e)
   }
 
-  /** inserts n before `at` (null: at the back) */
-  insertBefore(n: ListNode, at: ListNode | null): void {
-    if (at === null) return this.pushBack(n)
-    n.next = at
-    n.prev = at.prev
-    if (at.prev) at.prev.next = n
-    else this.head = n
-    at.prev = n
-  }
-
-  /** inserts n after `at` (null: at the front) */
-  insertAfter(n: ListNode, at: ListNode | null): void {
-    if (at === null) return this.pushFront(n)
-    this.insertBefore(n, at.next)
+  /** inserts e before `at` (NONE: at the back) */
+  insertBefore(e: number, at: number): void {
+    const {prev, next} = this.s
+    const p = at === NONE ? this.tail : prev[at]
+    next[e] = at
+    prev[e] = p
+    if (p !== NONE) next[p] = e
+    else this.head = e
+    if (at !== NONE) prev[at] = e
+    else this.tail = e
   }
 }
 
-/** What a tier policy needs of its instance: the tree's tiers and the key's shard. */
-export interface PolicyHost {
-  /** the tier's name is `shared` (hierarchical eviction off) */
-  readonly shared: boolean
-  /** the key as an unsigned 64-bit value, modulo m */
-  keyMod(key: number, m: number): number
-  /** takes the tier's location away from the block */
-  dropLocation(b: Block, tier: number): void
-}
-
-/** The time a tier policy orders a block by (its last access through the tier, else its write into it). */
-function tierTime(b: Block, tier: number, shared: boolean): bigint {
-  const s = b.stats[tier]
-  if (s !== undefined && s.present) {
-    if (s.last >= 0n) return s.last
-    if (s.write >= 0n) return s.write
-  }
-  if (shared) {
-    if (b.lastAccess >= 0n) return b.lastAccess
-    if (b.writeTime >= 0n) return b.writeTime
-  }
-  return INT64_MAX
-}
-
-/** One instance's policy for one tier. */
-export interface TierPolicy {
-  size: number
+/** One instance's policy for one tier, over block ids. */
+interface TierPolicy {
+  readonly size: number
   /** false: the manager never asks it for capacity (ttl without fallback_on_pressure) */
   readonly evictsForCapacity: boolean
-  register(b: Block): void
-  access(b: Block, ts: bigint): void
+  register(b: number): void
+  access(b: number, ts: bigint): void
   /** removes up to n blocks from the tier (their location included) */
-  evict(n: number): Block[]
+  evict(n: number): number[]
   /** forgets a block whose location is gone already */
-  forget(b: Block): void
-  holds(b: Block): boolean
+  forget(b: number): void
 }
 
 /** a time above every tier time: an empty shard's */
@@ -175,8 +99,8 @@ class OldestTail {
   private readonly pending: number[] = []
 
   constructor(
-    private readonly shards: readonly BlockList[],
-    private readonly tailTime: (n: ListNode) => bigint,
+    private readonly shards: readonly EntryList[],
+    private readonly tailTime: (e: number) => bigint,
   ) {
     let leaves = 1
     while (leaves < shards.length) leaves *= 2
@@ -199,7 +123,7 @@ class OldestTail {
   update(s: number): void {
     const tail = this.shards[s].tail
     let i = this.leaves + s
-    this.time[i] = tail === null ? EMPTY : this.tailTime(tail)
+    this.time[i] = tail === NONE ? EMPTY : this.tailTime(tail)
     for (i >>= 1; i >= 1; i >>= 1) {
       const l = 2 * i
       const pick = this.time[l] <= this.time[l + 1] ? l : l + 1
@@ -220,204 +144,174 @@ class OldestTail {
 }
 
 /** `lru`: `shards` recency lists; an eviction takes candidates from the oldest tails (exact with one shard). */
-export class ShardedLru implements TierPolicy {
+class ShardedLru implements TierPolicy {
   size = 0
   readonly evictsForCapacity = true
-  private readonly shards: BlockList[] = []
+  private readonly shards: EntryList[] = []
   private readonly shardCount: number
   private readonly rounds: number
   private readonly amplification: number
   private readonly oldest: OldestTail
 
   constructor(
-    private readonly host: PolicyHost,
+    private readonly s: TieredInstance,
     private readonly tier: number,
-    shardCount: number,
     sampleTimes: number,
     amplification: number,
   ) {
-    this.shardCount = shardCount <= 0 ? 1 : shardCount
+    this.shardCount = s.shardCount
     this.rounds = sampleTimes <= 0 ? 1 : sampleTimes
     this.amplification = amplification > 1 ? amplification : 1
-    for (let s = 0; s < this.shardCount; s++) this.shards.push(new BlockList())
-    this.oldest = new OldestTail(this.shards, (n) => this.time(n))
-  }
-
-  /** the shard of a block's entry (its key modulo the shard count, asked once per entry) */
-  private shardIndex(n: TierEntry): number {
-    if (this.shardCount === 1) return 0
-    if (n.shard < 0) n.shard = this.host.keyMod(n.block.key, this.shardCount)
-    return n.shard
+    for (let k = 0; k < this.shardCount; k++) this.shards.push(new EntryList(s))
+    this.oldest = new OldestTail(this.shards, (e) => this.time(e))
   }
 
   /**
-   * The entry's shard; marked (its leaf in the tournament recomputed before the next query) when `n` is or will
+   * The entry's shard; marked (its leaf in the tournament recomputed before the next query) when `e` is or will
    * be its tail: only then can the tail, or the tail's time, change.
    */
-  private shardOf(n: TierEntry, tailChanges: boolean): BlockList {
+  private shardOf(e: number, tailChanges: boolean): EntryList {
     if (this.shardCount === 1) return this.shards[0]
-    const s = this.shardIndex(n)
-    const shard = this.shards[s]
-    if (tailChanges || shard.tail === n || shard.tail === null) this.oldest.mark(s)
+    const k = this.s.shardOf(this.s.blockOf(e))
+    const shard = this.shards[k]
+    if (tailChanges || shard.tail === e || shard.tail === NONE) this.oldest.mark(k)
     return shard
   }
 
   /** the shard whose tail is oldest (-1: none) */
   private oldestShard(): number {
-    if (this.shardCount === 1) return this.shards[0].tail === null ? -1 : 0
+    if (this.shardCount === 1) return this.shards[0].tail === NONE ? -1 : 0
     return this.oldest.oldest()
   }
 
-  /** the block's entry in this tier's lists, when it is in them */
-  private entry(b: Block): TierEntry | undefined {
-    const n = b.stats[this.tier]
-    return n !== undefined && n.listed ? n : undefined
-  }
-
-  holds(b: Block): boolean {
-    return this.entry(b) !== undefined
-  }
-
-  register(b: Block): void {
-    const n = b.stats[this.tier] as TierEntry // made when the block entered the tier
-    n.listed = true
-    this.shardOf(n, false).pushFront(n)
+  register(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    this.s.flags[e] |= HELD
+    this.shardOf(e, false).pushFront(e)
     this.size++
   }
 
-  access(b: Block): void {
-    const n = this.entry(b)
-    if (n === undefined) return
-    const shard = this.shardOf(n, false)
-    if (shard.head === n) return
-    shard.unlink(n)
-    shard.pushFront(n)
+  access(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    if ((this.s.flags[e] & HELD) === 0) return
+    const shard = this.shardOf(e, false)
+    if (shard.head !== e) shard.toFront(e)
   }
 
-  forget(b: Block): void {
-    const n = this.entry(b)
-    if (n === undefined) return
-    this.shardOf(n, false).unlink(n)
-    n.listed = false
+  forget(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    if ((this.s.flags[e] & HELD) === 0) return
+    this.shardOf(e, false).unlink(e)
+    this.s.flags[e] &= ~HELD
     this.size--
   }
 
-  private time(n: ListNode): bigint {
-    return tierTime(n.block, this.tier, this.host.shared)
+  private time(e: number): bigint {
+    return this.s.time(this.s.blockOf(e), this.tier)
   }
 
-  evict(count: number): Block[] {
+  evict(count: number): number[] {
     if (count <= 0 || this.size === 0) return []
     const wanted = Math.max(Math.trunc(this.amplification * count), count)
     const rounds = Math.min(this.rounds, this.shardCount)
     const perRound = Math.ceil(wanted / rounds)
-    const candidates: ListNode[] = []
+    const candidates: number[] = []
     for (let r = 0; r < rounds && candidates.length < wanted; r++) {
       const best = this.oldestShard()
       if (best < 0) break
       const shard = this.shards[best]
-      for (let k = 0; k < perRound && shard.tail !== null && candidates.length < wanted; k++) {
-        const n = shard.tail
-        shard.unlink(n)
-        candidates.push(n)
+      for (let k = 0; k < perRound && shard.tail !== NONE && candidates.length < wanted; k++) {
+        const e = shard.tail
+        shard.unlink(e)
+        candidates.push(e)
       }
       if (this.shardCount > 1) this.oldest.update(best)
     }
     if (candidates.length > count) partialSortBy(candidates, count, (a, b) => this.time(a) < this.time(b))
-    const victims = candidates.length > count ? candidates.slice(0, count) : candidates
-    for (let k = count; k < candidates.length; k++) {
-      const n = candidates[k] as TierEntry
-      this.shardOf(n, true).pushBack(n)
-    }
-    const out: Block[] = []
-    for (const n of victims) {
-      n.listed = false
+    for (let k = count; k < candidates.length; k++)
+      this.shardOf(candidates[k], true).insertBefore(candidates[k], NONE)
+    const out: number[] = []
+    for (let k = 0; k < candidates.length && k < count; k++) {
+      const e = candidates[k]
+      const b = this.s.blockOf(e)
+      this.s.flags[e] &= ~HELD
       this.size--
-      this.host.dropLocation(n.block, this.tier)
-      out.push(n.block)
+      this.s.dropLocation(b, this.tier)
+      out.push(b)
     }
     return out
   }
 }
 
 /** `leaf_aware_lru` (the July generation's): only blocks of data leaves are evictable. */
-export class LeafAwareLru implements TierPolicy {
+class LeafAwareLru implements TierPolicy {
   size = 0
   readonly evictsForCapacity = true
-  private readonly list = new BlockList()
-  private readonly held = new Set<Block>()
-  /** the blocks in the evictable list */
-  private readonly listed = new Map<Block, ListNode>()
+  private readonly list: EntryList
 
   constructor(
-    private readonly host: PolicyHost,
+    private readonly s: TieredInstance,
     private readonly tier: number,
-  ) {}
-
-  holds(b: Block): boolean {
-    return this.held.has(b)
+  ) {
+    this.list = new EntryList(s)
   }
 
-  register(b: Block): void {
-    this.held.add(b)
+  register(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    this.s.flags[e] |= HELD
     this.size++
-    if (b.node.children.size === 0) this.listFront(b)
+    if (this.s.tree.nChildCount[this.s.tree.bNode[b]] === 0) {
+      this.s.flags[e] |= LISTED
+      this.list.pushFront(e)
+    }
   }
 
-  private listFront(b: Block): void {
-    const n = new ListNode(b)
-    this.listed.set(b, n)
-    this.list.pushFront(n)
+  access(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    if ((this.s.flags[e] & LISTED) !== 0) this.list.toFront(e)
   }
 
-  access(b: Block): void {
-    const n = this.listed.get(b)
-    if (n === undefined) return
-    this.list.unlink(n)
-    this.list.pushFront(n)
-  }
-
-  forget(b: Block): void {
-    if (!this.held.delete(b)) return
+  forget(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    if ((this.s.flags[e] & HELD) === 0) return
+    this.s.flags[e] &= ~HELD
     this.size--
-    this.unlist(b)
+    this.unlist(e)
   }
 
-  private unlist(b: Block): void {
-    const n = this.listed.get(b)
-    if (n === undefined) return
-    this.list.unlink(n)
-    this.listed.delete(b)
+  private unlist(e: number): void {
+    if ((this.s.flags[e] & LISTED) === 0) return
+    this.list.unlink(e)
+    this.s.flags[e] &= ~LISTED
   }
 
   /** no block of any child node is held by any tier */
-  private static isDataLeaf(node: TreeNode): boolean {
-    for (const child of node.children.values()) for (const b of child.blocks) if (b.held > 0) return false
+  private isDataLeaf(node: number): boolean {
+    const t = this.s.tree
+    for (let c = t.nFirstChild[node]; c !== NONE; c = t.nNextSib[c]) if (t.nLive[c] > 0) return false
     return true
   }
 
-  evict(count: number): Block[] {
-    const out: Block[] = []
-    const processed = new Set<TreeNode>()
-    while (out.length < count && this.list.tail !== null) {
-      const b = this.list.tail.block
-      if (!LeafAwareLru.isDataLeaf(b.node)) {
-        this.unlist(b) // stays held, out of the list
-        continue
-      }
-      this.unlist(b)
-      this.held.delete(b)
+  evict(count: number): number[] {
+    const t = this.s.tree
+    const out: number[] = []
+    const processed = new Set<number>()
+    while (out.length < count && this.list.tail !== NONE) {
+      const e = this.list.tail
+      const b = this.s.blockOf(e)
+      this.unlist(e)
+      if (!this.isDataLeaf(t.bNode[b])) continue // stays held, out of the list
+      this.s.flags[e] &= ~HELD
       this.size--
-      this.host.dropLocation(b, this.tier)
+      this.s.dropLocation(b, this.tier)
       out.push(b)
-      const parent = b.node.parent
-      if (parent !== null && !processed.has(parent) && LeafAwareLru.isDataLeaf(parent)) {
+      const parent = t.nParent[t.bNode[b]]
+      if (parent !== NONE && !processed.has(parent) && this.isDataLeaf(parent)) {
         let any = false
-        for (const pb of parent.blocks) {
-          if (this.held.has(pb) && !this.listed.has(pb)) {
-            this.insertSorted(pb)
-            any = true
-          }
+        for (let pb = t.nFirst[parent]; pb !== NONE; pb = t.bNextInNode[pb]) {
+          if ((this.s.flags[this.s.entry(pb, this.tier)] & (HELD | LISTED)) !== HELD) continue
+          this.insertSorted(pb)
+          any = true
         }
         if (any) processed.add(parent)
       }
@@ -426,39 +320,39 @@ export class LeafAwareLru implements TierPolicy {
   }
 
   /** the July generation's sorted insert: its walks use "newer than", on a list kept newest first */
-  private insertSorted(b: Block): void {
-    const n = new ListNode(b)
-    this.listed.set(b, n)
+  private insertSorted(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    this.s.flags[e] |= LISTED
     const list = this.list
-    if (list.head === null || list.tail === null) return list.pushBack(n)
-    const time = (x: Block) => tierTime(x, this.tier, this.host.shared)
-    const x = time(b)
-    const h = time(list.head.block)
-    const l = time(list.tail.block)
+    if (list.head === NONE) return list.insertBefore(e, NONE)
+    const time = (x: number) => this.s.time(this.s.blockOf(x), this.tier)
+    const x = this.s.time(b, this.tier)
+    const h = time(list.head)
+    const l = time(list.tail)
     const forward = x >= h ? true : x <= l ? false : h - x < x - l
+    let at: number
     if (forward) {
-      let at: ListNode | null = list.head
-      while (at !== null && x > time(at.block)) at = at.next
-      list.insertBefore(n, at)
+      at = list.head
+      while (at !== NONE && x > time(at)) at = this.s.next[at]
     } else {
-      let at: ListNode | null = list.tail
-      while (at !== null && time(at.block) > x) at = at.prev
-      list.insertAfter(n, at)
+      at = list.tail
+      while (at !== NONE && time(at) > x) at = this.s.prev[at]
+      at = at === NONE ? list.head : this.s.next[at] // after `at`
     }
+    list.insertBefore(e, at)
   }
 }
 
 /** `random_lru`: the oldest of random draws (with replacement), in libstdc++'s partial_sort order. */
-export class RandomLru implements TierPolicy {
+class RandomLru implements TierPolicy {
   readonly evictsForCapacity = true
-  private readonly blocks: Block[] = []
+  private readonly blocks: number[] = []
   private readonly stamps: bigint[] = []
-  private readonly index = new Map<Block, number>()
   private readonly rng: XorShift64
   private readonly samples: number
 
   constructor(
-    private readonly host: PolicyHost,
+    private readonly s: TieredInstance,
     private readonly tier: number,
     batch: number,
     sampleRate: number,
@@ -473,35 +367,33 @@ export class RandomLru implements TierPolicy {
     return this.blocks.length
   }
 
-  holds(b: Block): boolean {
-    return this.index.has(b)
-  }
-
-  register(b: Block): void {
-    this.index.set(b, this.blocks.length)
+  register(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    this.s.flags[e] |= HELD
+    this.s.pos[e] = this.blocks.length
     this.blocks.push(b)
-    this.stamps.push(tierTime(b, this.tier, this.host.shared))
+    this.stamps.push(this.s.time(b, this.tier))
   }
 
-  access(b: Block, ts: bigint): void {
-    const at = this.index.get(b)
-    if (at !== undefined) this.stamps[at] = ts
+  access(b: number, ts: bigint): void {
+    const e = this.s.entry(b, this.tier)
+    if ((this.s.flags[e] & HELD) !== 0) this.stamps[this.s.pos[e]] = ts
   }
 
-  forget(b: Block): void {
-    const at = this.index.get(b)
-    if (at === undefined) return
-    const last = this.blocks.length - 1
-    const moved = this.blocks[last]
+  forget(b: number): void {
+    const e = this.s.entry(b, this.tier)
+    if ((this.s.flags[e] & HELD) === 0) return
+    const at = this.s.pos[e]
+    const moved = this.blocks[this.blocks.length - 1]
     this.blocks[at] = moved
-    this.stamps[at] = this.stamps[last]
-    this.index.set(moved, at)
+    this.stamps[at] = this.stamps[this.stamps.length - 1]
+    this.s.pos[this.s.entry(moved, this.tier)] = at
     this.blocks.pop()
     this.stamps.pop()
-    this.index.delete(b)
+    this.s.flags[e] &= ~HELD
   }
 
-  evict(count: number): Block[] {
+  evict(count: number): number[] {
     const n = this.blocks.length
     if (n === 0 || count <= 0) return []
     const total = Math.min(count, n)
@@ -512,86 +404,87 @@ export class RandomLru implements TierPolicy {
     const k = Math.min(total, drawn)
     partialSortBy(draws, k, (a, b) => this.stamps[a] < this.stamps[b])
     const chosen = draws.slice(0, k).map((d) => this.blocks[d])
-    const out: Block[] = []
+    const out: number[] = []
     for (const b of chosen) {
       if (out.length >= total) break
-      if (!this.index.has(b)) continue // drawn twice
+      if ((this.s.flags[this.s.entry(b, this.tier)] & HELD) === 0) continue // drawn twice
       this.forget(b)
-      this.host.dropLocation(b, this.tier)
+      this.s.dropLocation(b, this.tier)
       out.push(b)
     }
     return out
   }
 }
 
+/** A pending expiry of a block (`serial`: which block of its slot; `version`: its tier's event count then). */
 interface ExpiryEvent {
   expire: bigint
   version: number
-  block: Block
+  block: number
+  serial: number
 }
 
 /** `ttl`: expiry events in a min-heap; capacity eviction harvests, then (with fallback) takes the oldest. */
-export class TtlPolicy implements TierPolicy {
-  private readonly list = new BlockList()
-  private readonly nodes = new Map<Block, ListNode>()
-  private readonly versions = new Map<Block, number>()
+class TtlPolicy implements TierPolicy {
+  private readonly list: EntryList
+  /** the held blocks, in the order they were registered (a rebuilt heap is pushed in this order) */
+  private readonly held = new Set<number>()
   private heap = TtlPolicy.newHeap()
   private now = 0n
 
   constructor(
-    private readonly host: PolicyHost,
+    private readonly s: TieredInstance,
     private readonly tier: number,
     readonly evictsForCapacity: boolean,
     private readonly refreshOnRead: boolean,
-  ) {}
+  ) {
+    this.list = new EntryList(s)
+  }
 
   private static newHeap(): BinaryHeap<ExpiryEvent> {
     return new BinaryHeap<ExpiryEvent>((a, b) => a.expire < b.expire)
   }
 
   get size(): number {
-    return this.nodes.size
+    return this.held.size
   }
 
-  holds(b: Block): boolean {
-    return this.nodes.has(b)
-  }
-
-  register(b: Block): void {
-    const n = new ListNode(b)
-    this.nodes.set(b, n)
-    this.list.pushFront(n)
-    if (b.lastAccess > this.now) this.now = b.lastAccess
-    b.anchor = b.lastAccess
+  register(b: number): void {
+    this.held.add(b)
+    this.list.pushFront(this.s.entry(b, this.tier))
+    const last = this.s.lastAccess[b]
+    if (last > this.now) this.now = last
+    this.s.anchor[b] = last
     this.pushEvent(b)
   }
 
-  access(b: Block, ts: bigint): void {
+  access(b: number, ts: bigint): void {
     if (ts > this.now) this.now = ts
-    const n = this.nodes.get(b)
-    if (n === undefined) return
-    this.list.unlink(n)
-    this.list.pushFront(n)
+    if (!this.held.has(b)) return
+    this.list.toFront(this.s.entry(b, this.tier))
     if (this.refreshOnRead) {
-      b.anchor = ts
+      this.s.anchor[b] = ts
       this.pushEvent(b)
     }
   }
 
-  private pushEvent(b: Block): void {
-    if (b.ttl <= 0n) return
-    const version = (this.versions.get(b) ?? 0) + 1
-    this.versions.set(b, version)
-    this.heap.push({expire: b.anchor + b.ttl, version, block: b})
-    if (this.heap.size > 4 * this.nodes.size && this.nodes.size > 0) this.rebuild()
+  private pushEvent(b: number): void {
+    const s = this.s
+    if (s.ttl[b] <= 0n) return
+    const e = s.entry(b, this.tier)
+    const version = ++s.version[e]
+    this.heap.push({expire: s.anchor[b] + s.ttl[b], version, block: b, serial: s.serial[b]})
+    if (this.heap.size > 4 * this.held.size && this.held.size > 0) this.rebuild()
   }
 
   /** one event per held block that can expire, at its current anchor */
   private rebuild(): void {
+    const s = this.s
     const heap = TtlPolicy.newHeap()
-    for (const b of this.nodes.keys()) {
-      const version = this.versions.get(b)
-      if (b.ttl > 0n && version !== undefined) heap.push({expire: b.anchor + b.ttl, version, block: b})
+    for (const b of this.held) {
+      const version = s.version[s.entry(b, this.tier)]
+      if (s.ttl[b] > 0n && version > 0)
+        heap.push({expire: s.anchor[b] + s.ttl[b], version, block: b, serial: s.serial[b]})
     }
     this.heap = heap
   }
@@ -601,44 +494,40 @@ export class TtlPolicy implements TierPolicy {
   }
 
   /** removes every held block expired now */
-  harvest(): Block[] {
-    const out: Block[] = []
+  harvest(): number[] {
+    const s = this.s
+    const out: number[] = []
     for (;;) {
       const top = this.heap.peek()
       if (top === undefined || !(top.expire < this.now)) break
       this.heap.pop()
       const b = top.block
-      if (!this.nodes.has(b) || this.versions.get(b) !== top.version) continue
-      if (!(b.ttl > 0n && this.now > b.anchor + b.ttl)) continue
-      this.take(b)
+      // an event of a block since forgotten, or of an earlier block of the slot, or superseded
+      if (top.serial !== s.serial[b] || !this.held.has(b) || s.version[s.entry(b, this.tier)] !== top.version)
+        continue
+      if (!(s.ttl[b] > 0n && this.now > s.anchor[b] + s.ttl[b])) continue
+      this.forget(b)
+      s.dropLocation(b, this.tier)
       out.push(b)
     }
     return out
   }
 
-  private take(b: Block): void {
-    const n = this.nodes.get(b) as ListNode
-    this.list.unlink(n)
-    this.nodes.delete(b)
-    this.versions.delete(b)
-    this.host.dropLocation(b, this.tier)
+  forget(b: number): void {
+    if (!this.held.delete(b)) return
+    const e = this.s.entry(b, this.tier)
+    this.list.unlink(e)
+    this.s.version[e] = 0
   }
 
-  forget(b: Block): void {
-    const n = this.nodes.get(b)
-    if (n === undefined) return
-    this.list.unlink(n)
-    this.nodes.delete(b)
-    this.versions.delete(b)
-  }
-
-  evict(count: number): Block[] {
+  evict(count: number): number[] {
     const out = this.harvest()
-    if (this.nodes.size === 0) return out
+    if (this.held.size === 0) return out
     if (this.evictsForCapacity)
-      while (out.length < count && this.list.tail !== null) {
-        const b = this.list.tail.block
-        this.take(b)
+      while (out.length < count && this.list.tail !== NONE) {
+        const b = this.s.blockOf(this.list.tail)
+        this.forget(b)
+        this.s.dropLocation(b, this.tier)
         out.push(b)
       }
     return out
@@ -683,35 +572,83 @@ export interface TieredRead {
   tierHits: number[]
 }
 
-/** One instance: its tree and one policy per tier. */
-export class TieredInstance implements PolicyHost {
-  readonly root = new TreeNode(null)
+/**
+ * One instance: its prefix tree (a SimInstance whose policy it is), one policy per tier, and what each block is in
+ * the tiers. Per block: the tiers holding it, its last write and access, its TTL and anchor; per entry (block and
+ * tier): whether the tier holds it, its hits and times there, and its links in that tier's policy.
+ */
+export class TieredInstance implements Policy {
+  readonly name = 'tiered'
+  readonly canEvict = false // the group evicts, tier by tier (never through the engine)
+  readonly readsBlockTime = false
+  readonly engine: SimInstance
+  readonly tree: CacheTree
   readonly policies: TierPolicy[]
   readonly shared: boolean
   readonly bytesPerBlock: number
+  readonly tiers: number
+  /** the lru shard count (values ≤ 0 mean 1) */
+  readonly shardCount: number
   /** the blocks evicted from the tier being checked, then from every tier of the check (for cleanup) */
-  readonly tierEvicted: Block[] = []
-  readonly checkEvicted: Block[] = []
+  readonly tierEvicted: number[] = []
+  readonly checkEvicted: number[] = []
   /** whether the last {@link read} wrote a tier location (a selective copy or a promotion) */
   wrote = false
   /** blocks its tiers gave up for capacity (a block demoted from one tier to the next counts once) */
   evictions = 0
   private readonly result: TieredRead
+  /** the TTL the blocks of the write being inserted get */
+  private writeTtl = 0n
+  /** the edges' settings, flattened for the per-block paths */
+  private readonly initial: number
+
+  // ---- per block (grown with the tree's block slots)
+  private capacity = 0
+  /** how many tiers hold the block (the tree's bLive says whether any does) */
+  held = new Uint8Array(0)
+  writeTime: bigint[] = []
+  lastAccess: bigint[] = []
+  /** 0 = never expires */
+  ttl: bigint[] = []
+  /** the TTL runs from here (shared by the block's tiers) */
+  anchor: bigint[] = []
+  /** bumped when the slot is freed, so that a ttl event of an earlier block of the slot is told apart */
+  serial = new Float64Array(0)
+
+  // ---- per entry
+  flags = new Uint8Array(0)
+  /** hits the tier served since the block entered it */
+  count = new Float64Array(0)
+  /** the block's last access through the tier, and its write into it (-1: none) */
+  last: bigint[] = []
+  write: bigint[] = []
+  prev = new Int32Array(0)
+  next = new Int32Array(0)
+  /** random_lru: the entry's place in its array */
+  pos = new Int32Array(0)
+  /** ttl: the entry's expiry events pushed since it entered the tier (0: none) */
+  version = new Float64Array(0)
+
+  /** per key id: its lru shard + 1 (0: not yet asked) */
+  private keyShards = new Int32Array(0)
 
   constructor(
     readonly setup: TieredInstanceSetup,
     readonly group: TieredGroup,
-    readonly keyMod: (key: number, m: number) => number,
+    private readonly keyMod: (key: number, m: number) => number,
   ) {
     const g = group.setup
     this.shared = !g.hierarchical
     this.bytesPerBlock = setup.bytesPerBlock
+    this.tiers = g.tierNames.length
+    this.shardCount = setup.shardCount <= 0 ? 1 : setup.shardCount
+    let initial = 1
+    while (initial < this.tiers && g.edges[initial - 1].writeMode === 'write_through') initial++
+    this.initial = initial
+    this.engine = new SimInstance(this, 1)
+    this.tree = this.engine.tree
     this.policies = g.tierNames.map((_, tier) => this.newPolicy(tier))
     this.result = {localHit: 0, remoteHit: 0, localRead: 0, tierHits: g.tierNames.map(() => 0)}
-  }
-
-  get tiers(): number {
-    return this.policies.length
   }
 
   private newPolicy(tier: number): TierPolicy {
@@ -725,8 +662,16 @@ export class TieredInstance implements PolicyHost {
       case 'ttl':
         return new TtlPolicy(this, tier, s.fallbackOnPressure, g.refreshOnRead)
       default:
-        return new ShardedLru(this, tier, s.shardCount, s.sampleTimes, s.amplification)
+        return new ShardedLru(this, tier, s.sampleTimes, s.amplification)
     }
+  }
+
+  entry(b: number, tier: number): number {
+    return b * this.tiers + tier
+  }
+
+  blockOf(e: number): number {
+    return Math.floor(e / this.tiers)
   }
 
   /** blocks held, summed over the tiers (a block in two tiers counts twice) */
@@ -736,28 +681,92 @@ export class TieredInstance implements PolicyHost {
     return n
   }
 
-  dropLocation(b: Block, tier: number): void {
-    const e = b.stats[tier]
-    if (e === undefined || !e.present) return
-    e.present = false
-    b.held--
+  get size(): number {
+    return this.cachedBlocks
+  }
+
+  /** the lru shard of a block: its key as an unsigned 64-bit integer modulo the shard count, asked once per key */
+  shardOf(b: number): number {
+    const key = this.tree.bKey[b]
+    if (key >= this.keyShards.length)
+      this.keyShards = grown(this.keyShards, Math.max(2 * this.keyShards.length, key + 1024))
+    let s = this.keyShards[key]
+    if (s === 0) this.keyShards[key] = s = this.keyMod(key, this.shardCount) + 1
+    return s - 1
+  }
+
+  /** The time a tier policy orders a block by (its last access through the tier, else its write into it). */
+  time(b: number, tier: number): bigint {
+    const e = b * this.tiers + tier
+    if ((this.flags[e] & PRESENT) !== 0) {
+      if (this.last[e] >= 0n) return this.last[e]
+      if (this.write[e] >= 0n) return this.write[e]
+    }
+    if (this.shared) {
+      if (this.lastAccess[b] >= 0n) return this.lastAccess[b]
+      if (this.writeTime[b] >= 0n) return this.writeTime[b]
+    }
+    return INT64_MAX
+  }
+
+  /** room for block slot b (the tree grows its own arrays as it makes blocks) */
+  private reserve(b: number): void {
+    if (b < this.capacity) return
+    const cap = Math.max(1024, this.tree.bKey.length, 2 * this.capacity)
+    const entries = cap * this.tiers
+    const fill = (a: bigint[], n: number, v: bigint) => {
+      while (a.length < n) a.push(v)
+    }
+    this.held = grown(this.held, cap)
+    this.serial = grown(this.serial, cap)
+    for (const a of [this.writeTime, this.lastAccess, this.anchor]) fill(a, cap, -1n)
+    fill(this.ttl, cap, 0n)
+    this.flags = grown(this.flags, entries)
+    this.count = grown(this.count, entries)
+    this.prev = grown(this.prev, entries)
+    this.next = grown(this.next, entries)
+    this.pos = grown(this.pos, entries)
+    this.version = grown(this.version, entries)
+    fill(this.last, entries, -1n)
+    fill(this.write, entries, -1n)
+    this.capacity = cap
+  }
+
+  /** one more tier holds the block */
+  private hold(b: number): void {
+    // a block the engine writes is marked live before it is handed over (onWritten): counted once
+    const t = this.tree
+    if (this.held[b]++ === 0 && t.bLive[b] === 0) {
+      t.bLive[b] = 1
+      t.nLive[t.bNode[b]]++
+    }
+  }
+
+  /** takes the tier's location away from the block */
+  dropLocation(b: number, tier: number): void {
+    const e = b * this.tiers + tier
+    if ((this.flags[e] & PRESENT) === 0) return
+    this.flags[e] &= ~PRESENT
+    if (--this.held[b] === 0) {
+      this.tree.bLive[b] = 0
+      this.tree.nLive[this.tree.bNode[b]]--
+    }
   }
 
   /** appends the block to one tier (nothing when it holds it); true when it was appended */
-  appendToTier(b: Block, tier: number, ts: bigint): boolean {
-    let e = b.stats[tier]
-    if (e !== undefined && e.present) return false
-    if (e === undefined) e = b.stats[tier] = new TierEntry(b)
-    e.present = true
-    e.count = 0
-    e.last = e.write = this.shared ? -1n : ts
-    b.held++
+  appendToTier(b: number, tier: number, ts: bigint): boolean {
+    const e = b * this.tiers + tier
+    if ((this.flags[e] & PRESENT) !== 0) return false
+    this.flags[e] |= PRESENT
+    this.count[e] = 0
+    this.last[e] = this.write[e] = this.shared ? -1n : ts
+    this.hold(b)
     this.policies[tier].register(b)
     return true
   }
 
   /** appends from tier `from` down the chain of write_through edges; true when any tier was appended */
-  appendToChain(b: Block, from: number, ts: bigint): boolean {
+  appendToChain(b: number, from: number, ts: bigint): boolean {
     const edges = this.group.setup.edges
     let any = false
     for (let tier = from; tier < this.tiers; tier++) {
@@ -767,163 +776,92 @@ export class TieredInstance implements PolicyHost {
     return any
   }
 
-  /** the tiers a new or revived block is written into: tier 0 and every tier behind write_through edges */
-  private initialTiers(): number {
-    const edges = this.group.setup.edges
-    let n = 1
-    while (n < this.tiers && edges[n - 1].writeMode === 'write_through') n++
-    return n
-  }
-
-  /** INSERT: new blocks and revived absent ones enter the initial tiers; present blocks are left alone */
+  /**
+   * INSERT: new blocks and revived absent ones enter tier 0 and every tier behind write_through edges (the engine
+   * hands each over, {@link onWritten}); present blocks are left alone.
+   */
   insert(keys: readonly number[], ts: bigint, ttl: bigint): void {
-    const initial = this.initialTiers()
-    const enter = (b: Block) => {
-      b.writeTime = ts
-      b.lastAccess = ts
-      b.ttl = ttl
-      for (let tier = 0; tier < initial; tier++) this.appendToTier(b, tier, ts)
-    }
-    const newBlocks = (node: TreeNode, from: number) => {
-      for (let j = from; j < keys.length; j++) {
-        const b = new Block(keys[j], node, this.tiers)
-        node.blocks.push(b)
-        enter(b)
-      }
-    }
-    let node = this.root
-    let i = 0
-    while (i < keys.length) {
-      if (node !== this.root && node.children.size === 0) return newBlocks(node, i)
-      const child = node.children.get(keys[i])
-      if (child === undefined) {
-        const leaf = new TreeNode(node)
-        node.setChild(keys[i], leaf)
-        return newBlocks(leaf, i)
-      }
-      const blocks = child.blocks
-      let m = 0
-      while (m < blocks.length && i + m < keys.length && blocks[m].key === keys[i + m]) m++
-      for (let j = 0; j < m; j++) if (blocks[j].held === 0) enter(blocks[j])
-      if (m === blocks.length) {
-        node = child
-        i += m
-        continue
-      }
-      if (i + m === keys.length) return
-      const mid = this.split(child, m)
-      const leaf = new TreeNode(mid)
-      mid.setChild(keys[i + m], leaf)
-      return newBlocks(leaf, i + m)
-    }
+    this.writeTtl = ttl
+    this.engine.insert(keys, ts)
   }
 
-  /** the first m blocks of `child` move to a new node in its place; `child` hangs below it */
-  private split(child: TreeNode, m: number): TreeNode {
-    const parent = child.parent as TreeNode
-    const mid = new TreeNode(parent)
-    mid.blocks = child.blocks.slice(0, m)
-    for (const b of mid.blocks) b.node = mid
-    child.blocks = child.blocks.slice(m)
-    parent.setChild(mid.blocks[0].key, mid)
-    mid.setChild(child.blocks[0].key, child)
-    child.parent = mid
-    return mid
+  /** the engine wrote block b (new, or absent from every tier) */
+  onWritten(b: number, ts: bigint): void {
+    this.reserve(b)
+    this.writeTime[b] = ts
+    this.lastAccess[b] = ts
+    this.ttl[b] = this.writeTtl
+    for (let tier = 0; tier < this.initial; tier++) this.appendToTier(b, tier, ts)
   }
 
   /**
-   * LOOKUP: the longest present prefix; each hit is counted for the first tier holding it, its accesses are
-   * propagated, and it is copied (selective writes) and promoted. Returns the counts (the object is reused) and
-   * whether a tier was written.
+   * LOOKUP: the longest present prefix (the engine's walk, {@link onAccessed} per hit); each hit is counted for
+   * the first tier holding it, its accesses are propagated, and it is copied (selective writes) and promoted.
+   * Returns the counts (the object is reused); {@link wrote} says whether a tier was written.
    */
-  read(
-    keys: readonly number[],
-    unmasked: Set<number> | undefined,
-    localRead: number,
-    ts: bigint,
-  ): TieredRead {
+  read(keys: readonly number[], mask: readonly boolean[] | number, ts: bigint): TieredRead {
     const r = this.result
-    r.localHit = 0
-    r.remoteHit = 0
-    r.localRead = localRead
     r.tierHits.fill(0)
-    let wrote = false
-    let node = this.root
-    let i = 0
-    outer: while (i < keys.length) {
-      const child = node.children.get(keys[i])
-      if (child === undefined) break
-      const blocks = child.blocks
-      let m = 0
-      while (m < blocks.length && i + m < keys.length && blocks[m].key === keys[i + m]) {
-        const b = blocks[m]
-        if (b.held === 0) break outer
-        if (unmasked === undefined || unmasked.has(keys[i + m])) r.remoteHit++
-        else r.localHit++
-        if (this.hit(b, ts)) wrote = true
-        m++
-      }
-      if (m < blocks.length || i + m === keys.length) break
-      node = child
-      i += m
-    }
-    this.wrote = wrote
+    this.wrote = false
+    const got = this.engine.get(keys, mask, ts)
+    r.localHit = got.localHit
+    r.remoteHit = got.remoteHit
+    r.localRead = got.localRead
     return r
   }
 
-  /** one hit block: counted, accessed, copied, promoted; true when a tier location was written */
-  private hit(b: Block, ts: bigint): boolean {
+  /** one hit block: counted, accessed, copied, promoted */
+  onAccessed(b: number, ts: bigint): void {
     const edges = this.group.setup.edges
+    const base = b * this.tiers
     let h = 0
-    while (!(b.stats[h]?.present ?? false)) h++
+    while ((this.flags[base + h] & PRESENT) === 0) h++
     this.result.tierHits[h]++
-    b.accessCount++
-    b.lastAccess = ts
-    const stat = b.stats[h] as TierEntry
+    this.lastAccess[b] = ts
     this.policies[h].access(b, ts)
-    stat.last = ts
-    stat.count++
+    this.last[base + h] = ts
+    const hits = ++this.count[base + h]
     let propagate = true
     for (let tier = h + 1; tier < this.tiers; tier++) {
       if (!edges[tier - 1].propagate) propagate = false
-      const s = b.stats[tier]
-      if (s !== undefined && s.present && propagate) {
+      if ((this.flags[base + tier] & PRESENT) !== 0 && propagate) {
         this.policies[tier].access(b, ts)
-        s.last = ts
+        this.last[base + tier] = ts
       }
     }
-    let wrote = false
-    if (
-      h < edges.length &&
-      edges[h].writeMode === 'write_through_selective' &&
-      stat.count >= edges[h].threshold
-    )
-      wrote = this.appendToChain(b, h + 1, ts)
+    if (h < edges.length && edges[h].writeMode === 'write_through_selective' && hits >= edges[h].threshold)
+      if (this.appendToChain(b, h + 1, ts)) this.wrote = true
     if (h > 0 && this.group.promotes)
-      for (let j = h - 1; j >= 0 && edges[j].promote; j--) if (this.appendToTier(b, j, ts)) wrote = true
-    return wrote
+      for (let j = h - 1; j >= 0 && edges[j].promote; j--) if (this.appendToTier(b, j, ts)) this.wrote = true
   }
 
+  /** never asked: capacity eviction is the group's, tier by tier */
+  evict(): number[] {
+    return []
+  }
+
+  attach(): void {}
+
   /** CLEANUP: blocks no tier holds are reset; nodes left with only such blocks and no children are removed */
-  cleanup(evicted: readonly Block[]): void {
-    const collected = new Set<TreeNode>()
+  cleanup(evicted: readonly number[]): void {
+    const t = this.tree
+    const nodes: number[] = []
     for (const b of evicted) {
-      if (b.held !== 0) continue
-      b.accessCount = 0
-      b.lastAccess = -1n
-      b.writeTime = -1n
-      b.anchor = -1n
-      b.ttl = 0n
-      if (b.node !== this.root) collected.add(b.node)
+      if (this.held[b] !== 0) continue
+      this.lastAccess[b] = this.writeTime[b] = this.anchor[b] = -1n
+      this.ttl[b] = 0n
+      nodes.push(t.bNode[b])
     }
     let removed = true
     while (removed) {
       removed = false
-      for (const n of collected) {
-        if (n.blocks.length === 0 || n.children.size !== 0 || n.blocks.some((b) => b.held > 0)) continue
-        const parent = n.parent as TreeNode
-        if (parent.children.get(n.blocks[0].key) === n) parent.deleteChild(n.blocks[0].key)
-        collected.delete(n)
+      for (let k = 0; k < nodes.length; k++) {
+        const n = nodes[k]
+        // the root has no blocks; a node removed already has none either
+        if (n === NONE || t.nCount[n] === 0 || t.nLive[n] !== 0 || t.nChildCount[n] !== 0) continue
+        for (let b = t.nFirst[n]; b !== NONE; b = t.bNextInNode[b]) this.serial[b]++
+        t.deleteNode(n)
+        nodes[k] = NONE
         removed = true
       }
     }
@@ -966,7 +904,7 @@ export class TieredGroup {
   expire(ts: bigint): void {
     const ttl = this.ttlPolicies
     if (ttl.length === 0) return
-    let expired: Map<TieredInstance, Block[]> | undefined
+    let expired: Map<TieredInstance, number[]> | undefined
     for (const {inst, policy: p} of ttl) {
       p.advance(ts)
       if (p.size === 0) continue
@@ -980,11 +918,11 @@ export class TieredGroup {
     if (expired === undefined) return
     for (const [inst, blocks] of expired) {
       for (const b of blocks) {
-        if (b.held === 0) continue
+        if (inst.held[b] === 0) continue
         // another tier still holds the block: its policy's event went stale when the shared anchor moved
         this.strandedExpiries++
         for (let tier = 0; tier < inst.tiers; tier++) {
-          if (!(b.stats[tier]?.present ?? false)) continue
+          if ((inst.flags[inst.entry(b, tier)] & PRESENT) === 0) continue
           inst.policies[tier].forget(b)
           inst.dropLocation(b, tier)
         }
