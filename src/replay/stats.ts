@@ -3,23 +3,25 @@ import {grown} from '../util/grown.js'
 
 const HISTOGRAM_AFTER = 2_000_000
 
+/** Adds `x` to the non-overlapping partial sums of an exact running sum (the inner loop of math.fsum). */
+function addPartial(partials: number[], x: number): void {
+  let j = 0
+  for (const y0 of partials) {
+    let y = y0
+    if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x]
+    const hi = x + y
+    const lo = y - (hi - x)
+    if (lo !== 0) partials[j++] = lo
+    x = hi
+  }
+  partials.length = j
+  partials.push(x)
+}
+
 /** Shewchuk's exactly rounded sum (Python's math.fsum). */
 export function fsum(values: ArrayLike<number>): number {
   const partials: number[] = []
-  for (let i = 0; i < values.length; i++) {
-    let x = values[i]
-    let j = 0
-    for (const y0 of partials) {
-      let y = y0
-      if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x]
-      const hi = x + y
-      const lo = y - (hi - x)
-      if (lo !== 0) partials[j++] = lo
-      x = hi
-    }
-    partials.length = j
-    partials.push(x)
-  }
+  for (let i = 0; i < values.length; i++) addPartial(partials, values[i])
   let n = partials.length
   if (n === 0) return 0
   let hi = partials[--n]
@@ -75,7 +77,8 @@ class OpCollector {
     if (this.histogram) {
       const b = ms > 0 ? Math.floor(Math.log2(ms) * 256) : -Infinity
       this.histogram.set(b, (this.histogram.get(b) ?? 0) + 1)
-      this.addToSum(ms)
+      // running exact partials, so the mean stays exact after the switch
+      addPartial(this.partials, ms)
     } else {
       if (this.count === this.samples.length) {
         this.samples = grown(this.samples, this.samples.length * 2)
@@ -85,22 +88,6 @@ class OpCollector {
     this.count++
     if (ms < this.min) this.min = ms
     if (ms > this.max) this.max = ms
-  }
-
-  private addToSum(ms: number): void {
-    // running exact partials (fsum's inner loop), so the mean stays exact after the switch
-    let x = ms
-    let j = 0
-    for (const y0 of this.partials) {
-      let y = y0
-      if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x]
-      const hi = x + y
-      const lo = y - (hi - x)
-      if (lo !== 0) this.partials[j++] = lo
-      x = hi
-    }
-    this.partials.length = j
-    this.partials.push(x)
   }
 
   toHistogram(): void {

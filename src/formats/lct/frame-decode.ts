@@ -25,6 +25,18 @@ export function pyRepr(v: RawValue | undefined, family?: string): string {
   return Array.isArray(v) ? `[…${v.length} items]` : '{…}'
 }
 
+/** The entry count of the top-level map of a frame body; FieldError when the body is one well-formed other value. */
+function topMapHeader(r: MsgpackReader): number {
+  const first = r.peek()
+  const n = r.mapHeader()
+  if (n < 0) {
+    r.value()
+    r.expectEnd()
+    throw new FieldError(`expected a map, got ${familyOf(first)}`)
+  }
+  return n
+}
+
 /**
  * Walks the top-level map of a frame body. Values of `decode` keys are kept; every other value is only typed (the
  * family is noted). A repeated key keeps its last value. Throws MsgpackError for anything that is not one well-formed
@@ -35,13 +47,7 @@ function walkTop(
   decode: ReadonlySet<string>,
   strKeyMaps: ReadonlySet<string>,
 ): Map<string, Field> {
-  const first = r.peek()
-  const n = r.mapHeader()
-  if (n < 0) {
-    r.value()
-    r.expectEnd()
-    throw new FieldError(`expected a map, got ${familyOf(first)}`)
-  }
+  const n = topMapHeader(r)
   const fields = new Map<string, Field>()
   for (let i = 0; i < n; i++) {
     const key = r.mapKey()
@@ -237,13 +243,7 @@ export function scanRecordBody(
  * its last value.
  */
 function recordFields(r: MsgpackReader): DecodedRecordFields {
-  const first = r.peek()
-  const n = r.mapHeader()
-  if (n < 0) {
-    r.value()
-    r.expectEnd()
-    throw new FieldError(`expected a map, got ${familyOf(first)}`)
-  }
+  const n = topMapHeader(r)
   const fam: Array<string | undefined> = [undefined, undefined, undefined, undefined, undefined]
   let typeValue: RawValue | undefined
   let tMono: RawValue | undefined
