@@ -37,6 +37,9 @@ export interface ReportDocument {
   performance: {seconds: number}
 }
 
+/** what the trace's table and charts read: the untiered and the tiered page alike */
+export type Characterized = Pick<ReportDocument, 'characterization'>
+
 /** the trace read: its file, rows and time span */
 export function traceSection(input: LoadedInput, bins: TimeBins): Record<string, unknown> {
   const rows = input.rows

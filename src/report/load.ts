@@ -9,6 +9,7 @@ import {
   type InstanceConfig,
   isTieredConfig,
   loadSorted,
+  loadTieredRows,
   newStats,
   Notes,
   readConfigFile,
@@ -29,6 +30,8 @@ export interface LoadRequest {
   replayMode?: SimFlags['replayMode']
   writeDelayNs?: number
   skipInvalid: boolean
+  /** a tiered configuration is read (for report/tiered.ts, which plays it): rows as a tiered play reads them */
+  tiered?: boolean
   /** the name the page gives the trace (default its file name): the inputs of a conversion made on the fly */
   traceLabel?: string
   onBytes?(done: number, total: number): void
@@ -51,15 +54,16 @@ const PLACEHOLDER = /--capacity-blocks -1|--output-dir|quick form:/
 export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
   if (!req.config && !req.trace) throw lmtError('REPORT_NO_INPUT')
   const file = req.config ? await readConfigFile(req.config) : undefined
-  if (file !== undefined && isTieredConfig(file.raw.instance_groups))
+  const tiered = file !== undefined && isTieredConfig(file.raw.instance_groups)
+  if (tiered && !req.tiered)
     throw lmtError('SIM_TIERED_NOT_PLAYED', 'the untiered report', {
       suggestions: ['buildTieredReport (report/tiered.ts) plays it tier by tier, as lmt report does'],
     })
-  // the capacity is the report's to choose: -1 satisfies the configuration check; nothing is written there
+  // the capacity is the report's to choose: -1 satisfies the configuration check (a tiered one keeps its GiB)
   const flags: SimFlags = {
     trace: req.trace,
     outputDir: '.',
-    capacityBlocks: -1,
+    capacityBlocks: tiered ? undefined : -1,
     bytesPerToken: req.bytesPerToken,
     replayMode: req.replayMode,
     writeDelayNs: req.writeDelayNs,
@@ -71,14 +75,20 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
   const tracePath = cfg.trace_file_path
   const traceName = req.traceLabel ?? basename(tracePath)
   const stats = newStats(tracePath)
-  const rows = await loadSorted(
-    tracePath,
-    traceName,
-    resolved,
-    {skipInvalid: req.skipInvalid, onProgress: (p) => req.onBytes?.(p.bytes, p.total)},
-    stats,
-    notes,
-  )
+  const rows = tiered
+    ? (
+        await loadTieredRows(tracePath, traceName, req.skipInvalid, stats, (b) =>
+          req.onBytes?.(b, stats.bytes),
+        )
+      ).rows
+    : await loadSorted(
+        tracePath,
+        traceName,
+        resolved,
+        {skipInvalid: req.skipInvalid, onProgress: (p) => req.onBytes?.(p.bytes, p.total)},
+        stats,
+        notes,
+      )
   const blockSizes = new Map<string, BlockSizeChoice>()
   if (resolved.quick) {
     const ids = [...new Set(rows.map((r) => r.instance))]

@@ -6,6 +6,9 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {lmtError} from '../errors.js'
+import {type Characterization, characterize} from './characterize.js'
+import {loadInput} from './load.js'
+import {TimeBins} from './time-bins.js'
 import {
   type Notice,
   readConfigFile,
@@ -64,6 +67,8 @@ export interface TieredReportDocument {
   lmt_version: string
   trace: Record<string, unknown>
   notices: Notice[]
+  /** the trace characterized as the untiered report characterizes it */
+  characterization: Characterization
   answer: {
     group: string
     tiers: string[]
@@ -158,6 +163,20 @@ async function checkGroup(req: TieredReportRequest): Promise<void> {
     throw lmtError('SIM_UNKNOWN_GROUP', '--group', req.group)
 }
 
+/** The trace's profiles, as the untiered report has them: its rows read as the tiered play reads them. */
+async function characterizeTrace(req: TieredReportRequest): Promise<Characterization> {
+  const input = await loadInput({
+    ...req,
+    tiered: true,
+    onBytes: (done, total) => req.onProgress?.({phase: 'reading the trace', done, total}),
+  })
+  req.onProgress?.({phase: 'characterizing', done: 0, total: 1})
+  const {rows, config} = input
+  const bins = new TimeBins(rows[0].ts, rows[rows.length - 1].ts)
+  const described = new Map([...input.blockSizes].map(([id, c]) => [id, c.blockSize] as const))
+  return characterize(rows, config, described, bins)
+}
+
 /** Builds the tiered report document. */
 export async function buildTieredReport(req: TieredReportRequest): Promise<TieredReportDocument> {
   const started = performance.now()
@@ -185,6 +204,8 @@ export async function buildTieredReport(req: TieredReportRequest): Promise<Tiere
       : undefined
     chosen = reached ? {...reached, source: 'ceiling_90'} : {...points[points.length - 1], source: 'largest'}
   }
+  // after the sweep, which has refused what simulate refuses (no rows among them)
+  const characterization = await characterizeTrace(req)
   const t = summary.trace as Json
   return {
     format: 'lmt.tiers_report',
@@ -192,6 +213,7 @@ export async function buildTieredReport(req: TieredReportRequest): Promise<Tiere
     lmt_version: req.version,
     trace: {name: req.traceLabel ?? basename(String(t.path)), ...t},
     notices: summary.notices as Notice[],
+    characterization,
     answer: {
       group,
       tiers: tiers.names as string[],

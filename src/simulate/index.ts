@@ -41,6 +41,7 @@ export {type Notice, Notes} from './config/notes.js'
 export type {TraceRow} from './input/trace-rows.js'
 export {firstRowType, newStats, type TraceReadStats} from './input/trace-source.js'
 export {loadSorted} from './input/sorted-rows.js'
+export {loadTieredRows} from './input/tiered-rows.js'
 export {type BlockSizeChoice, blockSizeOf} from './input/block-size.js'
 
 // plays, references and sweeps over rows in memory

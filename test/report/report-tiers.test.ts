@@ -105,6 +105,31 @@ describe('lmt report of a tiered configuration', () => {
     expect(page).not.toContain('lmt-report-tiers-') // the temporary folder of the sweep
   })
 
+  it('characterizes the trace as the untiered report does, with the same section on the page', async () => {
+    const html = join(tmp.dir, 'trace.html')
+    const doc = await report([config, '--points', '3', '-o', html])
+    const untiered = await report([
+      '--trace',
+      join(JULY, 'traces', 'gen.jsonl'),
+      '--block-size',
+      '64',
+      '--points',
+      '3',
+      '-o',
+      join(tmp.dir, 'untiered.html'),
+    ])
+    expect(doc.characterization).toEqual(untiered.characterization)
+    expect(doc.characterization.instances[0]).toMatchObject({instance_id: 'gen', requests: 360})
+    const page = readFileSync(html, 'utf8')
+    const section = (p: string) =>
+      p.slice(p.indexOf('<section id="trace">'), p.indexOf('</section>', p.indexOf('<section id="trace">')))
+    expect(section(page)).toBe(section(readFileSync(join(tmp.dir, 'untiered.html'), 'utf8')))
+    expect(page).toContain('id="chart-reuse-distance"')
+    // bins of a 14 s trace are below a second: their width is not "0 s"
+    expect(page).toMatch(/requests per 0\.\d+ s/)
+    expect(page).not.toMatch(/ per 0 s/)
+  })
+
   it.skipIf(!existsSync(CHROMIUM))('draws the total and every tier in headless Chromium', async () => {
     const html = join(tmp.dir, 'browser.html')
     const doc = await report([config, '-o', html])

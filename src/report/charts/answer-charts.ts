@@ -2,7 +2,7 @@
 // time at the chosen capacity.
 import {inclusionNote} from '../../simulate/index.js'
 import type {ReportDocument} from '../document.js'
-import {type Chart, linePoints, pct, seriesEncoding, timeAxis, unit} from './vega-parts.js'
+import {binSeconds, type Chart, linePoints, pct, seriesEncoding, timeAxis, unit} from './vega-parts.js'
 
 /** the curves' points as chart data, one series per policy (Belady under its reference name) */
 function capacityValues(a: ReportDocument['answer']) {
@@ -120,7 +120,7 @@ export function overTimeChart(doc: ReportDocument): Chart {
   const y = {
     field: 'token_hit_rate',
     type: 'quantitative',
-    title: `token hit rate per ${Math.round(doc.characterization.bin_seconds)} s bin`,
+    title: `token hit rate per ${binSeconds(doc.characterization.bin_seconds)} s bin`,
     axis: pct,
   }
   const tooltip = [

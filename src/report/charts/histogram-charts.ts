@@ -1,7 +1,7 @@
 // The trace's four histograms as a table of chart specs: input length, prefix sharing, reuse distance and reuse time,
 // each stacked by instance when there are several.
 import type {Profile} from '../characterize.js'
-import type {ReportDocument} from '../document.js'
+import type {Characterized} from '../document.js'
 import type {Bin} from '../histogram.js'
 import {bars, type Chart} from './vega-parts.js'
 
@@ -63,11 +63,11 @@ const HISTOGRAMS: readonly HistogramChart[] = [
   },
 ]
 
-function histogramValues(doc: ReportDocument, pick: (p: Profile) => Bin[]): Array<Bin & {instance: string}> {
+function histogramValues(doc: Characterized, pick: (p: Profile) => Bin[]): Array<Bin & {instance: string}> {
   return doc.characterization.instances.flatMap((p) => pick(p).map((b) => ({...b, instance: p.instance_id})))
 }
 
-export function histogramCharts(doc: ReportDocument, several: boolean): Chart[] {
+export function histogramCharts(doc: Characterized, several: boolean): Chart[] {
   return HISTOGRAMS.map((h) => ({
     id: h.id,
     title: h.title,

@@ -1,11 +1,20 @@
 // The trace's charts: load over time (requests, input tokens), its histograms, the working set over time and key
 // popularity, per instance (and all instances together when there are several).
-import type {ReportDocument} from '../document.js'
+import type {Characterized} from '../document.js'
 import {histogramCharts} from './histogram-charts.js'
-import {type Chart, instanceColor, linePoints, shortNumberLabel, shown, timeAxis, unit} from './vega-parts.js'
+import {
+  binSeconds,
+  type Chart,
+  instanceColor,
+  linePoints,
+  shortNumberLabel,
+  shown,
+  timeAxis,
+  unit,
+} from './vega-parts.js'
 
 /** what the over-time charts share: each shown profile's time bins, an instance colour, the bin width */
-function timeSeriesContext(doc: ReportDocument, several: boolean) {
+function timeSeriesContext(doc: Characterized, several: boolean) {
   const profiles = shown(doc)
   return {
     profiles,
@@ -13,7 +22,7 @@ function timeSeriesContext(doc: ReportDocument, several: boolean) {
     inst: several
       ? instanceColor(profiles.map((p) => ({instance: p.instance_id})))
       : {field: 'instance', type: 'nominal', title: 'instance', legend: null},
-    bin: Math.round(doc.characterization.bin_seconds),
+    bin: binSeconds(doc.characterization.bin_seconds),
   }
 }
 type TimeSeriesContext = ReturnType<typeof timeSeriesContext>
@@ -76,7 +85,7 @@ function workingSetChart(ctx: TimeSeriesContext, several: boolean): Chart {
   }
 }
 
-function popularityChart(doc: ReportDocument, several: boolean): Chart {
+function popularityChart(doc: Characterized, several: boolean): Chart {
   const values = doc.characterization.instances.flatMap((p) =>
     p.popularity.points.map((q) => ({...q, instance: p.instance_id})),
   )
@@ -105,7 +114,7 @@ function popularityChart(doc: ReportDocument, several: boolean): Chart {
   }
 }
 
-export function traceCharts(doc: ReportDocument): Chart[] {
+export function traceCharts(doc: Characterized): Chart[] {
   const several = doc.characterization.instances.length > 1
   const ctx = timeSeriesContext(doc, several)
   return [

@@ -2,7 +2,7 @@
 // axis, lines with tooltip points, and histogram bars. Data marks are named (`points`, `bars`) so that a reader of the
 // rendered page (the browser test) can count them against the data.
 import type {Profile} from '../characterize.js'
-import type {ReportDocument} from '../document.js'
+import type {Characterized} from '../document.js'
 
 export interface Chart {
   id: string
@@ -171,7 +171,12 @@ export function bars(
 }
 
 /** The profiles a chart shows: each instance, and all of them together when there are several. */
-export function shown(doc: ReportDocument): Profile[] {
+export function shown(doc: Characterized): Profile[] {
   const c = doc.characterization
   return c.instances.length > 1 ? [...c.instances, {...c.overall, instance_id: 'all instances'}] : c.instances
+}
+
+/** A time bin's width in words: whole seconds, or two significant digits below 1 s (a short trace's, not "0 s") */
+export function binSeconds(s: number): number {
+  return s < 1 ? Number(s.toPrecision(2)) : Math.round(s)
 }

@@ -6,7 +6,7 @@ import {dirname, join} from 'node:path'
 import {type Chart, reportCharts} from '../charts/charts.js'
 import {pageScript, pageStyle} from './page-assets.js'
 import type {Profile} from '../characterize.js'
-import type {ReportDocument} from '../document.js'
+import type {Characterized, ReportDocument} from '../document.js'
 import {TARGETS} from '../capacity-table.js'
 import {escapeHtml} from './escape-html.js'
 import {lmcacheLookupHtml} from './lmcache-html.js'
@@ -126,7 +126,7 @@ function profileRow(p: Profile): string {
   return `<tr>${cells.map((c, i) => (i === 0 ? `<th scope="row">${c}</th>` : `<td>${c}</td>`)).join('')}</tr>`
 }
 
-function profileTable(doc: ReportDocument): string {
+function profileTable(doc: Characterized): string {
   const c = doc.characterization
   const rows = [...c.instances, ...(c.instances.length > 1 ? [c.overall] : [])].map(profileRow)
   const head = [
@@ -194,6 +194,14 @@ export function chartFigure(c: Chart): string {
   return `<figure class="chart"><figcaption><b>${escapeHtml(c.title)}.</b> ${escapeHtml(c.caption)}</figcaption><div id="${c.id}" class="vega" data-rendered="false"></div></figure>`
 }
 
+/** The trace's section: its table per instance and its charts (traceCharts), on the untiered and the tiered page. */
+export function traceSectionHtml(doc: Characterized, charts: readonly Chart[]): string {
+  return `<section id="trace"><h2>The trace</h2>
+${profileTable(doc)}
+<div class="charts">${charts.map(chartFigure).join('')}</div>
+</section>`
+}
+
 /** The whole page. */
 export function renderReportHtml(doc: ReportDocument): string {
   const charts = reportCharts(doc)
@@ -210,10 +218,7 @@ ${answerTable(doc)}
 <p class="note">Grid: ${doc.answer.grid.length} capacities from ${int(doc.answer.grid[0])} to ${int(doc.answer.grid[doc.answer.grid.length - 1])} blocks. LRU: ${s.eligible && s.certified_points > 0 ? `${s.certified_points} points from the one-pass stack method (certified exact), the others replayed` : s.eligible ? 'every point replayed (the one-pass stack method proved none exact)' : `every point replayed (stack method not used: ${escapeHtml(s.reason ?? '')})`}. Token hit rate = hit tokens / input tokens of the group's requests, as lmt simulate reports it.</p>
 </section>
 ${lmcacheLookupHtml(doc)}
-<section id="trace"><h2>The trace</h2>
-${profileTable(doc)}
-<div class="charts">${trace.map(chartFigure).join('')}</div>
-</section>
+${traceSectionHtml(doc, trace)}
 ${notices(doc)}`,
     charts,
     footer: `lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code>`,

@@ -1,6 +1,8 @@
 // The page of a tiered configuration's report: the hit rate against the swept tier's capacity (the total solid, one
-// dashed line per tier), the share each tier serves at the chosen capacity, and what the page leaves out and why.
-import {chartFigure, standalonePage} from './html.js'
+// dashed line per tier), the share each tier serves at the chosen capacity, what the page leaves out and why, and
+// the untiered page's trace section.
+import {chartFigure, standalonePage, traceSectionHtml} from './html.js'
+import {traceCharts} from '../charts/trace-charts.js'
 import {escapeHtml} from './escape-html.js'
 import {tierSharesText, type TieredReportDocument} from '../tiered.js'
 
@@ -135,6 +137,7 @@ function notices(doc: TieredReportDocument): string {
 export function renderTieredReportHtml(doc: TieredReportDocument): string {
   const a = doc.answer
   const chart = curveChart(doc)
+  const trace = traceCharts(doc)
   const t = doc.trace as Record<string, unknown>
   return standalonePage({
     title: `lmt report — ${String(t.name)}`,
@@ -147,8 +150,9 @@ ${pointsTable(doc)}
 <p class="note">${a.points.length} capacities of ${escapeHtml(a.swept_tier)}, log-spaced up to the working set, each replayed with every tier as <code>lmt simulate CONFIG --sweep</code> plays it (the same numbers: its sweep.csv and summary.json). Token hit rate = hit tokens / input tokens of the group's requests; a hit counts for the tier that served it.</p>
 ${leftOut(doc)}
 </section>
+${traceSectionHtml(doc, trace)}
 ${notices(doc)}`,
-    charts: [chart],
+    charts: [chart, ...trace],
     footer: `lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code>`,
   })
 }
