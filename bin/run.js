@@ -16,7 +16,7 @@ letLateSignalsPass()
 try {
   const config = await Config.load(import.meta.url)
   // no installed plugin's hook runs from outside its package (init hooks run on every command)
-  const {confineHooks} = await import('../dist/src/plugins/confine-hooks.js')
+  const {confineHooks} = await import('../dist/src/plugins/plugin-package.js')
   for (const warning of confineHooks(config)) process.stderr.write(`warning: ${warning}\n`)
   await run(process.argv.slice(2), config)
   // as oclif's execute(): not awaited (stdout closed early never drains; awaiting would hang the exit)

@@ -4,7 +4,7 @@ import {fileURLToPath, pathToFileURL} from 'node:url'
 import type {Config} from '@oclif/core'
 import type {ConverterClass, ConverterRegistration, Logger} from '../convert/types.js'
 import {type LmtError, lmtError} from '../errors.js'
-import {ConverterRegistry} from './converter-registry.js'
+import {ConverterRegistry, formatNameOf} from './converter-registry.js'
 import {
   type InstalledContribution,
   installedContributions,
@@ -13,7 +13,6 @@ import {
   loadPluginModule,
   type PluginKind,
 } from './discovery.js'
-import {formatNameOf} from './format-name.js'
 import {converterStandIn} from './stand-ins.js'
 
 /** Converters contributed by an installed lmt plugin: its manifest's folders and its hook's classes. */

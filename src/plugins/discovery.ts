@@ -6,12 +6,9 @@ import {resolve} from 'node:path'
 import type {Config} from '@oclif/core'
 import {lmtError} from '../errors.js'
 import {importFile, scanModuleDir} from './module-loader.js'
-import {runLmtHook} from './plugin-hooks.js'
 import {pluginLoadTimeoutMs, pluginThread, pluginThreadAvailable} from './plugin-thread.js'
 import type {FoundEvent, FoundItem} from './plugin-wire.js'
-import {isLmtModule} from './trust.js'
-import {lmtManifest, type LmtManifest} from './plugin-manifest.js'
-import {filesInside, manifestPath} from './plugin-paths.js'
+import {filesInside, isLmtModule, lmtManifest, type LmtManifest, manifestPath} from './plugin-package.js'
 
 /** How one plugin kind is found and checked. */
 export interface PluginKind {
@@ -243,6 +240,14 @@ async function hookContributionsOnThread(
       else items.push('item' in e ? kind.standIn?.(e.item, source) : undefined)
     }
   }
+}
+
+/**
+ * `config.runHook(name)` on lmt's thread, every plugin's hook within the load bound (oclif's timeout names the
+ * plugin): only where there is no plugin thread (lmt run from sources, in its unit tests).
+ */
+export async function runLmtHook(config: Config, name: string): ReturnType<Config['runHook']> {
+  return config.runHook(name as never, {} as never, pluginLoadTimeoutMs())
 }
 
 /** Loads what installed plugins contribute (see {@link installedContributions}) into `kind`'s registry. */

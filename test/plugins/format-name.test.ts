@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {camelToSnake, formatNameOf} from '../../src/plugins/format-name.js'
+import {camelToSnake, formatNameOf} from '../../src/plugins/converter-registry.js'
 
 describe('format names from class names (docs/convert.md §3.4)', () => {
   it.each([

@@ -3,7 +3,7 @@ import {existsSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {removeStaleTemps, tempPathBeside} from '../../src/convert/stale-temps.js'
-import {isInside} from '../../src/plugins/plugin-paths.js'
+import {isInside} from '../../src/plugins/plugin-package.js'
 import {tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()
