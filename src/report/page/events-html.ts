@@ -5,7 +5,7 @@
 import {eventsSummaryLines} from '../../formats/lct/events-summary.js'
 import type {EventsReportDocument} from '../../replay/events/events-report.js'
 import {linePoints, pct, timeAxis, unit, type Chart} from '../charts/vega-parts.js'
-import {escapeHtml} from './escape-html.js'
+import {escapeHtml, type FigureRow, cell, rowsTable} from './escape-html.js'
 import {chartFigure, standalonePage} from './html.js'
 
 const GIB = 2 ** 30
@@ -38,28 +38,14 @@ const int = (n: number) => n.toLocaleString('en-US')
 const gib = (n: number) =>
   `${(n / GIB).toLocaleString('en-US', {minimumFractionDigits: 2, maximumFractionDigits: 2})} GiB`
 
-function cell(key: string, value: number | string, text: string): string {
-  return `<td data-key="${escapeHtml(key)}" data-value="${escapeHtml(String(value))}">${escapeHtml(text)}</td>`
-}
-
-function rowsTable(
-  id: string,
-  caption: string,
-  rows: Array<[label: string, key: string, value: number | string, text: string]>,
-): string {
-  return `<table id="${id}" class="numbers"><caption>${caption}</caption><tbody>${rows
-    .map(
-      ([label, key, value, text]) =>
-        `<tr><th scope="row">${escapeHtml(label)}</th>${cell(key, value, text)}</tr>`,
-    )
-    .join('')}</tbody></table>`
-}
+/** a row whose figure is a count */
+const counted = (label: string, key: string, n: number): FigureRow => [label, key, n, int(n)]
 
 /** LMCache's `trace info`: the header block and the events block, as tables and as the text it prints. */
 function traceInfoSection(doc: EventsReportDocument): string {
   const t = doc.trace
   const e = doc.lmcache_trace_info
-  const header: Array<[string, string, number | string, string]> = [
+  const header: FigureRow[] = [
     ['level', 'level', t.level, t.level],
     ['format_version', 'format_version', t.format_version, String(t.format_version)],
     ['trace_schema_version', 'trace_schema_version', t.trace_schema_version, String(t.trace_schema_version)],
@@ -77,40 +63,25 @@ function traceInfoSection(doc: EventsReportDocument): string {
         const text = typeof v === 'string' ? v : JSON.stringify(v)
         return [k, `level_meta.${k}`, text, text]
       }),
-    ['total_records', 'total_records', t.total_records, int(t.total_records)],
-    ...Object.entries(t.ops).map(([q, n]): [string, string, number, string] => [
-      `ops: ${q}`,
-      `ops.${q}`,
-      n,
-      int(n),
-    ]),
+    counted('total_records', 'total_records', t.total_records),
+    ...Object.entries(t.ops).map(([q, n]) => counted(`ops: ${q}`, `ops.${q}`, n)),
   ]
-  const events: Array<[string, string, number | string, string]> = [
-    ['instances', 'events.instances', e.instances.length, int(e.instances.length)],
-    ...e.instances.map((i): [string, string, string, string] => [
+  const events: FigureRow[] = [
+    counted('instances', 'events.instances', e.instances.length),
+    ...e.instances.map((i): FigureRow => [
       `  ${i.instance_id}`,
       `events.instance.${i.instance_id}`,
       `incarnations=[${i.incarnations.join(', ')}] restarts=${i.restarts}`,
       `incarnations [${i.incarnations.join(', ')}], restarts ${i.restarts}`,
     ]),
-    ...e.batches.map((b): [string, string, number, string] => {
+    ...e.batches.map((b) => {
       const id = `${b.event_type}/${b.tier}/${b.backend || '-'}/${b.shared ? 'shared' : 'local'}`
-      return [`batches ${id}`, `events.batches.${id}`, b.count, int(b.count)]
+      return counted(`batches ${id}`, `events.batches.${id}`, b.count)
     }),
-    ...Object.entries(e.entries).map(([k, n]): [string, string, number, string] => [
-      `entries: ${k}`,
-      `events.entries.${k}`,
-      n,
-      int(n),
-    ]),
+    ...Object.entries(e.entries).map(([k, n]) => counted(`entries: ${k}`, `events.entries.${k}`, n)),
     ['store_bytes', 'events.store_bytes', e.store_bytes, `${int(e.store_bytes)} (${gib(e.store_bytes)})`],
-    ['entries_with_tokens', 'events.entries_with_tokens', e.entries_with_tokens, int(e.entries_with_tokens)],
-    ...Object.entries(e.lifecycle).map(([k, n]): [string, string, number, string] => [
-      `lifecycle: ${k}`,
-      `events.lifecycle.${k}`,
-      n,
-      int(n),
-    ]),
+    counted('entries_with_tokens', 'events.entries_with_tokens', e.entries_with_tokens),
+    ...Object.entries(e.lifecycle).map(([k, n]) => counted(`lifecycle: ${k}`, `events.lifecycle.${k}`, n)),
   ]
   return `<section id="lmcache-trace-info"><h2>LMCache's trace info</h2>
 <p>What <code>lmcache trace info</code> (and <code>lmt trace info</code>) reports for this file: the header and the summary of its cache-event batches.</p>
@@ -119,70 +90,53 @@ function traceInfoSection(doc: EventsReportDocument): string {
 </section>`
 }
 
-function compartmentsTable(r: Replay): string {
-  const head = [
-    'tier/backend/scope',
-    'declared capacity',
-    'peak occupancy',
-    'peak at (s)',
-    'final occupancy',
-    'objects at the end',
-    'stores',
-    'deletes',
-    'deleted bytes',
-    'deletes of unknown objects',
-    'accesses',
-    'accesses of absent objects',
-    'batches over capacity',
+/** the compartments table's columns after the first: heading, field, and how its value reads */
+const COMPARTMENT_COLUMNS: Array<[string, Exclude<keyof Compartment, 'compartment'>, (v: number) => string]> =
+  [
+    ['declared capacity', 'capacity_bytes', (v) => (v > 0 ? gib(v) : 'undeclared')],
+    ['peak occupancy', 'used_bytes_peak', gib],
+    ['peak at (s)', 'used_bytes_peak_at_s', (v) => v.toFixed(1)],
+    ['final occupancy', 'used_bytes_final', gib],
+    ['objects at the end', 'objects_final', int],
+    ['stores', 'stores', int],
+    ['deletes', 'deletes', int],
+    ['deleted bytes', 'deleted_bytes', gib],
+    ['deletes of unknown objects', 'deletes_of_unknown_objects', int],
+    ['accesses', 'accesses', int],
+    ['accesses of absent objects', 'accesses_of_absent_objects', int],
+    ['batches over capacity', 'batches_over_capacity', int],
   ]
-  const rows = r.compartments.map((c) => {
-    const k = (f: string) => `${c.compartment}.${f}`
-    return `<tr data-compartment="${escapeHtml(c.compartment)}"><th scope="row">${escapeHtml(c.compartment)}</th>${[
-      cell(
-        k('capacity_bytes'),
-        c.capacity_bytes,
-        c.capacity_bytes > 0 ? gib(c.capacity_bytes) : 'undeclared',
-      ),
-      cell(k('used_bytes_peak'), c.used_bytes_peak, gib(c.used_bytes_peak)),
-      cell(k('used_bytes_peak_at_s'), c.used_bytes_peak_at_s, c.used_bytes_peak_at_s.toFixed(1)),
-      cell(k('used_bytes_final'), c.used_bytes_final, gib(c.used_bytes_final)),
-      cell(k('objects_final'), c.objects_final, int(c.objects_final)),
-      cell(k('stores'), c.stores, int(c.stores)),
-      cell(k('deletes'), c.deletes, int(c.deletes)),
-      cell(k('deleted_bytes'), c.deleted_bytes, gib(c.deleted_bytes)),
-      cell(k('deletes_of_unknown_objects'), c.deletes_of_unknown_objects, int(c.deletes_of_unknown_objects)),
-      cell(k('accesses'), c.accesses, int(c.accesses)),
-      cell(k('accesses_of_absent_objects'), c.accesses_of_absent_objects, int(c.accesses_of_absent_objects)),
-      cell(k('batches_over_capacity'), c.batches_over_capacity, int(c.batches_over_capacity)),
-    ].join('')}</tr>`
-  })
+
+function compartmentsTable(r: Replay): string {
+  const head = ['tier/backend/scope', ...COMPARTMENT_COLUMNS.map(([h]) => h)]
+  const rows = r.compartments.map(
+    (c) =>
+      `<tr data-compartment="${escapeHtml(c.compartment)}"><th scope="row">${escapeHtml(c.compartment)}</th>${COMPARTMENT_COLUMNS.map(
+        ([, f, text]) => cell(`${c.compartment}.${f}`, c[f], text(c[f])),
+      ).join('')}</tr>`,
+  )
   return `<table id="compartments-table" class="numbers wide"><caption>Per tier, backend and scope (local or shared), replayed from the store, delete and access batches; capacities from the config batches</caption>
 <thead><tr>${head.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead><tbody>${rows.join('\n')}</tbody></table>`
 }
 
+/** the stream's health: each figure's label and field (a count) */
+const STREAM_ROWS: Array<[string, string]> = [
+  ['Event batches', 'batches'],
+  ['Streams (instance, incarnation)', 'streams'],
+  ['Streams cut (no stop mark)', 'cut_streams'],
+  ['Batches lost (seq gaps)', 'lost_batches'],
+  ['Seq gaps', 'seq_gaps'],
+  ['Seq going backwards', 'seq_backwards'],
+  ['Batches after a stop mark', 'batches_after_stop'],
+  ['Dropped events (LMCache)', 'dropped_events'],
+  ['Restarts', 'restarts'],
+]
+
 function streamTable(r: Replay): string {
   const s = r.stream
-  const rows: Array<[string, string, number, string]> = [
-    ['Event batches', 'stream.batches', s.batches, int(s.batches)],
-    [
-      'Streams (instance, incarnation)',
-      'stream.streams',
-      r.stream.streams.length,
-      int(r.stream.streams.length),
-    ],
-    ['Streams cut (no stop mark)', 'stream.cut_streams', s.cut_streams, int(s.cut_streams)],
-    ['Batches lost (seq gaps)', 'stream.lost_batches', s.lost_batches, int(s.lost_batches)],
-    ['Seq gaps', 'stream.seq_gaps', s.seq_gaps, int(s.seq_gaps)],
-    ['Seq going backwards', 'stream.seq_backwards', s.seq_backwards, int(s.seq_backwards)],
-    [
-      'Batches after a stop mark',
-      'stream.batches_after_stop',
-      s.batches_after_stop,
-      int(s.batches_after_stop),
-    ],
-    ['Dropped events (LMCache)', 'stream.dropped_events', s.dropped_events, int(s.dropped_events)],
-    ['Restarts', 'stream.restarts', s.restarts, int(s.restarts)],
-  ]
+  const rows = STREAM_ROWS.map(([label, f]) =>
+    counted(label, `stream.${f}`, f === 'streams' ? s.streams.length : s[f]),
+  )
   return rowsTable('stream-table', "The stream's health", rows)
 }
 

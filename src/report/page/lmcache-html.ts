@@ -4,7 +4,7 @@
 import {type LmcacheLookupSection, percent, thousands} from '../../simulate/index.js'
 import {pyFormatFixed} from '../../util/pyfmt.js'
 import type {ReportDocument} from '../document.js'
-import {escapeHtml} from './escape-html.js'
+import {escapeHtml, type FigureRow, rowsTable} from './escape-html.js'
 
 type Json = Record<string, unknown>
 
@@ -35,69 +35,48 @@ function comparisonTable(doc: ReportDocument, s: LmcacheLookupSection): string {
 <tbody>${rows.join('\n')}</tbody></table>`
 }
 
-interface StatRow {
-  key: string
-  label: string
-  value: number
-  text: string
-}
-
 const fixed = (d: number) => (v: number) => pyFormatFixed(v, d)
 const pct2 = (v: number) => percent(v, 2)
 
-function percentileRows(prefix: string, o: Json, format: (v: number) => string): StatRow[] {
+/** The row of field `f` of a statistic `o` (keyed `<prefix>.f`, or `f` without a prefix), its text by `format`. */
+function figure(o: Json, prefix: string, f: string, label: string, format: (v: number) => string): FigureRow {
+  const v = o[f] as number
+  return [label, prefix === '' ? f : `${prefix}.${f}`, v, format(v)]
+}
+
+function percentileRows(prefix: string, o: Json, format: (v: number) => string): FigureRow[] {
   return ['p25', 'p50', 'p75', 'p90', 'p99']
     .filter((k) => typeof o[k] === 'number')
-    .map((k) => ({key: `${prefix}.${k}`, label: k, value: o[k] as number, text: format(o[k] as number)}))
+    .map((k) => figure(o, prefix, k, k, format))
 }
 
 /** The seven statistics as rows under their block titles, values formatted as LMCache prints them. */
-function statBlocks(c: Json): Array<[string, StatRow[]]> {
+function statBlocks(c: Json): Array<[string, FigureRow[]]> {
   const n = (k: string) => c[k] as number
-  const row = (key: string, label: string, value: number, text: string): StatRow => ({
-    key,
-    label,
-    value,
-    text,
-  })
-  const blocks: Array<[string, StatRow[]]> = [
+  const blocks: Array<[string, FigureRow[]]> = [
     [
       'Aggregate',
       [
-        row('total_requests', 'Requests processed', n('total_requests'), thousands(n('total_requests'))),
-        row('total_tokens', 'Total tokens', n('total_tokens'), thousands(n('total_tokens'))),
-        row('total_hit_tokens', 'Hit tokens', n('total_hit_tokens'), thousands(n('total_hit_tokens'))),
-        row('total_miss_tokens', 'Miss tokens', n('total_miss_tokens'), thousands(n('total_miss_tokens'))),
-        row('token_hit_rate', 'Token hit rate', n('token_hit_rate'), pct2(n('token_hit_rate'))),
-        row(
-          'cache_size_at_end_chunks',
-          'Cache occupancy (chunks)',
-          n('cache_size_at_end_chunks'),
-          `${thousands(n('cache_size_at_end_chunks'))} / ${thousands(n('capacity_chunks'))}`,
-        ),
+        figure(c, '', 'total_requests', 'Requests processed', thousands),
+        figure(c, '', 'total_tokens', 'Total tokens', thousands),
+        figure(c, '', 'total_hit_tokens', 'Hit tokens', thousands),
+        figure(c, '', 'total_miss_tokens', 'Miss tokens', thousands),
+        figure(c, '', 'token_hit_rate', 'Token hit rate', pct2),
+        figure(c, '', 'cache_size_at_end_chunks', 'Cache occupancy (chunks)', (v) => {
+          return `${thousands(v)} / ${thousands(n('capacity_chunks'))}`
+        }),
       ],
     ],
   ]
   const s1 = c.stat1_per_request_token_hit_rate as Json | null
   if (s1) {
-    const requests = n('total_requests')
-    const share = (k: string) => `${thousands(s1[k] as number)} (${percent((s1[k] as number) / requests, 1)})`
+    const share = (v: number) => `${thousands(v)} (${percent(v / n('total_requests'), 1)})`
     blocks.push([
       'Stat 1 — Per-request token hit rate',
       [
-        row(
-          'stat1.zero_hit_requests',
-          'Requests with 0% hit rate',
-          s1.zero_hit_requests as number,
-          share('zero_hit_requests'),
-        ),
-        row(
-          'stat1.full_hit_requests',
-          'Requests with 100% hit rate',
-          s1.full_hit_requests as number,
-          share('full_hit_requests'),
-        ),
-        row('stat1.mean', 'Mean', s1.mean as number, pct2(s1.mean as number)),
+        figure(s1, 'stat1', 'zero_hit_requests', 'Requests with 0% hit rate', share),
+        figure(s1, 'stat1', 'full_hit_requests', 'Requests with 100% hit rate', share),
+        figure(s1, 'stat1', 'mean', 'Mean', pct2),
         ...percentileRows('stat1', s1, pct2),
       ],
     ])
@@ -106,24 +85,16 @@ function statBlocks(c: Json): Array<[string, StatRow[]]> {
   if (s2)
     blocks.push([
       'Stat 2 — Hit prefix length per request (chunks)',
-      [
-        row('stat2.mean', 'Mean', s2.mean as number, fixed(1)(s2.mean as number)),
-        ...percentileRows('stat2', s2, fixed(0)),
-      ],
+      [figure(s2, 'stat2', 'mean', 'Mean', fixed(1)), ...percentileRows('stat2', s2, fixed(0))],
     ])
   const s3 = c.stat3_chunk_reuse as Json | null
   if (s3)
     blocks.push([
       'Stat 3 — Chunk reuse count',
       [
-        row(
-          'stat3.unique_chunks_hit',
-          'Unique chunks hit at least once',
-          s3.unique_chunks_hit as number,
-          thousands(s3.unique_chunks_hit as number),
-        ),
-        row('stat3.mean', 'Mean reuse count', s3.mean as number, fixed(1)(s3.mean as number)),
-        row('stat3.max', 'Max reuse count', s3.max as number, thousands(s3.max as number)),
+        figure(s3, 'stat3', 'unique_chunks_hit', 'Unique chunks hit at least once', thousands),
+        figure(s3, 'stat3', 'mean', 'Mean reuse count', fixed(1)),
+        figure(s3, 'stat3', 'max', 'Max reuse count', thousands),
         ...percentileRows('stat3', s3, fixed(0)),
       ],
     ])
@@ -131,27 +102,22 @@ function statBlocks(c: Json): Array<[string, StatRow[]]> {
   if (Object.keys(s4).length > 0)
     blocks.push([
       'Stat 4 — Rolling (cumulative) token hit rate',
-      Object.entries(s4).map(([after, rate]) =>
-        row(`stat4.${after}`, `After request ${thousands(Number(after))}`, rate, pct2(rate)),
+      Object.keys(s4).map((after) =>
+        figure(s4, 'stat4', after, `After request ${thousands(Number(after))}`, pct2),
       ),
     ])
   blocks.push([
     'Stat 5 — Evictions',
-    [row('stat5_evictions', 'Total evictions', n('evictions'), thousands(n('evictions')))],
+    [['Total evictions', 'stat5_evictions', n('evictions'), thousands(n('evictions'))]],
   ])
   const s6 = c.stat6_global_span as Json | null
   if (s6)
     blocks.push([
       'Stat 6 — Global span (chunks between last store and hit)',
       [
-        row(
-          'stat6.hit_chunks',
-          'Total hit chunks',
-          s6.hit_chunks as number,
-          thousands(s6.hit_chunks as number),
-        ),
-        row('stat6.mean', 'Mean span', s6.mean as number, fixed(1)(s6.mean as number)),
-        row('stat6.max', 'Max span', s6.max as number, thousands(s6.max as number)),
+        figure(s6, 'stat6', 'hit_chunks', 'Total hit chunks', thousands),
+        figure(s6, 'stat6', 'mean', 'Mean span', fixed(1)),
+        figure(s6, 'stat6', 'max', 'Max span', thousands),
         ...percentileRows('stat6', s6, fixed(0)),
       ],
     ])
@@ -160,8 +126,8 @@ function statBlocks(c: Json): Array<[string, StatRow[]]> {
     blocks.push([
       'Stat 7 — Cache position at hit (0 = most recent)',
       [
-        row('stat7.mean', 'Mean position', s7.mean as number, fixed(1)(s7.mean as number)),
-        row('stat7.max', 'Max position', s7.max as number, thousands(s7.max as number)),
+        figure(s7, 'stat7', 'mean', 'Mean position', fixed(1)),
+        figure(s7, 'stat7', 'max', 'Max position', thousands),
         ...percentileRows('stat7', s7, fixed(0)),
       ],
     ])
@@ -172,15 +138,7 @@ function statBlocks(c: Json): Array<[string, StatRow[]]> {
 function statsTables(doc: ReportDocument, s: LmcacheLookupSection): string {
   const c = s.chosen
   if (typeof c.total_requests !== 'number') return ''
-  const tables = statBlocks(c).map(
-    ([title, rows]) =>
-      `<table class="numbers"><caption>${escapeHtml(title)}</caption><tbody>${rows
-        .map(
-          (r) =>
-            `<tr><th scope="row">${escapeHtml(r.label)}</th><td data-key="${r.key}" data-value="${r.value}">${escapeHtml(r.text)}</td></tr>`,
-        )
-        .join('')}</tbody></table>`,
-  )
+  const tables = statBlocks(c).map(([title, rows]) => rowsTable(undefined, escapeHtml(title), rows))
   return `<h3>LMCache's seven statistics at ${thousands(c.capacity_chunks)} chunks${gbText(c.capacity_chunks, doc.answer.bytes_per_block)}</h3>
 <p class="note">At the capacity of the hit-rate-over-time chart, as <code>lmt simulate --policy lmcache_lru</code> and LMCache's <code>cache-simulator simulate</code> print them (percentiles nearest rank).</p>
 <div id="lmcache-stats" class="stat-tables">${tables.join('\n')}</div>`
