@@ -69,22 +69,19 @@ export interface LookupSimResult {
 
 class OutOfOrder extends Error {}
 
-/**
- * Key ids for the hash strings of the whole run (one id per distinct hash): an open-addressing table hashed on the
- * string's last 24 characters (a digest's are random; V8's own string hash would read all 66 of every fresh string),
- * each slot checked against the whole string. The table keeps a copy of each key of its own: a string JSON.parse
- * makes can be a slice that holds on to its whole line.
- */
 /** a character above U+00FF (a key without one is copied as one byte per character) */
 const WIDE = /[\u0100-\uffff]/
 
+/**
+ * Key ids for the hash strings of the whole run: one id per distinct hash, in the order first met. The table keeps a
+ * copy of each key of its own: a string JSON.parse makes can be a slice that holds on to its whole line.
+ */
 export class KeyIds {
-  /** slots of two: the key's hash and its id (−1: empty), so that a probe reads one cache line */
-  private table = new Int32Array(1 << 17).fill(-1)
+  private readonly ids = new Map<string, number>()
   private readonly keys: string[] = []
   /**
    * The id that followed each id the last time (−1: none yet), and the first key of the last lookup: lookups repeat
-   * the chains of their prefixes, so the guess is mostly right and the table is not probed.
+   * the chains of their prefixes, so the guess is mostly right and the fresh string need not be hashed.
    */
   private follow = new Int32Array(1 << 15).fill(-1)
   private first = -1
@@ -107,46 +104,19 @@ export class KeyIds {
   }
 
   idOf(key: string): number {
-    const n = key.length
-    let h = 0x811c9dc5 ^ n
-    for (let i = n > 24 ? n - 24 : 0; i < n; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-    const table = this.table
-    const mask = table.length - 2
-    for (let slot = (h << 1) & mask; ; slot = (slot + 2) & mask) {
-      const id = table[slot + 1]
-      if (id < 0) return this.add(key, h, slot)
-      if (table[slot] === h && this.keys[id] === key) return id
-    }
-  }
-
-  private add(key: string, h: number, slot: number): number {
-    const id = this.keys.length
+    let id = this.ids.get(key)
+    if (id !== undefined) return id
+    id = this.keys.length
     const encoding = WIDE.test(key) ? 'utf16le' : 'latin1'
-    this.keys.push(Buffer.from(key, encoding).toString(encoding))
-    this.table[slot] = h
-    this.table[slot + 1] = id
+    const copy = Buffer.from(key, encoding).toString(encoding)
+    this.keys.push(copy)
+    this.ids.set(copy, id)
     if (id === this.follow.length) {
-      const grown = new Int32Array(id * 2).fill(-1)
-      grown.set(this.follow)
-      this.follow = grown
+      const follow = new Int32Array(id * 2).fill(-1)
+      follow.set(this.follow)
+      this.follow = follow
     }
-    if (this.keys.length * 4 > this.table.length) this.rehash()
     return id
-  }
-
-  /** A table twice as large, at most half full. */
-  private rehash(): void {
-    const old = this.table
-    const table = new Int32Array(old.length * 2).fill(-1)
-    const mask = table.length - 2
-    for (let s = 0; s < old.length; s += 2) {
-      if (old[s + 1] < 0) continue
-      let slot = (old[s] << 1) & mask
-      while (table[slot + 1] >= 0) slot = (slot + 2) & mask
-      table[slot] = old[s]
-      table[slot + 1] = old[s + 1]
-    }
-    this.table = table
   }
 }
 
