@@ -1,5 +1,5 @@
 // The replay driver (docs/storage-replay.md §3): records in, handlers called at their trace time, events interleaved.
-import {LctError, LmtError, lmtError} from '../errors.js'
+import {LctError} from '../errors.js'
 import {type DecodedArgs, UnknownTagError, wireText} from '../formats/lct/codecs.js'
 import {openTrace} from '../formats/lct/reader.js'
 import {recordArgs} from '../formats/lct/record-args.js'
@@ -7,7 +7,7 @@ import type {Clock} from '../formats/lct/recorder.js'
 import type {LctHeader, LctRecord, LctWarning, RecordDecoding} from '../formats/lct/types.js'
 import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './level.js'
 import {type PlaceFile, RecordFile} from './record-file.js'
-import {levelRunnerOf, replayElsewhere} from './isolated-level.js'
+import {abortError, levelRunnerOf, replayElsewhere} from './isolated-level.js'
 import {EventScheduler} from './scheduler.js'
 import {ReplayStats} from './stats.js'
 
@@ -60,13 +60,13 @@ export interface ReplayRunOptions<C> {
   placeRecord?: PlaceFile
   warn: (code: string, key: string, message: string) => void
   onRecord?: (o: RecordOutcome) => void
+  /** after each batch of records: records read so far, byte offset of the end of the last one */
+  onProgress?: (records: number, offset: number) => void
   /**
    * Ends the replay: it throws `signal.reason` when that is an LmtError, else INTERRUPTED, within about
    * {@link YIELD_MS} ms (the loop gives the event loop a turn that often, so that signal handlers run). The
    * `recordPath` temporary file is removed in the abort event itself, so a process exiting right after leaves none.
    */
-  /** after each batch of records: records read so far, byte offset of the end of the last one */
-  onProgress?: (records: number, offset: number) => void
   signal?: AbortSignal
   /** how the trace's records are decoded (default: the plain way) */
   decoding?: RecordDecoding
@@ -79,11 +79,6 @@ const turn = () => new Promise((r) => setImmediate(r))
 export const YIELD_MS = 50
 /** records between two looks at the clock (a look costs far less than a record's replay, but not nothing) */
 const YIELD_CHECK_RECORDS = 256
-
-/** The reason a replay aborted by `signal` ends with. */
-function abortError(signal: AbortSignal): LmtError {
-  return signal.reason instanceof LmtError ? signal.reason : lmtError('CLI_INTERRUPTED', 'an abort signal')
-}
 
 type Skipped = ReplayResult['skippedByReason']
 

@@ -40,14 +40,8 @@ export interface PlainReplayResult {
 type Outcome = never
 
 /** What {@link replayElsewhere} takes of the driver's options. */
-export interface ElsewhereOptions {
-  file: string
-  config: unknown
-  header: LctHeader
-  pace: 'virtual' | 'realtime'
-  speed: number
-  maxFrameBytes?: number
-  exactLatency?: boolean
+export interface ElsewhereOptions extends Omit<StagedReplay, 'recordPath'> {
+  /** where the finished --record file goes */
   recordPath?: string
   placeRecord?: (done: Replacement) => void
   warn: (code: string, key: string, message: string) => void
@@ -74,7 +68,8 @@ export function levelRunnerOf(level: ReplayLevel<unknown, unknown>): LevelRunner
   return (level as unknown as {[REPLAYS_ELSEWHERE]?: LevelRunner})[REPLAYS_ELSEWHERE]
 }
 
-function abortError(signal: AbortSignal): LmtError {
+/** The reason a replay aborted by `signal` ends with. */
+export function abortError(signal: AbortSignal): LmtError {
   return signal.reason instanceof LmtError ? signal.reason : lmtError('CLI_INTERRUPTED', 'an abort signal')
 }
 

@@ -196,18 +196,16 @@ class FrameSource {
       this.state.endOffset = w.offset
       return {kind: 'end'}
     }
-    const f: RawFrame = {kind: 'frame', offset: start, length: n, buf: w.buf, start: w.pos + 4}
-    w.consume(4 + n)
-    this.state.endOffset = w.offset
-    return f
+    return this.nextBuffered() as RawFrame // the whole frame is buffered now
   }
 
   nextIndex(): number {
     return this.frameIndex++
   }
 
+  /** Counts and warns of a frame whose body does not decode ({@link isDecodeError}); returns the detail. */
   malformed(offset: number, length: number, err: unknown): string {
-    const detail = err instanceof MsgpackError || err instanceof FieldError ? err.message : String(err)
+    const detail = (err as Error).message
     this.state.framesSkipped++
     this.warn(
       'LMT_LCT_MALFORMED_RECORD',
