@@ -233,6 +233,69 @@ describe('simulate --sweep of a tiered group', () => {
     },
   )
 
+  it('takes fractions of the working set in bytes when the instances’ blocks differ in size, worked by hand', async () => {
+    // a: 2 blocks of 1 KiB, b: 1 block of 3 KiB; the working set is 5 KiB, in units of 1 KiB (the largest size both
+    // block sizes are multiples of): fractions 0.2, 0.6 and 1 are 1, 3 and 5 KiB
+    const path = join(tmp.dir, 'two-sizes.jsonl')
+    const rows: Array<[string, string, number, number[]]> = [
+      ['write', 'a', 1, [1, 2]],
+      ['write', 'b', 2, [1]],
+      ['get', 'a', 3, [1, 2]],
+      ['get', 'b', 4, [1]],
+    ]
+    writeFileSync(
+      path,
+      rows
+        .map(([type, id, s, keys]) =>
+          JSON.stringify({
+            type,
+            instance_id: id,
+            timestamp_ns: s * 1e9,
+            keys,
+            ...(type === 'get' ? {input_len: keys.length} : {}),
+          }),
+        )
+        .join('\n') + '\n',
+    )
+    const config = tieredConfig(
+      'two-sizes',
+      {
+        tier_strategy: {hierarchical_eviction_enabled: true},
+        storages: [{unique_name: 'hbm', priority: 0, capacity: -1}],
+        instances: [
+          {...instance('lru'), instance_id: 'a'},
+          {...instance('lru'), instance_id: 'b', bytes_per_token: 3072},
+        ],
+      },
+      path,
+    )
+    const r = await lmt([
+      'simulate',
+      config,
+      '--sweep',
+      '--sweep-unit',
+      'fraction',
+      '--sweep-capacities',
+      '0.2,0.6,1',
+      '--no-plots',
+      '--quiet',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    // 1 KiB: a's write keeps one block (the prefix misses), b's block is evicted; 3 KiB: a keeps both, b's 3 KiB
+    // block does not fit beside them (mode 3 evicts the writer's); 5 KiB: everything fits
+    expect(csvOf('two-sizes').filter((l) => l.includes(',*,'))).toEqual([
+      'lru,,9.53674e-07,,*,2,3,0,3,0,0,0,2,replay,0,0,1',
+      'lru,,2.86102e-06,,*,2,3,2,3,2,0.666667,0.666667,1,replay,2,0.666667,2',
+      'lru,,4.76837e-06,,*,2,3,3,3,3,1,1,0,replay,3,1,3',
+      'infinite,inf,inf,inf,*,2,3,3,3,3,1,1,0,replay,3,1,3',
+    ])
+    const blocks = await lmt(['simulate', config, '--sweep', '--sweep-capacities', '1,2', '--no-plots'])
+    expect(blocks.exitCode).toBe(2)
+    expect(blocks.stderr).toMatch(
+      /a sweep of a tiered group in blocks needs one block size in bytes across the group \(its instances' are 1024, 3072\)\nhint: sweep in GiB \(--sweep-unit gib\) or in fractions of the working set \(--sweep-unit fraction\)/,
+    )
+  })
+
   it('refuses a storage that is not one, or one of a group without per-storage capacities', async () => {
     const config = tieredConfig('bad', twoTiers, scan)
     const unknown = await lmt(['simulate', config, '--sweep', '--sweep-storage', 'nvme', '--no-plots'])

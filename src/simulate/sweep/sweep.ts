@@ -247,18 +247,13 @@ function planSweep(
   const infinite = inf.player.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<
     Player['groups'][number]
   >
-  // a tiered instance's blocks: those of its fullest tier (a block two tiers hold is one block of the working set)
-  const wss = infinite.members.reduce(
-    (a, m) =>
-      a + (m.tiered ? Math.max(...m.tiered.policies.map((p) => p.size)) : m.counters.final_cached_blocks),
-    0,
-  )
+  const wss = infinite.members.reduce((a, m) => a + tierBlocks(m), 0)
   const sweptGroupCfg = effCfg.instance_groups.find((g) => g.group_name === groupName)
   const weights = sweptGroupCfg?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
   const caps =
     swept === undefined
       ? capacitiesOf(sw, wss, weights, notes, req.flags.bytesPerBlock)
-      : tieredCapacitiesOf(sw, wss, weights, notes)
+      : tieredCapacitiesOf(sw, infinite, notes)
   const policy = [...new Set(sweptGroupCfg?.instances.map((i) => i.eviction_policy_type))].join('+')
   const job: PointJob = {
     base: {seed: base.seed, strictInstances: false, traceName: base.traceName},
@@ -338,22 +333,39 @@ function capacitiesOf(
 }
 
 /**
- * A tiered group's points, all in GiB (its capacities are GiB only): GiB points as they are; blocks and fractions of
- * the working set as the GiB their blocks take, which needs one block size in bytes across the group.
+ * A tiered group's points, all in GiB (its capacities are GiB only): GiB points as they are; a fraction of the
+ * working set as that share of its bytes (each instance's blocks × its block bytes), in whole units of the largest
+ * size every block size of the group is a multiple of (whole blocks when the group has one block size); blocks as
+ * the bytes they take, which needs one block size in bytes across the group.
  */
-function tieredCapacitiesOf(sw: SweepRequest, wss: number, weights: number[], notes: Notes): GroupCapacity[] {
-  const caps = capacitiesOf(sw, wss, weights, notes, undefined)
-  if (caps.every((c) => c.gb !== undefined)) return caps
-  if (new Set(weights).size !== 1)
+function tieredCapacitiesOf(
+  sw: SweepRequest,
+  infinite: SweepPlan['infinite'],
+  notes: Notes,
+): GroupCapacity[] {
+  const weights = infinite.members.map((m) => m.cfg.block_size * (m.cfg.bytes_per_token ?? 0))
+  const sizes = new Set(weights)
+  if (sw.unit === 'blocks' && sizes.size > 1)
     throw lmtError(
       'CLI_FLAG_NEEDS',
-      'a sweep of a tiered group in blocks or fractions',
-      'one block size in bytes across the group',
+      'a sweep of a tiered group in blocks',
+      `one block size in bytes across the group (its instances' are ${[...sizes].join(', ')})`,
       {
-        suggestions: ['sweep in GiB: --sweep-unit gib'],
+        suggestions: [
+          'sweep in GiB (--sweep-unit gib) or in fractions of the working set (--sweep-unit fraction)',
+        ],
       },
     )
-  return caps.map((c) => ({gb: ((c.blocks as number) * weights[0]) / GIB}))
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b))
+  const unit = [...sizes].reduce(gcd, 0) || 1
+  const wssUnits = infinite.members.reduce((a, m, i) => a + (tierBlocks(m) * weights[i]) / unit, 0)
+  const caps = capacitiesOf(sw, wssUnits, [], notes, undefined)
+  return caps.map((c) => (c.gb !== undefined ? c : {gb: ((c.blocks as number) * unit) / GIB}))
+}
+
+/** a tiered instance's blocks in the working set: those of its fullest tier (a block two tiers hold is one) */
+function tierBlocks(m: SweepPlan['infinite']['members'][number]): number {
+  return m.tiered ? Math.max(...m.tiered.policies.map((p) => p.size)) : m.counters.final_cached_blocks
 }
 
 /** The one-pass stack method (§6.6): the points it certifies, unless it is switched off or cannot serve. */
