@@ -1,7 +1,7 @@
 // `lmt simulate` end to end, as named steps (run/): set up, settle the block sizes, play (a single run with its
-// oracles, or a sweep), build the summary, write the outputs, give the console text.
+// oracles, or a sweep), build the summary, write the outputs (here), give the console text.
 import {existsSync, rmdirSync, statSync} from 'node:fs'
-import {basename} from 'node:path'
+import {basename, join} from 'node:path'
 import {isLmtError, lmtError} from '../errors.js'
 import {expandDirectoryInputs} from '../convert/directory-inputs.js'
 import {fileStem} from '../convert/settings.js'
@@ -11,13 +11,12 @@ import {Player} from './engine/player.js'
 import type {TraceRow} from './input/trace-rows.js'
 import {foreignFormats, notConvertedError} from './input/foreign-trace.js'
 import {LOCAL_REMOTE_LINE, renderTable, runLine, tierLine} from './output/console.js'
-import {totalsOf} from './output/summary.js'
+import {capacityLabel, totalsOf} from './output/summary.js'
 import {type RunSizes, settleRunSizes} from './run/block-sizes.js'
 import {runOracles} from './run/oracles.js'
 import {noRowsError, type RunContext, type RunSetup, setUpRun} from './run/setup.js'
 import {runSingle} from './run/single-run.js'
 import {type RunResult, summaryDoc} from './run/summary-doc.js'
-import {writeOutputs} from './run/write-outputs.js'
 
 export interface SimulateOutcome {
   summary: Record<string, unknown>
@@ -208,4 +207,46 @@ function singleRunLine(setup: RunSetup, r: RunResult): string {
   const t = totalsOf(r.main.ordered)
   const lookupsPerSecond = r.playSeconds > 0 ? r.main.blockLookups / r.playSeconds : 0
   return runLine(setup.traceName, policies, cfg, t, lookupsPerSecond)
+}
+
+/**
+ * The last step: the plots rendered (a failure is a warning, not a failed run), summary.json written, and the whole
+ * set of files committed at once (CSVs, plots, summary.json).
+ */
+async function writeOutputs(setup: RunSetup, r: RunResult, summary: Record<string, unknown>): Promise<void> {
+  const {req, notes, pending, out, outputs} = setup
+  if (req.plots) {
+    try {
+      const written = await writePlots(setup, r)
+      if (written.length === 0)
+        notes.add('LMT_SIM_NO_PLOT', 'no get was replayed: there is nothing to plot, and no plot is written')
+      outputs.push(...written)
+    } catch (err) {
+      notes.add('LMT_SIM_PLOT_FAILED', `a plot could not be rendered: ${(err as Error).message}`, 'warning')
+    }
+  }
+  outputs.push('summary.json')
+  pending.writeAtomic(join(out, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
+  pending.commit() // the whole set at once: CSVs, plots, summary.json
+}
+
+/** The plot of a sweep's curve, or of a single run's hit rate over time; the names of the files written. */
+async function writePlots(setup: RunSetup, r: RunResult): Promise<string[]> {
+  // the plotting code loads only when a plot is drawn
+  const {blockSizeLabel, plotHitRateOverTime, plotSweep} = await import('./output/plots.js')
+  const {pending, out, traceName, cfg} = setup
+  const {sweepDoc, effective, main} = r
+  return setup.req.sweep
+    ? await plotSweep(
+        pending,
+        out,
+        sweepDoc as Record<string, unknown>,
+        traceName,
+        blockSizeLabel(
+          effective.ordered
+            .filter((i) => i.group.cfg.group_name === sweepDoc?.group_name)
+            .map((i) => ({id: i.cfg.instance_id, blockSize: i.cfg.block_size})),
+        ),
+      )
+    : await plotHitRateOverTime(pending, out, main, traceName, capacityLabel(cfg), main.firstTs ?? 0n)
 }

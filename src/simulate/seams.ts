@@ -1,8 +1,8 @@
 // The one seam between simulate's plain model and its accelerators (src/simulate/fast/, docs/architecture.md):
-// the model asks for a row scanner (input/row-scanner.ts) and sweep worker threads (sweep/run-tasks.ts), and plays
+// the model asks for a row scanner (input/trace-source.ts) and sweep worker threads (sweep/run-tasks.ts), and plays
 // without them when none is in. The door (index.ts) puts fast/index.ts's in here; LMT_PLAIN=1 leaves every one out.
 // The hooks live at the levels that ask, so the model never imports this module.
-import {type RowScanner, useRowScanner} from './input/row-scanner.js'
+import {type RowScanner, useRowScanner} from './input/trace-source.js'
 import {type StartSweepWorkers, type SweepWorkers, useSweepWorkers} from './sweep/run-tasks.js'
 
 export type {RowScanner, SweepWorkers}

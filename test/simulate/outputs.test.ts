@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {validatorFor} from '../../src/schemas.js'
 import {formatG, formatGExact} from '../../src/util/format-g.js'
-import {XorShift64, DEFAULT_SEED} from '../../src/simulate/engine/engine.js'
+import {XorShift64, DEFAULT_SEED} from '../../src/simulate/engine/xorshift64.js'
 import {convertSampleMooncake, FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 
 const tmp = tempDir()

@@ -304,34 +304,21 @@ export default class Simulate extends LmtCommand {
     const convert = await this.convertRequest(flags)
     checkUsage(args, flags)
     const request = {...this.request(args, flags), convert}
-    const json = this.jsonEnabled()
-    const bar = createProgressBar({
-      enabled: flags.progress && !flags.quiet && !json,
-      label: flags.sweep ? 'reading' : 'simulating',
-      unit: 'bytes',
-    })
     const pending = new PendingFiles()
-    const controller = new AbortController()
-    const stopHandling = handleInterrupts({
-      exit: (code) => process.exit(code),
-      json,
-      cleanup: () => {
-        controller.abort() // a conversion's temporary trace is removed
-        bar.stop()
-        pending.removeAll() // the finished outputs stay; no partial file or temporary is left
-      },
-    })
-    const onProgress = (p: SimulateProgress) => showProgress(bar, p)
-    const outcome = await simulate({...request, pending, signal: controller.signal, onProgress})
-      .catch((err: unknown) => {
-        pending.removeAll() // a failed run leaves the previous outputs as they were, and no temporary
-        throw err
-      })
-      .finally(() => {
-        bar.stop()
-        stopHandling()
-      })
-    if (!flags.quiet && !json) {
+    // an interrupt leaves the finished outputs, and no partial file or temporary (a conversion's trace included)
+    const outcome = await this.underInterrupts(
+      flags,
+      flags.sweep ? 'reading' : 'simulating',
+      (bar, signal) =>
+        simulate({...request, pending, signal, onProgress: (p) => showProgress(bar, p)}).catch(
+          (err: unknown) => {
+            pending.removeAll() // a failed run leaves the previous outputs as they were, and no temporary
+            throw err
+          },
+        ),
+      () => pending.removeAll(),
+    )
+    if (!flags.quiet && !this.jsonEnabled()) {
       const text = consoleText(outcome.notices, outcome.table, outcome.lines, outcome.outputDir)
       for (const line of text.notices) process.stderr.write(`${line}\n`)
       for (const line of text.lines) this.log(line)
@@ -345,13 +332,33 @@ export default class Simulate extends LmtCommand {
     config: string | undefined,
   ): Promise<Record<string, unknown>> {
     checkLmcacheUsage(flags, config)
-    const json = this.jsonEnabled()
     const warn = (m: string) => (flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
-    const bar = createProgressBar({
-      enabled: flags.progress && !flags.quiet && !json,
-      label: 'simulating',
-      unit: 'bytes',
-    })
+    const out = await this.underInterrupts(flags, 'simulating', (bar, signal) =>
+      runLmcacheSimulate(flags, {
+        warn: (m) => {
+          bar.clearLine()
+          warn(m)
+        },
+        signal,
+        onProgress: (bytes, total) => bar.update(bytes, total),
+      }),
+    )
+    if (!flags.quiet && !this.jsonEnabled()) for (const line of out.lines) this.log(line)
+    return out.json
+  }
+
+  /**
+   * `work` under a progress bar (on a terminal, unless quiet or --json) and the interrupt handler, which aborts its
+   * signal, stops the bar and calls `cleanup` before the exit.
+   */
+  private async underInterrupts<T>(
+    flags: SimulateFlags,
+    label: string,
+    work: (bar: ProgressBar, signal: AbortSignal) => Promise<T>,
+    cleanup?: () => void,
+  ): Promise<T> {
+    const json = this.jsonEnabled()
+    const bar = createProgressBar({enabled: flags.progress && !flags.quiet && !json, label, unit: 'bytes'})
     const controller = new AbortController()
     const stopHandling = handleInterrupts({
       exit: (code) => process.exit(code),
@@ -359,20 +366,11 @@ export default class Simulate extends LmtCommand {
       cleanup: () => {
         controller.abort()
         bar.stop()
+        cleanup?.()
       },
     })
     try {
-      const out = await runLmcacheSimulate(flags, {
-        warn: (m) => {
-          bar.clearLine()
-          warn(m)
-        },
-        signal: controller.signal,
-        onProgress: (bytes, total) => bar.update(bytes, total),
-      })
-      bar.stop()
-      if (!flags.quiet && !json) for (const line of out.lines) this.log(line)
-      return out.json
+      return await work(bar, controller.signal)
     } finally {
       bar.stop()
       stopHandling()
@@ -386,17 +384,22 @@ export default class Simulate extends LmtCommand {
     if (flags.format === undefined)
       throw lmtError('CLI_FLAG_NEEDS', '--input', '--format (see lmt converters)')
     const warn = (m: string) => (flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
-    const {discoverConverters, pluginConverterSources} = await import('../../plugins/converter-discovery.js')
-    const registry = await discoverConverters({
-      plugins: await pluginConverterSources(this.config, warn),
-      onWarning: warn,
-    })
+    const registry = await this.converters(warn)
     const converter = registry.resolve(flags.format)
     if (!converter)
       throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {
         suggestions: ['run "lmt converters" to see every format'],
       })
     return {inputs: flags.input, converter, warn}
+  }
+
+  /** The converter registry, loaded only when asked for (-i, the not-converted message): it pulls in the specifier resolver. */
+  private async converters(warn?: (message: string) => void) {
+    const {discoverConverters, pluginConverterSources} = await import('../../plugins/converter-discovery.js')
+    return discoverConverters({
+      plugins: await pluginConverterSources(this.config, warn ?? (() => {})),
+      ...(warn === undefined ? {} : {onWarning: warn}),
+    })
   }
 
   /** The library's request from the flags (the run adds its temporaries and its progress display). */
@@ -414,15 +417,7 @@ export default class Simulate extends LmtCommand {
       sweep,
       keepPointCsv: flags['keep-point-csv'],
       blockSizeCheck: flags['block-size-check'],
-      recogniseFormats: async (line) => {
-        // loaded only for this message (a trace that is not converted): it pulls in the specifier resolver
-        const {discoverConverters, pluginConverterSources} =
-          await import('../../plugins/converter-discovery.js')
-        const registry = await discoverConverters({
-          plugins: await pluginConverterSources(this.config, () => {}),
-        })
-        return registry.recognise(line).map((r) => r.format)
-      },
+      recogniseFormats: async (line) => (await this.converters()).recognise(line).map((r) => r.format),
       stack: flags.stack as 'auto' | 'off',
       jobs: flags.jobs,
       version: this.config.version,

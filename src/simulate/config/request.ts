@@ -74,3 +74,15 @@ export interface SimulateProgress {
   /** a pass over rows held in memory (an oracle, a sweep's first passes): rows done of total */
   step?: {label: string; done: number; total: number}
 }
+
+/**
+ * The progress callback of one pass over `total` rows held in memory (an oracle, a sweep's first passes) as a step
+ * of the run's progress, or undefined when nobody shows progress.
+ */
+export function stepProgress(
+  req: {onProgress?(p: SimulateProgress): void},
+  label: string,
+): ((done: number, total: number) => void) | undefined {
+  const on = req.onProgress
+  return on ? (done, total) => on({bytes: 0, total: 0, rows: 0, step: {label, done, total}}) : undefined
+}

@@ -4,15 +4,7 @@
 import {CacheTree, NONE, ROOT} from './cache-tree.js'
 import type {Policy} from './policies.js'
 
-export {
-  DEFAULT_SEED,
-  LeafAwareLruPolicy,
-  LruPolicy,
-  type Policy,
-  RandomLruPolicy,
-  TtlPolicy,
-  XorShift64,
-} from './policies.js'
+export type {Policy} from './policies.js'
 
 export interface ReadResult {
   localHit: number

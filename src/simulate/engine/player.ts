@@ -1,15 +1,7 @@
 import {lmtError} from '../../errors.js'
 import type {GroupConfig, InstanceConfig, SimConfig} from '../config/config.js'
-import {
-  evictIfNeeded,
-  type GroupSettings,
-  LeafAwareLruPolicy,
-  LruPolicy,
-  type Policy,
-  RandomLruPolicy,
-  SimInstance,
-  TtlPolicy,
-} from './engine.js'
+import {evictIfNeeded, type GroupSettings, SimInstance} from './engine.js'
+import {LeafAwareLruPolicy, LruPolicy, type Policy, RandomLruPolicy, TtlPolicy} from './policies.js'
 import {BinaryHeap} from '../../util/binary-heap.js'
 import {TieredGroup, type TieredGroupSetup, type TieredInstance, type TieredPolicyName} from './tiered.js'
 import {TieredHitRateSink, tierColumns, tierFields} from './tiered-hit-rate-sink.js'
@@ -171,9 +163,6 @@ export interface PlayerOptions {
   keyMod?: (key: number, m: number) => number
   traceName: string
 }
-
-// the capacity functions live in config/capacity.ts; these names stay importable from the engine
-export {groupAtCapacity, quotaUnits, weightOf} from '../config/capacity.js'
 
 function makePolicy(i: InstanceConfig, batch: number, seed: bigint): Policy {
   switch (i.eviction_policy_type) {

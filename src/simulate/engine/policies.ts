@@ -133,8 +133,6 @@ export class TtlPolicy extends LruPolicy {
   }
 }
 
-export {DEFAULT_SEED, XorShift64} from './xorshift64.js'
-
 /**
  * The Optimizer's random_lru (§4.7.2): blocks and their stamps in parallel arrays; an eviction draws `sampling`
  * positions with replacement and takes the k oldest in the order libstdc++'s std::partial_sort leaves them (ties

@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {lmtError} from '../../errors.js'
 import {LineReader, tooLongMessage} from '../../formats/json/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
-import {rowScanner} from './row-scanner.js'
+import {plainPaths} from '../../util/plain.js'
 
 export interface TraceReadStats {
   rows: number
@@ -25,6 +25,35 @@ export interface TraceReadOptions {
   /** the fast lane checks keys but interns none (each key id 0): for a pre-pass that needs only key counts */
   countKeysOnly?: boolean
   onBytes?(bytes: number): void
+}
+
+// The row scanner an accelerator may put in (through seams.ts): a line is read through it, and the lines it declines
+// go to the plain parser (trace-rows.ts); without one, or with LMT_PLAIN=1, every line goes there.
+
+/** Reads a trace row from a line's UTF-8 bytes; undefined leaves the line to the plain parser (trace-rows.ts). */
+export interface RowScanner {
+  /** keep `ttl_us` (the rows of a tiered configuration) */
+  keepTtl: boolean
+  /** `keys` undefined: keys are checked, not interned (each key id 0) */
+  scan(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    lineNo: number,
+    keys: KeyInterner | undefined,
+  ): TraceRow | undefined
+}
+
+let makeScanner: (() => RowScanner) | undefined
+
+/** Puts a row scanner in (seams.ts), or takes it out (undefined). */
+export function useRowScanner(make: (() => RowScanner) | undefined): void {
+  makeScanner = make
+}
+
+/** A row scanner for one read, if one is in and the plain paths are not asked for. */
+function rowScanner(): RowScanner | undefined {
+  return plainPaths() ? undefined : makeScanner?.()
 }
 
 /** lines per batch: big enough that the per-batch costs (a resumption, the progress call) vanish */

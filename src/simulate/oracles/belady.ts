@@ -165,20 +165,24 @@ interface Prepared extends InstanceTable {
   onlyGroup?: string
 }
 
+function zeroCounts(instance_id: string): BeladyInstanceCounts {
+  return {
+    instance_id,
+    get_rows: 0,
+    read_blocks: 0,
+    hit_blocks: 0,
+    input_tokens: 0,
+    hit_tokens: 0,
+    evictions: 0,
+  }
+}
+
 function instanceTable(cfg: SimConfig, onlyGroup: string | undefined): InstanceTable {
   const t: InstanceTable = {instIndex: new Map(), instGroup: [], blockSizes: [], counts: []}
   cfg.instance_groups.forEach((g, gi) => {
     if (onlyGroup !== undefined && g.group_name !== onlyGroup) return
     for (const i of g.instances) {
-      t.counts.push({
-        instance_id: i.instance_id,
-        get_rows: 0,
-        read_blocks: 0,
-        hit_blocks: 0,
-        input_tokens: 0,
-        hit_tokens: 0,
-        evictions: 0,
-      })
+      t.counts.push(zeroCounts(i.instance_id))
       t.instIndex.set(i.instance_id, t.instIndex.size)
       t.instGroup.push(gi)
       t.blockSizes.push(i.block_size)
@@ -263,15 +267,7 @@ function playBelady(
 ): BeladyGroupResult[] {
   const {ops, need, nextId, counts, instGroup, blockSizes} = prep
   const weights = weightsAt(capCfg, prep.onlyGroup)
-  for (const c of counts)
-    Object.assign(c, {
-      get_rows: 0,
-      read_blocks: 0,
-      hit_blocks: 0,
-      input_tokens: 0,
-      hit_tokens: 0,
-      evictions: 0,
-    })
+  for (const c of counts) Object.assign(c, zeroCounts(c.instance_id))
   const live = new Uint8Array(nextId)
   // each live block's key: next need, depth, −instance, sequence of its last mark
   const nextNeed = new Int32Array(nextId)

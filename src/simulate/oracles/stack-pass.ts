@@ -78,7 +78,8 @@ function asEvent(r: TraceRow): InstanceEvent {
   }
 }
 
-const ineligible = (caps: number, reason: string): StackPassResult => ({
+/** The result of a pass not made (`reason`: why) over `caps` points: every point is played. */
+export const notUsed = (caps: number, reason: string): StackPassResult => ({
   eligible: false,
   reason,
   certified: new Array<undefined>(caps).fill(undefined),
@@ -110,7 +111,7 @@ export function stackPass(
   const sortedK = order.map((k) => K[k])
   const delay = BigInt(config.trace_replay.write_delay_ns)
   const units = scanUnits(rows, inst.instance_id, delay, sortedK, observe)
-  if (typeof units === 'string') return ineligible(K.length, units)
+  if (typeof units === 'string') return notUsed(K.length, units)
   return certify(units, K, order, group, inst, caps)
 }
 
@@ -122,14 +123,14 @@ function eligibleInstance(
 ): {group: GroupConfig; inst: InstanceConfig} | StackPassResult {
   const group = config.instance_groups.find((g) => g.group_name === groupName)
   if (!group || group.instances.length !== 1)
-    return ineligible(points, `E1: the swept group has ${group?.instances.length ?? 0} instances, not one`)
+    return notUsed(points, `E1: the swept group has ${group?.instances.length ?? 0} instances, not one`)
   const inst = group.instances[0]
   const policy = inst.eviction_policy_type
   if (!(policy === 'lru' || (policy === 'ttl' && inst.eviction_policy_params.fallback_on_pressure !== false)))
-    return ineligible(points, `E2: policy ${policy} (lru, or ttl falling back to LRU, is needed)`)
+    return notUsed(points, `E2: policy ${policy} (lru, or ttl falling back to LRU, is needed)`)
   const {eviction_mode: mode, eviction_batch_size_per_instance: batch} = config.eviction_params
   if (mode !== 3 && batch !== 1)
-    return ineligible(points, `E3: eviction_mode ${mode} with batch ${batch} does not evict exactly`)
+    return notUsed(points, `E3: eviction_mode ${mode} with batch ${batch} does not evict exactly`)
   return {group, inst}
 }
 

@@ -2,7 +2,8 @@
 import type {GroupConfig, SimConfig} from '../config/config.js'
 import {formatG} from '../../util/format-g.js'
 import {rate} from '../engine/hit-rate-csv.js'
-import {type InstanceCounters, type InstState, quotaUnits, type Player, weightOf} from '../engine/player.js'
+import {quotaUnits, weightOf} from '../config/capacity.js'
+import type {InstanceCounters, InstState, Player} from '../engine/player.js'
 import type {TraceReadStats} from '../input/trace-source.js'
 
 export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {

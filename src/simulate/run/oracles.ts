@@ -1,7 +1,7 @@
 // The oracle references of a single run (docs/simulate.md §7): the infinite cache and Belady's next-need eviction,
 // each a pass over the trace's rows held in memory.
 import {Notes} from '../config/notes.js'
-import {stepProgress} from '../config/step-progress.js'
+import {stepProgress} from '../config/request.js'
 import {playRows} from '../engine/play-rows.js'
 import {Player} from '../engine/player.js'
 import {loadSorted} from '../input/sorted-rows.js'

@@ -7,16 +7,22 @@ import {join} from 'node:path'
 import {lmtError} from '../../errors.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
 import type {ResolvedConfig, SimConfig} from '../config/config.js'
-import {capacityText, checkGibCapacity, type GroupCapacity, pointCapacity} from '../config/capacity.js'
+import {
+  capacityText,
+  checkGibCapacity,
+  type GroupCapacity,
+  groupAtCapacity,
+  pointCapacity,
+  quotaUnits,
+} from '../config/capacity.js'
 import {formatG} from '../../util/format-g.js'
 import {rate} from '../engine/hit-rate-csv.js'
 import type {Notes} from '../config/notes.js'
 import {PendingFiles} from '../../util/pending-files.js'
 import {playRows} from '../engine/play-rows.js'
-import {type PointResult, quotaUnits, Player} from '../engine/player.js'
-import type {SimulateRequest, SweepRequest} from '../config/request.js'
-import {stepProgress} from '../config/step-progress.js'
-import {stackPass, type StackPassResult} from '../oracles/stack-pass.js'
+import {type PointResult, Player} from '../engine/player.js'
+import {type SimulateRequest, stepProgress, type SweepRequest} from '../config/request.js'
+import {notUsed, stackPass, type StackPassResult} from '../oracles/stack-pass.js'
 import {checkBelowCeiling} from '../oracles/ceiling.js'
 import {sweepBeladySuffix, sweepFooterLines, sweepPointLine} from '../output/console.js'
 import {cfgWithInstances, totalsOf} from '../output/summary.js'
@@ -39,10 +45,6 @@ import {
 import {GIB} from '../config/capacity.js'
 import {TIERED_BELADY} from '../run/oracles.js'
 import type {TraceRow} from '../input/trace-rows.js'
-
-export function notUsed(points: number, reason: string): StackPassResult {
-  return {eligible: false, reason, certified: new Array<undefined>(points).fill(undefined), blockLookups: 0}
-}
 
 export interface SweepResult {
   doc: Record<string, unknown>
@@ -386,13 +388,8 @@ function stackFor(
 /** the configuration of the swept group at one capacity (for the Belady reference) */
 function capConfigOf(plan: SweepPlan, cap: GroupCapacity): SimConfig {
   const capCfg = structuredClone(plan.effCfg)
-  const g = capCfg.instance_groups.find(
-    (x) => x.group_name === plan.groupName,
-  ) as SimConfig['instance_groups'][number]
-  delete g.quota_capacity
-  delete g.quota_capacity_blocks
-  if (cap.gb !== undefined) g.quota_capacity = cap.gb
-  else g.quota_capacity_blocks = cap.blocks
+  const at = capCfg.instance_groups.findIndex((x) => x.group_name === plan.groupName)
+  capCfg.instance_groups[at] = groupAtCapacity(capCfg.instance_groups[at], cap)
   return capCfg
 }
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {ChildTable} from '../../../src/simulate/engine/child-table.js'
-import {evictIfNeeded, LruPolicy, SimInstance} from '../../../src/simulate/engine/engine.js'
+import {evictIfNeeded, SimInstance} from '../../../src/simulate/engine/engine.js'
+import {LruPolicy} from '../../../src/simulate/engine/policies.js'
 
 describe('ChildTable', () => {
   it('behaves like a Map keyed by (parent, key) under random sets, replacements and deletions', () => {

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {CsvRowBuffer} from '../../../src/simulate/engine/hit-rate-csv.js'
-import {XorShift64} from '../../../src/simulate/engine/engine.js'
+import {XorShift64} from '../../../src/simulate/engine/xorshift64.js'
 import {formatG} from '../../../src/util/format-g.js'
 
 const text = (b: CsvRowBuffer): string => Buffer.from(b.buf.subarray(0, b.used)).toString('latin1')

@@ -5,7 +5,7 @@ import {lmt, spawnLmt, tempDir} from '../../helpers/cli.js'
 import {hasTempOf, lmtProcessFull} from '../../helpers/faults.js'
 import {newAccumulatedCounts, newReadRecord} from '../../../src/simulate/engine/hit-rate-csv.js'
 import {DeferredHitRateSink, InlineHitRateSink} from '../../../src/simulate/engine/hit-rate-sink.js'
-import {XorShift64} from '../../../src/simulate/engine/engine.js'
+import {XorShift64} from '../../../src/simulate/engine/xorshift64.js'
 
 const tmp = tempDir()
 afterAll(() => tmp.cleanup())

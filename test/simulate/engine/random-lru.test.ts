@@ -1,6 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {CacheTree} from '../../../src/simulate/engine/cache-tree.js'
-import {DEFAULT_SEED, RandomLruPolicy} from '../../../src/simulate/engine/policies.js'
+import {RandomLruPolicy} from '../../../src/simulate/engine/policies.js'
+import {DEFAULT_SEED} from '../../../src/simulate/engine/xorshift64.js'
 
 // From the default seed the first draws are 0xf2c49d843d3f949f, 0x8599e271d0df2c76, 0x5711b5ac7e674fae,
 // 0x854fdf6f03dfaab1, 0x888ac5a3ec2c99a4 (docs/simulate.md §4.7.2): mod 3 they are 0 0 0 0 1, mod 2 they are 1 0 0 1 0.
