@@ -219,9 +219,9 @@ export default class Report extends LmtCommand {
     },
     {
       description:
-        'A tiered configuration (tier_strategy): the hit rate each tier serves as the SSD tier grows',
+        'A tiered configuration (tier_strategy): the hit rate each tier serves as the SSD tier grows (--skip-invalid: the converted trace starts at timestamp 0, which tiered configurations refuse)',
       command:
-        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/tiers_config.json --trace mooncake_optimizer.jsonl --sweep-storage ssd -o tiers.report.html',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/tiers_config.json --trace mooncake_optimizer.jsonl --skip-invalid --sweep-storage ssd -o tiers.report.html',
     },
     {
       description: 'An Optimizer configuration, the numbers as JSON',

@@ -96,9 +96,9 @@ export default class Simulate extends LmtCommand {
     },
     {
       description:
-        'A tiered configuration (tier_strategy): its SSD tier swept from 1 to 64 GiB, the hit rate each tier serves per point',
+        "A tiered configuration (tier_strategy): its SSD tier swept from 1 to 64 GiB, the hit rate each tier serves per point (tiered configurations refuse timestamp 0, as that Optimizer does: --skip-invalid skips the converted trace's first row)",
       command:
-        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/tiers_config.json --trace mooncake_optimizer.jsonl --sweep --sweep-storage ssd --sweep-unit gib --sweep-min 1 --sweep-max 64 -o sweep-ssd',
+        '<%= config.bin %> <%= command.id %> <%= config.root %>/samples/tiers_config.json --trace mooncake_optimizer.jsonl --skip-invalid --sweep --sweep-storage ssd --sweep-unit gib --sweep-min 1 --sweep-max 64 -o sweep-ssd',
     },
     {
       description: 'A capacity in GiB (2^30 bytes) from the KV layout of a block of 512 tokens',

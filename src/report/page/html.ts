@@ -196,8 +196,15 @@ export function chartFigure(c: Chart): string {
 
 /** The trace's section: its table per instance and its charts (traceCharts), on the untiered and the tiered page. */
 export function traceSectionHtml(doc: Characterized, charts: readonly Chart[]): string {
+  const unmeasured = doc.characterization.instances
+    .filter((p) => !p.reuse_distance.available)
+    .map((p) => `<b>${escapeHtml(p.instance_id)}</b>: ${escapeHtml(p.reuse_distance.reason ?? '')}`)
+  const why =
+    unmeasured.length === 0
+      ? ''
+      : `<p class="note">Reuse distance is measured by simulate's one-pass stack method, which reads a trace of gets each followed by its write; it stopped at ${unmeasured.join('; ')}.</p>`
   return `<section id="trace"><h2>The trace</h2>
-${profileTable(doc)}
+${profileTable(doc)}${why}
 <div class="charts">${charts.map(chartFigure).join('')}</div>
 </section>`
 }
