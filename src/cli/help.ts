@@ -151,6 +151,14 @@ function cachedFlag(name: string, def: unknown, group: string): CachedFlag | und
   return flag as unknown as CachedFlag
 }
 
+/** A plugin's flag definitions added to `flags` under `group`, but for names already there (the first one wins). */
+function addFlags(flags: Record<string, CachedFlag>, defs: object | undefined, group: string): void {
+  for (const [name, def] of Object.entries(defs ?? {})) {
+    const flag = cachedFlag(name, def, group)
+    if (flag && !Object.hasOwn(flags, name)) flags[name] = flag
+  }
+}
+
 /** Commands of oclif's plugins that come without a line of their own in `lmt --help`. */
 const SUMMARIES: Record<string, string> = {
   version: 'Print the version of lmt, Node.js and the platform (also lmt -v, lmt --version).',
@@ -214,19 +222,14 @@ export default class LmtHelp extends Help {
   }
 
   private async converterFlags(warn: (m: string) => void): Promise<Record<string, CachedFlag>> {
-    const {discoverConverters, pluginConverterSources} = await import('../plugins/converter-discovery.js')
-    const registry = await discoverConverters({
-      dirs: flagValues(this.argv, 'converter-dir'),
-      modules: flagValues(this.argv, 'converter-module'),
-      plugins: await pluginConverterSources(this.loaded, warn),
-      onWarning: warn,
-    })
+    const {discoverWithPlugins} = await import('../plugins/converter-discovery.js')
+    const registry = await discoverWithPlugins(
+      this.loaded,
+      {dirs: flagValues(this.argv, 'converter-dir'), modules: flagValues(this.argv, 'converter-module')},
+      warn,
+    )
     const flags: Record<string, CachedFlag> = {}
-    for (const reg of registry.list())
-      for (const [name, def] of Object.entries(reg.cls.flags ?? {})) {
-        const flag = cachedFlag(name, def, `FORMAT ${reg.format.toUpperCase()}`)
-        if (flag && !Object.hasOwn(flags, name)) flags[name] = flag
-      }
+    for (const reg of registry.list()) addFlags(flags, reg.cls.flags, `FORMAT ${reg.format.toUpperCase()}`)
     return flags
   }
 
@@ -237,10 +240,7 @@ export default class LmtHelp extends Help {
     const flags: Record<string, CachedFlag> = {}
     for (const name of registry.names()) {
       const level = registry.levels.get(name)?.level as {flags?: Record<string, unknown>} | undefined
-      for (const [flagName, def] of Object.entries(level?.flags ?? {})) {
-        const flag = cachedFlag(flagName, def, `LEVEL ${name.toUpperCase()}`)
-        if (flag && !Object.hasOwn(flags, flagName)) flags[flagName] = flag
-      }
+      addFlags(flags, level?.flags, `LEVEL ${name.toUpperCase()}`)
     }
     return flags
   }

@@ -161,18 +161,27 @@ export async function discoverConverters(options: DiscoveryOptions = {}): Promis
   return registry
 }
 
+/** The one discovery with the installed plugins of `config`: built-in, `dirs`, `modules`, then the plugins. */
+export async function discoverWithPlugins(
+  config: Config,
+  sources: {dirs?: readonly string[]; modules?: readonly string[]},
+  warn: (message: string) => void,
+): Promise<ConverterRegistry> {
+  const plugins = await pluginConverterSources(config, warn)
+  return discoverConverters({...sources, plugins, onWarning: warn})
+}
+
 /** Discovery, then the converter of -f (an unknown format is a usage error listing the known ones). */
 export async function findConverter(
   flags: {format: string; 'converter-dir'?: string[]; 'converter-module'?: string[]},
   config: Config,
   logger: Logger,
 ): Promise<{registration: ConverterRegistration; registry: ConverterRegistry}> {
-  const registry = await discoverConverters({
-    dirs: flags['converter-dir'],
-    modules: flags['converter-module'],
-    plugins: await pluginConverterSources(config, (m) => logger.warn(m)),
-    onWarning: (m) => logger.warn(m),
-  })
+  const registry = await discoverWithPlugins(
+    config,
+    {dirs: flags['converter-dir'], modules: flags['converter-module']},
+    (m) => logger.warn(m),
+  )
   const registration = registry.resolve(flags.format)
   if (!registration)
     throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {

@@ -1,3 +1,5 @@
+import {doubleParts} from './pyfmt.js'
+
 /**
  * C `%g` with precision 6, as C++ `std::ostream` prints doubles by default (glibc: exact value, ties to even).
  * JavaScript's toPrecision rounds ties away from zero and switches notation at other thresholds.
@@ -86,13 +88,7 @@ function fastDigits(x: number, precision: number): {digits: string; exp10: numbe
 
 /** The exact decimal digits of a positive finite double and the exponent of its first digit. */
 function exactDigits(x: number): {digits: string; exp10: number} {
-  const view = new DataView(new ArrayBuffer(8))
-  view.setFloat64(0, x)
-  const bits = view.getBigUint64(0)
-  const expBits = Number((bits >> 52n) & 0x7ffn)
-  const frac = bits & ((1n << 52n) - 1n)
-  const m = expBits === 0 ? frac : frac | (1n << 52n)
-  const e = (expBits === 0 ? 1 : expBits) - 1075
+  const {m, e} = doubleParts(x)
   let intText: string
   let fracLen: number
   if (e >= 0) {

@@ -2,19 +2,23 @@
 // jsonl/py-json.ts.
 export {pythonFloatRepr as pyFloatRepr} from './float-repr.js'
 
+/** A finite double as m × 2^e (m a whole number): its significand and exponent. */
+export function doubleParts(x: number): {m: bigint; e: number} {
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, x)
+  const bits = view.getBigUint64(0)
+  const expBits = Number((bits >> 52n) & 0x7ffn)
+  const frac = bits & ((1n << 52n) - 1n)
+  return {m: expBits === 0 ? frac : frac | (1n << 52n), e: (expBits === 0 ? 1 : expBits) - 1075}
+}
+
 /** Python `f"{x:.{d}f}"` / `"%.{d}f" % x`: exact decimal expansion, ties to even (never `toFixed`). */
 export function pyFormatFixed(x: number, d: number): string {
   if (Number.isNaN(x)) return 'nan'
   if (x === Infinity) return 'inf'
   if (x === -Infinity) return '-inf'
   const negative = x < 0 || Object.is(x, -0)
-  const view = new DataView(new ArrayBuffer(8))
-  view.setFloat64(0, Math.abs(x))
-  const bits = view.getBigUint64(0)
-  const expBits = Number((bits >> 52n) & 0x7ffn)
-  const frac = bits & ((1n << 52n) - 1n)
-  const m = expBits === 0 ? frac : frac | (1n << 52n)
-  const e = (expBits === 0 ? 1 : expBits) - 1075
+  const {m, e} = doubleParts(Math.abs(x))
   const n = m * 10n ** BigInt(d)
   let q: bigint
   if (e >= 0) q = n << BigInt(e)

@@ -1,7 +1,7 @@
 import {converterSourceFlags} from '../converter-flags.js'
 import {LmtCommand} from '../lmt-command.js'
 import {StderrReporter} from '../stderr-reporter.js'
-import {discoverConverters, pluginConverterSources} from '../../plugins/converter-discovery.js'
+import {discoverWithPlugins} from '../../plugins/converter-discovery.js'
 
 export interface ConvertersListing {
   formats: Array<{
@@ -36,16 +36,11 @@ export default class Converters extends LmtCommand {
   async run(): Promise<ConvertersListing> {
     const {flags} = await this.parse(Converters)
     const reporter = new StderrReporter(false)
-    const pluginWarnings: string[] = []
-    const plugins = await pluginConverterSources(this.config, (m) => {
-      pluginWarnings.push(m)
+    const warnings: string[] = []
+    const sources = {dirs: flags['converter-dir'], modules: flags['converter-module']}
+    const registry = await discoverWithPlugins(this.config, sources, (m) => {
+      warnings.push(m)
       reporter.warn(m)
-    })
-    const registry = await discoverConverters({
-      dirs: flags['converter-dir'],
-      modules: flags['converter-module'],
-      plugins,
-      onWarning: (m) => reporter.warn(m),
     })
     const formats = registry.list().map((r) => ({
       format: r.format,
@@ -68,6 +63,6 @@ export default class Converters extends LmtCommand {
       this.log(fmt(head))
       for (const r of rows) this.log(fmt(r))
     }
-    return {formats, warnings: [...pluginWarnings, ...registry.warnings]}
+    return {formats, warnings}
   }
 }

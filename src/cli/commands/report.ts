@@ -20,7 +20,7 @@ import {
 } from '../../simulate/index.js'
 import {expandDirectoryInputs} from '../../convert/directory-inputs.js'
 import {LMCACHE_FORMAT, layoutBytesPerToken} from '../lmcache-simulate.js'
-import {discoverConverters, findConverter, pluginConverterSources} from '../../plugins/converter-discovery.js'
+import {discoverWithPlugins, findConverter} from '../../plugins/converter-discovery.js'
 import {renderReportHtml} from '../../report/page/html.js'
 import {renderEventsReportHtml} from '../../report/page/events-html.js'
 import {
@@ -416,9 +416,7 @@ export default class Report extends LmtCommand {
   private async notConverted(err: unknown, trace: string | undefined): Promise<unknown> {
     if (!isLmtError(err) || err.kind !== 'SIM_TRACE_ROW' || trace === undefined) return err
     const formats = await foreignFormats(trace, async (line) => {
-      const registry = await discoverConverters({
-        plugins: await pluginConverterSources(this.config, () => {}),
-      })
+      const registry = await discoverWithPlugins(this.config, {}, () => {})
       return registry.recognise(line).map((r) => r.format)
     })
     if (formats.length === 0) return err
