@@ -127,6 +127,11 @@ export function lookupSweepLines(result: LookupSimResult, model: string | undefi
   ]
 }
 
+/** A histogram's mean, max (unless `max` is false) and percentiles, as `--json` gives a statistic. */
+function histogramJson(h: Histogram, max = true): Record<string, number> {
+  return {mean: h.sum / h.n, ...(max ? {max: h.max} : {}), ...h.percentiles(PERCENTILES)}
+}
+
 /** A point as `--json` gives it (the statistics as numbers, percentiles included). */
 export function lookupPointJson(p: LookupSimPoint): Record<string, unknown> {
   const {stats, ...rest} = p
@@ -146,34 +151,12 @@ export function lookupPointJson(p: LookupSimPoint): Record<string, unknown> {
             ...stats.rates.percentiles(PERCENTILES),
           }
         : null,
-    stat2_hit_prefix_chunks:
-      n > 0 ? {mean: stats.prefixes.sum / n, ...stats.prefixes.percentiles(PERCENTILES)} : null,
-    stat3_chunk_reuse: reuse
-      ? {
-          unique_chunks_hit: reuse.n,
-          mean: reuse.sum / reuse.n,
-          max: reuse.max,
-          ...reuse.percentiles(PERCENTILES),
-        }
-      : null,
+    // the prefixes are counted once per lookup, as the rates are
+    stat2_hit_prefix_chunks: n > 0 ? histogramJson(stats.prefixes, false) : null,
+    stat3_chunk_reuse: reuse ? {unique_chunks_hit: reuse.n, ...histogramJson(reuse)} : null,
     stat4_rolling_hit_rate: rolling,
     stat5_evictions: p.evictions,
-    stat6_global_span:
-      stats.spans.n > 0
-        ? {
-            hit_chunks: stats.spans.n,
-            mean: stats.spans.sum / stats.spans.n,
-            max: stats.spans.max,
-            ...stats.spans.percentiles(PERCENTILES),
-          }
-        : null,
-    stat7_cache_position:
-      stats.positions.n > 0
-        ? {
-            mean: stats.positions.sum / stats.positions.n,
-            max: stats.positions.max,
-            ...stats.positions.percentiles(PERCENTILES),
-          }
-        : null,
+    stat6_global_span: stats.spans.n > 0 ? {hit_chunks: stats.spans.n, ...histogramJson(stats.spans)} : null,
+    stat7_cache_position: stats.positions.n > 0 ? histogramJson(stats.positions) : null,
   }
 }
