@@ -49,10 +49,6 @@ export function nullProtoObject<T extends object = RawMap>(): T {
   return o as T
 }
 
-const KEY_CACHE_SLOTS = 256
-const keyCacheBytes: Array<Uint8Array | undefined> = new Array<Uint8Array | undefined>(KEY_CACHE_SLOTS)
-const keyCacheText: string[] = new Array<string>(KEY_CACHE_SLOTS).fill('')
-
 const WORD = new Uint8Array(8)
 const WORD_VIEW = new DataView(WORD.buffer)
 
@@ -302,37 +298,10 @@ export class MsgpackReader {
   /** A map key: str as is, int as its decimal string; anything else is malformed. */
   mapKey(): string {
     const b = this.peek()
-    if (b >= 0xa0 && b <= 0xbf) return this.fixstrKey(b & 0x1f)
     const fam = familyOf(b)
     if (fam === 'str') return this.readStr()
     if (fam === 'int') return String(this.value())
     return this.fail(`unsupported map key type ${fam}`)
-  }
-
-  /**
-   * A fixstr key through a small direct-mapped cache by bytes: traces repeat a few dozen key names millions of
-   * times, and one cached string per name spares decoding it (and V8 internalizing it) at every occurrence.
-   */
-  private fixstrKey(n: number): string {
-    const s = this.pos + 1
-    if (s + n > this.end) return this.readStr() // reports the truncation
-    const buf = this.buf
-    let h = n
-    for (let i = s; i < s + n; i++) h = (h * 31 + buf[i]) | 0
-    const slot = h & (KEY_CACHE_SLOTS - 1)
-    const cached = keyCacheBytes[slot]
-    if (cached !== undefined && cached.length === n) {
-      let same = true
-      for (let i = 0; i < n && same; i++) same = cached[i] === buf[s + i]
-      if (same) {
-        this.pos = s + n
-        return keyCacheText[slot]
-      }
-    }
-    const text = this.readStr() // validates the UTF-8
-    keyCacheBytes[slot] = Uint8Array.prototype.slice.call(buf, s, s + n) as Uint8Array
-    keyCacheText[slot] = text
-    return text
   }
 
   /** Advances past a str whose header is at pos, returning the body start and length (pos after it). */
