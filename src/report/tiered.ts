@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
 import {lmtError} from '../errors.js'
 import {type Characterization, characterize} from './characterize.js'
-import {loadInput} from './load.js'
+import {loadInput, type LoadRequest} from './load.js'
 import {TimeBins} from './time-bins.js'
 import {
   type Notice,
@@ -17,16 +17,9 @@ import {
   type SweepRequest,
 } from '../simulate/index.js'
 
-export interface TieredReportRequest {
+/** The trace and configuration as the untiered report reads them (LoadRequest), and the sweep's settings. */
+export interface TieredReportRequest extends LoadRequest {
   config: string
-  trace?: string
-  /** the name the page gives the trace (default its file name) */
-  traceLabel?: string
-  blockSize?: number
-  bytesPerToken?: number
-  /** as simulate's --replay-mode and --write-delay-ns */
-  replayMode?: 'read_write' | 'request'
-  writeDelayNs?: number
   /** the capacity of the swept tier the answer is given at (GiB); default the smallest point at 90 % of the ceiling */
   capacityGb?: number
   /** the storage whose capacity varies (default: the one `lmt simulate --sweep` varies) */
@@ -35,7 +28,6 @@ export interface TieredReportRequest {
   points: number
   seed: bigint
   jobs?: number
-  skipInvalid: boolean
   version: string
   onProgress?(p: {phase: string; done: number; total: number}): void
 }

@@ -365,21 +365,11 @@ export default class Report extends LmtCommand {
     const doc = await writePage(
       (onProgress) =>
         buildTieredReport({
+          ...request,
           config: run.config,
           trace: converted?.trace ?? flags.trace,
           traceLabel: converted ? run.labels : undefined,
-          blockSize: request.blockSize,
-          bytesPerToken: request.bytesPerToken,
-          replayMode: request.replayMode,
-          writeDelayNs: request.writeDelayNs,
-          capacityGb: request.capacityGb,
           storage: flags['sweep-storage'],
-          group: request.group,
-          points: request.points,
-          seed: request.seed,
-          jobs: request.jobs,
-          skipInvalid: request.skipInvalid,
-          version: request.version,
           onProgress,
         }),
       renderTieredReportHtml,

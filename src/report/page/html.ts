@@ -152,7 +152,8 @@ function meta(doc: ReportDocument): string {
   return `${escapeHtml(String(t.name))} · ${int(t.rows as number)} rows · ${int(doc.characterization.overall.requests)} requests · ${int(t.instances as number)} instance${t.instances === 1 ? '' : 's'} · ${num(t.duration_seconds as number, 0)} s of trace · block size ${sizes} tokens · group ${escapeHtml(doc.answer.group)}`
 }
 
-function notices(doc: ReportDocument): string {
+/** The notices' section (none: nothing), on every report page. */
+export function notices(doc: Pick<ReportDocument, 'notices'>): string {
   if (doc.notices.length === 0) return ''
   return `<section><h2>Notices</h2><ul class="notices">${doc.notices.map((n) => `<li class="${n.level}">${escapeHtml(n.message)} <code>${escapeHtml(n.code)}</code></li>`).join('')}</ul></section>`
 }

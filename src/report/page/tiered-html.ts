@@ -1,7 +1,7 @@
 // The page of a tiered configuration's report: the hit rate against the swept tier's capacity (the total solid, one
 // dashed line per tier), the share each tier serves at the chosen capacity, what the page leaves out and why, and
 // the untiered page's trace section.
-import {chartFigure, standalonePage, traceSectionHtml} from './html.js'
+import {chartFigure, notices, standalonePage, traceSectionHtml} from './html.js'
 import {traceCharts} from '../charts/trace-charts.js'
 import {escapeHtml} from './escape-html.js'
 import {tierSharesText, type TieredReportDocument} from '../tiered.js'
@@ -126,11 +126,6 @@ function headline(doc: TieredReportDocument): string {
 
 function leftOut(doc: TieredReportDocument): string {
   return `<p class="note">Left out for tiers: ${doc.answer.left_out.map((l) => `<b>${escapeHtml(l.section)}</b> (${escapeHtml(l.reason)})`).join('; ')}.</p>`
-}
-
-function notices(doc: TieredReportDocument): string {
-  if (doc.notices.length === 0) return ''
-  return `<section><h2>Notices</h2><ul class="notices">${doc.notices.map((n) => `<li class="${n.level}">${escapeHtml(n.message)} <code>${escapeHtml(n.code)}</code></li>`).join('')}</ul></section>`
 }
 
 /** The whole page. */

@@ -72,10 +72,12 @@ export function tierCsvHeader(tiers: number): string {
   return cols.join(',')
 }
 
-/** A tiered row's tier cells (`inputTokens`: the row's, the denominator of every tier's rate). */
+/** The cells a tiered row ends with, comma first (`inputTokens`: the row's, every tier's rate's denominator); '' untiered. */
 export function tierCsvCells(
-  t: {hitTokens: readonly number[]; blocks: readonly number[]},
+  t: {hitTokens: readonly number[]; blocks: readonly number[]} | undefined,
   inputTokens: number,
 ): string {
-  return t.hitTokens.map((h, i) => `${h},${formatG(rate(h, inputTokens))},${t.blocks[i]}`).join(',')
+  return t === undefined
+    ? ''
+    : t.hitTokens.map((h, i) => `,${h},${formatG(rate(h, inputTokens))},${t.blocks[i]}`).join('')
 }

@@ -491,12 +491,10 @@ function addPoint(
   const cells = plan.tiers
     ? tieredCapacityCells(plan, cap)
     : capacityCells(cap, quotaUnits(point.groupCfg), plan.weights, point.members[0]?.weight ?? 1)
-  const tierCells = (t: PointResult['members'][number]['tiers'], inputTokens: number) =>
-    t === undefined ? '' : `,${tierCsvCells(t, inputTokens)}`
   for (const m of point.members)
     tally.csvRows.push(
       sweepCsvRow(plan.policy, cells, m.instanceId, m.counters as unknown as Record<string, number>, method) +
-        tierCells(m.tiers, m.counters.input_tokens),
+        tierCsvCells(m.tiers, m.counters.input_tokens),
     )
   const totals = totalsOf(point.members)
   if (plan.bounded)
@@ -508,7 +506,7 @@ function addPoint(
     )
   const groupTiers = plan.tiers ? sumTiers(point.members) : undefined
   tally.csvRows.push(
-    sweepCsvRow(plan.policy, cells, '*', totals, method) + tierCells(groupTiers, totals.input_tokens),
+    sweepCsvRow(plan.policy, cells, '*', totals, method) + tierCsvCells(groupTiers, totals.input_tokens),
   )
   if (plan.tiers && groupTiers)
     plan.tiers.curves.push(
@@ -635,16 +633,14 @@ function addInfinite(plan: SweepPlan, tally: SweepTally): Record<string, number>
       ? {hitTokens: m.accTierHitTokens, blocks: m.tiered.policies.map((p) => p.size)}
       : undefined,
   }))
-  const tierCells = (t: PointResult['members'][number]['tiers'], inputTokens: number) =>
-    t === undefined ? '' : `,${tierCsvCells(t, inputTokens)}`
   for (const m of members)
     tally.csvRows.push(
       sweepCsvRow('infinite', inf, m.instanceId, m.counters as unknown as Record<string, number>) +
-        tierCells(m.tiers, m.counters.input_tokens),
+        tierCsvCells(m.tiers, m.counters.input_tokens),
     )
   const infTotals = totalsOf(plan.infinite.members)
   tally.csvRows.push(
-    sweepCsvRow('infinite', inf, '*', infTotals) + tierCells(sumTiers(members), infTotals.input_tokens),
+    sweepCsvRow('infinite', inf, '*', infTotals) + tierCsvCells(sumTiers(members), infTotals.input_tokens),
   )
   return infTotals
 }
