@@ -49,3 +49,23 @@ export function playRows(
 export function playInMemory(rows: readonly TraceRow[], opts: PlayerOptions): Player {
   return playRows(rows, () => new Player(opts)).player
 }
+
+/**
+ * Rows held in memory (sorted) in play order with request mode's scheduled writes (docs/simulate.md §4.2), for the
+ * offline passes (the stack pass, Belady): each request's write (`scheduled`, of the request's row), due `delay`
+ * after it, comes before the first later row whose timestamp reaches it, or at the end. The rows are sorted and the
+ * delay is constant, so writes are due in scheduling order: a FIFO suffices.
+ */
+export function* playOrder(
+  rows: readonly TraceRow[],
+  delay: bigint,
+): Generator<{row: TraceRow; scheduled: boolean}> {
+  const due: Array<{ts: bigint; row: TraceRow}> = []
+  let next = 0
+  for (const row of rows) {
+    while (next < due.length && due[next].ts <= row.ts) yield {row: due[next++].row, scheduled: true}
+    yield {row, scheduled: false}
+    if (row.type === 'request') due.push({ts: row.ts + delay, row})
+  }
+  while (next < due.length) yield {row: due[next++].row, scheduled: true}
+}

@@ -1,6 +1,7 @@
 // The `belady` oracle (docs/simulate.md §6.4): farthest-next-need eviction, computed offline over the replay sequence.
 import type {SimConfig} from '../config/config.js'
 import {PrefixBlocks} from './prefix-blocks.js'
+import {playOrder} from '../engine/play-rows.js'
 import {quotaUnits, weightOf} from '../config/capacity.js'
 import type {TraceRow} from '../input/trace-rows.js'
 
@@ -215,29 +216,14 @@ function playSequence(
     return ids
   }
   const ops: Op[] = []
-  const delay = BigInt(cfg.trace_replay.write_delay_ns)
-  const pending: Array<{ts: bigint; seq: number; inst: number; keys: readonly number[]}> = []
-  let seq = 0
-  // rows come sorted and the delay is constant, so scheduled writes are due in scheduling order: a FIFO suffices
-  let head = 0
-  const flush = (upTo: bigint | undefined) => {
-    while (head < pending.length && (upTo === undefined || pending[head].ts <= upTo)) {
-      const w = pending[head++]
-      ops.push({get: false, inst: w.inst, ids: idsOf(w.inst, w.keys), inputLen: 0})
-    }
-  }
-  for (const row of rows) {
-    flush(row.ts)
+  for (const {row, scheduled} of playOrder(rows, BigInt(cfg.trace_replay.write_delay_ns))) {
     const inst = instIndex.get(row.instance)
     if (inst === undefined) continue
-    if (row.type === 'write') ops.push({get: false, inst, ids: idsOf(inst, row.keys), inputLen: 0})
-    else {
-      if (row.queryType === 'prefix_match')
-        ops.push({get: true, inst, ids: idsOf(inst, row.keys), inputLen: row.inputLen})
-      if (row.type === 'request') pending.push({ts: row.ts + delay, seq: seq++, inst, keys: row.keys})
-    }
+    if (scheduled || row.type === 'write')
+      ops.push({get: false, inst, ids: idsOf(inst, row.keys), inputLen: 0})
+    else if (row.queryType === 'prefix_match')
+      ops.push({get: true, inst, ids: idsOf(inst, row.keys), inputLen: row.inputLen})
   }
-  flush(undefined)
   return ops
 }
 

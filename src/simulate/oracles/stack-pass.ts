@@ -4,6 +4,7 @@
 import type {GroupConfig, InstanceConfig, SimConfig} from '../config/config.js'
 import {splitByMask} from '../engine/engine.js'
 import {PrefixBlocks} from './prefix-blocks.js'
+import {playOrder} from '../engine/play-rows.js'
 import {type GroupCapacity, groupAtCapacity, quotaBlocks, weightOf} from '../config/capacity.js'
 import type {InstanceCounters, PointResult} from '../engine/player.js'
 import type {TraceRow} from '../input/trace-rows.js'
@@ -33,48 +34,6 @@ class Fenwick {
     let s = 0
     for (; i > 0; i -= i & -i) s += this.t[i]
     return s
-  }
-}
-
-/** A get or a write of the swept instance, in the order the replay applies them (§4.2). */
-interface InstanceEvent {
-  get: boolean
-  keys: readonly number[]
-  mask: boolean[] | number
-  inputLen: number
-  queryType: string
-  /** the line of the row (of the request, for a scheduled write) */
-  lineNo: number
-}
-
-/**
- * The instance's gets and writes in replay order: rows as they come, and in request mode each request's scheduled
- * write, applied before the first later row whose timestamp reaches it (ties in scheduling order), or at the end.
- */
-function* instanceEvents(rows: readonly TraceRow[], id: string, delay: bigint): Generator<InstanceEvent> {
-  const due: Array<{ts: bigint; row: TraceRow}> = [] // in scheduling order, which is also due order
-  let next = 0
-  const write = (r: TraceRow): InstanceEvent => ({...asEvent(r), get: false})
-  for (const row of rows) {
-    if (row.instance !== id) continue
-    while (next < due.length && due[next].ts <= row.ts) yield write(due[next++].row)
-    if (row.type === 'write') yield write(row)
-    else {
-      yield asEvent(row)
-      if (row.type === 'request') due.push({ts: row.ts + delay, row})
-    }
-  }
-  while (next < due.length) yield write(due[next++].row)
-}
-
-function asEvent(r: TraceRow): InstanceEvent {
-  return {
-    get: true,
-    keys: r.keys,
-    mask: r.mask,
-    inputLen: r.inputLen,
-    queryType: r.queryType,
-    lineNo: r.lineNo,
   }
 }
 
@@ -185,9 +144,10 @@ function scanUnits(
   let M = new Float64Array(64)
   let remoteBefore = new Int32Array(65)
   let blockOf = new Int32Array(64)
-  let get: InstanceEvent | undefined
-  for (const event of instanceEvents(rows, id, delay)) {
-    if (event.get) {
+  let get: TraceRow | undefined
+  for (const {row: event, scheduled} of playOrder(rows, delay)) {
+    if (event.instance !== id) continue
+    if (!scheduled && event.type !== 'write') {
       if (event.queryType !== 'prefix_match')
         return `E4: line ${event.lineNo}: a get with query_type ${event.queryType}`
       if (get) return `E4: line ${get.lineNo}: a get not followed by its write`

@@ -29,7 +29,7 @@ type StreamedPlay = Omit<SingleRun, 'sizes'> & {unsortedAt?: number}
 
 /** Plays the trace at the configured capacities, its CSVs committed, the instances without a get noted. */
 export async function runSingle(setup: RunSetup): Promise<SingleRun> {
-  const run = setup.cfg.tiered ? await playTiered(setup) : await playSettled(setup)
+  const run = await playSettled(setup)
   const main = run.main
   await main.closeCsvs(true)
   for (const i of main.ordered) {
@@ -44,44 +44,44 @@ export async function runSingle(setup: RunSetup): Promise<SingleRun> {
 }
 
 /**
- * A tiered configuration's play: the trace read whole with its rows' TTLs and played in the July-2026 Optimizer's
- * order (rows of equal timestamps as its unstable sort leaves them).
+ * The streamed play with the block sizes settled before it. After a row out of order the trace is read whole,
+ * sorted and played from memory. A tiered configuration's rows are read with their TTLs and its keys' values (the
+ * sharded LRU's shards), streamed only while the timestamps strictly increase (then the July-2026 Optimizer's
+ * unstable sort leaves the rows as they are), else played in that sort's order.
  */
-async function playTiered(setup: RunSetup): Promise<SingleRun> {
+async function playSettled(setup: RunSetup): Promise<SingleRun> {
   const sizes = await settleRunSizes(setup)
-  // streamed while the timestamps strictly increase (then the Optimizer's sort leaves the rows as they are)
-  const streamKeys = KeyInterner.forTraceBytes(setup.stats.bytes)
-  let streamed: StreamedPlay
+  const tiered = setup.cfg.tiered === true
+  const streamKeys = tiered ? KeyInterner.forTraceBytes(setup.stats.bytes) : undefined
+  const player = (keys?: KeyInterner) => () =>
+    newMainPlayer(setup, sizes, keys && ((k, m) => keys.unsignedMod(k, m)))
+  let run: SingleRun
   try {
-    streamed = await streamPlay(
-      setup,
-      () => newMainPlayer(setup, sizes, (k, m) => streamKeys.unsignedMod(k, m)),
-      streamKeys,
-    )
+    const streamed = await streamPlay(setup, player(streamKeys), streamKeys)
+    run = {...streamed, sizes}
+    if (streamed.unsortedAt !== undefined) {
+      const held = tiered ? await tieredRows(setup) : await resortedRows(setup, streamed.unsortedAt)
+      const played = playRows(held.rows, player(held.keys))
+      run = {
+        main: played.player,
+        sorted: held.ordered,
+        playSeconds: played.seconds,
+        writeSeconds: played.writeSeconds,
+        rowsInMemory: held.rows,
+        sizes,
+      }
+    }
   } catch (err) {
     throw await withTraceFit(setup, sizes, err)
   }
-  if (streamed.unsortedAt === undefined) {
-    reportStranded(setup, streamed.main)
-    return {...streamed, sizes}
-  }
+  if (tiered) reportStranded(setup, run.main)
+  return run
+}
+
+/** A tiered configuration's rows read whole, in the July-2026 Optimizer's order (its unstable sort's, for ties). */
+async function tieredRows(setup: RunSetup): Promise<{rows: TraceRow[]; ordered: boolean; keys: KeyInterner}> {
   Object.assign(setup.stats, newStats(setup.tracePath))
-  const {rows, keys, ordered} = await loadTieredSetupRows(setup)
-  let run: ReturnType<typeof playRows>
-  try {
-    run = playRows(rows, () => newMainPlayer(setup, sizes, (k, m) => keys.unsignedMod(k, m)))
-  } catch (err) {
-    throw await withTraceFit(setup, sizes, err)
-  }
-  reportStranded(setup, run.player)
-  return {
-    main: run.player,
-    sorted: ordered,
-    playSeconds: run.seconds,
-    writeSeconds: run.writeSeconds,
-    rowsInMemory: rows,
-    sizes,
-  }
+  return await loadTieredSetupRows(setup)
 }
 
 /** The warning of a tiered play whose TTL stranded blocks in another tier (docs/simulate.md §10.6). */
@@ -93,19 +93,6 @@ function reportStranded(setup: RunSetup, player: Player): void {
       `${stranded} blocks expired through one tier while another tier's ttl policy still held them (its expiry event had gone stale when a copy or an access in another tier moved the shared TTL anchor); lmt removed them from every tier. The Optimizer keeps them listed in that tier after freeing them, and its results on this configuration are undefined (it can crash)`,
       'warning',
     )
-}
-
-/** The streamed play (a re-sorted one after a row out of order) with the block sizes settled before it. */
-async function playSettled(setup: RunSetup): Promise<SingleRun> {
-  const sizes = await settleRunSizes(setup)
-  let run: StreamedPlay
-  try {
-    run = await streamPlay(setup, () => newMainPlayer(setup, sizes))
-  } catch (err) {
-    throw await withTraceFit(setup, sizes, err)
-  }
-  if (run.unsortedAt !== undefined) return await playResorted(setup, sizes, run.unsortedAt)
-  return {...run, sizes}
 }
 
 /** A player of the run that writes its CSVs (rows kept as numbers and written between batches). */
@@ -197,8 +184,11 @@ function traceRows(setup: RunSetup, tieredKeys?: KeyInterner): AsyncGenerator<Tr
   return readTraceRowBatches(opts, stats)
 }
 
-/** The trace re-read into memory, stable-sorted and played (after a row out of order at line `unsortedAt`). */
-async function playResorted(setup: RunSetup, sizes: RunSizes, unsortedAt: number): Promise<SingleRun> {
+/** The trace re-read into memory and stable-sorted (after a row out of order at line `unsortedAt`). */
+async function resortedRows(
+  setup: RunSetup,
+  unsortedAt: number,
+): Promise<{rows: TraceRow[]; ordered: false; keys?: KeyInterner}> {
   const {tracePath, traceName} = setup
   setup.notes.add(
     'LMT_SIM_RESORT',
@@ -208,18 +198,5 @@ async function playResorted(setup: RunSetup, sizes: RunSizes, unsortedAt: number
   // the same read as a sweep's (its own resort notice is not needed: the one above says more)
   const rows = await loadSorted(tracePath, traceName, setup.resolved, setup.req, stats2, new Notes())
   Object.assign(setup.stats, stats2)
-  let run: ReturnType<typeof playRows>
-  try {
-    run = playRows(rows, () => newMainPlayer(setup, sizes))
-  } catch (err) {
-    throw await withTraceFit(setup, sizes, err)
-  }
-  return {
-    main: run.player,
-    sorted: false,
-    playSeconds: run.seconds,
-    writeSeconds: run.writeSeconds,
-    rowsInMemory: rows,
-    sizes,
-  }
+  return {rows, ordered: false}
 }
