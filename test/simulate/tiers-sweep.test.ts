@@ -233,6 +233,51 @@ describe('simulate --sweep of a tiered group', () => {
     },
   )
 
+  it('says at which points a TTL under tiers stranded blocks, as the single run says it', async () => {
+    // ttl, write_through, promotion and propagation off, refresh on, TTL 2 s: the configuration that makes the
+    // Optimizer read a freed block (docs/simulate.md §10.6)
+    const c = JSON.parse(readFileSync(join(JULY, 't2_wt_gen', 'config.json'), 'utf8'))
+    c.trace_file_path = join(JULY, 'traces', 'gen.jsonl')
+    c.output_result_path = join(tmp.dir, 'stranded')
+    const g = c.instance_groups[0]
+    g.tier_strategy = {...g.tier_strategy, promote_enabled: false, access_propagation_enabled: false}
+    g.default_block_ttl_seconds = 2
+    g.instances[0].eviction_policy_type = 'ttl'
+    g.instances[0].eviction_policy_params = {}
+    const path = join(tmp.dir, 'stranded.json')
+    writeFileSync(path, JSON.stringify(c))
+    const r = await lmt([
+      'simulate',
+      path,
+      '--sweep',
+      '--sweep-unit',
+      'gib',
+      '--sweep-capacities',
+      `${g.storages[0].capacity},1`,
+      '--jobs',
+      '2',
+      '--no-plots',
+      '--quiet',
+    ])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const warning = summaryOf('stranded').notices.find((n: Json) => n.code === 'LMT_SIM_TTL_STRANDED')
+    expect(warning?.level).toBe('warning')
+    expect(warning?.message).toMatch(/^at [12] of the 2 points, up to \d+ blocks expired through one tier/)
+    const clean = await lmt([
+      'simulate',
+      julyCase('ttl_t2_casc_gen').path,
+      '--sweep',
+      '--sweep-points',
+      '3',
+      '--no-plots',
+      '--quiet',
+    ])
+    expect(clean.exitCode, clean.stderr).toBe(0)
+    expect(summaryOf('ttl_t2_casc_gen').notices.map((n: Json) => n.code)).not.toContain(
+      'LMT_SIM_TTL_STRANDED',
+    )
+  })
+
   it('takes fractions of the working set in bytes when the instances’ blocks differ in size, worked by hand', async () => {
     // a: 2 blocks of 1 KiB, b: 1 block of 3 KiB; the working set is 5 KiB, in units of 1 KiB (the largest size both
     // block sizes are multiples of): fractions 0.2, 0.6 and 1 are 1, 3 and 5 KiB

@@ -44,6 +44,8 @@ export interface PointResult {
     /** a tiered instance: per tier in priority order, its hit tokens and the blocks it holds at the end */
     tiers?: {hitTokens: number[]; blocks: number[]}
   }>
+  /** a tiered group: blocks a TTL expiry removed from a tier whose own expiry event had gone stale */
+  strandedExpiries?: number
 }
 
 export interface PlotPoint {

@@ -48,6 +48,7 @@ export function pointResult(r: Replayer, groupName: string): PointResult {
   const g = r.groups.find((x) => x.cfg.group_name === groupName) as Replayer['groups'][number]
   return {
     blockLookups: r.blockLookups,
+    strandedExpiries: g.tiered?.strandedExpiries,
     groupCfg: g.cfg,
     members: g.members.map((m) => ({
       instanceId: m.cfg.instance_id,

@@ -116,6 +116,8 @@ interface SweepTally {
   lines: string[]
   lookups: number
   largest: Player
+  /** per point, the blocks a TTL expiry stranded (docs/simulate.md §10.6) */
+  stranded: number[]
 }
 
 export async function runSweep(
@@ -141,6 +143,7 @@ export async function runSweep(
     lines: [],
     lookups: infinitePlay.blockLookups + plan.stack.blockLookups,
     largest: infinitePlay,
+    stranded: [],
   }
   // the points are independent plays: on worker threads unless one thread is asked for (or point CSVs, which
   // this thread writes); results are assembled in point order either way, so they never depend on --jobs
@@ -153,6 +156,13 @@ export async function runSweep(
   await addPoints(plan, tally, parallel?.points, out, csvName)
   if (withBelady) addBelady(plan, tally, notes, parallel?.belady)
   const infTotals = addInfinite(plan, tally)
+  const stranded = tally.stranded.filter((n) => n > 0)
+  if (stranded.length > 0)
+    notes.add(
+      'LMT_SIM_TTL_STRANDED',
+      `at ${stranded.length} of the ${caps.length} points, up to ${Math.max(...stranded)} blocks expired through one tier while another tier's ttl policy still held them; lmt removed them from every tier, where the Optimizer's results are undefined (docs/simulate.md §10.6)`,
+      'warning',
+    )
   const files = req.pending ?? new PendingFiles()
   files.writeAtomic(join(out, 'sweep.csv'), tally.csvRows.join('\n') + '\n')
   const playSeconds = (performance.now() - t0) / 1000
@@ -476,6 +486,7 @@ async function addPoints(
       tally.largest = player
     }
     if (method === 'replay') tally.lookups += point.blockLookups
+    tally.stranded.push(point.strandedExpiries ?? 0)
     addPoint(plan, tally, cap, point, method)
   }
 }
