@@ -44,7 +44,7 @@ export class KeySlots {
   /**
    * Live slots per bucket of fingerprints: a key whose bucket holds none has no slot, known without its id (most
    * keys of an engine's trace never get a slot, and building an id string for each was a tenth of the collector's
-   * survivors).
+   * survivors; a plain Map by id made a whole replay take 1.16x the CPU time and 1.19x the peak memory).
    */
   private readonly live = new Uint32Array(LIVE_BUCKETS)
 

@@ -51,6 +51,7 @@ export function hasDuplicateIds(keys: readonly ObjectKey[]): boolean {
   const n = keys.length
   if (n < 2) return false
   // ids are compared only where fingerprints agree: an open-addressing table reused call after call, no allocation
+  // (a Set of the ids made a whole replay of an engine's trace take 1.26x the CPU time and 1.2x the peak memory)
   if (dupSlots.length < 2 * n) {
     let size = dupSlots.length
     while (size < 2 * n) size *= 2
