@@ -6,7 +6,6 @@
 // (block id × tiers + tier): no object per block or per block and tier, so the garbage collector has no heap of
 // them to trace (docs/simulate.md §8.3).
 
-import {BinaryHeap} from '../../util/binary-heap.js'
 import {grown} from '../../util/grown.js'
 import {partialSortBy} from '../../util/libstdcxx-sort.js'
 import {type CacheTree, NONE} from './cache-tree.js'
@@ -416,21 +415,113 @@ class RandomLru implements TierPolicy {
   }
 }
 
-/** A pending expiry of a block (`serial`: which block of its slot; `version`: its tier's event count then). */
-interface ExpiryEvent {
-  expire: bigint
-  version: number
-  block: number
-  serial: number
+/** a time's high 32 bits and low 32 bits, each exact in a double: compared as a pair, they order as the time */
+const high = (t: bigint): number => Number(t >> 32n)
+const low = (t: bigint): number => Number(BigInt.asUintN(32, t))
+
+/**
+ * The ttl policy's min-heap of expiry events by time: util/binary-heap.ts's sift, step for step (so events of equal
+ * times leave in the same order), over an event id and its time per place instead of an object per event. The time
+ * is kept as two doubles: a BigInt comparison costs a call, and a pop makes dozens.
+ */
+class ExpiryHeap {
+  private hi = new Float64Array(1024)
+  private lo = new Float64Array(1024)
+  private id = new Int32Array(1024)
+  size = 0
+
+  /** whether the first event's time is before time (h, l) (the heap must not be empty) */
+  topBefore(h: number, l: number): boolean {
+    return this.hi[0] < h || (this.hi[0] === h && this.lo[0] < l)
+  }
+
+  get topId(): number {
+    return this.id[0]
+  }
+
+  /** an event at time (h, l) (see {@link high}) */
+  push(h: number, l: number, id: number): void {
+    let i = this.size++
+    if (i === this.id.length) {
+      this.hi = grown(this.hi, 2 * i)
+      this.lo = grown(this.lo, 2 * i)
+      this.id = grown(this.id, 2 * i)
+    }
+    const {hi, lo} = this
+    for (; i > 0;) {
+      const p = (i - 1) >> 1
+      if (!(h < hi[p] || (h === hi[p] && l < lo[p]))) break
+      hi[i] = hi[p]
+      lo[i] = lo[p]
+      this.id[i] = this.id[p]
+      i = p
+    }
+    hi[i] = h
+    lo[i] = l
+    this.id[i] = id
+  }
+
+  /** removes the first event */
+  pop(): void {
+    const n = --this.size
+    if (n === 0) return
+    const {hi, lo} = this
+    const h = hi[n]
+    const l = lo[n]
+    const id = this.id[n]
+    let i = 0
+    for (;;) {
+      const a = 2 * i + 1
+      let m = i
+      let mh = h
+      let ml = l
+      if (a < n && (hi[a] < mh || (hi[a] === mh && lo[a] < ml))) {
+        m = a
+        mh = hi[a]
+        ml = lo[a]
+      }
+      const b = a + 1
+      if (b < n && (hi[b] < mh || (hi[b] === mh && lo[b] < ml))) {
+        m = b
+        mh = hi[b]
+        ml = lo[b]
+      }
+      if (m === i) break
+      hi[i] = mh
+      lo[i] = ml
+      this.id[i] = this.id[m]
+      i = m
+    }
+    hi[i] = h
+    lo[i] = l
+    this.id[i] = id
+  }
+
+  clear(): void {
+    this.size = 0
+  }
 }
 
 /** `ttl`: expiry events in a min-heap; capacity eviction harvests, then (with fallback) takes the oldest. */
 class TtlPolicy implements TierPolicy {
+  size = 0
+  /** the held entries, most recent first */
   private readonly list: EntryList
-  /** the held blocks, in the order they were registered (a rebuilt heap is pushed in this order) */
-  private readonly held = new Set<number>()
-  private heap = TtlPolicy.newHeap()
+  /** registrations so far (an entry's `pos` is its number: a rebuilt heap is pushed in registration order) */
+  private registered = 0
+  /** the expiry events by id: of which block (`serial`: which block of its slot), its version then */
+  private block = new Int32Array(1024)
+  private serial = new Float64Array(1024)
+  private version = new Float64Array(1024)
+  private events = 0
+  private readonly freeEvents: number[] = []
+  private readonly heap = new ExpiryHeap()
   private now = 0n
+  /** the last event's anchor and TTL, and its time as two doubles (the events of one row share them) */
+  private lastAnchor = -1n
+  private lastTtl = 0n
+  private lastHigh = 0
+  private lastLow = 0
 
   constructor(
     private readonly s: TieredInstance,
@@ -441,17 +532,12 @@ class TtlPolicy implements TierPolicy {
     this.list = new EntryList(s)
   }
 
-  private static newHeap(): BinaryHeap<ExpiryEvent> {
-    return new BinaryHeap<ExpiryEvent>((a, b) => a.expire < b.expire)
-  }
-
-  get size(): number {
-    return this.held.size
-  }
-
   register(b: number): void {
-    this.held.add(b)
-    this.list.pushFront(this.s.entry(b, this.tier))
+    const e = this.s.entry(b, this.tier)
+    this.s.flags[e] |= HELD
+    this.s.pos[e] = this.registered++
+    this.size++
+    this.list.pushFront(e)
     const last = this.s.lastAccess[b]
     if (last > this.now) this.now = last
     this.s.anchor[b] = last
@@ -460,8 +546,9 @@ class TtlPolicy implements TierPolicy {
 
   access(b: number, ts: bigint): void {
     if (ts > this.now) this.now = ts
-    if (!this.held.has(b)) return
-    this.list.toFront(this.s.entry(b, this.tier))
+    const e = this.s.entry(b, this.tier)
+    if ((this.s.flags[e] & HELD) === 0) return
+    this.list.toFront(e)
     if (this.refreshOnRead) {
       this.s.anchor[b] = ts
       this.pushEvent(b)
@@ -471,22 +558,49 @@ class TtlPolicy implements TierPolicy {
   private pushEvent(b: number): void {
     const s = this.s
     if (s.ttl[b] <= 0n) return
-    const e = s.entry(b, this.tier)
-    const version = ++s.version[e]
-    this.heap.push({expire: s.anchor[b] + s.ttl[b], version, block: b, serial: s.serial[b]})
-    if (this.heap.size > 4 * this.held.size && this.held.size > 0) this.rebuild()
+    this.push(b, ++s.version[s.entry(b, this.tier)])
+    if (this.heap.size > 4 * this.size && this.size > 0) this.rebuild()
+  }
+
+  /** an event of block b at its current anchor */
+  private push(b: number, version: number): void {
+    let id = this.freeEvents.pop()
+    if (id === undefined) {
+      id = this.events++
+      if (id === this.block.length) {
+        this.block = grown(this.block, 2 * id)
+        this.serial = grown(this.serial, 2 * id)
+        this.version = grown(this.version, 2 * id)
+      }
+    }
+    this.block[id] = b
+    this.serial[id] = this.s.serial[b]
+    this.version[id] = version
+    const anchor = this.s.anchor[b]
+    const ttl = this.s.ttl[b]
+    if (anchor !== this.lastAnchor || ttl !== this.lastTtl) {
+      const t = anchor + ttl
+      this.lastAnchor = anchor
+      this.lastTtl = ttl
+      this.lastHigh = high(t)
+      this.lastLow = low(t)
+    }
+    this.heap.push(this.lastHigh, this.lastLow, id)
   }
 
   /** one event per held block that can expire, at its current anchor */
   private rebuild(): void {
     const s = this.s
-    const heap = TtlPolicy.newHeap()
-    for (const b of this.held) {
-      const version = s.version[s.entry(b, this.tier)]
-      if (s.ttl[b] > 0n && version > 0)
-        heap.push({expire: s.anchor[b] + s.ttl[b], version, block: b, serial: s.serial[b]})
+    this.heap.clear()
+    this.freeEvents.length = 0
+    this.events = 0
+    const held: number[] = []
+    for (let e = this.list.head; e !== NONE; e = s.next[e]) held.push(e)
+    held.sort((x, y) => s.pos[x] - s.pos[y])
+    for (const e of held) {
+      const b = s.blockOf(e)
+      if (s.ttl[b] > 0n && s.version[e] > 0) this.push(b, s.version[e])
     }
-    this.heap = heap
   }
 
   advance(ts: bigint): void {
@@ -497,14 +611,15 @@ class TtlPolicy implements TierPolicy {
   harvest(): number[] {
     const s = this.s
     const out: number[] = []
-    for (;;) {
-      const top = this.heap.peek()
-      if (top === undefined || !(top.expire < this.now)) break
+    const h = high(this.now)
+    const l = low(this.now)
+    while (this.heap.size > 0 && this.heap.topBefore(h, l)) {
+      const id = this.heap.topId
       this.heap.pop()
-      const b = top.block
-      // an event of a block since forgotten, or of an earlier block of the slot, or superseded
-      if (top.serial !== s.serial[b] || !this.held.has(b) || s.version[s.entry(b, this.tier)] !== top.version)
-        continue
+      this.freeEvents.push(id)
+      const b = this.block[id]
+      // an event of an earlier block of the slot, or superseded, or of a block since forgotten (its version is 0)
+      if (this.serial[id] !== s.serial[b] || s.version[s.entry(b, this.tier)] !== this.version[id]) continue
       if (!(s.ttl[b] > 0n && this.now > s.anchor[b] + s.ttl[b])) continue
       this.forget(b)
       s.dropLocation(b, this.tier)
@@ -514,15 +629,17 @@ class TtlPolicy implements TierPolicy {
   }
 
   forget(b: number): void {
-    if (!this.held.delete(b)) return
     const e = this.s.entry(b, this.tier)
+    if ((this.s.flags[e] & HELD) === 0) return
+    this.s.flags[e] &= ~HELD
+    this.size--
     this.list.unlink(e)
     this.s.version[e] = 0
   }
 
   evict(count: number): number[] {
     const out = this.harvest()
-    if (this.held.size === 0) return out
+    if (this.size === 0) return out
     if (this.evictsForCapacity)
       while (out.length < count && this.list.tail !== NONE) {
         const b = this.s.blockOf(this.list.tail)
@@ -624,8 +741,8 @@ export class TieredInstance implements Policy {
   write: bigint[] = []
   prev = new Int32Array(0)
   next = new Int32Array(0)
-  /** random_lru: the entry's place in its array */
-  pos = new Int32Array(0)
+  /** random_lru: the entry's place in its array; ttl: its registration's number */
+  pos = new Float64Array(0)
   /** ttl: the entry's expiry events pushed since it entered the tier (0: none) */
   version = new Float64Array(0)
 
