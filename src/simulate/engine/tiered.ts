@@ -77,8 +77,8 @@ interface TierPolicy {
   readonly evictsForCapacity: boolean
   register(b: number): void
   access(b: number, ts: bigint): void
-  /** removes up to n blocks from the tier (their location included) */
-  evict(n: number): number[]
+  /** removes up to n blocks from the tier (their location included), appended to `out`; how many */
+  evict(n: number, out: number[]): number
   /** forgets a block whose location is gone already */
   forget(b: number): void
 }
@@ -151,6 +151,8 @@ class ShardedLru implements TierPolicy {
   private readonly rounds: number
   private readonly amplification: number
   private readonly oldest: OldestTail
+  /** an eviction's candidates (reused) */
+  private readonly candidates: number[] = []
 
   constructor(
     private readonly s: TieredInstance,
@@ -209,12 +211,13 @@ class ShardedLru implements TierPolicy {
     return this.s.time(this.s.blockOf(e), this.tier)
   }
 
-  evict(count: number): number[] {
-    if (count <= 0 || this.size === 0) return []
+  evict(count: number, out: number[]): number {
+    if (count <= 0 || this.size === 0) return 0
     const wanted = Math.max(Math.trunc(this.amplification * count), count)
     const rounds = Math.min(this.rounds, this.shardCount)
     const perRound = Math.ceil(wanted / rounds)
-    const candidates: number[] = []
+    const candidates = this.candidates
+    candidates.length = 0
     for (let r = 0; r < rounds && candidates.length < wanted; r++) {
       const best = this.oldestShard()
       if (best < 0) break
@@ -229,8 +232,8 @@ class ShardedLru implements TierPolicy {
     if (candidates.length > count) partialSortBy(candidates, count, (a, b) => this.time(a) < this.time(b))
     for (let k = count; k < candidates.length; k++)
       this.shardOf(candidates[k], true).insertBefore(candidates[k], NONE)
-    const out: number[] = []
-    for (let k = 0; k < candidates.length && k < count; k++) {
+    const n = Math.min(candidates.length, count)
+    for (let k = 0; k < n; k++) {
       const e = candidates[k]
       const b = this.s.blockOf(e)
       this.s.flags[e] &= ~HELD
@@ -238,7 +241,7 @@ class ShardedLru implements TierPolicy {
       this.s.dropLocation(b, this.tier)
       out.push(b)
     }
-    return out
+    return n
   }
 }
 
@@ -291,11 +294,11 @@ class LeafAwareLru implements TierPolicy {
     return true
   }
 
-  evict(count: number): number[] {
+  evict(count: number, out: number[]): number {
     const t = this.s.tree
-    const out: number[] = []
+    let n = 0
     const processed = new Set<number>()
-    while (out.length < count && this.list.tail !== NONE) {
+    while (n < count && this.list.tail !== NONE) {
       const e = this.list.tail
       const b = this.s.blockOf(e)
       this.unlist(e)
@@ -304,6 +307,7 @@ class LeafAwareLru implements TierPolicy {
       this.size--
       this.s.dropLocation(b, this.tier)
       out.push(b)
+      n++
       const parent = t.nParent[t.bNode[b]]
       if (parent !== NONE && !processed.has(parent) && this.isDataLeaf(parent)) {
         let any = false
@@ -315,7 +319,7 @@ class LeafAwareLru implements TierPolicy {
         if (any) processed.add(parent)
       }
     }
-    return out
+    return n
   }
 
   /** the July generation's sorted insert: its walks use "newer than", on a list kept newest first */
@@ -392,9 +396,9 @@ class RandomLru implements TierPolicy {
     this.s.flags[e] &= ~HELD
   }
 
-  evict(count: number): number[] {
+  evict(count: number, out: number[]): number {
     const n = this.blocks.length
-    if (n === 0 || count <= 0) return []
+    if (n === 0 || count <= 0) return 0
     const total = Math.min(count, n)
     const drawn = Math.min(Math.max(this.samples, 0), n)
     const draws: number[] = []
@@ -403,15 +407,16 @@ class RandomLru implements TierPolicy {
     const k = Math.min(total, drawn)
     partialSortBy(draws, k, (a, b) => this.stamps[a] < this.stamps[b])
     const chosen = draws.slice(0, k).map((d) => this.blocks[d])
-    const out: number[] = []
+    let taken = 0
     for (const b of chosen) {
-      if (out.length >= total) break
+      if (taken >= total) break
       if ((this.s.flags[this.s.entry(b, this.tier)] & HELD) === 0) continue // drawn twice
       this.forget(b)
       this.s.dropLocation(b, this.tier)
       out.push(b)
+      taken++
     }
-    return out
+    return taken
   }
 }
 
@@ -607,10 +612,10 @@ class TtlPolicy implements TierPolicy {
     if (ts > this.now) this.now = ts
   }
 
-  /** removes every held block expired now */
-  harvest(): number[] {
+  /** removes every held block expired now, appended to `out`; how many */
+  harvest(out: number[]): number {
     const s = this.s
-    const out: number[] = []
+    const before = out.length
     const h = high(this.now)
     const l = low(this.now)
     while (this.heap.size > 0 && this.heap.topBefore(h, l)) {
@@ -625,7 +630,7 @@ class TtlPolicy implements TierPolicy {
       s.dropLocation(b, this.tier)
       out.push(b)
     }
-    return out
+    return out.length - before
   }
 
   forget(b: number): void {
@@ -637,17 +642,18 @@ class TtlPolicy implements TierPolicy {
     this.s.version[e] = 0
   }
 
-  evict(count: number): number[] {
-    const out = this.harvest()
-    if (this.size === 0) return out
+  evict(count: number, out: number[]): number {
+    let n = this.harvest(out)
+    if (this.size === 0) return n
     if (this.evictsForCapacity)
-      while (out.length < count && this.list.tail !== NONE) {
+      while (n < count && this.list.tail !== NONE) {
         const b = this.s.blockOf(this.list.tail)
         this.forget(b)
         this.s.dropLocation(b, this.tier)
         out.push(b)
+        n++
       }
-    return out
+    return n
   }
 }
 
@@ -706,9 +712,10 @@ export class TieredInstance implements Policy {
   readonly tiers: number
   /** the lru shard count (values ≤ 0 mean 1) */
   readonly shardCount: number
-  /** the blocks evicted from the tier being checked, then from every tier of the check (for cleanup) */
-  readonly tierEvicted: number[] = []
+  /** the blocks evicted by a capacity check, tier after tier (for cleanup) */
   readonly checkEvicted: number[] = []
+  /** where the blocks of the tier being checked begin in {@link checkEvicted} */
+  tierStart = 0
   /** whether the last {@link read} wrote a tier location (a selective copy or a promotion) */
   wrote = false
   /** blocks its tiers gave up for capacity (a block demoted from one tier to the next counts once) */
@@ -962,12 +969,13 @@ export class TieredInstance implements Policy {
   /** CLEANUP: blocks no tier holds are reset; nodes left with only such blocks and no children are removed */
   cleanup(evicted: readonly number[]): void {
     const t = this.tree
-    const nodes: number[] = []
+    const nodes = this.cleanupNodes
     for (const b of evicted) {
       if (this.held[b] !== 0) continue
       this.lastAccess[b] = this.writeTime[b] = this.anchor[b] = -1n
       this.ttl[b] = 0n
-      nodes.push(t.bNode[b])
+      // blocks of one node mostly go together: a repeat is skipped (a later one is harmless)
+      if (nodes.length === 0 || nodes[nodes.length - 1] !== t.bNode[b]) nodes.push(t.bNode[b])
     }
     let removed = true
     while (removed) {
@@ -982,7 +990,11 @@ export class TieredInstance implements Policy {
         removed = true
       }
     }
+    nodes.length = 0
   }
+
+  /** the nodes {@link cleanup} examines (reused) */
+  private readonly cleanupNodes: number[] = []
 }
 
 /** A group: its instances, the tiers' quotas, capacity eviction and TTL expiry. */
@@ -1025,8 +1037,8 @@ export class TieredGroup {
     for (const {inst, policy: p} of ttl) {
       p.advance(ts)
       if (p.size === 0) continue
-      const out = p.harvest()
-      if (out.length === 0) continue
+      const out: number[] = []
+      if (p.harvest(out) === 0) continue
       expired ??= new Map()
       const list = expired.get(inst)
       if (list) list.push(...out)
@@ -1066,19 +1078,17 @@ export class TieredGroup {
     for (let tier = 0; tier < tiers; tier++) {
       const excess = this.excess(tier)
       if (excess <= 0) continue
+      for (const inst of members) inst.tierStart = inst.checkEvicted.length
       if (mode === 1) this.evictGroupRough(tier, excess)
       else this.evictInstance(trigger, tier, excess)
       const cascades = tier + 1 < tiers && edges[tier].writeMode === 'cascading'
       for (const inst of members) {
-        const blocks = inst.tierEvicted
-        if (blocks.length === 0) continue
+        const blocks = inst.checkEvicted
+        const end = blocks.length
+        if (end === inst.tierStart) continue
         any = true
-        inst.evictions += blocks.length
-        for (const b of blocks) {
-          if (cascades) inst.appendToChain(b, tier + 1, ts)
-          inst.checkEvicted.push(b)
-        }
-        blocks.length = 0
+        inst.evictions += end - inst.tierStart
+        if (cascades) for (let k = inst.tierStart; k < end; k++) inst.appendToChain(blocks[k], tier + 1, ts)
       }
     }
     if (!any) return
@@ -1097,11 +1107,10 @@ export class TieredGroup {
       for (const inst of this.members) {
         const p = inst.policies[tier]
         if (!p.evictsForCapacity) continue
-        const blocks = p.evict(this.setup.batch)
-        if (blocks.length === 0) continue
+        const n = p.evict(this.setup.batch, inst.checkEvicted)
+        if (n === 0) continue
         any = true
-        total += blocks.length * inst.bytesPerBlock
-        for (const b of blocks) inst.tierEvicted.push(b)
+        total += n * inst.bytesPerBlock
       }
       if (!any) break
     }
@@ -1119,10 +1128,9 @@ export class TieredGroup {
         const needed = Math.ceil((excess - total) / inst.bytesPerBlock)
         count = batch < 0 ? needed : Math.min(batch, needed)
       }
-      const blocks = p.evict(count)
-      if (blocks.length === 0) break
-      total += blocks.length * inst.bytesPerBlock
-      for (const b of blocks) inst.tierEvicted.push(b)
+      const n = p.evict(count, inst.checkEvicted)
+      if (n === 0) break
+      total += n * inst.bytesPerBlock
     }
   }
 }
