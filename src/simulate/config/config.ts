@@ -309,23 +309,16 @@ function resolvePaths(
   flags: SimFlags,
   notes: Notes,
 ): {trace: string | undefined; output: string | undefined} {
-  const trace =
-    flags.trace !== undefined
-      ? resolve(flags.trace)
-      : typeof raw.trace_file_path === 'string'
-        ? resolve(dir, raw.trace_file_path)
-        : undefined
-  if (flags.trace !== undefined && raw.trace_file_path !== undefined)
-    notes.add('LMT_SIM_OVERRIDE', `/trace_file_path overridden by --trace ${flags.trace}`)
-  const output =
-    flags.outputDir !== undefined
-      ? resolve(flags.outputDir)
-      : typeof raw.output_result_path === 'string'
-        ? resolve(dir, raw.output_result_path)
-        : undefined
-  if (flags.outputDir !== undefined && raw.output_result_path !== undefined)
-    notes.add('LMT_SIM_OVERRIDE', `/output_result_path overridden by --output-dir ${flags.outputDir}`)
-  return {trace, output}
+  const path = (flag: string | undefined, key: string, flagName: string): string | undefined => {
+    if (flag !== undefined && raw[key] !== undefined)
+      notes.add('LMT_SIM_OVERRIDE', `/${key} overridden by ${flagName} ${flag}`)
+    if (flag !== undefined) return resolve(flag)
+    return typeof raw[key] === 'string' ? resolve(dir, raw[key]) : undefined
+  }
+  return {
+    trace: path(flags.trace, 'trace_file_path', '--trace'),
+    output: path(flags.outputDir, 'output_result_path', '--output-dir'),
+  }
 }
 
 /** What resolving the groups and instances of one file shares: the flags, the notes, the names seen so far. */

@@ -56,13 +56,7 @@ export async function settleRunSizes(setup: RunSetup): Promise<RunSizes> {
     return {...runSizesOf(setup, fitsOfRows(rowsInMemory)), rowsInMemory, keys: tiered?.keys}
   }
   if (!needsInference(resolved)) return runSizesOf(setup, undefined)
-  const fits = await scanBlockSizes({
-    path: tracePath,
-    name: traceName,
-    skipInvalid: req.skipInvalid,
-    mode: cfg.trace_replay.mode,
-  })
-  return runSizesOf(setup, fits)
+  return runSizesOf(setup, await scanBlockSizes(setup, req.skipInvalid))
 }
 
 /**
@@ -86,7 +80,7 @@ export async function loadTieredSetupRows(setup: RunSetup): Promise<TieredRows> 
  * The sizes `fits` settle (undefined: every block size is given, checked row by row in the play). Inferred sizes
  * are written into the run's configuration; a contradiction or rows that fit no size throw.
  */
-export function runSizesOf(setup: RunSetup, fits: Map<string, BlockSizeFit> | undefined): RunSizes {
+function runSizesOf(setup: RunSetup, fits: Map<string, BlockSizeFit> | undefined): RunSizes {
   const {req, resolved, cfg, traceName} = setup
   const check = req.blockSizeCheck !== false
   const plan = settleBlockSizes(resolved, fits, traceName, check)
@@ -107,20 +101,9 @@ export function runSizesOf(setup: RunSetup, fits: Map<string, BlockSizeFit> | un
 export async function withTraceFit(setup: RunSetup, sizes: RunSizes, err: unknown): Promise<unknown> {
   const c = contradictionOf(err)
   if (c === undefined) return err
-  const all =
-    sizes.fits ??
-    (await scanBlockSizes({
-      path: setup.tracePath,
-      name: setup.traceName,
-      skipInvalid: true,
-      mode: setup.cfg.trace_replay.mode,
-    }))
+  const all = sizes.fits ?? (await scanBlockSizes(setup, true))
   return blockSizeError(c, all.get(c.instance))
 }
-
-// The pre-pass that infers block sizes: one read of the trace with the play's own row reader (the same rules, the
-// same skips), keeping per instance only the interval of fitting block sizes. Keys are validated but not
-// interned, so memory stays at one BlockSizeFit per instance.
 
 /** An interner that checks keys (rule V8) but keeps none: every key is id 0. */
 class DiscardingInterner extends KeyInterner {
@@ -129,19 +112,16 @@ class DiscardingInterner extends KeyInterner {
   }
 }
 
-export interface BlockSizeScan {
-  path: string
-  name: string
-  skipInvalid: boolean
-  mode: 'read_write' | 'request'
-  onBytes?(bytes: number): void
-}
-
-/** The fit of every instance that has a get or request row, from one read of the trace file. */
-export async function scanBlockSizes(opts: BlockSizeScan): Promise<Map<string, BlockSizeFit>> {
+/**
+ * The pre-pass that infers block sizes: the fit of every instance that has a get or request row, from one read of
+ * the trace with the play's own row reader (the same rules, the same skips). Keys are validated but not interned,
+ * so memory stays at one BlockSizeFit per instance.
+ */
+async function scanBlockSizes(setup: RunSetup, skipInvalid: boolean): Promise<Map<string, BlockSizeFit>> {
+  const {tracePath: path, traceName: name, cfg} = setup
   const fits = new Map<string, BlockSizeFit>()
-  const keys = new DiscardingInterner()
-  for await (const rows of readTraceRowBatches({...opts, keys, countKeysOnly: true}, newStats(opts.path)))
+  const opts = {path, name, skipInvalid, mode: cfg.trace_replay.mode, keys: new DiscardingInterner()}
+  for await (const rows of readTraceRowBatches({...opts, countKeysOnly: true}, newStats(path)))
     for (let i = 0; i < rows.length; i++) addRowToFits(fits, rows[i])
   return fits
 }
