@@ -101,24 +101,8 @@ class Outcomes {
     if (this.byId !== undefined) this.byId.set(this.keys[i].id, code)
     else {
       this.codes[i] = code
-      if (code === 'SUCCESS') return
-      // a run of one error is counted once it ends: the counts' keys are still created in first-seen order
-      if (code === this.runCode) this.runLength++
-      else {
-        this.endRun()
-        this.runCode = code
-        this.runLength = 1
-      }
+      if (code !== 'SUCCESS') this.count(code, 1)
     }
-  }
-
-  /** the error of the latest keys set and how many in a row (not counted yet) */
-  private runCode: L1Code | undefined = undefined
-  private runLength = 0
-
-  private endRun(): void {
-    if (this.runCode !== undefined) this.count(this.runCode, this.runLength)
-    this.runCode = undefined
   }
 
   /** this op's error counts, once looked up (most keys of a call under pressure fail alike) */
@@ -133,10 +117,7 @@ class Outcomes {
   /** The codes by position, counted. */
   settle(): Results {
     const byId = this.byId
-    if (byId === undefined) {
-      this.endRun()
-      return this.codes
-    }
+    if (byId === undefined) return this.codes
     for (let i = 0; i < this.keys.length; i++) this.codes[i] = byId.get(this.keys[i].id) as L1Code
     for (const code of byId.values()) if (code !== 'SUCCESS') this.count(code, 1)
     return this.codes
