@@ -107,6 +107,7 @@ export async function loadPluginModule(
 ): Promise<string | undefined> {
   const note = sourceNote(source)
   const who = `${kind.what} module ${path}${note}`
+  let ns: Record<string, unknown>
   try {
     if (kind.standIn && pluginThreadAvailable && !isLmtModule(path)) {
       const events = await pluginThread().call<FoundEvent[]>('load', {what: kind.what, path, source}, who, {
@@ -115,13 +116,6 @@ export async function loadPluginModule(
       replayFound(kind, events, path, source)
       return undefined
     }
-  } catch (err) {
-    if (named) return loadFailure(err)
-    kind.warn(`cannot load ${who}: ${loadFailure(err)}`)
-    return undefined
-  }
-  let ns: Record<string, unknown>
-  try {
     // lmt's own modules (and, from sources, where there is no plugin thread, every module) load on lmt's thread
     ns = await importFile(path)
   } catch (err) {
