@@ -30,6 +30,22 @@ export function shellWords(line: string): string[] {
   return words
 }
 
+/** Words put on lines in turn: a word joins the current line while it fits in `room(lines finished so far)`. */
+function fillLines(words: readonly string[], room: (done: number) => number): string[] {
+  const lines: string[] = []
+  let current = ''
+  for (const word of words) {
+    if (current === '') current = word
+    else if (current.length + 1 + word.length <= room(lines.length)) current += ` ${word}`
+    else {
+      lines.push(current)
+      current = word
+    }
+  }
+  if (current !== '') lines.push(current)
+  return lines
+}
+
 /**
  * A command line broken into lines of at most `width` characters, only at the spaces between arguments: a path or a
  * quoted string longer than a line stays whole on a line of its own (a terminal folds it, and a copy keeps it whole).
@@ -48,40 +64,17 @@ export function breakCommand(line: string, width: number, indent = 2): string[] 
       i++
     } else units.push(w)
   }
-  const lines: string[] = []
-  let current = ''
-  // the room on a line: the width less its indentation and the ` \` that ends it
-  const room = () => width - (lines.length === 0 ? 0 : indent) - 2
   // a pair longer than a continuation line is broken between its two arguments
   const continuation = width - indent - 2
-  for (const unit of units) {
-    for (const part of unit.length > continuation && unit.includes(' ') ? shellWords(unit) : [unit]) {
-      if (current === '') current = part
-      else if (current.length + 1 + part.length <= room()) current += ` ${part}`
-      else {
-        lines.push(current)
-        current = part
-      }
-    }
-  }
-  if (current !== '') lines.push(current)
+  const parts = units.flatMap((u) => (u.length > continuation && u.includes(' ') ? shellWords(u) : [u]))
+  // the room on a line: the width less its indentation and the ` \` that ends it
+  const lines = fillLines(parts, (done) => width - (done === 0 ? 0 : indent) - 2)
   return lines.map((l, i) => (i === 0 ? '' : ' '.repeat(indent)) + l + (i < lines.length - 1 ? ' \\' : ''))
 }
 
 /** Words of prose wrapped at `width` (never inside a word). */
 function wrapProse(text: string, width: number): string[] {
-  const lines: string[] = []
-  let current = ''
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (current === '') current = word
-    else if (current.length + 1 + word.length <= width) current += ` ${word}`
-    else {
-      lines.push(current)
-      current = word
-    }
-  }
-  if (current !== '') lines.push(current)
-  return lines
+  return fillLines(text.split(/\s+/).filter(Boolean), () => width)
 }
 
 class LmtCommandHelp extends CommandHelp {
