@@ -29,12 +29,13 @@ const SWEEP = 'SWEEP'
 export const requestRowFlags = {
   'replay-mode': Flags.string({
     summary:
-      'read_write: get and write rows; request: each get schedules its write (default read_write, or request for a trace of request rows).',
+      'read_write: get and write rows; request: each get schedules its write (default trace_replay.mode, else read_write; --trace alone: request when its first row is one; a tier_strategy configuration reads no mode, its rows may mix).',
     options: ['read_write', 'request'],
     helpGroup: MODEL,
   }),
   'write-delay-ns': integerFlag({
-    summary: 'Request mode: nanoseconds from a get to its write (default 1).',
+    summary:
+      "Nanoseconds from a request row's read to its write (default trace_replay.write_delay_ns, else 1).",
     min: 1,
     helpGroup: MODEL,
   }),
