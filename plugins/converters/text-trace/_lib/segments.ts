@@ -4,7 +4,7 @@
 // rule, and the post-processor adds nothing, the ids of a text are, piece by piece, the ids of each piece encoded
 // alone with the added tokens' ids between them: a piece repeated across requests (a chat's history) need not be
 // encoded again. Any other tokenizer gets no splitter, and its texts are encoded whole.
-import {closeSync, openSync, readSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 
 /** A text cut at its added tokens: `pieces.length === tokens.length + 1`, piece i before token i. */
 export interface SplitText {
@@ -82,7 +82,7 @@ const addsNothing = (p: unknown): boolean =>
   p === null || (typeof p === 'object' && (p as {type?: unknown}).type === 'ByteLevel')
 
 /**
- * The splitter of a parsed tokenizer.json head (everything but the model), or undefined where it is not exact.
+ * The splitter of a parsed tokenizer.json, or undefined where it is not exact.
  * `idOf` gives the loaded tokenizer's id of a token (the Rust core may number added tokens otherwise than the file).
  */
 export function splitterForHead(
@@ -101,35 +101,14 @@ export function splitterForHead(
   return new Set(tokens.values()).size === tokens.size ? splitterOf(tokens) : undefined
 }
 
-const HEAD_BYTES = 2 << 20
-
-/**
- * The head of a tokenizer.json: the Rust core writes the model last, and parsing the vocabulary (~0.4 s for
- * Qwen3's) is not needed to know the added tokens; undefined when the head cannot be read.
- */
+/** The parsed tokenizer.json, as the splitter reads it; undefined when it cannot be read or has no added tokens. */
 export function readTokenizerHead(path: string): TokenizerHead | undefined {
-  const buf = Buffer.alloc(HEAD_BYTES)
-  let fd: number | undefined
   try {
-    fd = openSync(path, 'r')
-    const n = readSync(fd, buf, 0, HEAD_BYTES, 0)
-    const text = buf.toString('utf8', 0, n)
-    // the top-level "model" key: the first candidate the text before which parses as an object (an inner one
-    // leaves a brace open)
-    for (let at = text.indexOf('"model"'); at > 0; at = text.indexOf('"model"', at + 1)) {
-      const before = text.slice(0, at).trimEnd()
-      if (!before.endsWith(',')) continue
-      try {
-        const head = JSON.parse(before.slice(0, -1) + '}') as unknown
-        if (head && typeof head === 'object' && 'added_tokens' in head) return head as TokenizerHead
-      } catch {
-        // not the top level: try an earlier one
-      }
-    }
-    return undefined
+    const json = JSON.parse(readFileSync(path, 'utf8')) as unknown
+    return json !== null && typeof json === 'object' && 'added_tokens' in json
+      ? (json as TokenizerHead)
+      : undefined
   } catch {
     return undefined
-  } finally {
-    if (fd !== undefined) closeSync(fd)
   }
 }
