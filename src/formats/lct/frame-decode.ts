@@ -201,25 +201,6 @@ export function decodeRecordWith(r: MsgpackReader): DecodedRecordFields {
   return recordFields(r)
 }
 
-const KEY_BYTES = ['type', 't_mono', 't_wall', 'qualname', 'args'].map((k) => Buffer.from(k, 'latin1'))
-
-/** Which record field a key's bytes name (0–4), or -1. */
-function recordKeyId(buf: Uint8Array, start: number, length: number): number {
-  for (let id = 0; id < KEY_BYTES.length; id++) {
-    const k = KEY_BYTES[id]
-    if (k.length !== length) continue
-    let same = true
-    for (let i = 0; i < length; i++) {
-      if (buf[start + i] !== k[i]) {
-        same = false
-        break
-      }
-    }
-    if (same) return id
-  }
-  return -1
-}
-
 /** The qualname at pos (a str): a cut-short one fails where the span's reading finds it, as every reader's does. */
 function qualnameAt(r: MsgpackReader): string {
   const save = r.pos
@@ -239,7 +220,7 @@ export function scanRecordBody(
 }
 
 /**
- * The five record fields of one body, by key bytes into locals (no per-record map of fields). A repeated key keeps
+ * The five record fields of one body, by key into locals (no per-record map of fields). A repeated key keeps
  * its last value.
  */
 function recordFields(r: MsgpackReader): DecodedRecordFields {
@@ -253,14 +234,10 @@ function recordFields(r: MsgpackReader): DecodedRecordFields {
   let argsBadKey: string | undefined
   for (let i = 0; i < n; i++) {
     const save = r.pos
-    const span = r.strSpan()
     let id = -1
-    if (span) {
-      id = recordKeyId(r.buf, span.start, span.length)
-      if (id < 0) {
-        r.pos = save
-        r.value() // validates the key's UTF-8
-      }
+    if (r.strSpan()) {
+      r.pos = save // the span's reading found any cut-short key; the string's reading validates its UTF-8
+      id = RECORD_FIELD_NAMES.indexOf(r.readStr() as (typeof RECORD_FIELD_NAMES)[number])
     } else r.mapKey() // int keys never name a field; other key types are malformed
     if (id < 0) {
       r.value()
