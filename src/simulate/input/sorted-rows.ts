@@ -6,13 +6,6 @@ import type {ResolvedConfig} from '../config/config.js'
 import type {Notes} from '../config/notes.js'
 import type {SimulateRequest} from '../config/request.js'
 
-function stableSortRows(rows: TraceRow[]): TraceRow[] {
-  return rows
-    .map((row, i) => ({row, i}))
-    .sort((a, b) => (a.row.ts < b.row.ts ? -1 : a.row.ts > b.row.ts ? 1 : a.i - b.i))
-    .map((x) => x.row)
-}
-
 /** Reads every row of the trace and returns them sorted by timestamp (stable: equal timestamps keep file order). */
 export async function loadSorted(
   path: string,
@@ -48,5 +41,6 @@ export async function loadSorted(
     'LMT_SIM_RESORT',
     `${name}:${unsortedAt}: the trace is not sorted by timestamp_ns; it was stable-sorted in memory`,
   )
-  return stableSortRows(rows)
+  // Array.prototype.sort is stable: rows of equal timestamps keep file order
+  return rows.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0))
 }
