@@ -16,7 +16,7 @@ export interface EncodedRows {
   ts: BigInt64Array
   inputLen: Float64Array
   lineNo: Float64Array
-  /** a tiered row's `ttl_us` (0: none, which a tiered play reads as 0) */
+  /** the rows' `ttl_us` (0: none, which a tiered play reads as 0); empty when no row has one (untiered rows) */
   ttlUs: BigInt64Array
   keyStart: Int32Array
   keys: Int32Array
@@ -33,9 +33,11 @@ const shared = <T>(make: new (b: SharedArrayBuffer) => T, bytes: number, n: numb
 export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
   let keyCount = 0
   let maskCount = 0
+  let ttls = false
   for (const r of rows) {
     keyCount += r.keys.length
     if (Array.isArray(r.mask)) maskCount += r.mask.length
+    if (r.ttlUs !== undefined) ttls = true
   }
   const n = rows.length
   const index = new Map<string, number>()
@@ -54,7 +56,7 @@ export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
     ts: shared(BigInt64Array, 8, n),
     inputLen: shared(Float64Array, 8, n),
     lineNo: shared(Float64Array, 8, n),
-    ttlUs: shared(BigInt64Array, 8, n),
+    ttlUs: shared(BigInt64Array, 8, ttls ? n : 0),
     keyStart: shared(Int32Array, 4, n + 1),
     keys: shared(Int32Array, 4, keyCount),
     maskNum: shared(Float64Array, 8, n),
@@ -71,7 +73,7 @@ export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
     e.ts[i] = r.ts
     e.inputLen[i] = r.inputLen
     e.lineNo[i] = r.lineNo
-    e.ttlUs[i] = r.ttlUs ?? 0n
+    if (ttls) e.ttlUs[i] = r.ttlUs ?? 0n
     e.keyStart[i] = k
     for (const id of r.keys) e.keys[k++] = id
     e.maskStart[i] = m
@@ -93,6 +95,7 @@ export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
 export function decodeRows(e: EncodedRows, start: number, end: number): TraceRow[] {
   const rows = new Array<TraceRow>(end - start)
   const {keys, keyStart} = e
+  const ttls = e.ttlUs.length === e.n // else no row has one
   for (let i = start; i < end; i++) {
     const from = keyStart[i]
     const ids = new Array<number>(keyStart[i + 1] - from)
@@ -106,7 +109,7 @@ export function decodeRows(e: EncodedRows, start: number, end: number): TraceRow
       mask: maskOf(e, i),
       queryType: e.strings[e.query[i]],
       lineNo: e.lineNo[i],
-      ttlUs: e.ttlUs[i] === 0n ? undefined : e.ttlUs[i],
+      ttlUs: ttls && e.ttlUs[i] !== 0n ? e.ttlUs[i] : undefined,
     }
   }
   return rows
