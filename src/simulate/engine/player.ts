@@ -425,7 +425,7 @@ export class Player {
     group.expire(row.ts)
     const r = tiered.read(row.keys, row.mask, row.ts)
     if (tiered.wrote) group.evictIfNeeded(tiered, row.ts)
-    const hitTokens = r.tierHits.map((h) => h * inst.cfg.block_size)
+    const hitTokens = tiered.tierHits.map((h) => h * inst.cfg.block_size)
     for (let t = 0; t < hitTokens.length; t++) inst.accTierHitTokens[t] += hitTokens[t]
     this.recordRead(inst, row, r, tiered.cachedBlocks, () =>
       tierFields({

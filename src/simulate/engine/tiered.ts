@@ -9,7 +9,7 @@
 import {grown} from '../../util/grown.js'
 import {partialSortBy} from '../../util/libstdcxx-sort.js'
 import {type CacheTree, NONE} from './cache-tree.js'
-import {type Policy, SimInstance} from './engine.js'
+import {type Policy, type ReadResult, SimInstance} from './engine.js'
 import {XorShift64} from './xorshift64.js'
 import type {EdgeStrategy, WriteMode} from '../config/tiers.js'
 
@@ -32,12 +32,7 @@ class EntryList {
   constructor(private readonly s: TieredInstance) {}
 
   pushFront(e: number): void {
-    const {prev, next} = this.s
-    prev[e] = NONE
-    next[e] = this.head
-    if (this.head !== NONE) prev[this.head] = e
-    else this.tail = e
-    this.head = e
+    this.insertBefore(e, this.head)
   }
 
   unlink(e: number): void {
@@ -425,104 +420,29 @@ const high = (t: bigint): number => Number(t >> 32n)
 const low = (t: bigint): number => Number(BigInt.asUintN(32, t))
 
 /**
- * The ttl policy's min-heap of expiry events by time: util/binary-heap.ts's sift, step for step (so events of equal
- * times leave in the same order), over an event id and its time per place instead of an object per event. The time
- * is kept as two doubles: a BigInt comparison costs a call, and a pop makes dozens.
+ * `ttl`: a recency list and a min-heap of expiry events; capacity eviction harvests, then (with fallback) takes the
+ * oldest. The heap is util/binary-heap.ts's sift, step for step (so events of equal times leave in the same order),
+ * over event ids; an event's time is kept as two doubles, as a BigInt comparison costs a call and a pop makes dozens.
  */
-class ExpiryHeap {
-  private hi = new Float64Array(1024)
-  private lo = new Float64Array(1024)
-  private id = new Int32Array(1024)
-  size = 0
-
-  /** whether the first event's time is before time (h, l) (the heap must not be empty) */
-  topBefore(h: number, l: number): boolean {
-    return this.hi[0] < h || (this.hi[0] === h && this.lo[0] < l)
-  }
-
-  get topId(): number {
-    return this.id[0]
-  }
-
-  /** an event at time (h, l) (see {@link high}) */
-  push(h: number, l: number, id: number): void {
-    let i = this.size++
-    if (i === this.id.length) {
-      this.hi = grown(this.hi, 2 * i)
-      this.lo = grown(this.lo, 2 * i)
-      this.id = grown(this.id, 2 * i)
-    }
-    const {hi, lo} = this
-    for (; i > 0;) {
-      const p = (i - 1) >> 1
-      if (!(h < hi[p] || (h === hi[p] && l < lo[p]))) break
-      hi[i] = hi[p]
-      lo[i] = lo[p]
-      this.id[i] = this.id[p]
-      i = p
-    }
-    hi[i] = h
-    lo[i] = l
-    this.id[i] = id
-  }
-
-  /** removes the first event */
-  pop(): void {
-    const n = --this.size
-    if (n === 0) return
-    const {hi, lo} = this
-    const h = hi[n]
-    const l = lo[n]
-    const id = this.id[n]
-    let i = 0
-    for (;;) {
-      const a = 2 * i + 1
-      let m = i
-      let mh = h
-      let ml = l
-      if (a < n && (hi[a] < mh || (hi[a] === mh && lo[a] < ml))) {
-        m = a
-        mh = hi[a]
-        ml = lo[a]
-      }
-      const b = a + 1
-      if (b < n && (hi[b] < mh || (hi[b] === mh && lo[b] < ml))) {
-        m = b
-        mh = hi[b]
-        ml = lo[b]
-      }
-      if (m === i) break
-      hi[i] = mh
-      lo[i] = ml
-      this.id[i] = this.id[m]
-      i = m
-    }
-    hi[i] = h
-    lo[i] = l
-    this.id[i] = id
-  }
-
-  clear(): void {
-    this.size = 0
-  }
-}
-
-/** `ttl`: expiry events in a min-heap; capacity eviction harvests, then (with fallback) takes the oldest. */
 class TtlPolicy implements TierPolicy {
   size = 0
   /** the held entries, most recent first */
   private readonly list: EntryList
   /** registrations so far (an entry's `pos` is its number: a rebuilt heap is pushed in registration order) */
   private registered = 0
-  /** the expiry events by id: of which block (`serial`: which block of its slot), its version then */
+  /** the expiry events by id: their time (see {@link high}), block (`serial`: which block of its slot), version */
+  private hi = new Float64Array(1024)
+  private lo = new Float64Array(1024)
   private block = new Int32Array(1024)
   private serial = new Float64Array(1024)
   private version = new Float64Array(1024)
   private events = 0
   private readonly freeEvents: number[] = []
-  private readonly heap = new ExpiryHeap()
+  /** the heap of event ids */
+  private heap = new Int32Array(1024)
+  private heapSize = 0
   private now = 0n
-  /** the last event's anchor and TTL, and its time as two doubles (the events of one row share them) */
+  /** the last event's anchor and TTL, and its time (the events of one row share them) */
   private lastAnchor = -1n
   private lastTtl = 0n
   private lastHigh = 0
@@ -564,7 +484,12 @@ class TtlPolicy implements TierPolicy {
     const s = this.s
     if (s.ttl[b] <= 0n) return
     this.push(b, ++s.version[s.entry(b, this.tier)])
-    if (this.heap.size > 4 * this.size && this.size > 0) this.rebuild()
+    if (this.heapSize > 4 * this.size && this.size > 0) this.rebuild()
+  }
+
+  /** event a before event b */
+  private before(a: number, b: number): boolean {
+    return this.hi[a] < this.hi[b] || (this.hi[a] === this.hi[b] && this.lo[a] < this.lo[b])
   }
 
   /** an event of block b at its current anchor */
@@ -573,30 +498,53 @@ class TtlPolicy implements TierPolicy {
     if (id === undefined) {
       id = this.events++
       if (id === this.block.length) {
+        for (const k of ['hi', 'lo', 'serial', 'version'] as const) this[k] = grown(this[k], 2 * id)
         this.block = grown(this.block, 2 * id)
-        this.serial = grown(this.serial, 2 * id)
-        this.version = grown(this.version, 2 * id)
       }
     }
-    this.block[id] = b
-    this.serial[id] = this.s.serial[b]
-    this.version[id] = version
     const anchor = this.s.anchor[b]
     const ttl = this.s.ttl[b]
     if (anchor !== this.lastAnchor || ttl !== this.lastTtl) {
-      const t = anchor + ttl
       this.lastAnchor = anchor
       this.lastTtl = ttl
-      this.lastHigh = high(t)
-      this.lastLow = low(t)
+      this.lastHigh = high(anchor + ttl)
+      this.lastLow = low(anchor + ttl)
     }
-    this.heap.push(this.lastHigh, this.lastLow, id)
+    this.hi[id] = this.lastHigh
+    this.lo[id] = this.lastLow
+    this.block[id] = b
+    this.serial[id] = this.s.serial[b]
+    this.version[id] = version
+    if (this.heapSize === this.heap.length) this.heap = grown(this.heap, 2 * this.heapSize)
+    let i = this.heapSize++
+    for (; i > 0 && this.before(id, this.heap[(i - 1) >> 1]); i = (i - 1) >> 1)
+      this.heap[i] = this.heap[(i - 1) >> 1]
+    this.heap[i] = id
+  }
+
+  /** removes the first event of the heap */
+  private pop(): void {
+    const n = --this.heapSize
+    if (n === 0) return
+    const id = this.heap[n]
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      let m = i
+      let best = id
+      if (l < n && this.before(this.heap[l], best)) best = this.heap[(m = l)]
+      if (l + 1 < n && this.before(this.heap[l + 1], best)) best = this.heap[(m = l + 1)]
+      if (m === i) break
+      this.heap[i] = best
+      i = m
+    }
+    this.heap[i] = id
   }
 
   /** one event per held block that can expire, at its current anchor */
   private rebuild(): void {
     const s = this.s
-    this.heap.clear()
+    this.heapSize = 0
     this.freeEvents.length = 0
     this.events = 0
     const held: number[] = []
@@ -618,9 +566,9 @@ class TtlPolicy implements TierPolicy {
     const before = out.length
     const h = high(this.now)
     const l = low(this.now)
-    while (this.heap.size > 0 && this.heap.topBefore(h, l)) {
-      const id = this.heap.topId
-      this.heap.pop()
+    for (let id = this.heap[0]; this.heapSize > 0; id = this.heap[0]) {
+      if (!(this.hi[id] < h || (this.hi[id] === h && this.lo[id] < l))) break
+      this.pop()
       this.freeEvents.push(id)
       const b = this.block[id]
       // an event of an earlier block of the slot, or superseded, or of a block since forgotten (its version is 0)
@@ -687,14 +635,6 @@ export interface TieredGroupSetup {
   seed: bigint
 }
 
-/** The counts of one read (hits per tier in `tierHits`). */
-export interface TieredRead {
-  localHit: number
-  remoteHit: number
-  localRead: number
-  tierHits: number[]
-}
-
 /**
  * One instance: its prefix tree (a SimInstance whose policy it is), one policy per tier, and what each block is in
  * the tiers. Per block: the tiers holding it, its last write and access, its TTL and anchor; per entry (block and
@@ -720,7 +660,8 @@ export class TieredInstance implements Policy {
   wrote = false
   /** blocks its tiers gave up for capacity (a block demoted from one tier to the next counts once) */
   evictions = 0
-  private readonly result: TieredRead
+  /** the last {@link read}'s hits per tier */
+  readonly tierHits: number[]
   /** the TTL the blocks of the write being inserted get */
   private writeTtl = 0n
   /** the edges' settings, flattened for the per-block paths */
@@ -772,7 +713,7 @@ export class TieredInstance implements Policy {
     this.engine = new SimInstance(this, 1)
     this.tree = this.engine.tree
     this.policies = g.tierNames.map((_, tier) => this.newPolicy(tier))
-    this.result = {localHit: 0, remoteHit: 0, localRead: 0, tierHits: g.tierNames.map(() => 0)}
+    this.tierHits = g.tierNames.map(() => 0)
   }
 
   private newPolicy(tier: number): TierPolicy {
@@ -921,17 +862,13 @@ export class TieredInstance implements Policy {
   /**
    * LOOKUP: the longest present prefix (the engine's walk, {@link onAccessed} per hit); each hit is counted for
    * the first tier holding it, its accesses are propagated, and it is copied (selective writes) and promoted.
-   * Returns the counts (the object is reused); {@link wrote} says whether a tier was written.
+   * Returns the engine's counts (reused by its next read); {@link tierHits} has the hits per tier and
+   * {@link wrote} says whether a tier was written.
    */
-  read(keys: readonly number[], mask: readonly boolean[] | number, ts: bigint): TieredRead {
-    const r = this.result
-    r.tierHits.fill(0)
+  read(keys: readonly number[], mask: readonly boolean[] | number, ts: bigint): ReadResult {
+    this.tierHits.fill(0)
     this.wrote = false
-    const got = this.engine.get(keys, mask, ts)
-    r.localHit = got.localHit
-    r.remoteHit = got.remoteHit
-    r.localRead = got.localRead
-    return r
+    return this.engine.get(keys, mask, ts)
   }
 
   /** one hit block: counted, accessed, copied, promoted */
@@ -940,7 +877,7 @@ export class TieredInstance implements Policy {
     const base = b * this.tiers
     let h = 0
     while ((this.flags[base + h] & PRESENT) === 0) h++
-    this.result.tierHits[h]++
+    this.tierHits[h]++
     this.lastAccess[b] = ts
     this.policies[h].access(b, ts)
     this.last[base + h] = ts

@@ -101,8 +101,8 @@ function write(i: TieredInstance, keys: number[], ts: bigint, ttlUs?: bigint): v
 /** a read as the player does it; the hits per tier */
 function read(i: TieredInstance, keys: number[], ts: bigint): number[] {
   i.group.expire(ts)
-  const r = i.read(keys, 0, ts)
-  const hits = [...r.tierHits]
+  i.read(keys, 0, ts)
+  const hits = [...i.tierHits]
   if (i.wrote) i.group.evictIfNeeded(i, ts)
   return hits
 }
