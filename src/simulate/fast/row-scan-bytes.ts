@@ -158,39 +158,6 @@ export function keyArrayBytes(b: Uint8Array, p: number, out: HalvesList): number
   }
 }
 
-/** {@link keyArrayBytes} for a pre-pass: the keys checked the same way and counted (`out.length`), not read. */
-export function keyCountBytes(b: Uint8Array, p: number, out: HalvesList): number {
-  out.length = 0
-  p = skipWsBytes(b, p + 1)
-  if (b[p] === 0x5d) return p + 1
-  let n = 0
-  for (;;) {
-    let c = b[p]
-    const negative = c === 0x2d
-    if (negative) c = b[++p]
-    if (!(c >= 0x30 && c <= 0x39)) return -1
-    const start = p
-    if (c === 0x30 && b[p + 1] >= 0x30 && b[p + 1] <= 0x39) return -1 // a leading zero
-    do c = b[++p]
-    while (c >= 0x30 && c <= 0x39)
-    if (c === 0x2e || c === 0x65 || c === 0x45) return -1
-    const digits = p - start
-    if (digits >= 19) {
-      if (negative ? digits > 19 || !notAbove(b, start, 19, NEG_LIMIT) : digits > 20) return -1
-      if (!negative && digits === 20 && !notAbove(b, start, 20, POS_LIMIT)) return -1
-    }
-    n++
-    if (isWsByte(c)) c = b[(p = skipWsBytes(b, p))]
-    if (c === 0x2c) {
-      p = skipWsBytes(b, p + 1)
-      continue
-    }
-    if (c !== 0x5d) return -1
-    out.length = n
-    return p + 1
-  }
-}
-
 /** A block_mask list of booleans at p (its `[`) into `out`: its end, -2 when an item is no boolean, -1 when unsure. */
 function boolListBytes(b: Uint8Array, p: number, out: boolean[]): number {
   p = skipWsBytes(b, p + 1)
@@ -355,10 +322,6 @@ export class RowByteScanner {
         }
         case F_KEYS: {
           if (c !== 0x5b) return undefined
-          if (interner === undefined) {
-            p = keyCountBytes(b, p, this.keyHalves)
-            break
-          }
           const e = this.remembered.endIfSame(b, p)
           sameKeys = e >= 0
           if (sameKeys) p = e
