@@ -153,7 +153,8 @@ export default class Convert extends LmtCommand {
   // current folder
   static override examples = [
     {
-      description: 'A KVCM event-publisher log (without -o: publisher_optimizer.jsonl beside the input)',
+      description:
+        'A KVCM event-publisher log (without -o: event_publisher_optimizer.jsonl in the current folder)',
       command:
         '<%= config.bin %> <%= command.id %> -i <%= config.root %>/samples/event_publisher.log -f publisher_log -o publisher_optimizer.jsonl',
     },
