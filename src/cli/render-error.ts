@@ -55,10 +55,20 @@ function flagNamed(message: string): string {
   return rest.startsWith(flag) ? rest : `${flag}: ${rest}`
 }
 
+/** oclif's `The following error occurred: Missing required flag format` as `missing required flag -f/--format`. */
+function missingFlagMessage(err: AnyError): string | undefined {
+  const names = [...err.message.matchAll(/^\s*Missing required flag (\S+)$/gm)].map((m) => m[1])
+  if (names.length === 0) return undefined
+  const flags = err.parse?.input?.flags ?? {}
+  return names
+    .map((n) => `missing required flag ${flags[n]?.char ? `-${flags[n].char}/` : ''}--${n}`)
+    .join('\n')
+}
+
 /** The message of an error as lmt prints it (also the `--json` error message). */
 export function errorMessage(err: unknown): string {
   const e = (err instanceof Error ? err : new Error(String(err))) as AnyError
-  return unknownFlagMessage(e) ?? flagNamed(e.message.replace(SEE_HELP, ''))
+  return unknownFlagMessage(e) ?? missingFlagMessage(e) ?? flagNamed(e.message.replace(SEE_HELP, ''))
 }
 
 /** What to do next about an error: its suggestions, and for a parse error where to find the command's flags. */

@@ -156,6 +156,16 @@ describe('did you mean', () => {
     })
   })
 
+  it('a missing required flag is named as it is typed, in the text form and under --json', async () => {
+    const r = lmtProcess(['convert', '-i', 'x'], {env})
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toBe(
+      'error: missing required flag -f/--format\nhint: run "lmt convert --help" for its flags and examples\n',
+    )
+    const j = await lmt(['convert', '-i', 'x', '--json'])
+    expect(JSON.parse(j.stdout).error.message).toBe('missing required flag -f/--format')
+  })
+
   it('a mistyped format', async () => {
     const input = join(ROOT, 'samples', 'mooncake_conversation_trace.jsonl')
     const r = await lmt(['convert', '-i', input, '-f', 'moonckae', '-o', join(tmp.dir, 'x.jsonl')])
