@@ -113,7 +113,8 @@ const convertFlags = {
     helpGroup: INPUT_GROUP,
   }),
   'num-workers': integerFlag({
-    summary: 'Worker threads for the converter (text_trace: tokenizer threads); 0 = the CPUs less one.',
+    summary:
+      'Worker threads a converter may use (text_trace: its tokenizer threads; qwen_bailian and mooncake do not read it: they use every core but one, 1 to 3); 0 = the CPUs less one.',
     default: 4,
     min: 0,
     minMeans: 'the CPUs less one',
