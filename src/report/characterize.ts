@@ -84,7 +84,8 @@ interface Accumulated {
   getBlocks: number
   seenBlocks: number
   noBlocks: number
-  firstBlocks: number
+  /** the first blocks of gets, counted once each (a write may have brought the block in before any get had it) */
+  firstBlocks: Set<number>
   leaves: Set<number>
   lengths: NumberList
   share: Histogram
@@ -110,7 +111,7 @@ function accumulate(
     getBlocks: 0,
     seenBlocks: 0,
     noBlocks: 0,
-    firstBlocks: 0,
+    firstBlocks: new Set(),
     leaves: new Set(),
     lengths: new NumberList(),
     share: new Histogram(SHARE_EDGES),
@@ -145,9 +146,9 @@ function visit(a: Accumulated, r: TraceRow, bins: TimeBins): void {
     parent = b
     arr.ensure(b)
     const isNew = b === before
+    if (j === 0 && get) a.firstBlocks.add(b)
     if (isNew) {
       a.perBin.cumulative[bin]++
-      if (j === 0 && get) a.firstBlocks++
     } else if (get) {
       seen++
       a.reuseSeconds.push(now - arr.lastSeconds[b])
@@ -222,7 +223,7 @@ function summarise(
     input_tokens: sum((a) => a.inputTokens),
     get_blocks: getBlocks,
     distinct_blocks: sum((a) => a.blocks.count),
-    distinct_first_blocks: sum((a) => a.firstBlocks),
+    distinct_first_blocks: sum((a) => a.firstBlocks.size),
     distinct_request_prefixes: sum((a) => a.leaves.size),
     input_len: {...percentiles(lengths.slice()), histogram: hist(lengths, edges.length)},
     sharing: {

@@ -89,6 +89,20 @@ async function simulateRate(trace: string, bs: number, cap: number, policy: stri
 beforeAll(() => writeFileSync(hand, HAND.map((r) => JSON.stringify(r)).join('\n') + '\n'))
 
 describe('lmt report: the characterization', () => {
+  it('a first block a write brought in before any get had it is still a distinct first block of the gets', async () => {
+    const rows = [
+      {type: 'write', instance_id: 'i', timestamp_ns: 1_000_000_000, keys: [7]},
+      {type: 'get', instance_id: 'i', timestamp_ns: 2_000_000_000, keys: [7, 8], input_len: 8},
+      {type: 'write', instance_id: 'i', timestamp_ns: 2_000_000_001, keys: [7, 8]},
+      {type: 'get', instance_id: 'i', timestamp_ns: 3_000_000_000, keys: [9], input_len: 4},
+      {type: 'write', instance_id: 'i', timestamp_ns: 3_000_000_001, keys: [9]},
+    ]
+    const trace = join(dir, 'write-first.jsonl')
+    writeFileSync(trace, rows.map((r) => JSON.stringify(r)).join('\n') + '\n')
+    const doc = await report(['--trace', trace, '--block-size', '4', '-o', join(dir, 'write-first.html')])
+    expect(doc.characterization.instances[0].distinct_first_blocks).toBe(2) // 7 and 9
+  })
+
   it('a hand-computed trace: sharing, distinct prefixes, reuse distance and time, popularity, block size', async () => {
     const doc = await report(['--trace', hand, '-o', join(dir, 'hand.html')])
     expect(doc.config.instances).toEqual([{instance_id: 'i', block_size: 4, block_size_source: 'inferred'}])
