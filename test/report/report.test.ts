@@ -101,6 +101,12 @@ describe('lmt report: the characterization', () => {
     writeFileSync(trace, rows.map((r) => JSON.stringify(r)).join('\n') + '\n')
     const doc = await report(['--trace', trace, '--block-size', '4', '-o', join(dir, 'write-first.html')])
     expect(doc.characterization.instances[0].distinct_first_blocks).toBe(2) // 7 and 9
+    // the stack pass cannot read a write before its get: no reuse distances, so no empty chart, and a note says why
+    expect(doc.characterization.instances[0].reuse_distance.available).toBe(false)
+    const html = readFileSync(join(dir, 'write-first.html'), 'utf8')
+    expect(html).not.toContain('id="chart-reuse-distance"')
+    expect(html).toContain('id="chart-reuse-time"')
+    expect(html).toContain('Reuse distance is measured by simulate')
   })
 
   it('a hand-computed trace: sharing, distinct prefixes, reuse distance and time, popularity, block size', async () => {

@@ -45,7 +45,8 @@ const HISTOGRAMS: readonly HistogramChart[] = [
     caption:
       'Re-referenced request blocks by LRU stack distance: distinct blocks referenced since the block was last used. An LRU cache of C blocks can hit only blocks whose distance is at most C; first references are not shown.',
     chartTitle: 'Reuse distance (distinct blocks)',
-    bins: (p) => p.reuse_distance.histogram,
+    // an instance the stack pass could not read has no distances (the page's note says why), not a zero bar
+    bins: (p) => (p.reuse_distance.available ? p.reuse_distance.histogram : []),
     xTitle: 'reuse distance (distinct blocks, log scale)',
     log: true,
     yTitle: 'blocks',
@@ -67,11 +68,14 @@ function histogramValues(doc: Characterized, pick: (p: Profile) => Bin[]): Array
   return doc.characterization.instances.flatMap((p) => pick(p).map((b) => ({...b, instance: p.instance_id})))
 }
 
+/** The histograms with data: reuse distance is left out when no instance has it. */
 export function histogramCharts(doc: Characterized, several: boolean): Chart[] {
-  return HISTOGRAMS.map((h) => ({
-    id: h.id,
-    title: h.title,
-    caption: h.caption,
-    spec: bars(h.chartTitle, histogramValues(doc, h.bins), h.xTitle, h.log, h.yTitle, several),
-  }))
+  return HISTOGRAMS.map((h) => ({h, values: histogramValues(doc, h.bins)}))
+    .filter(({values}) => values.length > 0)
+    .map(({h, values}) => ({
+      id: h.id,
+      title: h.title,
+      caption: h.caption,
+      spec: bars(h.chartTitle, values, h.xTitle, h.log, h.yTitle, several),
+    }))
 }
