@@ -128,6 +128,7 @@ export default class Simulate extends LmtCommand {
     '<%= command.id %> CONFIG.json [FLAGS]',
     '<%= command.id %> --trace TRACE.jsonl (--capacity-blocks N | --capacity GIB) [FLAGS]',
     '<%= command.id %> (CONFIG.json | --trace TRACE.jsonl) --sweep [FLAGS]',
+    '<%= command.id %> -i INPUT... -f FORMAT [FLAGS]',
   ]
 
   static override enableJsonFlag = true
