@@ -236,10 +236,13 @@ export default class Replay extends LmtCommand {
 
   private listLevels(levels: Awaited<ReturnType<typeof discoverLevels>>) {
     const listing = []
+    // columns as lmt levels aligns them
+    const w = Math.max(0, ...levels.names().map((n) => n.length))
+    const s = Math.max(0, ...levels.names().map((n) => levels.levels.get(n)?.source.length ?? 0))
     for (const name of levels.names()) {
       const r = levels.levels.get(name)
       if (!r) continue
-      this.log(`${name}  ${r.source}  ${r.level.description}`)
+      this.log(`${name.padEnd(w)}  ${r.source.padEnd(s)}  ${r.level.description}`)
       for (const [flag, def] of Object.entries(r.level.flags))
         this.log(`    --${flag}  ${(def as {summary?: string}).summary ?? ''}`)
       listing.push({

@@ -361,6 +361,7 @@ describe('lmt replay', () => {
     const r = await lmt(['replay', '--list-levels'])
     expect(r.exitCode).toBe(0)
     expect(r.stdout).toMatch(/^storage {2}built-in {2}LMCache's StorageManager/m)
+    expect(r.stdout).toMatch(/^events {3}built-in {2}LMCache cache events/m) // the columns aligned
     expect(r.stdout).toContain('--l1-size-gb')
   })
 })
