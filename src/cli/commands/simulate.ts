@@ -29,13 +29,13 @@ const SWEEP = 'SWEEP'
 export const requestRowFlags = {
   'replay-mode': Flags.string({
     summary:
-      'read_write: get and write rows; request: each get schedules its write (default trace_replay.mode, else read_write; --trace alone: request when its first row is one; a tier_strategy configuration reads no mode, its rows may mix).',
+      "read_write: get and write rows; request: each get schedules its write (default: the configuration's replay mode, else read_write; --trace alone: request when its first row is one; a tier_strategy configuration reads no mode, its rows may mix).",
     options: ['read_write', 'request'],
     helpGroup: MODEL,
   }),
   'write-delay-ns': integerFlag({
     summary:
-      "Nanoseconds from a request row's read to its write (default trace_replay.write_delay_ns, else 1).",
+      "Nanoseconds from a request row's read to its write (default: the configuration's write delay, else 1).",
     min: 1,
     helpGroup: MODEL,
   }),
