@@ -37,6 +37,10 @@ interface Request {
   sync?: Int32Array
 }
 
+// lmt's stdout carries only lmt's output (--json, -o -, trace dump), and nothing on this thread writes lmt's output
+// there: what plugin code prints (console.log, process.stdout.write) goes to stderr instead
+process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write
+
 const port = parentPort as MessagePort
 const state = new Int32Array(workerData.state as SharedArrayBuffer)
 const syncPort = workerData.syncPort as MessagePort
@@ -393,10 +397,18 @@ port.on('message', (req: Request) => {
     } else port.postMessage(message)
   }
   const op = OPS[req.op] as (args: unknown, id: number) => Promise<unknown>
-  op(req.args, req.id).then(
-    (value) => answer({id: req.id, ok: true, value}),
-    (err: unknown) => answer({id: req.id, ok: false, error: toWire(err)}),
-  )
+  void op(req.args, req.id)
+    .then(
+      (value) => ({id: req.id, ok: true, value}),
+      (err: unknown) => ({id: req.id, ok: false, error: toWire(err)}),
+    )
+    .then(async (message) => {
+      // what plugin code printed reaches lmt's stderr before the answer that may end lmt; a synchronous caller
+      // blocks lmt's thread, which then cannot take the text, so its answer does not wait
+      if (!req.sync && process.stderr.writableLength > 0)
+        await new Promise((resolve) => process.stderr.write('', resolve))
+      answer(message)
+    })
 })
 
 // lmt's modules and module hooks are ready: from here on, time is the plugin's

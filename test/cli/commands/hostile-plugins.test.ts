@@ -660,3 +660,41 @@ describe('a replay level that misbehaves (it runs on the plugin thread)', () => 
       expectUntouched(o)
     })
 })
+
+describe('a plugin that prints', () => {
+  it("goes to lmt's stderr: lmt's stdout carries only lmt's output", () => {
+    const dir = folder('chatty')
+    const module = write(
+      join(dir, 'chatty.mjs'),
+      "console.log('chatty at discovery')\n" +
+        "process.stdout.write('chatty raw write\\n')\n" +
+        'export class ChattyConverter {\n' +
+        '  convertToTraces() {\n' +
+        "    console.log('chatty during conversion')\n" +
+        "    return [{type: 'get', instance_id: 'a', timestamp_ns: 1}]\n" +
+        '  }\n' +
+        '}\n',
+    )
+    const out = join(dir, 'out.jsonl')
+    const json = run([
+      'convert',
+      '-i',
+      QWEN,
+      '-f',
+      'chatty',
+      '--converter-module',
+      module,
+      '-o',
+      out,
+      '--json',
+    ])
+    expect(json.exitCode, json.stderr).toBe(0)
+    expect(JSON.parse(json.stdout)).toMatchObject({format: 'chatty', traces: {total: 1}})
+    for (const text of ['chatty at discovery', 'chatty raw write', 'chatty during conversion'])
+      expect(json.stderr).toContain(text)
+    const piped = run(['convert', '-i', QWEN, '-f', 'chatty', '--converter-module', module, '-o', '-'])
+    expect(piped.exitCode, piped.stderr).toBe(0)
+    expect(piped.stdout).toBe('{"type": "get", "instance_id": "a", "timestamp_ns": 1}\n')
+    expect(piped.stderr).toContain('chatty during conversion')
+  })
+})
