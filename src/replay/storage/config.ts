@@ -160,10 +160,15 @@ export function flagsFromHeader(json: string, given: StorageFlags, warn: (m: str
 
 /** Value checks of §1.3 and the config (exit 2 on errors). */
 export function buildConfig(f: StorageFlags): {config: StorageManagerConfig; options: ModelOptions} {
+  const fromHeader = 'or --config-from-header: the configuration the trace was recorded with'
   if (f['l1-size-gb'] === undefined)
-    throw configError('missing required flag --l1-size-gb (or --config-from-header)')
+    throw lmtError('REPLAY_CONFIG', 'missing required flag --l1-size-gb (or --config-from-header)', {
+      suggestions: ['--l1-size-gb 8 for an L1 of 8 GiB', fromHeader],
+    })
   if (f['eviction-policy'] === undefined)
-    throw configError('missing required flag --eviction-policy (or --config-from-header)')
+    throw lmtError('REPLAY_CONFIG', 'missing required flag --eviction-policy (or --config-from-header)', {
+      suggestions: ['--eviction-policy LRU (or noop)', fromHeader],
+    })
   const size = f['l1-size-gb']
   if (!(size > 0) || !Number.isFinite(size)) throw configError('--l1-size-gb must be > 0')
   const policy = f['eviction-policy']

@@ -334,6 +334,14 @@ describe('lmt replay', () => {
     expect((await lmt(['replay', p, '--config-from-header'])).exitCode).toBe(2)
   })
 
+  it('a missing storage flag says what to give: the flag, or the header configuration', async () => {
+    const r = await lmt(['replay', join(LCT, 'v2_full_prefetch_cycle.lct'), '--l1-size-gb', '1'])
+    expect(r.exitCode).toBe(2)
+    expect(r.stderr).toContain(
+      'error: missing required flag --eviction-policy (or --config-from-header)\nhint: --eviction-policy LRU (or noop)\nhint: or --config-from-header: the configuration the trace was recorded with\n',
+    )
+  })
+
   it('--pace realtime waits for the recorded gaps (scaled by --speed)', async () => {
     const p = writeTrace(join(tmp.dir, 'slow.lct'), [
       [0.0, 'reserve_write', {keys: keys(0), layout_desc: LAYOUT, mode: 'new'}],
