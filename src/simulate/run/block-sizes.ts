@@ -1,5 +1,5 @@
 // The block sizes of a run, before any play: inferred from the trace where none is given, checked where one is
-// (docs/simulate.md §3.3). A sweep loads the whole trace here, sorted; its rows give the fits.
+// (docs/simulate.md §3.6). A sweep loads the whole trace here, sorted; its rows give the fits.
 import type {PlayerOptions} from '../engine/player.js'
 import {
   blockSizeError,
