@@ -98,6 +98,17 @@ export async function plotHitRateOverTime(
   return writePlot(files, dir, 'hit_rate_over_time', spec)
 }
 
+/** `text` in lines of at most `width` characters, broken between words (a longer word keeps a line of its own). */
+export function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = []
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1
+    if (last >= 0 && lines[last].length + 1 + word.length <= width) lines[last] += ` ${word}`
+    else lines.push(word)
+  }
+  return lines
+}
+
 /**
  * `sweep_hit_rate.svg`: token hit rate against capacity, with the infinite-capacity ceiling (§6.7). Nothing is
  * written (an empty list) when the sweep has no point.
@@ -130,7 +141,10 @@ export async function plotSweep(
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: {
       text: `${traceName} — group ${sweep.group_name as string}, ${tiers ? `capacity of tier ${tiers.swept_tier}` : 'capacity'} in ${unit}, ${blockSizes}`,
-      subtitle: inclusionNote(sweep.curve as Array<{capacity: number; rate: number}>),
+      // lines no wider than the plot, from its left edge: a centred line wider than the plot widens the picture
+      // on both sides, leaving an empty band left of the y axis
+      subtitle: wrapWords(inclusionNote(sweep.curve as Array<{capacity: number; rate: number}>), 95),
+      anchor: 'start',
     },
     width: 640,
     height: 320,

@@ -1,7 +1,7 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {blockSizeLabel, dataDomain, rateDomain} from '../../../src/simulate/output/plots.js'
+import {blockSizeLabel, dataDomain, rateDomain, wrapWords} from '../../../src/simulate/output/plots.js'
 import {convertSampleMooncake, lmt, tempDir} from '../../helpers/cli.js'
 
 const tmp = tempDir()
@@ -23,6 +23,12 @@ describe('plot axes and titles', () => {
     expect(rateDomain([0.97])).toEqual([0, 1])
     expect(rateDomain([1])).toEqual([0, 1])
     expect(rateDomain([0, 0])).toEqual([0, 0.1])
+  })
+
+  it('a note wraps between words, a word longer than a line on a line of its own', () => {
+    expect(wrapWords('aa bb cc dd', 5)).toEqual(['aa bb', 'cc dd'])
+    expect(wrapWords('aa bbbbbbb cc', 5)).toEqual(['aa', 'bbbbbbb', 'cc'])
+    expect(wrapWords('short', 80)).toEqual(['short'])
   })
 
   it('a data axis spans the data, widened beyond a single value', () => {
@@ -102,7 +108,11 @@ describe('simulate plots', () => {
     expect(r.exitCode, r.stderr).toBe(0)
     const s = spec(out, 'sweep_hit_rate')
     expect(s.title.text).toBe('mc.jsonl — group default, capacity in blocks, block size 512')
-    expect(s.title.subtitle).toMatch(/^The curve may fall: .*no inclusion property/)
+    expect(s.title.subtitle.join(' ')).toMatch(/^The curve may fall: .*no inclusion property/)
+    // the long note in lines from the plot's left edge: nothing but the y axis left of the plot
+    expect(Math.max(...s.title.subtitle.map((l: string) => l.length))).toBeLessThanOrEqual(95)
+    const svg = readFileSync(join(out, 'sweep_hit_rate.svg'), 'utf8')
+    expect(Number(/transform="translate\((\d+(?:\.\d+)?),/.exec(svg)?.[1])).toBeLessThan(80)
     const line = s.layer[0].encoding
     expect(line.x.scale).toEqual({type: 'log', domain: [1000, 17090], nice: false})
     expect(line.y.scale).toEqual({domain: [0, 0.4]}) // the infinite ceiling 0.373
