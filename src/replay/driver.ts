@@ -224,7 +224,7 @@ function startRun<C>(o: ReplayRunOptions<C>, scheduler: EventScheduler, record: 
 
 /** The trace's reader (the header was validated by the caller beforehand). */
 async function openRecords<C>(o: ReplayRunOptions<C>) {
-  // skipped frames and a truncated tail (docs/lct.md §4.5): printed once per kind with its offset, then counted
+  // skipped frames and a truncated tail (docs/lct.md §4.2): printed once per kind with its offset, then counted
   const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
   return await openTrace(o.file, {
     maxFrameBytes: o.maxFrameBytes,

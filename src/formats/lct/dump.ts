@@ -1,4 +1,4 @@
-// `lmt trace dump`'s one library call: every frame of a trace as one JSON-ready entry (docs/lct.md §9), the header
+// `lmt trace dump`'s one library call: every frame of a trace as one JSON-ready entry (docs/lct.md §8), the header
 // first and the reason the dump ended last.
 import {decodeArgs} from './codecs.js'
 import {decodeBody, type RawMap} from './msgpack.js'

@@ -120,7 +120,7 @@ export async function plotSweep(
   traceName: string,
   blockSizes: string,
 ): Promise<string[]> {
-  // a tiered group's sweep: the group's rate, then the share each tier serves (docs/simulate.md §10.7)
+  // a tiered group's sweep: the group's rate, then the share each tier serves (docs/simulate.md §10.8)
   const tierCurves =
     (sweep.tierCurves as
       Array<{name: string; points: Array<{capacity: number; rate: number}>}> | undefined) ?? []

@@ -1,4 +1,4 @@
-// The oracle references of a single run (docs/simulate.md §7): the infinite cache and Belady's next-need eviction,
+// The oracle references of a single run (docs/simulate.md §6.4): the infinite cache and Belady's next-need eviction,
 // each a pass over the trace's rows held in memory.
 import {Notes} from '../config/notes.js'
 import {stepProgress} from '../config/request.js'
@@ -64,7 +64,7 @@ export async function runOracles(
   return oracles
 }
 
-/** why a configuration with a tier_strategy has no Belady reference (docs/simulate.md §10.7) */
+/** why a configuration with a tier_strategy has no Belady reference (docs/simulate.md §10.8) */
 export const TIERED_BELADY =
   'no Belady reference for a configuration with a tier_strategy: next-need eviction is defined for one cache, not for tiers with promotion, write modes and TTL expiry'
 
@@ -90,7 +90,7 @@ function infiniteOracle(
   )
   return inf.player.groups.map((g) => {
     const t = totalsOf(g.members)
-    // blocks that can expire: the unlimited play bounds no other (§10.7), so it is reported and not checked against
+    // blocks that can expire: the unlimited play bounds no other (§10.8), so it is reported and not checked against
     if (!groupExpires(g.cfg)) ceilings.set(g.cfg.group_name, t.hit_tokens)
     return {
       group_name: g.cfg.group_name,

@@ -94,7 +94,7 @@ interface SweepPlan {
   bounded: boolean
 }
 
-/** The tiers of a tiered group's sweep (docs/simulate.md §10.7). */
+/** The tiers of a tiered group's sweep (docs/simulate.md §10.8). */
 interface TieredSweep {
   names: string[]
   /** the index of the tier whose capacity varies */
