@@ -32,6 +32,7 @@ export {
   resolveConfig,
   type SimConfig,
   type SimFlags,
+  TIERED_BLOCK_BYTES_HINT,
 } from './config/config.js'
 export {blocksToGib, CAPACITY_UNIT_NAMES, capacityUnitOf, gibToBlocks, quotaUnits} from './config/capacity.js'
 export {isTieredConfig} from './config/tiers.js'

@@ -214,6 +214,28 @@ describe('tiered configurations', () => {
     expect(report.stdout).toMatch(/^at hbm [\d.e-]+ GiB: [\d.]+ token hit rate: hbm [\d.]+, ssd [\d.]+$/m)
   })
 
+  it('--kv-layout is refused by simulate and report: a tiered group sizes its blocks by its instances', async () => {
+    const c = caseConfig('t2_wt_gen', 'kv-layout')
+    const path = join(tmp.dir, 'kv-layout.json')
+    writeFileSync(path, JSON.stringify(c))
+    const layout = ['--kv-layout', '2x36x512x8x128:bfloat16']
+    for (const args of [
+      ['simulate', path, ...layout, '--no-plots', '--json'],
+      ['simulate', path, ...layout, '--sweep', '--sweep-capacities', '1,2', '--no-plots', '--json'],
+      ['report', path, ...layout, '-o', join(tmp.dir, 'kv-layout.html'), '--json'],
+    ]) {
+      const r = await lmt(args)
+      expect(r.exitCode, args.join(' ')).toBe(2)
+      expect(JSON.parse(r.stdout).error).toMatchObject({
+        code: 'LMT_CLI_FLAG_NEEDS',
+        message: '--kv-layout needs a configuration without tier_strategy',
+      })
+      expect(JSON.parse(r.stdout).error.hint).toMatch(/block_size × bytes_per_token/)
+    }
+    expect(existsSync(c.output_result_path)).toBe(false)
+    expect(existsSync(join(tmp.dir, 'kv-layout.html'))).toBe(false)
+  })
+
   it('a group with one storage and no tier_strategy keeps lmt’s own form (24 columns)', async () => {
     const c = caseConfig('t1_hier_single_gen', 'own')
     const g = c.instance_groups[0]

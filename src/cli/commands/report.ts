@@ -17,6 +17,7 @@ import {
   readConfigFile,
   convertInput,
   type ConvertedInput,
+  TIERED_BLOCK_BYTES_HINT,
 } from '../../simulate/index.js'
 import {expandDirectoryInputs} from '../../convert/directory-inputs.js'
 import {LMCACHE_FORMAT, layoutBytesPerToken} from '../lmcache-simulate.js'
@@ -361,6 +362,10 @@ export default class Report extends LmtCommand {
     if (request.capacityBlocks !== undefined)
       throw lmtError('CLI_FLAG_NEEDS', '--capacity-blocks', 'a configuration without tier_strategy', {
         suggestions: ['a tiered configuration gives capacities in GiB: --capacity'],
+      })
+    if (request.bytesPerBlock !== undefined)
+      throw lmtError('CLI_FLAG_NEEDS', '--kv-layout', 'a configuration without tier_strategy', {
+        suggestions: [TIERED_BLOCK_BYTES_HINT],
       })
     const doc = await writePage(
       (onProgress) =>

@@ -386,6 +386,10 @@ function resolveGroup(g: Json, gi: number, ctx: GroupContext): GroupConfig | und
   return group
 }
 
+/** What sizes a tiered group's blocks, as the hint of a flag that would size them otherwise. */
+export const TIERED_BLOCK_BYTES_HINT =
+  "a tiered configuration's block bytes are each instance's block_size × bytes_per_token: drop --kv-layout (--bytes-per-token sets every instance's)"
+
 /**
  * A group of the July-2026 generation: its keys as that Optimizer reads them (quota_capacity and used_percentage
  * default to 0), the capacity flags applied to the group's quota or, with hierarchical eviction, to its first tier.
@@ -450,6 +454,11 @@ function resolveTieredGroup(
         suggestions: ['give the capacity in GiB with bytes_per_token on every instance'],
       },
     )
+  // a tier's usage counts each instance's block_size × bytes_per_token: one layout for every block would go unread
+  if (flags.bytesPerBlock !== undefined)
+    throw lmtError('CLI_FLAG_NEEDS', '--kv-layout', 'a configuration without tier_strategy', {
+      suggestions: [TIERED_BLOCK_BYTES_HINT],
+    })
   ;(g.instances as Json[]).forEach((inst, ii) => {
     const id = inst.instance_id as string
     if (ctx.instanceIds.has(id))
