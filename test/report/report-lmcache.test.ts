@@ -157,6 +157,16 @@ function unescapeHtml(s: string): string {
 }
 
 describe('lmt report -i EVENTS.lct', () => {
+  it('a trace without store, delete or access batches: a sentence instead of empty charts', async () => {
+    const page = join(tmp.dir, 'no-batches.events.html')
+    const r = await lmt(['report', '-i', join(FIXTURES, 'lct', 'events_level_meta_INFERRED.lct'), '-o', page])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const html = readFileSync(page, 'utf8')
+    expect(html).toContain('id="no-compartments"')
+    expect(html).not.toContain('id="chart-occupancy"')
+    expect(html).toContain("The stream's health")
+  })
+
   const cases = readdirSync(join(FIXTURES, 'lmcache', 'events')).sort()
   for (const name of cases)
     it(`${name}: trace info's figures and the events replay's on the page`, async () => {

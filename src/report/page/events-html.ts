@@ -227,7 +227,8 @@ function deletesChart(r: Replay): Chart {
 /** The whole page of an events trace. */
 export function renderEventsReportHtml(doc: EventsReportDocument): string {
   const r = doc.replay as unknown as Replay
-  const charts = [occupancyChart(r), pressureChart(r), deletesChart(r)]
+  // a trace without store, delete or access batches has nothing to draw: a sentence says so instead of empty charts
+  const charts = r.compartments.length > 0 ? [occupancyChart(r), pressureChart(r), deletesChart(r)] : []
   const t = doc.trace
   const e = doc.lmcache_trace_info
   const meta = `${escapeHtml(t.name)} · LMCache events trace · ${int(t.total_records)} records · ${t.duration_s.toFixed(1)} s of trace · ${e.instances.length} instance${e.instances.length === 1 ? '' : 's'} · ${r.compartments.length} compartment${r.compartments.length === 1 ? '' : 's'}`
@@ -241,8 +242,7 @@ export function renderEventsReportHtml(doc: EventsReportDocument): string {
     body: `${traceInfoSection(doc)}
 <section id="occupancy"><h2>Occupancy and evictions (the events replay)</h2>
 <p>lmt's <code>events</code> replay level plays the batches in order into each tier, backend and scope: what it held, against what it declared, and how the stream of batches arrived. The same numbers: <code>lmt replay ${escapeHtml(t.name)} --json</code>.</p>
-<div class="charts">${charts.map(chartFigure).join('')}</div>
-${compartmentsTable(r)}
+${charts.length > 0 ? `<div class="charts">${charts.map(chartFigure).join('')}</div>\n${compartmentsTable(r)}` : '<p class="note" id="no-compartments">This trace holds no store, delete or access batches: no tier or backend to chart.</p>'}
 ${streamTable(r)}
 </section>
 ${warnings}`,
