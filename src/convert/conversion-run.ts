@@ -11,6 +11,8 @@ import {
 import {JsonSerializeError} from '../formats/json/serialize.js'
 import {type OutputReading, readTraceJsonl, readTraces, type TraceSink} from './converter-output.js'
 import {InputAccounting} from './input-accounting.js'
+import {LineArena} from './line-arena.js'
+import type {GetRecord, WriteRecord} from './records.js'
 import {type ElsewhereRunner, runnerOf} from './isolated-converter.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
@@ -122,6 +124,7 @@ export class ConversionRun {
   /** bytes read of the input being converted (its reader's last report) */
   private bytesOfCurrent = 0
   private tracesSoFar = 0
+  private readonly arena = new LineArena()
   /** the runner of a converter that runs elsewhere, while it runs */
   private runner: ElsewhereRunner | undefined
   private outputTemps = 0
@@ -290,6 +293,7 @@ export class ConversionRun {
       directPath: req.inputs.length === 1 ? outTmp : undefined,
       windowSize: req.sorterWindow,
       chunkChars: req.sorterChunkChars ?? sortChunkBytesOf(converter),
+      release: (line) => this.arena.release(line),
     })
     this.sorters.push(sorter)
     const ctx = new InputAccounting(path, index, {
@@ -305,6 +309,7 @@ export class ConversionRun {
       path,
       ctx,
       sink: this.traceSink(sorter, traces, totals.instanceTraces),
+      arena: this.arena,
       sort: req.sort,
       logger: req.logger,
     }
@@ -349,7 +354,7 @@ export class ConversionRun {
         sorter.push(ts, line)
         return count(type, instanceId)
       },
-      acceptRecord: (record, size) => {
+      acceptRecord: (record: GetRecord | WriteRecord, size: number) => {
         sorter.pushRecord(record.timestamp_ns, record, size)
         return count(record.type, record.instance_id)
       },

@@ -1,11 +1,16 @@
 import {closeSync, openSync, readSync, write} from 'node:fs'
 import {promisify} from 'node:util'
 import {parseJson} from '../formats/json/parse.js'
+import {skipWsBytes, stringEndBytes, valueEndBytes} from '../formats/json/fast/json-scan-bytes.js'
 
 const writeAsync = promisify(write)
 
 const WRITE_BUFFER_BYTES = 1 << 20
+/** pieces up to this length are copied by a loop (a runtime call costs more) */
+const SHORT_PIECE = 96
 const MAX_IN_FLIGHT = 4
+/** ranges from this length on are written from where they are (see rangeAsIs) */
+const SHARED_RANGE = 64 << 10
 
 /**
  * Appends to a file through large byte buffers. Appending is synchronous (text is UTF-8 encoded in place); full
@@ -35,10 +40,7 @@ export class BufferedWriter {
     this.used += this.buf.write(text, this.used, 'utf8')
   }
 
-  /**
-   * Room for `n` more bytes: the buffer to write them into from {@link pos} (then advance `pos`), or undefined when
-   * `n` bytes are more than a buffer.
-   */
+  /** Room for `n` more bytes at {@link pos} (see ByteSink.room); undefined when more than a buffer. */
   room(n: number): Buffer | undefined {
     if (this.used + n > this.buf.length) {
       this.flush()
@@ -55,6 +57,26 @@ export class BufferedWriter {
     this.used = p
   }
 
+  /** Appends ASCII-only text (digits, punctuation, field names); short pieces by a loop, not a runtime call. */
+  ascii(s: string): void {
+    const n = s.length
+    if (n > 48 || this.used + n > this.buf.length) return this.write(s)
+    const buf = this.buf
+    let p = this.used
+    for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i)
+    this.used = p
+  }
+
+  /** Appends any text (UTF-8). */
+  text(s: string): void {
+    this.write(s)
+  }
+
+  /** Appends bytes (copied into the buffer, or queued as they are when large). */
+  bytes(bytes: Uint8Array): void {
+    this.range(bytes, 0, bytes.length)
+  }
+
   /** Appends `source[start, end)`. */
   range(source: Uint8Array, start: number, end: number): void {
     const n = end - start
@@ -62,8 +84,31 @@ export class BufferedWriter {
       this.flush()
       if (n > this.buf.length) return this.enqueue(Buffer.from(source.subarray(start, end)), false)
     }
-    this.buf.set(source.subarray(start, end), this.used)
-    this.used += n
+    const buf = this.buf
+    let p = this.used
+    // short pieces (field names, punctuation) by a loop: cheaper than a call into the runtime
+    if (n <= SHORT_PIECE) for (let i = start; i < end; i++) buf[p++] = source[i]
+    else {
+      buf.set(source.subarray(start, end), p)
+      p += n
+    }
+    this.used = p
+  }
+
+  /**
+   * Appends `source[start, end)`, which must stay unchanged until it is written: a long range is queued as it is,
+   * not copied (after what the buffer holds).
+   */
+  rangeAsIs(source: Buffer, start: number, end: number): void {
+    if (end - start < SHARED_RANGE) return this.range(source, start, end)
+    this.flush()
+    this.enqueue(source.subarray(start, end), false)
+  }
+
+  /** Calls `done` once everything appended so far has been written (or the writer failed). */
+  afterWrites(done: () => void): void {
+    this.flush()
+    this.chain = this.chain.then(done)
   }
 
   /** Hands the current buffer to the background writer. */
@@ -182,6 +227,42 @@ export class RunReader {
     }
   }
 
+  /**
+   * Where the rows that follow, up to the last one ordered before the bound (ts < bound, or ts ≤ bound with
+   * `inclusive`; no bound: all), end among the complete lines already read, for a run without prefixes (whose rows
+   * are its lines as they are): a run is sorted, so this is a binary search over line starts with a timestamp read
+   * per probe. `pos` when the next row is not before the bound, or the run has prefixes.
+   */
+  rowsBefore(bound: bigint | undefined, inclusive: boolean): number {
+    const data = this.data
+    const start = this.pos
+    if (this.run.prefixed) return start
+    const end = data.lastIndexOf(0x0a) + 1 // the complete lines: [pos, end)
+    if (bound === undefined) return end
+    const before = (s: number): boolean => {
+      const ts = timestampNsOfLine(this.buf, s, data.indexOf(0x0a, s))
+      return ts < bound || (inclusive && ts === bound)
+    }
+    if (end <= start || !before(start)) return start
+    // the line starting at lo is before the bound; hi is `end` or a line start that is not
+    let lo = start
+    let hi = end
+    for (;;) {
+      let s = data.indexOf(0x0a, (lo + hi) >>> 1) + 1
+      if (s <= lo || s >= hi) s = data.indexOf(0x0a, lo) + 1 // no line starts in (mid, hi): try lo's next
+      if (s <= lo || s >= hi) return hi
+      if (before(s)) lo = s
+      else hi = s
+    }
+  }
+
+  /** Skips to `end` (from {@link rowsBefore}), handing back the bytes of the rows passed over. */
+  takeTo(end: number): {buf: Buffer; start: number; end: number} {
+    const rows = {buf: this.data, start: this.pos, end}
+    this.pos = end
+    return rows
+  }
+
   private row(start: number, lineEnd: number, next: number): RunRow {
     const data = this.data
     this.pos = next
@@ -189,7 +270,7 @@ export class RunReader {
       const tab = data.indexOf(0x09, start)
       return {ts: BigInt(data.toString('latin1', start, tab)), buf: data, start: tab + 1, end: next}
     }
-    return {ts: timestampOfLine(data.toString('utf8', start, lineEnd)), buf: data, start, end: next}
+    return {ts: timestampNsOfLine(this.buf, start, lineEnd), buf: data, start, end: next}
   }
 
   close(): void {
@@ -217,8 +298,68 @@ export class RunReader {
   }
 }
 
+const TIMESTAMP_NS = Buffer.from('timestamp_ns')
+
+function isTimestampKey(b: Uint8Array, keyStart: number, keyEnd: number): boolean {
+  if (keyEnd - keyStart !== TIMESTAMP_NS.length + 2) return false
+  for (let i = 0; i < TIMESTAMP_NS.length; i++) if (b[keyStart + 1 + i] !== TIMESTAMP_NS[i]) return false
+  return true
+}
+
+/**
+ * `timestamp_ns` of the line b[start, end) read from its bytes: the top-level keys are walked up to it (values
+ * skipped, not built) and its integer literal is read; undefined for anything unusual (an escape in a key, a
+ * non-integer), which the exact parser then decides. A run's lines are the framework's own serialization of an
+ * object or a Map, which cannot repeat a key, so the first timestamp_ns is the one. `b[end]` must end every item
+ * (a 0 byte).
+ */
+function scanTimestampNs(b: Uint8Array, start: number): bigint | undefined {
+  let p = skipWsBytes(b, start)
+  if (b[p] !== 0x7b) return undefined
+  p = skipWsBytes(b, p + 1)
+  for (;;) {
+    if (b[p] !== 0x22) return undefined
+    const keyEnd = stringEndBytes(b, p, false)
+    if (keyEnd < 0) return undefined
+    const isTs = isTimestampKey(b, p, keyEnd)
+    p = skipWsBytes(b, keyEnd)
+    if (b[p] !== 0x3a) return undefined
+    p = skipWsBytes(b, p + 1)
+    const valueStart = p
+    p = valueEndBytes(b, p, 1)
+    if (p < 0) return undefined
+    if (isTs) {
+      const first = b[valueStart] === 0x2d ? valueStart + 1 : valueStart
+      for (let i = first; i < p; i++) if (b[i] < 0x30 || b[i] > 0x39) return undefined // an integer literal only
+      return BigInt(Buffer.from(b.buffer, b.byteOffset + valueStart, p - valueStart).toString('latin1'))
+    }
+    p = skipWsBytes(b, p)
+    if (b[p] !== 0x2c) return undefined
+    p = skipWsBytes(b, p + 1)
+  }
+}
+
+/**
+ * `timestamp_ns` of the line buf[start, end) of a run without a prefix: scanned from the bytes (the byte at `end`,
+ * its newline, is a 0 meanwhile), the exact parser when the scan is unsure.
+ */
+export function timestampNsOfLine(buf: Buffer, start: number, end: number): bigint {
+  if (end < buf.length) {
+    const saved = buf[end]
+    buf[end] = 0
+    let ts: bigint | undefined
+    try {
+      ts = scanTimestampNs(buf, start)
+    } finally {
+      buf[end] = saved
+    }
+    if (ts !== undefined) return ts
+  }
+  return timestampOfLine(buf.toString('utf8', start, end))
+}
+
 /** `timestamp_ns` of a serialized trace line (used for runs without a prefix). */
-function timestampOfLine(line: string): bigint {
+export function timestampOfLine(line: string): bigint {
   const value = parseJson(line)
   const ts = value instanceof Map ? value.get('timestamp_ns') : undefined
   if (typeof ts === 'bigint') return ts

@@ -1,7 +1,8 @@
 import {describe, expect, it} from 'vitest'
 import {BaseConverter} from '../../src/convert/base-converter.js'
 import {KeyList} from '../../src/hash/key-list.js'
-import {deferredRecordSize, writeRecordLine} from '../../src/convert/fast/record-lines.js'
+import {LineArena} from '../../src/convert/line-arena.js'
+import {encodeRecordInto, encodeRecordLine} from '../../src/convert/record-encoder.js'
 import {BufferedWriter} from '../../src/convert/run-files.js'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -72,7 +73,7 @@ describe('BaseConverter', () => {
     )
   })
 
-  it('records are frozen and serialize with their own fields only', () => {
+  it('records are frozen and the byte encoder equals the generic serializer', () => {
     const c = new BaseConverter({defaultInstanceId: 'é"\\\u0001'})
     const get = c.createGetTrace(1n, KeyList.prefixHash([1, 2, 3]), undefined, {
       inputLen: 99999999999999999999n,
@@ -82,16 +83,18 @@ describe('BaseConverter', () => {
       swSize: -1,
     })
     expect(Object.isFrozen(get)).toBe(true)
-    expect(serializeJson({...get})).toBe(serializeJson(get))
-    // a get with other fields than the defaults is serialized when it comes, not held for later
-    expect(deferredRecordSize(get)).toBeUndefined()
-    expect(deferredRecordSize(c.createGetTrace(3n, [], undefined, {inputLen: 1}))).toBeUndefined()
+    const write = c.createWriteTrace(2n, get.keys)
+    const arena = new LineArena(64) // small slabs: lines must survive a slab change mid-line
+    for (const r of [get, write, c.createGetTrace(3n, [], undefined, {inputLen: 1})]) {
+      const l = encodeRecordLine(r, arena)
+      expect(l.slab.toString('utf8', l.start, l.end)).toBe(serializeJson(r) + '\n')
+    }
   })
 
-  it('the usual records (KeyList keys, default tail) are written straight to bytes like the serializer, for any timestamp', async () => {
+  it('the usual records (KeyList keys, default tail) encode in one go like the serializer, for any timestamp', () => {
     const c = new BaseConverter({defaultInstanceId: 'inst_日本'})
     const keys = KeyList.prefixHash(Array.from({length: 300}, (_, i) => i))
-    const records = []
+    const arena = new LineArena(700) // smaller than a line: the slab grows mid-line
     for (const ts of [0n, -5n, 1700000000017999872n, 10n ** 30n, -(10n ** 25n)]) {
       const get = c.createGetTrace(ts, keys, undefined, {inputLen: 16 * 300})
       const write = c.createWriteTrace(ts + 1n, keys)
@@ -110,34 +113,73 @@ describe('BaseConverter', () => {
       ])
       expect(Object.keys(write)).toEqual(['type', 'instance_id', 'trace_id', 'timestamp_ns', 'keys'])
       expect(serializeJson({...write})).toBe(serializeJson(write))
-      for (const r of [get, write]) expect(deferredRecordSize(r)).toBeGreaterThan(0)
-      records.push(get, write)
+      for (const r of [get, write]) {
+        const l = encodeRecordLine(r, arena)
+        expect(l.slab.toString('utf8', l.start, l.end)).toBe(serializeJson(r) + '\n')
+      }
     }
-    const odd = new BaseConverter({defaultInstanceId: 'é"\\\u0001'}) // escapes in the instance id and trace id
-    records.push(odd.createGetTrace(9n, keys, undefined, {inputLen: 48}), odd.createWriteTrace(9n, keys))
-    expect(await written(records)).toBe(records.map((r) => serializeJson(r) + '\n').join(''))
   })
 
-  it('a record larger than the writer’s buffer is written through the serializer, with the same bytes', async () => {
-    const c = new BaseConverter({})
-    const keys = KeyList.prefixHash(Array.from({length: 70_000}, (_, i) => i)) // ~1.4 MB of text
-    const records = [
-      c.createGetTrace(7n, keys, undefined, {inputLen: 16 * 70_000}),
-      c.createWriteTrace(8n, keys),
-    ]
-    expect(await written(records)).toBe(records.map((r) => serializeJson(r) + '\n').join(''))
+  it('a record larger than the writer’s buffer is written piece by piece, with the same bytes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lmt-enc-'))
+    try {
+      const c = new BaseConverter({})
+      const keys = KeyList.prefixHash(Array.from({length: 70_000}, (_, i) => i)) // ~1.4 MB of text
+      const records = [
+        c.createGetTrace(7n, keys, undefined, {inputLen: 16 * 70_000}),
+        c.createWriteTrace(8n, keys),
+      ]
+      const w = new BufferedWriter(join(dir, 'out.jsonl'))
+      for (const r of records) encodeRecordInto(r, w)
+      await w.close()
+      expect(readFileSync(join(dir, 'out.jsonl'), 'utf8')).toBe(
+        records.map((r) => serializeJson(r) + '\n').join(''),
+      )
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 })
 
-/** The records' lines as writeRecordLine writes them through a BufferedWriter. */
-async function written(records: Parameters<typeof writeRecordLine>[0][]): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'lmt-enc-'))
-  try {
-    const w = new BufferedWriter(join(dir, 'out.jsonl'))
-    for (const r of records) writeRecordLine(r, w)
-    await w.close()
-    return readFileSync(join(dir, 'out.jsonl'), 'utf8')
-  } finally {
-    rmSync(dir, {recursive: true, force: true})
-  }
-}
+describe('the record encoder', () => {
+  it('gets with other plain tails (one reused while the next get has the same) encode like the serializer', () => {
+    const c = new BaseConverter({defaultInstanceId: 'i'})
+    let seed = 7
+    const rand = (k: number) => (seed = (seed * 48271) % 2147483647) % k
+    // primitives, -0 and NaN, empty arrays (fresh, frozen, or with a changed prototype), and values never reused
+    const values: Array<() => unknown> = [
+      () => 'prefix_match',
+      () => 'x"é\u0001',
+      () => 1,
+      () => -1,
+      () => 0,
+      () => -0,
+      () => Number.NaN,
+      () => 1.5,
+      () => 12345678901234567890n,
+      () => true,
+      () => null,
+      () => [],
+      () => Object.freeze([]),
+      () => Object.setPrototypeOf([], Object.create(Array.prototype)),
+      () => [1, 2],
+      () => ({a: [1]}),
+    ]
+    const arena = new LineArena(4096)
+    const keys = KeyList.prefixHash([1, 2, 3, 4])
+    for (let i = 0; i < 3000; i++) {
+      // runs of equal tails, so that the reused one is met often, and any value at any field
+      const pick = () => values[rand(values.length)]()
+      const tail = i % 50 < 40 ? ['prefix_match', 1, -1, []] : [pick(), pick(), pick(), pick()]
+      const get = c.createGetTrace(BigInt(i), i % 3 === 0 ? [1n, 2n] : keys, undefined, {
+        inputLen: 64,
+        queryType: tail[0],
+        blockMask: tail[1],
+        swSize: tail[2],
+        locationSpecNames: tail[3],
+      })
+      const l = encodeRecordLine(get, arena)
+      expect(l.slab.toString('utf8', l.start, l.end)).toBe(serializeJson(get) + '\n')
+    }
+  })
+})

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import {type OutputReading, readTraces} from '../../src/convert/converter-output.js'
 import type {InputAccounting} from '../../src/convert/input-accounting.js'
-import '../../src/convert/fast/index.js' // records held for later go through the seam
+import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {WriteRecord} from '../../src/convert/records.js'
 import type {Converter} from '../../src/convert/types.js'
 import {KeyList} from '../../src/hash/key-list.js'
@@ -16,11 +16,12 @@ async function taken(converter: Converter) {
     className: 'Test',
     path: 'in.log',
     ctx: {} as InputAccounting,
+    arena: new LineArena(),
     sort: true,
     logger: {info() {}, warn() {}},
     sink: {
-      accept: (_ts, _type, _id, line) => {
-        lines.push(line)
+      accept: (_ts, _type, _id, line: StoredLine) => {
+        lines.push(line.slab.subarray(line.start, line.end).toString())
         return false
       },
       acceptRecord: (record) => {

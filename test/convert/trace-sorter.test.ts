@@ -2,19 +2,22 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it, vi} from 'vitest'
 import {mergeRuns} from '../../src/convert/merge-runs.js'
-import {BufferedWriter, RunReader} from '../../src/convert/run-files.js'
+import {BufferedWriter, RunReader, timestampNsOfLine, timestampOfLine} from '../../src/convert/run-files.js'
 import {TraceSorter} from '../../src/convert/trace-sorter.js'
+import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {tempDir} from '../helpers/cli.js'
 import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../../src/convert/records.js'
 import {KeyList} from '../../src/hash/key-list.js'
-import {deferredRecordSize} from '../../src/convert/fast/record-lines.js'
-import '../../src/convert/fast/index.js' // the sorter writes held records through the seam
+import {deferredRecordSize} from '../../src/convert/record-encoder.js'
 import {serializeJson} from '../../src/formats/json/serialize.js'
 
+const arena = new LineArena(256)
 function text(ts: bigint, n: number): string {
   return `{"timestamp_ns": ${ts}, "n": ${n}, "s": "é"}\n`
 }
-const line = text
+function line(ts: bigint, n: number): StoredLine {
+  return arena.add(Buffer.from(text(ts, n)))
+}
 
 /** The runs merged into `out`; its text. */
 async function mergedText(runs: Awaited<ReturnType<TraceSorter['finish']>>, out: string): Promise<string> {
@@ -95,39 +98,87 @@ describe('TraceSorter', () => {
     ['a few late traces', 0.01, 8],
     ['many late traces', 0.3, 8],
     ['late traces at tied timestamps', 0.05, 2],
-  ])('merges the first run of the output around %s, stably', async (_name, lateShare, step) => {
-    const tmp = tempDir()
-    const sorter = new TraceSorter({
-      tempDir: tmp.dir,
-      name: 'late',
-      directPath: join(tmp.dir, 'direct.jsonl'),
-      windowSize: 32,
-      chunkChars: 20_000,
-    })
-    const items: Array<[bigint, number]> = []
-    const want: Array<{ts: bigint; text: string}> = []
-    let t = 0
-    for (let i = 0; i < 6000; i++) {
-      t += Math.floor(rand() * step)
-      // late: older than what the window still holds (they force the spill), as a publisher log's final flush
-      const ts = BigInt(rand() < lateShare && t > 400 ? t - 300 - Math.floor(rand() * 100) : t)
-      items.push([ts, i])
-      // some lines longer than the merge's read buffer (64 KiB), which then grows
-      const long = i % 997 === 5 ? 'x'.repeat(70_000) : ''
-      const line = text(ts, i).replace('"é"', `"é${long}"`)
-      sorter.push(ts, line)
-      want.push({ts, text: line})
-    }
-    const runs = await sorter.finish()
-    expect(sorter.spilled).toBe(true)
-    const merged = await mergedText(runs, join(tmp.dir, 'merged.jsonl'))
-    // a stable sort: ties keep their order
-    const sorted = want
-      .map((x, i) => ({...x, i}))
-      .sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.i - b.i))
-    expect(merged).toBe(sorted.map((x) => x.text).join(''))
-    tmp.cleanup()
-  })
+  ])(
+    'copies the first run a stretch at a time around %s, byte for byte as the plain merge',
+    async (_name, lateShare, step) => {
+      const tmp = tempDir()
+      const sorter = new TraceSorter({
+        tempDir: tmp.dir,
+        name: 'late',
+        directPath: join(tmp.dir, 'direct.jsonl'),
+        windowSize: 32,
+        chunkChars: 20_000,
+      })
+      const items: Array<[bigint, number]> = []
+      let t = 0
+      for (let i = 0; i < 6000; i++) {
+        t += Math.floor(rand() * step)
+        // late: older than what the window still holds (they force the spill), as a publisher log's final flush
+        const ts = BigInt(rand() < lateShare && t > 400 ? t - 300 - Math.floor(rand() * 100) : t)
+        items.push([ts, i])
+        // some lines longer than the merge's read buffer (64 KiB), which then grows
+        const long = i % 997 === 5 ? 'x'.repeat(70_000) : ''
+        sorter.push(ts, arena.add(Buffer.from(text(ts, i).replace('"é"', `"é${long}"`))))
+      }
+      const runs = await sorter.finish()
+      expect(sorter.spilled).toBe(true)
+      const merged = async (bulk: boolean): Promise<string> => {
+        const out = join(tmp.dir, `merged-${bulk}.jsonl`)
+        const w = new BufferedWriter(out)
+        await mergeRuns(runs, w, bulk)
+        await w.close()
+        return readFileSync(out, 'utf8')
+      }
+      const stretches = vi.spyOn(RunReader.prototype, 'takeTo')
+      const fast = await merged(true)
+      const copied = stretches.mock.results.filter((r) => r.value.end > r.value.start).length
+      stretches.mockRestore()
+      const plain = await merged(false)
+      expect(fast).toBe(plain)
+      expect(plain.split('\n').length).toBe(items.length + 1)
+      expect(copied).toBeGreaterThan(0) // the stretches were taken, not only rows one by one
+      tmp.cleanup()
+    },
+  )
+
+  it.each([false, true])(
+    'releases each stored line once it is written, so its arena reuses slabs (shuffled: %s)',
+    async (shuffled) => {
+      const tmp = tempDir()
+      const own = new LineArena(512)
+      const released: StoredLine[] = []
+      const sorter = new TraceSorter({
+        tempDir: tmp.dir,
+        name: 'in',
+        directPath: join(tmp.dir, 'direct.jsonl'),
+        windowSize: 16,
+        chunkChars: 3000,
+        release: (l) => {
+          released.push(l)
+          own.release(l)
+        },
+      })
+      const items: Array<[bigint, number]> = Array.from({length: 3000}, (_, i) => [
+        shuffled ? BigInt(Math.floor(rand() * 500)) : BigInt(i),
+        i,
+      ])
+      const made = vi.spyOn(Buffer, 'allocUnsafe')
+      const lines = items.map(([ts, n]) => {
+        const l = own.add(Buffer.from(text(ts, n)))
+        sorter.push(ts, l)
+        return l
+      })
+      const slabs = made.mock.calls.filter(([n]) => n === 512).length
+      made.mockRestore()
+      const runs = await sorter.finish()
+      expect(await mergedText(runs, join(tmp.dir, 'out.jsonl'))).toBe(expected(items))
+      tmp.cleanup()
+      expect(new Set(released).size).toBe(lines.length)
+      expect(released.length).toBe(lines.length)
+      // ~3000 lines of ~50 bytes fill ~300 slabs of 512 bytes: reused ones are not made again
+      expect(slabs).toBeLessThan(shuffled ? 120 : 20)
+    },
+  )
 
   it('BufferedWriter reuses its buffers when the producer drains as it is told (no new buffer per write)', async () => {
     const tmp = tempDir()
@@ -136,7 +187,7 @@ describe('TraceSorter', () => {
     const made = vi.spyOn(Buffer, 'allocUnsafe')
     const w = new BufferedWriter(path)
     for (let i = 0; i < 400; i++) {
-      w.range(piece, 0, piece.length)
+      w.bytes(piece)
       if (w.backlogged) await w.drain()
     }
     await w.close()
@@ -170,7 +221,7 @@ describe('TraceSorter', () => {
     [16, 1 << 20],
     [4, 3000],
   ])(
-    'writes records held unencoded (window %i) byte for byte as their serialization, among serialized lines',
+    'writes records held unencoded (window %i) byte for byte as their serialization, among stored lines',
     async (windowSize, chunkChars) => {
       const tmp = tempDir()
       const out = join(tmp.dir, 'out.jsonl')
@@ -234,5 +285,91 @@ describe('TraceSorter', () => {
       }
     }
     tmp.cleanup()
+  })
+
+  it('reads timestamp_ns of unprefixed run lines from their bytes exactly as the parser does', () => {
+    let seed = 17
+    const rand = (n: number) => (seed = (seed * 48271) % 2147483647) % n
+    const decoys = [
+      '"x"',
+      '{"timestamp_ns": 5}',
+      '["timestamp_ns", 7]',
+      '"timestamp_ns"',
+      '1.5e3',
+      'null',
+      '[[], {}]',
+    ]
+    for (let i = 0; i < 3000; i++) {
+      const ts = [0n, -1n, 7n, 1700000000017999872n, -(10n ** 30n), 10n ** 25n][rand(6)] + BigInt(rand(1000))
+      const fields: Array<[string, unknown]> = []
+      for (let k = rand(5); k > 0; k--)
+        fields.push([`k${rand(9)}${'é'.repeat(rand(2))}`, JSON.parse(decoys[rand(decoys.length)])])
+      fields.splice(rand(fields.length + 1), 0, ['timestamp_ns', ts])
+      const line = serializeJson(new Map(fields))
+      const buf = Buffer.from(line + '\n' + '{"next": 1}\n')
+      expect(timestampNsOfLine(buf, 0, Buffer.byteLength(line))).toBe(timestampOfLine(line))
+      expect(buf.toString()).toBe(line + '\n' + '{"next": 1}\n') // the sentinel byte is restored
+    }
+    // what the scan is unsure of goes to the parser, which decides
+    for (const odd of [
+      '{"time\\u0073tamp_ns": 3}',
+      '{"a": 1, "timestamp_ns": 4}',
+      ' {"timestamp_ns" : -0 } ',
+    ])
+      expect(timestampNsOfLine(Buffer.from(odd + '\n'), 0, odd.length)).toBe(timestampOfLine(odd))
+    expect(() => timestampNsOfLine(Buffer.from('{"timestamp_ns": 1.5}\n'), 0, 21)).toThrow(
+      /integer timestamp_ns/,
+    )
+  })
+})
+
+describe('TraceSorter: lines of a slab, released once written', () => {
+  /** Slabs of ascending lines pushed one by one (settling after each), the last of each with a release that overwrites it. */
+  async function throughSlabs(
+    slabs: Array<Array<[bigint, number]>>,
+    opts: {windowSize: number; chunkChars: number},
+  ): Promise<{text: string; released: number; spilled: boolean}> {
+    const tmp = tempDir()
+    const out = join(tmp.dir, 'out.jsonl')
+    const sorter = new TraceSorter({
+      tempDir: tmp.dir,
+      name: 'in',
+      directPath: join(tmp.dir, 'd.jsonl'),
+      ...opts,
+    })
+    let released = 0
+    for (const items of slabs) {
+      const slab = Buffer.from(items.map(([ts, n]) => text(ts, n)).join(''))
+      let start = 0
+      for (const [k, [ts, n]] of items.entries()) {
+        const end = start + Buffer.byteLength(text(ts, n))
+        const done = (): void => {
+          released++
+          slab.fill(0x58) // reused: any line of it still to be written would show
+        }
+        sorter.pushLine(ts, slab, start, end, k === items.length - 1 ? done : undefined)
+        start = end
+        await sorter.settle()
+      }
+    }
+    const runs = await sorter.finish()
+    const result = {text: await mergedText(runs, out), released, spilled: sorter.spilled}
+    tmp.cleanup()
+    return result
+  }
+
+  const ascending = (from: number, n: number): Array<[bigint, number]> =>
+    Array.from({length: n}, (_, i) => [BigInt(from + i), i])
+
+  it.each([
+    ['streaming through the window', [ascending(10, 6), ascending(16, 5), ascending(21, 7)]],
+    ['an out-of-order slab forcing a spill', [ascending(10, 6), ascending(3, 5), ascending(30, 7)]],
+  ])('%s: every line written before its slab is released', async (_name, slabs) => {
+    for (const windowSize of [2, 4, 100]) {
+      const r = await throughSlabs(slabs, {windowSize, chunkChars: 200})
+      expect(r.text).toBe(expected(slabs.flat()))
+      expect(r.text).not.toContain('X')
+      expect(r.released).toBe(slabs.length)
+    }
   })
 })

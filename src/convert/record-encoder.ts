@@ -1,0 +1,249 @@
+import {KeyList} from '../hash/key-list.js'
+import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from './records.js'
+import {serializeJson, serializeString} from '../formats/json/serialize.js'
+import type {LineArena, StoredLine} from './line-arena.js'
+
+/** Where an encoded line goes: a slot of the line arena, or an output file's buffer. */
+export interface ByteSink {
+  bytes(b: Buffer): void
+  /** source[start, end) */
+  range(source: Buffer, start: number, end: number): void
+  /** ASCII-only text */
+  ascii(s: string): void
+  text(s: string): void
+  /**
+   * Room for `n` more bytes: the buffer to write them into from {@link pos} (then advance `pos`), or undefined
+   * when `n` bytes do not fit at once (the caller then appends piece by piece).
+   */
+  room(n: number): Uint8Array | undefined
+  pos: number
+}
+
+/** Byte pieces of one instance id, cached: most runs have a handful of instances. */
+export interface InstancePieces {
+  id: string
+  get: Buffer // `{"type": "get", "instance_id": <id>, "trace_id": "trace_<id>_`
+  write: Buffer
+}
+
+const cache = new Map<string, InstancePieces>()
+const INPUT_LEN = Buffer.from(', "input_len": ')
+const DEFAULT_GET_TAIL = Buffer.from(
+  ', "query_type": "prefix_match", "block_mask": [], "sw_size": 0, "location_spec_names": []}\n',
+)
+
+/** The cached head pieces of an instance's lines (for {@link putLineHead}). */
+function piecesOf(id: string): InstancePieces {
+  let p = cache.get(id)
+  if (p !== undefined) return p
+  if (cache.size > 10_000) cache.clear()
+  const idJson = serializeString(id)
+  const tracePrefix = serializeString(`trace_${id}_`).slice(0, -1) // without the closing quote
+  p = {
+    id,
+    get: Buffer.from(`{"type": "get", "instance_id": ${idJson}, "trace_id": ${tracePrefix}`, 'utf8'),
+    write: Buffer.from(`{"type": "write", "instance_id": ${idJson}, "trace_id": ${tracePrefix}`, 'utf8'),
+  }
+  cache.set(id, p)
+  return p
+}
+
+/** Appends JSON values as text: KeyList keys as their ready-made bytes, anything else serialized. */
+function json(b: ByteSink, value: unknown): void {
+  if (value instanceof KeyList) value.writeJsonTo(b)
+  else b.text(serializeJson(value))
+}
+
+/**
+ * One JSONL line (with its newline) for a record built by `BaseConverter`, written straight to bytes: the field
+ * order is the record class's, instance-id pieces are cached, and KeyList keys are copied as ready-made bytes.
+ * The bytes equal `serializeJson(record) + "\n"`.
+ */
+export function encodeRecordLine(record: GetRecord | WriteRecord, arena: LineArena): StoredLine {
+  const b = arena.begin()
+  encodeRecordInto(record, b)
+  return b.end()
+}
+
+/**
+ * The length a record's line will about have when it can be encoded later at the same cost as now — a write, or a
+ * get with the default tail, whose keys are a KeyList (immutable, its text ready) — else undefined. Records are
+ * frozen, so a line encoded later equals one encoded now; the sorter then holds the record, not a copy of its bytes.
+ */
+export function deferredRecordSize(record: GetRecord | WriteRecord): number | undefined {
+  if (!(record.keys instanceof KeyList)) return undefined
+  if (record instanceof GetRecord && !hasDefaultTail(record)) return undefined
+  return record.keys.jsonByteLength + 2 * record.instance_id.length + 200
+}
+
+const TS_FIELD = Buffer.from('", "timestamp_ns": ')
+const KEYS_FIELD = Buffer.from(', "keys": ')
+
+function put(out: Uint8Array, p: number, piece: Uint8Array): number {
+  const n = piece.length
+  if (n > 32) {
+    out.set(piece, p)
+    return p + n
+  }
+  for (let i = 0; i < n; i++) out[p + i] = piece[i]
+  return p + n
+}
+
+function putAscii(out: Uint8Array, p: number, s: string): number {
+  for (let i = 0; i < s.length; i++) out[p++] = s.charCodeAt(i)
+  return p
+}
+
+/** A tail value whose text depends only on the value: a primitive, or an empty plain array. */
+function plainTailValue(v: unknown): boolean {
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return true
+  return Array.isArray(v) && v.length === 0 && Object.getPrototypeOf(v) === Array.prototype
+}
+
+const sameTailValue = (a: unknown, b: unknown): boolean =>
+  Object.is(a, b) || (Array.isArray(a) && Array.isArray(b)) // both plain and empty (checked before)
+
+/** The text of a get's fields after input_len, with its closing brace and newline (the slow path's bytes). */
+function tailText(r: GetRecord): string {
+  const text = (v: unknown) => serializeJson(v)
+  return (
+    `, "query_type": ${text(r.query_type)}, "block_mask": ${text(r.block_mask)}, "sw_size": ${text(r.sw_size)}` +
+    `, "location_spec_names": ${text(r.location_spec_names)}}\n`
+  )
+}
+
+/**
+ * The last tail of plain values encoded, reused while the gets that follow have the same values (a log's gets
+ * mostly share their query type, block mask, window size and location specs): one copy instead of a piece each.
+ */
+let lastTail: {qt: unknown; bm: unknown; sw: unknown; ls: unknown; bytes: Buffer} | undefined
+
+/** The tail of a get with plain tail values, as bytes; undefined for any other get. */
+function plainTail(r: GetRecord): Buffer | undefined {
+  const {query_type: qt, block_mask: bm, sw_size: sw, location_spec_names: ls} = r
+  const t = lastTail
+  if (
+    t !== undefined &&
+    sameTailValue(qt, t.qt) &&
+    sameTailValue(bm, t.bm) &&
+    sameTailValue(sw, t.sw) &&
+    sameTailValue(ls, t.ls) &&
+    plainTailValue(qt) &&
+    plainTailValue(bm) &&
+    plainTailValue(sw) &&
+    plainTailValue(ls)
+  )
+    return t.bytes
+  if (!(plainTailValue(qt) && plainTailValue(bm) && plainTailValue(sw) && plainTailValue(ls)))
+    return undefined
+  lastTail = {qt, bm, sw, ls, bytes: Buffer.from(tailText(r), 'utf8')}
+  return lastTail.bytes
+}
+
+function hasDefaultTail(record: GetRecord): boolean {
+  return (
+    record.query_type === 'prefix_match' &&
+    record.block_mask === NO_BLOCK_MASK &&
+    record.sw_size === 0 &&
+    record.location_spec_names === NO_LOCATION_SPEC_NAMES
+  )
+}
+
+/**
+ * The usual line's head, up to its keys: `{"type": …, "trace_id": "trace_<id>_<ts>", "timestamp_ns": <ts>, "keys": `
+ * at p in `out` (room is the caller's); returns the end. With {@link putGetTail} / {@link putWriteTail} after the
+ * keys' text, the bytes of the usual get and write lines.
+ */
+function putLineHead(out: Uint8Array, p: number, head: Uint8Array, ts: string): number {
+  p = put(out, p, head)
+  p = putAscii(out, p, ts)
+  p = put(out, p, TS_FIELD)
+  p = putAscii(out, p, ts)
+  return put(out, p, KEYS_FIELD)
+}
+
+/** A get line's end after its keys: `, "input_len": <len>` and `tail` (which closes the line). */
+function putGetTail(out: Uint8Array, p: number, lenText: string, tail: Uint8Array): number {
+  p = put(out, p, INPUT_LEN)
+  p = putAscii(out, p, lenText)
+  return put(out, p, tail)
+}
+
+/** A write line's end after its keys. */
+function putWriteTail(out: Uint8Array, p: number): number {
+  out[p++] = 0x7d // }
+  out[p++] = 0x0a
+  return p
+}
+
+/** The room {@link putLineHead} and a tail take, keys excluded (`lenText` is '' for a write). */
+function usualLineRoom(head: Uint8Array, ts: string, lenText: string, tail: Uint8Array | undefined): number {
+  const common = head.length + 2 * ts.length + TS_FIELD.length + KEYS_FIELD.length
+  return common + (tail !== undefined ? INPUT_LEN.length + lenText.length + tail.length : 2)
+}
+
+/**
+ * The usual record (KeyList keys; a get with the default tail or another `tail` of plain values) written in one go
+ * into room the sink gives: no call per piece. False when the sink has no room for it at once.
+ */
+function encodeUsual(
+  record: GetRecord | WriteRecord,
+  keys: KeyList,
+  pieces: InstancePieces,
+  b: ByteSink,
+  tail: Buffer,
+): boolean {
+  const isGet = record instanceof GetRecord
+  const ts = isGet ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
+  const lenText = isGet ? String(record.input_len) : ''
+  const head = isGet ? pieces.get : pieces.write
+  const out = b.room(usualLineRoom(head, ts, lenText, isGet ? tail : undefined) + keys.jsonByteLength)
+  if (out === undefined) return false
+  let p = putLineHead(out, b.pos, head, ts)
+  p = keys.copyJsonInto(out, p)
+  b.pos = isGet ? putGetTail(out, p, lenText, tail) : putWriteTail(out, p)
+  return true
+}
+
+/** Writes one record's line (with its newline) to `b`: {@link encodeRecordLine}'s bytes. */
+export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): void {
+  const pieces = piecesOf(record.instance_id)
+  const keys = record.keys
+  const tail =
+    record instanceof WriteRecord
+      ? DEFAULT_GET_TAIL
+      : hasDefaultTail(record)
+        ? DEFAULT_GET_TAIL
+        : plainTail(record)
+  if (keys instanceof KeyList && tail !== undefined && encodeUsual(record, keys, pieces, b, tail)) return
+  const ts = record instanceof GetRecord ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
+  b.bytes(record instanceof GetRecord ? pieces.get : pieces.write)
+  b.ascii(ts)
+  b.ascii('", "timestamp_ns": ')
+  b.ascii(ts)
+  b.ascii(', "keys": ')
+  json(b, record.keys)
+  if (record instanceof WriteRecord) {
+    b.ascii('}\n')
+    return
+  }
+  b.bytes(INPUT_LEN)
+  b.ascii(record.input_len.toString())
+  if (tail !== undefined) {
+    b.bytes(tail) // the usual get: one copy for the rest of the line
+    return
+  }
+  b.ascii(', "query_type": ')
+  if (record.query_type === 'prefix_match') b.ascii('"prefix_match"')
+  else json(b, record.query_type)
+  b.ascii(', "block_mask": ')
+  if (record.block_mask === NO_BLOCK_MASK) b.ascii('[]')
+  else json(b, record.block_mask)
+  b.ascii(', "sw_size": ')
+  if (record.sw_size === 0) b.ascii('0')
+  else json(b, record.sw_size)
+  b.ascii(', "location_spec_names": ')
+  if (record.location_spec_names === NO_LOCATION_SPEC_NAMES) b.ascii('[]')
+  else json(b, record.location_spec_names)
+  b.ascii('}\n')
+}
