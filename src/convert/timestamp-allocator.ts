@@ -5,6 +5,8 @@ import {join} from 'node:path'
 const DEFAULT_SPILL_THRESHOLD = 1 << 16
 /** the share of an instance's intervals, the newest by value, that a spill keeps in memory */
 const KEPT_SHARE = 4
+/** intervals per leaf of the in-memory set (a leaf splits at twice this) */
+const LEAF = 128
 /** intervals per page of a spilled run: one read, one entry of the run's page index */
 const PAGE = 512
 /** spilled pages held in memory, over all instances (PAGE × 16 bytes each) */
@@ -15,9 +17,9 @@ const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 
 /** Index of the last element ≤ t in an increasing array, or −1. */
-function lastAtMost(a: ArrayLike<bigint>, t: bigint): number {
-  let lo = 0
-  let hi = a.length
+function lastAtMost(a: ArrayLike<bigint>, t: bigint, from = 0, to = a.length): number {
+  let lo = from
+  let hi = to
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
     if (a[mid] <= t) lo = mid + 1
@@ -26,79 +28,186 @@ function lastAtMost(a: ArrayLike<bigint>, t: bigint): number {
   return lo - 1
 }
 
+/** One leaf of {@link IntervalSet}: intervals [lo[i], hi[i]] in increasing order. */
+interface Leaf {
+  lo: bigint[]
+  hi: bigint[]
+}
+
 /**
- * A set of integers as disjoint, non-adjacent closed intervals [lo[i], hi[i]] in increasing order: finding the
- * interval that holds a value is a binary search. Timestamps used in a row (a request's get and write, a storm of
- * equal ones) are one interval, whatever their number.
+ * A set of integers as disjoint, non-adjacent closed intervals in increasing order, kept in leaves of at most
+ * 2 × LEAF intervals under a sorted index of their first values: finding the interval that holds a value is two
+ * binary searches, and adding a value or a range touches one leaf (a split or an emptied leaf also the index).
+ * Timestamps used in a row (a request's get and write, a storm of equal ones) are one interval, whatever their number.
  */
 export class IntervalSet {
-  private lo: bigint[] = []
-  private hi: bigint[] = []
-
+  private leaves: Leaf[] = []
+  /** mins[k] = leaves[k].lo[0] */
+  private mins: bigint[] = []
   /** number of intervals */
-  get size(): number {
-    return this.lo.length
-  }
+  size = 0
 
   /** The largest value in the set. */
   get max(): bigint | undefined {
-    return this.hi[this.hi.length - 1]
+    const leaf = this.leaves[this.leaves.length - 1]
+    return leaf === undefined ? undefined : leaf.hi[leaf.hi.length - 1]
   }
 
   /** The smallest value in the set. */
   get min(): bigint | undefined {
-    return this.lo[0]
+    return this.mins[0]
   }
 
   /** The interval holding t, as [lo, hi], or undefined. */
   covering(t: bigint): [bigint, bigint] | undefined {
-    const i = lastAtMost(this.lo, t)
-    return i >= 0 && this.hi[i] >= t ? [this.lo[i], this.hi[i]] : undefined
+    const k = lastAtMost(this.mins, t)
+    if (k < 0) return undefined
+    const leaf = this.leaves[k]
+    const i = lastAtMost(leaf.lo, t)
+    return leaf.hi[i] >= t ? [leaf.lo[i], leaf.hi[i]] : undefined
   }
 
   /** Adds every integer of [a, b] (a ≤ b), merging the intervals it overlaps or touches. */
   addRange(a: bigint, b: bigint): void {
-    const n = this.lo.length
-    if (n === 0 || a > this.hi[n - 1]) {
+    const last = this.leaves[this.leaves.length - 1]
+    if (last === undefined) {
+      this.leaves.push({lo: [a], hi: [b]})
+      this.mins.push(a)
+      this.size = 1
+      return
+    }
+    const n = last.hi.length
+    const lastHi = last.hi[n - 1]
+    if (a > lastHi) {
       // above everything: the usual case for time-sorted input
-      if (n > 0 && a === this.hi[n - 1] + 1n) this.hi[n - 1] = b
+      if (a === lastHi + 1n) last.hi[n - 1] = b
       else {
-        this.lo.push(a)
-        this.hi.push(b)
+        last.lo.push(a)
+        last.hi.push(b)
+        this.size++
+        if (last.lo.length > 2 * LEAF) this.split(this.leaves.length - 1)
       }
       return
     }
     // the first interval that can merge with [a, b]: the last one starting at or below a − 1, if it reaches a − 1
-    let i = lastAtMost(this.lo, a - 1n)
-    if (i < 0 || this.hi[i] < a - 1n) i++
-    // [a, b] takes in every interval from there that starts at or below b + 1
-    let lo = a
-    let hi = b
-    let j = i
-    for (; j < n && this.lo[j] <= b + 1n; j++) {
-      if (this.lo[j] < lo) lo = this.lo[j]
-      if (this.hi[j] > hi) hi = this.hi[j]
+    let k = lastAtMost(this.mins, a - 1n)
+    let i: number
+    if (k < 0) {
+      k = 0
+      i = 0
+    } else {
+      const leaf = this.leaves[k]
+      i = lastAtMost(leaf.lo, a - 1n)
+      if (leaf.hi[i] < a - 1n) i++
+      if (i === leaf.lo.length) {
+        k++
+        i = 0
+      }
     }
-    this.lo.splice(i, j - i, lo)
-    this.hi.splice(i, j - i, hi)
+    const leaf = this.leaves[k]
+    if (leaf === undefined || leaf.lo[i] > b + 1n) {
+      // touches nothing: a new interval at (k, i), or at the end of the leaf before when k ran past the last leaf
+      if (leaf === undefined) {
+        const prev = this.leaves[k - 1]
+        prev.lo.push(a)
+        prev.hi.push(b)
+        this.size++
+        if (prev.lo.length > 2 * LEAF) this.split(k - 1)
+        return
+      }
+      leaf.lo.splice(i, 0, a)
+      leaf.hi.splice(i, 0, b)
+      if (i === 0) this.mins[k] = a
+      this.size++
+      if (leaf.lo.length > 2 * LEAF) this.split(k)
+      return
+    }
+    // merge: [a, b] takes in (k, i) and every following interval that starts at or below b + 1
+    const lo = leaf.lo[i] < a ? leaf.lo[i] : a
+    let hi = leaf.hi[i] > b ? leaf.hi[i] : b
+    leaf.lo[i] = lo
+    if (i === 0) this.mins[k] = lo
+    for (;;) {
+      let nk = k
+      let ni = i + 1
+      if (ni === this.leaves[nk].lo.length) {
+        nk++
+        ni = 0
+      }
+      const next = this.leaves[nk]
+      if (next === undefined || next.lo[ni] > hi + 1n) break
+      if (next.hi[ni] > hi) hi = next.hi[ni]
+      this.removeAt(nk, ni)
+    }
+    this.leaves[k].hi[i] = hi
   }
 
   /** Removes the intervals below `floor` (an interval across it keeps its part from floor up); returns them. */
   takeBelow(floor: bigint): {lo: bigint[]; hi: bigint[]} {
-    const below = lastAtMost(this.hi, floor - 1n) + 1 // the intervals that end below the floor
-    const lo = this.lo.splice(0, below)
-    const hi = this.hi.splice(0, below)
-    if (this.lo.length > 0 && this.lo[0] < floor) {
-      lo.push(this.lo[0])
-      hi.push(floor - 1n)
-      this.lo[0] = floor
+    const lo: bigint[] = []
+    const hi: bigint[] = []
+    let k = 0
+    while (k < this.leaves.length) {
+      const leaf = this.leaves[k]
+      const m = leaf.lo.length
+      let i = 0
+      while (i < m && leaf.hi[i] < floor) {
+        lo.push(leaf.lo[i])
+        hi.push(leaf.hi[i])
+        i++
+      }
+      if (i < m && leaf.lo[i] < floor) {
+        lo.push(leaf.lo[i])
+        hi.push(floor - 1n)
+        leaf.lo[i] = floor
+      }
+      if (i === m) {
+        k++
+        continue
+      }
+      leaf.lo.splice(0, i)
+      leaf.hi.splice(0, i)
+      this.mins[k] = leaf.lo[0]
+      break
     }
+    this.leaves.splice(0, k)
+    this.mins.splice(0, k)
+    this.size = this.count()
     return {lo, hi}
   }
 
   /** The value of the interval at rank r from the top (0 = the last interval's start). */
   startFromTop(r: number): bigint {
-    return this.lo[Math.max(0, this.lo.length - 1 - r)]
+    for (let k = this.leaves.length - 1; k >= 0; k--) {
+      const leaf = this.leaves[k]
+      if (r < leaf.lo.length) return leaf.lo[leaf.lo.length - 1 - r]
+      r -= leaf.lo.length
+    }
+    return this.mins[0]
+  }
+
+  private count(): number {
+    let n = 0
+    for (const leaf of this.leaves) n += leaf.lo.length
+    return n
+  }
+
+  private removeAt(k: number, i: number): void {
+    const leaf = this.leaves[k]
+    leaf.lo.splice(i, 1)
+    leaf.hi.splice(i, 1)
+    this.size--
+    if (leaf.lo.length === 0) {
+      this.leaves.splice(k, 1)
+      this.mins.splice(k, 1)
+    } else if (i === 0) this.mins[k] = leaf.lo[0]
+  }
+
+  private split(k: number): void {
+    const leaf = this.leaves[k]
+    const right: Leaf = {lo: leaf.lo.splice(LEAF), hi: leaf.hi.splice(LEAF)}
+    this.leaves.splice(k + 1, 0, right)
+    this.mins.splice(k + 1, 0, right.lo[0])
   }
 }
 
