@@ -214,6 +214,15 @@ const OPS = {
     return cls.looksLike({line: args.line, record}) === true
   },
 
+  /**
+   * A converter's own flags and its parseOptions, run before the conversion (which runs them again for the settings
+   * it uses) so that their usage errors come before any output or work; the settings stay here.
+   */
+  async checkSettings(args: {locator: Locator; deferred: DeferredSettings}): Promise<null> {
+    await settingsOf((await find(args.locator)) as ConverterClass, args.deferred)
+    return null
+  },
+
   /** The files a converter lists for a directory input. */
   async inputFiles(args: {locator: Locator; dir: string}): Promise<string[]> {
     const cls = (await find(args.locator)) as {name: string; inputFiles(dir: string): unknown}

@@ -38,9 +38,12 @@ export function converterStandIn(
   cls.aliases = desc.aliases
   if (desc.flags !== undefined) cls.flags = desc.flags
   if (desc.parseOptions)
-    cls.parseOptions = (flags: Record<string, unknown>, converterConfig: unknown) => ({
-      lmtDeferredSettings: {flags: {...flags}, converterConfig},
-    })
+    cls.parseOptions = (flags: Record<string, unknown>, converterConfig: unknown) => {
+      // the settings may not cross threads; their usage errors are told now, before any output or work
+      const deferred = {flags: {...flags}, converterConfig}
+      pluginThread().callSync('checkSettings', {locator, deferred}, who, pluginLoadTimeoutMs())
+      return {lmtDeferredSettings: deferred}
+    }
   if (desc.looksLike)
     cls.looksLike = (sample: FormatSample) =>
       pluginThread().callSync<boolean>('looksLike', {locator, line: sample.line}, who, LOOKS_LIKE_MS)

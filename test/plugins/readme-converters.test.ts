@@ -84,6 +84,13 @@ describe("the README's converters", () => {
     expect(r.exitCode).toBe(2)
     expect(r.stderr).toContain('error: tenant must be a string\n')
     expect(r.stderr).toContain(`hint: --converter-config-json '{"tenant": "a"}'`)
+    // told before the conversion starts: no header, no input read, no output
+    expect(r.stderr).not.toContain('lmt convert:')
+    const flag = run([...bad.slice(0, 7), '--sample-every', '0', '-o', join(tmp.dir, 'never.jsonl')])
+    expect(flag.exitCode).toBe(2)
+    expect(flag.stderr).toBe(
+      'error: --sample-every: Expected an integer greater than or equal to 1 but received: 0\n',
+    )
     const j = run([...bad, '--json'])
     expect(j.exitCode).toBe(2)
     expect(JSON.parse(j.stdout)).toMatchObject({
