@@ -351,7 +351,7 @@ const catalogue = {
   SIM_TRACE_NOT_CONVERTED: {
     exit: 1,
     message: (trace: string, formats: readonly string[]) =>
-      `${trace} is not the Get+Write JSONL that simulate reads: its first line looks like a ${formats.join(' or ')} trace; run \`lmt convert -f ${formats[0]}\` first`,
+      `${trace} is not the Get+Write JSONL that lmt simulate and lmt report read: its first line looks like a ${formats.join(' or ')} trace; run \`lmt convert -f ${formats[0]}\` first`,
   },
   SIM_NO_ROWS: {
     exit: 1,

@@ -15,7 +15,7 @@ describe('simulate on a trace that is not Get+Write JSONL, or that replays nothi
       const r = await lmt(['simulate', '--trace', RAW, '--capacity-blocks', '-1', '-o', out, ...extra])
       expect(r.exitCode).toBe(1)
       expect(r.stderr).toContain(
-        'mooncake_conversation_trace.jsonl is not the Get+Write JSONL that simulate reads: its first line looks like a mooncake trace; run `lmt convert -f mooncake` first',
+        'mooncake_conversation_trace.jsonl is not the Get+Write JSONL that lmt simulate and lmt report read: its first line looks like a mooncake trace; run `lmt convert -f mooncake` first',
       )
       expect(r.stderr).toContain(`lmt convert -f mooncake -i ${RAW}`)
       expect(existsSync(out)).toBe(false) // no summary, no plot, not even the directory
