@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {reportCharts} from '../../src/report/charts/charts.js'
 import type {ReportDocument} from '../../src/report/document.js'
-import {renderSvg} from '../../src/vendor/vega-render.js'
+import {renderSvg} from '../../src/simulate/output/svg.js'
 import {lmt, tempDir} from '../helpers/cli.js'
 
 const {dir, cleanup} = tempDir('lmt-report-names-')

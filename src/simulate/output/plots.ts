@@ -2,7 +2,6 @@ import {inclusionNote} from './inclusion-note.js'
 import {join} from 'node:path'
 import type {PendingFiles} from '../../util/pending-files.js'
 import type {Player} from '../engine/player.js'
-import {renderSvg} from '../../vendor/vega.js'
 
 async function writePlot(
   files: PendingFiles,
@@ -10,6 +9,7 @@ async function writePlot(
   name: string,
   spec: Record<string, unknown>,
 ): Promise<string[]> {
+  const {renderSvg} = await import('./svg.js')
   const svg = await renderSvg(spec)
   files.writeAtomic(join(dir, `${name}.vl.json`), JSON.stringify(spec, null, 2) + '\n')
   files.writeAtomic(join(dir, `${name}.svg`), svg)

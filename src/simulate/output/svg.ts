@@ -1,6 +1,5 @@
-// Renders a Vega-Lite spec to SVG on Node. The build bundles this module with vega and vega-lite into one file
-// (vega-render.bundle.cjs, scripts/bundle-vega.mjs), which loads faster than vega's ~40 packages and
-// takes less memory; see docs/performance-notes.md.
+// Renders a Vega-Lite spec to SVG on Node. plots.ts imports this module only when it draws a plot, so the runs
+// without one never load vega's ~40 packages.
 import {parse, View} from 'vega'
 import {compile} from 'vega-lite'
 
