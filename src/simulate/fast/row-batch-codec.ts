@@ -29,8 +29,12 @@ export interface EncodedRows {
 const shared = <T>(make: new (b: SharedArrayBuffer) => T, bytes: number, n: number): T =>
   new make(new SharedArrayBuffer(Math.max(1, n) * bytes))
 
-/** `rows` encoded into new shared arrays. */
-export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
+/**
+ * `rows` encoded, into the arrays of `reuse` where they are large enough (the parse thread refills a slot the
+ * reading side is done with: fresh shared memory for every batch would cost a page fault per 4 KiB), else into new
+ * ones with room to spare for the next fill.
+ */
+export function encodeRows(rows: readonly TraceRow[], reuse?: EncodedRows): EncodedRows {
   let keyCount = 0
   let maskCount = 0
   let ttls = false
@@ -47,21 +51,29 @@ export function encodeRows(rows: readonly TraceRow[]): EncodedRows {
     if (i === undefined) index.set(s, (i = strings.push(s) - 1))
     return i
   }
+  const room = reuse === undefined ? 1 : 1.25
+  const fit = <T extends {length: number}>(
+    old: T | undefined,
+    make: new (b: SharedArrayBuffer) => T,
+    bytes: number,
+    need: number,
+  ): T => (old !== undefined && old.length >= need ? old : shared(make, bytes, Math.ceil(need * room)))
   const e: EncodedRows = {
     n,
     strings,
-    type: shared(Uint8Array, 1, n),
-    instance: shared(Int32Array, 4, n),
-    query: shared(Int32Array, 4, n),
-    ts: shared(BigInt64Array, 8, n),
-    inputLen: shared(Float64Array, 8, n),
-    lineNo: shared(Float64Array, 8, n),
+    type: fit(reuse?.type, Uint8Array, 1, n),
+    instance: fit(reuse?.instance, Int32Array, 4, n),
+    query: fit(reuse?.query, Int32Array, 4, n),
+    ts: fit(reuse?.ts, BigInt64Array, 8, n),
+    inputLen: fit(reuse?.inputLen, Float64Array, 8, n),
+    lineNo: fit(reuse?.lineNo, Float64Array, 8, n),
+    // never refilled: its length says whether the rows have one (a parse thread's rows never do)
     ttlUs: shared(BigInt64Array, 8, ttls ? n : 0),
-    keyStart: shared(Int32Array, 4, n + 1),
-    keys: shared(Int32Array, 4, keyCount),
-    maskNum: shared(Float64Array, 8, n),
-    maskStart: shared(Int32Array, 4, n + 1),
-    maskBits: shared(Uint8Array, 1, maskCount),
+    keyStart: fit(reuse?.keyStart, Int32Array, 4, n + 1),
+    keys: fit(reuse?.keys, Int32Array, 4, keyCount),
+    maskNum: fit(reuse?.maskNum, Float64Array, 8, n),
+    maskStart: fit(reuse?.maskStart, Int32Array, 4, n + 1),
+    maskBits: fit(reuse?.maskBits, Uint8Array, 1, maskCount),
   }
   let k = 0
   let m = 0

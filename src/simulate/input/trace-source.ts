@@ -24,6 +24,11 @@ export interface TraceReadOptions {
   tieredRows?: boolean
   /** the fast lane checks keys but interns none (each key id 0): for a pre-pass that needs only key counts */
   countKeysOnly?: boolean
+  /**
+   * the caller never reads `keys` (nor the key ids' order beyond the rows): the rows may be read on another thread
+   * with its own interner (the parse thread an accelerator may put in, {@link useParseThread})
+   */
+  keysPrivate?: boolean
   onBytes?(bytes: number): void
 }
 
@@ -56,6 +61,19 @@ function rowScanner(): RowScanner | undefined {
   return plainPaths() ? undefined : makeScanner?.()
 }
 
+/** Reads the rows on another thread: the same batches, progress calls, statistics and errors as this module's. */
+export type ParseThread = (opts: TraceReadOptions, stats: TraceReadStats) => AsyncGenerator<TraceRow[]>
+
+let parseThread: ((bytes: number) => ParseThread | undefined) | undefined
+
+/**
+ * Puts a parse thread in (seams.ts), or takes it out (undefined): `choose` gets the trace's size and says whether
+ * (and how) it is read on a second thread.
+ */
+export function useParseThread(choose: ((bytes: number) => ParseThread | undefined) | undefined): void {
+  parseThread = choose
+}
+
 /** lines per batch: big enough that the per-batch costs (a resumption, the progress call) vanish */
 const BATCH_LINES = 1024
 const BATCH_BYTES = 256 << 10
@@ -81,6 +99,14 @@ export async function* readTraceRowBatches(
   opts: TraceReadOptions,
   stats: TraceReadStats,
 ): AsyncGenerator<TraceRow[]> {
+  const onThread =
+    opts.keysPrivate && !opts.tieredRows && !opts.countKeysOnly && !plainPaths()
+      ? parseThread?.(stats.bytes)
+      : undefined
+  if (onThread !== undefined) {
+    yield* onThread(opts, stats)
+    return
+  }
   const reader = new LineReader(
     opts.path,
     {

@@ -171,17 +171,20 @@ async function streamPlay(
 /** The rows of the streamed play, a batch at a time. */
 function traceRows(setup: RunSetup, tieredKeys?: KeyInterner): AsyncGenerator<TraceRow[]> {
   const {req, cfg, stats} = setup
-  const opts: TraceReadOptions = {
+  const opts: Omit<TraceReadOptions, 'keys'> = {
     path: setup.tracePath,
     name: setup.traceName,
     skipInvalid: req.skipInvalid,
     mode: cfg.trace_replay.mode,
-    // a tiered play reads keys' values (the sharded LRU's shards) through its own interner
-    keys: tieredKeys ?? KeyInterner.forTraceBytes(stats.bytes),
-    tieredRows: tieredKeys !== undefined,
     onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
   }
-  return readTraceRowBatches(opts, stats)
+  // a tiered play reads keys' values (the sharded LRU's shards): its interner stays on this thread
+  if (tieredKeys !== undefined)
+    return readTraceRowBatches({...opts, keys: tieredKeys, tieredRows: true}, stats)
+  return readTraceRowBatches(
+    {...opts, keys: KeyInterner.forTraceBytes(stats.bytes), keysPrivate: true},
+    stats,
+  )
 }
 
 /** The trace re-read into memory and stable-sorted (after a row out of order at line `unsortedAt`). */

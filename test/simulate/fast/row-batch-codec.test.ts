@@ -31,6 +31,20 @@ describe('the sweep rows codec', () => {
     )
   })
 
+  it('refills the arrays it is given when they are large enough (a parse thread slot), else grows them', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(row, {maxLength: 30}), {minLength: 1, maxLength: 5}), (fills) => {
+        let e = encodeRows([])
+        for (const rows of fills) {
+          const before = e
+          e = encodeRows(rows, before)
+          expect(decodeRows(e, 0, rows.length)).toEqual(rows)
+          if (before.type.length >= rows.length) expect(e.type).toBe(before.type)
+        }
+      }),
+    )
+  })
+
   it('shares its arrays (workers see the same bytes) and gives rows that share nothing with them', () => {
     const e = encodeRows([
       {
