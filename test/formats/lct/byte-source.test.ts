@@ -44,7 +44,7 @@ async function walk(w: ByteWindow, data: Buffer, seed: number): Promise<void> {
 }
 
 describe('ByteWindow', () => {
-  // the file path reads straight into the window: pinned to the stream path, which copies every chunk into it
+  // the file path reads each chunk into the buffer that becomes the next window: pinned to the stream path, which copies every chunk into the window
   it('shows the same bytes from a file as from a stream, at random steps', async () => {
     const next = rng(7)
     const data = Buffer.alloc(5_300_000)
