@@ -118,7 +118,7 @@ async function characterizeTrace(input: LoadedInput, group: Group, grid: number[
   )
   await eventLoopTurn() // two long synchronous passes: a Ctrl-C between them is answered there
   const known = new Map<string, ReuseDistances>()
-  if (only !== undefined && (stack.eligible || stack.reason?.startsWith('E4'))) {
+  if (only !== undefined && (stack.eligible || stack.failedRule === 'units')) {
     observed.reason = stack.reason
     known.set(only, observed)
   }

@@ -256,7 +256,7 @@ describe('lmt report of a trace of request rows, as simulate replays them', () =
     // writes 30 ms after their reads are no get+write units: the page says why reuse distance is not measured
     expect(doc.characterization.instances[0].reuse_distance.available).toBe(false)
     expect(readFileSync(join(tmp.dir, 'r.html'), 'utf8')).toContain(
-      'it stopped at <b>gen</b>: E4: line 1: a get not followed by its write',
+      'it stopped at <b>gen</b>: gets and writes do not pair up in the trace (line 1: a get not followed by its write)',
     )
     // --write-delay-ns is simulate's: the writes land 1 ns after their reads, as simulate --write-delay-ns 1 plays it
     const quick = await report([

@@ -12,13 +12,19 @@ import {grown} from '../../util/grown.js'
 
 export interface StackPassResult {
   eligible: boolean
-  /** why the method is not used (null when eligible) */
+  /** why the method is not used, in words for people (null when eligible) */
   reason: string | null
+  /** which rule of eligibility (docs/simulate.md §6.6) the trace or configuration fails, for code to act on; null
+   * when eligible or when the method was not tried */
+  failedRule: StackRule | null
   /** per point, in the order given: its result when certified, else undefined */
   certified: Array<PointResult | undefined>
   /** block lookups the pass went through (each get and write once) */
   blockLookups: number
 }
+
+/** The rules of eligibility: one instance, an LRU policy, exact eviction, a trace of get+write units. */
+export type StackRule = 'one_instance' | 'lru_policy' | 'exact_eviction' | 'units'
 
 /** Fenwick tree over reference times 1…n: one mark at each block's last reference. */
 class Fenwick {
@@ -37,10 +43,15 @@ class Fenwick {
   }
 }
 
-/** The result of a pass not made (`reason`: why) over `caps` points: every point is played. */
-export const notUsed = (caps: number, reason: string): StackPassResult => ({
+/** The result of a pass not made (`reason`: why; `failedRule`: the rule failed, if any) over `caps` points. */
+export const notUsed = (
+  caps: number,
+  reason: string,
+  failedRule: StackRule | null = null,
+): StackPassResult => ({
   eligible: false,
   reason,
+  failedRule,
   certified: new Array<undefined>(caps).fill(undefined),
   blockLookups: 0,
 })
@@ -70,11 +81,12 @@ export function stackPass(
   const sortedK = order.map((k) => K[k])
   const delay = BigInt(config.trace_replay.write_delay_ns)
   const units = scanUnits(rows, inst.instance_id, delay, sortedK, observe)
-  if (typeof units === 'string') return notUsed(K.length, units)
+  if (typeof units === 'string')
+    return notUsed(K.length, `gets and writes do not pair up in the trace (${units})`, 'units')
   return certify(units, K, order, group, inst, caps)
 }
 
-/** The swept group's one instance, when the method applies to it (E1–E3), else why not. */
+/** The swept group's one instance, when the method applies to it (one instance, an LRU policy, exact eviction), else why not. */
 function eligibleInstance(
   config: SimConfig,
   groupName: string,
@@ -82,14 +94,22 @@ function eligibleInstance(
 ): {group: GroupConfig; inst: InstanceConfig} | StackPassResult {
   const group = config.instance_groups.find((g) => g.group_name === groupName)
   if (!group || group.instances.length !== 1)
-    return notUsed(points, `E1: the swept group has ${group?.instances.length ?? 0} instances, not one`)
+    return notUsed(
+      points,
+      `the swept group has ${group?.instances.length ?? 0} instances; the method needs exactly one`,
+      'one_instance',
+    )
   const inst = group.instances[0]
   const policy = inst.eviction_policy_type
   if (!(policy === 'lru' || (policy === 'ttl' && inst.eviction_policy_params.fallback_on_pressure !== false)))
-    return notUsed(points, `E2: policy ${policy} (lru, or ttl falling back to LRU, is needed)`)
+    return notUsed(points, `policy ${policy}; the method needs lru, or ttl falling back to LRU`, 'lru_policy')
   const {eviction_mode: mode, eviction_batch_size_per_instance: batch} = config.eviction_params
   if (mode !== 3 && batch !== 1)
-    return notUsed(points, `E3: eviction_mode ${mode} with batch ${batch} does not evict exactly`)
+    return notUsed(
+      points,
+      `eviction_mode ${mode} with batch ${batch} does not evict exactly; the method needs mode 3 or batch 1`,
+      'exact_eviction',
+    )
   return {group, inst}
 }
 
@@ -110,7 +130,8 @@ interface UnitTotals {
 }
 
 /**
- * The pass over the instance's get+write units; a string says why the trace is not eligible (E4). This loop is
+ * The pass over the instance's get+write units; a string says where and how the trace is not made of
+ * get+write units. This loop is
  * the measured inner loop of the method and stays in one piece over local typed arrays; the tests of
  * test/simulate/oracles/stack-pass.test.ts pin what it certifies to playing every point.
  */
@@ -149,19 +170,19 @@ function scanUnits(
     if (event.instance !== id) continue
     if (!scheduled && event.type !== 'write') {
       if (event.queryType !== 'prefix_match')
-        return `E4: line ${event.lineNo}: a get with query_type ${event.queryType}`
-      if (get) return `E4: line ${get.lineNo}: a get not followed by its write`
+        return `line ${event.lineNo}: a get with query_type ${event.queryType}`
+      if (get) return `line ${get.lineNo}: a get not followed by its write`
       get = event
       continue
     }
-    if (!get) return `E4: line ${event.lineNo}: a write not preceded by its get`
+    if (!get) return `line ${event.lineNo}: a write not preceded by its get`
     const P = get.keys
     const Q = event.keys
     const p = P.length
     const n = Q.length
-    if (n < p) return `E4: line ${event.lineNo}: the write's keys do not start with its get's`
+    if (n < p) return `line ${event.lineNo}: the write's keys do not start with its get's`
     for (let j = 0; j < p; j++)
-      if (P[j] !== Q[j]) return `E4: line ${event.lineNo}: the write's keys do not start with its get's`
+      if (P[j] !== Q[j]) return `line ${event.lineNo}: the write's keys do not start with its get's`
     if (n > d.length) {
       const size = 2 * n
       d = new Float64Array(size)
@@ -227,7 +248,7 @@ function scanUnits(
     writeBlocks += n
     get = undefined
   }
-  if (get) return `E4: line ${get.lineNo}: a get not followed by its write`
+  if (get) return `line ${get.lineNo}: a get not followed by its write`
   return {
     hitDiff,
     remoteDiff,
@@ -319,7 +340,7 @@ function certify(
       members: [{instanceId: id, weight: weightOf(g, inst), counters}],
     }
   })
-  return {eligible: true, reason: null, certified, blockLookups: readBlocks + writeBlocks}
+  return {eligible: true, reason: null, failedRule: null, certified, blockLookups: readBlocks + writeBlocks}
 }
 
 /** The first index of ascending `sorted` whose value is ≥ x (sorted.length when none). */
