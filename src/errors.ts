@@ -14,6 +14,20 @@ export const OUTPUT_WRITE_HINT = 'check the free space and the permissions of th
 export const LCT_NOT_A_TRACE_HINT =
   'a JSONL trace is read by `lmt simulate` (Get+Write JSONL) or `lmt convert` (a serving trace), and `lmt convert -f <format> --mode lct` makes an .lct from one'
 
+/**
+ * What to do about an input file (`what`: "a trace", "an input file") that could not be opened, by the
+ * file system's code: a wrong path, a folder, missing permissions. Other failures get no hint (nothing to check).
+ */
+export function inputReadHints(err: unknown, what: string): string[] {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return ['check the path: no file is there (a relative path starts at the current folder)']
+  if (code === 'EISDIR') return [`a folder is not ${what}: give the path of a file in it`]
+  if (code === 'EACCES' || code === 'EPERM')
+    return ['check the permissions: lmt needs to read the file (ls -l shows them)']
+  return []
+}
+
 function lctMessage(source: string, detail: string): string {
   return `trace file '${source}': ${detail}`
 }

@@ -4,7 +4,7 @@
 import {accessSync, constants, realpathSync, rmSync, statSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
-import {lmtError} from '../errors.js'
+import {inputReadHints, lmtError} from '../errors.js'
 import {LineReader} from '../formats/json/line-reader.js'
 import {ensureDirectory, refuseNonRegularOutput, sameFile} from '../util/output-path.js'
 import {numberFlag} from '../util/number-flags.js'
@@ -319,16 +319,21 @@ function checkInput(input: string): void {
   let st
   try {
     st = statSync(input)
-  } catch {
+  } catch (err) {
     throw lmtError('CONVERT_INPUT_NOT_FOUND', input, {
-      suggestions: ['check the path; inputs are local files'],
+      suggestions: inputReadHints(err, 'an input file'),
     })
   }
-  if (!st.isFile()) throw lmtError('CONVERT_INPUT_UNREADABLE', input, 'not a regular file')
+  if (!st.isFile())
+    throw lmtError('CONVERT_INPUT_UNREADABLE', input, 'not a regular file', {
+      suggestions: inputReadHints({code: st.isDirectory() ? 'EISDIR' : undefined}, 'an input file'),
+    })
   try {
     accessSync(input, constants.R_OK)
   } catch (err) {
-    throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
+    throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message, {
+      suggestions: inputReadHints(err, 'an input file'),
+    })
   }
 }
 

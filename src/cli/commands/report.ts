@@ -8,7 +8,7 @@ import {integerFlag, positiveNumberFlag, seedFlag} from '../../util/number-flags
 import {createProgressBar} from '../progress.js'
 import {fileStem, parseInstanceBlockSizes} from '../../convert/settings.js'
 import {parseKvLayout} from '../../convert/kv-layout.js'
-import {isLmtError, lmtError} from '../../errors.js'
+import {inputReadHints, isLmtError, lmtError} from '../../errors.js'
 import {
   foreignFormats,
   isTieredConfig,
@@ -433,9 +433,15 @@ export default class Report extends LmtCommand {
     flags.input = inputs
     for (const input of inputs)
       try {
-        if (!lstatSync(input).isFile()) throw new Error('not a regular file')
+        const st = lstatSync(input)
+        if (!st.isFile())
+          throw Object.assign(new Error('not a regular file'), {
+            code: st.isDirectory() ? 'EISDIR' : undefined,
+          })
       } catch (err) {
-        throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
+        throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message, {
+          suggestions: inputReadHints(err, 'an input file'),
+        })
       }
     return convertInput({
       inputs,

@@ -1,4 +1,4 @@
-import {LCT_NOT_A_TRACE_HINT, LctError, lctError} from '../../errors.js'
+import {inputReadHints, LCT_NOT_A_TRACE_HINT, LctError, lctError} from '../../errors.js'
 import {pyBytesRepr} from '../../util/pyfmt.js'
 import {ByteWindow, type LctSource} from './byte-source.js'
 import {DEFAULT_MAX_FRAME_BYTES} from './constants.js'
@@ -27,7 +27,11 @@ function sourceName(source: LctSource, name?: string): string {
 }
 
 function ioError(name: string, err: unknown): LctError {
-  return lctError('LCT_IO', {source: name, offset: 0}, (err as Error)?.message ?? String(err))
+  return lctError(
+    'LCT_IO',
+    {source: name, offset: 0, suggestions: inputReadHints(err, 'a trace')},
+    (err as Error)?.message ?? String(err),
+  )
 }
 
 /** A frame after the header, as the lenient reader sees it. */

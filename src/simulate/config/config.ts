@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs'
 import {basename, dirname, resolve} from 'node:path'
-import {lmtError} from '../../errors.js'
+import {inputReadHints, lmtError} from '../../errors.js'
 import {withoutBom} from '../../formats/json/trim.js'
 import {nestsDeeperThan} from '../../formats/json/json-depth.js'
 import {MAX_JSON_DEPTH} from '../../formats/json/parse.js'
@@ -144,7 +144,9 @@ export async function readConfigFile(path: string): Promise<{raw: Json; dir: str
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    throw lmtError('SIM_CONFIG_READ', path, (err as Error).message)
+    throw lmtError('SIM_CONFIG_READ', path, (err as Error).message, {
+      suggestions: inputReadHints(err, 'a configuration file'),
+    })
   }
   let raw: unknown
   try {

@@ -1,5 +1,5 @@
 import {statSync} from 'node:fs'
-import {lmtError} from '../../errors.js'
+import {inputReadHints, lmtError} from '../../errors.js'
 import {LineReader, tooLongMessage} from '../../formats/json/line-reader.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
 import {plainPaths} from '../../util/plain.js'
@@ -173,7 +173,9 @@ export async function* readTraceRowBatches(
       (err as NodeJS.ErrnoException).code === 'EISDIR' ||
       (err as NodeJS.ErrnoException).code === 'EACCES'
     )
-      throw lmtError('SIM_TRACE_READ', opts.name, (err as Error).message)
+      throw lmtError('SIM_TRACE_READ', opts.name, (err as Error).message, {
+        suggestions: inputReadHints(err, 'a trace'),
+      })
     throw err
   }
 }
@@ -206,7 +208,9 @@ export async function firstRowType(path: string): Promise<string | undefined> {
       return m?.[1]
     }
   } catch (err) {
-    throw lmtError('SIM_TRACE_READ', path, (err as Error).message)
+    throw lmtError('SIM_TRACE_READ', path, (err as Error).message, {
+      suggestions: inputReadHints(err, 'a trace'),
+    })
   }
   return undefined
 }
