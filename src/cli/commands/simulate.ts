@@ -513,6 +513,9 @@ function simFlagsOf(args: SimulateArgs, flags: SimulateFlags): SimFlags {
     replayMode: flags['replay-mode'] as SimFlags['replayMode'],
     writeDelayNs: flags['write-delay-ns'],
   }
-  if (flags.sweep && !args.config) simFlags.capacityBlocks = -1 // placeholder: each point sets its own capacity
+  if (flags.sweep && !args.config) {
+    simFlags.capacityBlocks = -1 // placeholder: each point sets its own capacity
+    simFlags.capacitySwept = true
+  }
   return simFlags
 }

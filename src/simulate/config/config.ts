@@ -56,6 +56,8 @@ export interface SimFlags {
   policy?: PolicyName
   capacity?: number
   capacityBlocks?: number
+  /** --sweep: the capacity is swept, each point sets its own (the quick form's capacity is a placeholder) */
+  capacitySwept?: boolean
   blockSize?: number
   bytesPerToken?: number
   /** bytes of every block (`--kv-layout`): capacities in GiB become blocks */
@@ -628,8 +630,9 @@ function quickForm(flags: SimFlags, notes: Notes, firstRowType?: string): Resolv
     eviction_policy_params: {},
     ...(flags.bytesPerToken !== undefined ? {bytes_per_token: flags.bytesPerToken} : {}),
   }
-  const cap =
-    group.quota_capacity !== undefined
+  const cap = flags.capacitySwept
+    ? 'its capacity swept'
+    : group.quota_capacity !== undefined
       ? `${group.quota_capacity} GiB`
       : group.quota_capacity_blocks === -1
         ? 'infinite'
