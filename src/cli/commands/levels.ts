@@ -13,6 +13,27 @@ export interface LevelsListing {
   warnings: string[]
 }
 
+/**
+ * The `--json` document of `lmt levels`, which `lmt replay --list-levels --json` prints too: every level found, in
+ * name order, and the warnings of their discovery (a plugin that could not be loaded).
+ */
+export function levelsListing(
+  reg: Awaited<ReturnType<typeof discoverLevels>>,
+  warnings: readonly string[],
+): LevelsListing {
+  const levels = reg.names().map((name) => {
+    const r = reg.levels.get(name) as NonNullable<ReturnType<typeof reg.levels.get>>
+    return {
+      name,
+      source: r.source,
+      description: r.level.description,
+      replayableSchemaVersions: [...r.level.replayableSchemaVersions],
+      flags: Object.keys(r.level.flags).map((f) => `--${f}`),
+    }
+  })
+  return {levels, warnings: [...warnings]}
+}
+
 export default class Levels extends LmtCommand {
   static override summary = 'List the replay levels lmt replay knows, and where each comes from'
 
@@ -33,22 +54,14 @@ export default class Levels extends LmtCommand {
       process.stderr.write(`warning: ${m}\n`)
     }
     const reg = await discoverLevels(this.config, warn, reservedReplayFlagNames())
-    const levels = reg.names().map((name) => {
-      const r = reg.levels.get(name) as NonNullable<ReturnType<typeof reg.levels.get>>
-      return {
-        name,
-        source: r.source,
-        description: r.level.description,
-        replayableSchemaVersions: [...r.level.replayableSchemaVersions],
-        flags: Object.keys(r.level.flags).map((f) => `--${f}`),
-      }
-    })
+    const listing = levelsListing(reg, warnings)
+    const {levels} = listing
     if (!this.jsonEnabled()) {
       const w = Math.max(5, ...levels.map((l) => l.name.length))
       const s = Math.max(6, ...levels.map((l) => l.source.length))
       this.log(`${'LEVEL'.padEnd(w)}  ${'SOURCE'.padEnd(s)}  DESCRIPTION`)
       for (const l of levels) this.log(`${l.name.padEnd(w)}  ${l.source.padEnd(s)}  ${l.description}`)
     }
-    return {levels, warnings}
+    return listing
   }
 }

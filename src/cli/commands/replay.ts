@@ -11,6 +11,7 @@ import {RecordOutputs, Warnings} from '../replay-sinks.js'
 import {banner, configMismatch, resultTable} from '../trace-report.js'
 import {lmtError} from '../../errors.js'
 import {discoverLevels} from '../../plugins/replay-levels.js'
+import {levelsListing} from './levels.js'
 import type {ReplayResult} from '../../replay/driver.js'
 import {commitReplayOutputs, type ReplayFiles} from '../../replay/outputs.js'
 import type {PlaceFile} from '../../replay/record-file.js'
@@ -72,9 +73,13 @@ export default class Replay extends LmtCommand {
   async run(): Promise<unknown> {
     const warnings = new Warnings()
     // 1. base flags; every known level's flags are accepted here, the header decides which apply (step 7)
+    const discoveryWarnings: string[] = []
     const levels = await discoverLevels(
       this.config,
-      (m) => process.stderr.write(`warning: ${m}\n`),
+      (m) => {
+        discoveryWarnings.push(m)
+        process.stderr.write(`warning: ${m}\n`)
+      },
       reservedReplayFlagNames(),
     )
     const allLevelFlags: Record<string, unknown> = {}
@@ -85,7 +90,7 @@ export default class Replay extends LmtCommand {
       args: Replay.args,
       strict: true,
     })
-    if (first.flags['list-levels']) return this.listLevels(levels)
+    if (first.flags['list-levels']) return this.listLevels(levels, discoveryWarnings)
     const settings = await this.settings(first.args.file, first.flags, levels, warnings)
     return this.execute(settings)
   }
@@ -234,8 +239,9 @@ export default class Replay extends LmtCommand {
     )
   }
 
-  private listLevels(levels: Awaited<ReturnType<typeof discoverLevels>>) {
-    const listing = []
+  /** The levels and their flags; under --json the document of `lmt levels --json`. */
+  private listLevels(levels: Awaited<ReturnType<typeof discoverLevels>>, warnings: readonly string[]) {
+    if (this.jsonEnabled()) return levelsListing(levels, warnings)
     // columns as lmt levels aligns them
     const w = Math.max(0, ...levels.names().map((n) => n.length))
     const s = Math.max(0, ...levels.names().map((n) => levels.levels.get(n)?.source.length ?? 0))
@@ -245,14 +251,8 @@ export default class Replay extends LmtCommand {
       this.log(`${name.padEnd(w)}  ${r.source.padEnd(s)}  ${r.level.description}`)
       for (const [flag, def] of Object.entries(r.level.flags))
         this.log(`    --${flag}  ${(def as {summary?: string}).summary ?? ''}`)
-      listing.push({
-        name,
-        source: r.source,
-        description: r.level.description,
-        flags: Object.keys(r.level.flags).map((f) => `--${f}`),
-      })
     }
-    return {levels: listing}
+    return levelsListing(levels, warnings)
   }
 }
 

@@ -372,6 +372,20 @@ describe('lmt replay', () => {
     expect(r.stdout).toMatch(/^events {3}built-in {2}LMCache cache events/m) // the columns aligned
     expect(r.stdout).toContain('--l1-size-gb')
   })
+
+  it('--list-levels --json prints the document of lmt levels --json, byte for byte', async () => {
+    const listed = lmtProcess(['replay', '--list-levels', '--json'])
+    const levels = lmtProcess(['levels', '--json'])
+    expect(listed.exitCode).toBe(0)
+    expect(levels.exitCode).toBe(0)
+    expect(listed.stdout).toBe(levels.stdout)
+    const doc = JSON.parse(listed.stdout) as {levels: Array<Record<string, unknown>>; warnings: string[]}
+    expect(Object.keys(doc)).toEqual(['levels', 'warnings'])
+    expect(doc.levels.find((l) => l.name === 'storage')).toMatchObject({
+      source: 'built-in',
+      replayableSchemaVersions: [2],
+    })
+  })
 })
 
 describe('replay-level registry', () => {
