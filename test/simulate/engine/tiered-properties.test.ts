@@ -11,14 +11,7 @@ import {
   type TieredInstanceSetup,
 } from '../../../src/simulate/engine/tiered.js'
 import type {EdgeStrategy, WriteMode} from '../../../src/simulate/config/tiers.js'
-
-function lcg(seed: number): () => number {
-  let x = seed >>> 0
-  return () => {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0
-    return x / 2 ** 32
-  }
-}
+import {lcg} from '../../helpers/lcg.js'
 
 const MODES: WriteMode[] = ['write_through', 'cascading', 'write_through_selective']
 const POLICIES = ['lru', 'lru', 'random_lru', 'leaf_aware_lru', 'ttl'] as const

@@ -10,15 +10,7 @@ import {
   type TieredInstance,
   type TieredInstanceSetup,
 } from '../../../src/simulate/engine/tiered.js'
-
-/** a small deterministic generator for the property checks */
-function lcg(seed: number): () => number {
-  let x = seed >>> 0
-  return () => {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0
-    return x / 2 ** 32
-  }
-}
+import {lcg} from '../../helpers/lcg.js'
 
 describe('libstdc++ sorts', () => {
   it('partialSortBy leaves the same order as the proven index partial sort, ties included', () => {
