@@ -17,6 +17,14 @@ export type {EdgeStrategy, WriteMode}
 
 const INT64_MAX = 2n ** 63n - 1n
 
+/**
+ * The tiered model orders blocks by time as ticks, not as timestamps: a group plays its rows in time order, and each
+ * new timestamp gets the next tick (equal timestamps share one), so ticks compare as the timestamps do and fit in
+ * typed arrays (a BigInt per block and tier would be a heap object the collector traces, and each comparison a call).
+ * NEVER is the time of a block with none (INT64_MAX in the reference: a timestamp of INT64_MAX gets it too).
+ */
+const NEVER = Number.MAX_SAFE_INTEGER
+
 /** an entry's flags: the tier holds the block (its location) */
 const PRESENT = 1
 /** the tier's policy holds the entry (an lru's lists, a random_lru's array, a ttl's list, a leaf_aware_lru's set) */
@@ -71,7 +79,8 @@ interface TierPolicy {
   /** false: the manager never asks it for capacity (ttl without fallback_on_pressure) */
   readonly evictsForCapacity: boolean
   register(b: number): void
-  access(b: number, ts: bigint): void
+  /** a hit at tick `tick` (timestamp `ts`) */
+  access(b: number, tick: number, ts: bigint): void
   /** removes up to n blocks from the tier (their location included), appended to `out`; how many */
   evict(n: number, out: number[]): number
   /** forgets a block whose location is gone already */
@@ -79,7 +88,7 @@ interface TierPolicy {
 }
 
 /** a time above every tier time: an empty shard's */
-const EMPTY = 2n ** 64n
+const EMPTY = Infinity
 
 /**
  * The shard whose tail is oldest (ties: the lowest index), kept in a tournament tree over the shards' tail times.
@@ -87,19 +96,19 @@ const EMPTY = 2n ** 64n
  */
 class OldestTail {
   private readonly leaves: number
-  private readonly time: bigint[]
+  private readonly time: Float64Array
   private readonly shard: Int32Array
   private readonly marked: Uint8Array
   private readonly pending: number[] = []
 
   constructor(
     private readonly shards: readonly EntryList[],
-    private readonly tailTime: (e: number) => bigint,
+    private readonly tailTime: (e: number) => number,
   ) {
     let leaves = 1
     while (leaves < shards.length) leaves *= 2
     this.leaves = leaves
-    this.time = new Array<bigint>(2 * leaves).fill(EMPTY)
+    this.time = new Float64Array(2 * leaves).fill(EMPTY)
     this.shard = new Int32Array(2 * leaves)
     for (let i = 0; i < leaves; i++) this.shard[leaves + i] = i
     for (let i = leaves - 1; i >= 1; i--) this.shard[i] = this.shard[2 * i]
@@ -202,7 +211,7 @@ class ShardedLru implements TierPolicy {
     this.size--
   }
 
-  private time(e: number): bigint {
+  private time(e: number): number {
     return this.s.time(this.s.blockOf(e), this.tier)
   }
 
@@ -327,7 +336,9 @@ class LeafAwareLru implements TierPolicy {
     const x = this.s.time(b, this.tier)
     const h = time(list.head)
     const l = time(list.tail)
-    const forward = x >= h ? true : x <= l ? false : h - x < x - l
+    // the walk's direction depends on the distances in time, not in ticks
+    const ns = (t: number) => this.s.group.timeOfTick(t)
+    const forward = x >= h ? true : x <= l ? false : ns(h) - ns(x) < ns(x) - ns(l)
     let at: number
     if (forward) {
       at = list.head
@@ -345,7 +356,8 @@ class LeafAwareLru implements TierPolicy {
 class RandomLru implements TierPolicy {
   readonly evictsForCapacity = true
   private readonly blocks: number[] = []
-  private readonly stamps: bigint[] = []
+  /** the blocks' times (ticks) */
+  private readonly stamps: number[] = []
   private readonly rng: XorShift64
   private readonly samples: number
 
@@ -373,9 +385,9 @@ class RandomLru implements TierPolicy {
     this.stamps.push(this.s.time(b, this.tier))
   }
 
-  access(b: number, ts: bigint): void {
+  access(b: number, tick: number): void {
     const e = this.s.entry(b, this.tier)
-    if ((this.s.flags[e] & HELD) !== 0) this.stamps[this.s.pos[e]] = ts
+    if ((this.s.flags[e] & HELD) !== 0) this.stamps[this.s.pos[e]] = tick
   }
 
   forget(b: number): void {
@@ -469,7 +481,7 @@ class TtlPolicy implements TierPolicy {
     this.pushEvent(b)
   }
 
-  access(b: number, ts: bigint): void {
+  access(b: number, _tick: number, ts: bigint): void {
     if (ts > this.now) this.now = ts
     const e = this.s.entry(b, this.tier)
     if ((this.s.flags[e] & HELD) === 0) return
@@ -666,16 +678,23 @@ export class TieredInstance implements Policy {
   private writeTtl = 0n
   /** the edges' settings, flattened for the per-block paths */
   private readonly initial: number
+  /** the tick of the operation being played (see {@link NEVER}) */
+  private now = 0
+  /** the policy is ttl: the blocks keep their last access, TTL and anchor as timestamps */
+  private readonly expires: boolean
 
   // ---- per block (grown with the tree's block slots)
   private capacity = 0
   /** how many tiers hold the block (the tree's bLive says whether any does) */
   held = new Uint8Array(0)
-  writeTime: bigint[] = []
+  /** the block's write and last access (ticks, -1: none) */
+  writeTick: Float64Array = new Float64Array(0)
+  lastTick: Float64Array = new Float64Array(0)
+  /** the ttl policy's (empty under the others): the last access as a timestamp (-1: none) */
   lastAccess: bigint[] = []
-  /** 0 = never expires */
+  /** the ttl policy's: 0 = never expires */
   ttl: bigint[] = []
-  /** the TTL runs from here (shared by the block's tiers) */
+  /** the ttl policy's: the TTL runs from here (shared by the block's tiers) */
   anchor: bigint[] = []
   /** bumped when the slot is freed, so that a ttl event of an earlier block of the slot is told apart */
   serial = new Float64Array(0)
@@ -684,9 +703,9 @@ export class TieredInstance implements Policy {
   flags = new Uint8Array(0)
   /** hits the tier served since the block entered it */
   count = new Float64Array(0)
-  /** the block's last access through the tier, and its write into it (-1: none) */
-  last: bigint[] = []
-  write: bigint[] = []
+  /** the block's last access through the tier, and its write into it (ticks, -1: none) */
+  last: Float64Array = new Float64Array(0)
+  write: Float64Array = new Float64Array(0)
   prev = new Int32Array(0)
   next = new Int32Array(0)
   /** random_lru: the entry's place in its array; ttl: its registration's number */
@@ -710,6 +729,7 @@ export class TieredInstance implements Policy {
     let initial = 1
     while (initial < this.tiers && g.edges[initial - 1].writeMode === 'write_through') initial++
     this.initial = initial
+    this.expires = setup.policy === 'ttl'
     this.engine = new SimInstance(this, 1)
     this.tree = this.engine.tree
     this.policies = g.tierNames.map((_, tier) => this.newPolicy(tier))
@@ -760,18 +780,18 @@ export class TieredInstance implements Policy {
     return s - 1
   }
 
-  /** The time a tier policy orders a block by (its last access through the tier, else its write into it). */
-  time(b: number, tier: number): bigint {
+  /** The time (a tick) a tier policy orders a block by: its last access through the tier, else its write into it. */
+  time(b: number, tier: number): number {
     const e = b * this.tiers + tier
     if ((this.flags[e] & PRESENT) !== 0) {
-      if (this.last[e] >= 0n) return this.last[e]
-      if (this.write[e] >= 0n) return this.write[e]
+      if (this.last[e] >= 0) return this.last[e]
+      if (this.write[e] >= 0) return this.write[e]
     }
     if (this.shared) {
-      if (this.lastAccess[b] >= 0n) return this.lastAccess[b]
-      if (this.writeTime[b] >= 0n) return this.writeTime[b]
+      if (this.lastTick[b] >= 0) return this.lastTick[b]
+      if (this.writeTick[b] >= 0) return this.writeTick[b]
     }
-    return INT64_MAX
+    return NEVER
   }
 
   /** room for block slot b (the tree grows its own arrays as it makes blocks) */
@@ -779,21 +799,23 @@ export class TieredInstance implements Policy {
     if (b < this.capacity) return
     const cap = Math.max(1024, this.tree.bKey.length, 2 * this.capacity)
     const entries = cap * this.tiers
-    const fill = (a: bigint[], n: number, v: bigint) => {
-      while (a.length < n) a.push(v)
-    }
+    const none = (a: Float64Array, n: number): Float64Array => grown(a, n).fill(-1, a.length)
     this.held = grown(this.held, cap)
     this.serial = grown(this.serial, cap)
-    for (const a of [this.writeTime, this.lastAccess, this.anchor]) fill(a, cap, -1n)
-    fill(this.ttl, cap, 0n)
+    this.writeTick = none(this.writeTick, cap)
+    this.lastTick = none(this.lastTick, cap)
+    if (this.expires) {
+      for (const a of [this.lastAccess, this.anchor]) while (a.length < cap) a.push(-1n)
+      while (this.ttl.length < cap) this.ttl.push(0n)
+    }
     this.flags = grown(this.flags, entries)
     this.count = grown(this.count, entries)
     this.prev = grown(this.prev, entries)
     this.next = grown(this.next, entries)
     this.pos = grown(this.pos, entries)
     this.version = grown(this.version, entries)
-    fill(this.last, entries, -1n)
-    fill(this.write, entries, -1n)
+    this.last = none(this.last, entries)
+    this.write = none(this.write, entries)
     this.capacity = cap
   }
 
@@ -819,23 +841,23 @@ export class TieredInstance implements Policy {
   }
 
   /** appends the block to one tier (nothing when it holds it); true when it was appended */
-  appendToTier(b: number, tier: number, ts: bigint): boolean {
+  appendToTier(b: number, tier: number): boolean {
     const e = b * this.tiers + tier
     if ((this.flags[e] & PRESENT) !== 0) return false
     this.flags[e] |= PRESENT
     this.count[e] = 0
-    this.last[e] = this.write[e] = this.shared ? -1n : ts
+    this.last[e] = this.write[e] = this.shared ? -1 : this.now
     this.hold(b)
     this.policies[tier].register(b)
     return true
   }
 
   /** appends from tier `from` down the chain of write_through edges; true when any tier was appended */
-  appendToChain(b: number, from: number, ts: bigint): boolean {
+  appendToChain(b: number, from: number): boolean {
     const edges = this.group.setup.edges
     let any = false
     for (let tier = from; tier < this.tiers; tier++) {
-      if (this.appendToTier(b, tier, ts)) any = true
+      if (this.appendToTier(b, tier)) any = true
       if (tier >= edges.length || edges[tier].writeMode !== 'write_through') break
     }
     return any
@@ -847,16 +869,24 @@ export class TieredInstance implements Policy {
    */
   insert(keys: readonly number[], ts: bigint, ttl: bigint): void {
     this.writeTtl = ttl
+    this.now = this.group.tickOf(ts)
     this.engine.insert(keys, ts)
   }
 
   /** the engine wrote block b (new, or absent from every tier) */
   onWritten(b: number, ts: bigint): void {
     this.reserve(b)
-    this.writeTime[b] = ts
-    this.lastAccess[b] = ts
-    this.ttl[b] = this.writeTtl
-    for (let tier = 0; tier < this.initial; tier++) this.appendToTier(b, tier, ts)
+    this.writeTick[b] = this.lastTick[b] = this.now
+    if (this.expires) {
+      this.lastAccess[b] = ts
+      this.ttl[b] = this.writeTtl
+    }
+    for (let tier = 0; tier < this.initial; tier++) this.appendToTier(b, tier)
+  }
+
+  /** the tick of `ts`, the time of the capacity check or demotion being played */
+  setTime(ts: bigint): void {
+    this.now = this.group.tickOf(ts)
   }
 
   /**
@@ -868,6 +898,7 @@ export class TieredInstance implements Policy {
   read(keys: readonly number[], mask: readonly boolean[] | number, ts: bigint): ReadResult {
     this.tierHits.fill(0)
     this.wrote = false
+    this.now = this.group.tickOf(ts)
     return this.engine.get(keys, mask, ts)
   }
 
@@ -878,22 +909,24 @@ export class TieredInstance implements Policy {
     let h = 0
     while ((this.flags[base + h] & PRESENT) === 0) h++
     this.tierHits[h]++
-    this.lastAccess[b] = ts
-    this.policies[h].access(b, ts)
-    this.last[base + h] = ts
+    const now = this.now
+    this.lastTick[b] = now
+    if (this.expires) this.lastAccess[b] = ts
+    this.policies[h].access(b, now, ts)
+    this.last[base + h] = now
     const hits = ++this.count[base + h]
     let propagate = true
     for (let tier = h + 1; tier < this.tiers; tier++) {
       if (!edges[tier - 1].propagate) propagate = false
       if ((this.flags[base + tier] & PRESENT) !== 0 && propagate) {
-        this.policies[tier].access(b, ts)
-        this.last[base + tier] = ts
+        this.policies[tier].access(b, now, ts)
+        this.last[base + tier] = now
       }
     }
     if (h < edges.length && edges[h].writeMode === 'write_through_selective' && hits >= edges[h].threshold)
-      if (this.appendToChain(b, h + 1, ts)) this.wrote = true
+      if (this.appendToChain(b, h + 1)) this.wrote = true
     if (h > 0 && this.group.promotes)
-      for (let j = h - 1; j >= 0 && edges[j].promote; j--) if (this.appendToTier(b, j, ts)) this.wrote = true
+      for (let j = h - 1; j >= 0 && edges[j].promote; j--) if (this.appendToTier(b, j)) this.wrote = true
   }
 
   /** never asked: capacity eviction is the group's, tier by tier */
@@ -909,8 +942,11 @@ export class TieredInstance implements Policy {
     const nodes = this.cleanupNodes
     for (const b of evicted) {
       if (this.held[b] !== 0) continue
-      this.lastAccess[b] = this.writeTime[b] = this.anchor[b] = -1n
-      this.ttl[b] = 0n
+      this.lastTick[b] = this.writeTick[b] = -1
+      if (this.expires) {
+        this.lastAccess[b] = this.anchor[b] = -1n
+        this.ttl[b] = 0n
+      }
       // blocks of one node mostly go together: a repeat is skipped (a later one is harmless)
       if (nodes.length === 0 || nodes[nodes.length - 1] !== t.bNode[b]) nodes.push(t.bNode[b])
     }
@@ -944,6 +980,11 @@ export class TieredGroup {
 
   /** the group's ttl policies with their instances (expiry looks at these only) */
   private readonly ttlPolicies: Array<{inst: TieredInstance; policy: TtlPolicy}> = []
+  /** the last timestamp played and its tick (see {@link NEVER}) */
+  private lastTs = 0n
+  private tick = 0
+  /** the timestamp of each tick, kept while a member's policy needs distances in time (leaf_aware_lru) */
+  private tickTimes: BigInt64Array | undefined
 
   constructor(readonly setup: TieredGroupSetup) {
     this.promotes = setup.edges.some((e) => e.promote)
@@ -953,7 +994,34 @@ export class TieredGroup {
     const inst = new TieredInstance(setup, this, keyMod)
     this.members.push(inst)
     for (const policy of inst.policies) if (policy instanceof TtlPolicy) this.ttlPolicies.push({inst, policy})
+    if (setup.policy === 'leaf_aware_lru' && this.tickTimes === undefined) {
+      if (this.tick > 0)
+        throw new Error('a leaf_aware_lru instance joined a tiered group after its play began')
+      this.tickTimes = new BigInt64Array(1024)
+    }
     return inst
+  }
+
+  /** The tick of timestamp `ts`, which is not before the last one asked (the group's rows are played in time order). */
+  tickOf(ts: bigint): number {
+    if (ts === this.lastTs) return this.tick
+    if (ts < this.lastTs)
+      throw new Error(`a tiered group was played out of time order (${ts} after ${this.lastTs})`)
+    this.lastTs = ts
+    this.tick = ts === INT64_MAX ? NEVER : this.tick + 1
+    const times = this.tickTimes
+    if (times !== undefined && this.tick !== NEVER) {
+      if (this.tick === times.length) this.tickTimes = grown(times, 2 * times.length)
+      ;(this.tickTimes as BigInt64Array)[this.tick] = ts
+    }
+    return this.tick
+  }
+
+  /** The timestamp of a tick (a group with a leaf_aware_lru member keeps them) */
+  timeOfTick(tick: number): bigint {
+    if (tick === NEVER) return INT64_MAX
+    if (this.tickTimes === undefined) throw new Error('a tiered group keeps no timestamps')
+    return this.tickTimes[tick]
   }
 
   /** the TTL a write gives the blocks it creates or revives (0: never expires) */
@@ -1025,7 +1093,9 @@ export class TieredGroup {
         if (end === inst.tierStart) continue
         any = true
         inst.evictions += end - inst.tierStart
-        if (cascades) for (let k = inst.tierStart; k < end; k++) inst.appendToChain(blocks[k], tier + 1, ts)
+        if (!cascades) continue
+        inst.setTime(ts)
+        for (let k = inst.tierStart; k < end; k++) inst.appendToChain(blocks[k], tier + 1)
       }
     }
     if (!any) return
