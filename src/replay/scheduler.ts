@@ -84,10 +84,6 @@ export class EventScheduler implements Scheduler {
     return this.queue.peek()?.time
   }
 
-  get pendingOneShots(): number {
-    return this.oneShots
-  }
-
   /** Runs every event with time ≤ t in (time, seq) order; the clock follows each event. */
   runUpTo(t: number, beforeEach?: (time: number) => void): void {
     for (;;) {
@@ -113,14 +109,6 @@ export class EventScheduler implements Scheduler {
       this.fire(top, Infinity)
     }
     this.queue.clear()
-  }
-
-  /** Pending events as (time, kind), in (time, seq) order (for snapshots). */
-  pending(): Array<{time: number; kind: string}> {
-    return [...this.queue.items]
-      .filter((e) => !this.cancelled.has(e.id))
-      .sort((a, b) => a.time - b.time || a.seq - b.seq)
-      .map((e) => ({time: e.time, kind: e.kind}))
   }
 
   /** Runs an event; `limit` is the time of the next record (nothing is due after it before the record runs). */

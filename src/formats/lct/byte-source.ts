@@ -55,15 +55,6 @@ export class ByteWindow {
     return true
   }
 
-  /** Reads more data (at least one chunk) into the window; false at the end of the source. */
-  async more(): Promise<boolean> {
-    if (this.eof) return false
-    const before = this.len - this.pos
-    this.compact(before + 1)
-    await this.fill()
-    return this.len - this.pos > before
-  }
-
   consume(n: number): void {
     this.pos += n
     this.offset += n

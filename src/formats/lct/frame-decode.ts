@@ -190,15 +190,7 @@ function checkRecordFamilies(
 
 /** Full decoding of a record body (args built, not codec-decoded). Throws MsgpackError or FieldError. */
 export function decodeRecordBody(body: Uint8Array, start: number, end: number): DecodedRecordFields {
-  return recordFields(new MsgpackReader(body, start, end))
-}
-
-/**
- * Full decoding of the record body `r` stands at, with the values `r` builds (a reader that returns some values
- * ready-made, as the interning reader does, gives records whose fields are the same).
- */
-export function decodeRecordWith(r: MsgpackReader): DecodedRecordFields {
-  return recordFields(r)
+  return decodeRecordWith(new MsgpackReader(body, start, end))
 }
 
 /** The qualname at pos (a str): a cut-short one fails where the span's reading finds it, as every reader's does. */
@@ -209,21 +201,12 @@ function qualnameAt(r: MsgpackReader): string {
   return r.readStr()
 }
 
-/** The counting path: the two fields a count needs, after the validation of {@link decodeRecordBody}. */
-export function scanRecordBody(
-  body: Uint8Array,
-  start: number,
-  end: number,
-): {tMono: number; qualname: string} {
-  const f = recordFields(new MsgpackReader(body, start, end))
-  return {tMono: f.tMono, qualname: f.qualname}
-}
-
 /**
- * The five record fields of one body, by key into locals (no per-record map of fields). A repeated key keeps
- * its last value.
+ * The five record fields of the body `r` stands at, by key into locals (no per-record map of fields); a repeated key
+ * keeps its last value. With the values `r` builds: a reader that returns some values ready-made, as the interning
+ * reader does, gives records whose fields are the same.
  */
-function recordFields(r: MsgpackReader): DecodedRecordFields {
+export function decodeRecordWith(r: MsgpackReader): DecodedRecordFields {
   const n = topMapHeader(r)
   const fam: Array<string | undefined> = [undefined, undefined, undefined, undefined, undefined]
   let typeValue: RawValue | undefined

@@ -2,7 +2,7 @@
 // record's fields, and how the count-only pass tallies records. The plain way is here. An accelerated one gives the
 // same fields, counts and errors (MsgpackError or FieldError for a malformed body) and keeps a differential test
 // against this one; the frame layer (lengths, skips, warnings) stays the reader's alone.
-import {decodeRecordBody, scanRecordBody} from './frame-decode.js'
+import {decodeRecordBody} from './frame-decode.js'
 import type {RecordDecoding, RecordTally} from './types.js'
 
 class PlainTally implements RecordTally {
@@ -10,7 +10,7 @@ class PlainTally implements RecordTally {
   maxTMono = 0
 
   add(body: Uint8Array, start: number, end: number): void {
-    const r = scanRecordBody(body, start, end)
+    const r = decodeRecordBody(body, start, end)
     this.counts.set(r.qualname, (this.counts.get(r.qualname) ?? 0) + 1)
     if (r.tMono > this.maxTMono) this.maxTMono = r.tMono
   }

@@ -19,30 +19,34 @@ import {pyFormatFixed} from '../../util/pyfmt.js'
 /** Points kept of the occupancy series: when full, every other point goes (the series spans the whole trace). */
 const MAX_POINTS = 512
 
-export interface Compartment {
-  tier: string
-  backend: string
-  shared: boolean
+/** One compartment (tier, backend, shared): its declared capacity, the objects it holds and what happened to them. */
+export class Compartment {
   /** declared by the last config batch; 0 = undeclared */
-  capacityBytes: number
-  capacityRevision: number
-  usedBytes: number
-  peakBytes: number
-  peakAtS: number
-  objects: Map<string, number>
-  stores: number
-  storedBytes: number
+  capacityBytes = 0
+  capacityRevision = 0
+  usedBytes = 0
+  peakBytes = 0
+  peakAtS = 0
+  objects = new Map<string, number>()
+  stores = 0
+  storedBytes = 0
   /** a store of an object already present (its size replaced) */
-  restores: number
-  deletes: number
-  deletedBytes: number
+  restores = 0
+  deletes = 0
+  deletedBytes = 0
   /** deletes of objects this trace never stored (stored before it began, or their store was lost) */
-  deletesUnknown: number
-  accesses: number
+  deletesUnknown = 0
+  accesses = 0
   /** accesses of objects not present */
-  accessesAbsent: number
+  accessesAbsent = 0
   /** batches after which the compartment held more than its declared capacity */
-  overCapacity: number
+  overCapacity = 0
+
+  constructor(
+    readonly tier: string,
+    readonly backend: string,
+    readonly shared: boolean,
+  ) {}
 }
 
 interface StreamState {
@@ -52,53 +56,27 @@ interface StreamState {
   dropped: number
 }
 
-export interface EventsTarget {
-  summary: EventsSummary
-  compartments: Map<string, Compartment>
-  streams: Map<string, StreamState>
-  batches: number
-  lostBatches: number
-  seqGaps: number
-  seqBackwards: number
-  batchesAfterStop: number
-  firstTs: number | undefined
-  lastTs: number
-  series: Array<{t: number; used: number[]; deletes: number}>
-  seriesStride: number
-  seriesSeen: number
-  totalDeletes: number
-}
-
-function compartmentId(tier: string, backend: string, shared: boolean): string {
-  return `${tier}/${backend || '-'}/${shared ? 'shared' : 'local'}`
+export class EventsTarget {
+  summary = new EventsSummary()
+  compartments = new Map<string, Compartment>()
+  streams = new Map<string, StreamState>()
+  batches = 0
+  lostBatches = 0
+  seqGaps = 0
+  seqBackwards = 0
+  batchesAfterStop = 0
+  firstTs: number | undefined = undefined
+  lastTs = 0
+  series: Array<{t: number; used: number[]; deletes: number}> = []
+  seriesStride = 1
+  seriesSeen = 0
+  totalDeletes = 0
 }
 
 function compartment(t: EventsTarget, tier: string, backend: string, shared: boolean): Compartment {
-  const id = compartmentId(tier, backend, shared)
+  const id = `${tier}/${backend || '-'}/${shared ? 'shared' : 'local'}`
   let c = t.compartments.get(id)
-  if (!c) {
-    c = {
-      tier,
-      backend,
-      shared,
-      capacityBytes: 0,
-      capacityRevision: 0,
-      usedBytes: 0,
-      peakBytes: 0,
-      peakAtS: 0,
-      objects: new Map(),
-      stores: 0,
-      storedBytes: 0,
-      restores: 0,
-      deletes: 0,
-      deletedBytes: 0,
-      deletesUnknown: 0,
-      accesses: 0,
-      accessesAbsent: 0,
-      overCapacity: 0,
-    }
-    t.compartments.set(id, c)
-  }
+  if (!c) t.compartments.set(id, (c = new Compartment(tier, backend, shared)))
   return c
 }
 
@@ -241,25 +219,6 @@ export function playEventsRecord(t: EventsTarget, qualname: string, args: unknow
   else if (qualname === EVENTS_LIFECYCLE) onLifecycle(t, args as DecodedArgs)
 }
 
-export function createEventsTarget(): EventsTarget {
-  return {
-    summary: new EventsSummary(),
-    compartments: new Map(),
-    streams: new Map(),
-    batches: 0,
-    lostBatches: 0,
-    seqGaps: 0,
-    seqBackwards: 0,
-    batchesAfterStop: 0,
-    firstTs: undefined,
-    lastTs: 0,
-    series: [],
-    seriesStride: 1,
-    seriesSeen: 0,
-    totalDeletes: 0,
-  }
-}
-
 function gib(n: number): string {
   return `${pyFormatFixed(n / 2 ** 30, 2)} GiB`
 }
@@ -345,7 +304,7 @@ export const eventsLevel: ReplayLevel<EventsTarget, Record<string, never>> = {
   replayableSchemaVersions: [2],
   readsArgsOnly: true,
   parseConfig: () => ({}),
-  createTarget: () => createEventsTarget(),
+  createTarget: () => new EventsTarget(),
   buildDispatcher() {
     const d = new MapDispatcher<EventsTarget>()
     d.register(EVENTS_BATCH, ({target}, args) => onBatch(target, args))

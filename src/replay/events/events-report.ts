@@ -8,7 +8,7 @@ import {JsonFloat} from '../../formats/json/json-float.js'
 import type {EventsSummaryJson} from '../../formats/lct/events-summary.js'
 import {readable} from '../../formats/lct/readable.js'
 import {countTrace, openTrace} from '../../formats/lct/reader.js'
-import {createEventsTarget, eventsObservations, playEventsRecord} from './events-level.js'
+import {EventsTarget, eventsObservations, playEventsRecord} from './events-level.js'
 
 export interface EventsReportRequest {
   file: string
@@ -81,7 +81,7 @@ export async function buildEventsReport(req: EventsReportRequest): Promise<Event
     onProgress: (done) => progress('reading the trace', done),
   })
   req.signal?.throwIfAborted()
-  const target = createEventsTarget()
+  const target = new EventsTarget()
   const reader = await openTrace(req.file, {maxFrameBytes: req.maxFrameBytes, name})
   try {
     for await (const batch of reader.batches()) {

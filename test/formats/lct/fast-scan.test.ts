@@ -1,7 +1,7 @@
 import {isUtf8} from 'node:buffer'
 import {describe, expect, it} from 'vitest'
 import {fastScanRecord, type ScannedRecord, skipValid} from '../../../src/formats/lct/fast/fast-scan.js'
-import {scanRecordBody} from '../../../src/formats/lct/frame-decode.js'
+import {decodeRecordBody} from '../../../src/formats/lct/frame-decode.js'
 import {MsgpackReader} from '../../../src/formats/lct/msgpack.js'
 import {fixture, FIXTURE_NAMES, record} from './helpers.js'
 import {itSlow} from '../../helpers/slow.js'
@@ -34,7 +34,8 @@ function exactSkip(body: Uint8Array): number | 'error' {
 
 function exactScan(body: Uint8Array): {tMono: number; qualname: string} | string {
   try {
-    return scanRecordBody(body, 0, body.length)
+    const {tMono, qualname} = decodeRecordBody(body, 0, body.length)
+    return {tMono, qualname}
   } catch (err) {
     return 'error: ' + (err as Error).message
   }

@@ -165,7 +165,7 @@ function keyId(buf: Uint8Array, p: number, n: number): number {
  *
  * One function on purpose (~90 lines): it is the per-record loop of `countTrace`, a switch over the five fields with
  * its position in a local; split into calls, each field would hand its position back and forth. It is pinned to the
- * exact path (`scanRecordBody`) on every fixture record and on mutated ones by test/formats/lct/fast-scan.test.ts, and
+ * exact path (`decodeRecordBody`) on every fixture record and on mutated ones by test/formats/lct/fast-scan.test.ts, and
  * `countTrace` to the full reader by test/formats/lct/fuzz.test.ts.
  */
 export function fastScanRecord(buf: Uint8Array, start: number, end: number, out: ScannedRecord): boolean {

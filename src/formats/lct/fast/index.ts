@@ -2,7 +2,7 @@
 // MemoryLayoutDesc wrappers are interned by their bytes (the replay's keys then recur as the same instances, which
 // the model caches its per-key state on), and a count-only scan that builds no values. `LMT_PLAIN=1` picks the
 // plain decoding instead; test/formats/lct/key-intern.test.ts and test/formats/lct/fast-scan.test.ts hold each to it.
-import {decodeRecordWith, scanRecordBody} from '../frame-decode.js'
+import {decodeRecordBody, decodeRecordWith} from '../frame-decode.js'
 import {plainDecoding} from '../record-decoding.js'
 import type {RecordDecoding, RecordTally} from '../types.js'
 import {plainPaths} from '../../../util/plain.js'
@@ -22,7 +22,7 @@ class ScanningTally implements RecordTally {
       if (s.tMono > this.maxTMono) this.maxTMono = s.tMono
       return
     }
-    const r = scanRecordBody(body, start, end)
+    const r = decodeRecordBody(body, start, end)
     this.names.add(r.qualname)
     if (r.tMono > this.maxTMono) this.maxTMono = r.tMono
   }
