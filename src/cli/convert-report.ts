@@ -24,15 +24,11 @@ export function renderInputLine(s: InputSummary): string {
 }
 
 /**
- * The closing summary: per input and in total, then per instance. `inputsShown`: each input's line was printed as it
- * finished (renderInputLine), so its counts are not repeated: the totals (with the reasons) stand for them. `elapsedMs`:
- * the time of the whole command, from process start (default: the conversion's own).
+ * The closing summary. Each input's line was printed as it finished (renderInputLine), so its counts are not
+ * repeated: the totals (with the reasons) stand for them; then per instance. `elapsedMs`: the time of the whole
+ * command.
  */
-export function renderSummary(
-  s: ConvertSummary,
-  opts: {inputsShown?: boolean; elapsedMs?: number} = {},
-): string[] {
-  const out: string[] = ['summary:']
+export function renderSummary(s: ConvertSummary, elapsedMs: number): string[] {
   const totalOf = (key: 'linesRead' | 'blankLines' | 'converted'): string => {
     const values = s.inputs.map((i) => i[key])
     return values.some((v) => v === null)
@@ -44,29 +40,14 @@ export function renderSummary(
     for (const i of s.inputs) for (const [k, n] of Object.entries(i[key])) out[k] = (out[k] ?? 0) + n
     return out
   }
-  const rows: Array<[string, InputSummary | undefined]> = opts.inputsShown
-    ? []
-    : s.inputs.map((i) => [i.path, i])
-  for (const [name, i] of rows) {
-    if (!i) continue
-    out.push(
-      `  ${name}: lines read ${i.linesRead ?? 'n/a'}, blank ${i.blankLines ?? 'n/a'}, converted ${i.converted ?? 'n/a'}`,
-    )
-    out.push(
-      `    skipped: ${kv(i.skipped)}; dropped: ${kv(i.dropped)}; notes: ${kv(i.notes)}; traces: ${traces(i.traces)}`,
-    )
-  }
-  if (s.inputs.length > 1 || opts.inputsShown) {
-    out.push(
-      `  total: lines read ${totalOf('linesRead')}, blank ${totalOf('blankLines')}, converted ${totalOf('converted')}`,
-    )
-    out.push(
-      `    skipped: ${kv(merge('skipped'))}; dropped: ${kv(merge('dropped'))}; notes: ${kv(merge('notes'))}`,
-    )
-  }
-  out.push(`  traces: ${traces(s.traces)}, ${s.ordering}; warnings: ${s.warnings}`)
-  for (const inst of s.instances)
-    out.push(`  instance ${inst.instanceId}: block size ${inst.blockSize ?? 'n/a'}, traces ${inst.traces}`)
-  out.push(`  wrote ${s.output} in ${((opts.elapsedMs ?? s.elapsedMs) / 1000).toFixed(2)} s`)
-  return out
+  return [
+    'summary:',
+    `  total: lines read ${totalOf('linesRead')}, blank ${totalOf('blankLines')}, converted ${totalOf('converted')}`,
+    `    skipped: ${kv(merge('skipped'))}; dropped: ${kv(merge('dropped'))}; notes: ${kv(merge('notes'))}`,
+    `  traces: ${traces(s.traces)}, ${s.ordering}; warnings: ${s.warnings}`,
+    ...s.instances.map(
+      (i) => `  instance ${i.instanceId}: block size ${i.blockSize ?? 'n/a'}, traces ${i.traces}`,
+    ),
+    `  wrote ${s.output} in ${(elapsedMs / 1000).toFixed(2)} s`,
+  ]
 }

@@ -18,17 +18,3 @@ export function converterSourceFlags(helpGroup?: string) {
     }),
   }
 }
-
-/** `--converter-config-json` and `--converter-config-file`: the converter config (docs/convert.md §2.3). */
-export function converterConfigFlags(helpGroup?: string) {
-  return {
-    'converter-config-json': Flags.string({
-      summary: "Settings for the converter as a JSON object (they win over the file's).",
-      helpGroup,
-    }),
-    'converter-config-file': Flags.string({
-      summary: 'Settings for the converter from a JSON file.',
-      helpGroup,
-    }),
-  }
-}

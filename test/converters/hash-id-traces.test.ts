@@ -3,11 +3,9 @@
 // consumer that stops early, or an error while making a trace, shuts the row decoding down (the lines' source is
 // closed) and the error is the consumer's.
 import {describe, expect, it} from 'vitest'
-import type {HashIdRowConfig} from '../../plugins/converters/hash-id/_lib/rows.js'
-import {hashIdTraces, type HashIdTraceMaker} from '../../plugins/converters/hash-id/_lib/traces.js'
-import type {GetTrace, InputContext, InputLine, Trace} from '../../src/index.js'
+import {QwenBailianConverter} from '../../plugins/converters/hash-id/qwen-bailian.js'
+import type {InputContext, InputLine, Keys, Trace} from '../../src/index.js'
 
-const CONFIG: HashIdRowConfig = {blockSize: 16, intScale: 1_000_000_000n, floatScale: 1e9}
 const row = (ts: number, ids: number[]): string =>
   JSON.stringify({timestamp: ts, input_length: 16 * ids.length, hash_ids: ids})
 /** more rows than one decoded batch holds: the lines' source is still open after the first batch */
@@ -32,26 +30,34 @@ function context(texts: string[]): {ctx: InputContext; events: string[]; closed:
   return {ctx, events, closed: () => closed}
 }
 
-/** Traces as `type@ts`, logged into `events` when made. */
-function maker(events: string[], failAt?: number): HashIdTraceMaker {
-  return {
-    get(rows) {
-      if (rows.ts === BigInt(failAt ?? -1) * 1_000_000_000n) throw new Error('no get here')
-      events.push(`get ${rows.ts}`)
-      return {type: 'get', timestamp_ns: rows.ts, keys: rows.keys} as unknown as GetTrace
-    },
-    write(rows, get) {
-      events.push(`write ${rows.ts + 1n}`)
-      return {type: 'write', timestamp_ns: rows.ts + 1n, keys: get.keys} as unknown as Trace
-    },
-  }
+/** A Qwen-Bailian converter that logs each trace into `events` when made (and fails to make the get at `failAt` s). */
+function converter(events: string[], failAt?: number): QwenBailianConverter {
+  return new (class extends QwenBailianConverter {
+    override createGetTrace(
+      ts: bigint | number,
+      keys: Keys,
+      id: string | undefined,
+      extra: {inputLen: unknown},
+    ) {
+      if (ts === BigInt(failAt ?? -1) * 1_000_000_000n) throw new Error('no get here')
+      events.push(`get ${ts}`)
+      return super.createGetTrace(ts, keys, id, extra)
+    }
+    override createWriteTrace(ts: bigint | number, keys: Keys, id?: string) {
+      events.push(`write ${ts}`)
+      return super.createWriteTrace(ts, keys, id)
+    }
+  })()
 }
+
+const traces = (ctx: InputContext, events: string[], failAt?: number) =>
+  converter(events, failAt).convertToTraces('', ctx) as AsyncIterable<Trace>
 
 describe('hash-id traces', () => {
   it('a get and a write per row; a line counted after its write, a bad line skipped in its place', async () => {
     const {ctx, events, closed} = context([row(1, [1, 2]), '{"timestamp": 2}', row(3, [3])])
     const taken: string[] = []
-    for await (const t of hashIdTraces(ctx, CONFIG, maker(events))) {
+    for await (const t of traces(ctx, events)) {
       const trace = t as unknown as {type: string; timestamp_ns: bigint}
       taken.push(`${trace.type}@${trace.timestamp_ns}`)
       events.push(`took ${trace.type}`)
@@ -75,7 +81,7 @@ describe('hash-id traces', () => {
 
   it('a consumer that stops early closes the rows’ source', async () => {
     const {ctx, events, closed} = context(many)
-    for await (const t of hashIdTraces(ctx, CONFIG, maker(events))) {
+    for await (const t of traces(ctx, events)) {
       if ((t as unknown as {type: string}).type === 'write') break
     }
     expect(events).toEqual(['get 1000000000', 'write 1000000001'])
@@ -86,7 +92,7 @@ describe('hash-id traces', () => {
     const {ctx, events, closed} = context(many)
     const taken: unknown[] = []
     const run = async (): Promise<void> => {
-      for await (const t of hashIdTraces(ctx, CONFIG, maker(events, 2))) taken.push(t)
+      for await (const t of traces(ctx, events, 2)) taken.push(t)
     }
     await expect(run()).rejects.toThrow('no get here')
     expect(taken).toHaveLength(2)

@@ -1,7 +1,6 @@
 import {BaseConverter, type FormatSample, type InputContext, type Trace} from 'lmt'
 import {looksLikeQwenBailian} from './_lib/samples.js'
-import type {HashIdRowConfig} from './_lib/rows.js'
-import {hashIdTraces} from './_lib/traces.js'
+import {hashIdRowBatches} from './_lib/input.js'
 
 /**
  * Qwen-Bailian rows (`timestamp` in seconds, `input_length`, one `hash_ids` entry per block): a get and a write per
@@ -19,18 +18,22 @@ export class QwenBailianConverter extends BaseConverter {
   protected timestampIntScale = 1_000_000_000n
   protected timestampFloatScale = 1e9
 
-  convertToTraces(_inputPath: string, ctx: InputContext): AsyncIterable<Trace> {
+  /** A get and a write per row, in input order; a row's line is counted once its write has been taken. */
+  async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
     const instanceId = this.defaultInstanceId
     const blockSize = this.getBlockSize(instanceId)
     if (!(blockSize > 0)) throw new Error(`block_size must be positive for instance ${instanceId}`)
-    const config: HashIdRowConfig = {
-      blockSize,
-      intScale: this.timestampIntScale,
-      floatScale: this.timestampFloatScale,
-    }
-    return hashIdTraces(ctx, config, {
-      get: (rows) => this.createGetTrace(rows.ts, rows.keys, instanceId, {inputLen: rows.inputLen}),
-      write: (rows, get) => this.createWriteTrace(rows.ts + 1n, get.keys, instanceId),
-    })
+    const config = {blockSize, intScale: this.timestampIntScale, floatScale: this.timestampFloatScale}
+    for await (const rows of hashIdRowBatches(ctx, config))
+      while (rows.next()) {
+        if (rows.problem) {
+          ctx.skip(rows.line(), rows.problem.skip, rows.problem.message)
+          continue
+        }
+        const get = this.createGetTrace(rows.ts, rows.keys, instanceId, {inputLen: rows.inputLen})
+        yield get
+        yield this.createWriteTrace(rows.ts + 1n, get.keys, instanceId)
+        ctx.converted(rows.line())
+      }
   }
 }

@@ -9,7 +9,7 @@ import {countText, createProgressBar} from '../progress.js'
 import {LmtCommand} from '../lmt-command.js'
 import {StderrReporter} from '../stderr-reporter.js'
 import {renderInputLine, renderSummary} from '../convert-report.js'
-import {converterConfigFlags, converterSourceFlags} from '../converter-flags.js'
+import {converterSourceFlags} from '../converter-flags.js'
 import {withoutUnknownFlags} from '../known-flags-argv.js'
 import {convert, type ConvertFlags} from '../../convert/convert.js'
 import '../../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
@@ -97,7 +97,15 @@ const convertFlags = {
     helpGroup: INPUT_GROUP,
   }),
   ...converterSourceFlags(INPUT_GROUP),
-  ...converterConfigFlags(INPUT_GROUP),
+  // the converter config (docs/convert.md §2.3)
+  'converter-config-json': Flags.string({
+    summary: "Settings for the converter as a JSON object (they win over the file's).",
+    helpGroup: INPUT_GROUP,
+  }),
+  'converter-config-file': Flags.string({
+    summary: 'Settings for the converter from a JSON file.',
+    helpGroup: INPUT_GROUP,
+  }),
   sort: Flags.boolean({
     summary: 'Merge several inputs by time; --no-sort concatenates them in the order given.',
     allowNo: true,
@@ -242,8 +250,7 @@ export default class Convert extends LmtCommand {
       // the whole command, bridging included: the figure a user's clock shows (less the process start-up)
       summary.elapsedMs = Math.round(performance.now() - this.startedAt)
       // performance.now() counts from process start: the closing time is the whole command's
-      for (const line of renderSummary(summary, {inputsShown: true, elapsedMs: performance.now()}))
-        reporter.info(line)
+      for (const line of renderSummary(summary, performance.now())) reporter.info(line)
       if (toStdout) await copyToStdout(output)
       return summary
     } finally {

@@ -2,17 +2,10 @@ import {converterSourceFlags} from '../converter-flags.js'
 import {LmtCommand} from '../lmt-command.js'
 import {StderrReporter} from '../stderr-reporter.js'
 import {discoverWithPlugins} from '../../plugins/converter-discovery.js'
+import type {ConverterRegistration} from '../../plugins/converter-registry.js'
 
 export interface ConvertersListing {
-  formats: Array<{
-    format: string
-    className: string
-    source: string
-    path?: string
-    aliases: string[]
-    description: string
-    shadowed: Array<{className: string; source: string}>
-  }>
+  formats: Array<Omit<ConverterRegistration, 'name' | 'cls'>>
   warnings: string[]
 }
 
@@ -29,9 +22,7 @@ export default class Converters extends LmtCommand {
 
   static override enableJsonFlag = true
 
-  static override flags = {
-    ...converterSourceFlags(),
-  }
+  static override flags = converterSourceFlags()
 
   async run(): Promise<ConvertersListing> {
     const {flags} = await this.parse(Converters)
@@ -42,15 +33,8 @@ export default class Converters extends LmtCommand {
       warnings.push(m)
       reporter.warn(m)
     })
-    const formats = registry.list().map((r) => ({
-      format: r.format,
-      className: r.className,
-      source: r.source,
-      ...(r.path ? {path: r.path} : {}),
-      aliases: r.aliases,
-      description: r.description,
-      shadowed: r.shadowed,
-    }))
+    // a registration as it is, less its class and its second copy of the format name (path only when it has one)
+    const formats = registry.list().map(({name: _name, cls: _cls, ...f}) => f)
     if (!this.jsonEnabled()) {
       const head = ['FORMAT', 'CLASS', 'SOURCE', 'ALIASES', 'DESCRIPTION']
       const rows = formats.map((f) => [f.format, f.className, f.source, f.aliases.join(', '), f.description])

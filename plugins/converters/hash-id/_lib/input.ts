@@ -1,4 +1,4 @@
-// How the Qwen-Bailian / Mooncake converters read their input: rows decoded off the main thread (hash-id-rows.ts,
+// How the Qwen-Bailian / Mooncake converters read their input: rows decoded off the main thread (rows.ts,
 // through the fast lane when the context has one) and handed over a batch at a time, with a cursor over each batch
 // so that a converter reads a row's timestamp, input length and keys without decoding the batch's columns.
 import {

@@ -1,5 +1,5 @@
 // The order-independent part of a Qwen-Bailian / Mooncake row: parse, validate, hash the block ids and format the
-// keys. Runs on worker threads through the framework's byte-batch mapper (see hash-id-input.ts).
+// keys. Runs on worker threads through the framework's byte-batch mapper (see input.ts).
 import {
   BatchSlabs,
   type InputLine,
@@ -20,7 +20,7 @@ export interface HashIdRowConfig {
   floatScale: number
 }
 
-export interface HashIdRow {
+interface HashIdRow {
   ts: bigint
   inputLen: bigint
   /** the keys as int64 words and as their JSON text (so the main thread need not format them) */
@@ -67,7 +67,7 @@ export function decodeHashIdRow(text: string, config: HashIdRowConfig): HashIdRo
   return {ts, inputLen, words: keys.words(), json: keys.toJsonBytes()}
 }
 
-/** The per-line form, for `ctx.mapLines` (the exact path; the converters use the byte lane below). */
+/** The per-line form, for `ctx.mapLines` (the converters use the byte lane below; the line mapper's tests use it). */
 export function createLineMapper(config: HashIdRowConfig): (line: InputLine) => HashIdRowResult {
   return (line) => decodeHashIdRow(line.text, config)
 }
@@ -96,63 +96,28 @@ const INT64_MAX = 2n ** 63n - 1n
 const scannedBytes = new ScannedHashIdRow()
 const scratchSlabs = new BatchSlabs()
 
-const TWO32 = 4294967296
-/** 2^53: below it, the product of two integers is exact as a double */
-const EXACT = 9007199254740992
-/** 2^63: a non-negative integer-valued double below it fits an int64 */
-const INT64_BOUND = 9223372036854775808
-const EXACT_BIG = BigInt(EXACT)
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
-const LO = LITTLE_ENDIAN ? 0 : 1
-const HI = LITTLE_ENDIAN ? 1 : 0
-
 /**
  * A scanned row's timestamp in ns (docs/convert.md: the integer literal times the integer scale, the float one's
- * product truncated): a non-negative one as the halves hi·2^32 + lo, a negative one as a BigInt in `big`.
- */
-export const scannedStamp = {hi: 0, lo: 0, big: undefined as bigint | undefined}
-const stamp = scannedStamp
-
-/**
- * Sets {@link scannedStamp} to the scanned row's timestamp; false when it is not an int64 (the exact path then
- * decides). The usual timestamp is computed in doubles where they are exact, no BigInt made; the tests pin it to {@link scaledTimestamp}.
+ * product truncated), or undefined when it is not an int64 (the exact path then decides); the tests pin it to
+ * {@link scaledTimestamp}.
  */
 export function scannedTimestamp(
   s: ScannedHashIdRow,
   intScale: bigint,
-  intScaleNumber: number,
   floatScale: number,
-): boolean {
-  stamp.big = undefined
-  let d: number
-  if (!s.hasTimestamp) d = 0
-  else if (!Number.isNaN(s.tsInt)) {
-    d = s.tsInt * intScaleNumber // exact when below 2^53 in magnitude (a product at or above it rounds to ≥ 2^53)
-    if (!(d > -EXACT && d < EXACT)) return bigTimestamp(BigInt(s.tsInt) * intScale)
+): bigint | undefined {
+  let t = 0n
+  if (!s.hasTimestamp) return t
+  if (!Number.isNaN(s.tsInt)) {
+    // exact in doubles when the product is a safe integer (a product at or above 2^53 rounds to ≥ 2^53)
+    const d = s.tsInt * Number(intScale)
+    t = Number.isSafeInteger(d) ? BigInt(d) : BigInt(s.tsInt) * intScale
   } else {
     const product = s.tsFloat * floatScale
-    if (!Number.isFinite(product)) return false
-    d = Math.trunc(product) // an integer-valued double: BigInt(d) is its value
-    if (!(d >= -INT64_BOUND && d < INT64_BOUND)) return false
+    if (!Number.isFinite(product)) return undefined
+    t = BigInt(Math.trunc(product))
   }
-  if (d < 0) {
-    stamp.big = BigInt(d)
-    return true
-  }
-  const hi = Math.floor(d / TWO32)
-  stamp.hi = hi
-  stamp.lo = d - hi * TWO32 // exact: d and hi·2^32 are integers below 2^63
-  return true
-}
-
-function bigTimestamp(t: bigint): boolean {
-  if (t < INT64_MIN || t > INT64_MAX) return false
-  if (t < 0n) stamp.big = t
-  else {
-    stamp.hi = Number(t >> 32n)
-    stamp.lo = Number(BigInt.asUintN(32, t))
-  }
-  return true
+  return t >= INT64_MIN && t <= INT64_MAX ? t : undefined
 }
 
 /**
@@ -165,15 +130,12 @@ export function createLineBatchMapper(config: HashIdRowConfig): (lines: LineBatc
   transfer: ArrayBuffer[]
 } {
   const {blockSize, intScale, floatScale} = config
-  // an integer timestamp's scale as a double, NaN when it is not exact as one (the BigInt product is then taken)
-  const intScaleNumber = intScale >= -EXACT_BIG && intScale <= EXACT_BIG ? Number(intScale) : NaN
   const scan = !plainPaths() // the byte scanner, left out on the plain paths
   return (lines) => {
     const count = lines.count
     const {bytes, starts, ends} = lines
     const kind = new Uint8Array(count)
     const ts = new BigInt64Array(count)
-    const tsHalves = new Uint32Array(ts.buffer)
     const inputLen = new Float64Array(count)
     const keyEnd = new Int32Array(count)
     const textStart = new Int32Array(count)
@@ -184,11 +146,11 @@ export function createLineBatchMapper(config: HashIdRowConfig): (lines: LineBatc
     const s = scannedBytes
     for (let i = 0; i < count; i++) {
       textStart[i] = slabs.textLength
-      if (
-        !scan ||
-        !scanHashIdRowBytes(bytes, starts[i], ends[i], s) ||
-        !scannedTimestamp(s, intScale, intScaleNumber, floatScale)
-      ) {
+      const t =
+        scan && scanHashIdRowBytes(bytes, starts[i], ends[i], s)
+          ? scannedTimestamp(s, intScale, floatScale)
+          : undefined
+      if (t === undefined) {
         kind[i] = 1
         exact.push(decodeHashIdRow(lines.text(i), config))
       } else {
@@ -198,11 +160,7 @@ export function createLineBatchMapper(config: HashIdRowConfig): (lines: LineBatc
         slabs.wordCount += n
         slabs.reserveText(n * 24 + 4)
         slabs.textLength = KeyList.writeJson(slabs.words, word, n, slabs.text, slabs.textLength)
-        const {hi, lo, big} = stamp
-        if (big === undefined) {
-          tsHalves[2 * i + LO] = lo
-          tsHalves[2 * i + HI] = hi
-        } else ts[i] = big
+        ts[i] = t
         inputLen[i] = s.inputLength
       }
       keyEnd[i] = slabs.wordCount
