@@ -1,59 +1,8 @@
 /**
  * Decimal text of 64-bit integers given as two unsigned 32-bit halves, in small-integer arithmetic.
  * `String(bigint)` is slow and `String(double)` above 2^31 takes the slow shortest-double path; splitting into
- * base-10^7 limbs keeps every step in V8's small-integer range.
+ * base-10^8 limbs keeps every step in V8's small-integer range.
  */
-
-const DIGIT_PAIRS = new Uint8Array(200)
-for (let i = 0; i < 100; i++) {
-  DIGIT_PAIRS[2 * i] = 48 + Math.floor(i / 10)
-  DIGIT_PAIRS[2 * i + 1] = 48 + (i % 10)
-}
-
-/** Writes `v` (0 ≤ v < 10^7) as exactly 7 digits at `pos`; returns the new position. */
-function put7(out: Uint8Array, pos: number, v: number): number {
-  // v < 10^7 < 2^31: integer division by `| 0` stays in small integers
-  const a = (v / 100000) | 0 // 0..99
-  const r = v - a * 100000
-  const b = (r / 1000) | 0 // 0..99
-  const r2 = r - b * 1000
-  const c = (r2 / 10) | 0 // 0..99
-  out[pos] = DIGIT_PAIRS[2 * a]
-  out[pos + 1] = DIGIT_PAIRS[2 * a + 1]
-  out[pos + 2] = DIGIT_PAIRS[2 * b]
-  out[pos + 3] = DIGIT_PAIRS[2 * b + 1]
-  out[pos + 4] = DIGIT_PAIRS[2 * c]
-  out[pos + 5] = DIGIT_PAIRS[2 * c + 1]
-  out[pos + 6] = 48 + (r2 - c * 10)
-  return pos + 7
-}
-
-/** Writes `v` (0 ≤ v < 10^7) without leading zeros; returns the new position. */
-function putVar(out: Uint8Array, pos: number, v: number): number {
-  if (v < 10) {
-    out[pos] = 48 + v
-    return pos + 1
-  }
-  let digits = 2
-  if (v >= 1000000) digits = 7
-  else if (v >= 100000) digits = 6
-  else if (v >= 10000) digits = 5
-  else if (v >= 1000) digits = 4
-  else if (v >= 100) digits = 3
-  let p = pos + digits
-  while (v >= 100) {
-    const q = (v / 100) | 0
-    const d = v - q * 100
-    out[--p] = DIGIT_PAIRS[2 * d + 1]
-    out[--p] = DIGIT_PAIRS[2 * d]
-    v = q
-  }
-  if (v >= 10) {
-    out[--p] = DIGIT_PAIRS[2 * v + 1]
-    out[--p] = DIGIT_PAIRS[2 * v]
-  } else out[--p] = 48 + v
-  return pos + digits
-}
 
 /** Four ASCII digits of i (0 ≤ i < 10^4, zero-padded) packed little-endian, for one 4-byte store. */
 const DIGITS4 = new Uint32Array(10000)
@@ -130,14 +79,8 @@ function putUint64Digits(dv: DataView, pos: number, hi: number, lo: number): num
   return put8Lead(dv, pos, l)
 }
 
-/**
- * Writes the unsigned 64-bit value hi·2^32 + lo in decimal at `pos`; returns the new position (the bytes after it,
- * up to 3, may be overwritten).
- */
-export function putUint64(out: Uint8Array, pos: number, hi: number, lo: number): number {
-  if (pos + FAST_ROOM > out.length) return putUint64Bytes(out, pos, hi, lo)
-  return putUint64Digits(viewOf(out), pos, hi, lo)
-}
+const scratch = new Uint8Array(FAST_ROOM)
+const scratchView = new DataView(scratch.buffer)
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 const LO = LITTLE_ENDIAN ? 0 : 1
@@ -145,7 +88,7 @@ const HI = LITTLE_ENDIAN ? 1 : 0
 
 /**
  * Writes `[k0, k1, …]` (Python layout) for the `n` signed 64-bit words `words[2·at …]` (halves in platform order)
- * at `pos`; returns the end. The keys' hot loop: one room check and one view for the whole list.
+ * at `pos`; returns the end. The keys' hot loop: one view for the whole list.
  */
 export function putInt64List(
   words: Uint32Array,
@@ -154,7 +97,6 @@ export function putInt64List(
   out: Uint8Array,
   pos: number,
 ): number {
-  const fast = pos + n * FAST_ROOM + 2 <= out.length // else byte by byte, near the end of `out`
   const dv = viewOf(out)
   out[pos++] = 0x5b
   for (let i = 0; i < n; i++) {
@@ -170,51 +112,14 @@ export function putInt64List(
       hi = (~hi + (lo === 0 ? 1 : 0)) >>> 0
       out[pos++] = 0x2d
     }
-    pos = fast ? putUint64Digits(dv, pos, hi, lo) : putUint64Bytes(out, pos, hi, lo)
+    if (pos + FAST_ROOM <= out.length) pos = putUint64Digits(dv, pos, hi, lo)
+    else {
+      // near the end of `out`, where the 4-byte stores would not fit: through a scratch buffer
+      const end = putUint64Digits(scratchView, 0, hi, lo)
+      out.set(scratch.subarray(0, end), pos)
+      pos += end
+    }
   }
   out[pos++] = 0x5d
   return pos
-}
-
-/** {@link putUint64} one byte at a time: near the end of `out`, where 4-byte stores would not fit. */
-function putUint64Bytes(out: Uint8Array, pos: number, hi: number, lo: number): number {
-  // 24-bit limbs a + b·2^24 + c·2^48, re-based to 10^7 digits (2^24 = 1·10^7 + 6777216, 2^48 = 2·10^14 + 8147497·10^7 + 6710656)
-  const a = lo & 0xffffff
-  const b = ((lo >>> 24) | ((hi & 0xffff) << 8)) >>> 0
-  const c = hi >>> 16
-  let low = a + b * 6777216 + c * 6710656
-  let mid = b + c * 8147497
-  let high = c * 2
-  let carry = Math.floor(low / 1e7)
-  low -= carry * 1e7
-  mid += carry
-  carry = Math.floor(mid / 1e7)
-  mid -= carry * 1e7
-  high += carry
-  if (high > 0) return put7(out, put7(out, putVar(out, pos, high), mid), low)
-  if (mid > 0) return put7(out, putVar(out, pos, mid), low)
-  return putVar(out, pos, low)
-}
-
-/** Writes the signed (two's complement) 64-bit value hi·2^32 + lo in decimal; returns the new position. */
-export function putInt64(out: Uint8Array, pos: number, hi: number, lo: number): number {
-  if (hi & 0x80000000) {
-    const nlo = (~lo + 1) >>> 0
-    const nhi = (~hi + (nlo === 0 ? 1 : 0)) >>> 0
-    out[pos] = 0x2d
-    return putUint64(out, pos + 1, nhi, nlo)
-  }
-  return putUint64(out, pos, hi >>> 0, lo >>> 0)
-}
-
-const scratch = Buffer.allocUnsafe(32)
-
-/** Decimal text of the signed 64-bit value hi·2^32 + lo. */
-export function formatInt64(hi: number, lo: number): string {
-  return scratch.toString('latin1', 0, putInt64(scratch, 0, hi, lo))
-}
-
-/** Decimal text of the unsigned 64-bit value hi·2^32 + lo. */
-export function formatUint64(hi: number, lo: number): string {
-  return scratch.toString('latin1', 0, putUint64(scratch, 0, hi, lo))
 }

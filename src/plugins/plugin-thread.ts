@@ -5,7 +5,8 @@
 // plugin thread at once (terminate()).
 import {MessageChannel, type MessagePort, receiveMessageOnPort, Worker} from 'node:worker_threads'
 import {type LmtError, lmtError} from '../errors.js'
-import {fromWire, NEXT_STEP, type WireError} from './plugin-wire.js'
+import {reviveWorkerError, type WorkerErrorData} from '../util/workers/worker-errors.js'
+import {NEXT_STEP} from './plugin-wire.js'
 
 /** How long a plugin may take to load (import and hooks), in seconds, unless LMT_PLUGIN_LOAD_TIMEOUT says more. */
 export const DEFAULT_LOAD_TIMEOUT_S = 3
@@ -51,7 +52,7 @@ class PluginThread {
     this.worker.unref()
     this.worker.on(
       'message',
-      (m: {id: number; ok?: boolean; value?: unknown; error?: WireError; event?: string}) =>
+      (m: {id: number; ok?: boolean; value?: unknown; error?: WorkerErrorData; event?: string}) =>
         this.onMessage(m),
     )
     this.worker.on('error', (err) => {
@@ -60,7 +61,13 @@ class PluginThread {
     this.worker.on('exit', (code) => this.onExit(code))
   }
 
-  private onMessage(m: {id: number; ok?: boolean; value?: unknown; error?: WireError; event?: string}): void {
+  private onMessage(m: {
+    id: number
+    ok?: boolean
+    value?: unknown
+    error?: WorkerErrorData
+    event?: string
+  }): void {
     if (m.id === 0) {
       this.started = true
       for (const arm of this.waitingToStart.splice(0)) arm()
@@ -71,7 +78,7 @@ class PluginThread {
     if (m.event !== undefined) return p.events?.[m.event]?.(m.value as never)
     this.settle(m.id)
     if (m.ok) p.resolve(m.value)
-    else p.reject(fromWire(m.error as WireError))
+    else p.reject(reviveWorkerError(m.error as WorkerErrorData))
   }
 
   private settle(id: number): void {
@@ -142,8 +149,12 @@ class PluginThread {
       this.end((w) => lmtError('PLUGIN_TIMEOUT', w, timeoutMs / 1000, {suggestions: [NEXT_STEP]}))
       throw lmtError('PLUGIN_TIMEOUT', who, timeoutMs / 1000, {suggestions: [NEXT_STEP]})
     }
-    const m = receiveMessageOnPort(this.syncReplies)?.message as {ok: boolean; value?: T; error?: WireError}
-    if (!m?.ok) throw fromWire(m?.error ?? {message: 'no answer'})
+    const m = receiveMessageOnPort(this.syncReplies)?.message as {
+      ok: boolean
+      value?: T
+      error?: WorkerErrorData
+    }
+    if (!m?.ok) throw reviveWorkerError(m?.error ?? {name: 'Error', message: 'no answer'})
     return m.value as T
   }
 

@@ -1,5 +1,5 @@
-// What crosses between lmt and its plugin thread: plain data only (structured clone), errors as their facts.
-import {LmtError, type ErrorKind, isLmtError} from '../errors.js'
+// What crosses between lmt and its plugin thread: plain data only (structured clone), errors as their facts
+// (util/workers/worker-errors.ts).
 
 /** What to do about a plugin that failed: the hint of the plugin thread's errors. */
 export const NEXT_STEP =
@@ -46,31 +46,6 @@ export interface FoundItem {
 
 /** What loading a module or running hooks reported, in order: warnings and the plugin objects found. */
 export type FoundEvent = {warn: string} | {item: FoundItem} | {notAPlugin: true}
-
-export interface WireError {
-  message: string
-  lmt?: {kind: ErrorKind; exitCode: number; suggestions: string[]}
-}
-
-export function toWire(err: unknown): WireError {
-  // what a plugin threw may be anything (a Proxy, an Error whose message getter throws): every look may throw
-  try {
-    if (isLmtError(err))
-      return {
-        message: String(err.message),
-        lmt: {kind: err.kind, exitCode: err.exitCode, suggestions: [...err.suggestions].map(String)},
-      }
-    return {message: err instanceof Error ? String(err.message) : String(err)}
-  } catch {
-    return {message: 'an error that cannot be described'}
-  }
-}
-
-export function fromWire(w: WireError): Error {
-  if (w.lmt)
-    return new LmtError(w.lmt.kind, w.message, {exitCode: w.lmt.exitCode, suggestions: w.lmt.suggestions})
-  return new Error(w.message)
-}
 
 /** A flag definition as plain data: every field that survives a structured clone, no function. */
 export function plainFlags(flags: unknown): Record<string, PlainFlag> | undefined {

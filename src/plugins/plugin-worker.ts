@@ -26,8 +26,8 @@ import {
   locatorKey,
   NEXT_STEP,
   plainFlags,
-  toWire,
 } from './plugin-wire.js'
+import {errorText, workerErrorData} from '../util/workers/worker-errors.js'
 
 interface Request {
   id: number
@@ -124,7 +124,7 @@ function describe(
       )
     return undefined
   } catch (err) {
-    warn(`${exportName ?? 'an item'} in ${at} cannot be read: ${toWire(err).message}; ignored`)
+    warn(`${exportName ?? 'an item'} in ${at} cannot be read: ${errorText(err)}; ignored`)
     return undefined
   }
 }
@@ -184,7 +184,7 @@ const OPS = {
       try {
         items = hookItems(await callHook(file, identifier), listFieldOf(args.event))
       } catch (err) {
-        failures.push(toWire(err).message)
+        failures.push(errorText(err))
         continue
       }
       if (items.length > MAX_HOOK_ITEMS) {
@@ -231,7 +231,7 @@ const OPS = {
       files = cls.inputFiles(args.dir)
     } catch (err) {
       if (isLmtError(err)) throw err
-      throw lmtError('PLUGIN_CONVERTER_FAILED', `${cls.name}.inputFiles() failed: ${toWire(err).message}`)
+      throw lmtError('PLUGIN_CONVERTER_FAILED', `${cls.name}.inputFiles() failed: ${errorText(err)}`)
     }
     if (!Array.isArray(files) || !files.every((f) => typeof f === 'string'))
       throw lmtError('PLUGIN_CONVERTER_FAILED', `${cls.name}.inputFiles() must return an array of paths`)
@@ -252,7 +252,7 @@ const OPS = {
       config = levelConfig(level, flags, args.header, (m) => warnings.push(m))
     } catch (err) {
       if (isLmtError(err)) throw err
-      throw lmtError('REPLAY_CONFIG', toWire(err).message)
+      throw lmtError('REPLAY_CONFIG', errorText(err))
     }
     const handle = configs.size + 1
     configs.set(handle, config)
@@ -291,7 +291,7 @@ const OPS = {
     } catch (err) {
       throw isLmtError(err)
         ? err
-        : lmtError('PLUGIN_LEVEL_FAILED', level.name, toWire(err).message, {suggestions: [NEXT_STEP]})
+        : lmtError('PLUGIN_LEVEL_FAILED', level.name, errorText(err), {suggestions: [NEXT_STEP]})
     }
     const {stats, snapshot: _snapshot, ...rest} = result
     // what goes into the summary must be JSON lmt can write: checked here, before any output is replaced
@@ -301,7 +301,7 @@ const OPS = {
       try {
         text = JSON.stringify(observations)
       } catch (err) {
-        throw lmtError('PLUGIN_LEVEL_FAILED', level.name, `observations() ${toWire(err).message}`, {
+        throw lmtError('PLUGIN_LEVEL_FAILED', level.name, `observations() ${errorText(err)}`, {
           suggestions: [NEXT_STEP],
         })
       }
@@ -348,7 +348,7 @@ const OPS = {
     } catch (err) {
       // lmt's own errors as they are; anything else a converter threw that lmt could not even describe
       if (isLmtError(err)) throw err
-      throw lmtError('PLUGIN_CONVERTER_FAILED', `${cls.name} failed: ${toWire(err).message}`, {
+      throw lmtError('PLUGIN_CONVERTER_FAILED', `${cls.name} failed: ${errorText(err)}`, {
         suggestions: [NEXT_STEP],
       })
     }
@@ -388,7 +388,7 @@ async function ownFlags(defs: unknown, given: Record<string, unknown>): Promise<
         flags[name] = Array.isArray(raw) ? await Promise.all(raw.map(parse)) : await parse(raw)
       }
     } catch (err) {
-      throw lmtError('PLUGIN_USAGE', `--${name}: ${toWire(err).message}`)
+      throw lmtError('PLUGIN_USAGE', `--${name}: ${errorText(err)}`)
     }
   }
   return flags
@@ -409,7 +409,7 @@ port.on('message', (req: Request) => {
   void op(req.args, req.id)
     .then(
       (value) => ({id: req.id, ok: true, value}),
-      (err: unknown) => ({id: req.id, ok: false, error: toWire(err)}),
+      (err: unknown) => ({id: req.id, ok: false, error: workerErrorData(err)}),
     )
     .then(async (message) => {
       // what plugin code printed reaches lmt's stderr before the answer that may end lmt; a synchronous caller
