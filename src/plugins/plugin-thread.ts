@@ -17,6 +17,15 @@ export function pluginLoadTimeoutMs(env: NodeJS.ProcessEnv = process.env): numbe
   return (Number.isFinite(s) && s > 0 ? s : DEFAULT_LOAD_TIMEOUT_S) * 1000
 }
 
+/** What the plugin thread posts: the answer to request `id` (or an event of it); id 0 says it has started. */
+interface Reply {
+  id: number
+  ok?: boolean
+  value?: unknown
+  error?: WorkerErrorData
+  event?: string
+}
+
 type Events = Record<string, (value: never) => void>
 
 interface Pending {
@@ -50,24 +59,14 @@ class PluginThread {
       transferList: [port2],
     })
     this.worker.unref()
-    this.worker.on(
-      'message',
-      (m: {id: number; ok?: boolean; value?: unknown; error?: WorkerErrorData; event?: string}) =>
-        this.onMessage(m),
-    )
+    this.worker.on('message', (m: Reply) => this.onMessage(m))
     this.worker.on('error', (err) => {
       this.crash ??= err
     })
     this.worker.on('exit', (code) => this.onExit(code))
   }
 
-  private onMessage(m: {
-    id: number
-    ok?: boolean
-    value?: unknown
-    error?: WorkerErrorData
-    event?: string
-  }): void {
+  private onMessage(m: Reply): void {
     if (m.id === 0) {
       this.started = true
       for (const arm of this.waitingToStart.splice(0)) arm()
@@ -149,11 +148,7 @@ class PluginThread {
       this.end((w) => lmtError('PLUGIN_TIMEOUT', w, timeoutMs / 1000, {suggestions: [NEXT_STEP]}))
       throw lmtError('PLUGIN_TIMEOUT', who, timeoutMs / 1000, {suggestions: [NEXT_STEP]})
     }
-    const m = receiveMessageOnPort(this.syncReplies)?.message as {
-      ok: boolean
-      value?: T
-      error?: WorkerErrorData
-    }
+    const m = receiveMessageOnPort(this.syncReplies)?.message as Reply | undefined
     if (!m?.ok) throw reviveWorkerError(m?.error ?? {name: 'Error', message: 'no answer'})
     return m.value as T
   }
