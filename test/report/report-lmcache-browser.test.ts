@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 // The report pages of LMCache's recordings in a real browser: headless Chromium opens each file from disk, every
 // chart renders with the marks its data implies (lmcache_lru's curve in the capacity chart; occupancy, pressure and
-// deletions of the events replay), nothing fails or is fetched, and the page fits an 800 px window.
+// deletions of the events replay), nothing fails or is fetched, and the page fits its window: at 1400 px every element
+// lies inside it, at 800 px what is wider scrolls inside its own box.
 import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {tmpdir} from 'node:os'
@@ -24,6 +25,10 @@ interface Rendered {
   rendered: number
   marks: Record<string, Record<string, number>>
   scrollWidth: number
+  /** elements whose box passes the window's right edge (clipped by a scrolling box or not) */
+  outside: string[]
+  /** elements whose visible part (clipped by every scrolling box around it) passes the window's right edge */
+  visiblyOutside: string[]
 }
 
 describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
@@ -51,8 +56,9 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
   })
 
   /** Opens a page, waits for its charts, and reads what they drew. */
-  async function render(html: string, problems: string[]): Promise<Rendered> {
+  async function render(html: string, problems: string[], width = 800): Promise<Rendered> {
     const page = await context.newPage()
+    await page.setViewportSize({width, height: 900})
     page.on('console', (m) => {
       if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`)
     })
@@ -87,6 +93,23 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
         rendered: s.rendered,
         marks: Object.fromEntries(Object.keys(s.views).map((id) => [id, s.markCounts(id)])),
         scrollWidth: document.documentElement.scrollWidth,
+        ...(() => {
+          const right = document.documentElement.clientWidth
+          const name = (e: Element) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}`
+          /** the element's right edge as seen: cut at each box around it that does not let content overflow */
+          const visibleRight = (e: Element) => {
+            let r = e.getBoundingClientRect().right
+            for (let a = e.parentElement; a; a = a.parentElement)
+              if (getComputedStyle(a).overflowX !== 'visible')
+                r = Math.min(r, a.getBoundingClientRect().right)
+            return r
+          }
+          const all = Array.from(document.body.querySelectorAll('*'))
+          return {
+            outside: all.filter((e) => e.getBoundingClientRect().right > right + 0.5).map(name),
+            visiblyOutside: all.filter((e) => visibleRight(e) > right + 0.5).map(name),
+          }
+        })(),
       }
     })
     await page.close()
@@ -111,6 +134,8 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     const curves = doc.answer.curves.filter((c) => c.same_as === null).length + 2 // Belady and lmcache_lru
     expect(got.marks['chart-capacity']).toMatchObject({points_marks: curves * doc.answer.grid.length})
     expect(got.scrollWidth).toBeLessThanOrEqual(800)
+    expect(got.visiblyOutside).toEqual([])
+    expect((await render(html, problems, 1400)).outside).toEqual([])
   }, 120_000)
 
   it('an events trace: occupancy, pressure and deletions drawn from the replay', async () => {
@@ -141,5 +166,22 @@ describe.skipIf(!HAVE_CHROMIUM)(TITLE, () => {
     expect(got.marks['chart-pressure']).toMatchObject({points_marks: points * declared})
     expect(got.marks['chart-deletes']).toMatchObject({points_marks: points})
     expect(got.scrollWidth).toBeLessThanOrEqual(800)
+    expect(got.visiblyOutside).toEqual([])
+    // a 1400 px window holds the whole compartments table: no element of the page passes its edge
+    const wide = await render(html, problems, 1400)
+    expect(wide).toMatchObject({errors: [], total: 3, rendered: 3, outside: []})
+    expect(wide.scrollWidth).toBeLessThanOrEqual(1400)
+  }, 120_000)
+
+  it('an events trace without store, delete or access batches: the page fits and says it is drawn', async () => {
+    const html = join(tmp.dir, 'no-batches.html')
+    const r = await lmt(['report', '-i', join(FIXTURES, 'lct', 'events_level_meta_INFERRED.lct'), '-o', html])
+    expect(r.exitCode, r.stderr).toBe(0)
+    const problems: string[] = []
+    for (const width of [1400, 800]) {
+      const got = await render(html, problems, width)
+      expect(got).toMatchObject({errors: [], total: 0, rendered: 0, outside: []})
+    }
+    expect(problems).toEqual([])
   }, 120_000)
 })

@@ -26,8 +26,8 @@ h3 { font-size: 16px; margin: 18px 0 4px; }
 .stat-tables table.numbers { width: 100%; }
 .info-tables { display: grid; grid-template-columns: repeat(auto-fill, minmax(460px, 1fr)); gap: 0 24px; align-items: start; }
 .info-tables table.numbers td { white-space: normal; overflow-wrap: anywhere; }
-table.wide { display: block; max-width: 100%; overflow-x: auto; }
-table.wide thead th { white-space: normal; min-width: 5em; }
+table.wide { display: block; max-width: 100%; overflow-x: auto; font-size: 13px; }
+table.wide thead th { white-space: normal; min-width: 4em; }
 .sub { color: var(--muted); font-weight: 400; font-size: 12px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 12px 20px; }
 figure.chart { margin: 8px 0; break-inside: avoid; page-break-inside: avoid; }
@@ -60,6 +60,7 @@ export const pageScript = `
   var charts = JSON.parse(document.getElementById('lmt-charts').textContent);
   var state = { total: charts.length, rendered: 0, errors: [], views: {} };
   window.lmtReport = state;
+  if (state.total === 0) document.body.setAttribute('data-rendered', 'true');
   state.markCounts = function (id) {
     var counts = {};
     (function walk(node) {
