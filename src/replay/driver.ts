@@ -17,7 +17,6 @@ export interface RecordOutcome {
   status: 'OK' | 'FAIL' | 'SKIP'
   latencyMs: number
   traceTime: number
-  error?: string
 }
 
 export interface ReplayResult {
@@ -234,20 +233,6 @@ async function openRecords<C>(o: ReplayRunOptions<C>) {
   })
 }
 
-/** One record's outcome for `onRecord` (built only when something observes outcomes: `?.` skips the call). */
-function outcomeOf(
-  index: number,
-  qualname: string,
-  status: RecordOutcome['status'],
-  latencyMs: number,
-  traceTime: number,
-  error?: string,
-): RecordOutcome {
-  return error === undefined
-    ? {index, qualname, status, latencyMs, traceTime}
-    : {index, qualname, status, latencyMs, traceTime, error}
-}
-
 /** A record without a handler: counted by qualname and warned (deduplicated); newer recorders stay replayable. */
 function countNoHandler(skipped: Skipped, qualname: string, warn: ReplayRunOptions<unknown>['warn']): void {
   skipped.no_handler[qualname] = (skipped.no_handler[qualname] ?? 0) + 1
@@ -316,7 +301,13 @@ async function replayLoop<C>(
       const args = decodeOrSkip(r, n, skipped, o.warn)
       if (args === undefined || !dispatcher.has(r.qualname)) {
         if (args !== undefined) countNoHandler(skipped, r.qualname, o.warn)
-        o.onRecord?.(outcomeOf(n, r.qualname, 'SKIP', 0, scheduler.now()))
+        o.onRecord?.({
+          index: n,
+          qualname: r.qualname,
+          status: 'SKIP',
+          latencyMs: 0,
+          traceTime: scheduler.now(),
+        })
         continue
       }
       const t0 = performance.now()
@@ -337,7 +328,8 @@ async function replayLoop<C>(
         o.warn('record_failed', `${r.qualname}\u0000${error}`, `record ${n} (${r.qualname}) failed: ${error}`)
       }
       // outside the handler's try: a failing observer (an output that cannot be written) is not a failed record
-      o.onRecord?.(outcomeOf(n, r.qualname, error === undefined ? 'OK' : 'FAIL', ms, scheduler.now(), error))
+      const status = error === undefined ? 'OK' : 'FAIL'
+      o.onRecord?.({index: n, qualname: r.qualname, status, latencyMs: ms, traceTime: scheduler.now()})
     }
     const lastRecord = batch[batch.length - 1]
     if (lastRecord) o.onProgress?.(n, lastRecord.offset + 4 + lastRecord.length)

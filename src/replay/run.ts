@@ -91,18 +91,8 @@ export async function runReplay(r: ReplayRequest<unknown>, h: ReplayRunHooks): P
   h.onStart?.()
   const onProgress = h.onProgress
   const result = await replayTrace({
-    file: r.file,
-    level: r.level,
-    config: r.config,
-    header: r.header,
-    pace: r.pace,
-    speed: r.speed,
-    maxFrameBytes: r.maxFrameBytes,
-    exactLatency: h.exactLatency,
-    recordPath: h.recordPath,
-    placeRecord: h.placeRecord,
-    warn: h.warn,
-    signal: h.signal,
+    ...r,
+    ...h,
     decoding,
     onRecord: h.onRecord?.(total),
     onProgress: onProgress && ((records, offset) => onProgress(records, offset, traceBytes)),

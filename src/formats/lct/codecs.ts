@@ -64,12 +64,8 @@ export function codecForValue(v: unknown): Codec<unknown> | undefined {
   return byCtor.get((v as object).constructor as Ctor)
 }
 
-function nullObject(): Record<string, unknown> {
-  return nullProtoObject()
-}
-
 function wrap(tag: string, payload: unknown): Record<string, unknown> {
-  const w = nullObject()
+  const w = nullProtoObject<Record<string, unknown>>()
   w[WRAP_KEY] = tag
   w[VALUE_KEY] = payload
   return w
@@ -122,7 +118,7 @@ export function encodeValue(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(encodeValue)
   if (v instanceof PyTuple) return wrap('tuple', v.items.map(encodeValue))
   if (v !== undefined && typeof v === 'object' && isPlainObject(v)) {
-    const out = nullObject()
+    const out = nullProtoObject<Record<string, unknown>>()
     for (const k of Object.keys(v)) out[k] = encodeValue((v as Record<string, unknown>)[k])
     return out
   }
@@ -153,7 +149,7 @@ export function decodeValue(v: RawValue, reuse = false): DecodedValue {
     return v
   const tag = v[WRAP_KEY]
   if (tag === undefined || tag === null) {
-    const out = reuse ? (v as DecodedArgs) : nullObject()
+    const out = reuse ? (v as DecodedArgs) : nullProtoObject<Record<string, unknown>>()
     for (const k of Object.keys(v)) out[k] = decodeValue(v[k], reuse)
     return out
   }
@@ -169,13 +165,13 @@ export function decodeValue(v: RawValue, reuse = false): DecodedValue {
 }
 
 export function encodeArgs(args: Record<string, unknown>): Record<string, unknown> {
-  const out = nullObject()
+  const out = nullProtoObject<Record<string, unknown>>()
   for (const k of Object.keys(args)) out[k] = encodeValue(args[k])
   return out
 }
 
 export function decodeArgs(args: RawMap): DecodedArgs {
-  const out = nullObject()
+  const out = nullProtoObject<Record<string, unknown>>()
   for (const k of Object.keys(args)) out[k] = decodeValue(args[k])
   return out
 }
@@ -235,7 +231,7 @@ function dtypeName(v: RawValue): string {
 const objectKeyCodec: Codec<ObjectKey> = {
   tag: 'ObjectKey',
   encode: (k) => {
-    const p = nullObject()
+    const p = nullProtoObject<Record<string, unknown>>()
     p.chunk_hash = k.chunkHash
     p.model_name = k.modelName
     p.kv_rank = k.kvRank
@@ -264,7 +260,7 @@ const objectKeyCodec: Codec<ObjectKey> = {
 const layoutCodec: Codec<MemoryLayoutDesc> = {
   tag: 'MemoryLayoutDesc',
   encode: (l) => {
-    const p = nullObject()
+    const p = nullProtoObject<Record<string, unknown>>()
     p.shapes = l.shapes.map((s) => [...s])
     p.dtypes = [...l.dtypes]
     return p
@@ -334,7 +330,7 @@ const modeCodec: Codec<PrefetchMode> = {
 const attnCodec: Codec<AttnWindowDesc> = {
   tag: 'AttnWindowDesc',
   encode: (a) => {
-    const p = nullObject()
+    const p = nullProtoObject<Record<string, unknown>>()
     p.num_chunks_in_sw = [...a.numChunksInSw]
     p.world_size = a.worldSize
     return p
@@ -356,7 +352,7 @@ const attnCodec: Codec<AttnWindowDesc> = {
 const handleCodec: Codec<PrefetchHandle> = {
   tag: 'PrefetchHandle',
   encode: (h) => {
-    const p = nullObject()
+    const p = nullProtoObject<Record<string, unknown>>()
     p.prefetch_request_id = h.prefetchRequestId
     p.external_request_id = h.externalRequestId
     p.l1_prefix_hit_count = h.l1FoundIndices.length
@@ -393,7 +389,7 @@ const handleCodec: Codec<PrefetchHandle> = {
 const specCodec: Codec<PrefetchRequestSpec> = {
   tag: 'PrefetchRequestSpec',
   encode: (s) => {
-    const p = nullObject()
+    const p = nullProtoObject<Record<string, unknown>>()
     p.keys = s.keys.map(encodeValue)
     p.num_kv_readers = s.numKvReaders
     p.policy = encodeValue(s.policy)

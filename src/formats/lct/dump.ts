@@ -62,16 +62,8 @@ export async function dumpTrace(source: LctSource, o: DumpOptions = {}): Promise
 function recordValue(value: RawMap, raw: boolean): {value: unknown; decode_error?: string} {
   if (raw) return {value: readable(value)}
   try {
-    const decoded = Object.assign(Object.create(null) as RawMap, value)
-    return {value: readable({...spread(decoded), args: decodeArgs(value.args as RawMap)}, true)}
+    return {value: readable({...value, args: decodeArgs(value.args as RawMap)}, true)}
   } catch (err) {
     return {value: readable(value), decode_error: (err as Error).message}
   }
-}
-
-/** The map's entries in file order as a null-prototype object (never an ordinary object: keys may be __proto__). */
-function spread(m: RawMap): RawMap {
-  const o = Object.create(null) as RawMap
-  for (const k of Object.keys(m)) o[k] = m[k]
-  return o
 }

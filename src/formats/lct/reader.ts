@@ -56,7 +56,6 @@ class FrameSource {
   header!: LctHeader
   headerLength = 0
   headerBody!: Uint8Array
-  private frameIndex = 0
 
   constructor(
     readonly window: ByteWindow,
@@ -203,10 +202,6 @@ class FrameSource {
     return this.nextBuffered() as RawFrame // the whole frame is buffered now
   }
 
-  nextIndex(): number {
-    return this.frameIndex++
-  }
-
   /** Counts and warns of a frame whose body does not decode ({@link isDecodeError}); returns the detail. */
   malformed(offset: number, length: number, err: unknown): string {
     const detail = (err as Error).message
@@ -224,40 +219,25 @@ function isDecodeError(err: unknown): boolean {
   return err instanceof MsgpackError || err instanceof FieldError
 }
 
-export interface TraceReader extends AsyncIterable<LctRecord> {
+/** A trace opened by {@link openTrace}: its header, and its records (or raw frames) read once, in order. */
+export class TraceReader implements AsyncIterable<LctRecord> {
   readonly header: LctHeader
   readonly headerLength: number
   readonly headerBody: Uint8Array
   readonly state: LctReadState
-  records(): AsyncIterableIterator<LctRecord>
-  batches(): AsyncIterableIterator<LctRecord[]>
-  frames(): AsyncIterableIterator<LctFrame>
-  close(): Promise<void>
-}
-
-class Reader implements TraceReader {
   private started = false
   private closed = false
 
   constructor(
     private readonly fs: FrameSource,
     private readonly decode: (body: Uint8Array, start: number, end: number) => DecodedRecordFields,
-  ) {}
-
-  get header(): LctHeader {
-    return this.fs.header
-  }
-
-  get headerLength(): number {
-    return this.fs.headerLength
-  }
-
-  get headerBody(): Uint8Array {
-    return this.fs.headerBody
-  }
-
-  get state(): LctReadState {
-    return this.fs.state
+  ) {
+    ;({
+      header: this.header,
+      headerLength: this.headerLength,
+      headerBody: this.headerBody,
+      state: this.state,
+    } = fs)
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<LctRecord> {
@@ -339,10 +319,9 @@ class Reader implements TraceReader {
   async *frames(): AsyncIterableIterator<LctFrame> {
     this.begin()
     try {
-      for (;;) {
+      for (let index = 1; ; index++) {
         const f = await this.fs.next()
         if (f.kind === 'end') return
-        const index = this.fs.nextIndex() + 1
         if (f.kind === 'oversized') {
           yield {index, offset: f.offset, length: f.length, kind: 'oversized'}
           continue
@@ -390,7 +369,7 @@ async function openFrames(source: LctSource, opts: LctReadOptions): Promise<Fram
 
 /** Opens a trace: reads and validates the header strictly (rejects with LctError), records follow lazily. */
 export async function openTrace(source: LctSource, opts: LctReadOptions = {}): Promise<TraceReader> {
-  return new Reader(await openFrames(source, opts), (opts.decoding ?? plainDecoding).decoder())
+  return new TraceReader(await openFrames(source, opts), (opts.decoding ?? plainDecoding).decoder())
 }
 
 type FrameRef = {offset: number; length: number; buf: Buffer; start: number}

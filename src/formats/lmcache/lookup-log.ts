@@ -78,18 +78,6 @@ export const DTYPE_BYTES: Readonly<Record<string, number>> = {
   int64: 8,
 }
 
-/** LMCache's simulator's own table: names it does not list (every `torch.` name, `uint8`) count 0 bytes. */
-export const LMCACHE_SIMULATOR_DTYPE_BYTES: Readonly<Record<string, number>> = {
-  float32: 4,
-  float16: 2,
-  bfloat16: 2,
-  float8_e4m3fn: 1,
-  float8_e5m2: 1,
-  int8: 1,
-  int32: 4,
-  int64: 8,
-}
-
 /** Element size of a dtype name (`torch.` prefix allowed), or undefined for a name lmt does not know. */
 export function dtypeBytes(name: string): number | undefined {
   const bare = name.startsWith('torch.') ? name.slice(6) : name

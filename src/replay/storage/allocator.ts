@@ -33,9 +33,7 @@ export class Allocator {
     const out: Block[] = []
     const f = this.free
     let remaining = n
-    // blocks used up leave the list together: usually the first few (one move), rarely scattered
-    let usedUpPrefix = 0
-    let scattered = false
+    let usedUp = false
     for (let i = 0; i < f.length && remaining > 0; i++) {
       const b = f[i]
       const take = Math.min(remaining, Math.floor(b.size / aligned))
@@ -43,16 +41,14 @@ export class Allocator {
       remaining -= take
       b.offset += take * aligned
       b.size -= take * aligned
-      if (b.size === 0) {
-        if (usedUpPrefix === i) usedUpPrefix++
-        else scattered = true
-      }
+      if (b.size === 0) usedUp = true
     }
-    if (scattered) {
+    // the blocks used up leave the list together, in one pass
+    if (usedUp) {
       let w = 0
       for (let r = 0; r < f.length; r++) if (f[r].size > 0) f[w++] = f[r]
       f.length = w
-    } else if (usedUpPrefix > 0) f.splice(0, usedUpPrefix)
+    }
     this.used += n * aligned
     return out
   }

@@ -7,7 +7,7 @@ import type {L1, L1Listener} from './l1.js'
 export interface EvictionPolicy extends L1Listener {
   readonly name: 'LRU' | 'noop'
   /** keys to discard, least recent first */
-  actions(ratio: number): ObjectKey[][]
+  actions(ratio: number): ObjectKey[]
   order(): string[]
 }
 
@@ -85,15 +85,12 @@ export class LruPolicy implements EvictionPolicy {
     }
   }
 
-  actions(ratio: number): ObjectKey[][] {
-    if (this.tracked === 0) return []
+  actions(ratio: number): ObjectKey[] {
     const r = Math.min(1, Math.max(0, ratio))
-    let n = Math.floor(this.tracked * r)
-    if (r > 0) n = Math.max(1, n)
-    if (n === 0) return []
+    const n = this.tracked > 0 && r > 0 ? Math.max(1, Math.floor(this.tracked * r)) : 0
     const out: ObjectKey[] = []
     for (let s = this.head; s && out.length < n; s = s.lruNext) out.push(s.lruKey)
-    return [out]
+    return out
   }
 
   order(): string[] {
@@ -105,7 +102,7 @@ export class LruPolicy implements EvictionPolicy {
 
 export class NoopPolicy implements EvictionPolicy {
   readonly name = 'noop'
-  actions(): ObjectKey[][] {
+  actions(): ObjectKey[] {
     return []
   }
   order(): string[] {
@@ -146,14 +143,12 @@ export class EvictionController {
     this.counters.ticks++
     if (this.l1.allocator.usage < this.watermark) return this.countIdle
     this.counters.triggered_ticks++
-    const actions = this.policy.actions(this.ratio)
-    if (actions.every((keys) => keys.length === 0)) return this.countIdleTriggered
-    for (const keys of actions) {
-      const outcome = this.l1.evict(keys)
-      this.counters.evicted_keys += outcome.deleted
-      this.counters.evicted_bytes += outcome.bytes
-      this.counters.refused_locked_keys += outcome.locked
-    }
+    const keys = this.policy.actions(this.ratio)
+    if (keys.length === 0) return this.countIdleTriggered
+    const outcome = this.l1.evict(keys)
+    this.counters.evicted_keys += outcome.deleted
+    this.counters.evicted_bytes += outcome.bytes
+    this.counters.refused_locked_keys += outcome.locked
     return undefined
   }
 
