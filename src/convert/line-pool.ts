@@ -14,7 +14,8 @@ import type {
 } from './line-mapper.js'
 
 const BATCH_LINES = 512
-export const IN_FLIGHT_PER_WORKER = 3
+// one batch mapped while the consumer takes the one before: more in flight only holds memory (publisher_log's peak)
+export const IN_FLIGHT_PER_WORKER = 2
 
 /** Whether a mapper runs on the main thread: no worker asked for, or an input too small to pay for one. */
 function runsInline(spec: LineMapperSpec, inputBytes: number): boolean {

@@ -109,7 +109,7 @@ const cases: Array<{name: string; Cls: ConverterCtor; input: () => string}> = [
       ]),
   },
   {
-    name: 'publisher_log, 5 MiB',
+    name: 'publisher_log, 5 MiB (worker threads)',
     Cls: PublisherLogConverter,
     input: () =>
       large('publisher.log', [

@@ -217,7 +217,7 @@ function digest(
 /** The digest of a batch of lines (see input.ts): one event per line, the keys in the batch's slabs. */
 export function createLineBatchMapper(
   config: PublisherEventConfig,
-): (lines: LineBatch) => {result: PublisherEventBatch} {
+): (lines: LineBatch) => {result: PublisherEventBatch; transfer: ArrayBuffer[]} {
   const sizes = new Map(config.blockSizes)
   const slabs = new Slabs() // reused: each batch's part is copied out
   return (lines) => {
@@ -226,6 +226,6 @@ export function createLineBatchMapper(
     for (let i = 0; i < lines.count; i++) events[i] = digest(lines.text(i), config, sizes, slabs)
     const words = slabs.words.slice(0, 2 * slabs.wordCount)
     const text = slabs.text.slice(0, slabs.textLength)
-    return {result: {events, words, text}}
+    return {result: {events, words, text}, transfer: [words.buffer, text.buffer]}
   }
 }

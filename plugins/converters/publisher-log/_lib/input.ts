@@ -1,16 +1,18 @@
 // How the publisher-log converter reads its input: a batch of lines at a time (the byte batches of the input),
-// digested to events (events.ts), with the batch's key and text slabs behind two accessors so that the converter
-// does not decode them itself. The digest runs on the main thread: on worker threads it gained under 1.15x of CPU
-// time on a whole conversion, and nothing of wall time.
-import {type InputContext, type KeyList, KeySlabs, type LineBatch, lineBatchesOf, parseJson} from 'lmt'
-import {
-  createLineBatchMapper,
-  type KeysRef,
-  type PassThrough,
-  type PublisherEvent,
-  type PublisherEventBatch,
-  type PublisherEventConfig,
+// digested to events (events.ts) on a worker thread while this one pairs (through the fast lane when the context has
+// one), with the batch's key and text slabs behind two accessors so that the converter does not decode them itself.
+import {type InputContext, type KeyList, KeySlabs, type LineBatch, mapInputBatches, parseJson} from 'lmt'
+import {extname} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import type {
+  KeysRef,
+  PassThrough,
+  PublisherEvent,
+  PublisherEventBatch,
+  PublisherEventConfig,
 } from './events.js'
+
+const EVENT_DIGEST = new URL(`./events${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href
 
 /** One decoded batch: the lines, their events (one per line) and the keys and values the events point to. */
 export class PublisherBatch {
@@ -55,6 +57,8 @@ export async function* publisherEventBatches(
   ctx: InputContext,
   config: PublisherEventConfig,
 ): AsyncGenerator<PublisherBatch> {
-  const digest = createLineBatchMapper(config)
-  for await (const lines of lineBatchesOf(ctx)) yield new PublisherBatch(lines, digest(lines).result)
+  // the converter reads a batch's lines (warnings, counts) only while it pairs that batch's events
+  const spec = {module: EVENT_DIGEST, config, workers: 1, linesDoneAtNext: true}
+  for await (const {lines, result} of mapInputBatches<PublisherEventBatch>(ctx, spec))
+    yield new PublisherBatch(lines, result)
 }
