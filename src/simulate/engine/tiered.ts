@@ -432,9 +432,12 @@ const high = (t: bigint): number => Number(t >> 32n)
 const low = (t: bigint): number => Number(BigInt.asUintN(32, t))
 
 /**
- * `ttl`: a recency list and a min-heap of expiry events; capacity eviction harvests, then (with fallback) takes the
- * oldest. The heap is util/binary-heap.ts's sift, step for step (so events of equal times leave in the same order),
- * over event ids; an event's time is kept as two doubles, as a BigInt comparison costs a call and a pop makes dozens.
+ * `ttl`: a recency list and expiry events; capacity eviction harvests, then (with fallback) takes the oldest. An
+ * event is due at its block's anchor + TTL, kept as two doubles (see {@link high}: a BigInt comparison costs a call).
+ * A harvest removes exactly the events due before now; in what order does not matter (each is judged by its block's
+ * state alone, and the blocks taken are a set). So events pushed in time order (the usual case: anchors are play
+ * times, and a TTL is most often the default) wait in a queue, where each leaves at O(1), and only an event earlier
+ * than the queue's last (a demoted block's older anchor, a shorter row TTL) goes to a binary heap.
  */
 class TtlPolicy implements TierPolicy {
   size = 0
@@ -450,7 +453,13 @@ class TtlPolicy implements TierPolicy {
   private version = new Float64Array(1024)
   private events = 0
   private readonly freeEvents: number[] = []
-  /** the heap of event ids */
+  /** the events in time order: a ring of event ids from `queueHead`, and the time of the last one */
+  private queue = new Int32Array(1024)
+  private queueHead = 0
+  private queueSize = 0
+  private queueHigh = 0
+  private queueLow = 0
+  /** the heap of the event ids pushed out of time order */
   private heap = new Int32Array(1024)
   private heapSize = 0
   private now = 0n
@@ -477,8 +486,7 @@ class TtlPolicy implements TierPolicy {
     this.list.pushFront(e)
     const last = this.s.lastAccess[b]
     if (last > this.now) this.now = last
-    this.s.anchor[b] = last
-    this.pushEvent(b)
+    this.pushEvent(b, last)
   }
 
   access(b: number, _tick: number, ts: bigint): void {
@@ -486,17 +494,27 @@ class TtlPolicy implements TierPolicy {
     const e = this.s.entry(b, this.tier)
     if ((this.s.flags[e] & HELD) === 0) return
     this.list.toFront(e)
-    if (this.refreshOnRead) {
-      this.s.anchor[b] = ts
-      this.pushEvent(b)
-    }
+    if (this.refreshOnRead) this.pushEvent(b, ts)
   }
 
-  private pushEvent(b: number): void {
+  /** the TTL of block b runs from `anchor` now (in every tier: its due time is the block's) */
+  private pushEvent(b: number, anchor: bigint): void {
     const s = this.s
-    if (s.ttl[b] <= 0n) return
+    const ttl = s.ttl[b]
+    if (ttl <= 0n) {
+      s.dueHigh[b] = Infinity
+      return
+    }
+    if (anchor !== this.lastAnchor || ttl !== this.lastTtl) {
+      this.lastAnchor = anchor
+      this.lastTtl = ttl
+      this.lastHigh = high(anchor + ttl)
+      this.lastLow = low(anchor + ttl)
+    }
+    s.dueHigh[b] = this.lastHigh
+    s.dueLow[b] = this.lastLow
     this.push(b, ++s.version[s.entry(b, this.tier)])
-    if (this.heapSize > 4 * this.size && this.size > 0) this.rebuild()
+    if (this.heapSize + this.queueSize > 4 * this.size && this.size > 0) this.rebuild()
   }
 
   /** event a before event b */
@@ -504,7 +522,7 @@ class TtlPolicy implements TierPolicy {
     return this.hi[a] < this.hi[b] || (this.hi[a] === this.hi[b] && this.lo[a] < this.lo[b])
   }
 
-  /** an event of block b at its current anchor */
+  /** an event of block b at its due time */
   private push(b: number, version: number): void {
     let id = this.freeEvents.pop()
     if (id === undefined) {
@@ -514,24 +532,37 @@ class TtlPolicy implements TierPolicy {
         this.block = grown(this.block, 2 * id)
       }
     }
-    const anchor = this.s.anchor[b]
-    const ttl = this.s.ttl[b]
-    if (anchor !== this.lastAnchor || ttl !== this.lastTtl) {
-      this.lastAnchor = anchor
-      this.lastTtl = ttl
-      this.lastHigh = high(anchor + ttl)
-      this.lastLow = low(anchor + ttl)
-    }
-    this.hi[id] = this.lastHigh
-    this.lo[id] = this.lastLow
+    const h = this.s.dueHigh[b]
+    const l = this.s.dueLow[b]
+    this.hi[id] = h
+    this.lo[id] = l
     this.block[id] = b
     this.serial[id] = this.s.serial[b]
     this.version[id] = version
+    if (this.queueSize === 0 || h > this.queueHigh || (h === this.queueHigh && l >= this.queueLow)) {
+      this.enqueue(id)
+      this.queueHigh = h
+      this.queueLow = l
+      return
+    }
     if (this.heapSize === this.heap.length) this.heap = grown(this.heap, 2 * this.heapSize)
     let i = this.heapSize++
     for (; i > 0 && this.before(id, this.heap[(i - 1) >> 1]); i = (i - 1) >> 1)
       this.heap[i] = this.heap[(i - 1) >> 1]
     this.heap[i] = id
+  }
+
+  private enqueue(id: number): void {
+    let q = this.queue
+    if (this.queueSize === q.length) {
+      // the ring unrolled into one twice as long
+      const n = new Int32Array(2 * q.length)
+      n.set(q.subarray(this.queueHead))
+      n.set(q.subarray(0, this.queueHead), q.length - this.queueHead)
+      this.queue = q = n
+      this.queueHead = 0
+    }
+    q[(this.queueHead + this.queueSize++) & (q.length - 1)] = id
   }
 
   /** removes the first event of the heap */
@@ -553,10 +584,10 @@ class TtlPolicy implements TierPolicy {
     this.heap[i] = id
   }
 
-  /** one event per held block that can expire, at its current anchor */
+  /** one event per held block that can expire, at its due time */
   private rebuild(): void {
     const s = this.s
-    this.heapSize = 0
+    this.heapSize = this.queueSize = this.queueHead = 0
     this.freeEvents.length = 0
     this.events = 0
     const held: number[] = []
@@ -578,14 +609,25 @@ class TtlPolicy implements TierPolicy {
     const before = out.length
     const h = high(this.now)
     const l = low(this.now)
-    for (let id = this.heap[0]; this.heapSize > 0; id = this.heap[0]) {
-      if (!(this.hi[id] < h || (this.hi[id] === h && this.lo[id] < l))) break
-      this.pop()
+    const q = this.queue
+    const mask = q.length - 1
+    for (;;) {
+      let id = q[this.queueHead]
+      if (this.queueSize > 0 && (this.hi[id] < h || (this.hi[id] === h && this.lo[id] < l))) {
+        this.queueHead = (this.queueHead + 1) & mask
+        this.queueSize--
+      } else {
+        id = this.heap[0]
+        if (!(this.heapSize > 0 && (this.hi[id] < h || (this.hi[id] === h && this.lo[id] < l)))) break
+        this.pop()
+      }
       this.freeEvents.push(id)
       const b = this.block[id]
       // an event of an earlier block of the slot, or superseded, or of a block since forgotten (its version is 0)
       if (this.serial[id] !== s.serial[b] || s.version[s.entry(b, this.tier)] !== this.version[id]) continue
-      if (!(s.ttl[b] > 0n && this.now > s.anchor[b] + s.ttl[b])) continue
+      // due now by the block's own time (another tier may have moved its anchor since the event was pushed)
+      const dh = s.dueHigh[b]
+      if (!(dh < h || (dh === h && s.dueLow[b] < l))) continue
       this.forget(b)
       s.dropLocation(b, this.tier)
       out.push(b)
@@ -649,7 +691,7 @@ export interface TieredGroupSetup {
 
 /**
  * One instance: its prefix tree (a SimInstance whose policy it is), one policy per tier, and what each block is in
- * the tiers. Per block: the tiers holding it, its last write and access, its TTL and anchor; per entry (block and
+ * the tiers. Per block: the tiers holding it, its last write and access, its TTL and due time; per entry (block and
  * tier): whether the tier holds it, its hits and times there, and its links in that tier's policy.
  */
 export class TieredInstance implements Policy {
@@ -680,7 +722,7 @@ export class TieredInstance implements Policy {
   private readonly initial: number
   /** the tick of the operation being played (see {@link NEVER}) */
   private now = 0
-  /** the policy is ttl: the blocks keep their last access, TTL and anchor as timestamps */
+  /** the policy is ttl: the blocks keep their last access and TTL as timestamps, and when they expire */
   private readonly expires: boolean
 
   // ---- per block (grown with the tree's block slots)
@@ -694,8 +736,9 @@ export class TieredInstance implements Policy {
   lastAccess: bigint[] = []
   /** the ttl policy's: 0 = never expires */
   ttl: bigint[] = []
-  /** the ttl policy's: the TTL runs from here (shared by the block's tiers) */
-  anchor: bigint[] = []
+  /** the ttl policy's: when the block expires (its anchor + TTL as two doubles, see {@link high}; Infinity: never) */
+  dueHigh: Float64Array = new Float64Array(0)
+  dueLow: Float64Array = new Float64Array(0)
   /** bumped when the slot is freed, so that a ttl event of an earlier block of the slot is told apart */
   serial = new Float64Array(0)
 
@@ -805,8 +848,10 @@ export class TieredInstance implements Policy {
     this.writeTick = none(this.writeTick, cap)
     this.lastTick = none(this.lastTick, cap)
     if (this.expires) {
-      for (const a of [this.lastAccess, this.anchor]) while (a.length < cap) a.push(-1n)
+      while (this.lastAccess.length < cap) this.lastAccess.push(-1n)
       while (this.ttl.length < cap) this.ttl.push(0n)
+      this.dueHigh = grown(this.dueHigh, cap).fill(Infinity, this.dueHigh.length)
+      this.dueLow = grown(this.dueLow, cap)
     }
     this.flags = grown(this.flags, entries)
     this.count = grown(this.count, entries)
@@ -944,8 +989,9 @@ export class TieredInstance implements Policy {
       if (this.held[b] !== 0) continue
       this.lastTick[b] = this.writeTick[b] = -1
       if (this.expires) {
-        this.lastAccess[b] = this.anchor[b] = -1n
+        this.lastAccess[b] = -1n
         this.ttl[b] = 0n
+        this.dueHigh[b] = Infinity
       }
       // blocks of one node mostly go together: a repeat is skipped (a later one is harmless)
       if (nodes.length === 0 || nodes[nodes.length - 1] !== t.bNode[b]) nodes.push(t.bNode[b])
