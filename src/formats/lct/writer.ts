@@ -1,3 +1,4 @@
+import {JsonFloat} from '../json/json-float.js'
 import {MsgpackEncodeError, MsgpackWriter} from './msgpack.js'
 import type {LctHeader} from './types.js'
 
@@ -6,32 +7,19 @@ import type {LctHeader} from './types.js'
  * order, floats as float64, `level_meta` only when non-empty.
  */
 export function encodeHeaderBody(h: Omit<LctHeader, 'isPlaceholder'>): Uint8Array {
-  const w = new MsgpackWriter()
-  const meta = Object.keys(h.levelMeta ?? {})
-  w.mapHeader(meta.length > 0 ? 10 : 9)
-  w.str('type')
-  w.str('header')
-  w.str('magic')
-  w.bin(h.magic)
-  w.str('format_version')
-  w.int(h.formatVersion)
-  w.str('level')
-  w.str(h.level)
-  w.str('trace_schema_version')
-  w.int(h.traceSchemaVersion)
-  w.str('t_mono_start')
-  w.float64(h.tMonoStart)
-  w.str('t_wall_start')
-  w.float64(h.tWallStart)
-  w.str('sm_config_json')
-  w.str(h.smConfigJson)
-  w.str('sm_config_digest')
-  w.str(h.smConfigDigest)
-  if (meta.length > 0) {
-    w.str('level_meta')
-    w.value(h.levelMeta)
-  }
-  return w.bytes()
+  const meta = Object.keys(h.levelMeta ?? {}).length > 0 ? {level_meta: h.levelMeta} : {}
+  return encode({
+    type: 'header',
+    magic: h.magic,
+    format_version: h.formatVersion,
+    level: h.level,
+    trace_schema_version: h.traceSchemaVersion,
+    t_mono_start: new JsonFloat(h.tMonoStart),
+    t_wall_start: new JsonFloat(h.tWallStart),
+    sm_config_json: h.smConfigJson,
+    sm_config_digest: h.smConfigDigest,
+    ...meta,
+  })
 }
 
 /**
@@ -45,18 +33,18 @@ export function encodeRecordBody(r: {
   qualname: string
   args: unknown
 }): Uint8Array {
+  return encode({
+    type: 'record',
+    t_mono: new JsonFloat(r.tMono),
+    t_wall: new JsonFloat(r.tWall),
+    qualname: r.qualname,
+    args: r.args,
+  })
+}
+
+function encode(body: Record<string, unknown>): Uint8Array {
   const w = new MsgpackWriter()
-  w.mapHeader(5)
-  w.str('type')
-  w.str('record')
-  w.str('t_mono')
-  w.float64(r.tMono)
-  w.str('t_wall')
-  w.float64(r.tWall)
-  w.str('qualname')
-  w.str(r.qualname)
-  w.str('args')
-  w.value(r.args)
+  w.value(body)
   return w.bytes()
 }
 
