@@ -5,7 +5,7 @@ import {JsonFloat} from '../formats/json/json-float.js'
 import {readable} from '../formats/lct/readable.js'
 import type {RawValue} from '../formats/lct/msgpack.js'
 import type {TraceCount} from '../formats/lct/types.js'
-import type {EventsSummaryJson} from '../formats/lct/events-summary.js'
+import {type EventsSummaryJson, sortedCounts} from '../formats/lct/events-summary.js'
 import type {RecordOutcome, ReplayResult} from '../replay/driver.js'
 import {pyCenter, pyFloatRepr, pyFormatFixed, pyRound} from '../util/pyfmt.js'
 
@@ -74,8 +74,6 @@ export function traceInfoJson(file: string, c: TraceCount): TraceInfoJson {
   const meta: Record<string, unknown> = {}
   for (const k of Object.keys(h.levelMeta))
     meta[k] = typeof h.levelMeta[k] === 'bigint' ? String(h.levelMeta[k]) : readable(h.levelMeta[k])
-  const ops: Record<string, number> = {}
-  for (const q of [...c.byQualname.keys()].sort(byCodePoint)) ops[q] = c.byQualname.get(q) as number
   return {
     file,
     level: h.level,
@@ -89,7 +87,7 @@ export function traceInfoJson(file: string, c: TraceCount): TraceInfoJson {
     placeholder_header: h.isPlaceholder,
     level_meta: meta,
     total_records: c.totalRecords,
-    ops,
+    ops: sortedCounts(c.byQualname),
     frames_skipped: c.framesSkipped,
     truncated: c.truncated,
     warnings: c.warnings.map((w) => w.message),

@@ -40,21 +40,11 @@ export function pyTruthy(v: RawValue | undefined): boolean {
 
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
-/** A batch's identity: (event_type, tier, backend, shared). */
-interface BatchKey {
-  eventType: string
-  tier: string
-  backend: string
-  shared: boolean
-}
-
-function compareKeys(a: BatchKey, b: BatchKey): number {
-  return (
-    byCodePoint(a.eventType, b.eventType) ||
-    byCodePoint(a.tier, b.tier) ||
-    byCodePoint(a.backend, b.backend) ||
-    Number(a.shared) - Number(b.shared)
-  )
+/** Counts by name as an object, its keys in code-point order. */
+export function sortedCounts(counts: ReadonlyMap<string, number>): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const k of [...counts.keys()].sort(byCodePoint)) out[k] = counts.get(k) as number
+  return out
 }
 
 export interface EventsSummaryJson {
@@ -68,7 +58,8 @@ export interface EventsSummaryJson {
 
 export class EventsSummary {
   private readonly incarnations = new Map<string, Set<number>>()
-  private readonly batches = new Map<string, {key: BatchKey; n: number}>()
+  /** per (event_type, tier, backend, shared) */
+  private readonly batches = new Map<string, EventsSummaryJson['batches'][number]>()
   private readonly entries = new Map<string, number>()
   storeBytes = 0
   entriesWithTokens = 0
@@ -89,16 +80,13 @@ export class EventsSummary {
     const eventType = pyStr(args.event_type ?? '?')
     const raw = args.entries
     const entries = Array.isArray(raw) ? raw : []
-    const key: BatchKey = {
-      eventType,
-      tier: pyStr(args.tier ?? '?'),
-      backend: pyStr(args.backend ?? ''),
-      shared: pyTruthy(args.shared ?? false),
-    }
-    const id = JSON.stringify([key.eventType, key.tier, key.backend, key.shared])
-    const b = this.batches.get(id)
-    if (b) b.n++
-    else this.batches.set(id, {key, n: 1})
+    const tier = pyStr(args.tier ?? '?')
+    const backend = pyStr(args.backend ?? '')
+    const shared = pyTruthy(args.shared ?? false)
+    const id = JSON.stringify([eventType, tier, backend, shared])
+    let b = this.batches.get(id)
+    if (!b) this.batches.set(id, (b = {event_type: eventType, tier, backend, shared, count: 0}))
+    b.count++
     this.entries.set(eventType, (this.entries.get(eventType) ?? 0) + entries.length)
     if (eventType !== 'store') return
     for (const e of entries) {
@@ -115,26 +103,21 @@ export class EventsSummary {
       return {instance_id: id, incarnations: incs, restarts: Math.max(0, incs.length - 1)}
     })
     const batches = [...this.batches.values()]
-      .sort((a, b) => compareKeys(a.key, b.key))
-      .map(({key, n}) => ({
-        event_type: key.eventType,
-        tier: key.tier,
-        backend: key.backend,
-        shared: key.shared,
-        count: n,
-      }))
-    const entries: Record<string, number> = {}
-    for (const t of [...this.entries.keys()].sort(byCodePoint)) entries[t] = this.entries.get(t) as number
-    const lifecycle: Record<string, number> = {}
-    for (const p of [...this.lifecycle.keys()].sort(byCodePoint))
-      lifecycle[p] = this.lifecycle.get(p) as number
+      .sort(
+        (a, b) =>
+          byCodePoint(a.event_type, b.event_type) ||
+          byCodePoint(a.tier, b.tier) ||
+          byCodePoint(a.backend, b.backend) ||
+          Number(a.shared) - Number(b.shared),
+      )
+      .map((b) => ({...b}))
     return {
       instances,
       batches,
-      entries,
+      entries: sortedCounts(this.entries),
       store_bytes: this.storeBytes,
       entries_with_tokens: this.entriesWithTokens,
-      lifecycle,
+      lifecycle: sortedCounts(this.lifecycle),
     }
   }
 }

@@ -76,16 +76,7 @@ function mapWithStrKeys(r: MsgpackReader): Field {
   return {family: 'map', value: out, badKey}
 }
 
-const HEADER_FIELDS = [
-  'magic',
-  'format_version',
-  'level',
-  'trace_schema_version',
-  't_mono_start',
-  't_wall_start',
-  'sm_config_json',
-  'sm_config_digest',
-] as const
+/** The required header fields, in the order they are checked, and the msgpack families each may have. */
 const HEADER_TYPES: Record<string, string[]> = {
   magic: ['bin'],
   format_version: ['int'],
@@ -96,6 +87,7 @@ const HEADER_TYPES: Record<string, string[]> = {
   sm_config_json: ['str'],
   sm_config_digest: ['str'],
 }
+const HEADER_FIELDS = Object.keys(HEADER_TYPES)
 const HEADER_DECODE = new Set<string>([...HEADER_FIELDS, 'type', 'level_meta', 'lmcache_version'])
 const LEVEL_META = new Set(['level_meta'])
 

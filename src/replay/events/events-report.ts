@@ -5,7 +5,7 @@
 import {basename} from 'node:path'
 import {statSync} from 'node:fs'
 import {JsonFloat} from '../../formats/json/json-float.js'
-import type {EventsSummaryJson} from '../../formats/lct/events-summary.js'
+import {type EventsSummaryJson, sortedCounts} from '../../formats/lct/events-summary.js'
 import {readable} from '../../formats/lct/readable.js'
 import {countTrace, openTrace} from '../../formats/lct/reader.js'
 import {EventsTarget, eventsObservations, playEventsRecord} from './events-level.js'
@@ -98,8 +98,6 @@ export async function buildEventsReport(req: EventsReportRequest): Promise<Event
     lmcache_trace_info: EventsSummaryJson
   }
   const h = count.header
-  const ops: Record<string, number> = {}
-  for (const q of [...count.byQualname.keys()].sort()) ops[q] = count.byQualname.get(q) as number
   return {
     format: 'lmt.events_report',
     format_version: 1,
@@ -115,7 +113,7 @@ export async function buildEventsReport(req: EventsReportRequest): Promise<Event
       sm_config_digest: h.smConfigDigest,
       level_meta: readable(h.levelMeta) as Record<string, unknown>,
       total_records: count.totalRecords,
-      ops,
+      ops: sortedCounts(count.byQualname),
       frames_skipped: count.framesSkipped,
       truncated: count.truncated,
     },

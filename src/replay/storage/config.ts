@@ -56,33 +56,23 @@ function configError(message: string): Error {
 }
 
 export function parseL2Adapter(text: string, index: number): MockL2Config {
+  const bad = (message: string) => configError(`--l2-adapter #${index}: ${message}`)
   // the JSON is kept in the config dict, which is walked recursively (digest, --record header): bounded nesting
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH))
-    throw configError(`--l2-adapter #${index}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw bad(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
   let v: unknown
   try {
     v = JSON.parse(text)
   } catch (err) {
-    throw configError(`--l2-adapter #${index}: invalid JSON (${(err as Error).message})`)
+    throw bad(`invalid JSON (${(err as Error).message})`)
   }
-  return l2FromObject(v, index)
-}
-
-function l2FromObject(v: unknown, index: number): MockL2Config {
-  if (v === null || typeof v !== 'object' || Array.isArray(v))
-    throw configError(`--l2-adapter #${index}: not a JSON object`)
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw bad('not a JSON object')
   const o = v as Record<string, unknown>
-  if (typeof o.type !== 'string') throw configError(`--l2-adapter #${index}: missing "type"`)
-  if (o.type !== 'mock')
-    throw configError(
-      `--l2-adapter #${index}: unsupported L2 adapter type '${o.type}' (this build models: mock)`,
-    )
+  if (typeof o.type !== 'string') throw bad('missing "type"')
+  if (o.type !== 'mock') throw bad(`unsupported L2 adapter type '${o.type}' (this build models: mock)`)
   const size = o.max_size_gb
-  if (typeof size !== 'number' || !(size > 0))
-    throw configError(`--l2-adapter #${index}: max_size_gb must be a positive number`)
+  if (typeof size !== 'number' || !(size > 0)) throw bad('max_size_gb must be a positive number')
   const bw = o.mock_bandwidth_gb
-  if (typeof bw !== 'number' || !(bw > 0))
-    throw configError(`--l2-adapter #${index}: mock_bandwidth_gb must be a positive number`)
+  if (typeof bw !== 'number' || !(bw > 0)) throw bad('mock_bandwidth_gb must be a positive number')
   return {
     type: 'mock',
     capacityBytes: Math.trunc(size * GB),

@@ -95,7 +95,7 @@ export const storageFlags = {
 }
 
 /** A number flag of the level within `range` (shared parsing: the error names the flag), as a configuration error. */
-function num(name: string, v: unknown, range: NumberRange = {}): number | undefined {
+function num(name: string, v: unknown, range: NumberRange): number | undefined {
   if (v === undefined || typeof v === 'number') return v as number | undefined
   try {
     return numberFlag(name, String(v), range)
@@ -104,33 +104,21 @@ function num(name: string, v: unknown, range: NumberRange = {}): number | undefi
   }
 }
 
-/** a share of L1 or of the keys: above 0, at most all of it */
+/** the flags given as text and checked as numbers here: their ranges (a share of L1 or of the keys: above 0, at most all) */
 const SHARE: NumberRange = {min: 0, aboveMin: true, max: 1}
+const NUMBER_RANGES: Record<string, NumberRange> = {
+  'l1-size-gb': {min: 0},
+  'eviction-trigger-watermark': SHARE,
+  'eviction-ratio': SHARE,
+}
 
 /** The parsed flags as the model's StorageFlags: the ones given (numbers checked), none of the others. */
 export function storageFlagValues(flags: Record<string, unknown>): StorageFlags {
-  const f: StorageFlags = {
-    'l1-size-gb': num('l1-size-gb', flags['l1-size-gb'], {min: 0}),
-    'l1-use-lazy': flags['l1-use-lazy'] as boolean | undefined,
-    'l1-init-size-gb': flags['l1-init-size-gb'] as number | undefined,
-    'l1-align-bytes': flags['l1-align-bytes'] as number | undefined,
-    'l1-write-ttl-seconds': flags['l1-write-ttl-seconds'] as number | undefined,
-    'l1-read-ttl-seconds': flags['l1-read-ttl-seconds'] as number | undefined,
-    'eviction-policy': flags['eviction-policy'] as string | undefined,
-    'eviction-trigger-watermark': num(
-      'eviction-trigger-watermark',
-      flags['eviction-trigger-watermark'],
-      SHARE,
-    ),
-    'eviction-ratio': num('eviction-ratio', flags['eviction-ratio'], SHARE),
-    'l2-store-policy': flags['l2-store-policy'] as string | undefined,
-    'l2-prefetch-policy': flags['l2-prefetch-policy'] as string | undefined,
-    'l2-prefetch-max-in-flight': flags['l2-prefetch-max-in-flight'] as number | undefined,
-    'l2-adapter': flags['l2-adapter'] as string[] | undefined,
-    'model-l1-alloc': flags['model-l1-alloc'] as string | undefined,
-    'model-lru-order': flags['model-lru-order'] as string | undefined,
-    'model-write-pending': flags['model-write-pending'] as boolean | undefined,
+  const f: Record<string, unknown> = {}
+  for (const k of Object.keys(storageFlags)) {
+    if (k === 'config-from-header') continue
+    const v = k in NUMBER_RANGES ? num(k, flags[k], NUMBER_RANGES[k]) : flags[k]
+    if (v !== undefined) f[k] = v
   }
-  for (const k of Object.keys(f) as Array<keyof StorageFlags>) if (f[k] === undefined) delete f[k]
-  return f
+  return f as StorageFlags
 }
