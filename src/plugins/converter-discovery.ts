@@ -88,7 +88,6 @@ export function converterKind(registry: ConverterRegistry): PluginKind {
     manifestField: 'converters',
     manifestMayBeFile: false,
     hook: 'lmt:converters',
-    hookListField: 'converters',
     warn: (m) => registry.warn(m),
     standIn: (item, source) =>
       item.converter ? converterStandIn(item.converter, item.locator, source) : undefined,

@@ -20,10 +20,8 @@ export interface PluginKind {
   manifestField: keyof LmtManifest
   /** whether the manifest field may name one module file instead of a folder */
   manifestMayBeFile: boolean
-  /** the hook through which a plugin may contribute */
+  /** the hook through which a plugin may contribute: `lmt:<manifestField>` */
   hook: string
-  /** a hook may also return `{[hookListField]: [...]}` */
-  hookListField: string
   /**
    * Takes one export of a module (`exportName`, in `where`), a hook's item (`exportName` undefined) or a
    * programmatic registration: registers it when it is a plugin of this kind and true; false when it is not one (a
@@ -77,23 +75,6 @@ function loadFailure(err: unknown): string {
   return `${commonJs ? message.split('\n')[0] : message}${commonJs}`
 }
 
-/** What the plugin thread found replayed on lmt's thread, in order: its warnings, and stand-ins examined. */
-export function replayFound(
-  kind: PluginKind,
-  events: readonly FoundEvent[],
-  where: string,
-  source: string,
-): boolean[] {
-  const examined: boolean[] = []
-  for (const e of events) {
-    if ('warn' in e) kind.warn(e.warn)
-    else if ('item' in e)
-      examined.push(kind.examine(kind.standIn?.(e.item, source), e.item.exportName, where, source))
-    else examined.push(kind.examine(undefined, undefined, where, source))
-  }
-  return examined
-}
-
 /**
  * Loads one module and examines each export: lmt's own modules here, third-party ones on the plugin thread (a kind
  * with stand-ins) or here guarded and bounded in time. A module that fails to load is a warning, or, when `named`
@@ -113,7 +94,11 @@ export async function loadPluginModule(
       const events = await pluginThread().call<FoundEvent[]>('load', {what: kind.what, path, source}, who, {
         timeoutMs: pluginLoadTimeoutMs(),
       })
-      replayFound(kind, events, path, source)
+      // what the plugin thread found, in order: its warnings, and stand-ins examined
+      for (const e of events) {
+        if ('warn' in e) kind.warn(e.warn)
+        else if ('item' in e) kind.examine(kind.standIn?.(e.item, source), e.item.exportName, path, source)
+      }
       return undefined
     }
     // lmt's own modules (and, from sources, where there is no plugin thread, every module) load on lmt's thread
@@ -150,11 +135,11 @@ export function installedPlugins(config: Config): ReturnType<Config['getPluginsL
   return config.getPluginsList().filter((p) => p.name !== config.name && p.type !== 'core')
 }
 
-/** A hook's result as a list: an array, `{<listField>: [...]}`, one item, or nothing. */
-export function hookItems(result: unknown, listField: string): unknown[] {
+/** The result of hook `lmt:<kind>` as a list: an array, `{<kind>: [...]}`, one item, or nothing. */
+export function hookItems(result: unknown, hook: string): unknown[] {
   if (result === undefined || result === null) return []
   if (Array.isArray(result)) return result
-  const list = (result as Record<string, unknown>)[listField]
+  const list = (result as Record<string, unknown>)[hook.slice('lmt:'.length)]
   if (typeof result === 'object' && Array.isArray(list)) return list
   return [result]
 }
@@ -186,7 +171,7 @@ export async function installedContributions(
   const hook = await runLmtHook(config, kind.hook)
   for (const f of hook.failures) warn(`plugin ${f.plugin.name}: ${kind.hook} hook failed: ${f.error.message}`)
   for (const s of hook.successes) {
-    const items = hookItems(s.result, kind.hookListField)
+    const items = hookItems(s.result, kind.hook)
     if (items.length > MAX_HOOK_ITEMS) {
       warn(lmtError('PLUGIN_HOOK_TOO_MANY', s.plugin.name, kind.hook, items.length, MAX_HOOK_ITEMS).message)
       continue

@@ -64,13 +64,9 @@ async function find(locator: Locator): Promise<unknown> {
   let items = hookResults.get(key)
   if (!items) {
     const {file, identifier, event} = locator.hook
-    hookResults.set(key, (items = hookItems(await callHook(file, identifier), listFieldOf(event))))
+    hookResults.set(key, (items = hookItems(await callHook(file, identifier), event)))
   }
   return items[locator.index]
-}
-
-function listFieldOf(event: string): string {
-  return event === 'lmt:levels' ? 'levels' : 'converters'
 }
 
 function describeConverter(cls: ConverterClass): ConverterDescription {
@@ -182,7 +178,7 @@ const OPS = {
       const hook = {plugin: args.plugin, file, identifier, event: args.event}
       let items: unknown[]
       try {
-        items = hookItems(await callHook(file, identifier), listFieldOf(args.event))
+        items = hookItems(await callHook(file, identifier), args.event)
       } catch (err) {
         failures.push(errorText(err))
         continue

@@ -16,7 +16,6 @@ export function levelKind(registry: LevelRegistry): PluginKind {
     manifestField: 'levels',
     manifestMayBeFile: true,
     hook: 'lmt:levels',
-    hookListField: 'levels',
     warn: (m) => registry.warn(m),
     standIn: (item, source) => (item.level ? levelStandIn(item.level, item.locator, source) : undefined),
     examine(value, exportName, where, source) {

@@ -8,7 +8,7 @@ import {closeSync, lstatSync, openSync, readFileSync, rmSync, writeSync} from 'n
 import {join, resolve} from 'node:path'
 import {processGone} from './stale-entries.js'
 
-export const LOCK_NAME = '.lmt-lock'
+const LOCK_NAME = '.lmt-lock'
 
 /** How long a writer waits for another one's renames before it gives up. */
 const WAIT_MS = 30_000
@@ -30,13 +30,8 @@ function ownerOf(lock: string): number | undefined {
 }
 
 /** The error of a folder that stayed locked (the caller makes its coded error of it). */
-export class OutputLockedError extends Error {
-  constructor(
-    readonly folder: string,
-    readonly reason: string,
-  ) {
-    super(`${folder}: ${reason}`)
-  }
+function lockedError(folder: string, reason: string): Error {
+  return new Error(`${folder}: ${reason}`)
 }
 
 function acquire(folder: string): string {
@@ -60,7 +55,7 @@ function acquire(folder: string): string {
     }
     const owner = ownerOf(lock)
     if (owner === undefined)
-      throw new OutputLockedError(folder, `${lock} is not a lock file lmt made (remove it)`)
+      throw lockedError(folder, `${lock} is not a lock file lmt made (remove it)`)
     // a lock left by a process that is gone; an empty one older than a second (its owner died before writing)
     if (owner === 0) emptySince ??= Date.now()
     else emptySince = undefined
@@ -71,14 +66,14 @@ function acquire(folder: string): string {
       continue
     }
     if (Date.now() > deadline)
-      throw new OutputLockedError(folder, `another lmt (process ${owner}) is writing its outputs there`)
+      throw lockedError(folder, `another lmt (process ${owner}) is writing its outputs there`)
     sleepSync(POLL_MS)
   }
 }
 
 /**
  * Runs `fn` holding the lock of every folder in `folders` (taken in one order, so two writers never wait on each
- * other); synchronous, like the renames it guards. Throws {@link OutputLockedError} or a file-system error when a
+ * other); synchronous, like the renames it guards. Throws the error of a folder that stayed locked, or a file-system error, when a
  * lock cannot be taken.
  */
 export function withOutputLock<T>(folders: readonly string[], fn: () => T): T {
