@@ -1,22 +1,12 @@
 import {readFileSync, readdirSync} from 'node:fs'
-import {dirname, join, resolve} from 'node:path'
+import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
 
 /** The package's schemas/ directory (beside dist/ when built, beside src/ in development). */
-export function schemasDir(): string {
-  const here = dirname(fileURLToPath(import.meta.url))
-  const candidates = [resolve(here, '..', 'schemas'), resolve(here, '..', '..', 'schemas')]
-  for (const c of candidates) {
-    try {
-      readdirSync(c)
-      return c
-    } catch {
-      // try the next
-    }
-  }
-  throw new Error('schemas directory not found')
-}
+const SCHEMAS_DIR = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../schemas' : '../../schemas', import.meta.url),
+)
 
 let ajv: Ajv2020 | undefined
 
@@ -25,7 +15,7 @@ export function schemaRegistry(): Ajv2020 {
   if (ajv) return ajv
   // a list of types (`"type": ["integer", "null"]`) is standard JSON Schema: ajv's strict mode only asks for it
   ajv = new Ajv2020({allErrors: true, allowUnionTypes: true})
-  const dir = schemasDir()
+  const dir = SCHEMAS_DIR
   for (const name of readdirSync(dir)
     .filter((n) => n.endsWith('.schema.json'))
     .sort()) {

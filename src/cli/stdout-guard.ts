@@ -8,7 +8,6 @@ import {lmtError} from '../errors.js'
 import {describeFsError} from '../util/output-path.js'
 
 let installed = false
-let stderrInstalled = false
 
 function onStdoutError(err: NodeJS.ErrnoException): void {
   // a command with its own listener goes on without its reader (replay --verbose: the files still matter)
@@ -25,25 +24,16 @@ function onStdoutError(err: NodeJS.ErrnoException): void {
   process.exit(e.exitCode)
 }
 
-/** Installs the handler of standard-output failures (once per process). */
-export function guardStdout(): void {
+/**
+ * Installs the handlers of standard-output and standard-error failures, once per process: for every command, lmt's
+ * own and oclif's (help, version, plugins). What cannot be written to standard error is dropped.
+ */
+export function guardStandardStreams(): void {
   if (installed) return
   installed = true
   process.stdout.removeAllListeners('error')
   process.stdout.on('error', onStdoutError)
-}
-
-/** Installs the handler of standard-error failures (once per process): what cannot be written there is dropped. */
-export function guardStderr(): void {
-  if (stderrInstalled) return
-  stderrInstalled = true
   process.stderr.on('error', () => {})
-}
-
-/** Both guards: for every command, lmt's own and oclif's (help, version, plugins). */
-export function guardStandardStreams(): void {
-  guardStdout()
-  guardStderr()
 }
 
 /** How long an exit waits for standard output to take what was written (a reader that stopped reading). */

@@ -6,7 +6,6 @@ import type {ConverterClass, ConverterRegistration, Logger} from '../convert/typ
 import {type LmtError, lmtError} from '../errors.js'
 import {ConverterRegistry, formatNameOf} from './converter-registry.js'
 import {
-  type InstalledContribution,
   installedContributions,
   loadInstalled,
   loadPluginDir,
@@ -15,15 +14,13 @@ import {
 } from './discovery.js'
 import {converterStandIn} from './stand-ins.js'
 
-/** Converters contributed by an installed lmt plugin: its manifest's folders and its hook's classes. */
-export type PluginConverterSource = InstalledContribution
-
 export interface DiscoveryOptions {
   /** Built-in converters directory; defaults to the package's compiled `plugins/converters`. */
   builtinDir?: string
   dirs?: readonly string[]
   modules?: readonly string[]
-  plugins?: readonly PluginConverterSource[]
+  /** oclif's configuration, whose installed plugins contribute converters (their manifests' folders, their hooks) */
+  config?: Config
   onWarning?: (message: string) => void
 }
 
@@ -101,18 +98,6 @@ export function converterKind(registry: ConverterRegistry): PluginKind {
   }
 }
 
-/**
- * Converter contributions of installed lmt plugins (oclif plugins other than lmt itself), in `config.plugins` order:
- * the `"lmt": {"converters": "<dir>"}` field of their package.json, and classes returned by an `lmt:converters` hook.
- */
-export async function pluginConverterSources(
-  config: Config,
-  warn: (message: string) => void,
-): Promise<PluginConverterSource[]> {
-  const kind = converterKind(new ConverterRegistry(warn))
-  return installedContributions(config, kind)
-}
-
 /** Resolves a `--converter-module` value: an existing file, else a package specifier resolved from the cwd. */
 async function resolveModuleSpec(spec: string): Promise<string> {
   if (existsSync(spec)) return resolve(spec)
@@ -138,12 +123,15 @@ function moduleLoadFailed(module: string, reason: string): LmtError {
 
 /**
  * Discovers converters from the four sources in order — built-in, each `--converter-dir`, each
- * `--converter-module`, installed plugins — into a registry (last writer wins). A module of a folder or a plugin
- * that fails to load is a warning; a `--converter-module`, which the user named, is a PLUGIN_MODULE_LOAD_FAILED.
+ * `--converter-module`, installed plugins (`"lmt": {"converters": "<dir>"}` of their package.json, and classes
+ * returned by an `lmt:converters` hook) — into a registry (last writer wins). A module of a folder or a plugin that
+ * fails to load is a warning; a `--converter-module`, which the user named, is a PLUGIN_MODULE_LOAD_FAILED.
  */
 export async function discoverConverters(options: DiscoveryOptions = {}): Promise<ConverterRegistry> {
   const registry = new ConverterRegistry(options.onWarning)
   const kind = converterKind(registry)
+  // what the plugins contribute is found first (their manifests' warnings come first), and loaded last
+  const installed = options.config ? await installedContributions(options.config, kind) : []
   await loadPluginDir(kind, options.builtinDir ?? builtinConvertersDir(), 'built-in')
   for (const dir of options.dirs ?? []) await loadPluginDir(kind, resolve(dir), `dir:${dir}`)
   for (const spec of options.modules ?? []) {
@@ -156,7 +144,7 @@ export async function discoverConverters(options: DiscoveryOptions = {}): Promis
     const failure = await loadPluginModule(kind, path, `module:${spec}`, true)
     if (failure !== undefined) throw moduleLoadFailed(path, failure)
   }
-  await loadInstalled(kind, options.plugins ?? [])
+  await loadInstalled(kind, installed)
   return registry
 }
 
@@ -166,8 +154,7 @@ export async function discoverWithPlugins(
   sources: {dirs?: readonly string[]; modules?: readonly string[]},
   warn: (message: string) => void,
 ): Promise<ConverterRegistry> {
-  const plugins = await pluginConverterSources(config, warn)
-  return discoverConverters({...sources, plugins, onWarning: warn})
+  return discoverConverters({...sources, config, onWarning: warn})
 }
 
 /** Discovery, then the converter of -f (an unknown format is a usage error listing the known ones). */

@@ -43,11 +43,9 @@ function stringList(value: unknown): string[] {
 export class ConverterRegistry extends PluginRegistry<ConverterRegistration> {
   constructor(onWarning?: (message: string) => void) {
     super(
-      {
-        noun: 'format',
-        describe: (r) => `${r.className} from ${r.source}`,
-        same: (a, b) => a.cls === b.cls,
-      },
+      'format',
+      (r) => `${r.className} from ${r.source}`,
+      (a, b) => a.cls === b.cls,
       onWarning,
     )
   }

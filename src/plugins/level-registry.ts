@@ -28,7 +28,12 @@ export class LevelRegistry extends PluginRegistry<LevelRegistration> {
     onWarning: (message: string) => void,
     private readonly reservedFlags: ReadonlySet<string>,
   ) {
-    super({noun: 'replay level', describe: (r) => r.source, same: (a, b) => a.level === b.level}, onWarning)
+    super(
+      'replay level',
+      (r) => r.source,
+      (a, b) => a.level === b.level,
+      onWarning,
+    )
   }
 
   add(level: ReplayLevel, source: string): void {

@@ -6,16 +6,6 @@ export interface PluginEntry {
   readonly source: string
 }
 
-/** How a registry of one plugin kind words its override warnings. */
-export interface RegistryWording<E> {
-  /** `format`, `replay level` */
-  noun: string
-  /** the registration as an override warning names it */
-  describe(entry: E): string
-  /** whether two registrations are the very same plugin (registering it again is silent) */
-  same(a: E, b: E): boolean
-}
-
 /**
  * Name → plugin for one plugin kind (converters, replay levels): last writer wins with a warning naming both,
  * registering the very same plugin again is silent, aliases resolve after names. Every warning is kept and passed to
@@ -26,8 +16,14 @@ export class PluginRegistry<E extends PluginEntry> {
   private readonly byAlias = new Map<string, E>()
   readonly warnings: string[] = []
 
+  /**
+   * `noun` (`format`, `replay level`) and `describe` (a registration as an override warning names it) word the
+   * warnings; `same` says whether two registrations are the very same plugin (registering it again is silent).
+   */
   constructor(
-    private readonly wording: RegistryWording<E>,
+    private readonly noun: string,
+    private readonly describe: (entry: E) => string,
+    private readonly same: (a: E, b: E) => boolean,
     private readonly onWarning: (message: string) => void = () => {},
   ) {
     this.warn = this.warn.bind(this)
@@ -40,7 +36,7 @@ export class PluginRegistry<E extends PluginEntry> {
 
   /** Adds `entry` under its name and `aliases`; returns the registration in effect for that name. */
   protected put(entry: E, aliases: readonly string[] = []): E {
-    const {noun, describe, same} = this.wording
+    const {noun, describe, same} = this
     const previous = this.byName.get(entry.name)
     if (previous && same(previous, entry)) return previous
     if (previous) this.warn(`${noun} "${entry.name}": ${describe(entry)} overrides ${describe(previous)}`)

@@ -7,7 +7,7 @@ import {storageLevel} from '../../src/replay/storage/storage-level.js'
 import {discoverLevels} from '../../src/plugins/replay-levels.js'
 
 const BASE_REPLAY_FLAGS = reservedReplayFlagNames()
-import {discoverConverters, pluginConverterSources} from '../../src/plugins/converter-discovery.js'
+import {discoverConverters} from '../../src/plugins/converter-discovery.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 
@@ -75,7 +75,7 @@ describe('hook names', () => {
     const levels = await discoverLevels(config, (w) => warnings.push(w), BASE_REPLAY_FLAGS)
     const converters = await discoverConverters({
       builtinDir: join(ROOT, 'dist', 'plugins', 'converters'),
-      plugins: await pluginConverterSources(config, (w) => warnings.push(w)),
+      config,
       onWarning: (w) => warnings.push(w),
     })
     expect(levels.names()).toContain('new_style')
@@ -87,13 +87,11 @@ describe('hook names', () => {
     const warnings: string[] = []
     const config = configWithHooks({'lmt:converters': [{not: 'a class'}], 'lmt:levels': [42]})
     await discoverLevels(config, (w) => warnings.push(w), BASE_REPLAY_FLAGS)
-    await pluginConverterSources(config, (w) => warnings.push(w)).then((plugins) =>
-      discoverConverters({
-        builtinDir: join(ROOT, 'dist', 'plugins', 'converters'),
-        plugins,
-        onWarning: (w) => warnings.push(w),
-      }),
-    )
+    await discoverConverters({
+      builtinDir: join(ROOT, 'dist', 'plugins', 'converters'),
+      config,
+      onWarning: (w) => warnings.push(w),
+    })
     expect(warnings).toEqual([
       'plugin lmt-plugin-fake: lmt:levels returned something that is not a replay level; ignored',
       'plugin lmt-plugin-fake: lmt:converters returned something that is not a converter class; ignored',
@@ -119,7 +117,7 @@ describe('converter validation', () => {
     const config = configWithHooks({'lmt:converters': [BadFlagsConverter, BadParseConverter]})
     const reg = await discoverConverters({
       builtinDir: join(ROOT, 'dist', 'plugins', 'converters'),
-      plugins: await pluginConverterSources(config, (w) => warnings.push(w)),
+      config,
       onWarning: (w) => warnings.push(w),
     })
     expect(reg.resolve('bad_flags')).toBeUndefined()
