@@ -54,8 +54,7 @@ function acquire(folder: string): string {
       return lock
     }
     const owner = ownerOf(lock)
-    if (owner === undefined)
-      throw lockedError(folder, `${lock} is not a lock file lmt made (remove it)`)
+    if (owner === undefined) throw lockedError(folder, `${lock} is not a lock file lmt made (remove it)`)
     // a lock left by a process that is gone; an empty one older than a second (its owner died before writing)
     if (owner === 0) emptySince ??= Date.now()
     else emptySince = undefined
