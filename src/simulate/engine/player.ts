@@ -7,7 +7,7 @@ import {TieredGroup, type TieredGroupSetup, type TieredInstance, type TieredPoli
 import {TieredHitRateSink, tierColumns, tierFields} from './tiered-hit-rate-sink.js'
 import {groupAtCapacity, quotaUnits, weightOf} from '../config/capacity.js'
 import {newReadRecord, rate, type ReadRecord} from './hit-rate-csv.js'
-import {DeferredHitRateSink, type HitRateSink, InlineHitRateSink} from './hit-rate-sink.js'
+import {DeferredHitRateSink, type HitRateSink} from './hit-rate-sink.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {blockSizeError, BlockSizeFit, type BlockSizeSource} from '../input/block-size.js'
 
@@ -146,13 +146,11 @@ export interface PlayerOptions {
   blockSizeCheck?: boolean
   /** where an instance's block size came from (for the message of a contradiction) */
   blockSizeSource?: (instanceId: string) => BlockSizeSource
-  /** write hit-rate CSVs into this directory (file name from the instance id) */
-  csvName?: (instanceId: string) => string | undefined
   /**
-   * when the CSV rows are formatted and written: as they come (`inline`, the default), or kept as numbers and
-   * written at {@link Player.drainCsvs} (`deferred`: off the replay's path, for a caller that times it)
+   * write hit-rate CSVs to these paths (by instance id); the rows are kept as numbers and written at
+   * {@link Player.drainCsvs}, off the replay's path (a tiered configuration's as they come)
    */
-  csvWriter?: 'inline' | 'deferred'
+  csvName?: (instanceId: string) => string | undefined
   strictInstances: boolean
   plots: boolean
   /** only replay rows of these instances (sweeps); others are ignored */
@@ -489,7 +487,7 @@ export class Player {
       return new TieredHitRateSink((file) =>
         tierColumns((this.byFile[file].group.tiered as TieredGroup).setup.tierNames),
       )
-    return this.opts.csvWriter === 'deferred' ? new DeferredHitRateSink() : new InlineHitRateSink()
+    return new DeferredHitRateSink()
   }
 
   private write(inst: InstState, ts: bigint, keys: readonly number[], ttlUs?: bigint): void {

@@ -105,9 +105,8 @@ function newMainPlayer(
     ...sizes.baseOptions,
     keyMod,
     config: structuredClone(setup.cfg),
-    csvName: setup.csvNames.stagedIn(setup.out),
     // CSV rows are written between play batches, outside the play's timer
-    csvWriter: 'deferred',
+    csvName: setup.csvNames.stagedIn(setup.out),
     plots: setup.req.plots,
   })
 }
