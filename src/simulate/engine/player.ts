@@ -14,24 +14,29 @@ import {blockSizeError, BlockSizeFit, type BlockSizeSource} from '../input/block
 const INT64_MAX = 2n ** 63n - 1n
 const PLOT_POINTS = 2000
 
-export interface InstanceCounters {
-  get_rows: number
-  read_blocks: number
-  local_read_blocks: number
-  hit_blocks: number
-  local_hit_blocks: number
-  remote_hit_blocks: number
-  input_tokens: number
-  hit_tokens: number
-  local_hit_tokens: number
-  remote_hit_tokens: number
-  write_rows: number
-  write_blocks: number
-  newly_inserted_blocks: number
-  evictions: number
-  final_cached_blocks: number
-  peak_cached_blocks: number
+/** An instance's counters, all 0, in the order summary.json gives them. */
+export function zeroCounters() {
+  return {
+    get_rows: 0,
+    read_blocks: 0,
+    local_read_blocks: 0,
+    hit_blocks: 0,
+    local_hit_blocks: 0,
+    remote_hit_blocks: 0,
+    input_tokens: 0,
+    hit_tokens: 0,
+    local_hit_tokens: 0,
+    remote_hit_tokens: 0,
+    write_rows: 0,
+    write_blocks: 0,
+    newly_inserted_blocks: 0,
+    evictions: 0,
+    final_cached_blocks: 0,
+    peak_cached_blocks: 0,
+  }
 }
+
+export type InstanceCounters = ReturnType<typeof zeroCounters>
 
 /** A group's counters after one play at one capacity: what a sweep point needs (a play, or the stack pass) */
 export interface PointResult {
@@ -56,24 +61,7 @@ export interface PlotPoint {
 }
 
 export class InstState {
-  readonly counters: InstanceCounters = {
-    get_rows: 0,
-    read_blocks: 0,
-    local_read_blocks: 0,
-    hit_blocks: 0,
-    local_hit_blocks: 0,
-    remote_hit_blocks: 0,
-    input_tokens: 0,
-    hit_tokens: 0,
-    local_hit_tokens: 0,
-    remote_hit_tokens: 0,
-    write_rows: 0,
-    write_blocks: 0,
-    newly_inserted_blocks: 0,
-    evictions: 0,
-    final_cached_blocks: 0,
-    peak_cached_blocks: 0,
-  }
+  readonly counters: InstanceCounters = zeroCounters()
   accWrite = 0
   /** the instance's cache in a tiered configuration (then {@link engine} is not played) */
   tiered: TieredInstance | undefined

@@ -3,7 +3,7 @@ import type {GroupConfig, SimConfig} from '../config/config.js'
 import {formatG} from '../../util/format-g.js'
 import {rate} from '../engine/hit-rate-csv.js'
 import {quotaUnits, weightOf} from '../config/capacity.js'
-import type {InstanceCounters, InstState, Player} from '../engine/player.js'
+import {type InstanceCounters, type InstState, type Player, zeroCounters} from '../engine/player.js'
 import type {TraceReadStats} from '../input/trace-source.js'
 
 export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
@@ -59,26 +59,9 @@ export function instanceSummary(i: InstState, csv: string | null): Record<string
 }
 
 export function totalsOf(members: ReadonlyArray<{counters: InstanceCounters}>): Record<string, number> {
-  const keys = [
-    'get_rows',
-    'read_blocks',
-    'local_read_blocks',
-    'hit_blocks',
-    'local_hit_blocks',
-    'remote_hit_blocks',
-    'input_tokens',
-    'hit_tokens',
-    'local_hit_tokens',
-    'remote_hit_tokens',
-    'write_rows',
-    'write_blocks',
-    'newly_inserted_blocks',
-    'evictions',
-    'final_cached_blocks',
-    'peak_cached_blocks',
-  ] as const
-  const t: Record<string, number> = {}
-  for (const k of keys) t[k] = members.reduce((a, m) => a + m.counters[k], 0)
+  const t: Record<string, number> = zeroCounters()
+  for (const k of Object.keys(t) as Array<keyof InstanceCounters>)
+    t[k] = members.reduce((a, m) => a + m.counters[k], 0)
   t.token_hit_rate = rate(t.hit_tokens, t.input_tokens)
   t.local_token_hit_rate = rate(t.local_hit_tokens, t.input_tokens)
   t.remote_token_hit_rate = rate(t.remote_hit_tokens, t.input_tokens)

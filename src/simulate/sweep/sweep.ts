@@ -6,7 +6,7 @@ import {availableParallelism} from 'node:os'
 import {join} from 'node:path'
 import {lmtError} from '../../errors.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
-import type {ResolvedConfig, SimConfig} from '../config/config.js'
+import type {GroupConfig, ResolvedConfig, SimConfig} from '../config/config.js'
 import {
   capacityText,
   checkGibCapacity,
@@ -34,7 +34,14 @@ import {
   type SweepTask,
 } from './sweep-tasks.js'
 import {runSweepTasks} from './run-tasks.js'
-import {capacityCells, SWEEP_CSV_HEADER, sweepCsvRow, tierCsvCells, tierCsvHeader} from './sweep-csv.js'
+import {
+  capacityCells,
+  type CapacityCells,
+  SWEEP_CSV_HEADER,
+  sweepCsvRow,
+  tierCsvCells,
+  tierCsvHeader,
+} from './sweep-csv.js'
 import {
   groupExpires,
   sweptTierOf,
@@ -75,7 +82,8 @@ interface SweepPlan {
   groupName: string
   /** the configuration with the trace's instances (from the infinite play) */
   effCfg: SimConfig
-  /** the swept group in the infinite play */
+  /** the play with the swept group's capacity infinite, and that group in it */
+  infinitePlay: Player
   infinite: Player['groups'][number]
   wss: number
   /** the infinite play's hit tokens: no point of any series may exceed them */
@@ -101,13 +109,13 @@ interface TieredSweep {
   swept: number
   /** every tier's configured capacity in GiB (negative: unlimited); the swept one's is replaced per point */
   capacities: number[]
-  /** per point, then per tier: the group's hit tokens and token hit rate */
-  curves: Array<Array<{hitTokens: number; rate: number}>>
 }
 
 /** What the points and references add up to: sweep.csv's rows, the document's points, the console lines. */
 interface SweepTally {
   csvRows: string[]
+  /** each point's capacity columns */
+  cells: CapacityCells[]
   docPoints: Array<Record<string, unknown>>
   /** where each point's console line is in `lines` (the Belady figure is added to it) */
   pointLine: number[]
@@ -130,19 +138,20 @@ export async function runSweep(
   csvName: (dir: string) => (id: string) => string,
 ): Promise<SweepResult> {
   const t0 = performance.now()
-  const {plan, infinitePlay} = planSweep(rows, req, cfg, base, notes)
+  const plan = planSweep(rows, req, cfg, base, notes)
   const {caps, groupName} = plan
   const tally: SweepTally = {
     csvRows: [
       plan.tiers ? `${SWEEP_CSV_HEADER},${tierCsvHeader(plan.tiers.names.length)}` : SWEEP_CSV_HEADER,
     ],
+    cells: [],
     docPoints: [],
     pointLine: [],
     series: [],
     beladyCurve: [],
     lines: [],
-    lookups: infinitePlay.blockLookups + plan.stack.blockLookups,
-    largest: infinitePlay,
+    lookups: plan.infinitePlay.blockLookups + plan.stack.blockLookups,
+    largest: plan.infinitePlay,
     stranded: [],
   }
   // the points are independent plays: on worker threads unless one thread is asked for (or point CSVs, which
@@ -198,21 +207,16 @@ export async function runSweep(
 }
 
 /** The group a sweep is of: --sweep-group, or the only one. */
-function sweptGroup(sw: SweepRequest, cfg: SimConfig): string {
-  const groupName =
-    sw.group ?? (cfg.instance_groups.length === 1 ? cfg.instance_groups[0].group_name : undefined)
-  if (groupName === undefined || !cfg.instance_groups.some((g) => g.group_name === groupName))
-    throw groupName === undefined
-      ? lmtError('SIM_SWEEP_GROUP_NEEDED')
-      : lmtError('SIM_UNKNOWN_GROUP', '--sweep-group', groupName)
-  return groupName
+function sweptGroup(sw: SweepRequest, cfg: SimConfig): GroupConfig {
+  const name = sw.group ?? (cfg.instance_groups.length === 1 ? cfg.instance_groups[0].group_name : undefined)
+  if (name === undefined) throw lmtError('SIM_SWEEP_GROUP_NEEDED')
+  const group = cfg.instance_groups.find((g) => g.group_name === name)
+  if (group === undefined) throw lmtError('SIM_UNKNOWN_GROUP', '--sweep-group', name)
+  return group
 }
 
 /** A sweep in GiB needs the bytes of every block of the swept group: before any play, a usage error if not. */
-function checkSweepInGib(cfg: SimConfig, groupName: string, base: SweepBase): void {
-  const g = cfg.instance_groups.find(
-    (x) => x.group_name === groupName,
-  ) as SimConfig['instance_groups'][number]
+function checkSweepInGib(g: GroupConfig, base: SweepBase): void {
   const quick = base.quickInstance
   if (g.instances.length === 0 && quick && quick.bytes_per_token === undefined)
     throw lmtError('CLI_FLAG_NEEDS', 'a sweep in GiB', '--bytes-per-token or --kv-layout', {
@@ -231,16 +235,13 @@ function planSweep(
   cfg: SimConfig,
   base: SweepBase,
   notes: Notes,
-): {plan: SweepPlan; infinitePlay: Player} {
+): SweepPlan {
   const sw = req.sweep as SweepRequest
-  const groupName = sweptGroup(sw, cfg)
-  const group = cfg.instance_groups.find(
-    (g) => g.group_name === groupName,
-  ) as SimConfig['instance_groups'][number]
-  const swept = cfg.tiered ? sweptTierOf(group, sw.storage) : undefined
-  if (swept === undefined && sw.storage !== undefined) sweptTierOf(group, sw.storage) // the usage error
-  if (sw.unit === 'gib' && req.flags.bytesPerBlock === undefined && !cfg.tiered)
-    checkSweepInGib(cfg, groupName, base)
+  const group = sweptGroup(sw, cfg)
+  const groupName = group.group_name
+  // (--sweep-storage for a group without tiers: sweptTierOf's usage error)
+  const swept = cfg.tiered || sw.storage !== undefined ? sweptTierOf(group, sw.storage) : undefined
+  if (sw.unit === 'gib' && req.flags.bytesPerBlock === undefined && !cfg.tiered) checkSweepInGib(group, base)
   const inf = playRows(
     rows,
     () =>
@@ -288,6 +289,7 @@ function planSweep(
     base,
     groupName,
     effCfg,
+    infinitePlay: inf.player,
     infinite,
     wss,
     ceiling,
@@ -305,7 +307,6 @@ function planSweep(
             names: tierNamesOf(group),
             swept,
             capacities: tierNamesOf(group).map((_, t) => tierCapacityOf(group, t)),
-            curves: [],
           },
         }),
   }
@@ -314,7 +315,7 @@ function planSweep(
       'LMT_SIM_NOT_MODELLED',
       `group "${groupName}": its blocks can expire (ttl under a TTL), so the play with every tier unlimited is reported but bounds no point`,
     )
-  return {plan, infinitePlay: inf.player}
+  return plan
 }
 
 /** The swept capacities: the given ones, or `points` spaced evenly on a log scale; in blocks or GiB. */
@@ -395,21 +396,28 @@ function stackFor(
   return stackPass(rows, effCfg, groupName, caps)
 }
 
+/** the configuration with the swept group replaced by `at` of it */
+function withSweptGroup(plan: SweepPlan, at: (g: GroupConfig) => GroupConfig): SimConfig {
+  const cfg = structuredClone(plan.effCfg)
+  const i = cfg.instance_groups.findIndex((g) => g.group_name === plan.groupName)
+  cfg.instance_groups[i] = at(cfg.instance_groups[i])
+  return cfg
+}
+
 /** the configuration of the swept group at one capacity (for the Belady reference) */
 function capConfigOf(plan: SweepPlan, cap: GroupCapacity): SimConfig {
-  const capCfg = structuredClone(plan.effCfg)
-  const at = capCfg.instance_groups.findIndex((x) => x.group_name === plan.groupName)
-  capCfg.instance_groups[at] = groupAtCapacity(capCfg.instance_groups[at], cap)
-  return capCfg
+  return withSweptGroup(plan, (g) => groupAtCapacity(g, cap))
 }
 
 /** a tiered group's configuration at one point: the swept tier at the point's GiB (undefined: an untiered sweep) */
 function pointConfigOf(plan: SweepPlan, cap: GroupCapacity): SimConfig | undefined {
-  if (plan.tiers === undefined) return undefined
-  const cfg = structuredClone(plan.effCfg)
-  const at = cfg.instance_groups.findIndex((g) => g.group_name === plan.groupName)
-  cfg.instance_groups[at] = tieredGroupAtCapacity(cfg.instance_groups[at], plan.tiers.swept, cap.gb as number)
-  return cfg
+  const tiers = plan.tiers
+  return tiers && withSweptGroup(plan, (g) => tieredGroupAtCapacity(g, tiers.swept, cap.gb as number))
+}
+
+/** the points done of a sweep (or of its Belady references), as the run's progress */
+function pointsProgress(req: SimulateRequest, done: number, total: number, belady?: boolean): void {
+  req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done, total, ...(belady ? {belady} : {})}})
 }
 
 /** a point the stack pass gave (never the largest) */
@@ -436,7 +444,7 @@ async function playInParallel(
   // a point is done when its play and its Belady reference are: tasks left per point
   const left = caps.map((_, p) => (withBelady ? 1 : 0) + (fromStack(plan, p) === undefined ? 1 : 0))
   let done = left.filter((k) => k === 0).length
-  const report = () => req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done, total: caps.length}})
+  const report = () => pointsProgress(req, done, caps.length)
   report()
   const run = await runSweepTasks(plan.rows, plan.job, tasks, jobs, (index) => {
     if (--left[index < n ? index : toPlay[index - n]] === 0) done++
@@ -467,7 +475,7 @@ async function addPoints(
     if (parallel) point = parallel[p]
     else if (method === 'stack') point = fromStack(plan, p) as PointResult
     else {
-      req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done: p, total: caps.length}})
+      pointsProgress(req, p, caps.length)
       const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gib-${formatG(cap.gb as number)}`
       const dir = join(out, 'points', label)
       if (req.keepPointCsv) {
@@ -502,12 +510,8 @@ function addPoint(
   const cells = plan.tiers
     ? tieredCapacityCells(plan, cap)
     : capacityCells(cap, quotaUnits(point.groupCfg), plan.weights, point.members[0]?.weight ?? 1)
-  for (const m of point.members)
-    tally.csvRows.push(
-      sweepCsvRow(plan.policy, cells, m.instanceId, m.counters as unknown as Record<string, number>, method) +
-        tierCsvCells(m.tiers, m.counters.input_tokens),
-    )
-  const totals = totalsOf(point.members)
+  tally.cells.push(cells)
+  const {totals, tiers: groupTiers} = addSeriesRows(tally, plan.policy, cells, point.members, method)
   if (plan.bounded)
     checkBelowCeiling(
       `sweep point ${capacityText(cap, formatG)}, ${plan.policy} (${method})`,
@@ -515,38 +519,50 @@ function addPoint(
       totals.input_tokens,
       plan.ceiling,
     )
-  const groupTiers = plan.tiers ? sumTiers(point.members) : undefined
-  tally.csvRows.push(
-    sweepCsvRow(plan.policy, cells, '*', totals, method) + tierCsvCells(groupTiers, totals.input_tokens),
-  )
-  if (plan.tiers && groupTiers)
-    plan.tiers.curves.push(
-      groupTiers.hitTokens.map((h) => ({hitTokens: h, rate: rate(h, totals.input_tokens)})),
-    )
+  const tiers =
+    plan.tiers &&
+    groupTiers &&
+    plan.tiers.names.map((tier, t) => ({
+      tier,
+      hit_tokens: groupTiers.hitTokens[t],
+      token_hit_rate: rate(groupTiers.hitTokens[t], totals.input_tokens),
+      final_blocks: groupTiers.blocks[t],
+    }))
   tally.docPoints.push({
     capacity_blocks: cells.capBlocks === '' ? null : Number(cells.capBlocks),
     capacity_gb: cells.capGb === '' ? null : Number(cells.capGb),
     quota_blocks: cells.quotaBlocks === '' ? null : Number(cells.quotaBlocks),
     method,
-    ...(plan.tiers && groupTiers
-      ? {
-          tiers: plan.tiers.names.map((tier, t) => ({
-            tier,
-            hit_tokens: groupTiers.hitTokens[t],
-            token_hit_rate: rate(groupTiers.hitTokens[t], totals.input_tokens),
-            final_blocks: groupTiers.blocks[t],
-          })),
-        }
-      : {}),
+    ...(tiers ? {tiers} : {}),
   })
   tally.series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
   tally.pointLine.push(tally.lines.length)
+  // a tiered point's line ends with each tier's share: ` = hbm 0.61 + ssd 0.09`
   tally.lines.push(
     sweepPointLine(cap, plan.policy, totals.token_hit_rate, method === 'stack') +
-      (plan.tiers && groupTiers
-        ? tierShares(plan.tiers.names, groupTiers.hitTokens, totals.input_tokens)
-        : ''),
+      (tiers ? ` = ${tiers.map((t) => `${t.tier} ${formatG(t.token_hit_rate)}`).join(' + ')}` : ''),
   )
+}
+
+/** The rows of one series at one point: each member's, then the group's (`*`); the group's totals and tiers. */
+function addSeriesRows(
+  tally: SweepTally,
+  series: string,
+  cells: CapacityCells,
+  members: PointResult['members'],
+  method?: string,
+): {totals: Record<string, number>; tiers: ReturnType<typeof sumTiers>} {
+  for (const m of members)
+    tally.csvRows.push(
+      sweepCsvRow(series, cells, m.instanceId, m.counters as unknown as Record<string, number>, method) +
+        tierCsvCells(m.tiers, m.counters.input_tokens),
+    )
+  const totals = totalsOf(members)
+  const tiers = sumTiers(members)
+  tally.csvRows.push(
+    sweepCsvRow(series, cells, '*', totals, method) + tierCsvCells(tiers, totals.input_tokens),
+  )
+  return {totals, tiers}
 }
 
 /** The tiers of a group's members added up (every member of a tiered group has the group's tiers). */
@@ -561,11 +577,6 @@ function sumTiers(members: PointResult['members']): {hitTokens: number[]; blocks
       blocks[t] += (m.tiers as NonNullable<typeof m.tiers>).blocks[t]
     })
   return {hitTokens, blocks}
-}
-
-/** ` = hbm 0.61 + ssd 0.09`: each tier's share of a token hit rate */
-function tierShares(names: readonly string[], hitTokens: readonly number[], inputTokens: number): string {
-  return ` = ${names.map((n, t) => `${n} ${formatG(rate(hitTokens[t], inputTokens))}`).join(' + ')}`
 }
 
 /**
@@ -598,18 +609,11 @@ function addBelady(
   const belady = parallelBelady ? undefined : prepareBelady(plan.rows, plan.effCfg, plan.groupName)
   for (let p = 0; p < caps.length; p++) {
     const cap = caps[p]
-    if (!parallelBelady)
-      req.onProgress?.({bytes: 0, total: 0, rows: 0, points: {done: p, total: caps.length, belady: true}})
+    if (!parallelBelady) pointsProgress(req, p, caps.length, true)
     const [bel] = parallelBelady
       ? parallelBelady[p]
       : (belady as NonNullable<typeof belady>)(capConfigOf(plan, cap))
-    const point = tally.docPoints[p]
-    const fmt = (v: unknown) => (v === null || v === undefined ? '' : String(v))
-    const cells = {
-      capBlocks: fmt(point.capacity_blocks),
-      capGb: point.capacity_gb === null ? '' : formatG(point.capacity_gb as number),
-      quotaBlocks: fmt(point.quota_blocks),
-    }
+    const cells = tally.cells[p]
     const tot = {get_rows: 0, read_blocks: 0, hit_blocks: 0, input_tokens: 0, hit_tokens: 0, evictions: 0}
     for (const c of bel.instances) {
       tally.csvRows.push(sweepCsvRow('belady', cells, c.instance_id, c as unknown as Record<string, number>))
@@ -636,24 +640,7 @@ function addBelady(
 /** The infinite series' rows of sweep.csv; its totals. */
 function addInfinite(plan: SweepPlan, tally: SweepTally): Record<string, number> {
   const inf = {capBlocks: 'inf', capGb: 'inf', quotaBlocks: 'inf'}
-  const members = plan.infinite.members.map((m) => ({
-    instanceId: m.cfg.instance_id,
-    counters: m.counters,
-    weight: m.engine.weight,
-    tiers: m.tiered
-      ? {hitTokens: m.accTierHitTokens, blocks: m.tiered.policies.map((p) => p.size)}
-      : undefined,
-  }))
-  for (const m of members)
-    tally.csvRows.push(
-      sweepCsvRow('infinite', inf, m.instanceId, m.counters as unknown as Record<string, number>) +
-        tierCsvCells(m.tiers, m.counters.input_tokens),
-    )
-  const infTotals = totalsOf(plan.infinite.members)
-  tally.csvRows.push(
-    sweepCsvRow('infinite', inf, '*', infTotals) + tierCsvCells(sumTiers(members), infTotals.input_tokens),
-  )
-  return infTotals
+  return addSeriesRows(tally, 'infinite', inf, pointResult(plan.infinitePlay, plan.groupName).members).totals
 }
 
 /** The sweep document of summary.json (with `curve`/`beladyCurve` for the plot; publicSweepDoc drops them). */
@@ -696,10 +683,12 @@ function sweepDoc(
           },
           tierCurves: plan.tiers.names.map((name, t) => ({
             name,
-            points: (plan.tiers as TieredSweep).curves.map((c, p) => ({
-              capacity: caps[p].gb as number,
-              rate: c[t].rate,
-            })),
+            points: tally.docPoints
+              .filter((d) => d.tiers !== undefined)
+              .map((d, p) => ({
+                capacity: caps[p].gb as number,
+                rate: (d.tiers as Array<{token_hit_rate: number}>)[t].token_hit_rate,
+              })),
           })),
         }
       : {}),
