@@ -220,11 +220,12 @@ export function resolveConfig(
   const notes = new Notes()
   if (!file) return quickForm(flags, notes, firstRowType)
   const raw = file.raw
+  // the schema holds these objects (when given) and the types of their keys
   reportKeys(raw, KNOWN.top, IGNORED.top, [], notes)
-  const ep = isObject(raw.eviction_params) ? raw.eviction_params : {}
-  if (isObject(raw.eviction_params)) reportKeys(ep, KNOWN.eviction_params, [], ['eviction_params'], notes)
-  const tr = isObject(raw.trace_replay) ? raw.trace_replay : {}
-  if (isObject(raw.trace_replay)) reportKeys(tr, KNOWN.trace_replay, [], ['trace_replay'], notes)
+  const ep = (raw.eviction_params ?? {}) as Json
+  reportKeys(ep, KNOWN.eviction_params, [], ['eviction_params'], notes)
+  const tr = (raw.trace_replay ?? {}) as Json
+  reportKeys(tr, KNOWN.trace_replay, [], ['trace_replay'], notes)
   const pick = picker(notes)
   const tiered = isTieredConfig(raw.instance_groups)
   if (tiered && flags.evictionMode === undefined && (ep.eviction_mode ?? 0) === 0)
@@ -490,28 +491,15 @@ function resolveTieredGroup(
 /** One `instances[ii]` entry of group `gi` with the flags applied. */
 function resolveInstance(inst: Json, gi: number, ii: number, ctx: GroupContext): InstanceConfig {
   const {flags, notes, pick} = ctx
-  reportKeys(inst, KNOWN.instance, IGNORED.instance, ['instance_groups', gi, 'instances', ii], notes)
+  const at = ['instance_groups', gi, 'instances', ii]
+  reportKeys(inst, KNOWN.instance, IGNORED.instance, at, notes)
   const id = inst.instance_id as string
   if (ctx.instanceIds.has(id))
-    throw lmtError(
-      'SIM_CONFIG_DUPLICATE',
-      'instance_id',
-      id,
-      pointer(['instance_groups', gi, 'instances', ii, 'instance_id']),
-    )
+    throw lmtError('SIM_CONFIG_DUPLICATE', 'instance_id', id, pointer([...at, 'instance_id']))
   ctx.instanceIds.add(id)
-  const ip = (k: string) => pointer(['instance_groups', gi, 'instances', ii, k])
-  const params = isObject(inst.eviction_policy_params)
-    ? ({...inst.eviction_policy_params} as PolicyParams)
-    : {}
-  if (isObject(inst.eviction_policy_params))
-    reportKeys(
-      inst.eviction_policy_params,
-      KNOWN.params,
-      [],
-      ['instance_groups', gi, 'instances', ii, 'eviction_policy_params'],
-      notes,
-    )
+  const ip = (k: string) => pointer([...at, k])
+  const params = {...(inst.eviction_policy_params as PolicyParams | undefined)}
+  reportKeys(params as Json, KNOWN.params, [], [...at, 'eviction_policy_params'], notes)
   const sizeGiven = flags.blockSize !== undefined || inst.block_size !== undefined
   if (sizeGiven) ctx.blockSizeGiven.set(id, flags.blockSize !== undefined ? 'flag' : 'config')
   const instance: InstanceConfig = {

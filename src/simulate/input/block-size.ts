@@ -171,15 +171,6 @@ export function contradictionOf(err: unknown): Contradiction | undefined {
   return cause?.blockSizeContradiction
 }
 
-/** The error of an instance whose rows fit no single block size (when inferring it). */
-export function inconsistentError(traceName: string, instance: string, fit: BlockSizeFit): LmtError {
-  return lmtError('SIM_BLOCK_SIZE_INCONSISTENT', traceName, instance, fitDescription(fit), {
-    suggestions: [
-      'give the block size (--block-size, or block_size in the configuration) and check the rows the message names',
-    ],
-  })
-}
-
 // The block size of every instance before the play starts: given ones are checked against the trace's fits (when
 // they are known before the play), missing ones are inferred from them.
 
@@ -188,8 +179,6 @@ export interface BlockSizePlan {
   quickSizes: Map<string, number>
   /** where an instance's block size came from */
   source(instanceId: string): BlockSizeSource
-  /** the whole trace's fits, when read before the replay (else the replay collects them) */
-  fits?: Map<string, BlockSizeFit>
 }
 
 /** Some instance has no block size: the trace must be read for it before the replay. */
@@ -201,14 +190,19 @@ export function needsInference(resolved: ResolvedConfig): boolean {
 }
 
 /** The block size the rows of one instance imply (undefined: no row constrains it); rows that fit no size throw. */
-export function inferred(traceName: string, id: string, fit: BlockSizeFit | undefined): number | undefined {
+function inferred(traceName: string, id: string, fit: BlockSizeFit | undefined): number | undefined {
   if (fit === undefined || fit.unchecked) return undefined
-  if (!fit.consistent) throw inconsistentError(traceName, id, fit)
+  if (!fit.consistent)
+    throw lmtError('SIM_BLOCK_SIZE_INCONSISTENT', traceName, id, fitDescription(fit), {
+      suggestions: [
+        'give the block size (--block-size, or block_size in the configuration) and check the rows the message names',
+      ],
+    })
   return chooseBlockSize(fit)
 }
 
 /** Throws when `fit` contradicts a given block size (too small only when `check`). */
-export function checkGiven(
+function checkGiven(
   traceName: string,
   id: string,
   blockSize: number,
@@ -225,8 +219,9 @@ export function checkGiven(
 }
 
 /**
- * Infers missing block sizes from `fits` (the configuration's instances are updated) and checks given ones
- * against them. Without fits (every block size given, the trace streamed) the replay checks row by row.
+ * Infers missing block sizes from `fits` (the configuration's instances are updated; the quick form's, seen in the
+ * fits, are listed) and checks given ones against them. Without fits (every block size given, the trace streamed)
+ * the replay checks row by row.
  */
 export function settleBlockSizes(
   resolved: ResolvedConfig,
@@ -236,39 +231,31 @@ export function settleBlockSizes(
 ): BlockSizePlan {
   const quickSizes = new Map<string, number>()
   const inferredIds = new Set<string>()
-  if (resolved.quick) {
-    const given = resolved.quickBlockSizeGiven === true
-    const bs = resolved.quickInstance?.block_size ?? 16
-    for (const [id, fit] of fits ?? []) {
-      if (given) checkGiven(traceName, id, bs, 'flag', fit, check)
-      else {
-        const size = inferred(traceName, id, fit)
-        if (size !== undefined) quickSizes.set(id, size)
-      }
-    }
-    return {
-      quickSizes,
-      fits,
-      source: (id) => (given ? 'flag' : quickSizes.has(id) ? 'inferred' : 'default'),
+  const given = (id: string): BlockSizeSource | undefined =>
+    resolved.quick
+      ? resolved.quickBlockSizeGiven === true
+        ? 'flag'
+        : undefined
+      : resolved.blockSizeGiven.get(id)
+  const instances = resolved.quick
+    ? [...(fits?.keys() ?? [])].map((id) => ({
+        instance_id: id,
+        block_size: resolved.quickInstance?.block_size ?? 16,
+      }))
+    : resolved.config.instance_groups.flatMap((g) => g.instances)
+  for (const i of instances) {
+    const fit = fits?.get(i.instance_id)
+    const source = given(i.instance_id)
+    if (source !== undefined) checkGiven(traceName, i.instance_id, i.block_size, source, fit, check)
+    else {
+      const size = inferred(traceName, i.instance_id, fit)
+      if (size === undefined) continue
+      if (resolved.quick) quickSizes.set(i.instance_id, size)
+      else i.block_size = size
+      inferredIds.add(i.instance_id)
     }
   }
-  for (const g of resolved.config.instance_groups)
-    for (const i of g.instances) {
-      const fit = fits?.get(i.instance_id)
-      const given = resolved.blockSizeGiven.get(i.instance_id)
-      if (given !== undefined) checkGiven(traceName, i.instance_id, i.block_size, given, fit, check)
-      else {
-        const size = inferred(traceName, i.instance_id, fit)
-        if (size === undefined) continue
-        i.block_size = size
-        inferredIds.add(i.instance_id)
-      }
-    }
-  return {
-    quickSizes,
-    fits,
-    source: (id) => resolved.blockSizeGiven.get(id) ?? (inferredIds.has(id) ? 'inferred' : 'default'),
-  }
+  return {quickSizes, source: (id) => given(id) ?? (inferredIds.has(id) ? 'inferred' : 'default')}
 }
 
 /** The `block_size_check` of an instance in summary.json. */

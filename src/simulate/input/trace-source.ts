@@ -180,14 +180,6 @@ export async function* readTraceRowBatches(
   }
 }
 
-/** {@link readTraceRowBatches} row by row. */
-export async function* readTraceRows(
-  opts: TraceReadOptions,
-  stats: TraceReadStats,
-): AsyncGenerator<TraceRow> {
-  for await (const rows of readTraceRowBatches(opts, stats)) yield* rows
-}
-
 function modeError(opts: TraceReadOptions, lineNo: number, type: string): Error {
   return lmtError('SIM_TRACE_MODE', opts.name, lineNo, type, opts.mode, {
     suggestions: [

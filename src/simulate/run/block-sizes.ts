@@ -18,21 +18,6 @@ import {newStats, readTraceRowBatches} from '../input/trace-source.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {noRowsError, type RunSetup} from './setup.js'
 
-/** The player options every play of the run shares. */
-export type BaseOptions = Required<
-  Pick<
-    PlayerOptions,
-    | 'config'
-    | 'seed'
-    | 'quickBlockSizes'
-    | 'blockSizeCheck'
-    | 'blockSizeSource'
-    | 'strictInstances'
-    | 'traceName'
-  >
-> &
-  Pick<PlayerOptions, 'quickInstance'>
-
 export interface RunSizes {
   plan: BlockSizePlan
   /** the fits of the whole trace, when it was read before the play */
@@ -41,7 +26,8 @@ export interface RunSizes {
   rowsInMemory?: TraceRow[]
   /** a tiered sweep's keys (the sharded LRU reads their values) */
   keys?: KeyInterner
-  baseOptions: BaseOptions
+  /** the player options every play of the run shares */
+  baseOptions: Omit<PlayerOptions, 'plots'>
 }
 
 /** The block sizes of a run, settled before its play (a pre-pass infers them where the configuration has none). */
@@ -84,17 +70,20 @@ function runSizesOf(setup: RunSetup, fits: Map<string, BlockSizeFit> | undefined
   const {req, resolved, cfg, traceName} = setup
   const check = req.blockSizeCheck !== false
   const plan = settleBlockSizes(resolved, fits, traceName, check)
-  const baseOptions: BaseOptions = {
-    config: cfg,
-    seed: req.seed,
-    quickInstance: resolved.quickInstance,
-    quickBlockSizes: plan.quickSizes,
-    blockSizeCheck: check,
-    blockSizeSource: plan.source,
-    strictInstances: req.strictInstances,
-    traceName,
+  return {
+    plan,
+    fits,
+    baseOptions: {
+      config: cfg,
+      seed: req.seed,
+      quickInstance: resolved.quickInstance,
+      quickBlockSizes: plan.quickSizes,
+      blockSizeCheck: check,
+      blockSizeSource: plan.source,
+      strictInstances: req.strictInstances,
+      traceName,
+    },
   }
-  return {plan, fits, baseOptions}
 }
 
 /** A contradiction a streamed play met, as the error with the block size the whole trace implies. */

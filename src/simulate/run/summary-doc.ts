@@ -77,7 +77,7 @@ function instanceDocs(
   lines: string[],
 ): Array<Record<string, unknown>> {
   const {plan} = sizes
-  const fitOf = (i: Player['ordered'][number]) => plan.fits?.get(i.cfg.instance_id) ?? i.blockSizeFit
+  const fitOf = (i: Player['ordered'][number]) => sizes.fits?.get(i.cfg.instance_id) ?? i.blockSizeFit
   const instances = effective.ordered.map((i) => ({
     ...instanceSummary(i, setup.req.sweep ? null : (setup.csvNames.nameOf(i.cfg.instance_id) ?? null)),
     block_size_source: plan.source(i.cfg.instance_id),

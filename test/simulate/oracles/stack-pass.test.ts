@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stackPass} from '../../../src/simulate/oracles/stack-pass.js'
 import {KeyInterner, type TraceRow} from '../../../src/simulate/input/trace-rows.js'
-import {newStats, readTraceRows} from '../../../src/simulate/input/trace-source.js'
+import {newStats, readTraceRowBatches} from '../../../src/simulate/input/trace-source.js'
 import type {SimConfig} from '../../../src/simulate/config/config.js'
 import {convertSampleMooncake, lmt, tempDir} from '../../helpers/cli.js'
 import {itSlow} from '../../helpers/slow.js'
@@ -256,11 +256,11 @@ describe('one-pass stack method on the Mooncake conversation trace (block size 5
     })
 
     const rows: TraceRow[] = []
-    for await (const row of readTraceRows(
+    for await (const batch of readTraceRowBatches(
       {path: trace, name: 'conv', skipInvalid: false, mode: 'read_write', keys: new KeyInterner()},
       newStats(trace),
     ))
-      rows.push(row)
+      rows.push(...batch)
     const config = auto.summary.config as SimConfig
     const caps = auto.summary.sweep.points.map((p: {capacity_blocks: number}) => ({
       blocks: p.capacity_blocks,
