@@ -12,8 +12,7 @@ import type {TraceRow} from './input/trace-rows.js'
 import {foreignFormats, notConvertedError} from './input/foreign-trace.js'
 import {LOCAL_REMOTE_LINE, renderTable, runLine, tierLine} from './output/console.js'
 import {capacityLabel, totalsOf} from './output/summary.js'
-import {type RunSizes, settleRunSizes} from './run/block-sizes.js'
-import {runOracles} from './run/oracles.js'
+import {settleRunSizes} from './run/block-sizes.js'
 import {noRowsError, type RunContext, type RunSetup, setUpRun} from './run/setup.js'
 import {runSingle} from './run/single-run.js'
 import {type RunResult, summaryDoc} from './run/summary-doc.js'
@@ -104,11 +103,11 @@ async function simulateConverted(req: SimulateRequest, c: ConvertRequest): Promi
 async function simulateRun(req: SimulateRequest, run: RunContext): Promise<SimulateOutcome> {
   const setup = await setUpRun(req, run)
   const lines: string[] = []
-  const {result, sizes} = req.sweep ? await sweepRun(setup, lines) : await singleRun(setup, lines)
+  const result = req.sweep ? await sweepRun(setup, lines) : await runSingle(setup, lines)
   // a run that played nothing has no result: no plot, no summary (and the directory it made is removed)
   if (result.effective.ordered.every((i) => i.counters.get_rows + i.counters.write_rows === 0))
     throw await noRowsError(setup, result.effective.skips)
-  const summary = summaryDoc(setup, sizes, result, lines)
+  const summary = summaryDoc(setup, result, lines)
   await writeOutputs(setup, result, summary)
   if (!req.sweep) lines.push(singleRunLine(setup, result), ...tierLines(result))
   // a sweep's result is its points' lines: its largest point's table (often the infinite cache) would read as one
@@ -116,40 +115,8 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   return {summary, table, lines, notices: setup.notes.list, outputDir: setup.out}
 }
 
-/** A run's result and the block sizes it played with. */
-interface Played {
-  result: RunResult
-  sizes: RunSizes
-}
-
-/** The configured capacities: the streamed play, then the oracles asked for. */
-async function singleRun(setup: RunSetup, lines: string[]): Promise<Played> {
-  const parseStart = performance.now()
-  const single = await runSingle(setup)
-  const sizes = single.sizes
-  const parseSeconds = (performance.now() - parseStart) / 1000 - single.playSeconds - single.writeSeconds
-  const oracles = await runOracles(
-    setup,
-    sizes,
-    single.main,
-    single.rowsInMemory ?? sizes.rowsInMemory,
-    lines,
-  )
-  const result: RunResult = {
-    effective: single.main,
-    main: single.main,
-    sorted: single.sorted,
-    oracles,
-    sweepDoc: null,
-    playSeconds: single.playSeconds,
-    parseSeconds,
-    jobs: 1,
-  }
-  return {result, sizes}
-}
-
 /** A sweep over capacities of one group (sweep/), from the rows loaded with the block sizes. */
-async function sweepRun(setup: RunSetup, lines: string[]): Promise<Played> {
+async function sweepRun(setup: RunSetup, lines: string[]): Promise<RunResult> {
   const {req, cfg, notes} = setup
   const sizes = await settleRunSizes(setup)
   const parseStart = performance.now()
@@ -169,7 +136,7 @@ async function sweepRun(setup: RunSetup, lines: string[]): Promise<Played> {
   )
   lines.push(...result.lines)
   setup.outputs.push('sweep.csv')
-  const played: RunResult = {
+  return {
     effective: result.largest,
     main,
     sorted,
@@ -178,8 +145,8 @@ async function sweepRun(setup: RunSetup, lines: string[]): Promise<Played> {
     playSeconds: result.playSeconds,
     parseSeconds,
     jobs: result.jobs,
+    sizes,
   }
-  return {result: played, sizes}
 }
 
 /** A line per tiered instance: the share of its token hit rate each tier serves. */

@@ -125,11 +125,10 @@ class CandidateHeap {
 export function beladyOracle(
   rows: readonly TraceRow[],
   cfg: SimConfig,
-  onlyGroup?: string,
   /** operations replayed so far, of the total (for a progress bar) */
   onOps?: (done: number, total: number) => void,
 ): BeladyGroupResult[] {
-  return prepareBelady(rows, cfg, onlyGroup)(cfg, onOps)
+  return prepareBelady(rows, cfg)(cfg, onOps)
 }
 
 /**

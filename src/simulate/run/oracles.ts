@@ -108,12 +108,7 @@ function belady(
   lines: string[],
   ceilings: Map<string, number>,
 ): unknown[] {
-  const bel = beladyOracle(
-    rows,
-    cfgWithInstances(setup.cfg, main),
-    undefined,
-    stepProgress(setup.req, 'Belady oracle'),
-  )
+  const bel = beladyOracle(rows, cfgWithInstances(setup.cfg, main), stepProgress(setup.req, 'Belady oracle'))
   for (const b of bel) {
     const tokens = b.instances.reduce((a, i) => [a[0] + i.hit_tokens, a[1] + i.input_tokens], [0, 0])
     checkBelowCeiling(`group ${b.group_name}, belady`, tokens[0], tokens[1], ceilings.get(b.group_name) ?? 0)

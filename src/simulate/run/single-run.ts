@@ -9,9 +9,11 @@ import {loadSorted} from '../input/sorted-rows.js'
 import {KeyInterner, type TraceRow} from '../input/trace-rows.js'
 import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
 import {loadTieredSetupRows, type RunSizes, settleRunSizes, withTraceFit} from './block-sizes.js'
+import {runOracles} from './oracles.js'
 import type {RunSetup} from './setup.js'
+import type {RunResult} from './summary-doc.js'
 
-export interface SingleRun {
+interface SingleRun {
   main: Player
   /** the trace was in timestamp order */
   sorted: boolean
@@ -27,8 +29,12 @@ export interface SingleRun {
 /** A streamed play: its Player is made once the first batch of rows is read (from the sizes they imply). */
 type StreamedPlay = Omit<SingleRun, 'sizes'> & {unsortedAt?: number}
 
-/** Plays the trace at the configured capacities, its CSVs committed, the instances without a get noted. */
-export async function runSingle(setup: RunSetup): Promise<SingleRun> {
+/**
+ * Plays the trace at the configured capacities (its CSVs committed, the instances without a get noted), then the
+ * oracles asked for (their lines into `lines`).
+ */
+export async function runSingle(setup: RunSetup, lines: string[]): Promise<RunResult> {
+  const parseStart = performance.now()
   const run = await playSettled(setup)
   const main = run.main
   await main.closeCsvs(true)
@@ -40,7 +46,20 @@ export async function runSingle(setup: RunSetup): Promise<SingleRun> {
       )
     else setup.outputs.push(setup.csvNames.nameOf(i.cfg.instance_id) as string)
   }
-  return run
+  const {sizes, playSeconds} = run
+  const parseSeconds = (performance.now() - parseStart) / 1000 - playSeconds - run.writeSeconds
+  const oracles = await runOracles(setup, sizes, main, run.rowsInMemory ?? sizes.rowsInMemory, lines)
+  return {
+    effective: main,
+    main,
+    sorted: run.sorted,
+    oracles,
+    sweepDoc: null,
+    playSeconds,
+    parseSeconds,
+    jobs: 1,
+    sizes,
+  }
 }
 
 /**

@@ -26,18 +26,15 @@ export interface RunResult {
   playSeconds: number
   parseSeconds: number
   jobs: number
+  /** the block sizes it played with */
+  sizes: RunSizes
 }
 
 /** The summary document; the block-size lines go to the front of `lines`, the skip warnings into the notes. */
-export function summaryDoc(
-  setup: RunSetup,
-  sizes: RunSizes,
-  r: RunResult,
-  lines: string[],
-): Record<string, unknown> {
+export function summaryDoc(setup: RunSetup, r: RunResult, lines: string[]): Record<string, unknown> {
   const {req, cfg, notes, stats} = setup
   const {effective, sweepDoc, playSeconds, parseSeconds} = r
-  const instances = instanceDocs(setup, sizes, effective, lines)
+  const instances = instanceDocs(setup, r.sizes, effective, lines)
   const groups = groupSummary(effective)
   const totalSeconds = (performance.now() - setup.started) / 1000
   const blockLookups = req.sweep ? (sweepDoc?.block_lookups as number) : r.main.blockLookups
