@@ -199,12 +199,7 @@ function field(tag: string, p: RawValue, key: string): RawValue {
   return p[key]
 }
 
-function optional(p: RawMap, key: string): RawValue | undefined {
-  return key in p ? p[key] : undefined
-}
-
-function intOf(tag: string, v: RawValue, what: string, {nonNegative = false, allowBig = false} = {}): number {
-  if (typeof v === 'bigint' && allowBig) return v as unknown as number
+function intOf(tag: string, v: RawValue, what: string, {nonNegative = false} = {}): number {
   if (typeof v !== 'number' || !Number.isInteger(v)) bad(tag, `${what} must be an integer`)
   if (nonNegative && v < 0) bad(tag, `${what} must be ≥ 0`)
   return v
@@ -246,9 +241,9 @@ const objectKeyCodec: Codec<ObjectKey> = {
     const rank = field('ObjectKey', p, 'kv_rank')
     if (typeof rank !== 'bigint') intOf('ObjectKey', rank, 'kv_rank')
     const m = p as RawMap
-    const group = optional(m, 'object_group_id') ?? 0
+    const group = m.object_group_id ?? 0
     intOf('ObjectKey', group, 'object_group_id', {nonNegative: true})
-    const salt = strOf('ObjectKey', optional(m, 'cache_salt') ?? '', 'cache_salt')
+    const salt = strOf('ObjectKey', m.cache_salt ?? '', 'cache_salt')
     if (model.includes('@')) bad('ObjectKey', `model_name must not contain '@'`)
     // eslint-disable-next-line no-control-regex -- NUL is one of the forbidden characters
     if (/[@/\\\u0000]/.test(salt)) bad('ObjectKey', `cache_salt must not contain '@', '/', '\\' or NUL`)
@@ -341,7 +336,7 @@ const attnCodec: Codec<AttnWindowDesc> = {
     if (Array.isArray(p)) windows = p
     else {
       windows = field('AttnWindowDesc', p, 'num_chunks_in_sw')
-      world = optional(p as RawMap, 'world_size') ?? 1
+      world = (p as RawMap).world_size ?? 1
     }
     const w = intList('AttnWindowDesc', windows, 'num_chunks_in_sw')
     if (w.some((x) => x !== -1 && x < 1)) bad('AttnWindowDesc', 'every window must be -1 or ≥ 1')
@@ -377,11 +372,11 @@ const handleCodec: Codec<PrefetchHandle> = {
       typeof id === 'bigint' ? id : intOf(t, id, 'prefetch_request_id'),
       ext,
       found,
-      intOf(t, optional(m, 'l1_hit_chunks') ?? 0, 'l1_hit_chunks'),
+      intOf(t, m.l1_hit_chunks ?? 0, 'l1_hit_chunks'),
       total,
       submit,
-      intList(t, optional(m, 'l2_orig_indices') ?? [], 'l2_orig_indices'),
-      intOf(t, optional(m, 'generation') ?? 0, 'generation'),
+      intList(t, m.l2_orig_indices ?? [], 'l2_orig_indices'),
+      intOf(t, m.generation ?? 0, 'generation'),
     )
   },
 }
@@ -420,7 +415,7 @@ const specCodec: Codec<PrefetchRequestSpec> = {
       bad(t, 'policy, attn_desc and mode must be TrimPolicy, AttnWindowDesc and PrefetchMode')
     const m = p as RawMap
     const groups = new Map<number, MemoryLayoutDesc>()
-    const rawGroups = optional(m, 'group_layout_descs')
+    const rawGroups = m.group_layout_descs
     if (isRawMap(rawGroups)) {
       for (const k of Object.keys(rawGroups)) {
         const gid = Number(k)
@@ -438,7 +433,7 @@ const specCodec: Codec<PrefetchRequestSpec> = {
     const readers =
       'num_kv_readers' in m
         ? intOf(t, m.num_kv_readers, 'num_kv_readers')
-        : intOf(t, optional(m, 'extra_count') ?? 0, 'extra_count') + 1
+        : intOf(t, m.extra_count ?? 0, 'extra_count') + 1
     return new PrefetchRequestSpec(
       keys as ObjectKey[],
       groups,
@@ -446,7 +441,7 @@ const specCodec: Codec<PrefetchRequestSpec> = {
       policy,
       attn,
       mode,
-      intOf(t, optional(m, 'generation') ?? 0, 'generation'),
+      intOf(t, m.generation ?? 0, 'generation'),
     )
   },
 }
