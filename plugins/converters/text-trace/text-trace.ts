@@ -203,8 +203,6 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
       timezone: this.settings.timezone,
       blockSize: this.getBlockSize(instanceId),
       engine: process.env.LMT_TEXT_TOKENIZER === 'transformers' || plainPaths() ? 'transformers' : 'auto',
-      // every text encoded whole on the plain paths
-      segmentCache: plainPaths() ? false : undefined,
     }
     for await (const {line, result} of await this.decodedLines(ctx, config)) {
       if ('skip' in result) {

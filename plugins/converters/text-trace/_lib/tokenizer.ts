@@ -4,9 +4,6 @@
 // Jinja, its tokenizer class without a vocabulary), loaded only when a line needs one. Without `tokenizers`, everything runs in @huggingface/transformers.
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {DEFAULT_SEGMENT_CACHE, SegmentCache, type SegmentCacheLimits} from './segment-cache.js'
-import {segmentEncoder} from './segment-encoder.js'
-import {readTokenizerHead, splitterForHead} from './segments.js'
 
 export interface TokenizerSource {
   tokenizerDir: string
@@ -14,8 +11,6 @@ export interface TokenizerSource {
   remoteHost?: string
   /** 'transformers' forces @huggingface/transformers for encoding too; default 'auto' */
   engine?: 'auto' | 'transformers'
-  /** the Rust core's memory of repeated pieces between added tokens; false encodes every text whole */
-  segmentCache?: SegmentCacheLimits | false
 }
 
 export interface TextTokenizer {
@@ -33,8 +28,6 @@ interface JsTokenizer {
 }
 
 interface RustTokenizer {
-  /** absent in stand-ins: then every text is encoded whole */
-  tokenToId?(token: string): number | null
   encode(
     text: string,
     pair: null,
@@ -133,41 +126,21 @@ function concurrencyLimit(limit: number): <T>(run: () => Promise<T>) => Promise<
   }
 }
 
-type Encode = (text: string) => Promise<number[]>
-
-/**
- * Wraps encoders to remember the long pieces between added tokens (a chat's history, repeated by every later
- * request), where the tokenizer splits exactly there; else leaves them as they are. One cache for all: the
- * post-processor adds nothing where it is used, so a piece has the same ids with special tokens asked for or not.
- */
-function rememberingFor(source: TokenizerSource, rust: RustTokenizer): (encode: Encode) => Encode {
-  if (source.segmentCache === false) return (encode) => encode
-  const head = readTokenizerHead(join(source.tokenizerDir, 'tokenizer.json'))
-  const idOf = rust.tokenToId?.bind(rust)
-  const splitter = head && idOf && splitterForHead(head, idOf)
-  if (!splitter) return (encode) => encode
-  const cache = new SegmentCache(source.segmentCache ?? DEFAULT_SEGMENT_CACHE)
-  return (encode) => segmentEncoder(splitter, cache, encode)
-}
-
 function rustTokenizer(rust: RustTokenizer, source: TokenizerSource, encoders: number): TextTokenizer {
   let template: Promise<JsTokenizer> | undefined // only inputs with chat records pay for loading it
   // the Rust core encodes off this thread (libuv's pool): `encoders` encodings run at once, one core each
   const slot = concurrencyLimit(encoders)
   const ids = (text: string, addSpecialTokens: boolean): Promise<number[]> =>
     slot(async () => plainIds((await rust.encode(text, null, {addSpecialTokens})).getIds()))
-  const remembering = rememberingFor(source, rust)
-  const plain = remembering((text) => ids(text, true))
-  const renderedIds = remembering((text) => ids(text, false))
   return {
     engine: 'tokenizers',
-    encode: plain,
+    encode: (text) => ids(text, true),
     chat: async (messages, tools) => {
       template ??= loadTemplateRenderer(source)
       const text = (await template).apply_chat_template(messages, templateOptions(tools, false))
       if (typeof text !== 'string') throw new Error('the chat template did not return text')
       // as transformers' apply_chat_template tokenizes: the template writes the special tokens itself
-      return renderedIds(text)
+      return ids(text, false)
     },
   }
 }
