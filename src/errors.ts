@@ -62,163 +62,127 @@ const CONTRACT_RULES = {
 const SCHEMA_1_NOT_REPLAY_SAFE =
   'trace_schema_version 1 is not replay-safe: schema-1 recorders did not store ObjectKey.cache_salt, so keys that differed only by cache salt were recorded as one key and replay may show hits and lock conflicts that never happened; replayable versions: 2 (pass --allow-schema-1 to replay it with every cache_salt empty)'
 
+/** A kind's message factory with its exit code: 2 for a usage error, 1 for a failure. */
+const usage = <F extends (...a: never[]) => string>(message: F) => ({exit: 2, message})
+const failure = <F extends (...a: never[]) => string>(message: F) => ({exit: 1, message})
+
 const catalogue = {
   // CLI: what every command shares
-  CLI_UNKNOWN_COMMAND: {
-    exit: 2,
-    message: (typed: string, nearest: string | undefined) =>
+  CLI_UNKNOWN_COMMAND: usage(
+    (typed: string, nearest: string | undefined) =>
       `"${typed}" is not an lmt command${nearest ? `; did you mean "${nearest}"?` : ''}`,
-  },
-  CLI_FLAGS_EXCLUSIVE: {exit: 2, message: (a: string, b: string) => `${a} and ${b} are mutually exclusive`},
-  CLI_FLAG_NEEDS: {exit: 2, message: (what: string, needed: string) => `${what} needs ${needed}`},
-  CLI_BAD_VALUE: {
-    exit: 2,
-    message: (flag: string, value: string, expected: string) => `${flag}: "${value}" is not ${expected}`,
-  },
-  CLI_OUT_OF_RANGE: {
-    exit: 2,
-    message: (flag: string, range: string, got?: string | number) =>
+  ),
+  CLI_FLAGS_EXCLUSIVE: usage((a: string, b: string) => `${a} and ${b} are mutually exclusive`),
+  CLI_FLAG_NEEDS: usage((what: string, needed: string) => `${what} needs ${needed}`),
+  CLI_BAD_VALUE: usage(
+    (flag: string, value: string, expected: string) => `${flag}: "${value}" is not ${expected}`,
+  ),
+  CLI_OUT_OF_RANGE: usage(
+    (flag: string, range: string, got?: string | number) =>
       `${flag} must be ${range}${got === undefined ? '' : `; got ${got}`}`,
-  },
-  CLI_STDOUT_FAILED: {exit: 1, message: (reason: string) => `cannot write to standard output: ${reason}`},
-  CLI_STDIN_TWICE: {exit: 2, message: (flag: string) => `${flag} names standard input (-) more than once`},
-  CLI_STDIN_FAILED: {exit: 1, message: (reason: string) => `cannot read standard input: ${reason}`},
-  CLI_INPUT_CORRUPT: {
-    exit: 1,
-    message: (input: string, kind: string, reason: string) =>
+  ),
+  CLI_STDOUT_FAILED: failure((reason: string) => `cannot write to standard output: ${reason}`),
+  CLI_STDIN_TWICE: usage((flag: string) => `${flag} names standard input (-) more than once`),
+  CLI_STDIN_FAILED: failure((reason: string) => `cannot read standard input: ${reason}`),
+  CLI_INPUT_CORRUPT: failure(
+    (input: string, kind: string, reason: string) =>
       `cannot read ${input}: it starts as ${kind} data but does not decompress (${reason})`,
-  },
+  ),
   CLI_INTERRUPTED: {exit: 130, message: (signal: string) => `interrupted by ${signal}`},
   // a worker thread (line mappers, sweep points, trace reading) that ended before it was closed
-  CLI_WORKER_FAILED: {
-    exit: 1,
-    message: (who: string, detail: string) => `the ${who} thread stopped (${detail})`,
-  },
+  CLI_WORKER_FAILED: failure((who: string, detail: string) => `the ${who} thread stopped (${detail})`),
   // CONVERT: lmt convert's inputs, settings and output
-  CONVERT_UNKNOWN_FORMAT: {
-    exit: 2,
-    message: (format: string, known: readonly string[]) => {
-      const near = closest(format, known)
-      return `unknown format "${format}"${near ? ` (did you mean "${near}"?)` : ''}; known formats: ${known.join(', ') || '(none)'}`
-    },
-  },
-  CONVERT_REMOTE_INPUT: {
-    exit: 2,
-    message: (input: string) => `HTTP(S) inputs are not supported; download the file first: ${input}`,
-  },
-  CONVERT_INPUT_NOT_FOUND: {exit: 1, message: (input: string) => `input not found: ${input}`},
-  CONVERT_INPUT_UNREADABLE: {
-    exit: 1,
-    message: (input: string, reason: string) => `cannot read ${input}: ${reason}`,
-  },
-  CONVERT_OUTPUT_IS_DIRECTORY: {exit: 2, message: (output: string) => `output ${output} is a directory`},
-  CONVERT_OUTPUT_IS_INPUT: {
-    exit: 2,
-    message: (output: string, input: string) => `output ${output} is the same file as input ${input}`,
-  },
-  CONVERT_FLAG_OF_OTHER_FORMAT: {
-    exit: 2,
-    message: (flag: string, format: string, chosen: string) =>
+  CONVERT_UNKNOWN_FORMAT: usage((format: string, known: readonly string[]) => {
+    const near = closest(format, known)
+    return `unknown format "${format}"${near ? ` (did you mean "${near}"?)` : ''}; known formats: ${known.join(', ') || '(none)'}`
+  }),
+  CONVERT_REMOTE_INPUT: usage(
+    (input: string) => `HTTP(S) inputs are not supported; download the file first: ${input}`,
+  ),
+  CONVERT_INPUT_NOT_FOUND: failure((input: string) => `input not found: ${input}`),
+  CONVERT_INPUT_UNREADABLE: failure((input: string, reason: string) => `cannot read ${input}: ${reason}`),
+  CONVERT_OUTPUT_IS_DIRECTORY: usage((output: string) => `output ${output} is a directory`),
+  CONVERT_OUTPUT_IS_INPUT: usage(
+    (output: string, input: string) => `output ${output} is the same file as input ${input}`,
+  ),
+  CONVERT_FLAG_OF_OTHER_FORMAT: usage(
+    (flag: string, format: string, chosen: string) =>
       `${flag} is a flag of format ${format}, not of ${chosen}`,
-  },
-  CONVERT_UNKNOWN_TIMEZONE: {exit: 2, message: (zone: string) => `--timezone: unknown time zone "${zone}"`},
-  CONVERT_BAD_BLOCK_SIZE: {
-    exit: 2,
-    message: (piece: string, problem: 'not-integer' | 'below-one' | 'too-large') =>
+  ),
+  CONVERT_UNKNOWN_TIMEZONE: usage((zone: string) => `--timezone: unknown time zone "${zone}"`),
+  CONVERT_BAD_BLOCK_SIZE: usage(
+    (piece: string, problem: 'not-integer' | 'below-one' | 'too-large') =>
       `--instance-block-sizes: "${piece}": block size ${{'not-integer': 'is not an integer', 'below-one': 'must be at least 1', 'too-large': 'is too large'}[problem]}`,
-  },
+  ),
   // reason: what the layout parser found (a JSON syntax error, a bad dimension, an unknown dtype)
-  CONVERT_BAD_KV_LAYOUT: {exit: 2, message: (reason: string) => `--kv-layout: ${reason}`},
-  CONVERT_CONFIG_UNREADABLE: {
-    exit: 1,
-    message: (file: string, reason: string) => `invalid converter config: cannot read ${file}: ${reason}`,
-  },
-  CONVERT_BAD_CONFIG: {
-    exit: 1,
-    message: (source: string, reason: string) => `invalid converter config: ${source}: ${reason}`,
-  },
-  CONVERT_CONFIG_NOT_OBJECT: {
-    exit: 1,
-    message: (source: string) => `invalid converter config: ${source} must be a JSON object`,
-  },
-  CONVERT_STRICT_INPUT: {
-    exit: 1,
-    message: (where: string, code: string, message: string) => `${where}: ${code}: ${message} (--strict)`,
-  },
-  CONVERT_NO_TRACES: {exit: 1, message: () => 'no traces generated from any input'},
-  CONVERT_RECORDS_DROPPED: {
-    exit: 1,
-    message: (count: number, output: string) => `${count} records could not be written to ${output}`,
-  },
-  CONVERT_OUTPUT_FAILED: {exit: 1, message: outputFailed},
+  CONVERT_BAD_KV_LAYOUT: usage((reason: string) => `--kv-layout: ${reason}`),
+  CONVERT_CONFIG_UNREADABLE: failure(
+    (file: string, reason: string) => `invalid converter config: cannot read ${file}: ${reason}`,
+  ),
+  CONVERT_BAD_CONFIG: failure(
+    (source: string, reason: string) => `invalid converter config: ${source}: ${reason}`,
+  ),
+  CONVERT_CONFIG_NOT_OBJECT: failure(
+    (source: string) => `invalid converter config: ${source} must be a JSON object`,
+  ),
+  CONVERT_STRICT_INPUT: failure(
+    (where: string, code: string, message: string) => `${where}: ${code}: ${message} (--strict)`,
+  ),
+  CONVERT_NO_TRACES: failure(() => 'no traces generated from any input'),
+  CONVERT_RECORDS_DROPPED: failure(
+    (count: number, output: string) => `${count} records could not be written to ${output}`,
+  ),
+  CONVERT_OUTPUT_FAILED: failure(outputFailed),
   // PLUGIN: what lmt enforces on plugin code
   // a pass-through by design: a converter (built-in or third-party, through the public lmtError) fails in its own
   // words; lmt cannot word a plugin's failures
-  PLUGIN_CONVERTER_FAILED: {exit: 1, message: (detail: string) => detail},
+  PLUGIN_CONVERTER_FAILED: failure((detail: string) => detail),
   // a pass-through by design: a plugin (a converter's parseOptions, a replay level's flags) refusing what the user
   // gave it, in its own words; exit 2 as every usage error
-  PLUGIN_USAGE: {exit: 2, message: (detail: string) => detail},
+  PLUGIN_USAGE: usage((detail: string) => detail),
   // a module the user named (--converter-module) that did not load
-  PLUGIN_MODULE_LOAD_FAILED: {
-    exit: 2,
-    message: (what: string, module: string, reason: string) =>
-      `cannot load ${what} module ${module}: ${reason}`,
-  },
-  PLUGIN_NOT_A_PACKAGE: {
-    exit: 2,
-    message: (dir: string) => `${dir} is not an npm package: it has no package.json`,
-  },
-  PLUGIN_CONVERTER_THREW: {
-    exit: 1,
-    message: (converter: string, reason: string, input?: string) =>
-      input === undefined
-        ? `${converter} failed to initialise: ${reason}`
-        : `${converter} failed on ${input}: ${reason}`,
-  },
-  PLUGIN_CONTRACT_VIOLATION: {
-    exit: 1,
-    message: (converter: string, rule: keyof typeof CONTRACT_RULES, got: string) =>
+  PLUGIN_MODULE_LOAD_FAILED: usage(
+    (what: string, module: string, reason: string) => `cannot load ${what} module ${module}: ${reason}`,
+  ),
+  PLUGIN_NOT_A_PACKAGE: usage((dir: string) => `${dir} is not an npm package: it has no package.json`),
+  PLUGIN_CONVERTER_THREW: failure((converter: string, reason: string, input?: string) =>
+    input === undefined
+      ? `${converter} failed to initialise: ${reason}`
+      : `${converter} failed on ${input}: ${reason}`,
+  ),
+  PLUGIN_CONTRACT_VIOLATION: failure(
+    (converter: string, rule: keyof typeof CONTRACT_RULES, got: string) =>
       `${converter}${CONTRACT_RULES[rule](got)}`,
-  },
-  PLUGIN_EXIT: {
-    exit: 1,
-    message: (who: string, code: number) =>
+  ),
+  PLUGIN_EXIT: failure(
+    (who: string, code: number) =>
       `${who} called process.exit(${code}); lmt stopped it there (plugin code must throw an error or return, never exit)`,
-  },
-  PLUGIN_CRASHED: {
-    exit: 1,
-    message: (who: string, reason: string) =>
+  ),
+  PLUGIN_CRASHED: failure(
+    (who: string, reason: string) =>
       `${who} failed outside any call lmt made to it (an error thrown in a timer, or a rejection nobody handled): ${reason}; lmt stopped it there`,
-  },
-  PLUGIN_NEVER_SETTLED: {
-    exit: 1,
-    message: (who: string) =>
+  ),
+  PLUGIN_NEVER_SETTLED: failure(
+    (who: string) =>
       `${who} stopped with its work unfinished: it awaits a promise that never settles, and nothing is left to settle it`,
-  },
-  PLUGIN_TIMEOUT: {
-    exit: 1,
-    message: (who: string, seconds: number) => `${who} did not answer within ${seconds} s; lmt stopped it`,
-  },
-  PLUGIN_LEVEL_FAILED: {
-    exit: 1,
-    message: (level: string, reason: string) => `replay level ${level} failed: ${reason}`,
-  },
-  PLUGIN_HOOK_TOO_MANY: {
-    exit: 1,
-    message: (plugin: string, hook: string, count: number, max: number) =>
+  ),
+  PLUGIN_TIMEOUT: failure(
+    (who: string, seconds: number) => `${who} did not answer within ${seconds} s; lmt stopped it`,
+  ),
+  PLUGIN_LEVEL_FAILED: failure((level: string, reason: string) => `replay level ${level} failed: ${reason}`),
+  PLUGIN_HOOK_TOO_MANY: failure(
+    (plugin: string, hook: string, count: number, max: number) =>
       `plugin ${plugin}: the ${hook} hook returned ${count} items, more than the ${max} lmt takes; ignored`,
-  },
+  ),
   // OUTPUT: every command that writes files: an existing output that is not a regular file is never written over
-  OUTPUT_NOT_REGULAR: {
-    exit: 2,
-    message: (path: string, what: string) =>
+  OUTPUT_NOT_REGULAR: usage(
+    (path: string, what: string) =>
       `output ${path} exists and is ${what}, not a regular file; lmt never writes over one`,
-  },
-  OUTPUT_IS_INPUT: {
-    exit: 2,
-    message: (output: string, input: string) =>
+  ),
+  OUTPUT_IS_INPUT: usage(
+    (output: string, input: string) =>
       `output ${output} is the same file as the input ${input}; lmt never writes over its input`,
-  },
+  ),
   // LCT: .lct files (docs/lct.md): every message names the file
   LCT_IO: lct((reason: string) => `cannot read: ${reason}`),
   LCT_EMPTY: lct(() => 'unexpected EOF reading frame length at offset 0 (the file is empty)'),
@@ -246,192 +210,130 @@ const catalogue = {
   ),
   LCT_CLOSED: lct(() => 'the reader is closed'),
   // SIM: lmt simulate (docs/simulate.md)
-  SIM_NO_INPUT: {exit: 2, message: () => 'give a configuration file or --trace'},
-  SIM_UNKNOWN_POLICY: {
-    exit: 2,
-    message: (policy: string, nearest: string | undefined) =>
+  SIM_NO_INPUT: usage(() => 'give a configuration file or --trace'),
+  SIM_UNKNOWN_POLICY: usage(
+    (policy: string, nearest: string | undefined) =>
       `--policy: unknown policy "${policy}"${nearest ? `; did you mean ${nearest}?` : ''}`,
-  },
-  SIM_SWEEP_SETS_CAPACITY: {
-    exit: 2,
-    message: () => '--sweep sets the capacity itself; drop --capacity/--capacity-blocks',
-  },
-  SIM_SWEEP_GROUP_NEEDED: {
-    exit: 2,
-    message: () => 'several groups: name the one to sweep with --sweep-group',
-  },
-  SIM_UNKNOWN_GROUP: {exit: 2, message: (flag: string, group: string) => `${flag}: no group "${group}"`},
-  SIM_CONFIG_READ: {
-    exit: 2,
-    message: (path: string, reason: string) => `cannot read configuration ${path}: ${reason}`,
-  },
-  SIM_CONFIG_NOT_JSON: {
-    exit: 2,
-    message: (path: string, reason: string) => `configuration ${path} is not valid JSON: ${reason}`,
-  },
-  SIM_CONFIG_TOO_DEEP: {
-    exit: 2,
-    message: (path: string, levels: number) => `configuration ${path} nests deeper than ${levels} levels`,
-  },
-  SIM_CONFIG_NOT_OBJECT: {
-    exit: 2,
-    message: (path: string) => `configuration ${path}: the top level must be an object`,
-  },
-  SIM_CONFIG_SCHEMA: {
-    exit: 2,
-    message: (path: string, problems: readonly string[]) =>
+  ),
+  SIM_SWEEP_SETS_CAPACITY: usage(() => '--sweep sets the capacity itself; drop --capacity/--capacity-blocks'),
+  SIM_SWEEP_GROUP_NEEDED: usage(() => 'several groups: name the one to sweep with --sweep-group'),
+  SIM_UNKNOWN_GROUP: usage((flag: string, group: string) => `${flag}: no group "${group}"`),
+  SIM_CONFIG_READ: usage((path: string, reason: string) => `cannot read configuration ${path}: ${reason}`),
+  SIM_CONFIG_NOT_JSON: usage(
+    (path: string, reason: string) => `configuration ${path} is not valid JSON: ${reason}`,
+  ),
+  SIM_CONFIG_TOO_DEEP: usage(
+    (path: string, levels: number) => `configuration ${path} nests deeper than ${levels} levels`,
+  ),
+  SIM_CONFIG_NOT_OBJECT: usage((path: string) => `configuration ${path}: the top level must be an object`),
+  SIM_CONFIG_SCHEMA: usage(
+    (path: string, problems: readonly string[]) =>
       `configuration ${path} is invalid:\n  ${problems.join('\n  ')}`,
-  },
-  SIM_CONFIG_LEGACY: {
-    exit: 2,
-    message: (path: string) =>
+  ),
+  SIM_CONFIG_LEGACY: usage(
+    (path: string) =>
       `configuration ${path} is of the older Optimizer generation (it has "trace_type"; its capacities were in blocks, not GB)`,
-  },
-  SIM_CONFIG_DUPLICATE: {
-    exit: 2,
-    message: (key: 'group_name' | 'instance_id', value: string, pointer: string) =>
+  ),
+  SIM_CONFIG_DUPLICATE: usage(
+    (key: 'group_name' | 'instance_id', value: string, pointer: string) =>
       `${key} "${value}" appears twice (${pointer})`,
-  },
-  SIM_CONFIG_NO_TRACE: {exit: 2, message: () => 'no trace: set trace_file_path or pass --trace'},
-  SIM_CONFIG_NO_OUTPUT_DIR: {
-    exit: 2,
-    message: () => 'no output directory: set output_result_path or pass --output-dir',
-  },
-  SIM_TIER_CONFIG: {
-    exit: 2,
-    message: (group: string, problem: string) => `group "${group}": ${problem}`,
-  },
-  SIM_TIERED_NOT_PLAYED: {
-    exit: 2,
-    message: (what: string) =>
-      `${what} does not play configurations with a tier_strategy (storage tiers, TTL)`,
-  },
-  SIM_CAPACITY_MISSING: {exit: 2, message: (group: string) => `group "${group}" has no capacity`},
-  SIM_CAPACITY_CONFLICT: {
-    exit: 2,
-    message: (group: string) =>
-      `group "${group}": quota_capacity and quota_capacity_blocks are mutually exclusive`,
-  },
-  SIM_CAPACITY_TOO_LARGE: {
-    exit: 2,
-    message: (group: string) => `group "${group}": capacity or block weight too large for exact arithmetic`,
-  },
-  SIM_BYTES_PER_TOKEN_MISSING: {
-    exit: 2,
-    message: (instance: string, group: string) =>
+  ),
+  SIM_CONFIG_NO_TRACE: usage(() => 'no trace: set trace_file_path or pass --trace'),
+  SIM_CONFIG_NO_OUTPUT_DIR: usage(() => 'no output directory: set output_result_path or pass --output-dir'),
+  SIM_TIER_CONFIG: usage((group: string, problem: string) => `group "${group}": ${problem}`),
+  SIM_TIERED_NOT_PLAYED: usage(
+    (what: string) => `${what} does not play configurations with a tier_strategy (storage tiers, TTL)`,
+  ),
+  SIM_CAPACITY_MISSING: usage((group: string) => `group "${group}" has no capacity`),
+  SIM_CAPACITY_CONFLICT: usage(
+    (group: string) => `group "${group}": quota_capacity and quota_capacity_blocks are mutually exclusive`,
+  ),
+  SIM_CAPACITY_TOO_LARGE: usage(
+    (group: string) => `group "${group}": capacity or block weight too large for exact arithmetic`,
+  ),
+  SIM_BYTES_PER_TOKEN_MISSING: usage(
+    (instance: string, group: string) =>
       `instance "${instance}" of group "${group}" has no bytes_per_token, needed for a capacity in GiB`,
-  },
-  SIM_ABOVE_CEILING: {
-    exit: 1,
-    message: (what: string, rate: string, ceiling: string) =>
+  ),
+  SIM_ABOVE_CEILING: failure(
+    (what: string, rate: string, ceiling: string) =>
       `${what}: token hit rate ${rate} is above the infinite-capacity ceiling ${ceiling}, which no capacity can exceed; lmt computed a wrong answer and wrote nothing`,
-  },
-  SIM_TRACE_READ: {
-    exit: 1,
-    message: (trace: string, reason: string) => `cannot read trace ${trace}: ${reason}`,
-  },
-  SIM_TRACE_ROW: {
-    exit: 1,
-    message: (trace: string, lineNo: number, problem: string, rule: string) =>
+  ),
+  SIM_TRACE_READ: failure((trace: string, reason: string) => `cannot read trace ${trace}: ${reason}`),
+  SIM_TRACE_ROW: failure(
+    (trace: string, lineNo: number, problem: string, rule: string) =>
       `${trace}:${lineNo}: ${problem} [${rule}]`,
-  },
-  SIM_TRACE_MODE: {
-    exit: 1,
-    message: (trace: string, lineNo: number, type: string, mode: string) =>
+  ),
+  SIM_TRACE_MODE: failure(
+    (trace: string, lineNo: number, type: string, mode: string) =>
       `${trace}:${lineNo}: a "${type}" row in trace_replay.mode "${mode}"`,
-  },
-  SIM_PARTIAL_TAIL: {
-    exit: 1,
-    message: (
-      where: string,
-      keys: number,
-      inputLen: number,
-      blockSize: number,
-      maxKeys: number,
-      implied: string,
-    ) =>
+  ),
+  SIM_PARTIAL_TAIL: failure(
+    (where: string, keys: number, inputLen: number, blockSize: number, maxKeys: number, implied: string) =>
       `${where}: contains partial tail block keys: ${keys} keys, input_len ${inputLen}, block_size ${blockSize} (at most ${maxKeys} keys) [V10]; ${implied}`,
-  },
-  SIM_BLOCK_SIZE_MISMATCH: {
-    exit: 1,
-    message: (where: string, blockSize: string, rowFit: string, implied: string) =>
+  ),
+  SIM_BLOCK_SIZE_MISMATCH: failure(
+    (where: string, blockSize: string, rowFit: string, implied: string) =>
       `${where}: block_size ${blockSize} is too small for this row: ${rowFit}; ${implied}`,
-  },
-  SIM_BLOCK_SIZE_INCONSISTENT: {
-    exit: 1,
-    message: (trace: string, instance: string, why: string) =>
+  ),
+  SIM_BLOCK_SIZE_INCONSISTENT: failure(
+    (trace: string, instance: string, why: string) =>
       `${trace}: the block size of instance "${instance}" cannot be inferred: ${why}`,
-  },
-  SIM_TRACE_NOT_CONVERTED: {
-    exit: 1,
-    message: (trace: string, formats: readonly string[]) =>
+  ),
+  SIM_TRACE_NOT_CONVERTED: failure(
+    (trace: string, formats: readonly string[]) =>
       `${trace} is not the Get+Write JSONL that lmt simulate and lmt report read: its first line looks like a ${formats.join(' or ')} trace; run \`lmt convert -f ${formats[0]}\` first`,
-  },
-  SIM_NO_ROWS: {
-    exit: 1,
-    message: (trace: string, why: string) => `${trace}: no row was replayed (${why}); nothing was written`,
-  },
-  SIM_UNKNOWN_INSTANCE: {
-    exit: 1,
-    message: (trace: string, lineNo: number, instance: string) =>
+  ),
+  SIM_NO_ROWS: failure(
+    (trace: string, why: string) => `${trace}: no row was replayed (${why}); nothing was written`,
+  ),
+  SIM_UNKNOWN_INSTANCE: failure(
+    (trace: string, lineNo: number, instance: string) =>
       `${trace}:${lineNo}: instance "${instance}" is not configured (--strict-instances)`,
-  },
-  SIM_TS_OVERFLOW: {
-    exit: 1,
-    message: (trace: string, lineNo: number) =>
-      `${trace}:${lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`,
-  },
-  SIM_OUTPUT_FAILED: {exit: 1, message: outputFailed},
-  SIM_LMCACHE_CHUNK_BYTES: {
-    exit: 1,
-    message: (where: string, why: string) =>
+  ),
+  SIM_TS_OVERFLOW: failure(
+    (trace: string, lineNo: number) => `${trace}:${lineNo}: timestamp_ns + write_delay_ns exceeds 2^63 - 1`,
+  ),
+  SIM_OUTPUT_FAILED: failure(outputFailed),
+  SIM_LMCACHE_CHUNK_BYTES: failure(
+    (where: string, why: string) =>
       `${where}: the bytes of one chunk cannot be determined from the first lookup's layout (${why})`,
-  },
-  SIM_LMCACHE_USAGE: {exit: 2, message: (what: string) => `--policy lmcache_lru: ${what}`},
+  ),
+  SIM_LMCACHE_USAGE: usage((what: string) => `--policy lmcache_lru: ${what}`),
   // REPORT: lmt report
-  REPORT_NO_INPUT: {
-    exit: 2,
-    message: () => 'give a trace (--trace), inputs to convert (-i … -f …) or a configuration file',
-  },
-  REPORT_UNKNOWN_POLICY: {
-    exit: 2,
-    message: (policy: string, known: readonly string[]) =>
+  REPORT_NO_INPUT: usage(
+    () => 'give a trace (--trace), inputs to convert (-i … -f …) or a configuration file',
+  ),
+  REPORT_UNKNOWN_POLICY: usage(
+    (policy: string, known: readonly string[]) =>
       `--policies: unknown policy "${policy}" (known: ${known.join(', ')}, or all)`,
-  },
-  REPORT_GROUP_NEEDED: {
-    exit: 2,
-    message: (groups: readonly string[]) =>
+  ),
+  REPORT_GROUP_NEEDED: usage(
+    (groups: readonly string[]) =>
       `several groups (${groups.join(', ')}): name the one to answer for with --group`,
-  },
-  REPORT_NO_ROWS: {exit: 1, message: (trace: string) => `${trace}: the trace has no rows`},
-  REPORT_OUTPUT_FAILED: {exit: 1, message: outputFailed},
+  ),
+  REPORT_NO_ROWS: failure((trace: string) => `${trace}: the trace has no rows`),
+  REPORT_OUTPUT_FAILED: failure(outputFailed),
   // REPLAY: lmt replay (docs/storage-replay.md)
-  REPLAY_NO_TRACE: {exit: 2, message: () => 'missing trace file'},
-  REPLAY_SPEED_NEEDS_REALTIME: {exit: 2, message: () => '--speed applies to --pace realtime only'},
-  REPLAY_UNKNOWN_LEVEL: {
-    exit: 2,
-    message: (level: string, known: readonly string[]) => {
-      const near = closest(level, known)
-      return `unknown replay level '${level}'${near ? ` (did you mean '${near}'?)` : ''}; known levels: ${known.join(', ')}`
-    },
-  },
-  REPLAY_LEVEL_MISMATCH: {
-    exit: 2,
-    message: (traceLevel: string, flag: string) =>
-      `trace level is '${traceLevel}' but --level ${flag} was given`,
-  },
-  REPLAY_SCHEMA_NOT_REPLAYABLE: {
-    exit: 2,
-    message: (schema: number, level: string, replayable: readonly number[]) =>
-      schema === 1
-        ? SCHEMA_1_NOT_REPLAY_SAFE
-        : `trace_schema_version ${schema} is not replayable by level ${level} (replayable: ${replayable.join(', ')})`,
-  },
+  REPLAY_NO_TRACE: usage(() => 'missing trace file'),
+  REPLAY_SPEED_NEEDS_REALTIME: usage(() => '--speed applies to --pace realtime only'),
+  REPLAY_UNKNOWN_LEVEL: usage((level: string, known: readonly string[]) => {
+    const near = closest(level, known)
+    return `unknown replay level '${level}'${near ? ` (did you mean '${near}'?)` : ''}; known levels: ${known.join(', ')}`
+  }),
+  REPLAY_LEVEL_MISMATCH: usage(
+    (traceLevel: string, flag: string) => `trace level is '${traceLevel}' but --level ${flag} was given`,
+  ),
+  REPLAY_SCHEMA_NOT_REPLAYABLE: usage((schema: number, level: string, replayable: readonly number[]) =>
+    schema === 1
+      ? SCHEMA_1_NOT_REPLAY_SAFE
+      : `trace_schema_version ${schema} is not replayable by level ${level} (replayable: ${replayable.join(', ')})`,
+  ),
   // a pass-through by design: a replay level (the built-in storage level or a plugin's) checks its own
   // configuration and says what is wrong in its own words
-  REPLAY_CONFIG: {exit: 2, message: (detail: string) => detail},
-  REPLAY_RECORDS_FAILED: {exit: 1, message: (count: number) => `${count} record(s) failed`},
-  REPLAY_OUTPUT_FAILED: {exit: 1, message: outputFailed},
+  REPLAY_CONFIG: usage((detail: string) => detail),
+  REPLAY_RECORDS_FAILED: failure((count: number) => `${count} record(s) failed`),
+  REPLAY_OUTPUT_FAILED: failure(outputFailed),
 } as const
 
 /** The kinds whose message is the caller's text, and why (test/errors/catalogue.test.ts holds every other to facts). */

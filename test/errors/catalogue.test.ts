@@ -56,7 +56,7 @@ describe('the error catalogue', () => {
     expect(passThrough.sort()).toEqual([...PASS_THROUGH_KINDS].sort())
     for (const kind of PASS_THROUGH_KINDS) {
       const before = text
-        .slice(0, text.indexOf(`\n  ${kind}: {`))
+        .slice(0, text.indexOf(`\n  ${kind}: `))
         .split('\n')
         .slice(-2)
         .join('\n')
