@@ -8,7 +8,7 @@ import {ConversionRun} from '../convert/conversion-run.js'
 import '../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
 import type {StagedConversion} from '../convert/isolated-converter.js'
 import {converterSettings} from '../convert/settings.js'
-import type {ConverterClass} from '../convert/types.js'
+import type {ConverterClass, FormatSample} from '../convert/types.js'
 import {isLmtError, lmtError} from '../errors.js'
 import {replayTrace, type RecordOutcome} from '../replay/driver.js'
 import type {StagedReplay} from '../replay/isolated-level.js'
@@ -199,15 +199,9 @@ const OPS = {
   },
 
   /** Whether a converter says a file starting with `line` looks like its input. */
-  async looksLike(args: {locator: Locator; line: string}): Promise<boolean> {
-    const cls = (await find(args.locator)) as {looksLike(sample: unknown): unknown}
-    let record: unknown
-    try {
-      record = JSON.parse(args.line)
-    } catch {
-      record = undefined
-    }
-    return cls.looksLike({line: args.line, record}) === true
+  async looksLike(args: {locator: Locator; sample: FormatSample}): Promise<boolean> {
+    const cls = (await find(args.locator)) as {looksLike(sample: FormatSample): unknown}
+    return cls.looksLike(args.sample) === true
   },
 
   /**

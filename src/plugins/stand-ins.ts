@@ -46,7 +46,7 @@ export function converterStandIn(
     }
   if (desc.looksLike)
     cls.looksLike = (sample: FormatSample) =>
-      pluginThread().callSync<boolean>('looksLike', {locator, line: sample.line}, who, LOOKS_LIKE_MS)
+      pluginThread().callSync<boolean>('looksLike', {locator, sample}, who, LOOKS_LIKE_MS)
   if (desc.inputFiles)
     cls.inputFiles = (dir: string) =>
       pluginThread().callSync<string[]>('inputFiles', {locator, dir}, who, pluginLoadTimeoutMs())

@@ -1,9 +1,10 @@
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {discoverConverters} from '../../src/plugins/converter-discovery.js'
 import {ConverterRegistry} from '../../src/plugins/converter-registry.js'
-import {ROOT} from '../helpers/cli.js'
+import {ROOT, tempDir} from '../helpers/cli.js'
 
 const BUILTIN = join(ROOT, 'dist', 'plugins', 'converters')
 let registry: ConverterRegistry
@@ -101,5 +102,34 @@ describe('converters say which input a line looks like (looksLike)', () => {
     ])
       r.register(cls as never, 'test')
     expect(r.recognise('{"hash_ids": [1]}').map((x) => x.format)).toEqual(['good', 'sees'])
+  })
+})
+
+describe("a third-party converter's synchronous members, answered on the plugin thread", () => {
+  it('looksLike sees the sample (line and record) and inputFiles lists a directory, through the built lmt', async () => {
+    const tmp = tempDir()
+    try {
+      const module = join(tmp.dir, 'zzz.mjs')
+      writeFileSync(
+        module,
+        `import {BaseConverter} from 'lmt'
+export class ZzzConverter extends BaseConverter {
+  static looksLike(sample) { return sample.record?.zzz === 1 && sample.line.startsWith('{') }
+  static inputFiles(dir) { return [dir + '/a', dir + '/b'] }
+  async *convertToTraces() {}
+}
+`,
+      )
+      // the build's discovery: a module from outside lmt runs on its plugin thread there
+      const built = (await import(
+        pathToFileURL(join(ROOT, 'dist', 'src', 'plugins', 'converter-discovery.js')).href
+      )) as typeof import('../../src/plugins/converter-discovery.js')
+      const reg = await built.discoverConverters({builtinDir: BUILTIN, modules: [module]})
+      expect(reg.recognise('{"zzz": 1}').map((r) => r.format)).toEqual(['zzz'])
+      expect(reg.recognise('{"zzz": 2}').map((r) => r.format)).toEqual([])
+      expect(reg.resolve('zzz')?.cls.inputFiles?.('/logs')).toEqual(['/logs/a', '/logs/b'])
+    } finally {
+      tmp.cleanup()
+    }
   })
 })
