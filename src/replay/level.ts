@@ -28,7 +28,6 @@ export interface Dispatcher<T> {
   register(qualname: string, handler: Handler<T>): void
   has(qualname: string): boolean
   dispatch(qualname: string, ctx: ReplayContext<T>, args: DecodedArgs): void
-  registeredQualnames(): string[]
 }
 
 export interface LevelObservations {
@@ -78,10 +77,6 @@ export class MapDispatcher<T> implements Dispatcher<T> {
     const h = this.handlers.get(qualname)
     if (!h) throw new Error(`no handler for ${qualname}`)
     h(ctx, args)
-  }
-
-  registeredQualnames(): string[] {
-    return [...this.handlers.keys()]
   }
 }
 

@@ -91,10 +91,6 @@ const HEADER_FIELDS = Object.keys(HEADER_TYPES)
 const HEADER_DECODE = new Set<string>([...HEADER_FIELDS, 'type', 'level_meta', 'lmcache_version'])
 const LEVEL_META = new Set(['level_meta'])
 
-function expected(families: string[]): string {
-  return families.join(' or ')
-}
-
 function toNumber(v: RawValue | undefined): number {
   return typeof v === 'bigint' ? Number(v) : (v as number)
 }
@@ -122,7 +118,7 @@ export function decodeHeader(body: Uint8Array, source: string): LctHeader {
   for (const key of HEADER_FIELDS) {
     const f = fields.get(key) as Field
     if (!HEADER_TYPES[key].includes(f.family))
-      throw malformed(`field '${key}' must be ${expected(HEADER_TYPES[key])}, got ${f.family}`)
+      throw malformed(`field '${key}' must be ${HEADER_TYPES[key].join(' or ')}, got ${f.family}`)
   }
   const meta = fields.get('level_meta')
   if (meta && meta.family !== 'map') throw malformed(`field 'level_meta' must be map, got ${meta.family}`)
