@@ -78,15 +78,6 @@ export class BaseConverter<Settings = unknown> {
     return this.allocator.allocate(instanceId, toTimestamp(baseNs))
   }
 
-  /**
-   * The timestamps base, base + 1, …, base + n − 1 for this instance id when they lie above all it used so far — what
-   * n calls of {@link allocateTimestamp} from those bases would give — marked used, and true; otherwise false and
-   * nothing marked (allocate them one by one). For converters that encode their lines ahead of the allocation.
-   */
-  allocateTimestampRun(instanceId: string, base: bigint, n: number): boolean {
-    return this.allocator.allocateRun(instanceId, base, n)
-  }
-
   /** The first ⌊inputLen / blockSize⌋ keys (a new array; a KeyList is immutable and may be returned as is). */
   truncateKeysToFullBlocks<K extends Keys>(keys: K, inputLen: bigint | number, instanceId: string): K {
     const bs = this.getBlockSize(instanceId)

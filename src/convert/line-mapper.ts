@@ -23,11 +23,6 @@ export interface LineMapperSpec {
    * the next batch; the buffers are then reused for a later batch instead of being left to the garbage collector.
    */
   linesDoneAtNext?: boolean
-  /**
-   * Byte batches only: buffers the consumer is done with (a result's, moved here earlier), taken before each batch is
-   * sent and moved with it to the mapper, which may build later results in them (its second argument).
-   */
-  takeSpares?(): ArrayBuffer[]
 }
 
 export interface MappedLine<R> {
@@ -49,8 +44,6 @@ export interface MappedBatch<R> {
  */
 export type LineBatchMapFunction<R = unknown> = (
   lines: LineBatch,
-  /** buffers handed back by the consumer (LineMapperSpec.takeSpares), the mapper's to reuse */
-  spares?: ArrayBuffer[],
 ) => {result: R; transfer?: ArrayBuffer[]} | Promise<{result: R; transfer?: ArrayBuffer[]}>
 
 export interface LineBatchMapperModule<R = unknown> {

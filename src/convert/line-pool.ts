@@ -123,7 +123,7 @@ async function* mapBatchesInline<R>(
     throw new Error(`${spec.module} does not export createLineBatchMapper(config)`)
   const map = await mod.createLineBatchMapper(spec.config)
   for await (const lines of batches) {
-    yield {lines, result: (await map(lines, spec.takeSpares?.())).result}
+    yield {lines, result: (await map(lines)).result}
     spares?.give(lines) // the consumer asked for the next batch: done with this one
   }
 }

@@ -9,8 +9,6 @@ const WRITE_BUFFER_BYTES = 1 << 20
 /** pieces up to this length are copied by a loop (a runtime call costs more) */
 const SHORT_PIECE = 96
 const MAX_IN_FLIGHT = 4
-/** ranges from this length on are written from where they are (see rangeAsIs) */
-const SHARED_RANGE = 64 << 10
 
 /**
  * Appends to a file through large byte buffers. Appending is synchronous (text is UTF-8 encoded in place); full
@@ -93,22 +91,6 @@ export class BufferedWriter {
       p += n
     }
     this.used = p
-  }
-
-  /**
-   * Appends `source[start, end)`, which must stay unchanged until it is written: a long range is queued as it is,
-   * not copied (after what the buffer holds).
-   */
-  rangeAsIs(source: Buffer, start: number, end: number): void {
-    if (end - start < SHARED_RANGE) return this.range(source, start, end)
-    this.flush()
-    this.enqueue(source.subarray(start, end), false)
-  }
-
-  /** Calls `done` once everything appended so far has been written (or the writer failed). */
-  afterWrites(done: () => void): void {
-    this.flush()
-    this.chain = this.chain.then(done)
   }
 
   /** Hands the current buffer to the background writer. */

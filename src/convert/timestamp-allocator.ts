@@ -454,23 +454,6 @@ export class TimestampAllocator {
     return base
   }
 
-  /**
-   * The run base, base + 1, …, base + n − 1 when it lies above every timestamp the instance used (so each is what
-   * {@link allocate} would give in turn): marks them used and returns true; otherwise marks nothing, false.
-   */
-  allocateRun(instanceId: string, base: bigint, n: number): boolean {
-    const s = instanceId === this.lastId ? this.last : this.slots.get(instanceId)
-    if (s === undefined) return false // its first allocation goes the usual way (it makes the instance's slots)
-    if (s.maxUsed !== undefined && base <= s.maxUsed) return false
-    this.lastId = instanceId
-    this.last = s
-    const top = base + BigInt(n - 1)
-    s.mem.addRange(base, top)
-    s.maxUsed = top
-    if (s.mem.size > s.threshold && s.spillable) this.spill(s)
-    return true
-  }
-
   /** Number of intervals held in memory (all instances); for tests and diagnostics. */
   get inMemory(): number {
     let n = 0

@@ -9,24 +9,22 @@ interface Item {
   ts: bigint
   /** emission order: ties on ts keep it */
   seq: number
-  /** the encoded line slab[start, end), newline included; or null when the item is a record encoded as written */
-  slab: Buffer | null
-  start: number
-  end: number
-  /** the arena's line, when the line is one (released once it is copied out: see TraceSorterOptions.release) */
+  /**
+   * the arena's line, newline included (released once it is copied out: see TraceSorterOptions.release); or null
+   * when the item is a record encoded as written
+   */
   line: StoredLine | null
   record: GetRecord | WriteRecord | null
   /** bytes of the line (about, for a record) */
   size: number
-  /** called once the line and every line pushed before it from its slab are written (see pushLine) */
-  written: (() => void) | null
 }
 
 /** Writes an item's line: a stored line is copied (an arena's then released), a record is encoded straight in. */
 function writeItem(w: BufferedWriter, item: Item, release: ((line: StoredLine) => void) | undefined): void {
-  if (item.slab !== null) {
-    w.range(item.slab, item.start, item.end)
-    if (item.line !== null) release?.(item.line)
+  const line = item.line
+  if (line !== null) {
+    w.range(line.slab, line.start, line.end)
+    release?.(line)
   } else encodeRecordInto(item.record as GetRecord | WriteRecord, w)
 }
 
@@ -77,10 +75,6 @@ export class TraceSorter {
   private chunk: Item[] = []
   private chunkSize = 0
   private readonly runs: RunFile[] = []
-  /** lines of one slab written to the first run but not yet handed to its writer: slab[start, end) */
-  private pendingSlab: Buffer | null = null
-  private pendingStart = 0
-  private pendingEnd = 0
   private pendingCloses: Array<Promise<void>> = []
   count = 0
 
@@ -100,27 +94,7 @@ export class TraceSorter {
   }
 
   push(ts: bigint, line: StoredLine): void {
-    const {slab, start, end} = line
-    this.pushItem({ts, seq: 0, slab, start, end, line, record: null, size: end - start, written: null})
-  }
-
-  /**
-   * Takes the encoded line slab[start, end) (newline included), which must stay unchanged until it is written.
-   * `written`, for the last line pushed from a slab whose lines ascend in time, is called once they are all written
-   * (the slab may then be reused).
-   */
-  pushLine(ts: bigint, slab: Buffer, start: number, end: number, written?: () => void): void {
-    this.pushItem({
-      ts,
-      seq: 0,
-      slab,
-      start,
-      end,
-      line: null,
-      record: null,
-      size: end - start,
-      written: written ?? null,
-    })
+    this.pushItem({ts, seq: 0, line, record: null, size: line.end - line.start})
   }
 
   /**
@@ -128,7 +102,7 @@ export class TraceSorter {
    * fewer, and no arena space held while it waits in the window.
    */
   pushRecord(ts: bigint, record: GetRecord | WriteRecord, size: number): void {
-    this.pushItem({ts, seq: 0, slab: null, start: 0, end: 0, line: null, record, size, written: null})
+    this.pushItem({ts, seq: 0, line: null, record, size})
   }
 
   private pushItem(item: Item): void {
@@ -198,42 +172,14 @@ export class TraceSorter {
 
   private writeFirst(item: Item): void {
     const w = this.first as BufferedWriter
-    const slab = item.slab
-    // (an arena's line is copied and released at once: its slab may be reused as soon as its lines are out)
-    if (slab !== null && item.line === null && !this.firstRun.prefixed) {
-      // lines that follow each other in one slab (a run a converter encoded ahead) are written as one range
-      if (slab !== this.pendingSlab || item.start !== this.pendingEnd) {
-        this.writePending()
-        this.pendingSlab = slab
-        this.pendingStart = item.start
-      }
-      this.pendingEnd = item.end
-      if (item.written !== null) {
-        this.writePending()
-        w.afterWrites(item.written)
-      }
-    } else {
-      this.writePending()
-      if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
-      writeItem(w, item, this.opts.release)
-      if (item.written !== null) w.afterWrites(item.written)
-    }
+    if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
+    writeItem(w, item, this.opts.release)
     this.firstRun.count++
     this.lastWritten = item.ts
   }
 
-  /** Writes the range of lines writeFirst gathered. */
-  private writePending(): void {
-    if (this.pendingSlab === null) return
-    ;(this.first as BufferedWriter).rangeAsIs(this.pendingSlab, this.pendingStart, this.pendingEnd)
-    this.pendingSlab = null
-  }
-
   private closeFirst(): void {
-    if (this.first) {
-      this.writePending()
-      this.pendingCloses.push(this.first.close())
-    }
+    if (this.first) this.pendingCloses.push(this.first.close())
     this.first = undefined
   }
 
@@ -262,20 +208,11 @@ export class TraceSorter {
       count: 0,
     }
     const w = new BufferedWriter(run.path)
-    const written: Array<() => void> = []
     for (const item of this.chunk) {
       w.write(`${item.ts}\t`)
       writeItem(w, item, this.opts.release) // copied: nothing of the chunk's lines is needed once written here
-      if (item.written !== null) written.push(item.written)
     }
-    const closed = w.close()
-    // a slab's earlier lines may still be on their way to an earlier run's file
-    if (written.length > 0)
-      void Promise.all([...this.pendingCloses, closed]).then(
-        () => written.forEach((done) => done()),
-        () => {},
-      )
-    this.pendingCloses.push(closed)
+    this.pendingCloses.push(w.close())
     run.count = this.chunk.length
     this.runs.push(run)
     this.chunk = []

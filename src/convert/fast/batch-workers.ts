@@ -17,10 +17,11 @@ export async function* mapBatchesOnWorkers<R>(
   count: number,
   spares: LineBatchSpares | undefined,
 ): AsyncGenerator<MappedBatch<R>> {
-  const workers = mapperPool<
-    {batch: LineBatchData; spares: ArrayBuffer[]},
-    {result: R; batch: LineBatchData}
-  >(new URL('./line-batch-worker.js', import.meta.url), spec, count)
+  const workers = mapperPool<{batch: LineBatchData}, {result: R; batch: LineBatchData}>(
+    new URL('./line-batch-worker.js', import.meta.url),
+    spec,
+    count,
+  )
   const pool = new OrderedJobs(workers, IN_FLIGHT_PER_WORKER)
   try {
     const take = async (): Promise<MappedBatch<R>> => {
@@ -34,8 +35,7 @@ export async function* mapBatchesOnWorkers<R>(
       spares?.give(mapped.lines)
     }
     for await (const lines of batches) {
-      const spares = spec.takeSpares?.() ?? []
-      pool.submit({batch: lines.data(), spares}, [...lines.buffers(), ...spares])
+      pool.submit({batch: lines.data()}, lines.buffers())
       while (pool.full) yield* handOut()
     }
     while (pool.pending > 0) yield* handOut()

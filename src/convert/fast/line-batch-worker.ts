@@ -13,9 +13,9 @@ if (typeof mod.createLineBatchMapper !== 'function')
   throw new Error(`${module} does not export createLineBatchMapper(config)`)
 const map: LineBatchMapFunction = await mod.createLineBatchMapper(config)
 
-serveJobs(async ({batch, spares}: {batch: LineBatchData; spares?: ArrayBuffer[]}) => {
+serveJobs(async ({batch}: {batch: LineBatchData}) => {
   const lines = LineBatch.of(batch)
-  const {result, transfer} = await map(lines, spares)
+  const {result, transfer} = await map(lines)
   // the batch goes back with its result (its buffers were moved here, not copied)
   const back = new Set([...(transfer ?? []), ...lines.buffers()])
   return {result: {result, batch: lines.data()}, transfer: [...back]}
