@@ -5,9 +5,6 @@ import type {LineArena, StoredLine} from './line-arena.js'
 
 /** Where an encoded line goes: a slot of the line arena, or an output file's buffer. */
 export interface ByteSink {
-  bytes(b: Buffer): void
-  /** source[start, end) */
-  range(source: Buffer, start: number, end: number): void
   /** ASCII-only text */
   ascii(s: string): void
   text(s: string): void
@@ -46,12 +43,6 @@ function piecesOf(id: string): InstancePieces {
   }
   cache.set(id, p)
   return p
-}
-
-/** Appends JSON values as text: KeyList keys as their ready-made bytes, anything else serialized. */
-function json(b: ByteSink, value: unknown): void {
-  if (value instanceof KeyList) value.writeJsonTo(b)
-  else b.text(serializeJson(value))
 }
 
 /**
@@ -207,43 +198,12 @@ function encodeUsual(
 
 /** Writes one record's line (with its newline) to `b`: {@link encodeRecordLine}'s bytes. */
 export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): void {
-  const pieces = piecesOf(record.instance_id)
   const keys = record.keys
-  const tail =
-    record instanceof WriteRecord
-      ? DEFAULT_GET_TAIL
-      : hasDefaultTail(record)
-        ? DEFAULT_GET_TAIL
-        : plainTail(record)
-  if (keys instanceof KeyList && tail !== undefined && encodeUsual(record, keys, pieces, b, tail)) return
-  const ts = record instanceof GetRecord ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
-  b.bytes(record instanceof GetRecord ? pieces.get : pieces.write)
-  b.ascii(ts)
-  b.ascii('", "timestamp_ns": ')
-  b.ascii(ts)
-  b.ascii(', "keys": ')
-  json(b, record.keys)
-  if (record instanceof WriteRecord) {
-    b.ascii('}\n')
-    return
+  const tail = record instanceof WriteRecord || hasDefaultTail(record) ? DEFAULT_GET_TAIL : plainTail(record)
+  if (keys instanceof KeyList && tail !== undefined) {
+    if (encodeUsual(record, keys, piecesOf(record.instance_id), b, tail)) return
   }
-  b.bytes(INPUT_LEN)
-  b.ascii(record.input_len.toString())
-  if (tail !== undefined) {
-    b.bytes(tail) // the usual get: one copy for the rest of the line
-    return
-  }
-  b.ascii(', "query_type": ')
-  if (record.query_type === 'prefix_match') b.ascii('"prefix_match"')
-  else json(b, record.query_type)
-  b.ascii(', "block_mask": ')
-  if (record.block_mask === NO_BLOCK_MASK) b.ascii('[]')
-  else json(b, record.block_mask)
-  b.ascii(', "sw_size": ')
-  if (record.sw_size === 0) b.ascii('0')
-  else json(b, record.sw_size)
-  b.ascii(', "location_spec_names": ')
-  if (record.location_spec_names === NO_LOCATION_SPEC_NAMES) b.ascii('[]')
-  else json(b, record.location_spec_names)
-  b.ascii('}\n')
+  // any other record, and one longer than the room the sink has at once, as the plain path writes it
+  b.text(serializeJson(record))
+  b.ascii('\n')
 }
