@@ -18,9 +18,10 @@ import {
   convertInput,
   type ConvertedInput,
   TIERED_BLOCK_BYTES_HINT,
+  LMCACHE_FORMAT,
+  layoutBytesPerToken,
 } from '../../simulate/index.js'
 import {expandDirectoryInputs} from '../../convert/directory-inputs.js'
-import {LMCACHE_FORMAT, layoutBytesPerToken} from '../lmcache-simulate.js'
 import {discoverWithPlugins, findConverter} from '../../plugins/converter-discovery.js'
 import {renderReportHtml} from '../../report/page/html.js'
 import {renderEventsReportHtml} from '../../report/page/events-html.js'

@@ -274,19 +274,7 @@ function certify(
   inst: InstanceConfig,
   caps: readonly GroupCapacity[],
 ): StackPassResult {
-  const {
-    hitDiff,
-    remoteDiff,
-    insDiff,
-    devDiff,
-    gets,
-    readBlocks,
-    localRead,
-    inputTokens,
-    writes,
-    writeBlocks,
-  } = units
-  const {distinct, distinctAtLastGet} = units
+  const {gets, readBlocks, writeBlocks, distinct} = units
   const points = K.length
   const id = inst.instance_id
   const bs = inst.block_size
@@ -301,10 +289,10 @@ function certify(
   let ins = 0
   let dev = 0
   for (let i = 0; i < points; i++) {
-    h += hitDiff[i]
-    r += remoteDiff[i]
-    ins += insDiff[i]
-    dev += devDiff[i]
+    h += units.hitDiff[i]
+    r += units.remoteDiff[i]
+    ins += units.insDiff[i]
+    dev += units.devDiff[i]
     const k = order[i]
     hit[k] = h
     remoteHit[k] = r
@@ -318,20 +306,20 @@ function certify(
     const counters: InstanceCounters = {
       get_rows: gets,
       read_blocks: readBlocks,
-      local_read_blocks: localRead,
+      local_read_blocks: units.localRead,
       hit_blocks: hit[k],
       local_hit_blocks: localHit[k],
       remote_hit_blocks: remoteHit[k],
-      input_tokens: inputTokens,
+      input_tokens: units.inputTokens,
       hit_tokens: hit[k] * bs,
       local_hit_tokens: localHit[k] * bs,
       remote_hit_tokens: remoteHit[k] * bs,
-      write_rows: writes,
+      write_rows: units.writes,
       write_blocks: writeBlocks,
       newly_inserted_blocks: inserted[k],
       evictions: inserted[k] - live,
       final_cached_blocks: live,
-      peak_cached_blocks: gets > 0 ? Math.min(cap, distinctAtLastGet) : 0,
+      peak_cached_blocks: gets > 0 ? Math.min(cap, units.distinctAtLastGet) : 0,
     }
     const g = groupAtCapacity(group, caps[k])
     return {
