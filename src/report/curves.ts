@@ -17,7 +17,7 @@ import {
   type TraceRow,
 } from '../simulate/index.js'
 
-export interface CurvePoint {
+interface CurvePoint {
   capacity_blocks: number
   token_hit_rate: number
   block_hit_rate: number
@@ -43,9 +43,6 @@ export interface Totals {
   read_blocks: number
 }
 
-/** The policies lmt has; ttl without expiry (not modelled) and with fallback on pressure is LRU. */
-export const REPORT_POLICIES: readonly PolicyName[] = ['lru', 'random_lru', 'leaf_aware_lru', 'ttl']
-
 /** The configuration with every instance of `groupName` on `policy` (its own parameters kept when it had it). */
 export function withPolicy(cfg: SimConfig, groupName: string, policy: PolicyName): SimConfig {
   const copy = structuredClone(cfg)
@@ -58,9 +55,9 @@ export function withPolicy(cfg: SimConfig, groupName: string, policy: PolicyName
   return copy
 }
 
-/** Log-spaced capacities in blocks from `fraction` of the working set up to it (distinct, ascending). */
-export function capacityGrid(wss: number, points: number, fraction = 0.001): number[] {
-  const lo = Math.max(1, Math.round(wss * fraction))
+/** Log-spaced capacities in blocks from a thousandth of the working set up to it (distinct, ascending). */
+export function capacityGrid(wss: number, points: number): number[] {
+  const lo = Math.max(1, Math.round(wss * 0.001))
   const hi = Math.max(lo, wss)
   const out = Array.from({length: points}, (_, i) =>
     Math.round(Math.exp(Math.log(lo) + (i * (Math.log(hi) - Math.log(lo))) / Math.max(1, points - 1))),
@@ -104,9 +101,9 @@ export function lruStackPass(
   )
 }
 
-export interface CurvesRequest {
-  /** the LRU stack pass over the grid, when the caller already made it */
-  stack?: StackPassResult
+interface CurvesRequest {
+  /** the LRU stack pass over the grid */
+  stack: StackPassResult
   /** the policies to replay besides lru (which is always computed: ttl and the default capacity follow it) */
   policies: readonly PolicyName[]
   rows: readonly TraceRow[]
@@ -127,149 +124,98 @@ export interface Curves {
   stack: {eligible: boolean; reason: string | null; certified_points: number}
 }
 
-/** The replays of a sweep: the tasks, and where each (policy, point) is among them. */
-interface SweepPlan {
-  tasks: SweepTask[]
-  /** "policy/point" → task index */
-  where: Map<string, number>
-  /** task index → point, for the Belady tasks */
-  beladyFirst: Map<number, number>
-}
-
-/** What every step of the curves shares: the request, the LRU stack pass, and the capacities that never evict. */
-interface CurveContext {
-  req: CurvesRequest
-  group: SimConfig['instance_groups'][number]
-  /** the configuration with the group on LRU (the sweep's base) */
-  lruCfg: SimConfig
-  stack: StackPassResult
-  /** a capacity that holds the whole working set never evicts: every policy is the infinite cache there */
-  holdsAll(cap: number): boolean
-}
-
-function curveContext(req: CurvesRequest): CurveContext {
-  const {rows, config, groupName, grid} = req
+/** Computes every curve over the grid; results never depend on `jobs`. */
+export async function computeCurves(req: CurvesRequest): Promise<Curves> {
+  const {config, groupName, grid, stack, infinite} = req
   const group = config.instance_groups.find(
     (g) => g.group_name === groupName,
   ) as SimConfig['instance_groups'][number]
-  return {
-    req,
-    group,
-    lruCfg: withPolicy(config, groupName, 'lru'),
-    stack: req.stack ?? lruStackPass(rows, config, groupName, grid),
-    holdsAll: (cap) =>
+  const lruCfg = withPolicy(config, groupName, 'lru')
+  // a capacity that holds the whole working set never evicts: every policy is the infinite cache there
+  const holdsAll = grid.map(
+    (cap) =>
       (quotaUnits({...group, quota_capacity: undefined, quota_capacity_blocks: cap}) ?? Infinity) >= req.wss,
-  }
-}
-
-function noEviction(ctx: CurveContext, cap: number): CurvePoint {
-  return {
-    capacity_blocks: cap,
-    token_hit_rate: ctx.req.infinite.token_hit_rate,
-    block_hit_rate: ctx.req.infinite.block_hit_rate,
-    method: 'no_eviction',
-  }
-}
-
-/** lru, then the requested policies that are replayed (ttl is LRU here) */
-function replayedPolicies(requested: readonly PolicyName[]): PolicyName[] {
-  return ['lru', ...REPORT_POLICIES.filter((p) => p !== 'lru' && p !== 'ttl' && requested.includes(p))]
-}
-
-/** Every replay the curves need: each point that evicts, less the LRU points the stack pass certified. */
-function planSweep(ctx: CurveContext, replayed: readonly PolicyName[]): SweepPlan {
-  const {config, groupName, grid} = ctx.req
-  const plan: SweepPlan = {tasks: [], where: new Map(), beladyFirst: new Map()}
-  const {tasks, where} = plan
+  )
+  // lru, then the requested policies that are replayed (ttl is LRU here)
+  const replayed: PolicyName[] = [
+    'lru',
+    ...(['random_lru', 'leaf_aware_lru'] as const).filter((p) => req.policies.includes(p)),
+  ]
+  const tasks: SweepTask[] = []
   // the Belady points first, in capacity order: once one serves every block the infinite cache serves, no needed
   // block was evicted, and none is at any larger capacity either (farthest next need evicts the never-needed first)
-  grid.forEach((cap, p) => {
-    if (ctx.holdsAll(cap)) return
-    const capCfg = structuredClone(ctx.lruCfg)
-    const g = capCfg.instance_groups.find((x) => x.group_name === groupName) as CurveContext['group']
+  const beladyTask = grid.map((cap, p) => {
+    if (holdsAll[p]) return -1
+    const capCfg = structuredClone(lruCfg)
+    const g = capCfg.instance_groups.find((x) => x.group_name === groupName) as typeof group
     delete g.quota_capacity
     g.quota_capacity_blocks = cap
-    plan.beladyFirst.set(tasks.length, p)
-    where.set(`belady/${p}`, tasks.push({kind: 'belady', capConfig: capCfg}) - 1)
+    return tasks.push({kind: 'belady', capConfig: capCfg}) - 1
   })
-  for (const policy of replayed) {
+  // every other point that evicts, less the LRU points the stack pass certified
+  const replayTask = replayed.map((policy) => {
     const cfg = withPolicy(config, groupName, policy)
-    grid.forEach((cap, p) => {
-      if (ctx.holdsAll(cap) || (policy === 'lru' && ctx.stack.certified[p])) return
-      where.set(`${policy}/${p}`, tasks.push({kind: 'replay', cap: {blocks: cap}, config: cfg}) - 1)
-    })
-  }
-  return plan
-}
-
-/** a smaller capacity's Belady replay already served every block the infinite cache serves */
-function saturatedBelow(
-  ctx: CurveContext,
-  plan: SweepPlan,
-  p: number,
-  results: ReadonlyArray<unknown>,
-): boolean {
-  return ctx.req.grid.some((_, q) => {
-    if (q >= p) return false
-    const r = results[plan.where.get(`belady/${q}`) ?? -1] as BeladyGroupResult[] | undefined
-    return r !== undefined && r[0].hit_blocks >= ctx.req.infinite.hit_blocks
+    return grid.map((cap, p) =>
+      holdsAll[p] || (policy === 'lru' && stack.certified[p])
+        ? -1
+        : tasks.push({kind: 'replay', cap: {blocks: cap}, config: cfg}) - 1,
+    )
   })
-}
-
-/** Runs the plan on the sweep pool; a Belady point above a saturated one is skipped. */
-async function runPlan(ctx: CurveContext, plan: SweepPlan): Promise<ReadonlyArray<unknown>> {
-  const {req} = ctx
-  const {tasks} = plan
-  if (tasks.length === 0) return []
-  let done = 0
-  const jobs = Math.max(1, Math.min(req.jobs ?? availableParallelism(), tasks.length))
-  const run = await runSweepTasks(
-    req.rows,
-    {
-      base: {seed: req.seed, strictInstances: false, traceName: ''},
-      config: ctx.lruCfg,
-      groupName: req.groupName,
-    },
-    tasks,
-    jobs,
-    () => req.onProgress?.(++done, tasks.length),
-    (index, results) => {
-      const p = plan.beladyFirst.get(index)
-      return p !== undefined && saturatedBelow(ctx, plan, p, results)
-    },
-  )
-  return run.results
-}
-
-function policyCurve(
-  ctx: CurveContext,
-  plan: SweepPlan,
-  results: ReadonlyArray<unknown>,
-  policy: PolicyName,
-): PolicyCurve {
-  return {
+  /** a smaller capacity's Belady replay already served every block the infinite cache serves */
+  const saturatedBelow = (p: number, results: ReadonlyArray<unknown>) =>
+    beladyTask.slice(0, p).some((t) => {
+      const r = results[t] as BeladyGroupResult[] | undefined
+      return r !== undefined && r[0].hit_blocks >= infinite.hit_blocks
+    })
+  let results: ReadonlyArray<unknown> = []
+  if (tasks.length > 0) {
+    let done = 0
+    const run = await runSweepTasks(
+      req.rows,
+      {base: {seed: req.seed, strictInstances: false, traceName: ''}, config: lruCfg, groupName},
+      tasks,
+      Math.min(req.jobs ?? availableParallelism(), tasks.length),
+      () => req.onProgress?.(++done, tasks.length),
+      // a Belady point above a saturated one is not replayed
+      (index, sofar) => {
+        const p = beladyTask.indexOf(index)
+        return p >= 0 && saturatedBelow(p, sofar)
+      },
+    )
+    results = run.results
+  }
+  const noEviction = (cap: number): CurvePoint => ({
+    capacity_blocks: cap,
+    token_hit_rate: infinite.token_hit_rate,
+    block_hit_rate: infinite.block_hit_rate,
+    method: 'no_eviction',
+  })
+  const policies: PolicyCurve[] = replayed.map((policy, k) => ({
     policy,
     same_as: null,
     note: null,
-    points: ctx.req.grid.map((cap, p) => {
-      if (ctx.holdsAll(cap)) return noEviction(ctx, cap)
-      const certified = policy === 'lru' ? ctx.stack.certified[p] : undefined
+    points: grid.map((cap, p) => {
+      if (holdsAll[p]) return noEviction(cap)
+      const certified = policy === 'lru' ? stack.certified[p] : undefined
       if (certified) return fromCounters(certified, cap, 'stack')
-      return fromCounters(results[plan.where.get(`${policy}/${p}`) as number] as PointResult, cap, 'replay')
+      return fromCounters(results[replayTask[k][p]] as PointResult, cap, 'replay')
     }),
-  }
-}
-
-function beladyCurve(ctx: CurveContext, plan: SweepPlan, results: ReadonlyArray<unknown>): PolicyCurve {
-  return {
+  }))
+  if (req.policies.includes('ttl'))
+    policies.push({
+      policy: 'ttl',
+      same_as: 'lru',
+      note: 'TTL expiry is not modelled and ttl falls back to LRU under pressure: its curve is the LRU curve',
+      points: policies[0].points,
+    })
+  const belady: PolicyCurve = {
     policy: 'belady',
     same_as: null,
     note: 'farthest next need, offline: a reference, not a policy',
-    points: ctx.req.grid.map((cap, p) => {
-      if (ctx.holdsAll(cap)) return noEviction(ctx, cap)
-      if (saturatedBelow(ctx, plan, p, results))
-        return {...noEviction(ctx, cap), method: 'saturated' as const}
-      const [b] = results[plan.where.get(`belady/${p}`) as number] as BeladyGroupResult[]
+    points: grid.map((cap, p) => {
+      if (holdsAll[p]) return noEviction(cap)
+      if (saturatedBelow(p, results)) return {...noEviction(cap), method: 'saturated'}
+      const [b] = results[beladyTask[p]] as BeladyGroupResult[]
       return {
         capacity_blocks: cap,
         token_hit_rate: b.token_hit_rate,
@@ -278,30 +224,12 @@ function beladyCurve(ctx: CurveContext, plan: SweepPlan, results: ReadonlyArray<
       }
     }),
   }
-}
-
-/** Computes every curve over the grid; results never depend on `jobs`. */
-export async function computeCurves(req: CurvesRequest): Promise<Curves> {
-  const ctx = curveContext(req)
-  const replayed = replayedPolicies(req.policies)
-  const plan = planSweep(ctx, replayed)
-  const results = await runPlan(ctx, plan)
-  const policies = replayed.map((policy) => policyCurve(ctx, plan, results, policy))
-  if (req.policies.includes('ttl'))
-    policies.push({
-      policy: 'ttl',
-      same_as: 'lru',
-      note: 'TTL expiry is not modelled and ttl falls back to LRU under pressure: its curve is the LRU curve',
-      points: policies[0].points,
-    })
-  const {stack, holdsAll} = ctx
-  const belady = beladyCurve(ctx, plan, results)
   for (const curve of [...policies, belady])
     for (const p of curve.points)
       checkRateBelowCeiling(
         `${curve.policy} at ${p.capacity_blocks} blocks (${p.method})`,
         p.token_hit_rate,
-        req.infinite.token_hit_rate,
+        infinite.token_hit_rate,
       )
   return {
     policies,
@@ -309,7 +237,7 @@ export async function computeCurves(req: CurvesRequest): Promise<Curves> {
     stack: {
       eligible: stack.eligible,
       reason: stack.reason,
-      certified_points: req.grid.filter((cap, p) => !holdsAll(cap) && stack.certified[p]).length,
+      certified_points: grid.filter((_, p) => !holdsAll[p] && stack.certified[p]).length,
     },
   }
 }
