@@ -2,7 +2,16 @@
 // time at the chosen capacity.
 import {inclusionNote} from '../../simulate/index.js'
 import type {ReportDocument} from '../document.js'
-import {binSeconds, type Chart, linePoints, pct, seriesEncoding, timeAxis, unit} from './vega-parts.js'
+import {
+  binSeconds,
+  ceilingAndChosen,
+  type Chart,
+  linePoints,
+  pct,
+  seriesEncoding,
+  timeAxis,
+  unit,
+} from './vega-parts.js'
 
 /** the curves' points as chart data, one series per policy (Belady under its reference name) */
 function capacityValues(a: ReportDocument['answer']) {
@@ -16,33 +25,6 @@ function capacityValues(a: ReportDocument['answer']) {
       method: p.method,
     })),
   )
-}
-
-/** the dashed infinite-capacity ceiling with its label, and the dotted line at the chosen capacity */
-function capacityReferences(a: ReportDocument['answer']): unknown[] {
-  const refs = [
-    {
-      label: `infinite capacity ${(a.infinite.token_hit_rate * 100).toFixed(1)} %`,
-      rate: a.infinite.token_hit_rate,
-    },
-  ]
-  return [
-    {
-      data: {values: refs},
-      mark: {type: 'rule', strokeDash: [6, 4], color: '#666'},
-      encoding: {y: {field: 'rate', type: 'quantitative'}},
-    },
-    {
-      data: {values: refs},
-      mark: {type: 'text', align: 'left', dx: 4, dy: -6, color: '#444'},
-      encoding: {y: {field: 'rate', type: 'quantitative'}, x: {value: 0}, text: {field: 'label'}},
-    },
-    {
-      data: {values: [{capacity_blocks: a.chosen_capacity.blocks}]},
-      mark: {type: 'rule', strokeDash: [2, 3], color: '#999'},
-      encoding: {x: {field: 'capacity_blocks', type: 'quantitative'}},
-    },
-  ]
 }
 
 /** The inclusion note of the policy curves: "not monotone" when one of them falls somewhere. */
@@ -66,12 +48,6 @@ function coincident(a: ReportDocument['answer']): string {
   return same.length > 0 ? ` ${same.join('; ')}.` : ''
 }
 
-/** the smallest and largest capacity of the chart's points */
-export function capacityExtent(values: ReadonlyArray<{capacity_blocks: number}>): [number, number] {
-  const blocks = values.map((v) => v.capacity_blocks)
-  return [Math.min(...blocks), Math.max(...blocks)]
-}
-
 /** LMCache's simulator at the same capacities (a lookup-hash log's page) */
 function lmcacheValues(doc: ReportDocument) {
   return (doc.lmcache?.lookup.points ?? []).map((p) => ({
@@ -86,11 +62,12 @@ function lmcacheValues(doc: ReportDocument) {
 export function capacityChart(doc: ReportDocument): Chart {
   const a = doc.answer
   const values = [...capacityValues(a), ...lmcacheValues(doc)]
+  const blocks = values.map((v) => v.capacity_blocks)
   // the axis spans the grid, not the decades around it (a nice log scale would add up to a decade on each side)
   const x = {
     field: 'capacity_blocks',
     type: 'quantitative',
-    scale: {type: 'log', nice: false, domain: capacityExtent(values)},
+    scale: {type: 'log', nice: false, domain: [Math.min(...blocks), Math.max(...blocks)]},
     title: 'capacity (blocks, log scale)',
   }
   const y = {field: 'token_hit_rate', type: 'quantitative', title: 'token hit rate', axis: pct}
@@ -107,7 +84,15 @@ export function capacityChart(doc: ReportDocument): Chart {
     title: 'Hit rate against capacity',
     caption: `Each policy replayed at every capacity of the grid (log-spaced up to the working set), with the Belady next-need reference (an offline optimum for comparison) and the infinite-capacity ceiling (dashed).${doc.lmcache ? " lmcache_lru is LMCache's own cache simulator on the same log (see its section)." : ''} The dotted vertical line is the capacity of the chart below.${coincident(a)} ${curvesNote(a)}.`,
     spec: unit('Token hit rate against cache capacity', values, {
-      layer: [...linePoints(x, y, color, tooltip, strokeDash), ...capacityReferences(a)],
+      layer: [
+        ...linePoints(x, y, color, tooltip, strokeDash),
+        ...ceilingAndChosen(
+          `infinite capacity ${(a.infinite.token_hit_rate * 100).toFixed(1)} %`,
+          a.infinite.token_hit_rate,
+          'capacity_blocks',
+          a.chosen_capacity.blocks,
+        ),
+      ],
     }),
   }
 }

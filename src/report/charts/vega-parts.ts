@@ -127,6 +127,25 @@ export function linePoints(
   ]
 }
 
+/** the dashed ceiling at `rate` with its label, and the dotted line at the chosen capacity (`x`: its field) */
+export function ceilingAndChosen(label: string, rate: number, x: string, chosen: number): unknown[] {
+  const refs = [{label, rate}]
+  const y = {field: 'rate', type: 'quantitative'}
+  return [
+    {data: {values: refs}, mark: {type: 'rule', strokeDash: [6, 4], color: '#666'}, encoding: {y}},
+    {
+      data: {values: refs},
+      mark: {type: 'text', align: 'left', dx: 4, dy: -6, color: '#444'},
+      encoding: {y, x: {value: 0}, text: {field: 'label'}},
+    },
+    {
+      data: {values: [{[x]: chosen}]},
+      mark: {type: 'rule', strokeDash: [2, 3], color: '#999'},
+      encoding: {x: {field: x, type: 'quantitative'}},
+    },
+  ]
+}
+
 /** a histogram's bars, stacked by instance when there are several */
 export function bars(
   title: string,

@@ -10,22 +10,11 @@ import {chartFigure, standalonePage} from './html.js'
 
 const GIB = 2 ** 30
 
+/** a compartment of the replay (tier/backend/scope): its name and figures (the fields of COMPARTMENT_COLUMNS) */
 interface Compartment {
   compartment: string
   capacity_bytes: number
-  used_bytes_final: number
-  objects_final: number
-  used_bytes_peak: number
-  used_bytes_peak_at_s: number
-  stores: number
-  stored_bytes: number
-  restores: number
-  deletes: number
-  deleted_bytes: number
-  deletes_of_unknown_objects: number
-  accesses: number
-  accesses_of_absent_objects: number
-  batches_over_capacity: number
+  [field: string]: number | string
 }
 
 interface Replay {
@@ -91,28 +80,27 @@ function traceInfoSection(doc: EventsReportDocument): string {
 }
 
 /** the compartments table's columns after the first: heading, field, and how its value reads */
-const COMPARTMENT_COLUMNS: Array<[string, Exclude<keyof Compartment, 'compartment'>, (v: number) => string]> =
-  [
-    ['declared capacity', 'capacity_bytes', (v) => (v > 0 ? gib(v) : 'undeclared')],
-    ['peak occupancy', 'used_bytes_peak', gib],
-    ['peak at (s)', 'used_bytes_peak_at_s', (v) => v.toFixed(1)],
-    ['final occupancy', 'used_bytes_final', gib],
-    ['objects at the end', 'objects_final', int],
-    ['stores', 'stores', int],
-    ['deletes', 'deletes', int],
-    ['deleted bytes', 'deleted_bytes', gib],
-    ['deletes of unknown objects', 'deletes_of_unknown_objects', int],
-    ['accesses', 'accesses', int],
-    ['accesses of absent objects', 'accesses_of_absent_objects', int],
-    ['batches over capacity', 'batches_over_capacity', int],
-  ]
+const COMPARTMENT_COLUMNS: Array<[string, string, (v: number) => string]> = [
+  ['declared capacity', 'capacity_bytes', (v) => (v > 0 ? gib(v) : 'undeclared')],
+  ['peak occupancy', 'used_bytes_peak', gib],
+  ['peak at (s)', 'used_bytes_peak_at_s', (v) => v.toFixed(1)],
+  ['final occupancy', 'used_bytes_final', gib],
+  ['objects at the end', 'objects_final', int],
+  ['stores', 'stores', int],
+  ['deletes', 'deletes', int],
+  ['deleted bytes', 'deleted_bytes', gib],
+  ['deletes of unknown objects', 'deletes_of_unknown_objects', int],
+  ['accesses', 'accesses', int],
+  ['accesses of absent objects', 'accesses_of_absent_objects', int],
+  ['batches over capacity', 'batches_over_capacity', int],
+]
 
 function compartmentsTable(r: Replay): string {
   const head = ['tier/backend/scope', ...COMPARTMENT_COLUMNS.map(([h]) => h)]
   const rows = r.compartments.map(
     (c) =>
       `<tr data-compartment="${escapeHtml(c.compartment)}"><th scope="row">${escapeHtml(c.compartment)}</th>${COMPARTMENT_COLUMNS.map(
-        ([, f, text]) => cell(`${c.compartment}.${f}`, c[f], text(c[f])),
+        ([, f, text]) => cell(`${c.compartment}.${f}`, c[f], text(c[f] as number)),
       ).join('')}</tr>`,
   )
   return `<table id="compartments-table" class="numbers wide"><caption>Per tier, backend and scope (local or shared), replayed from the store, delete and access batches; capacities from the config batches</caption>

@@ -3,6 +3,7 @@
 // the untiered page's trace section.
 import {chartFigure, notices, standalonePage, traceSectionHtml} from './html.js'
 import {traceCharts} from '../charts/trace-charts.js'
+import {ceilingAndChosen, linePoints} from '../charts/vega-parts.js'
 import {escapeHtml} from './escape-html.js'
 import {tierSharesText, type TieredReportDocument} from '../tiered.js'
 
@@ -45,12 +46,7 @@ function curveChart(doc: TieredReportDocument) {
     {field: 'token_hit_rate', title: 'token hit rate', format: '.2%'},
     {field: 'hit_tokens', title: 'hit tokens', format: ','},
   ]
-  const refs = [
-    {
-      label: `every tier unlimited ${pct(a.infinite.token_hit_rate)}${a.infinite.is_ceiling ? '' : ' (not a ceiling: blocks can expire)'}`,
-      rate: a.infinite.token_hit_rate,
-    },
-  ]
+  const ceiling = `every tier unlimited ${pct(a.infinite.token_hit_rate)}${a.infinite.is_ceiling ? '' : ' (not a ceiling: blocks can expire)'}`
   return {
     id: 'chart-tiers',
     title: 'Token hit rate against capacity, per tier',
@@ -60,32 +56,8 @@ function curveChart(doc: TieredReportDocument) {
       width: 500,
       height: 250,
       layer: [
-        {
-          data: {values},
-          layer: [
-            {mark: {type: 'line', strokeWidth: 1.5}, encoding: {x, y, color, strokeDash}},
-            {
-              name: 'points',
-              mark: {type: 'point', filled: true, size: 28, tooltip: true},
-              encoding: {x, y, color, tooltip},
-            },
-          ],
-        },
-        {
-          data: {values: refs},
-          mark: {type: 'rule', strokeDash: [6, 4], color: '#666'},
-          encoding: {y: {field: 'rate', type: 'quantitative'}},
-        },
-        {
-          data: {values: refs},
-          mark: {type: 'text', align: 'left', dx: 4, dy: -6, color: '#444'},
-          encoding: {y: {field: 'rate', type: 'quantitative'}, x: {value: 0}, text: {field: 'label'}},
-        },
-        {
-          data: {values: [{capacity_gb: a.chosen.capacity_gb}]},
-          mark: {type: 'rule', strokeDash: [2, 3], color: '#999'},
-          encoding: {x: {field: 'capacity_gb', type: 'quantitative'}},
-        },
+        {data: {values}, layer: linePoints(x, y, color, tooltip, strokeDash)},
+        ...ceilingAndChosen(ceiling, a.infinite.token_hit_rate, 'capacity_gb', a.chosen.capacity_gb),
       ],
     },
   }
