@@ -137,59 +137,6 @@ function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest,
   }
 }
 
-interface RunSettings {
-  output: string
-  converted: ConvertedInput | undefined
-  json: boolean
-  /** a progress bar on stderr (when it is a terminal) */
-  bar: boolean
-}
-
-/**
- * Converts the input when asked, builds the report and writes the page, with a progress bar and Ctrl-C handled: an
- * interrupted run leaves no page, temporary or converted trace.
- */
-async function writePage<D>(
-  build: (onProgress: (p: {phase: string; done: number; total: number}) => void) => Promise<D>,
-  render: (doc: D) => string,
-  run: RunSettings,
-): Promise<D> {
-  const {converted, output} = run
-  const bar = createProgressBar({enabled: run.bar, label: 'report', unit: 'points'})
-  /** a phase of the report on the bar: bytes while the trace is read, steps or points after */
-  const show = (phase: string, done: number, total: number) => {
-    bar.phase(phase, phase === 'reading the trace' ? 'bytes' : 'points')
-    bar.update(done, total)
-  }
-  const stopHandling = handleInterrupts({
-    exit: (code) => process.exit(code),
-    json: run.json,
-    cleanup: () => {
-      bar.stop()
-      converted?.cleanup()
-    },
-  })
-  try {
-    if (converted) {
-      show('converting', 0, 1)
-      await converted.run()
-    }
-    const doc = await build((p) => show(p.phase, p.done, p.total))
-    show('writing the page', 1, 1)
-    const html = render(doc)
-    try {
-      writeFileAtomic(output, html)
-    } catch (err) {
-      throw outputError('REPORT_OUTPUT_FAILED', `cannot write ${output}`, err)
-    }
-    return doc
-  } finally {
-    bar.stop()
-    stopHandling()
-    converted?.cleanup()
-  }
-}
-
 export default class Report extends LmtCommand {
   static override summary =
     'One HTML page that answers how much KV cache a trace needs, with which policy, and why'
@@ -317,7 +264,7 @@ export default class Report extends LmtCommand {
       flags.input = flags.input.map((i) => (i === STDIO ? path : i))
     }
     const json = this.jsonEnabled()
-    if (await isEventsInput(args, flags)) return this.eventsReport(flags, json)
+    if (await isEventsInput(args, flags)) return this.eventsReport(flags)
     checkInputFlags(args, flags)
     const request = reportRequest(flags, this.config.version)
     const warn = (m: string) => (json || flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
@@ -327,7 +274,7 @@ export default class Report extends LmtCommand {
     const labels = (flags.input ?? []).map((i) => basename(i)).join(', ')
     const converted = flags.input ? await this.converter(flags, warn) : undefined
     if (args.config !== undefined && isTieredConfig((await readConfigFile(args.config)).raw.instance_groups))
-      return this.tieredReport(flags, request, {config: args.config, output, converted, labels, json})
+      return this.tieredReport(flags, request, {config: args.config, output, converted, labels})
     if (flags['sweep-storage'] !== undefined)
       throw lmtError('CLI_FLAG_NEEDS', '--sweep-storage', 'a configuration with a tier_strategy')
     const req: ReportRequest = {
@@ -337,29 +284,85 @@ export default class Report extends LmtCommand {
       trace: converted?.trace ?? flags.trace,
       traceLabel: converted ? labels : undefined,
     }
-    const doc = await writePage((onProgress) => buildReport({...req, onProgress}), renderReportHtml, {
+    return this.page(
+      flags,
       output,
       converted,
-      json,
-      bar: flags.progress && !flags.quiet && !json,
-    }).catch(async (err: unknown) => {
+      (onProgress) => buildReport({...req, onProgress}),
+      renderReportHtml,
+      (doc) => [doc.notices.map((n) => `${n.level}: ${n.message} [${n.code}]\n`), reportSummaryLines(doc)],
+    ).catch(async (err: unknown) => {
       throw await this.notConverted(err, flags.trace)
     })
+  }
+
+  /**
+   * Converts the input when asked, builds the report and writes the page, with a progress bar and Ctrl-C handled (an
+   * interrupted run leaves no page, temporary or converted trace); then, without --json or --quiet, its notices on
+   * stderr, its summary lines and where it is.
+   */
+  private async page<D>(
+    flags: ReportFlags,
+    output: string,
+    converted: ConvertedInput | undefined,
+    build: (onProgress: (p: {phase: string; done: number; total: number}) => void) => Promise<D>,
+    render: (doc: D) => string,
+    tell: (doc: D) => [notices: string[], lines: string[]],
+  ): Promise<D & {output: string}> {
+    const json = this.jsonEnabled()
+    const bar = createProgressBar({
+      enabled: flags.progress && !flags.quiet && !json,
+      label: 'report',
+      unit: 'points',
+    })
+    /** a phase of the report on the bar: bytes while the trace is read, steps or points after */
+    const show = (phase: string, done: number, total: number) => {
+      bar.phase(phase, phase === 'reading the trace' ? 'bytes' : 'points')
+      bar.update(done, total)
+    }
+    const stopHandling = handleInterrupts({
+      exit: (code) => process.exit(code),
+      json,
+      cleanup: () => {
+        bar.stop()
+        converted?.cleanup()
+      },
+    })
+    let doc: D
+    try {
+      if (converted) {
+        show('converting', 0, 1)
+        await converted.run()
+      }
+      doc = await build((p) => show(p.phase, p.done, p.total))
+      show('writing the page', 1, 1)
+      const html = render(doc)
+      try {
+        writeFileAtomic(output, html)
+      } catch (err) {
+        throw outputError('REPORT_OUTPUT_FAILED', `cannot write ${output}`, err)
+      }
+    } finally {
+      bar.stop()
+      stopHandling()
+      converted?.cleanup()
+    }
     if (!json && !flags.quiet) {
-      for (const n of doc.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
-      for (const line of reportSummaryLines(doc)) this.log(line)
+      const [notices, lines] = tell(doc)
+      for (const n of notices) process.stderr.write(n)
+      for (const line of lines) this.log(line)
       this.log(`report: ${output}`)
     }
-    return {...doc, output} as ReportDocument
+    return {...doc, output}
   }
 
   /** A tiered configuration: simulate's tiered sweep, the share of the hit rate each tier serves. */
   private async tieredReport(
     flags: ReportFlags,
     request: Omit<ReportRequest, 'config' | 'trace'>,
-    run: {config: string; output: string; converted?: ConvertedInput; labels: string; json: boolean},
+    run: {config: string; output: string; converted?: ConvertedInput; labels: string},
   ): Promise<TieredReportDocument> {
-    const {converted, output, json} = run
+    const {converted} = run
     if (request.capacityBlocks !== undefined)
       throw lmtError('CLI_FLAG_NEEDS', '--capacity-blocks', 'a configuration without tier_strategy', {
         suggestions: ['a tiered configuration gives capacities in GiB: --capacity'],
@@ -368,7 +371,10 @@ export default class Report extends LmtCommand {
       throw lmtError('CLI_FLAG_NEEDS', '--kv-layout', 'a configuration without tier_strategy', {
         suggestions: [TIERED_BLOCK_BYTES_HINT],
       })
-    const doc = await writePage(
+    return this.page(
+      flags,
+      run.output,
+      converted,
       (onProgress) =>
         buildTieredReport({
           ...request,
@@ -379,33 +385,24 @@ export default class Report extends LmtCommand {
           onProgress,
         }),
       renderTieredReportHtml,
-      {output, converted, json, bar: flags.progress && !flags.quiet && !json},
+      (doc) => [doc.notices.map((n) => `${n.level}: ${n.message} [${n.code}]\n`), tieredSummaryLines(doc)],
     )
-    if (!json && !flags.quiet) {
-      for (const n of doc.notices) process.stderr.write(`${n.level}: ${n.message} [${n.code}]\n`)
-      for (const line of tieredSummaryLines(doc)) this.log(line)
-      this.log(`report: ${output}`)
-    }
-    return {...doc, output} as TieredReportDocument
   }
 
   /** `-i EVENTS.lct`: LMCache's trace info and the events replay on one page. */
-  private async eventsReport(flags: ReportFlags, json: boolean): Promise<EventsReportDocument> {
+  private async eventsReport(flags: ReportFlags): Promise<EventsReportDocument> {
     const file = (flags.input as string[])[0]
     const output = resolve(flags.output ?? `${fileStem(basename(file))}.report.html`)
     checkOutput(output, [file])
-    const doc = await writePage(
+    return this.page(
+      flags,
+      output,
+      undefined,
       (onProgress) =>
         buildEventsReport({file, name: basename(file), version: this.config.version, onProgress}),
       renderEventsReportHtml,
-      {output, converted: undefined, json, bar: flags.progress && !flags.quiet && !json},
+      (doc) => [doc.warnings.map((w) => `warning: ${w}\n`), eventsSummaryLines(doc.lmcache_trace_info)],
     )
-    if (!json && !flags.quiet) {
-      for (const w of doc.warnings) process.stderr.write(`warning: ${w}\n`)
-      for (const line of eventsSummaryLines(doc.lmcache_trace_info)) this.log(line)
-      this.log(`report: ${output}`)
-    }
-    return {...doc, output} as EventsReportDocument
   }
 
   /** A raw trace given as --trace: the -i … -f … that converts it on the fly (else the error as it was). */
