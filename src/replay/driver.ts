@@ -4,7 +4,7 @@ import {type DecodedArgs, UnknownTagError, wireText} from '../formats/lct/codecs
 import {openTrace} from '../formats/lct/reader.js'
 import {recordArgs} from '../formats/lct/record-args.js'
 import type {Clock} from '../formats/lct/recorder.js'
-import type {LctHeader, LctRecord, LctWarning, RecordDecoding} from '../formats/lct/types.js'
+import type {LctHeader, LctRecord, RecordDecoding} from '../formats/lct/types.js'
 import type {LevelObservations, ReplayContext, ReplayEnv, ReplayLevel} from './level.js'
 import {type PlaceFile, RecordFile} from './record-file.js'
 import {abortError, levelRunnerOf, replayElsewhere} from './isolated-level.js'
@@ -221,18 +221,6 @@ function startRun<C>(o: ReplayRunOptions<C>, scheduler: EventScheduler, record: 
   }
 }
 
-/** The trace's reader (the header was validated by the caller beforehand). */
-async function openRecords<C>(o: ReplayRunOptions<C>) {
-  // skipped frames and a truncated tail (docs/lct.md §4.2): printed once per kind with its offset, then counted
-  const onWarning = (w: LctWarning) => o.warn(w.code, 'frames', w.message)
-  return await openTrace(o.file, {
-    maxFrameBytes: o.maxFrameBytes,
-    name: o.file,
-    decoding: o.decoding,
-    onWarning,
-  })
-}
-
 /** A record without a handler: counted by qualname and warned (deduplicated); newer recorders stay replayable. */
 function countNoHandler(skipped: Skipped, qualname: string, warn: ReplayRunOptions<unknown>['warn']): void {
   skipped.no_handler[qualname] = (skipped.no_handler[qualname] ?? 0) + 1
@@ -245,7 +233,14 @@ async function replayRecords<C>(
   record: RecordFile | undefined,
 ): Promise<ReplayResult> {
   const run = startRun(o, scheduler, record)
-  const reader = await openRecords(o)
+  // the header was validated by the caller; skipped frames and a truncated tail (docs/lct.md §4.2) are printed once
+  // per kind with their offset, then counted
+  const reader = await openTrace(o.file, {
+    maxFrameBytes: o.maxFrameBytes,
+    name: o.file,
+    decoding: o.decoding,
+    onWarning: (w) => o.warn(w.code, 'frames', w.message),
+  })
   let counts: Counts
   try {
     counts = await replayLoop(o, scheduler, run, reader.batches(), record)
@@ -288,7 +283,8 @@ async function replayLoop<C>(
         lastTurn = performance.now()
       }
       if (o.signal?.aborted) throw abortError(o.signal)
-      if (record?.failed) throw record.failedError()
+      const failure = record?.failedError()
+      if (failure) throw failure
       let T = scheduler.now()
       if (Number.isFinite(r.tMono)) {
         if (r.tMono > T) T = r.tMono

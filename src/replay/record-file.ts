@@ -62,12 +62,7 @@ export class RecordFile {
     }
   }
 
-  /** The first write that failed: the replay should stop, the recording is lost. */
-  get failed(): Error | undefined {
-    return this.failure
-  }
-
-  /** The coded error of the failed write, or undefined. */
+  /** The coded error of the first write that failed (the replay should stop, the recording is lost), or undefined. */
   failedError(): Error | undefined {
     return this.failure && this.error(this.failure)
   }

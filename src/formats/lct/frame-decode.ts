@@ -38,24 +38,20 @@ function topMapHeader(r: MsgpackReader): number {
 }
 
 /**
- * Walks the top-level map of a frame body. Values of `decode` keys are kept; every other value is only typed (the
- * family is noted). A repeated key keeps its last value. Throws MsgpackError for anything that is not one well-formed
- * value, FieldError when it is not a map.
+ * Walks the top-level map of a header body: the header's fields with their families, every other value only
+ * validated; `level_meta` a map of str keys. A repeated key keeps its last value. Throws MsgpackError for anything
+ * that is not one well-formed value, FieldError when it is not a map.
  */
-function walkTop(
-  r: MsgpackReader,
-  decode: ReadonlySet<string>,
-  strKeyMaps: ReadonlySet<string>,
-): Map<string, Field> {
+function headerFields(r: MsgpackReader): Map<string, Field> {
   const n = topMapHeader(r)
   const fields = new Map<string, Field>()
   for (let i = 0; i < n; i++) {
     const key = r.mapKey()
     const family = familyOf(r.peek())
-    if (strKeyMaps.has(key) && family === 'map') fields.set(key, mapWithStrKeys(r))
+    if (key === 'level_meta' && family === 'map') fields.set(key, mapWithStrKeys(r))
     else {
       const value = r.value()
-      if (decode.has(key)) fields.set(key, {family, value})
+      if (HEADER_DECODE.has(key)) fields.set(key, {family, value})
     }
   }
   r.expectEnd()
@@ -89,7 +85,6 @@ const HEADER_TYPES: Record<string, string[]> = {
 }
 const HEADER_FIELDS = Object.keys(HEADER_TYPES)
 const HEADER_DECODE = new Set<string>([...HEADER_FIELDS, 'type', 'level_meta', 'lmcache_version'])
-const LEVEL_META = new Set(['level_meta'])
 
 function toNumber(v: RawValue | undefined): number {
   return typeof v === 'bigint' ? Number(v) : (v as number)
@@ -100,7 +95,7 @@ export function decodeHeader(body: Uint8Array, source: string): LctHeader {
   const malformed = (detail: string) => lctError('LCT_MALFORMED_HEADER', {source, offset: 0}, detail)
   let fields: Map<string, Field>
   try {
-    fields = walkTop(new MsgpackReader(body, 0, body.length), HEADER_DECODE, LEVEL_META)
+    fields = headerFields(new MsgpackReader(body, 0, body.length))
   } catch (err) {
     throw malformed((err as Error).message)
   }
