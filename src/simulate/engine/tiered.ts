@@ -102,17 +102,18 @@ class OldestTail {
   private readonly pending: number[] = []
 
   constructor(
-    private readonly shards: readonly EntryList[],
+    /** the shards' tails (NONE: empty) */
+    private readonly tails: Int32Array,
     private readonly tailTime: (e: number) => number,
   ) {
     let leaves = 1
-    while (leaves < shards.length) leaves *= 2
+    while (leaves < tails.length) leaves *= 2
     this.leaves = leaves
     this.time = new Float64Array(2 * leaves).fill(EMPTY)
     this.shard = new Int32Array(2 * leaves)
     for (let i = 0; i < leaves; i++) this.shard[leaves + i] = i
     for (let i = leaves - 1; i >= 1; i--) this.shard[i] = this.shard[2 * i]
-    this.marked = new Uint8Array(shards.length)
+    this.marked = new Uint8Array(tails.length)
   }
 
   /** the shard's tail may have changed (or its tail's time) */
@@ -124,33 +125,39 @@ class OldestTail {
 
   /** recomputes shard s's leaf and its path to the root */
   update(s: number): void {
-    const tail = this.shards[s].tail
+    const tail = this.tails[s]
+    const time = this.time
     let i = this.leaves + s
-    this.time[i] = tail === NONE ? EMPTY : this.tailTime(tail)
+    time[i] = tail === NONE ? EMPTY : this.tailTime(tail)
     for (i >>= 1; i >= 1; i >>= 1) {
       const l = 2 * i
-      const pick = this.time[l] <= this.time[l + 1] ? l : l + 1
-      this.time[i] = this.time[pick]
+      const pick = time[l] <= time[l + 1] ? l : l + 1
+      time[i] = time[pick]
       this.shard[i] = this.shard[pick]
     }
   }
 
   /** the shard with the oldest tail, or -1 when every shard is empty */
   oldest(): number {
-    for (const s of this.pending) {
-      this.marked[s] = 0
-      this.update(s)
+    const pending = this.pending
+    for (let k = 0; k < pending.length; k++) {
+      this.marked[pending[k]] = 0
+      this.update(pending[k])
     }
-    this.pending.length = 0
+    pending.length = 0
     return this.time[1] === EMPTY ? -1 : this.shard[1]
   }
 }
 
-/** `lru`: `shards` recency lists; an eviction takes candidates from the oldest tails (exact with one shard). */
+/**
+ * `lru`: `shards` recency lists (front = most recent), linked through the instance's entry links, their ends in
+ * typed arrays; an eviction takes candidates from the oldest tails (exact with one shard).
+ */
 class ShardedLru implements TierPolicy {
   size = 0
   readonly evictsForCapacity = true
-  private readonly shards: EntryList[] = []
+  private readonly heads: Int32Array
+  private readonly tails: Int32Array
   private readonly shardCount: number
   private readonly rounds: number
   private readonly amplification: number
@@ -167,52 +174,81 @@ class ShardedLru implements TierPolicy {
     this.shardCount = s.shardCount
     this.rounds = sampleTimes <= 0 ? 1 : sampleTimes
     this.amplification = amplification > 1 ? amplification : 1
-    for (let k = 0; k < this.shardCount; k++) this.shards.push(new EntryList(s))
-    this.oldest = new OldestTail(this.shards, (e) => this.time(e))
+    this.heads = new Int32Array(this.shardCount).fill(NONE)
+    this.tails = new Int32Array(this.shardCount).fill(NONE)
+    this.oldest = new OldestTail(this.tails, (e) => this.time(e))
   }
 
   /**
    * The entry's shard; marked (its leaf in the tournament recomputed before the next query) when `e` is or will
    * be its tail: only then can the tail, or the tail's time, change.
    */
-  private shardOf(e: number, tailChanges: boolean): EntryList {
-    if (this.shardCount === 1) return this.shards[0]
-    const k = this.s.shardOf(this.s.blockOf(e))
-    const shard = this.shards[k]
-    if (tailChanges || shard.tail === e || shard.tail === NONE) this.oldest.mark(k)
-    return shard
+  private shardOf(e: number, tailChanges: boolean): number {
+    if (this.shardCount === 1) return 0
+    const k = this.s.shard[this.s.blockOf(e)]
+    const tail = this.tails[k]
+    if (tailChanges || tail === e || tail === NONE) this.oldest.mark(k)
+    return k
+  }
+
+  /** inserts e into shard k before `at` (NONE: at the back) */
+  private insertBefore(k: number, e: number, at: number): void {
+    const {prev, next} = this.s
+    const p = at === NONE ? this.tails[k] : prev[at]
+    next[e] = at
+    prev[e] = p
+    if (p !== NONE) next[p] = e
+    else this.heads[k] = e
+    if (at !== NONE) prev[at] = e
+    else this.tails[k] = e
+  }
+
+  private unlink(k: number, e: number): void {
+    const {prev, next} = this.s
+    const p = prev[e]
+    const n = next[e]
+    if (p !== NONE) next[p] = n
+    else this.heads[k] = n
+    if (n !== NONE) prev[n] = p
+    else this.tails[k] = p
+    prev[e] = next[e] = NONE
   }
 
   /** the shard whose tail is oldest (-1: none) */
   private oldestShard(): number {
-    if (this.shardCount === 1) return this.shards[0].tail === NONE ? -1 : 0
+    if (this.shardCount === 1) return this.tails[0] === NONE ? -1 : 0
     return this.oldest.oldest()
   }
 
   register(b: number): void {
     const e = this.s.entry(b, this.tier)
     this.s.flags[e] |= HELD
-    this.shardOf(e, false).pushFront(e)
+    const k = this.shardOf(e, false)
+    this.insertBefore(k, e, this.heads[k])
     this.size++
   }
 
   access(b: number): void {
     const e = this.s.entry(b, this.tier)
     if ((this.s.flags[e] & HELD) === 0) return
-    const shard = this.shardOf(e, false)
-    if (shard.head !== e) shard.toFront(e)
+    const k = this.shardOf(e, false)
+    if (this.heads[k] === e) return
+    this.unlink(k, e)
+    this.insertBefore(k, e, this.heads[k])
   }
 
   forget(b: number): void {
     const e = this.s.entry(b, this.tier)
     if ((this.s.flags[e] & HELD) === 0) return
-    this.shardOf(e, false).unlink(e)
+    this.unlink(this.shardOf(e, false), e)
     this.s.flags[e] &= ~HELD
     this.size--
   }
 
+  /** a held entry's time: its last access through the tier, set whenever it is (see TieredInstance.time) */
   private time(e: number): number {
-    return this.s.time(this.s.blockOf(e), this.tier)
+    const t = this.s.last[e]
+    return t >= 0 ? t : this.s.time(this.s.blockOf(e), this.tier)
   }
 
   evict(count: number, out: number[]): number {
@@ -225,17 +261,16 @@ class ShardedLru implements TierPolicy {
     for (let r = 0; r < rounds && candidates.length < wanted; r++) {
       const best = this.oldestShard()
       if (best < 0) break
-      const shard = this.shards[best]
-      for (let k = 0; k < perRound && shard.tail !== NONE && candidates.length < wanted; k++) {
-        const e = shard.tail
-        shard.unlink(e)
+      for (let k = 0; k < perRound && this.tails[best] !== NONE && candidates.length < wanted; k++) {
+        const e = this.tails[best]
+        this.unlink(best, e)
         candidates.push(e)
       }
       if (this.shardCount > 1) this.oldest.update(best)
     }
     if (candidates.length > count) partialSortBy(candidates, count, (a, b) => this.time(a) < this.time(b))
     for (let k = count; k < candidates.length; k++)
-      this.shardOf(candidates[k], true).insertBefore(candidates[k], NONE)
+      this.insertBefore(this.shardOf(candidates[k], true), candidates[k], NONE)
     const n = Math.min(candidates.length, count)
     for (let k = 0; k < n; k++) {
       const e = candidates[k]
@@ -758,6 +793,8 @@ export class TieredInstance implements Policy {
 
   /** per key id: its lru shard + 1 (0: not yet asked) */
   private keyShards = new Int32Array(0)
+  /** per block: its lru shard (when there are several), set when the block is written */
+  shard: Int32Array = new Int32Array(0)
 
   constructor(
     readonly setup: TieredInstanceSetup,
@@ -814,7 +851,7 @@ export class TieredInstance implements Policy {
   }
 
   /** the lru shard of a block: its key as an unsigned 64-bit integer modulo the shard count, asked once per key */
-  shardOf(b: number): number {
+  private shardOf(b: number): number {
     const key = this.tree.bKey[b]
     if (key >= this.keyShards.length)
       this.keyShards = grown(this.keyShards, Math.max(2 * this.keyShards.length, key + 1024))
@@ -845,6 +882,7 @@ export class TieredInstance implements Policy {
     const none = (a: Float64Array, n: number): Float64Array => grown(a, n).fill(-1, a.length)
     this.held = grown(this.held, cap)
     this.serial = grown(this.serial, cap)
+    if (this.shardCount > 1) this.shard = grown(this.shard, cap)
     this.writeTick = none(this.writeTick, cap)
     this.lastTick = none(this.lastTick, cap)
     if (this.expires) {
@@ -922,6 +960,7 @@ export class TieredInstance implements Policy {
   onWritten(b: number, ts: bigint): void {
     this.reserve(b)
     this.writeTick[b] = this.lastTick[b] = this.now
+    if (this.shardCount > 1) this.shard[b] = this.shardOf(b)
     if (this.expires) {
       this.lastAccess[b] = ts
       this.ttl[b] = this.writeTtl
