@@ -29,10 +29,13 @@ const snapshot = (s: TraceReadStats): StatsSnapshot => ({
 })
 /** the slots' arrays, refilled when the playing thread asks for a slot again (it is then done with its rows) */
 const slots: EncodedRows[] = []
+const keys = KeyInterner.forTraceBytes(stats.bytes)
+/** tiered rows: the keys whose values the playing side has */
+let keysSent = 0
 const batches = readTraceRowBatches(
   {
     ...opts,
-    keys: KeyInterner.forTraceBytes(stats.bytes),
+    keys,
     onBytes: (bytes) => progress.push({bytes, stats: snapshot(stats)}),
   },
   stats,
@@ -63,6 +66,10 @@ async function nextReply(slot: number): Promise<{result: ParseReply}> {
   }
   if (reply.error || reply.done) parts.push({progress: take(), stats: snapshot(stats), rows: 0})
   if (rows.length > 0) reply.rows = slots[slot] = encodeRows(rows, slots[slot])
+  if (opts.tieredRows && keys.size > keysSent) {
+    reply.keyValues = keys.valuesFrom(keysSent)
+    keysSent = keys.size
+  }
   return {result: reply}
 }
 

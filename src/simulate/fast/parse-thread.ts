@@ -14,7 +14,7 @@ import type {ParseThread, TraceReadOptions, TraceReadStats} from '../input/trace
 import {decodeRows, type EncodedRows} from './row-batch-codec.js'
 
 /** What the worker is started with: the row reader's options that are data. */
-export type ParseThreadData = Pick<TraceReadOptions, 'path' | 'name' | 'skipInvalid' | 'mode'>
+export type ParseThreadData = Pick<TraceReadOptions, 'path' | 'name' | 'skipInvalid' | 'mode' | 'tieredRows'>
 
 export type StatsSnapshot = Omit<TraceReadStats, 'bytes'>
 
@@ -34,6 +34,8 @@ export interface ParseReply {
   /** the slot filled (its arrays are reused for the slot's next fill, once its rows are read) */
   slot: number
   rows?: EncodedRows
+  /** tiered rows: the values of the keys the worker interned for these rows (the playing side mirrors them) */
+  keyValues?: Uint32Array
   /** what the reader threw after the parts' rows */
   error?: WorkerErrorData
   done?: true
@@ -71,7 +73,10 @@ export function parseThreadFor(bytes: number, env: NodeJS.ProcessEnv = process.e
   return undefined
 }
 
-/** readTraceRowBatches with the parsing on a worker thread (`keys` and `countKeysOnly` are the worker's). */
+/**
+ * readTraceRowBatches with the parsing on a worker thread (`keys` and `countKeysOnly` are the worker's; with
+ * `tieredRows`, `keys` is made to mirror the values of the worker's keys by id, see KeyInterner.adoptValues).
+ */
 export async function* readTraceRowBatchesOnThread(
   opts: TraceReadOptions & {entry?: URL},
   stats: TraceReadStats,
@@ -81,6 +86,7 @@ export async function* readTraceRowBatchesOnThread(
     name: opts.name,
     skipInvalid: opts.skipInvalid,
     mode: opts.mode,
+    tieredRows: opts.tieredRows,
   }
   const pool = new WorkerPool<number, ParseReply>({
     name: 'trace parsing',
@@ -95,6 +101,7 @@ export async function* readTraceRowBatchesOnThread(
     for (;;) {
       const reply = await nextReply(asked)
       const more = !reply.error && !reply.done
+      if (reply.keyValues !== undefined) opts.keys.adoptValues(reply.keyValues)
       if (more && reply.rows === undefined) asked.submit(reply.slot)
       let from = 0
       for (const part of reply.parts) {

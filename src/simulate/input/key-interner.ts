@@ -104,6 +104,22 @@ export class KeyInterner {
     return unsignedModOf(this.byId, id, m)
   }
 
+  /** The values (halves, as {@link unsignedModOf} reads them) of the keys from id `from` on. */
+  valuesFrom(from: number): Uint32Array {
+    return this.byId.slice(2 * from, 2 * this.count)
+  }
+
+  /**
+   * Takes keys given the next ids by another interner (their values from its {@link valuesFrom}): this one then
+   * mirrors that one's values by id, for {@link unsignedMod}; it looks up no key (its table holds none of them).
+   */
+  adoptValues(values: Uint32Array): void {
+    const need = 2 * this.count + values.length
+    if (need > this.byId.length) this.byId = grown(this.byId, Math.max(need, 2 * this.byId.length))
+    this.byId.set(values, 2 * this.count)
+    this.count += values.length / 2
+  }
+
   /** The keys' values in id order, as {@link unsignedModOf} reads them, on shared memory (for worker threads). */
   sharedValues(): Uint32Array {
     const values = new Uint32Array(new SharedArrayBuffer(Math.max(1, 2 * this.count) * 4))

@@ -26,7 +26,8 @@ export interface TraceReadOptions {
   countKeysOnly?: boolean
   /**
    * the caller never reads `keys` (nor the key ids' order beyond the rows): the rows may be read on another thread
-   * with its own interner (the parse thread an accelerator may put in, {@link useParseThread})
+   * with its own interner (the parse thread an accelerator may put in, {@link useParseThread}). Tiered rows may be
+   * read there too: the caller reads only their keys' values by id, which that thread hands back.
    */
   keysPrivate?: boolean
   onBytes?(bytes: number): void
@@ -100,7 +101,7 @@ export async function* readTraceRowBatches(
   stats: TraceReadStats,
 ): AsyncGenerator<TraceRow[]> {
   const onThread =
-    opts.keysPrivate && !opts.tieredRows && !opts.countKeysOnly && !plainPaths()
+    (opts.keysPrivate || opts.tieredRows) && !opts.countKeysOnly && !plainPaths()
       ? parseThread?.(stats.bytes)
       : undefined
   if (onThread !== undefined) {

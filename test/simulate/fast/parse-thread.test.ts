@@ -138,6 +138,7 @@ async function readerLog(
   skipInvalid: boolean,
   onThread: boolean,
   mode: 'read_write' | 'request' = 'read_write',
+  tieredRows = false,
 ): Promise<unknown[]> {
   const stats = newStats(path)
   const log: unknown[] = []
@@ -146,6 +147,7 @@ async function readerLog(
     name: 'trace.jsonl',
     skipInvalid,
     mode,
+    tieredRows,
     onBytes: (bytes: number) => log.push(['bytes', bytes, structuredClone(stats)]),
   }
   const keys = KeyInterner.forTraceBytes(stats.bytes)
@@ -160,6 +162,8 @@ async function readerLog(
     } catch (err) {
       log.push(['error', errorFacts(err), structuredClone(stats)])
     }
+    // tiered rows: the caller reads the keys' values by id (the thread's interner mirrored here)
+    if (tieredRows) log.push(['key values', Array.from(keys.sharedValues())])
     return log
   })
 }
@@ -185,6 +189,33 @@ describe('the parsing thread gives what the reader gives', () => {
     expect((plain.at(-1) as unknown[])[1]).toMatchObject({kind: 'SIM_TRACE_MODE'})
     expect(await readerLog(path, true, true, 'request')).toEqual(plain)
   })
+
+  it.each([
+    ['bad rows and the timestamp 0 of the last row skipped', 0.05, true, 'end'],
+    ['a bad row ends the read', 0.002, false, 'error'],
+    ['the timestamp 0 of the last row ends the read', 0, false, 'error'],
+  ] as const)(
+    'tiered rows (%s): gets, writes with ttl_us and requests mixed, and the keys’ values',
+    async (_n, bad, skip, ends) => {
+      const lines = traceLines({rows: 6000, bad}).map((l) => {
+        if (typeof l !== 'string' || l === '') return l
+        if (l.startsWith('{"type": "write"') && rand() < 0.3)
+          return l.replace(/}$/, `, "ttl_us": ${int(2e6) - 1000}}`)
+        if (l.startsWith('{"type": "get"') && rand() < 0.2) return l.replace('"get"', '"request"')
+        return l
+      })
+      lines.push('{"type": "write", "instance_id": "a", "timestamp_ns": 0, "keys": [1]}')
+      const path = writeTrace(lines)
+      const plain = await readerLog(path, skip, false, 'read_write', true)
+      const rows = plain
+        .filter((e) => (e as unknown[])[0] === 'rows')
+        .flatMap((e) => (e as [string, Array<{ttlUs?: bigint; type: string}>])[1])
+      expect(rows.some((r) => r.type === 'request') && rows.some((r) => r.ttlUs !== undefined)).toBe(true)
+      expect((plain.at(-2) as unknown[])[0]).toBe(ends)
+      expect((plain.at(-1) as unknown[])[1]).not.toHaveLength(0)
+      expect(await readerLog(path, skip, true, 'read_write', true)).toEqual(plain)
+    },
+  )
 
   it('a missing trace is the same coded error', async () => {
     const path = join(tmp.dir, 'missing.jsonl')
