@@ -176,10 +176,10 @@ export function decodeRecordBody(body: Uint8Array, start: number, end: number): 
   return decodeRecordWith(new MsgpackReader(body, start, end))
 }
 
-/** The qualname at pos (a str): a cut-short one fails where the span's reading finds it, as every reader's does. */
+/** The qualname at pos (a str): a cut-short one fails where skipping it finds it, as every reader's does. */
 function qualnameAt(r: MsgpackReader): string {
   const save = r.pos
-  r.strSpan()
+  r.skipStr()
   r.pos = save
   return r.readStr()
 }
@@ -201,8 +201,8 @@ export function decodeRecordWith(r: MsgpackReader): DecodedRecordFields {
   for (let i = 0; i < n; i++) {
     const save = r.pos
     let id = -1
-    if (r.strSpan()) {
-      r.pos = save // the span's reading found any cut-short key; the string's reading validates its UTF-8
+    if (r.skipStr()) {
+      r.pos = save // the skip found any cut-short key; the string's reading validates its UTF-8
       id = RECORD_FIELD_NAMES.indexOf(r.readStr() as (typeof RECORD_FIELD_NAMES)[number])
     } else r.mapKey() // int keys never name a field; other key types are malformed
     if (id < 0) {

@@ -87,16 +87,6 @@ export class MsgpackReader {
     return this.buf[this.pos]
   }
 
-  /** Length of a str at pos, or -1 when the value there is not a str (pos unchanged). */
-  strLength(): number {
-    const b = this.peek()
-    if (b >= 0xa0 && b <= 0xbf) return b & 0x1f
-    if (b === 0xd9) return this.buf[this.pos + 1]
-    if (b === 0xda) return (this.buf[this.pos + 1] << 8) | this.buf[this.pos + 2]
-    if (b === 0xdb) return readU32(this.buf, this.pos + 1)
-    return -1
-  }
-
   protected u8(): number {
     this.need(1)
     return this.buf[this.pos++]
@@ -304,18 +294,29 @@ export class MsgpackReader {
     return this.fail(`unsupported map key type ${fam}`)
   }
 
-  /** Advances past a str whose header is at pos, returning the body start and length (pos after it). */
-  strSpan(): {start: number; length: number} | undefined {
-    const n = this.strLength()
-    if (n < 0) return undefined
-    const b = this.buf[this.pos]
-    const head = b >= 0xa0 && b <= 0xbf ? 1 : b === 0xd9 ? 2 : b === 0xda ? 3 : 5
+  /**
+   * Advances past a str whose header is at pos, without decoding it; false (pos unchanged) when the value there is
+   * not a str. A header cut short fails at its first byte.
+   */
+  skipStr(): boolean {
+    const b = this.peek()
+    const head = b >= 0xa0 && b <= 0xbf ? 1 : b === 0xd9 ? 2 : b === 0xda ? 3 : b === 0xdb ? 5 : 0
+    if (head === 0) return false
     if (this.pos + head > this.end) this.fail('truncated value')
+    const buf = this.buf
+    const p = this.pos
+    const n =
+      head === 1
+        ? b & 0x1f
+        : head === 2
+          ? buf[p + 1]
+          : head === 3
+            ? (buf[p + 1] << 8) | buf[p + 2]
+            : readU32(buf, p + 1)
     this.pos += head
     this.need(n)
-    const start = this.pos
     this.pos += n
-    return {start, length: n}
+    return true
   }
 
   /** The value at pos must end the body. */
