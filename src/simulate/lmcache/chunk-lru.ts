@@ -2,18 +2,11 @@
 // same), one for all models. Keys are small integers (the run interns the hash strings), so the list lives in typed
 // arrays indexed by key id; with `ranks`, the LRU rank of a key (0 = most recent) is answered in O(log n) by a
 // Fenwick tree over the entries' access stamps.
+import {grown} from '../../util/grown.js'
 
 const NONE = -1
 /** `prev` of a key that is not cached */
 const ABSENT = -2
-
-function grown(a: Int32Array<ArrayBuffer>, need: number, fill: number): Int32Array<ArrayBuffer> {
-  if (need <= a.length) return a
-  const b = new Int32Array(Math.max(need, a.length * 2))
-  b.set(a)
-  b.fill(fill, a.length)
-  return b
-}
 
 export class ChunkLru {
   /** towards the least recent end, and towards the most recent end; `prev[k] === ABSENT` when k is not cached */
@@ -65,8 +58,9 @@ export class ChunkLru {
       this.evictions++
     }
     if (key >= this.prev.length) {
-      this.prev = grown(this.prev, key + 1, ABSENT)
-      this.next = grown(this.next, key + 1, NONE)
+      const size = Math.max(key + 1, this.prev.length * 2)
+      this.prev = grown(this.prev, size).fill(ABSENT, this.prev.length)
+      this.next = grown(this.next, size).fill(NONE, this.next.length)
     }
     this.append(key)
     this.size++
@@ -116,11 +110,7 @@ class RankTree {
   }
 
   restamp(key: number, lru: ChunkLru): void {
-    if (key >= this.stamps.length) {
-      const s = new Float64Array(Math.max(key + 1, this.stamps.length * 2))
-      s.set(this.stamps)
-      this.stamps = s
-    }
+    if (key >= this.stamps.length) this.stamps = grown(this.stamps, Math.max(key + 1, this.stamps.length * 2))
     if (this.stamps[key] > 0) this.add(this.stamps[key], -1)
     if (this.clock + 1 >= this.tree.length) this.rebuild(lru, key)
     this.stamps[key] = ++this.clock

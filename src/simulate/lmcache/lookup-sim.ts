@@ -11,6 +11,7 @@ import {
   readLookupEvents,
   type SkippedLine,
 } from '../../formats/lmcache/lookup-log.js'
+import {grown} from '../../util/grown.js'
 import {ChunkLru} from './chunk-lru.js'
 import {LookupStats} from './lookup-stats.js'
 
@@ -111,11 +112,7 @@ export class KeyIds {
     const copy = Buffer.from(key, encoding).toString(encoding)
     this.keys.push(copy)
     this.ids.set(copy, id)
-    if (id === this.follow.length) {
-      const follow = new Int32Array(id * 2).fill(-1)
-      follow.set(this.follow)
-      this.follow = follow
-    }
+    if (id === this.follow.length) this.follow = grown(this.follow, id * 2).fill(-1, id)
     return id
   }
 }

@@ -6,6 +6,7 @@
 import {closeSync, openSync, readSync, unlinkSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {grown} from '../../util/grown.js'
 import {removeStaleEntries} from '../../util/stale-entries.js'
 
 /** Python's `sum()` of floats (3.12+: Neumaier's compensated summation), kept as a running total. */
@@ -43,11 +44,8 @@ export class Histogram {
 
   add(v: number, times = 1): void {
     if (v >= 0 && v < DENSE_LIMIT && Number.isInteger(v)) {
-      if (v >= this.dense.length) {
-        const grown = new Float64Array(Math.min(DENSE_LIMIT, Math.max(v + 1, this.dense.length * 2)))
-        grown.set(this.dense)
-        this.dense = grown
-      }
+      if (v >= this.dense.length)
+        this.dense = grown(this.dense, Math.min(DENSE_LIMIT, Math.max(v + 1, this.dense.length * 2)))
       this.dense[v] += times
     } else this.sparse.set(v, (this.sparse.get(v) ?? 0) + times)
     this.n += times
@@ -107,11 +105,9 @@ export class SpilledSeries {
 
   push(x: number): void {
     if (this.inBuf === this.buf.length) {
-      if (this.buf.length < this.bufferLength) {
-        const b = new Float64Array(Math.min(this.bufferLength, this.buf.length * 2))
-        b.set(this.buf)
-        this.buf = b
-      } else this.spill()
+      if (this.buf.length < this.bufferLength)
+        this.buf = grown(this.buf, Math.min(this.bufferLength, this.buf.length * 2))
+      else this.spill()
     }
     this.buf[this.inBuf++] = x
     this.length++
@@ -203,11 +199,8 @@ export class LookupStats {
 
   /** A chunk of the hit prefix at position i of its lookup. */
   hitChunk(key: number, i: number, rank: number): void {
-    if (key >= this.reuseCounts.length) {
-      const r = new Int32Array(Math.max(key + 1, this.reuseCounts.length * 2))
-      r.set(this.reuseCounts)
-      this.reuseCounts = r
-    }
+    if (key >= this.reuseCounts.length)
+      this.reuseCounts = grown(this.reuseCounts, Math.max(key + 1, this.reuseCounts.length * 2))
     if (this.reuseCounts[key]++ === 0) this.reusedKeys++
     const last = key < this.lastSeen.length ? this.lastSeen[key] : -1
     if (last >= 0) this.spans.add(this.chunkIndex + i - last)
@@ -217,9 +210,8 @@ export class LookupStats {
   /** Every chunk of a lookup, at position i, as the cache update passes it. */
   seen(key: number, i: number): void {
     if (key >= this.lastSeen.length) {
-      const s = new Float64Array(Math.max(key + 1, this.lastSeen.length * 2)).fill(-1)
-      s.set(this.lastSeen)
-      this.lastSeen = s
+      const used = this.lastSeen.length
+      this.lastSeen = grown(this.lastSeen, Math.max(key + 1, used * 2)).fill(-1, used)
     }
     this.lastSeen[key] = this.chunkIndex + i
   }
