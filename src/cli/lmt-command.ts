@@ -1,25 +1,9 @@
 import {Command, Errors} from '@oclif/core'
 import {isLmtError} from '../errors.js'
-import {errorHints, errorLines, errorMessage} from './render-error.js'
+import {errorHints, errorLines, errorMessage, oclifExit, own} from './render-error.js'
 import {drainStdout, guardStandardStreams} from './stdout-guard.js'
 
 type AnyError = Error & {oclif?: {exit?: number}; exitCode?: number; suggestions?: readonly string[]}
-
-/**
- * `obj[key]` when it is the object's own property: an exit code must not come from a property a plugin added to
- * Object.prototype.
- */
-function own(obj: unknown, key: string): unknown {
-  return obj !== null && typeof obj === 'object' && Object.hasOwn(obj, key)
-    ? (obj as Record<string, unknown>)[key]
-    : undefined
-}
-
-/** oclif's exit code of an error (its own `oclif.exit`), if it has one. */
-function oclifExit(err: AnyError): number | undefined {
-  const exit = own(own(err, 'oclif'), 'exit')
-  return typeof exit === 'number' ? exit : undefined
-}
 
 /** The `--json` error code of an error: its catalogue code (`LMT_<AREA>_<CONDITION>`), the same in every command. */
 function errorCode(err: AnyError): string {
@@ -28,7 +12,7 @@ function errorCode(err: AnyError): string {
   return 'LMT_CLI_INTERNAL'
 }
 
-export function exitCodeOf(err: AnyError): number {
+function exitCodeOf(err: AnyError): number {
   if (isLmtError(err)) return err.exitCode
   const exitCode = own(err, 'exitCode')
   // an exit code of 0 would report a failure as a success

@@ -14,6 +14,22 @@ const SEE_HELP = /\n+See more help with --help$/
 /** oclif's wrapping of an error thrown by a flag's parse function */
 const PARSING = /^Parsing --\S+ *\n\s*/
 
+/**
+ * `obj[key]` when it is the object's own property: an exit code or a hint must not come from a property a plugin
+ * added to Object.prototype.
+ */
+export function own(obj: unknown, key: string): unknown {
+  return obj !== null && typeof obj === 'object' && Object.hasOwn(obj, key)
+    ? (obj as Record<string, unknown>)[key]
+    : undefined
+}
+
+/** oclif's exit code of an error (its own `oclif.exit`), if it has one. */
+export function oclifExit(err: unknown): number | undefined {
+  const exit = own(own(err, 'oclif'), 'exit')
+  return typeof exit === 'number' ? exit : undefined
+}
+
 /** The command line a user types for a command id (`trace:info` → `lmt trace info`). */
 export function commandLine(id: string | undefined, bin = 'lmt'): string {
   return id ? `${bin} ${id.replace(/:/g, ' ')}` : bin
@@ -75,8 +91,7 @@ export function errorMessage(err: unknown): string {
 export function errorHints(err: unknown, commandId?: string): string[] {
   const e = (err instanceof Error ? err : new Error(String(err))) as AnyError
   const parseError = !isLmtError(e) && (e.parse !== undefined || SEE_HELP.test(e.message))
-  // own properties only: a plugin may have put `suggestions` or `oclif` on Object.prototype
-  const suggestions = Object.hasOwn(e, 'suggestions') ? e.suggestions : undefined
+  const suggestions = own(e, 'suggestions')
   const hints = Array.isArray(suggestions) ? suggestions.map(String) : []
   if (parseError || PARSING.test(e.message))
     hints.push(`run "${commandLine(commandId)} --help" for its flags and examples`)
@@ -93,7 +108,6 @@ export function errorLines(err: unknown, commandId?: string): string[] {
     ? message.split('\n').map((l, i) => (i === 0 ? `error: ${l}` : `  ${l.trimStart()}`))
     : [`error: ${message}`]
   for (const h of errorHints(e, commandId)) lines.push(`hint: ${h}`)
-  const oclifExit = Object.hasOwn(e, 'oclif') ? (e as AnyError).oclif?.exit : undefined
-  if (!isLmtError(e) && oclifExit === undefined && process.env.DEBUG) lines.push(String(e.stack))
+  if (!isLmtError(e) && oclifExit(e) === undefined && process.env.DEBUG) lines.push(String(e.stack))
   return lines
 }
