@@ -123,30 +123,25 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
       )
     }
     const {modelName, tokenizerPath, allowDownload} = this.settings
-    let dir: string | undefined
-    if (
-      modelName !== undefined &&
-      existsSync(join('model', modelName)) &&
-      statSync(join('model', modelName)).isDirectory()
-    )
-      dir = resolve('model', modelName)
-    else if (tokenizerPath !== undefined) {
-      if (existsSync(tokenizerPath) && statSync(tokenizerPath).isDirectory()) dir = resolve(tokenizerPath)
-      else if (allowDownload) {
-        this.tokenizerDir = tokenizerPath // a Hub model id, fetched by the library
-        return
-      } else
-        throw lmtError(
-          'PLUGIN_USAGE',
-          `tokenizer not found: ${tokenizerPath} is not a directory (pass --allow-download to fetch a model id)`,
-          {
-            suggestions: [
-              'download the tokenizer once on a connected machine (huggingface-cli download <model> tokenizer.json tokenizer_config.json --local-dir DIR) and pass --tokenizer-path DIR',
-            ],
-          },
-        )
-    } else
-      // a usage error: the flags name no tokenizer
+    const isDir = (path: string) => existsSync(path) && statSync(path).isDirectory()
+    let dir: string
+    if (modelName !== undefined && isDir(join('model', modelName))) dir = resolve('model', modelName)
+    else if (tokenizerPath !== undefined && isDir(tokenizerPath)) dir = resolve(tokenizerPath)
+    else if (tokenizerPath !== undefined && allowDownload) {
+      this.tokenizerDir = tokenizerPath // a Hub model id, fetched by the library
+      return
+    } else if (tokenizerPath !== undefined)
+      throw lmtError(
+        'PLUGIN_USAGE',
+        `tokenizer not found: ${tokenizerPath} is not a directory (pass --allow-download to fetch a model id)`,
+        {
+          suggestions: [
+            'download the tokenizer once on a connected machine (huggingface-cli download <model> tokenizer.json tokenizer_config.json --local-dir DIR) and pass --tokenizer-path DIR',
+          ],
+        },
+      )
+    // a usage error: the flags name no tokenizer
+    else
       throw lmtError(
         'PLUGIN_USAGE',
         `text_trace needs --tokenizer-path DIR${modelName !== undefined ? ` (./model/${modelName} does not exist)` : ''} or --model-name NAME for ./model/NAME`,

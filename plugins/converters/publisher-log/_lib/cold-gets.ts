@@ -57,54 +57,35 @@ function tailPart(v: unknown): string {
   }
 }
 
-/** The rows: column i of row r holds field i of the r-th get that went cold (in the order of their seq). */
-class Columns {
-  readonly seq: Float64Array
-  readonly ts: BigInt64Array
-  readonly inputLen: BigInt64Array
-  readonly offset: Float64Array
-  readonly prefixHash: Float64Array
-  readonly nKeys: Int32Array
-  readonly textBytes: Int32Array
-  readonly instance: Int32Array
-  readonly tail: Int32Array
-  readonly firstLo: Int32Array
-  readonly firstHi: Int32Array
+/** Column i of row r holds field i of the r-th get that went cold (rows in the order of their seq). */
+const COLUMNS = {
+  seq: Float64Array,
+  ts: BigInt64Array,
+  inputLen: BigInt64Array,
+  offset: Float64Array,
+  prefixHash: Float64Array,
+  nKeys: Int32Array,
+  textBytes: Int32Array,
+  instance: Int32Array,
+  tail: Int32Array,
+  firstLo: Int32Array,
+  firstHi: Int32Array,
   /** the next older row with the same instance and first key, or -1 */
-  readonly older: Int32Array
-  readonly live: Uint8Array
+  older: Int32Array,
+  live: Uint8Array,
+}
+type Columns = {readonly [K in keyof typeof COLUMNS]: InstanceType<(typeof COLUMNS)[K]>} & {capacity: number}
+const NAMES = Object.keys(COLUMNS) as Array<keyof typeof COLUMNS>
 
-  constructor(readonly capacity: number) {
-    this.seq = new Float64Array(capacity)
-    this.ts = new BigInt64Array(capacity)
-    this.inputLen = new BigInt64Array(capacity)
-    this.offset = new Float64Array(capacity)
-    this.prefixHash = new Float64Array(capacity)
-    this.nKeys = new Int32Array(capacity)
-    this.textBytes = new Int32Array(capacity)
-    this.instance = new Int32Array(capacity)
-    this.tail = new Int32Array(capacity)
-    this.firstLo = new Int32Array(capacity)
-    this.firstHi = new Int32Array(capacity)
-    this.older = new Int32Array(capacity)
-    this.live = new Uint8Array(capacity)
-  }
+function newColumns(capacity: number): Columns {
+  const c: Record<string, unknown> = {capacity}
+  for (const name of NAMES) c[name] = new COLUMNS[name](capacity)
+  return c as Columns
+}
 
-  /** Copies row `from` of `src` into row `to` (all but the chain, which the index rebuilds). */
-  copyRow(src: Columns, from: number, to: number): void {
-    this.seq[to] = src.seq[from]
-    this.ts[to] = src.ts[from]
-    this.inputLen[to] = src.inputLen[from]
-    this.offset[to] = src.offset[from]
-    this.prefixHash[to] = src.prefixHash[from]
-    this.nKeys[to] = src.nKeys[from]
-    this.textBytes[to] = src.textBytes[from]
-    this.instance[to] = src.instance[from]
-    this.tail[to] = src.tail[from]
-    this.firstLo[to] = src.firstLo[from]
-    this.firstHi[to] = src.firstHi[from]
-    this.live[to] = src.live[from]
-  }
+/** Copies row `from` of `src` into row `to` of `dst` (the chain too, though the index rebuilds it). */
+function copyRow(src: Columns, from: number, dst: Columns, to: number): void {
+  for (const name of NAMES) (dst[name] as Record<number, unknown>)[to] = src[name][from]
 }
 
 /**
@@ -113,7 +94,7 @@ class Columns {
  * only marked dead; once dead rows outnumber live ones, the live ones are copied into new columns.
  */
 export class ColdGets {
-  private cols = new Columns(MIN_ROWS)
+  private cols = newColumns(MIN_ROWS)
   private rows = 0
   private dead = 0
   /** row + 1 of the newest row of each (instance, first key); 0: empty */
@@ -210,7 +191,7 @@ export class ColdGets {
   /** The live rows in the order of their seq, read back one at a time; empties the store as it goes. */
   *drain(): Generator<ColdGet> {
     for (let r = 0; r < this.rows; r++) if (this.cols.live[r] === 1) yield this.read(r)
-    this.cols = new Columns(MIN_ROWS)
+    this.cols = newColumns(MIN_ROWS)
     this.rows = this.dead = this.entries = 0
     this.slots = new Int32Array(2 * MIN_ROWS)
   }
@@ -282,9 +263,9 @@ export class ColdGets {
   /** New columns of `capacity` rows holding the live rows in order; the dead ones go. */
   private regrow(capacity: number): void {
     const from = this.cols
-    const to = new Columns(Math.max(capacity, this.size))
+    const to = newColumns(Math.max(capacity, this.size))
     let n = 0
-    for (let r = 0; r < this.rows; r++) if (from.live[r] === 1) to.copyRow(from, r, n++)
+    for (let r = 0; r < this.rows; r++) if (from.live[r] === 1) copyRow(from, r, to, n++)
     this.cols = to
     this.rows = n
     this.dead = 0

@@ -13,21 +13,11 @@ export interface NaiveTime {
   micro: number
 }
 
+/** Days in month `m` (1–12) of year `y`, proleptic Gregorian as Python's (day 0 of the next month is its last). */
 function daysInMonth(y: number, m: number): number {
-  return [
-    31,
-    (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28,
-    31,
-    30,
-    31,
-    30,
-    31,
-    31,
-    30,
-    31,
-    30,
-    31,
-  ][m - 1]
+  const d = new Date(0)
+  d.setUTCFullYear(y, m, 0)
+  return d.getUTCDate()
 }
 
 /** Parses Python's `%Y-%m-%d %H:%M:%S.%f` (commas read as dots); undefined when invalid or not a real time. */

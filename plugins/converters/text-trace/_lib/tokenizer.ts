@@ -1,7 +1,8 @@
 // The tokenizer of text_trace. Encoding runs in Hugging Face's Rust tokenizer core (the optional `tokenizers`
 // package: the engine the original converter uses, and faster than the JavaScript port) when it is
 // installed and the tokenizer is a local folder; chat templates are rendered by @huggingface/transformers (its
-// Jinja, its tokenizer class without a vocabulary), loaded only when a line needs one. Without `tokenizers`, everything runs in @huggingface/transformers.
+// Jinja, its tokenizer class without a vocabulary), loaded only when a line needs one. Without `tokenizers`,
+// everything runs in @huggingface/transformers.
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -158,7 +159,8 @@ export async function loadTextTokenizer(
 
 /**
  * The Rust core's tokenizer for `source`, running up to `encoders` encodings at once off the calling thread, or
- * undefined when it cannot serve (engine 'transformers', a Hub model id, `tokenizers` missing).
+ * undefined when it cannot serve: engine 'transformers', `tokenizers` not installed (or no prebuilt binary for this
+ * platform), a Hub model id or a tokenizer.json the Rust core cannot read (transformers reads it).
  */
 export async function loadRustTextTokenizer(
   source: TokenizerSource,
@@ -166,23 +168,10 @@ export async function loadRustTextTokenizer(
   rustImporter: RustImporter = importRust,
 ): Promise<TextTokenizer | undefined> {
   if (source.engine === 'transformers') return undefined
-  const rust = await loadRust(source, rustImporter)
-  return rust ? rustTokenizer(rust, source, Math.max(1, encoders)) : undefined
-}
-
-async function loadRust(
-  source: TokenizerSource,
-  rustImporter: RustImporter,
-): Promise<RustTokenizer | undefined> {
-  let mod: RustModule
   try {
-    mod = await rustImporter()
+    const rust = (await rustImporter()).Tokenizer.fromFile(join(source.tokenizerDir, 'tokenizer.json'))
+    return rustTokenizer(rust, source, Math.max(1, encoders))
   } catch {
-    return undefined // not installed, or no prebuilt binary for this platform
-  }
-  try {
-    return mod.Tokenizer.fromFile(join(source.tokenizerDir, 'tokenizer.json'))
-  } catch {
-    return undefined // a Hub model id, or a tokenizer.json the Rust core cannot read: transformers reads it
+    return undefined
   }
 }
