@@ -22,10 +22,6 @@ export type {LctSource}
 const MAX_KEPT_WARNINGS = 1000
 const BATCH_RECORDS = 128
 
-function sourceName(source: LctSource, name?: string): string {
-  return name ?? (typeof source === 'string' ? source : '<stream>')
-}
-
 function ioError(name: string, err: unknown): LctError {
   return lctError(
     'LCT_IO',
@@ -350,7 +346,7 @@ export class TraceReader implements AsyncIterable<LctRecord> {
 }
 
 async function openFrames(source: LctSource, opts: LctReadOptions): Promise<FrameSource> {
-  const name = sourceName(source, opts.name)
+  const name = opts.name ?? (typeof source === 'string' ? source : '<stream>')
   let window: ByteWindow
   try {
     window = await ByteWindow.open(source)
