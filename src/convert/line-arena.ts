@@ -66,13 +66,6 @@ export class LineArena {
     this.pos = end
     this.live.set(this.slab, (this.live.get(this.slab) ?? 0) + 1)
   }
-
-  /** Copies a ready line (newline included) into the arena. */
-  add(bytes: Buffer): StoredLine {
-    const s = this.begin()
-    s.bytes(bytes)
-    return s.end()
-  }
 }
 
 /** A finished line: `slab[start, end)` */
@@ -115,20 +108,6 @@ export class LineSlot {
     this.position = used
   }
 
-  bytes(b: Uint8Array): void {
-    const n = b.length
-    this.reserve(n)
-    const slab = this.slab
-    let p = this.position
-    // short pieces (field names, punctuation) by a loop: cheaper than a call into the runtime
-    if (n <= SHORT_PIECE) for (let i = 0; i < n; i++) slab[p++] = b[i]
-    else {
-      slab.set(b, p)
-      p += n
-    }
-    this.position = p
-  }
-
   /** Room for `n` more bytes at {@link pos} (see ByteSink.room). */
   room(n: number): Buffer {
     this.reserve(n)
@@ -143,14 +122,7 @@ export class LineSlot {
     this.position = p
   }
 
-  /** source[start, end) */
-  range(source: Buffer, start: number, end: number): void {
-    const n = end - start
-    this.reserve(n)
-    this.position += source.copy(this.slab, this.position, start, end)
-  }
-
-  /** ASCII-only text (digits, punctuation, field names). */
+  /** ASCII-only text (digits, punctuation, field names); short pieces by a loop, cheaper than a runtime call. */
   ascii(s: string): void {
     const n = s.length
     this.reserve(n)

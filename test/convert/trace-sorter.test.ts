@@ -15,8 +15,13 @@ const arena = new LineArena(256)
 function text(ts: bigint, n: number): string {
   return `{"timestamp_ns": ${ts}, "n": ${n}, "s": "é"}\n`
 }
+function stored(into: LineArena, text: string): StoredLine {
+  const slot = into.begin()
+  slot.text(text)
+  return slot.end()
+}
 function line(ts: bigint, n: number): StoredLine {
-  return arena.add(Buffer.from(text(ts, n)))
+  return stored(arena, text(ts, n))
 }
 
 /** The runs merged into `out`; its text. */
@@ -118,7 +123,7 @@ describe('TraceSorter', () => {
         items.push([ts, i])
         // some lines longer than the merge's read buffer (64 KiB), which then grows
         const long = i % 997 === 5 ? 'x'.repeat(70_000) : ''
-        sorter.push(ts, arena.add(Buffer.from(text(ts, i).replace('"é"', `"é${long}"`))))
+        sorter.push(ts, stored(arena, text(ts, i).replace('"é"', `"é${long}"`)))
       }
       const runs = await sorter.finish()
       expect(sorter.spilled).toBe(true)
@@ -164,7 +169,7 @@ describe('TraceSorter', () => {
       ])
       const made = vi.spyOn(Buffer, 'allocUnsafe')
       const lines = items.map(([ts, n]) => {
-        const l = own.add(Buffer.from(text(ts, n)))
+        const l = stored(own, text(ts, n))
         sorter.push(ts, l)
         return l
       })
