@@ -185,8 +185,9 @@ export class RunReader {
   private fd: number | undefined
   private buf: Buffer
   /** the valid bytes of `buf`: `[0, len)`, as a view (searches must not see stale bytes) */
-  private data: Buffer
-  private pos = 0
+  data: Buffer
+  /** where the next row starts in {@link data} (a stretch copy may move it to a later row's start) */
+  pos = 0
 
   constructor(
     readonly run: RunFile,
@@ -207,42 +208,6 @@ export class RunReader {
         return undefined
       }
     }
-  }
-
-  /**
-   * Where the rows that follow, up to the last one ordered before the bound (ts < bound, or ts ≤ bound with
-   * `inclusive`; no bound: all), end among the complete lines already read, for a run without prefixes (whose rows
-   * are its lines as they are): a run is sorted, so this is a binary search over line starts with a timestamp read
-   * per probe. `pos` when the next row is not before the bound, or the run has prefixes.
-   */
-  rowsBefore(bound: bigint | undefined, inclusive: boolean): number {
-    const data = this.data
-    const start = this.pos
-    if (this.run.prefixed) return start
-    const end = data.lastIndexOf(0x0a) + 1 // the complete lines: [pos, end)
-    if (bound === undefined) return end
-    const before = (s: number): boolean => {
-      const ts = timestampNsOfLine(this.buf, s, data.indexOf(0x0a, s))
-      return ts < bound || (inclusive && ts === bound)
-    }
-    if (end <= start || !before(start)) return start
-    // the line starting at lo is before the bound; hi is `end` or a line start that is not
-    let lo = start
-    let hi = end
-    for (;;) {
-      let s = data.indexOf(0x0a, (lo + hi) >>> 1) + 1
-      if (s <= lo || s >= hi) s = data.indexOf(0x0a, lo) + 1 // no line starts in (mid, hi): try lo's next
-      if (s <= lo || s >= hi) return hi
-      if (before(s)) lo = s
-      else hi = s
-    }
-  }
-
-  /** Skips to `end` (from {@link rowsBefore}), handing back the bytes of the rows passed over. */
-  takeTo(end: number): {buf: Buffer; start: number; end: number} {
-    const rows = {buf: this.data, start: this.pos, end}
-    this.pos = end
-    return rows
   }
 
   private row(start: number, lineEnd: number, next: number): RunRow {

@@ -1,9 +1,18 @@
 // The one seam between convert's plain model and its accelerators (src/convert/fast/): the line pool asks here for
-// worker threads to map byte batches on, and maps them on the main thread when none are in. fast/index.ts puts them
-// in (the doors that run conversions load it); LMT_PLAIN=1 leaves them out.
+// worker threads to map byte batches on, and maps them on the main thread when none are in; the merge asks for a
+// stretch copy, and takes rows one by one without one. fast/index.ts puts them in (the doors that run conversions
+// load it); LMT_PLAIN=1 leaves them out.
 import type {LineBatch, LineBatchSpares} from '../formats/json/line-batch.js'
 import {plainPaths} from '../util/plain.js'
 import type {LineMapperSpec, MappedBatch} from './line-mapper.js'
+import type {BufferedWriter, RunReader, RunRow} from './run-files.js'
+
+/** A run in the merge's heap: its next row, its place among the runs (ties go to the earlier), its reader. */
+export interface MergeEntry {
+  row: RunRow
+  order: number
+  reader: RunReader
+}
 
 export interface Accelerators {
   /** maps byte batches with `spec` on `count` worker threads, results in input order */
@@ -13,6 +22,12 @@ export interface Accelerators {
     count: number,
     spares: LineBatchSpares | undefined,
   ): AsyncIterable<MappedBatch<R>>
+  /**
+   * A stretch copy for one merge: called with the heap's entries (its first on top) after the top's row was written,
+   * it may write the rows of the top's run that follow and still come first, passing its reader over them; true
+   * when it wrote any.
+   */
+  mergeStretches(): (heap: readonly MergeEntry[], out: BufferedWriter) => boolean
 }
 
 let installed: Partial<Accelerators> = {}

@@ -1,5 +1,6 @@
 // Puts convert's accelerators in (seams.ts): the doors that run conversions import this module.
 import {useAccelerators} from '../seams.js'
 import {mapBatchesOnWorkers} from './batch-workers.js'
+import {mergeStretches} from './merge-stretches.js'
 
-useAccelerators({batchWorkers: mapBatchesOnWorkers})
+useAccelerators({batchWorkers: mapBatchesOnWorkers, mergeStretches})
