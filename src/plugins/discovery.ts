@@ -146,7 +146,7 @@ export function hookItems(result: unknown, hook: string): unknown[] {
 
 /**
  * What installed plugins contribute to `kind`, one entry per plugin: first the folders their manifests name (in
- * `config.plugins` order), then what their hooks return (the documented hook, then each deprecated name).
+ * `config.plugins` order), then what their hooks return.
  */
 export async function installedContributions(
   config: Config,
@@ -168,7 +168,9 @@ export async function installedContributions(
     await hookContributionsOnThread(config, kind, entry)
     return [...byPlugin.values()]
   }
-  const hook = await runLmtHook(config, kind.hook)
+  // only where there is no plugin thread (lmt run from sources, in its unit tests): on lmt's thread, every plugin's
+  // hook within the load bound (oclif's timeout names the plugin)
+  const hook = await config.runHook(kind.hook as never, {} as never, pluginLoadTimeoutMs())
   for (const f of hook.failures) warn(`plugin ${f.plugin.name}: ${kind.hook} hook failed: ${f.error.message}`)
   for (const s of hook.successes) {
     const items = hookItems(s.result, kind.hook)
@@ -204,9 +206,7 @@ async function hookContributionsOnThread(
         'hooks',
         {what: kind.what, event: kind.hook, plugin: plugin.name, hooks},
         `the ${kind.hook} hooks of plugin ${plugin.name}`,
-        {
-          timeoutMs: pluginLoadTimeoutMs() + 500,
-        },
+        {timeoutMs: pluginLoadTimeoutMs() + 500},
       )
     } catch (err) {
       kind.warn(`plugin ${plugin.name}: ${kind.hook} hook failed: ${(err as Error)?.message ?? String(err)}`)
@@ -219,14 +219,6 @@ async function hookContributionsOnThread(
       else items.push('item' in e ? kind.standIn?.(e.item, source) : undefined)
     }
   }
-}
-
-/**
- * `config.runHook(name)` on lmt's thread, every plugin's hook within the load bound (oclif's timeout names the
- * plugin): only where there is no plugin thread (lmt run from sources, in its unit tests).
- */
-export async function runLmtHook(config: Config, name: string): ReturnType<Config['runHook']> {
-  return config.runHook(name as never, {} as never, pluginLoadTimeoutMs())
 }
 
 /** Loads what installed plugins contribute (see {@link installedContributions}) into `kind`'s registry. */
