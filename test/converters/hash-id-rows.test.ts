@@ -10,9 +10,9 @@ import {
 } from '../../plugins/converters/hash-id/_lib/rows.js'
 import {ScannedHashIdRow, scanHashIdRowBytes} from '../../plugins/converters/hash-id/_lib/scan.js'
 import {parseJson} from '../../src/index.js'
-import {KeyList, type LineBatch} from '../../src/index.js'
+import {GetRecord, type InputContext, KeyList, type LineBatch} from '../../src/index.js'
 import {LineBatchBuilder} from '../../src/formats/json/line-batch.js'
-import {HashIdRows} from '../../plugins/converters/hash-id/_lib/input.js'
+import {QwenBailianConverter} from '../../plugins/converters/hash-id/qwen-bailian.js'
 
 let seed = 99
 const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
@@ -172,31 +172,26 @@ describe('hash-id rows: the byte lane (LineBatch)', () => {
     }
   })
 
-  it('the cursor’s keys are the exact path’s', () => {
-    const config = QWEN
+  it('the converter reads the exact path’s keys and input lengths out of the batches', async () => {
     const texts = Array.from({length: 1500}, () => line()).filter((t) => t.trim() === t && t !== '')
-    const map = createLineBatchMapper(config)
-    let at = 0
-    let fast = 0
-    for (const batch of byteBatches(texts)) {
-      const {result} = map(batch)
-      const rows = new HashIdRows(batch, result)
-      while (rows.next()) {
-        const want = norm(decodeHashIdRow(texts[at + rows.index], config))
-        if (rows.problem) expect(want).toEqual(rows.problem)
-        else {
-          if (result.kind[rows.index] === 0) fast++
-          expect({
-            ts: rows.ts,
-            inputLen: BigInt(rows.inputLen),
-            words: Array.from(rows.keys.words()),
-            json: rows.keys.toJsonText(),
-          }).toEqual(want)
-        }
-      }
-      at += batch.count
-    }
-    expect(fast).toBeGreaterThan(texts.length / 5)
+    const skipped: number[] = []
+    const ctx = {
+      async *lines() {
+        yield* texts.map((text, i) => ({lineNo: i + 1, text}))
+      },
+      skip: (l: {lineNo: number}) => skipped.push(l.lineNo),
+      converted: () => {},
+    } as unknown as InputContext
+    const gets: GetRecord[] = []
+    for await (const t of new QwenBailianConverter({}).convertToTraces('', ctx) as AsyncIterable<unknown>)
+      if (t instanceof GetRecord) gets.push(t)
+    const rows = texts.map((t) => decodeHashIdRow(t, QWEN))
+    expect(skipped).toEqual(rows.flatMap((r, i) => ('skip' in r ? [i + 1] : [])))
+    const want = rows.flatMap((r) => ('skip' in r ? [] : [norm(r) as {inputLen: bigint; json: string}]))
+    expect(gets.map((g) => [BigInt(g.input_len), (g.keys as KeyList).toJsonText()])).toEqual(
+      want.map((w) => [w.inputLen, w.json]),
+    )
+    expect(gets.length).toBeGreaterThan(texts.length / 2)
   })
 
   it('reads a float timestamp as long as a line (no argument spread)', () => {

@@ -1,11 +1,27 @@
-import {BaseConverter, type FormatSample, type InputContext, type Trace} from 'lmt'
+import {availableParallelism} from 'node:os'
+import {extname} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {
+  BaseConverter,
+  type FormatSample,
+  type InputContext,
+  KeyList,
+  KeySlabs,
+  mapInputBatches,
+  type Trace,
+} from 'lmt'
 import {looksLikeQwenBailian} from './_lib/samples.js'
-import {hashIdRowBatches} from './_lib/input.js'
+import type {HashIdBatch, HashIdRowConfig} from './_lib/rows.js'
+
+// the row decoder runs on worker threads
+const ROW_DECODER = new URL(`./_lib/rows${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href
+/** every core but the main thread's, 1 to 3 */
+const MAPPER_THREADS = Math.max(1, Math.min(availableParallelism() - 1, 3))
 
 /**
  * Qwen-Bailian rows (`timestamp` in seconds, `input_length`, one `hash_ids` entry per block): a get and a write per
  * row, keys from the chained prefix hash of the ids of the row's full blocks. Parsing and hashing run on worker
- * threads for large inputs; timestamps are allocated here, in input order.
+ * threads for large inputs (`_lib/rows.ts`, a batch of rows at a time); timestamps are allocated here, in input order.
  */
 export class QwenBailianConverter extends BaseConverter {
   static description = 'Qwen-Bailian usage traces (timestamp in s, one hash id per block)'
@@ -23,17 +39,36 @@ export class QwenBailianConverter extends BaseConverter {
     const instanceId = this.defaultInstanceId
     const blockSize = this.getBlockSize(instanceId)
     if (!(blockSize > 0)) throw new Error(`block_size must be positive for instance ${instanceId}`)
-    const config = {blockSize, intScale: this.timestampIntScale, floatScale: this.timestampFloatScale}
-    for await (const rows of hashIdRowBatches(ctx, config))
-      while (rows.next()) {
-        if (rows.problem) {
-          ctx.skip(rows.line(), rows.problem.skip, rows.problem.message)
-          continue
+    const config: HashIdRowConfig = {
+      blockSize,
+      intScale: this.timestampIntScale,
+      floatScale: this.timestampFloatScale,
+    }
+    // a batch's lines are read (ctx.skip, ctx.converted) only until the next batch is asked for
+    const spec = {module: ROW_DECODER, config, workers: MAPPER_THREADS, linesDoneAtNext: true}
+    for await (const {lines, result: b} of mapInputBatches<HashIdBatch>(ctx, spec)) {
+      const slabs = new KeySlabs(b.words, b.text)
+      let exact = 0 // the next entry of b.exact
+      for (let i = 0; i < lines.count; i++) {
+        let ts = b.ts[i]
+        let inputLen: bigint | number = b.inputLen[i]
+        let keys: KeyList
+        if (b.kind[i] === 0)
+          keys = slabs.list(i > 0 ? b.keyEnd[i - 1] : 0, b.keyEnd[i], b.textStart[i], b.textEnd[i])
+        else {
+          const r = b.exact[exact++]
+          if ('skip' in r) {
+            ctx.skip(lines.line(i), r.skip, r.message)
+            continue
+          }
+          ;({ts, inputLen} = r)
+          keys = KeyList.fromParts(r.words, r.json)
         }
-        const get = this.createGetTrace(rows.ts, rows.keys, instanceId, {inputLen: rows.inputLen})
+        const get = this.createGetTrace(ts, keys, instanceId, {inputLen})
         yield get
-        yield this.createWriteTrace(rows.ts + 1n, get.keys, instanceId)
-        ctx.converted(rows.line())
+        yield this.createWriteTrace(ts + 1n, get.keys, instanceId)
+        ctx.converted(lines.line(i))
       }
+    }
   }
 }
