@@ -1,20 +1,16 @@
 // Trace characterization (per instance and overall): load over time, input lengths, prefix sharing, reuse distance
 // (from simulate's LRU stack pass) and reuse time, working set over time, key popularity.
-import {PrefixBlocks, type SimConfig, type TraceRow} from '../simulate/index.js'
-import {ReuseDistances, reuseDistancesOf} from './reuse-distance.js'
 import {
-  type Bin,
-  geometricEdges,
-  Histogram,
-  linearEdges,
-  NumberList,
-  type Percentiles,
-  percentiles,
-} from './histogram.js'
+  PrefixBlocks,
+  type SimConfig,
+  type StackObserver,
+  stackPass,
+  type TraceRow,
+} from '../simulate/index.js'
+import {type Bin, geometricEdges, Histogram, linearEdges, type Percentiles, percentiles} from './histogram.js'
 import {TimeBins} from './time-bins.js'
-import {grown} from '../util/grown.js'
 
-export interface TimePoint {
+interface TimePoint {
   t: number
   requests: number
   input_tokens: number
@@ -60,20 +56,54 @@ export interface Profile {
   }
 }
 
-/** Per-block arrays that grow with the block ids of a PrefixBlocks. */
-class BlockArrays {
-  refs = new Float64Array(1 << 12)
-  lastSeconds = new Float64Array(1 << 12)
-  lastBin = new Int32Array(1 << 12).fill(-1)
+/**
+ * Reuse distances: the LRU stack depth of every re-referenced get block, in distinct blocks, as simulate's stack pass
+ * computes them (an observer of the pass; the answer's own pass can feed it, see report.ts).
+ */
+export class ReuseDistances {
+  readonly distances: number[] = []
+  /** get blocks never referenced before */
+  firstRefs = 0
+  /** why the pass stopped early or did not run (null: complete) */
+  reason: string | null = null
 
-  ensure(id: number): void {
-    if (id < this.refs.length) return
-    const n = Math.max(id + 1, this.refs.length * 2)
-    this.refs = grown(this.refs, n)
-    this.lastSeconds = grown(this.lastSeconds, n)
-    const known = this.lastBin.length
-    this.lastBin = grown(this.lastBin, n).fill(-1, known)
+  readonly observe: StackObserver = (d, getLength) => {
+    for (let j = 0; j < getLength; j++) {
+      if (d[j] === Infinity) this.firstRefs++
+      else this.distances.push(d[j])
+    }
   }
+}
+
+/** One instance's reuse distances from a stack pass of its own (exact LRU, infinite capacity). */
+function reuseDistancesOf(
+  rows: readonly TraceRow[],
+  cfg: SimConfig,
+  instance: string,
+  blockSize: number,
+): ReuseDistances {
+  const lruCfg: SimConfig = {
+    ...cfg,
+    eviction_params: {eviction_mode: 3, eviction_batch_size_per_instance: 1},
+    instance_groups: [
+      {
+        group_name: 'reuse',
+        quota_capacity_blocks: -1,
+        used_percentage: 1,
+        instances: [
+          {
+            instance_id: instance,
+            block_size: blockSize,
+            eviction_policy_type: 'lru',
+            eviction_policy_params: {},
+          },
+        ],
+      },
+    ],
+  }
+  const r = new ReuseDistances()
+  r.reason = stackPass(rows, lruCfg, 'reuse', [], r.observe).reason
+  return r
 }
 
 /** What one instance's pass collects before it is summarised. */
@@ -87,13 +117,16 @@ interface Accumulated {
   /** the first blocks of gets, counted once each (a write may have brought the block in before any get had it) */
   firstBlocks: Set<number>
   leaves: Set<number>
-  lengths: NumberList
+  lengths: number[]
   share: Histogram
-  reuseSeconds: NumberList
+  reuseSeconds: number[]
   reuse: ReuseDistances
   perBin: {requests: Float64Array; tokens: Float64Array; window: Float64Array; cumulative: Float64Array}
   blocks: PrefixBlocks
-  arrays: BlockArrays
+  /** per block id: the gets that referenced it, when it was last referenced (seconds, time bin) */
+  refs: number[]
+  lastSeconds: number[]
+  lastBin: number[]
 }
 
 const SHARE_EDGES = Array.from({length: 11}, (_, i) => i / 10).map((x, i) => (i === 10 ? 1.0000001 : x))
@@ -113,9 +146,9 @@ function accumulate(
     noBlocks: 0,
     firstBlocks: new Set(),
     leaves: new Set(),
-    lengths: new NumberList(),
+    lengths: [],
     share: new Histogram(SHARE_EDGES),
-    reuseSeconds: new NumberList(),
+    reuseSeconds: [],
     reuse,
     perBin: {
       requests: new Float64Array(bins.count),
@@ -124,7 +157,9 @@ function accumulate(
       cumulative: new Float64Array(bins.count),
     },
     blocks: new PrefixBlocks(),
-    arrays: new BlockArrays(),
+    refs: [],
+    lastSeconds: [],
+    lastBin: [],
   }
   for (const r of rows) if (r.instance === id) visit(a, r, bins)
   let total = 0
@@ -137,28 +172,29 @@ function visit(a: Accumulated, r: TraceRow, bins: TimeBins): void {
   const bin = bins.of(r.ts)
   const now = bins.seconds(r.ts)
   const get = r.type !== 'write'
-  const arr = a.arrays
   let parent = -1
   let seen = 0
   for (let j = 0; j < r.keys.length; j++) {
     const before = a.blocks.count
     const b = a.blocks.block(parent, r.keys[j])
     parent = b
-    arr.ensure(b)
-    const isNew = b === before
     if (j === 0 && get) a.firstBlocks.add(b)
-    if (isNew) {
+    if (b === before) {
+      // block ids count up from 0: a new block is the next entry of each array
+      a.refs.push(0)
+      a.lastBin.push(-1)
+      a.lastSeconds.push(now)
       a.perBin.cumulative[bin]++
     } else if (get) {
       seen++
-      a.reuseSeconds.push(now - arr.lastSeconds[b])
+      a.reuseSeconds.push(now - a.lastSeconds[b])
     }
-    if (arr.lastBin[b] !== bin) {
-      arr.lastBin[b] = bin
+    if (a.lastBin[b] !== bin) {
+      a.lastBin[b] = bin
       a.perBin.window[bin]++
     }
-    arr.lastSeconds[b] = now
-    if (get) arr.refs[b]++
+    a.lastSeconds[b] = now
+    if (get) a.refs[b]++
   }
   if (!get) return
   a.requests++
@@ -175,8 +211,8 @@ function visit(a: Accumulated, r: TraceRow, bins: TimeBins): void {
   }
 }
 
-function popularity(refs: Float64Array): Profile['popularity'] {
-  const ascending = refs.filter((x) => x > 0).sort()
+function popularity(refs: readonly number[]): Profile['popularity'] {
+  const ascending = Float64Array.from(refs.filter((x) => x > 0)).sort()
   const n = ascending.length
   const at = (rank: number) => ascending[n - rank] // rank 1 = the most referenced
   let total = 0
@@ -202,19 +238,19 @@ function summarise(
   id: string,
   bins: TimeBins,
   edges: Edges,
-  refs: Float64Array,
+  refs: readonly number[],
 ): Profile {
   const sum = (f: (a: Accumulated) => number) => parts.reduce((s, a) => s + f(a), 0)
-  const hist = (list: Float64Array, e: number[]) => {
+  const hist = (list: readonly number[], e: number[]) => {
     const h = new Histogram(e)
-    for (let i = 0; i < list.length; i++) h.add(list[i])
+    for (const v of list) h.add(v)
     return h.bins()
   }
   const share = new Histogram(SHARE_EDGES)
   for (const a of parts) share.addAll(a.share)
-  const lengths = NumberList.concat(parts.map((a) => a.lengths))
-  const distances = NumberList.concat(parts.map((a) => a.reuse.distances))
-  const seconds = NumberList.concat(parts.map((a) => a.reuseSeconds))
+  const lengths = parts.flatMap((a) => a.lengths)
+  const distances = parts.flatMap((a) => a.reuse.distances)
+  const seconds = parts.flatMap((a) => a.reuseSeconds)
   const reasons = parts.map((a) => a.reuse.reason).filter((r) => r !== null)
   const getBlocks = sum((a) => a.getBlocks)
   return {
@@ -225,7 +261,7 @@ function summarise(
     distinct_blocks: sum((a) => a.blocks.count),
     distinct_first_blocks: sum((a) => a.firstBlocks.size),
     distinct_request_prefixes: sum((a) => a.leaves.size),
-    input_len: {...percentiles(lengths.slice()), histogram: hist(lengths, edges.length)},
+    input_len: {...percentiles(lengths), histogram: hist(lengths, edges.length)},
     sharing: {
       seen_block_share: getBlocks > 0 ? sum((a) => a.seenBlocks) / getBlocks : 0,
       requests_without_blocks: sum((a) => a.noBlocks),
@@ -235,10 +271,10 @@ function summarise(
       available: reasons.length === 0,
       reason: reasons[0] ?? null,
       first_references: sum((a) => a.reuse.firstRefs),
-      stats: percentiles(distances.slice()),
+      stats: percentiles(distances),
       histogram: hist(distances, edges.distance),
     },
-    reuse_time: {stats: percentiles(seconds.slice()), histogram: hist(seconds, edges.seconds)},
+    reuse_time: {stats: percentiles(seconds), histogram: hist(seconds, edges.seconds)},
     over_time: Array.from({length: bins.count}, (_, b) => ({
       t: bins.startSeconds(b),
       requests: sum((a) => a.perBin.requests[b]),
@@ -273,25 +309,28 @@ export function characterize(
   let maxDistance = 1
   let maxSeconds = 1
   for (const a of parts) {
-    for (const v of a.lengths.values()) if (v > maxLen) maxLen = v
-    for (const v of a.reuse.distances.values()) if (v > maxDistance) maxDistance = v
-    for (const v of a.reuseSeconds.values()) if (v > maxSeconds) maxSeconds = v
+    for (const v of a.lengths) if (v > maxLen) maxLen = v
+    for (const v of a.reuse.distances) if (v > maxDistance) maxDistance = v
+    for (const v of a.reuseSeconds) if (v > maxSeconds) maxSeconds = v
   }
   const edges: Edges = {
     length: linearEdges(maxLen, 40),
     distance: geometricEdges(1, maxDistance),
     seconds: geometricEdges(2 ** -10, maxSeconds),
   }
-  const refsOf = (a: Accumulated) => a.arrays.refs.subarray(0, a.blocks.count)
-  const instances = parts.map((a) => summarise([a], a.id, bins, edges, refsOf(a)))
+  const instances = parts.map((a) => summarise([a], a.id, bins, edges, a.refs))
   // one instance: the overall profile is its own (not computed twice)
   if (parts.length === 1)
     return {bin_seconds: bins.widthSeconds(), instances, overall: {...instances[0], instance_id: '*'}}
-  const allRefs = new Float64Array(parts.reduce((s, a) => s + a.blocks.count, 0))
-  let o = 0
-  for (const a of parts) {
-    allRefs.set(refsOf(a), o)
-    o += a.blocks.count
+  return {
+    bin_seconds: bins.widthSeconds(),
+    instances,
+    overall: summarise(
+      parts,
+      '*',
+      bins,
+      edges,
+      parts.flatMap((a) => a.refs),
+    ),
   }
-  return {bin_seconds: bins.widthSeconds(), instances, overall: summarise(parts, '*', bins, edges, allRefs)}
 }

@@ -1,5 +1,4 @@
 // Fixed-edge histograms and percentiles: the distributions of the report, summable across instances.
-import {grown} from '../util/grown.js'
 
 export interface Bin {
   from: number
@@ -59,11 +58,11 @@ export interface Percentiles {
   mean: number | null
 }
 
-/** Nearest-rank percentiles of the values (sorted here, in place). */
-export function percentiles(values: Float64Array): Percentiles {
-  const n = values.length
+/** Nearest-rank percentiles of the values. */
+export function percentiles(list: readonly number[]): Percentiles {
+  const n = list.length
   if (n === 0) return {count: 0, min: null, p50: null, p90: null, p99: null, max: null, mean: null}
-  values.sort()
+  const values = Float64Array.from(list).sort()
   const at = (q: number) => values[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))]
   let sum = 0
   for (let i = 0; i < n; i++) sum += values[i]
@@ -75,33 +74,5 @@ export function percentiles(values: Float64Array): Percentiles {
     p99: at(0.99),
     max: values[n - 1],
     mean: sum / n,
-  }
-}
-
-/** A growable list of numbers in one typed array. */
-export class NumberList {
-  private data = new Float64Array(1024)
-  length = 0
-
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      this.data = grown(this.data, this.data.length * 2)
-    }
-    this.data[this.length++] = v
-  }
-
-  /** the values (a view; sorting it sorts the list) */
-  values(): Float64Array {
-    return this.data.subarray(0, this.length)
-  }
-
-  static concat(lists: readonly NumberList[]): Float64Array {
-    const out = new Float64Array(lists.reduce((a, l) => a + l.length, 0))
-    let o = 0
-    for (const l of lists) {
-      out.set(l.values(), o)
-      o += l.length
-    }
-    return out
   }
 }

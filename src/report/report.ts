@@ -2,6 +2,8 @@
 // show). Reads with simulate's readers, replays with simulate's engine, sweeps with its stack pass and pool.
 import {lmtError} from '../errors.js'
 import {
+  blocksToGib,
+  gibToBlocks,
   lmcacheLookupSection,
   type Player,
   playInMemory,
@@ -9,12 +11,11 @@ import {
   type SimConfig,
   totalsOf,
 } from '../simulate/index.js'
-import {capacityTable} from './capacity-table.js'
-import {characterize} from './characterize.js'
-import {type CapacityChoice, chooseCapacity} from './chosen-capacity.js'
+import {characterize, ReuseDistances} from './characterize.js'
 import {capacityGrid, computeCurves, type Curves, lruStackPass, type Totals} from './curves.js'
-import {configSection, type ReportAnswer, type ReportDocument, traceSection} from './document.js'
-import {ReuseDistances} from './reuse-distance.js'
+import type {ReportAnswer, ReportDocument} from './document.js'
+import {capacityTable, type CapacityRow} from './capacity-table.js'
+
 import {type LoadedInput, loadInput, type LoadRequest} from './load.js'
 import {hitRateOverTime} from './over-time.js'
 import {eventLoopTurn} from '../util/event-loop-turn.js'
@@ -230,4 +231,104 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     ...(lmcache ? {lmcache} : {}),
     performance: {seconds: (performance.now() - started) / 1000},
   }
+}
+
+/** the capacity of the hit-rate-over-time replays (default: where LRU reaches 90 % of the infinite cache) */
+export interface CapacityChoice {
+  capacityBlocks?: number
+  capacityGb?: number
+}
+
+export function chooseCapacity(
+  req: CapacityChoice,
+  table: CapacityRow[],
+  bytesPerBlock: number | null,
+  wss: number,
+): ReportAnswer['chosen_capacity'] {
+  const gbOf = (blocks: number) => (bytesPerBlock === null ? null : blocksToGib(blocks, bytesPerBlock))
+  if (req.capacityBlocks !== undefined)
+    return {blocks: req.capacityBlocks, gb: gbOf(req.capacityBlocks), source: 'flag'}
+  if (req.capacityGb !== undefined) {
+    if (bytesPerBlock === null)
+      throw lmtError('CLI_FLAG_NEEDS', 'a capacity in GiB', '--bytes-per-token or --kv-layout', {
+        suggestions: ['pass --bytes-per-token', 'or use --capacity-blocks'],
+      })
+    const blocks = gibToBlocks(req.capacityGb, bytesPerBlock)
+    if (blocks < 1)
+      throw lmtError(
+        'CLI_OUT_OF_RANGE',
+        '--capacity',
+        `at least one block (${blocksToGib(1, bytesPerBlock)} GiB)`,
+        String(req.capacityGb),
+      )
+    return {blocks, gb: gbOf(blocks), source: 'flag'}
+  }
+  const need = table.find((r) => r.policy === 'lru')?.needs.find((n) => n.target === 0.9)
+  const blocks = Math.max(1, need?.blocks ?? wss)
+  return {blocks, gb: gbOf(blocks), source: 'lru_90'}
+}
+
+/** the trace read: its file, rows and time span */
+export function traceSection(input: LoadedInput, bins: TimeBins): Record<string, unknown> {
+  const rows = input.rows
+  const first = rows[0].ts
+  const last = rows[rows.length - 1].ts
+  return {
+    path: input.tracePath,
+    name: input.traceName,
+    bytes: input.stats.bytes,
+    rows: input.stats.rows,
+    rows_by_type: input.stats.rowsByType,
+    invalid_rows: input.stats.invalid,
+    first_timestamp_ns: first.toString(),
+    last_timestamp_ns: last.toString(),
+    duration_seconds: Number(last - first) / 1e9,
+    time_bins: bins.count,
+    bin_seconds: bins.widthSeconds(),
+    instances: input.blockSizes.size,
+  }
+}
+
+/** the configuration replayed: the group answered for, the eviction and replay modes, every instance's block size */
+export function configSection(input: LoadedInput, groupName: string): Record<string, unknown> {
+  const cfg = input.config
+  return {
+    group: groupName,
+    eviction_mode: cfg.eviction_params.eviction_mode,
+    eviction_batch_size_per_instance: cfg.eviction_params.eviction_batch_size_per_instance,
+    replay_mode: cfg.trace_replay.mode,
+    instances: [...input.blockSizes].map(([id, c]) => ({
+      instance_id: id,
+      block_size: c.blockSize,
+      block_size_source: c.source,
+    })),
+  }
+}
+
+const pct = (r: number) => `${(r * 100).toFixed(1)} %`
+
+/** The report's few lines for a terminal: the answer in words. */
+export function reportSummaryLines(doc: ReportDocument): string[] {
+  const a = doc.answer
+  const lines = [
+    `${String(doc.trace.name)}: ${doc.characterization.overall.requests} requests, working set ${a.wss_blocks} blocks, infinite-capacity token hit rate ${pct(a.infinite.token_hit_rate)}`,
+  ]
+  for (const row of a.capacity_table) {
+    const cells = row.needs.map((n) => {
+      const v =
+        n.blocks === null
+          ? 'not reached'
+          : `${n.how === 'at_most' ? '≤' : n.how === 'interpolated' ? '≈' : ''}${n.blocks}${n.gb === null ? '' : ` (${n.gb.toFixed(2)} GiB)`}`
+      return `${Math.round(n.target * 100)} %: ${v}`
+    })
+    lines.push(`  ${row.policy.padEnd(15)} ${cells.join(', ')}`)
+  }
+  const at = a.over_time.map((s) => `${s.series} ${pct(s.token_hit_rate)}`).join(', ')
+  lines.push(`at ${a.chosen_capacity.blocks} blocks: ${at}`)
+  const lookup = doc.lmcache?.lookup.chosen
+  if (typeof lookup?.token_hit_rate === 'number')
+    lines.push(
+      `  LMCache's simulator (lmcache_lru) at ${lookup.capacity_chunks} chunks: ${pct(lookup.token_hit_rate)}`,
+    )
+  return lines
 }

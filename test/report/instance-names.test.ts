@@ -3,7 +3,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {reportCharts} from '../../src/report/charts/charts.js'
+import {reportCharts} from '../../src/report/page/html.js'
 import type {ReportDocument} from '../../src/report/document.js'
 import {renderSvg} from '../../src/simulate/output/svg.js'
 import {lmt, tempDir} from '../helpers/cli.js'

@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type BrowserContext, chromium, type Page} from 'playwright-core'
 import type {ReportDocument} from '../../src/report/document.js'
-import {reportCharts} from '../../src/report/charts/charts.js'
+import {reportCharts} from '../../src/report/page/html.js'
 import {convertSampleMooncake, lmt, tempDir} from '../helpers/cli.js'
 
 const CHROMIUM = '/usr/bin/chromium'

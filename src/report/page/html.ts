@@ -3,7 +3,9 @@
 import {readFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
-import {type Chart, reportCharts} from '../charts/charts.js'
+import {capacityChart, overTimeChart} from '../charts/answer-charts.js'
+import {traceCharts} from '../charts/trace-charts.js'
+import type {Chart} from '../charts/vega-parts.js'
 import {pageScript, pageStyle} from './page-assets.js'
 import type {Profile} from '../characterize.js'
 import type {Characterized, ReportDocument} from '../document.js'
@@ -13,32 +15,16 @@ import {lmcacheLookupHtml} from './lmcache-html.js'
 
 const require = createRequire(import.meta.url)
 
-/** the UMD builds, in load order (vega-lite and vega-embed find their dependencies as globals) */
+/** the UMD builds, in load order (vega-lite and vega-embed find their dependencies as globals), beside each main */
 const LIBRARIES: Array<[string, string]> = [
-  ['vega', 'build/vega.min.js'],
-  ['vega-lite', 'build/vega-lite.min.js'],
-  ['vega-embed', 'build/vega-embed.min.js'],
+  ['vega', 'vega.min.js'],
+  ['vega-lite', 'vega-lite.min.js'],
+  ['vega-embed', 'vega-embed.min.js'],
 ]
-
-/** the directory of an installed package (its exports map hides the build files from require.resolve) */
-function packageDir(name: string): string {
-  let dir = dirname(require.resolve(name))
-  for (;;) {
-    try {
-      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {name?: string}).name === name)
-        return dir
-    } catch {
-      // not the package root yet
-    }
-    const up = dirname(dir)
-    if (up === dir) throw new Error(`cannot find the ${name} package`)
-    dir = up
-  }
-}
 
 function libraryScripts(): string {
   return LIBRARIES.map(([name, file]) => {
-    const code = readFileSync(join(packageDir(name), file), 'utf8')
+    const code = readFileSync(join(dirname(require.resolve(name)), file), 'utf8')
     // a literal "</script" inside the code would end the element early
     return `<script>${code.replace(/<\/(script)/gi, '<\\/$1')}</script>`
   }).join('\n')
@@ -150,6 +136,11 @@ function meta(doc: ReportDocument): string {
     ...new Set((doc.config.instances as Array<{block_size: number}>).map((i) => i.block_size)),
   ].join(', ')
   return `${escapeHtml(String(t.name))} · ${int(t.rows as number)} rows · ${int(doc.characterization.overall.requests)} requests · ${int(t.instances as number)} instance${t.instances === 1 ? '' : 's'} · ${num(t.duration_seconds as number, 0)} s of trace · block size ${sizes} tokens · group ${escapeHtml(doc.answer.group)}`
+}
+
+/** Every chart of the page, the answer first, then the trace's. */
+export function reportCharts(doc: ReportDocument): Chart[] {
+  return [capacityChart(doc), overTimeChart(doc), ...traceCharts(doc)]
 }
 
 /** The notices' section (none: nothing), on every report page. */
