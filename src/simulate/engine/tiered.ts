@@ -497,7 +497,9 @@ class TtlPolicy implements TierPolicy {
   /** the heap of the event ids pushed out of time order */
   private heap = new Int32Array(1024)
   private heapSize = 0
+  /** the latest time the policy has seen, and its tick (compared instead: a number, not a BigInt) */
   private now = 0n
+  private nowTick = 0
   /** the last event's anchor and TTL, and its time (the events of one row share them) */
   private lastAnchor = -1n
   private lastTtl = 0n
@@ -520,12 +522,15 @@ class TtlPolicy implements TierPolicy {
     this.size++
     this.list.pushFront(e)
     const last = this.s.lastAccess[b]
-    if (last > this.now) this.now = last
+    if (this.s.lastTick[b] > this.nowTick) {
+      this.nowTick = this.s.lastTick[b]
+      this.now = last
+    }
     this.pushEvent(b, last)
   }
 
-  access(b: number, _tick: number, ts: bigint): void {
-    if (ts > this.now) this.now = ts
+  access(b: number, tick: number, ts: bigint): void {
+    this.advance(ts, tick)
     const e = this.s.entry(b, this.tier)
     if ((this.s.flags[e] & HELD) === 0) return
     this.list.toFront(e)
@@ -634,8 +639,11 @@ class TtlPolicy implements TierPolicy {
     }
   }
 
-  advance(ts: bigint): void {
-    if (ts > this.now) this.now = ts
+  /** the time is now `ts`, of tick `tick` */
+  advance(ts: bigint, tick: number): void {
+    if (tick <= this.nowTick) return
+    this.nowTick = tick
+    this.now = ts
   }
 
   /** removes every held block expired now, appended to `out`; how many */
@@ -741,6 +749,8 @@ export class TieredInstance implements Policy {
   readonly tiers: number
   /** the lru shard count (values ≤ 0 mean 1) */
   readonly shardCount: number
+  /** the policy is an lru of several shards (the blocks' shards are kept) */
+  private readonly sharded: boolean
   /** the blocks evicted by a capacity check, tier after tier (for cleanup) */
   readonly checkEvicted: number[] = []
   /** where the blocks of the tier being checked begin in {@link checkEvicted} */
@@ -793,7 +803,7 @@ export class TieredInstance implements Policy {
 
   /** per key id: its lru shard + 1 (0: not yet asked) */
   private keyShards = new Int32Array(0)
-  /** per block: its lru shard (when there are several), set when the block is written */
+  /** per block: its lru shard (an lru with several), set when the block is written */
   shard: Int32Array = new Int32Array(0)
 
   constructor(
@@ -806,6 +816,7 @@ export class TieredInstance implements Policy {
     this.bytesPerBlock = setup.bytesPerBlock
     this.tiers = g.tierNames.length
     this.shardCount = setup.shardCount <= 0 ? 1 : setup.shardCount
+    this.sharded = setup.policy === 'lru' && this.shardCount > 1
     let initial = 1
     while (initial < this.tiers && g.edges[initial - 1].writeMode === 'write_through') initial++
     this.initial = initial
@@ -882,7 +893,7 @@ export class TieredInstance implements Policy {
     const none = (a: Float64Array, n: number): Float64Array => grown(a, n).fill(-1, a.length)
     this.held = grown(this.held, cap)
     this.serial = grown(this.serial, cap)
-    if (this.shardCount > 1) this.shard = grown(this.shard, cap)
+    if (this.sharded) this.shard = grown(this.shard, cap)
     this.writeTick = none(this.writeTick, cap)
     this.lastTick = none(this.lastTick, cap)
     if (this.expires) {
@@ -960,7 +971,7 @@ export class TieredInstance implements Policy {
   onWritten(b: number, ts: bigint): void {
     this.reserve(b)
     this.writeTick[b] = this.lastTick[b] = this.now
-    if (this.shardCount > 1) this.shard[b] = this.shardOf(b)
+    if (this.sharded) this.shard[b] = this.shardOf(b)
     if (this.expires) {
       this.lastAccess[b] = ts
       this.ttl[b] = this.writeTtl
@@ -1123,9 +1134,10 @@ export class TieredGroup {
   expire(ts: bigint): void {
     const ttl = this.ttlPolicies
     if (ttl.length === 0) return
+    const tick = this.tickOf(ts)
     let expired: Map<TieredInstance, number[]> | undefined
     for (const {inst, policy: p} of ttl) {
-      p.advance(ts)
+      p.advance(ts, tick)
       if (p.size === 0) continue
       const out: number[] = []
       if (p.harvest(out) === 0) continue
