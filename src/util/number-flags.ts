@@ -110,24 +110,18 @@ export function positiveNumberFlag(
   return n
 }
 
-/**
- * `--name`'s integer as `BigInt` reads it (decimal, 0x hex, 0o, 0b; surrounding blanks ignored), for values past
- * 2^53 such as seeds; `hint` is added to the message in parentheses.
- */
-export function bigIntFlag(name: string, text: string, hint?: string): bigint {
-  const expected = `an integer${hint === undefined ? '' : ` (${hint})`}`
-  // BigInt('') and BigInt(' ') are 0n: blank text is no integer
-  if (text.trim() === '') throw lmtError('CLI_BAD_VALUE', `--${name}`, text, expected)
-  try {
-    return BigInt(text.trim())
-  } catch {
-    throw lmtError('CLI_BAD_VALUE', `--${name}`, shownValue(text), expected)
-  }
-}
-
 /** `--seed`: a random_lru seed, 1 to 2^64 − 1, decimal or 0x hex (0 would make the generator emit only zeros). */
 export function seedFlag(text: string): bigint {
-  const v = bigIntFlag('seed', text, 'decimal or 0x hex')
+  // BigInt reads decimal and 0x hex (0o, 0b too) exactly, past 2^53; BigInt('') and BigInt(' ') are 0n: blank text
+  // is no integer
+  const expected = 'an integer (decimal or 0x hex)'
+  if (text.trim() === '') throw lmtError('CLI_BAD_VALUE', '--seed', text, expected)
+  let v: bigint
+  try {
+    v = BigInt(text.trim())
+  } catch {
+    throw lmtError('CLI_BAD_VALUE', '--seed', shownValue(text), expected)
+  }
   if (v < 1n || v >= 2n ** 64n)
     throw lmtError('CLI_OUT_OF_RANGE', '--seed', 'between 1 and 2^64 - 1', shownValue(text))
   return v

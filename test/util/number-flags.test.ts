@@ -1,13 +1,7 @@
 // The number-flag parsers: what each accepts, what it refuses and the usage error it gives; and lmt report's
 // --capacity and --seed through them (the wording and exit code a user sees).
 import {describe, expect, it} from 'vitest'
-import {
-  bigIntFlag,
-  numberFlag,
-  parseIntegerFlag,
-  positiveNumberFlag,
-  seedFlag,
-} from '../../src/util/number-flags.js'
+import {numberFlag, parseIntegerFlag, positiveNumberFlag, seedFlag} from '../../src/util/number-flags.js'
 import {LmtError} from '../../src/errors.js'
 import {FIXTURES, lmt} from '../helpers/cli.js'
 import {join} from 'node:path'
@@ -131,17 +125,14 @@ describe('positiveNumberFlag', () => {
   })
 })
 
-describe('bigIntFlag', () => {
+describe('seedFlag: the notations', () => {
   it('reads decimal and 0x hex exactly past 2^53', () => {
-    expect(bigIntFlag('seed', '0x12345678ABCDEF01')).toBe(0x12345678abcdef01n)
-    expect(bigIntFlag('seed', ' 18446744073709551615 ')).toBe(2n ** 64n - 1n)
-    expect(bigIntFlag('seed', '-7')).toBe(-7n)
+    expect(seedFlag('0x12345678ABCDEF01')).toBe(0x12345678abcdef01n)
+    expect(seedFlag(' 18446744073709551615 ')).toBe(2n ** 64n - 1n)
   })
-  it('refuses what is not an integer; the hint is added in parentheses', () => {
-    expect(failure(() => bigIntFlag('seed', '1.5')).message).toBe('--seed: "1.5" is not an integer')
-    expect(failure(() => bigIntFlag('seed', 'x', 'decimal or 0x hex')).message).toBe(
-      '--seed: "x" is not an integer (decimal or 0x hex)',
-    )
+  it('refuses what is not an integer, blank text included, saying which notations it reads', () => {
+    expect(failure(() => seedFlag('1.5')).message).toBe('--seed: "1.5" is not an integer (decimal or 0x hex)')
+    expect(failure(() => seedFlag(' ')).message).toBe('--seed: " " is not an integer (decimal or 0x hex)')
   })
 })
 
