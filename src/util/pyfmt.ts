@@ -1,5 +1,5 @@
 // Python-compatible formatting shared by lct, replay and convert (docs/lct.md §9); Python's json.dumps is
-// jsonl/py-json.ts.
+// formats/json/py-json.ts.
 export {pythonFloatRepr as pyFloatRepr} from './float-repr.js'
 
 /** A finite double as m × 2^e (m a whole number): its significand and exponent. */
