@@ -50,14 +50,9 @@ export class PublisherLogConverter extends BaseConverter {
 
   /** The traces: every batch's events paired at once, then what is still pending at the end of the input. */
   async *convertToTraces(_inputPath: string, ctx: InputContext): AsyncGenerator<Trace> {
-    for await (const traces of this.traceBatches(ctx)) yield* traces
-  }
-
-  /** The input's traces, a batch of events' at a time. */
-  private async *traceBatches(ctx: InputContext): AsyncGenerator<Trace[]> {
     const aged = new AgedKeys(this.options.spillDir)
     try {
-      yield* this.convertEvents(ctx, aged)
+      for await (const traces of this.convertEvents(ctx, aged)) yield* traces
     } finally {
       aged.close()
     }
@@ -98,28 +93,23 @@ export class PublisherLogConverter extends BaseConverter {
       aged.endBatch()
       if (out.length > 0) yield out
     }
-    // end of input: unfinished writes (assumed done 100 ms after their start), then gets never written
+    // end of input: unfinished writes (assumed done 100 ms after their start), then gets never written, handed over
+    // FLUSH_BATCH of them at a time
     let flushed = 0
-    let out: Trace[] = []
+    const out: Trace[] = []
     for (const w of writes.values()) {
-      if (flushed++ % FLUSH_BATCH === 0 && out.length > 0) {
-        yield out
-        out = []
-      }
       const ts = w.ts + FLUSH_DELAY_NS
       const keys = aged.load(w.keys)
       const get = gets.takeMatch(w.instance, ts, keys)
       if (get) this.emitPair(get, ts, aged, out)
       else out.push(this.createWriteTrace(ts, keys, w.instance))
       ctx.converted(w.startLine)
+      if (++flushed % FLUSH_BATCH === 0) yield out.splice(0)
     }
     writes.clear()
     for (const g of gets.drain()) {
-      if (flushed++ % FLUSH_BATCH === 0 && out.length > 0) {
-        yield out
-        out = []
-      }
       out.push(this.emitGet(g, aged))
+      if (++flushed % FLUSH_BATCH === 0) yield out.splice(0)
     }
     if (out.length > 0) yield out
   }

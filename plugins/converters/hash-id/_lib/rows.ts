@@ -169,17 +169,8 @@ export function createLineBatchMapper(config: HashIdRowConfig): (lines: LineBatc
     // exact-size copies cross (the scratch slabs stay here for the next batch)
     const words = slabs.words.slice(0, 2 * slabs.wordCount)
     const text = slabs.text.slice(0, slabs.textLength)
-    const result: HashIdBatch = {kind, ts, inputLen, keyEnd, textStart, textEnd, words, text, exact}
-    const transfer = [
-      kind.buffer,
-      ts.buffer,
-      inputLen.buffer,
-      keyEnd.buffer,
-      textStart.buffer,
-      textEnd.buffer,
-      words.buffer,
-      text.buffer,
-    ]
-    return {result, transfer}
+    const columns = {kind, ts, inputLen, keyEnd, textStart, textEnd, words, text}
+    const transfer = Object.values(columns).map((c) => c.buffer as ArrayBuffer)
+    return {result: {...columns, exact}, transfer}
   }
 }

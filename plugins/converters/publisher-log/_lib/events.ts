@@ -65,10 +65,6 @@ export function sessionKey(value: unknown): {none: true} | {invalid: true} | {ke
 }
 
 const TIME_PROBLEM = 'trigger_time_us is not an integer or a finite number'
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
-/** where the low and high halves of a word go (platform order, as BigInt64Array reads them) */
-const LO = LITTLE_ENDIAN ? 0 : 1
-const HI = LITTLE_ENDIAN ? 1 : 0
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 
@@ -95,11 +91,8 @@ class Slabs extends BatchSlabs {
     }
     if (!ints) return {w: -1, n, ...this.addText(serializeJson(keys as JsonValue))}
     const w = this.reserve(n)
-    for (let i = 0; i < n; i++) {
-      const u = BigInt.asUintN(64, BigInt(keys[i] as number | bigint))
-      this.words[2 * (w + i) + LO] = Number(u & 0xffffffffn)
-      this.words[2 * (w + i) + HI] = Number(u >> 32n)
-    }
+    const words = new BigInt64Array(this.words.buffer, 0, this.words.length >> 1)
+    for (let i = 0; i < n; i++) words[w + i] = BigInt(keys[i] as number | bigint)
     this.wordCount += n
     const t0 = this.textLength
     this.textLength = KeyList.writeJson(this.words, w, n, this.text, t0)

@@ -96,16 +96,11 @@ async function tokensOf(
   tok: TextTokenizer,
   content: JsonValue,
 ): Promise<{tokens: number[]; fallback?: string}> {
-  let messages: JsonValue[] | undefined
-  let tools: JsonValue | undefined
-  if (
-    isObj(content) &&
-    Array.isArray(content.get('messages')) &&
-    (content.get('messages') as JsonValue[]).length > 0
-  ) {
-    messages = content.get('messages') as JsonValue[]
-    tools = content.get('tools')
-  } else if (Array.isArray(content)) messages = content
+  // {"messages": [...], "tools": [...]} with messages, or a list of messages
+  const inner = isObj(content) ? content.get('messages') : undefined
+  const wrapped = Array.isArray(inner) && inner.length > 0
+  const messages = wrapped ? inner : Array.isArray(content) ? content : undefined
+  const tools = wrapped ? (content as Obj).get('tools') : undefined
   let fallback: string | undefined
   if (messages) {
     try {
