@@ -225,7 +225,8 @@ export class LookupStats {
 
   /**
    * Stat 4, once the replay is over: the cumulative hit rate after request `after` (1-based) for each of LMCache's
-   * fractions (`idx = max(0, min(int(n·f) − 1, n − 1))`).
+   * fractions (`idx = max(0, min(int(n·f) − 1, n − 1))`). With few lookups two fractions can fall on one request
+   * (n = 6: 0.1 and 0.25 both on request 1), and LMCache prints that line twice: so does lmt.
    */
   rollingPoints(): Array<{after: number; rate: number}> {
     if (this.rollingFinal) return this.rollingFinal
