@@ -99,6 +99,13 @@ describe('LookupStats', () => {
     expect(scratchFiles()).toEqual([])
   })
 
+  it('Stat 4 of six lookups names request 1 twice, as LMCache prints it (int(0.6) - 1 and int(1.5) - 1 give index 0)', () => {
+    const st = new LookupStats()
+    for (let i = 1; i <= 6; i++) st.lookupDone(0, 512, 0, 0, 512 * i)
+    st.finish()
+    expect(st.rollingPoints().map((p) => p.after)).toEqual([1, 1, 3, 4, 6])
+  })
+
   it('Stat 3 counts each key hit and the keys hit at least once', () => {
     const st = new LookupStats()
     for (const k of [3, 3, 9, 3, 2000]) st.hitChunk(k, 0, 0)
