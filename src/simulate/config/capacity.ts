@@ -4,6 +4,7 @@
 // weight of a block and the capacity in blocks from these functions only, from one group: a weight taken from
 // one configuration and a quota from another is how a GiB capacity once became 2^30 blocks.
 import {lmtError} from '../../errors.js'
+import {formatG} from '../../util/format-g.js'
 
 /** The capacity fields of a group, as config.ts's GroupConfig has them (structural: config.ts imports this module). */
 export interface GroupConfig {
@@ -88,8 +89,8 @@ export function bytesPerTokenMissing(instance: string, group: string): Error {
 }
 
 /** Throws unless every instance of `g` can take a capacity in GiB. */
-export function checkGibCapacity(g: GroupConfig, instances: readonly InstanceConfig[] = g.instances): void {
-  for (const i of instances)
+export function checkGibCapacity(g: GroupConfig): void {
+  for (const i of g.instances)
     if (i.bytes_per_token === undefined) throw bytesPerTokenMissing(i.instance_id, g.group_name)
 }
 
@@ -126,9 +127,9 @@ export function pointCapacity(
 }
 
 /** A capacity as people read it: `N blocks`, `X GiB`, or `infinite`. */
-export function capacityText(cap: GroupCapacity, fmt: (v: number) => string = String): string {
-  if (cap.gb !== undefined) return cap.gb < 0 ? 'infinite' : `${fmt(cap.gb)} GiB`
-  return cap.blocks === undefined || cap.blocks === -1 ? 'infinite' : `${fmt(cap.blocks)} blocks`
+export function capacityText(cap: GroupCapacity): string {
+  if (cap.gb !== undefined) return cap.gb < 0 ? 'infinite' : `${formatG(cap.gb)} GiB`
+  return cap.blocks === undefined || cap.blocks === -1 ? 'infinite' : `${formatG(cap.blocks)} blocks`
 }
 
 /**

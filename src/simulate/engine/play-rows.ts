@@ -4,23 +4,18 @@
 import type {TraceRow} from '../input/trace-rows.js'
 import {Player, type PlayerOptions} from './player.js'
 
-export interface PlayRun {
-  player: Player
-  /** in the play */
-  seconds: number
-  /** writing deferred CSV rows between play batches */
-  writeSeconds: number
-}
-
 /** rows played between two writes of deferred CSV rows (which stay out of the play's time) */
 export const PLAY_BATCH = 256
 
-/** Plays rows held in memory (sorted). `onBatch(done, total)`: rows played so far, after each batch (for a progress bar). */
+/**
+ * Plays rows held in memory (sorted): the player, the seconds in the play and those writing deferred CSV rows
+ * between its batches. `onBatch(done, total)`: rows played so far, after each batch (for a progress bar).
+ */
 export function playRows(
   rows: readonly TraceRow[],
   make: () => Player,
   onBatch?: (done: number, total: number) => void,
-): PlayRun {
+): {player: Player; seconds: number; writeSeconds: number} {
   const r = make()
   let seconds = 0
   let written = 0

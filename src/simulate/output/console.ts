@@ -12,21 +12,13 @@ import {formatG} from '../../util/format-g.js'
 import {capacityText} from '../config/capacity.js'
 import {capacityLabel} from './summary.js'
 
-/** What a finished run shows: its notices, the results table, its lines, where its outputs are. */
-export interface ConsoleText {
-  /** the notice and warning lines (stderr) */
-  notices: string[]
-  /** the table and the result lines (stdout) */
-  lines: string[]
-}
-
-/** The text of a finished run (`table`, `lines` as the run built them). */
+/** The text of a finished run (`table`, `lines` as the run built them): notice lines (stderr), the rest (stdout). */
 export function consoleText(
   notices: readonly Notice[],
   table: readonly string[],
   lines: readonly string[],
   outputDir: string,
-): ConsoleText {
+): {notices: string[]; lines: string[]} {
   return {
     notices: notices.map((n) => `${n.level}: ${n.message} [${n.code}]`),
     lines: [...table, ...lines, `outputs in ${outputDir}`],
@@ -40,14 +32,12 @@ export function blockSizeLine(
   source: BlockSizeSource,
   fit: BlockSizeFit | undefined,
 ): string {
-  const from =
-    source === 'flag'
-      ? '--block-size'
-      : source === 'config'
-        ? 'configured'
-        : source === 'inferred'
-          ? 'inferred from the trace'
-          : 'default'
+  const from = {
+    flag: '--block-size',
+    config: 'configured',
+    inferred: 'inferred from the trace',
+    default: 'default',
+  }[source]
   if (fit === undefined || fit.unchecked)
     return `block size of instance "${id}": ${blockSize} (${from}); could not be checked: no get row with keys and input_len`
   const range = fit.consistent ? `fit ${rangeText(fit.lo, fit.hi)}` : 'fit no single block size'
@@ -110,7 +100,7 @@ export function sweepPointLine(
   tokenHitRate: number,
   fromStack: boolean,
 ): string {
-  return `capacity ${capacityText(cap, formatG)}: ${policy} token hit rate ${formatG(tokenHitRate)}${fromStack ? ' (stack pass)' : ''}`
+  return `capacity ${capacityText(cap)}: ${policy} token hit rate ${formatG(tokenHitRate)}${fromStack ? ' (stack pass)' : ''}`
 }
 
 /** how far the policy is from the reference */

@@ -6,8 +6,9 @@ import {quotaUnits, weightOf} from '../config/capacity.js'
 import {type InstanceCounters, type InstState, type Player, zeroCounters} from '../engine/player.js'
 import type {TraceReadStats} from '../input/trace-source.js'
 
-export function capacityLabel(cfg: SimConfig, groupIdx = 0): string {
-  const g = cfg.instance_groups[groupIdx]
+/** The capacity of a configuration's first group, as the result line and the plot's title give it. */
+export function capacityLabel(cfg: SimConfig): string {
+  const g = cfg.instance_groups[0]
   if (g.tiers !== undefined) return tierCapacityLabel(g)
   const q = quotaUnits(g)
   if (q === null) return 'inf'

@@ -6,7 +6,7 @@ import {availableParallelism} from 'node:os'
 import {join} from 'node:path'
 import {lmtError} from '../../errors.js'
 import {type BeladyGroupResult, prepareBelady} from '../oracles/belady.js'
-import type {GroupConfig, ResolvedConfig, SimConfig} from '../config/config.js'
+import type {GroupConfig, SimConfig} from '../config/config.js'
 import {
   capacityText,
   checkGibCapacity,
@@ -20,7 +20,7 @@ import {rate} from '../engine/hit-rate-csv.js'
 import type {Notes} from '../config/notes.js'
 import {PendingFiles} from '../../util/pending-files.js'
 import {playRows} from '../engine/play-rows.js'
-import {type PointResult, Player} from '../engine/player.js'
+import {type PlayerOptions, type PointResult, Player} from '../engine/player.js'
 import {type SimulateRequest, stepProgress, type SweepRequest} from '../config/request.js'
 import {notUsed, stackPass, type StackPassResult} from '../oracles/stack-pass.js'
 import {checkBelowCeiling} from '../oracles/ceiling.js'
@@ -63,16 +63,8 @@ export interface SweepResult {
   infinite: unknown
 }
 
-/** The player options a sweep's plays share. */
-export interface SweepBase {
-  config: SimConfig
-  seed: bigint
-  quickInstance?: ResolvedConfig['quickInstance']
-  strictInstances: boolean
-  traceName: string
-  /** a tiered sweep's key values (see PointJob) */
-  keyValues?: Uint32Array
-}
+/** The player options a sweep's plays share, and a tiered sweep's key values (see PointJob). */
+type SweepBase = Omit<PlayerOptions, 'plots'> & {keyValues?: Uint32Array}
 
 /** What the steps of one sweep read: the request, the swept group, its capacities and how each point is had. */
 interface SweepPlan {
@@ -111,8 +103,9 @@ interface TieredSweep {
   capacities: number[]
 }
 
-/** What the points and references add up to: sweep.csv's rows, the document's points, the console lines. */
-interface SweepTally {
+/** A sweep: its plan, and what its points and references add up to (sweep.csv's rows, the document's points, the
+ * console lines). */
+interface Sweep extends SweepPlan {
   csvRows: string[]
   /** each point's capacity columns */
   cells: CapacityCells[]
@@ -138,34 +131,20 @@ export async function runSweep(
   csvName: (dir: string) => (id: string) => string,
 ): Promise<SweepResult> {
   const t0 = performance.now()
-  const plan = planSweep(rows, req, cfg, base, notes)
-  const {caps, groupName} = plan
-  const tally: SweepTally = {
-    csvRows: [
-      plan.tiers ? `${SWEEP_CSV_HEADER},${tierCsvHeader(plan.tiers.names.length)}` : SWEEP_CSV_HEADER,
-    ],
-    cells: [],
-    docPoints: [],
-    pointLine: [],
-    series: [],
-    beladyCurve: [],
-    lines: [],
-    lookups: plan.infinitePlay.blockLookups + plan.stack.blockLookups,
-    largest: plan.infinitePlay,
-    stranded: [],
-  }
+  const sweep = planSweep(rows, req, cfg, base, notes)
+  const {caps, groupName} = sweep
   // the points are independent plays: on worker threads unless one thread is asked for (or point CSVs, which
   // this thread writes); results are assembled in point order either way, so they never depend on --jobs
   const jobs = Math.max(1, Math.min(req.jobs ?? availableParallelism(), caps.length))
   const beladyAsked = req.oracle === 'belady' || req.oracle === 'all'
-  if (beladyAsked && plan.tiers) notes.add('LMT_SIM_NOT_MODELLED', TIERED_BELADY)
-  const withBelady = beladyAsked && !plan.tiers
-  const parallel = jobs > 1 && !req.keepPointCsv ? await playInParallel(plan, jobs, withBelady) : undefined
-  if (parallel) tally.largest = parallel.last
-  await addPoints(plan, tally, parallel?.points, out, csvName)
-  if (withBelady) addBelady(plan, tally, notes, parallel?.belady)
-  const infTotals = addInfinite(plan, tally)
-  const stranded = tally.stranded.filter((n) => n > 0)
+  if (beladyAsked && sweep.tiers) notes.add('LMT_SIM_NOT_MODELLED', TIERED_BELADY)
+  const withBelady = beladyAsked && !sweep.tiers
+  const parallel = jobs > 1 && !req.keepPointCsv ? await playInParallel(sweep, jobs, withBelady) : undefined
+  if (parallel) sweep.largest = parallel.last
+  await addPoints(sweep, parallel?.points, out, csvName)
+  if (withBelady) addBelady(sweep, notes, parallel?.belady)
+  const infTotals = addInfinite(sweep)
+  const stranded = sweep.stranded.filter((n) => n > 0)
   if (stranded.length > 0)
     notes.add(
       'LMT_SIM_TTL_STRANDED',
@@ -173,28 +152,28 @@ export async function runSweep(
       'warning',
     )
   const files = req.pending ?? new PendingFiles()
-  files.writeAtomic(join(out, 'sweep.csv'), tally.csvRows.join('\n') + '\n')
+  files.writeAtomic(join(out, 'sweep.csv'), sweep.csvRows.join('\n') + '\n')
   const playSeconds = (performance.now() - t0) / 1000
   const threads = parallel?.threads ?? 1
-  tally.lines.push(
+  sweep.lines.push(
     ...sweepFooterLines({
       infiniteRate: infTotals.token_hit_rate,
-      wss: plan.wss,
-      stack: plan.stack,
+      wss: sweep.wss,
+      stack: sweep.stack,
       points: caps.length,
-      played: plan.toPlay.length,
+      played: sweep.toPlay.length,
       traceName: base.traceName,
       groupName,
       threads,
-      lookupsPerSecond: tally.lookups / playSeconds,
+      lookupsPerSecond: sweep.lookups / playSeconds,
     }),
   )
   return {
     jobs: threads,
-    doc: sweepDoc(plan, tally, infTotals),
-    largest: tally.largest,
+    doc: sweepDoc(sweep, infTotals),
+    largest: sweep.largest,
     playSeconds,
-    lines: tally.lines,
+    lines: sweep.lines,
     infinite: [
       {
         group_name: groupName,
@@ -228,14 +207,14 @@ function checkSweepInGib(g: GroupConfig, base: SweepBase): void {
   checkGibCapacity(g)
 }
 
-/** The infinite play (working-set size, the infinite ceiling), the capacities and the stack pass. */
+/** The infinite play (working-set size, the infinite ceiling), the capacities and the stack pass; nothing added up. */
 function planSweep(
   rows: TraceRow[],
   req: SimulateRequest,
   cfg: SimConfig,
   base: SweepBase,
   notes: Notes,
-): SweepPlan {
+): Sweep {
   const sw = req.sweep as SweepRequest
   const group = sweptGroup(sw, cfg)
   const groupName = group.group_name
@@ -283,7 +262,15 @@ function planSweep(
     .map((_, p) => p)
     .filter((p) => p === caps.length - 1 || stack.certified[p] === undefined)
   const ceiling = totalsOf(infinite.members).hit_tokens
-  const plan = {
+  const tiers =
+    swept === undefined
+      ? undefined
+      : {
+          names: tierNamesOf(group),
+          swept,
+          capacities: tierNamesOf(group).map((_, t) => tierCapacityOf(group, t)),
+        }
+  const sweep: Sweep = {
     rows,
     req,
     base,
@@ -300,22 +287,24 @@ function planSweep(
     stack,
     toPlay,
     bounded: !groupExpires(group),
-    ...(swept === undefined
-      ? {}
-      : {
-          tiers: {
-            names: tierNamesOf(group),
-            swept,
-            capacities: tierNamesOf(group).map((_, t) => tierCapacityOf(group, t)),
-          },
-        }),
+    ...(tiers ? {tiers} : {}),
+    csvRows: [tiers ? `${SWEEP_CSV_HEADER},${tierCsvHeader(tiers.names.length)}` : SWEEP_CSV_HEADER],
+    cells: [],
+    docPoints: [],
+    pointLine: [],
+    series: [],
+    beladyCurve: [],
+    lines: [],
+    lookups: inf.player.blockLookups + stack.blockLookups,
+    largest: inf.player,
+    stranded: [],
   }
-  if (!plan.bounded)
+  if (!sweep.bounded)
     notes.add(
       'LMT_SIM_NOT_MODELLED',
       `group "${groupName}": its blocks can expire (ttl under a TTL), so the play with every tier unlimited is reported but bounds no point`,
     )
-  return plan
+  return sweep
 }
 
 /** The swept capacities: the given ones, or `points` spaced evenly on a log scale; in blocks or GiB. */
@@ -397,22 +386,22 @@ function stackFor(
 }
 
 /** the configuration with the swept group replaced by `at` of it */
-function withSweptGroup(plan: SweepPlan, at: (g: GroupConfig) => GroupConfig): SimConfig {
-  const cfg = structuredClone(plan.effCfg)
-  const i = cfg.instance_groups.findIndex((g) => g.group_name === plan.groupName)
+function withSweptGroup(sweep: SweepPlan, at: (g: GroupConfig) => GroupConfig): SimConfig {
+  const cfg = structuredClone(sweep.effCfg)
+  const i = cfg.instance_groups.findIndex((g) => g.group_name === sweep.groupName)
   cfg.instance_groups[i] = at(cfg.instance_groups[i])
   return cfg
 }
 
 /** the configuration of the swept group at one capacity (for the Belady reference) */
-function capConfigOf(plan: SweepPlan, cap: GroupCapacity): SimConfig {
-  return withSweptGroup(plan, (g) => groupAtCapacity(g, cap))
+function capConfigOf(sweep: SweepPlan, cap: GroupCapacity): SimConfig {
+  return withSweptGroup(sweep, (g) => groupAtCapacity(g, cap))
 }
 
 /** a tiered group's configuration at one point: the swept tier at the point's GiB (undefined: an untiered sweep) */
-function pointConfigOf(plan: SweepPlan, cap: GroupCapacity): SimConfig | undefined {
-  const tiers = plan.tiers
-  return tiers && withSweptGroup(plan, (g) => tieredGroupAtCapacity(g, tiers.swept, cap.gb as number))
+function pointConfigOf(sweep: SweepPlan, cap: GroupCapacity): SimConfig | undefined {
+  const tiers = sweep.tiers
+  return tiers && withSweptGroup(sweep, (g) => tieredGroupAtCapacity(g, tiers.swept, cap.gb as number))
 }
 
 /** the points done of a sweep (or of its Belady references), as the run's progress */
@@ -421,38 +410,38 @@ function pointsProgress(req: SimulateRequest, done: number, total: number, belad
 }
 
 /** a point the stack pass gave (never the largest) */
-function fromStack(plan: SweepPlan, p: number): PointResult | undefined {
-  return p === plan.caps.length - 1 ? undefined : plan.stack.certified[p]
+function fromStack(sweep: SweepPlan, p: number): PointResult | undefined {
+  return p === sweep.caps.length - 1 ? undefined : sweep.stack.certified[p]
 }
 
 /** The points' plays and Belady references on worker threads; every point's result, in point order. */
 async function playInParallel(
-  plan: SweepPlan,
+  sweep: SweepPlan,
   jobs: number,
   withBelady: boolean,
 ): Promise<{points: PointResult[]; belady?: BeladyGroupResult[][]; last: Player; threads: number}> {
-  const {caps, toPlay, req} = plan
+  const {caps, toPlay, req} = sweep
   // the Belady references first, the plays last: this thread starts from the end, with the largest capacity,
   // whose player the summary describes
   const tasks: SweepTask[] = [
     ...(withBelady
-      ? caps.map((cap): SweepTask => ({kind: 'belady', capConfig: capConfigOf(plan, cap)}))
+      ? caps.map((cap): SweepTask => ({kind: 'belady', capConfig: capConfigOf(sweep, cap)}))
       : []),
-    ...toPlay.map((p): SweepTask => ({kind: 'replay', cap: caps[p], config: pointConfigOf(plan, caps[p])})),
+    ...toPlay.map((p): SweepTask => ({kind: 'replay', cap: caps[p], config: pointConfigOf(sweep, caps[p])})),
   ]
   const n = withBelady ? caps.length : 0
   // a point is done when its play and its Belady reference are: tasks left per point
-  const left = caps.map((_, p) => (withBelady ? 1 : 0) + (fromStack(plan, p) === undefined ? 1 : 0))
+  const left = caps.map((_, p) => (withBelady ? 1 : 0) + (fromStack(sweep, p) === undefined ? 1 : 0))
   let done = left.filter((k) => k === 0).length
   const report = () => pointsProgress(req, done, caps.length)
   report()
-  const run = await runSweepTasks(plan.rows, plan.job, tasks, jobs, (index) => {
+  const run = await runSweepTasks(sweep.rows, sweep.job, tasks, jobs, (index) => {
     if (--left[index < n ? index : toPlay[index - n]] === 0) done++
     report()
   })
   const played = run.results.slice(n) as PointResult[]
   return {
-    points: caps.map((_, p) => fromStack(plan, p) ?? played[toPlay.indexOf(p)]),
+    points: caps.map((_, p) => fromStack(sweep, p) ?? played[toPlay.indexOf(p)]),
     belady: withBelady ? (run.results.slice(0, n) as BeladyGroupResult[][]) : undefined,
     last: run.last as Player,
     threads: run.threads,
@@ -461,19 +450,18 @@ async function playInParallel(
 
 /** Every point in order: its result (from the threads, the stack pass, or played here), its rows and line. */
 async function addPoints(
-  plan: SweepPlan,
-  tally: SweepTally,
+  sweep: Sweep,
   parallel: PointResult[] | undefined,
   out: string,
   csvName: (dir: string) => (id: string) => string,
 ): Promise<void> {
-  const {caps, req, rows, job, groupName} = plan
+  const {caps, req, rows, job, groupName} = sweep
   for (let p = 0; p < caps.length; p++) {
     const cap = caps[p]
     let point: PointResult
-    const method = fromStack(plan, p) === undefined ? 'replay' : 'stack'
+    const method = fromStack(sweep, p) === undefined ? 'replay' : 'stack'
     if (parallel) point = parallel[p]
-    else if (method === 'stack') point = fromStack(plan, p) as PointResult
+    else if (method === 'stack') point = fromStack(sweep, p) as PointResult
     else {
       pointsProgress(req, p, caps.length)
       const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gib-${formatG(cap.gb as number)}`
@@ -482,7 +470,7 @@ async function addPoints(
         if (req.pending) req.pending.makeFolder(dir)
         else mkdirSync(dir, {recursive: true})
       }
-      const config = pointConfigOf(plan, cap)
+      const config = pointConfigOf(sweep, cap)
       const player = playPoint(
         rows,
         config ? {...job, config} : job,
@@ -491,75 +479,69 @@ async function addPoints(
       )
       await player.closeCsvs(true)
       point = pointResult(player, groupName)
-      tally.largest = player
+      sweep.largest = player
     }
-    if (method === 'replay') tally.lookups += point.blockLookups
-    tally.stranded.push(point.strandedExpiries ?? 0)
-    addPoint(plan, tally, cap, point, method)
+    if (method === 'replay') sweep.lookups += point.blockLookups
+    sweep.stranded.push(point.strandedExpiries ?? 0)
+    addPoint(sweep, cap, point, method)
   }
 }
 
 /** A point's rows of sweep.csv, its entry in the document and its console line. */
-function addPoint(
-  plan: SweepPlan,
-  tally: SweepTally,
-  cap: GroupCapacity,
-  point: PointResult,
-  method: string,
-): void {
-  const cells = plan.tiers
-    ? tieredCapacityCells(plan, cap)
-    : capacityCells(cap, quotaUnits(point.groupCfg), plan.weights, point.members[0]?.weight ?? 1)
-  tally.cells.push(cells)
-  const {totals, tiers: groupTiers} = addSeriesRows(tally, plan.policy, cells, point.members, method)
-  if (plan.bounded)
+function addPoint(sweep: Sweep, cap: GroupCapacity, point: PointResult, method: string): void {
+  const cells = sweep.tiers
+    ? tieredCapacityCells(sweep, cap)
+    : capacityCells(cap, quotaUnits(point.groupCfg), sweep.weights, point.members[0]?.weight ?? 1)
+  sweep.cells.push(cells)
+  const {totals, tiers: groupTiers} = addSeriesRows(sweep, sweep.policy, cells, point.members, method)
+  if (sweep.bounded)
     checkBelowCeiling(
-      `sweep point ${capacityText(cap, formatG)}, ${plan.policy} (${method})`,
+      `sweep point ${capacityText(cap)}, ${sweep.policy} (${method})`,
       totals.hit_tokens,
       totals.input_tokens,
-      plan.ceiling,
+      sweep.ceiling,
     )
   const tiers =
-    plan.tiers &&
+    sweep.tiers &&
     groupTiers &&
-    plan.tiers.names.map((tier, t) => ({
+    sweep.tiers.names.map((tier, t) => ({
       tier,
       hit_tokens: groupTiers.hitTokens[t],
       token_hit_rate: rate(groupTiers.hitTokens[t], totals.input_tokens),
       final_blocks: groupTiers.blocks[t],
     }))
-  tally.docPoints.push({
+  sweep.docPoints.push({
     capacity_blocks: cells.capBlocks === '' ? null : Number(cells.capBlocks),
     capacity_gb: cells.capGb === '' ? null : Number(cells.capGb),
     quota_blocks: cells.quotaBlocks === '' ? null : Number(cells.quotaBlocks),
     method,
     ...(tiers ? {tiers} : {}),
   })
-  tally.series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
-  tally.pointLine.push(tally.lines.length)
+  sweep.series.push({capacity: cap.blocks ?? (cap.gb as number), rate: totals.token_hit_rate})
+  sweep.pointLine.push(sweep.lines.length)
   // a tiered point's line ends with each tier's share: ` = hbm 0.61 + ssd 0.09`
-  tally.lines.push(
-    sweepPointLine(cap, plan.policy, totals.token_hit_rate, method === 'stack') +
+  sweep.lines.push(
+    sweepPointLine(cap, sweep.policy, totals.token_hit_rate, method === 'stack') +
       (tiers ? ` = ${tiers.map((t) => `${t.tier} ${formatG(t.token_hit_rate)}`).join(' + ')}` : ''),
   )
 }
 
 /** The rows of one series at one point: each member's, then the group's (`*`); the group's totals and tiers. */
 function addSeriesRows(
-  tally: SweepTally,
+  sweep: Sweep,
   series: string,
   cells: CapacityCells,
   members: PointResult['members'],
   method?: string,
 ): {totals: Record<string, number>; tiers: ReturnType<typeof sumTiers>} {
   for (const m of members)
-    tally.csvRows.push(
+    sweep.csvRows.push(
       sweepCsvRow(series, cells, m.instanceId, m.counters as unknown as Record<string, number>, method) +
         tierCsvCells(m.tiers, m.counters.input_tokens),
     )
   const totals = totalsOf(members)
   const tiers = sumTiers(members)
-  tally.csvRows.push(
+  sweep.csvRows.push(
     sweepCsvRow(series, cells, '*', totals, method) + tierCsvCells(tiers, totals.input_tokens),
   )
   return {totals, tiers}
@@ -584,12 +566,12 @@ function sumTiers(members: PointResult['members']): {hitTokens: number[]; blocks
  * one block size in bytes.
  */
 function tieredCapacityCells(
-  plan: SweepPlan,
+  sweep: SweepPlan,
   cap: GroupCapacity,
 ): {capBlocks: string; capGb: string; quotaBlocks: string} {
   const gb = cap.gb as number
-  const g = plan.effCfg.instance_groups.find((x) => x.group_name === plan.groupName)
-  const w = new Set(plan.weights).size === 1 ? plan.weights[0] : undefined
+  const g = sweep.effCfg.instance_groups.find((x) => x.group_name === sweep.groupName)
+  const w = new Set(sweep.weights).size === 1 ? sweep.weights[0] : undefined
   const quota = Math.trunc(Math.trunc(gb * GIB) * (g?.used_percentage ?? 0))
   return {
     capBlocks: w === undefined ? '' : String(Math.floor(Math.trunc(gb * GIB) / w)),
@@ -599,68 +581,60 @@ function tieredCapacityCells(
 }
 
 /** The Belady reference of every point (from the threads, or computed here): its rows, curve and line suffix. */
-function addBelady(
-  plan: SweepPlan,
-  tally: SweepTally,
-  notes: Notes,
-  parallelBelady: BeladyGroupResult[][] | undefined,
-): void {
-  const {caps, req, policy} = plan
-  const belady = parallelBelady ? undefined : prepareBelady(plan.rows, plan.effCfg, plan.groupName)
+function addBelady(sweep: Sweep, notes: Notes, parallelBelady: BeladyGroupResult[][] | undefined): void {
+  const {caps, req, policy} = sweep
+  const belady = parallelBelady ? undefined : prepareBelady(sweep.rows, sweep.effCfg, sweep.groupName)
   for (let p = 0; p < caps.length; p++) {
     const cap = caps[p]
     if (!parallelBelady) pointsProgress(req, p, caps.length, true)
     const [bel] = parallelBelady
       ? parallelBelady[p]
-      : (belady as NonNullable<typeof belady>)(capConfigOf(plan, cap))
-    const cells = tally.cells[p]
+      : (belady as NonNullable<typeof belady>)(capConfigOf(sweep, cap))
+    const cells = sweep.cells[p]
     const tot = {get_rows: 0, read_blocks: 0, hit_blocks: 0, input_tokens: 0, hit_tokens: 0, evictions: 0}
     for (const c of bel.instances) {
-      tally.csvRows.push(sweepCsvRow('belady', cells, c.instance_id, c as unknown as Record<string, number>))
+      sweep.csvRows.push(sweepCsvRow('belady', cells, c.instance_id, c as unknown as Record<string, number>))
       for (const k of Object.keys(tot) as Array<keyof typeof tot>) tot[k] += c[k]
     }
     checkBelowCeiling(
-      `sweep point ${capacityText(cap, formatG)}, belady`,
+      `sweep point ${capacityText(cap)}, belady`,
       tot.hit_tokens,
       tot.input_tokens,
-      plan.ceiling,
+      sweep.ceiling,
     )
-    tally.csvRows.push(sweepCsvRow('belady', cells, '*', tot))
-    tally.beladyCurve.push({capacity: cap.blocks ?? (cap.gb as number), rate: bel.token_hit_rate})
-    tally.lines[tally.pointLine[p]] += sweepBeladySuffix(bel.token_hit_rate)
-    if (tally.series[p].rate > bel.token_hit_rate)
+    sweep.csvRows.push(sweepCsvRow('belady', cells, '*', tot))
+    sweep.beladyCurve.push({capacity: cap.blocks ?? (cap.gb as number), rate: bel.token_hit_rate})
+    sweep.lines[sweep.pointLine[p]] += sweepBeladySuffix(bel.token_hit_rate)
+    if (sweep.series[p].rate > bel.token_hit_rate)
       notes.add(
         'LMT_SIM_UNUSUAL_VALUE',
-        `capacity ${capacityText(cap, formatG)}: ${policy} (${formatG(tally.series[p].rate)}) beats the Belady next-need reference (${formatG(bel.token_hit_rate)})`,
+        `capacity ${capacityText(cap)}: ${policy} (${formatG(sweep.series[p].rate)}) beats the Belady next-need reference (${formatG(bel.token_hit_rate)})`,
         'warning',
       )
   }
 }
 
 /** The infinite series' rows of sweep.csv; its totals. */
-function addInfinite(plan: SweepPlan, tally: SweepTally): Record<string, number> {
+function addInfinite(sweep: Sweep): Record<string, number> {
   const inf = {capBlocks: 'inf', capGb: 'inf', quotaBlocks: 'inf'}
-  return addSeriesRows(tally, 'infinite', inf, pointResult(plan.infinitePlay, plan.groupName).members).totals
+  return addSeriesRows(sweep, 'infinite', inf, pointResult(sweep.infinitePlay, sweep.groupName).members)
+    .totals
 }
 
 /** The sweep document of summary.json (with `curve`/`beladyCurve` for the plot; publicSweepDoc drops them). */
-function sweepDoc(
-  plan: SweepPlan,
-  tally: SweepTally,
-  infTotals: Record<string, number>,
-): Record<string, unknown> {
-  const {caps, stack, toPlay, policy} = plan
+function sweepDoc(sweep: Sweep, infTotals: Record<string, number>): Record<string, unknown> {
+  const {caps, stack, toPlay, policy} = sweep
   return {
-    group_name: plan.groupName,
+    group_name: sweep.groupName,
     // GiB points converted to blocks (--kv-layout) are blocks from here on: the plot's axis says so
-    unit: plan.tiers
+    unit: sweep.tiers
       ? 'gib'
-      : caps.every((c) => c.gb === undefined) && (plan.req.sweep as SweepRequest).unit === 'gib'
+      : caps.every((c) => c.gb === undefined) && (sweep.req.sweep as SweepRequest).unit === 'gib'
         ? 'blocks'
-        : (plan.req.sweep as SweepRequest).unit,
-    points: tally.docPoints,
-    wss_blocks: plan.wss,
-    series: tally.beladyCurve.length > 0 ? [policy, 'belady', 'infinite'] : [policy, 'infinite'],
+        : (sweep.req.sweep as SweepRequest).unit,
+    points: sweep.docPoints,
+    wss_blocks: sweep.wss,
+    series: sweep.beladyCurve.length > 0 ? [policy, 'belady', 'infinite'] : [policy, 'infinite'],
     stack: {
       eligible: stack.eligible,
       reason: stack.reason,
@@ -668,22 +642,22 @@ function sweepDoc(
       replayed_points: toPlay.length,
     },
     csv: 'sweep.csv',
-    block_lookups: tally.lookups,
-    curve: tally.series,
-    beladyCurve: tally.beladyCurve,
+    block_lookups: sweep.lookups,
+    curve: sweep.series,
+    beladyCurve: sweep.beladyCurve,
     infinite_token_hit_rate: infTotals.token_hit_rate,
-    ...(plan.tiers
+    ...(sweep.tiers
       ? {
           tiers: {
-            names: plan.tiers.names,
-            swept_tier: plan.tiers.names[plan.tiers.swept],
+            names: sweep.tiers.names,
+            swept_tier: sweep.tiers.names[sweep.tiers.swept],
             // the other tiers' capacities, as configured (GiB; negative: unlimited); the swept one's is each point's
-            capacities_gb: plan.tiers.capacities.map((c, t) => (t === plan.tiers?.swept ? null : c)),
-            infinite_is_ceiling: plan.bounded,
+            capacities_gb: sweep.tiers.capacities.map((c, t) => (t === sweep.tiers?.swept ? null : c)),
+            infinite_is_ceiling: sweep.bounded,
           },
-          tierCurves: plan.tiers.names.map((name, t) => ({
+          tierCurves: sweep.tiers.names.map((name, t) => ({
             name,
-            points: tally.docPoints
+            points: sweep.docPoints
               .filter((d) => d.tiers !== undefined)
               .map((d, p) => ({
                 capacity: caps[p].gb as number,
