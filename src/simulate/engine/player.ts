@@ -237,8 +237,7 @@ export class Player {
 
   /** a tiered group's tiers, quotas (bytes) and settings */
   private tieredSetup(g: GroupConfig): TieredGroupSetup {
-    const tiers = g.tiers
-    if (tiers === undefined) throw new Error(`group "${g.group_name}" of a tiered configuration has no tiers`)
+    const tiers = g.tiers as NonNullable<GroupConfig['tiers']> // every group of a tiered configuration has them
     const quotaOf = (gb: number): number | null =>
       this.opts.infinite || gb < 0 ? null : Math.trunc(Math.trunc(gb * 2 ** 30) * g.used_percentage)
     const ep = this.opts.config.eviction_params

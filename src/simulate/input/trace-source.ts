@@ -108,21 +108,17 @@ export async function* readTraceRowBatches(
     yield* onThread(opts, stats)
     return
   }
+  // a line the reader cannot hand over as text breaks rule V1
+  const badLine = (lineNo: number, message: string) => {
+    if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, new RowError('V1', message))
+    stats.rows++
+    stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
+  }
   const reader = new LineReader(
     opts.path,
     {
-      invalidUtf8: (lineNo) => {
-        const err = new RowError('V1', 'the line is not valid UTF-8')
-        if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
-        stats.rows++
-        stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
-      },
-      tooLong: (lineNo, _preview, bytes) => {
-        const err = new RowError('V1', tooLongMessage(bytes, reader.maxLineBytes))
-        if (!opts.skipInvalid) throw traceRowError(opts.name, lineNo, err)
-        stats.rows++
-        stats.invalid.V1 = (stats.invalid.V1 ?? 0) + 1
-      },
+      invalidUtf8: (lineNo) => badLine(lineNo, 'the line is not valid UTF-8'),
+      tooLong: (lineNo, _preview, bytes) => badLine(lineNo, tooLongMessage(bytes, reader.maxLineBytes)),
     },
     {chunkBytes: BATCH_BYTES, reuseReadBuffers: true},
   )
@@ -169,11 +165,7 @@ export async function* readTraceRowBatches(
       if (failure !== undefined) throw failure
     }
   } catch (err) {
-    if (
-      (err as NodeJS.ErrnoException).code === 'ENOENT' ||
-      (err as NodeJS.ErrnoException).code === 'EISDIR' ||
-      (err as NodeJS.ErrnoException).code === 'EACCES'
-    )
+    if (['ENOENT', 'EISDIR', 'EACCES'].includes((err as NodeJS.ErrnoException).code as string))
       throw lmtError('SIM_TRACE_READ', opts.name, (err as Error).message, {
         suggestions: inputReadHints(err, 'a trace'),
       })

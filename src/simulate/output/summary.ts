@@ -70,6 +70,16 @@ export function totalsOf(members: ReadonlyArray<{counters: InstanceCounters}>): 
   return t
 }
 
+/** A group's entry of summary.json's `oracles.infinite`, from the totals of its infinite play. */
+export function infiniteDoc(group_name: string, t: Record<string, number>) {
+  return {
+    group_name,
+    token_hit_rate: t.token_hit_rate,
+    block_hit_rate: t.block_hit_rate,
+    hit_blocks: t.hit_blocks,
+  }
+}
+
 export function groupSummary(r: Player): Array<Record<string, unknown>> {
   return r.groups.map((g) => {
     const q = quotaUnits(g.cfg)

@@ -9,7 +9,7 @@ import type {TraceRow} from '../input/trace-rows.js'
 import {newStats} from '../input/trace-source.js'
 import {beladyOracleLine, infiniteOracleLine} from '../output/console.js'
 import {formatG} from '../../util/format-g.js'
-import {cfgWithInstances, totalsOf} from '../output/summary.js'
+import {cfgWithInstances, infiniteDoc, totalsOf} from '../output/summary.js'
 import {beladyOracle} from '../oracles/belady.js'
 import {checkBelowCeiling} from '../oracles/ceiling.js'
 import {groupExpires} from '../config/tiers.js'
@@ -92,12 +92,7 @@ function infiniteOracle(
     const t = totalsOf(g.members)
     // blocks that can expire: the unlimited play bounds no other (§10.8), so it is reported and not checked against
     if (!groupExpires(g.cfg)) ceilings.set(g.cfg.group_name, t.hit_tokens)
-    return {
-      group_name: g.cfg.group_name,
-      token_hit_rate: t.token_hit_rate,
-      block_hit_rate: t.block_hit_rate,
-      hit_blocks: t.hit_blocks,
-    }
+    return infiniteDoc(g.cfg.group_name, t)
   })
 }
 

@@ -25,7 +25,7 @@ import {type SimulateRequest, stepProgress, type SweepRequest} from '../config/r
 import {notUsed, stackPass, type StackPassResult} from '../oracles/stack-pass.js'
 import {checkBelowCeiling} from '../oracles/ceiling.js'
 import {sweepBeladySuffix, sweepFooterLines, sweepPointLine} from '../output/console.js'
-import {cfgWithInstances, totalsOf} from '../output/summary.js'
+import {cfgWithInstances, infiniteDoc, totalsOf} from '../output/summary.js'
 import {
   keyModOf,
   type PointJob,
@@ -174,14 +174,7 @@ export async function runSweep(
     largest: sweep.largest,
     playSeconds,
     lines: sweep.lines,
-    infinite: [
-      {
-        group_name: groupName,
-        token_hit_rate: infTotals.token_hit_rate,
-        block_hit_rate: infTotals.block_hit_rate,
-        hit_blocks: infTotals.hit_blocks,
-      },
-    ],
+    infinite: [infiniteDoc(groupName, infTotals)],
   }
 }
 
