@@ -125,7 +125,7 @@ export function isLmtModule(path: string): boolean {
 // paths of the `"lmt"` manifest field are refused (above).
 
 /** oclif finds a hook's module with or without its extension */
-const MODULE_SUFFIXES = ['', '.js', '.mjs', '.cjs', '/index.js', '/index.mjs', '/index.cjs']
+export const MODULE_SUFFIXES = ['', '.js', '.mjs', '.cjs', '/index.js', '/index.mjs', '/index.cjs']
 
 /** Whether every file `target` may name, relative to the plugin's root, lies inside the root. */
 function targetInside(root: string, target: string): boolean {

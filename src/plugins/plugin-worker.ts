@@ -17,6 +17,7 @@ import {levelConfig} from '../replay/request.js'
 import {isConverterClass} from './converter-discovery.js'
 import {exportNames, hookItems, MAX_HOOK_ITEMS} from './discovery.js'
 import {importFile, prepareForPluginModules} from './module-loader.js'
+import {MODULE_SUFFIXES} from './plugin-package.js'
 import {
   type ConverterDescription,
   type FoundEvent,
@@ -127,7 +128,7 @@ function describe(
 
 /** The file oclif would load for a hook target: as named, or with a module extension or index file. */
 function hookFile(path: string): string {
-  for (const suffix of ['', '.js', '.mjs', '.cjs', '/index.js', '/index.mjs', '/index.cjs'])
+  for (const suffix of MODULE_SUFFIXES)
     if (existsSync(path + suffix) && statSync(path + suffix).isFile()) return path + suffix
   return path
 }
