@@ -69,10 +69,6 @@ export class InputAccounting implements InputContext {
     return this.reader?.blankLines ?? 0
   }
 
-  get bytesRead(): number {
-    return this.reader?.bytesRead ?? 0
-  }
-
   lines(): AsyncIterable<InputLine> {
     return this.openReader().lines()
   }

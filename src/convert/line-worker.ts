@@ -1,13 +1,11 @@
 // Worker-thread entry of the line mapper: imports the mapper module once, then maps batches of lines.
 import {workerData} from 'node:worker_threads'
-import {pathToFileURL} from 'node:url'
 import type {LineMapFunction, LineMapperModule} from './line-mapper.js'
 import type {InputLine} from '../formats/json/input-line.js'
 import {serveJobs} from '../util/workers/serve-jobs.js'
 
 const {module, config} = workerData as {module: string; config: unknown}
-const url = module.startsWith('file:') ? module : pathToFileURL(module).href
-const mod = (await import(url)) as LineMapperModule
+const mod = (await import(module)) as LineMapperModule // a file: URL (mapperPool)
 const map: LineMapFunction = await mod.createLineMapper(config)
 
 serveJobs(async ({lines}: {lines: InputLine[]}) => {

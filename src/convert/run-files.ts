@@ -23,7 +23,6 @@ export class BufferedWriter {
   private inFlight = 0
   private chain: Promise<void> = Promise.resolve()
   private failure: Error | undefined
-  bytesWritten = 0
 
   constructor(readonly path: string) {
     this.fd = openSync(path, 'wx', 0o666) // a fresh name: never a file or link put there
@@ -68,11 +67,6 @@ export class BufferedWriter {
   /** Appends any text (UTF-8). */
   text(s: string): void {
     this.write(s)
-  }
-
-  /** Appends bytes (copied into the buffer, or queued as they are when large). */
-  bytes(bytes: Uint8Array): void {
-    this.range(bytes, 0, bytes.length)
   }
 
   /** Appends `source[start, end)`. */
@@ -124,7 +118,6 @@ export class BufferedWriter {
           let off = 0
           while (off < bytes.length)
             off += (await writeAsync(fd, bytes, off, bytes.length - off)).bytesWritten
-          this.bytesWritten += bytes.length
         }
       } catch (err) {
         this.failure = err as Error

@@ -17,9 +17,9 @@ const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 
 /** Index of the last element ≤ t in an increasing array, or −1. */
-function lastAtMost(a: ArrayLike<bigint>, t: bigint, from = 0, to = a.length): number {
-  let lo = from
-  let hi = to
+function lastAtMost(a: ArrayLike<bigint>, t: bigint): number {
+  let lo = 0
+  let hi = a.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
     if (a[mid] <= t) lo = mid + 1

@@ -201,7 +201,7 @@ describe('TraceSorter', () => {
     const made = vi.spyOn(Buffer, 'allocUnsafe')
     const w = new BufferedWriter(path)
     for (let i = 0; i < 400; i++) {
-      w.bytes(piece)
+      w.range(piece, 0, piece.length)
       if (w.backlogged) await w.drain()
     }
     await w.close()

@@ -1,14 +1,12 @@
 // Worker-thread entry of the byte-batch mapper (BatchInput.mapLineBatches, the fast lane): imports the mapper module once, then
 // maps each batch of lines it is sent to one result.
 import {workerData} from 'node:worker_threads'
-import {pathToFileURL} from 'node:url'
 import type {LineBatchMapFunction, LineBatchMapperModule} from '../line-mapper.js'
 import {LineBatch, type LineBatchData} from '../../formats/json/line-batch.js'
 import {serveJobs} from '../../util/workers/serve-jobs.js'
 
 const {module, config} = workerData as {module: string; config: unknown}
-const url = module.startsWith('file:') ? module : pathToFileURL(module).href
-const mod = (await import(url)) as LineBatchMapperModule
+const mod = (await import(module)) as LineBatchMapperModule // a file: URL (mapperPool)
 if (typeof mod.createLineBatchMapper !== 'function')
   throw new Error(`${module} does not export createLineBatchMapper(config)`)
 const map: LineBatchMapFunction = await mod.createLineBatchMapper(config)
