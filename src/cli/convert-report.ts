@@ -6,8 +6,7 @@ function kv(record: Record<string, number>): string {
 }
 
 function traces(t: TraceCounts): string {
-  const types = Object.entries(t.byType)
-  return `${t.total}` + (types.length ? ` (${types.map(([k, n]) => `${k} ${n}`).join(', ')})` : '')
+  return `${t.total}` + (Object.keys(t.byType).length ? ` (${kv(t.byType)})` : '')
 }
 
 function sum(record: Record<string, number>): number {

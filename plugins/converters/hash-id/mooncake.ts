@@ -1,6 +1,5 @@
 import type {FormatSample} from 'lmt'
-import {looksLikeMooncake} from './_lib/samples.js'
-import {QwenBailianConverter} from './qwen-bailian.js'
+import {hashIdFormat, QwenBailianConverter} from './qwen-bailian.js'
 
 /**
  * Mooncake FAST'25 traces: the Qwen-Bailian row shape with `timestamp` in integer milliseconds and 512-token
@@ -10,7 +9,7 @@ export class MooncakeConverter extends QwenBailianConverter {
   static override description = "Mooncake FAST'25 traces (timestamp in ms, 512-token blocks)"
 
   static override looksLike(sample: FormatSample): boolean {
-    return looksLikeMooncake(sample)
+    return hashIdFormat(sample) === 'mooncake'
   }
 
   override defaultBlockSize = 512

@@ -10,13 +10,29 @@ import {
   mapInputBatches,
   type Trace,
 } from 'lmt'
-import {looksLikeQwenBailian} from './_lib/samples.js'
 import type {HashIdBatch, HashIdRowConfig} from './_lib/rows.js'
 
 // the row decoder runs on worker threads
 const ROW_DECODER = new URL(`./_lib/rows${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href
 /** every core but the main thread's, 1 to 3 */
 const MAPPER_THREADS = Math.max(1, Math.min(availableParallelism() - 1, 3))
+
+/** the fields of the newer Qwen-Bailian rows, which Mooncake rows do not have */
+const QWEN_FIELDS = ['chat_id', 'parent_chat_id', 'turn', 'type']
+/** a timestamp written with a fraction or an exponent: seconds (Qwen-Bailian); Mooncake's are integer ms */
+const FRACTIONAL_TIMESTAMP = /"timestamp"\s*:\s*-?\d+(?:\.\d*|[eE])/
+
+/**
+ * Which of the two formats a first line is a row of (ConverterClass.looksLike): a timestamp, input_length and the
+ * block hash ids, with the chat fields or a timestamp in (fractional) seconds for Qwen-Bailian, without both for
+ * Mooncake (integer milliseconds); undefined for any other line.
+ */
+export function hashIdFormat(s: FormatSample): 'qwen_bailian' | 'mooncake' | undefined {
+  const r = s.record as Record<string, unknown> | null
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) return undefined
+  if (!Array.isArray(r.hash_ids) || !('input_length' in r) || !('timestamp' in r)) return undefined
+  return QWEN_FIELDS.some((f) => f in r) || FRACTIONAL_TIMESTAMP.test(s.line) ? 'qwen_bailian' : 'mooncake'
+}
 
 /**
  * Qwen-Bailian rows (`timestamp` in seconds, `input_length`, one `hash_ids` entry per block): a get and a write per
@@ -27,7 +43,7 @@ export class QwenBailianConverter extends BaseConverter {
   static description = 'Qwen-Bailian usage traces (timestamp in s, one hash id per block)'
 
   static looksLike(sample: FormatSample): boolean {
-    return looksLikeQwenBailian(sample)
+    return hashIdFormat(sample) === 'qwen_bailian'
   }
 
   /** ns per unit of an integer timestamp, and the double factor for float timestamps. */

@@ -38,10 +38,8 @@ export class ScannedHashIdRow {
 const TIMESTAMP = 1
 const INPUT_LENGTH = 2
 const HASH_IDS = 3
-
-const TIMESTAMP_BYTES = Buffer.from('timestamp')
-const INPUT_LENGTH_BYTES = Buffer.from('input_length')
-const HASH_IDS_BYTES = Buffer.from('hash_ids')
+/** the names of the fields, at their numbers */
+const FIELD_NAMES = ['', 'timestamp', 'input_length', 'hash_ids'].map((name) => Buffer.from(name))
 
 function bytesAre(b: Uint8Array, start: number, end: number, word: Uint8Array): boolean {
   if (end - start !== word.length) return false
@@ -49,11 +47,9 @@ function bytesAre(b: Uint8Array, start: number, end: number, word: Uint8Array): 
   return true
 }
 
+/** The number of the field named by the bytes b[start, end), or 0 for any other name. */
 function fieldOfBytes(b: Uint8Array, start: number, end: number): number {
-  const n = end - start
-  if (n === 9) return bytesAre(b, start, end, TIMESTAMP_BYTES) ? TIMESTAMP : 0
-  if (n === 12) return bytesAre(b, start, end, INPUT_LENGTH_BYTES) ? INPUT_LENGTH : 0
-  if (n === 8) return bytesAre(b, start, end, HASH_IDS_BYTES) ? HASH_IDS : 0
+  for (let f = TIMESTAMP; f <= HASH_IDS; f++) if (bytesAre(b, start, end, FIELD_NAMES[f])) return f
   return 0
 }
 
