@@ -10,10 +10,9 @@ import {
   quotaUnits,
   runSweepTasks,
   type SimConfig,
-  type StackObserver,
-  stackPass,
   type StackPassResult,
   type SweepTask,
+  totalsOf,
   type TraceRow,
 } from '../simulate/index.js'
 
@@ -66,39 +65,8 @@ export function capacityGrid(wss: number, points: number): number[] {
 }
 
 function fromCounters(p: PointResult, cap: number, method: CurvePoint['method']): CurvePoint {
-  let hitT = 0
-  let inT = 0
-  let hitB = 0
-  let readB = 0
-  for (const m of p.members) {
-    hitT += m.counters.hit_tokens
-    inT += m.counters.input_tokens
-    hitB += m.counters.hit_blocks
-    readB += m.counters.read_blocks
-  }
-  return {
-    capacity_blocks: cap,
-    token_hit_rate: inT > 0 ? hitT / inT : 0,
-    block_hit_rate: readB > 0 ? hitB / readB : 0,
-    method,
-  }
-}
-
-/** simulate's one-pass LRU stack method over the grid (`observe`: sees every unit's stack depths) */
-export function lruStackPass(
-  rows: readonly TraceRow[],
-  config: SimConfig,
-  groupName: string,
-  grid: readonly number[],
-  observe?: StackObserver,
-): StackPassResult {
-  return stackPass(
-    rows,
-    withPolicy(config, groupName, 'lru'),
-    groupName,
-    grid.map((blocks) => ({blocks})),
-    observe,
-  )
+  const t = totalsOf(p.members)
+  return {capacity_blocks: cap, token_hit_rate: t.token_hit_rate, block_hit_rate: t.block_hit_rate, method}
 }
 
 interface CurvesRequest {

@@ -9,10 +9,11 @@ import {
   playInMemory,
   type PolicyName,
   type SimConfig,
+  stackPass,
   totalsOf,
 } from '../simulate/index.js'
 import {characterize, ReuseDistances} from './characterize.js'
-import {capacityGrid, computeCurves, type Curves, lruStackPass, type Totals} from './curves.js'
+import {capacityGrid, computeCurves, type Curves, withPolicy} from './curves.js'
 import type {ReportAnswer, ReportDocument} from './document.js'
 import {capacityTable, type CapacityRow} from './capacity-table.js'
 
@@ -34,7 +35,6 @@ export interface ReportRequest extends LoadRequest, CapacityChoice {
   version: string
   /** an LMCache lookup-hash log (the trace is its conversion): LMCache's simulator at the same capacities */
   lmcacheLookup?: {inputs: readonly string[]; bytesPerToken?: number}
-  signal?: AbortSignal
   onProgress?(p: {phase: string; done: number; total: number}): void
 }
 
@@ -67,16 +67,8 @@ function bytesPerBlockOf(g: Group, flag: number | undefined): number | null {
   return sizes.size === 1 && !Number.isNaN(only) ? only : null
 }
 
-interface InfiniteCache {
-  /** the replayer after the run (hit-rate-over-time reads its infinite series) */
-  replayer: Player
-  /** the group's working set: every block the infinite cache holds at the end */
-  wss: number
-  totals: Totals
-}
-
 /** The infinite cache: the ceiling, the working set, and the block-size check (simulate's partial-tail rule). */
-function replayInfinite(input: LoadedInput, group: Group, seed: bigint): InfiniteCache {
+function replayInfinite(input: LoadedInput, group: Group, seed: bigint) {
   const replayer = playInMemory(input.rows, {
     config: structuredClone(input.config),
     seed,
@@ -88,6 +80,7 @@ function replayInfinite(input: LoadedInput, group: Group, seed: bigint): Infinit
   const infGroup = replayer.groups.find(
     (g) => g.cfg.group_name === group.group_name,
   ) as Player['groups'][number]
+  // the group's working set: every block the infinite cache holds at the end
   const wss = infGroup.members.reduce((a, m) => a + m.counters.final_cached_blocks, 0)
   const t = totalsOf(infGroup.members)
   return {
@@ -110,11 +103,12 @@ async function characterizeTrace(input: LoadedInput, group: Group, grid: number[
   const {rows, config: cfg} = input
   const only = group.instances.length === 1 ? group.instances[0].instance_id : undefined
   const observed = new ReuseDistances()
-  const stack = lruStackPass(
+  // simulate's one-pass LRU stack method over the grid
+  const stack = stackPass(
     rows,
-    cfg,
+    withPolicy(cfg, group.group_name, 'lru'),
     group.group_name,
-    grid,
+    grid.map((blocks) => ({blocks})),
     only === undefined ? undefined : observed.observe,
   )
   await eventLoopTurn() // two long synchronous passes: a Ctrl-C between them is answered there
@@ -135,7 +129,7 @@ function tableAndChoice(
   input: LoadedInput,
   group: Group,
   curves: Curves,
-  inf: InfiniteCache,
+  inf: ReturnType<typeof replayInfinite>,
 ) {
   const bytesPerBlock = bytesPerBlockOf(group, req.bytesPerBlock)
   if (bytesPerBlock === null)
@@ -201,7 +195,6 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
         grid,
         chosenBlocks: chosen.blocks,
         bytesPerBlock,
-        signal: req.signal,
         onWarning: (m) => input.notes.add('LMT_REPORT_LMCACHE', m, 'warning'),
       }),
     }
