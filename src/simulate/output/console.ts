@@ -129,16 +129,6 @@ export function sweepFooterLines(s: {
   ]
 }
 
-export function pad(cells: string[][], rightAligned: boolean[]): string[] {
-  const widths = cells[0].map((_, c) => Math.max(...cells.map((r) => r[c].length)))
-  return cells.map((r) =>
-    r
-      .map((cell, c) => (rightAligned[c] ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
-      .join('  ')
-      .trimEnd(),
-  )
-}
-
 /** What the table's local and remote columns are (docs/simulate.md §4.3), printed under it. */
 export const LOCAL_REMOTE_LINE =
   "local / remote: the token hit rate of hits on keys the get's block_mask marks local / of the other hits (split by key value, as the Optimizer does)"
@@ -184,8 +174,12 @@ export function renderTable(summary: Record<string, unknown>): string[] {
       ),
     )
   }
-  return pad(
-    rows,
-    head.map((_, i) => i >= 3),
+  // padded to the widest cell of each column: the first three left-aligned, the figures right-aligned
+  const widths = head.map((_, c) => Math.max(...rows.map((r) => r[c].length)))
+  return rows.map((r) =>
+    r
+      .map((cell, c) => (c >= 3 ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd(),
   )
 }

@@ -54,8 +54,7 @@ export interface RunSetup {
 export async function setUpRun(req: SimulateRequest, run: RunContext): Promise<RunSetup> {
   const started = performance.now()
   const file = req.configPath ? await readConfigFile(req.configPath) : undefined
-  const tracePathForQuick = req.flags.trace
-  const first = !file && tracePathForQuick ? await firstRowType(tracePathForQuick) : undefined
+  const first = !file && req.flags.trace ? await firstRowType(req.flags.trace) : undefined
   const resolved = resolveConfig(file, req.flags, first)
   const notes = new Notes([...resolved.notices])
   const cfg = resolved.config
