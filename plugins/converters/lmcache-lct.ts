@@ -21,18 +21,12 @@ function objectKeys(v: unknown): ObjectKey[] | undefined {
   return Array.isArray(list) && list.every((k) => k instanceof ObjectKey) ? (list as ObjectKey[]) : undefined
 }
 
-/** The options of an lmcache_lct conversion. */
-export interface LmcacheLctSettings {
-  /** tokens per LMCache chunk: a get's input_len is its keys × this */
-  chunkTokens: number
-}
-
 /**
  * LMCache storage `.lct` traces → Get+Write records: every `submit_prefetch_task` is a get (keys from the
  * ObjectKeys' chunk hashes, input_len = keys × chunk tokens), every `finish_write` a write; timestamps from t_wall;
  * the instance is the keys' model name (with `#<kv_rank>` for ranks other than 0).
  */
-export class LmcacheLctConverter extends BaseConverter<LmcacheLctSettings> {
+export class LmcacheLctConverter extends BaseConverter<{chunkTokens: number}> {
   static description = 'LMCache storage .lct traces (submit_prefetch_task → get, finish_write → write)'
 
   static flags = {
@@ -45,7 +39,8 @@ export class LmcacheLctConverter extends BaseConverter<LmcacheLctSettings> {
     }),
   }
 
-  static parseOptions(flags: ConverterFlagValues): LmcacheLctSettings {
+  /** tokens per LMCache chunk: a get's input_len is its keys × this */
+  static parseOptions(flags: ConverterFlagValues): {chunkTokens: number} {
     const n = flags['chunk-tokens']
     return {chunkTokens: typeof n === 'number' ? n : 256}
   }
@@ -55,10 +50,9 @@ export class LmcacheLctConverter extends BaseConverter<LmcacheLctSettings> {
     const reader = await openTrace(inputPath, {decoding: chosenDecoding()})
     try {
       for await (const r of reader) {
-        const op = r.qualname.startsWith(`${STORAGE_MANAGER_QUALNAME}.`)
-          ? r.qualname.slice(STORAGE_MANAGER_QUALNAME.length + 1)
-          : undefined
-        if (op !== 'submit_prefetch_task' && op !== 'finish_write') {
+        const op = r.qualname.slice(STORAGE_MANAGER_QUALNAME.length + 1)
+        const ours = r.qualname === `${STORAGE_MANAGER_QUALNAME}.${op}`
+        if (!ours || (op !== 'submit_prefetch_task' && op !== 'finish_write')) {
           ctx.note('unmapped_records')
           continue
         }

@@ -219,7 +219,7 @@ export class PendingGets {
     if (m <= 0) return true
     if (getKeys instanceof SpilledKeys && writeKeys instanceof KeyList) {
       // a differing prefix is rejected without reading the get's keys back
-      if (!this.writeHashed) this.writeHashes.reset(writeKeys)
+      if (!this.writeHashed) this.writeHashes.reset(writeKeys.words())
       this.writeHashed = true
       if (this.writeHashes.of(m) !== getKeys.prefixHash) return false
     }

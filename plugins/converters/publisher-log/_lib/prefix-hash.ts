@@ -1,31 +1,12 @@
 // A 53-bit hash of the first m keys of a list (their int64 words as 32-bit halves), kept with spilled keys so that a
 // write rejects a spilled get whose prefix differs without reading the get's keys back from disk: logs where many
 // pending gets share their first key (a common system prompt) would otherwise read one back per candidate.
-import type {KeyList} from 'lmt'
-
 const FNV_START = 0x811c9dc5
 const MIX_START = 0x9747b28c
-
-function halvesOf(words: BigInt64Array): Uint32Array {
-  return new Uint32Array(words.buffer, words.byteOffset, 2 * words.length)
-}
-
-/** Two 32-bit multiplicative hashes over the halves, combined into one exact double. */
-const combine = (a: number, b: number): number => (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff)
-
-/** The hash of the first `m` words (m ≤ the list's length). */
-export function prefixHash(words: BigInt64Array, m: number): number {
-  const h = halvesOf(words)
-  let a = FNV_START
-  let b = MIX_START
-  for (let i = 0; i < 2 * m; i++) {
-    a = Math.imul(a ^ h[i], 0x01000193)
-    b = Math.imul(b ^ h[i], 0x5bd1e995) ^ (b >>> 15)
-  }
-  return combine(a, b)
-}
-
 const NO_HALVES = new Uint32Array(0)
+
+/** Two 32-bit multiplicative hashes over the words' 32-bit halves, combined into one exact double. */
+const combine = (a: number, b: number): number => (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff)
 
 /**
  * The hashes of every prefix of one list, computed as far as asked (one pass however many are asked for). One
@@ -39,13 +20,9 @@ export class PrefixHashes {
   private a = FNV_START
   private b = MIX_START
 
-  constructor(keys?: KeyList) {
-    if (keys !== undefined) this.reset(keys)
-  }
-
-  /** Starts over with the prefixes of `keys`. */
-  reset(keys: KeyList): void {
-    this.halves = halvesOf(keys.words())
+  /** Starts over with the prefixes of the int64 words `words`. */
+  reset(words: BigInt64Array): void {
+    this.halves = new Uint32Array(words.buffer, words.byteOffset, 2 * words.length)
     this.a = FNV_START
     this.b = MIX_START
     this.hashes.length = 0
@@ -58,16 +35,24 @@ export class PrefixHashes {
     this.hashes.length = 0
   }
 
-  /** The hash of the first `m` words, as {@link prefixHash} gives it (m ≤ the length of the list last reset to). */
+  /** The hash of the first `m` words (m ≤ the length of the list last reset to). */
   of(m: number): number {
     const h = this.halves
-    for (let j = this.hashes.length; j <= m; j++) {
-      this.a = Math.imul(this.a ^ h[2 * j - 2], 0x01000193)
-      this.b = Math.imul(this.b ^ h[2 * j - 2], 0x5bd1e995) ^ (this.b >>> 15)
-      this.a = Math.imul(this.a ^ h[2 * j - 1], 0x01000193)
-      this.b = Math.imul(this.b ^ h[2 * j - 1], 0x5bd1e995) ^ (this.b >>> 15)
-      this.hashes.push(combine(this.a, this.b))
+    for (let i = 2 * this.hashes.length - 2; i < 2 * m; i++) {
+      this.a = Math.imul(this.a ^ h[i], 0x01000193)
+      this.b = Math.imul(this.b ^ h[i], 0x5bd1e995) ^ (this.b >>> 15)
+      if (i % 2 === 1) this.hashes.push(combine(this.a, this.b))
     }
     return this.hashes[m]
   }
+}
+
+const scratch = new PrefixHashes()
+
+/** The hash of the first `m` words (m ≤ their number), as {@link PrefixHashes.of} gives it. */
+export function prefixHash(words: BigInt64Array, m: number): number {
+  scratch.reset(words)
+  const h = scratch.of(m)
+  scratch.release()
+  return h
 }
