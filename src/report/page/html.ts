@@ -30,8 +30,6 @@ function libraryScripts(): string {
   }).join('\n')
 }
 
-export {escapeHtml}
-
 /** JSON that can sit inside a <script> element */
 function scriptJson(value: unknown): string {
   return JSON.stringify(value)
@@ -40,9 +38,9 @@ function scriptJson(value: unknown): string {
     .replace(/\u2029/g, '\\u2029')
 }
 
-const int = (n: number | null | undefined) =>
+export const int = (n: number | null | undefined) =>
   n === null || n === undefined ? '–' : Math.round(n).toLocaleString('en-US')
-const pct = (r: number | null | undefined, digits = 1) =>
+export const pct = (r: number | null | undefined, digits = 1) =>
   r === null || r === undefined ? '–' : `${(r * 100).toFixed(digits)} %`
 const num = (v: number | null | undefined, digits = 2) =>
   v === null || v === undefined ? '–' : v.toLocaleString('en-US', {maximumFractionDigits: digits})

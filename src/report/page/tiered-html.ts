@@ -1,15 +1,13 @@
 // The page of a tiered configuration's report: the hit rate against the swept tier's capacity (the total solid, one
 // dashed line per tier), the share each tier serves at the chosen capacity, what the page leaves out and why, and
 // the untiered page's trace section.
-import {chartFigure, notices, standalonePage, traceSectionHtml} from './html.js'
+import {chartFigure, int, notices, pct, standalonePage, traceSectionHtml} from './html.js'
 import {traceCharts} from '../charts/trace-charts.js'
 import {ceilingAndChosen, linePoints} from '../charts/vega-parts.js'
 import {escapeHtml} from './escape-html.js'
 import {tierSharesText, type TieredReportDocument} from '../tiered.js'
 
-const pct = (r: number) => `${(r * 100).toFixed(1)} %`
 const gib = (v: number) => `${v.toPrecision(4).replace(/\.?0+$/, '')} GiB`
-const int = (n: number) => Math.round(n).toLocaleString('en-US')
 
 const TOTAL = 'all tiers'
 
