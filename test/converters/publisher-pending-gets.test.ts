@@ -167,8 +167,7 @@ describe('ColdGets', () => {
       if (i % 3 !== 0) {
         // take the newest live row of a pair picked at random: rows die out of order
         const j = (i * 7919) % (i + 1)
-        let r = cold.newest(j % 2 ? 'a' : 'b', BigInt(j % 3000) - 1500n)
-        while (r >= 0 && !cold.isLive(r)) r = cold.older(r)
+        const r = cold.match(j % 2 ? 'a' : 'b', BigInt(j % 3000) - 1500n, BigInt(i), -1, () => true)
         if (r >= 0) {
           const g = cold.take(r)
           expect([g.ts, g.instance, g.keys.length]).toEqual([BigInt(g.seq), g.seq % 2 ? 'a' : 'b', 2])

@@ -149,29 +149,27 @@ export class ColdGets {
     return this.instanceIds.has(instance)
   }
 
-  /** The newest row of `instance` whose first key is `first`, or -1. */
-  newest(instance: string, first: bigint): number {
+  /**
+   * The newest live row of `instance` with the first key `first` that is newer than the get `newerThan` (a seq), at
+   * or before `ts` and whose keys `matches`; or -1.
+   */
+  match(
+    instance: string,
+    first: bigint,
+    ts: bigint,
+    newerThan: number,
+    matches: (keys: SpilledKeys) => boolean,
+  ): number {
     const id = this.instanceIds.get(instance)
     if (id === undefined) return -1
     firstKey[0] = first
-    return this.slots[this.find(id, firstHalves[0], firstHalves[1])] - 1
-  }
-
-  /** The next older row with the same instance and first key, or -1. */
-  older(row: number): number {
-    return this.cols.older[row]
-  }
-
-  isLive(row: number): boolean {
-    return this.cols.live[row] === 1
-  }
-
-  seqOf(row: number): number {
-    return this.cols.seq[row]
-  }
-
-  tsOf(row: number): bigint {
-    return this.cols.ts[row]
+    const c = this.cols
+    for (let r = this.slots[this.find(id, firstHalves[0], firstHalves[1])] - 1; r >= 0; r = c.older[r]) {
+      if (c.live[r] !== 1) continue
+      if (c.seq[r] < newerThan) return -1
+      if (c.ts[r] <= ts && matches(this.keysOf(r))) return r
+    }
+    return -1
   }
 
   keysOf(row: number): SpilledKeys {

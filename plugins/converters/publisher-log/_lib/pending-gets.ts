@@ -196,12 +196,7 @@ export class PendingGets {
     if (cold === undefined || cold.size === 0 || !cold.has(instance)) return -1
     const first = int64FirstKey(writeKeys, hashKey)
     if (first === undefined) return -1
-    for (let r = cold.newest(instance, first); r >= 0; r = cold.older(r)) {
-      if (!cold.isLive(r)) continue
-      if (cold.seqOf(r) < newerThan) return -1
-      if (cold.tsOf(r) <= ts && this.prefixMatches(cold.keysOf(r), writeKeys)) return r
-    }
-    return -1
+    return cold.match(instance, first, ts, newerThan, (keys) => this.prefixMatches(keys, writeKeys))
   }
 
   /** Moves a young get to the cold rows if it can go cold. */
