@@ -37,17 +37,13 @@ let spills = 0
 /** Pending events of the last few batches and the keys of the older ones (see the file's comment). */
 export class AgedKeys {
   private readonly batches: AgeingEvent[][] = [[]]
-  private readonly spill: KeySpill | undefined
+  /** the spill file, if the run has a folder for it */
+  readonly spill: KeySpill | undefined
 
   /** `spillDir`: where aged keys go; none keeps them in memory. */
   constructor(spillDir: string | undefined) {
     this.spill =
       spillDir === undefined ? undefined : new KeySpill(join(spillDir, `publisher-keys-${spills++}.bin`))
-  }
-
-  /** The spill file, if the run has a folder for it. */
-  get keySpill(): KeySpill | undefined {
-    return this.spill
   }
 
   /** A pending event of the current batch. */

@@ -144,11 +144,6 @@ export class ColdGets {
     return true
   }
 
-  /** Whether some row, live or dead, is of `instance`. */
-  has(instance: string): boolean {
-    return this.instanceIds.has(instance)
-  }
-
   /**
    * The newest live row of `instance` with the first key `first` that is newer than the get `newerThan` (a seq), at
    * or before `ts` and whose keys `matches`; or -1.

@@ -75,7 +75,7 @@ export class PendingGets {
     private readonly aged: AgedKeys,
     {cold = true}: {cold?: boolean} = {},
   ) {
-    const spill = aged.keySpill
+    const spill = aged.spill
     this.cold = cold && spill !== undefined ? new ColdGets(spill) : undefined
   }
 
@@ -193,7 +193,7 @@ export class PendingGets {
     newerThan: number,
   ): number {
     const cold = this.cold
-    if (cold === undefined || cold.size === 0 || !cold.has(instance)) return -1
+    if (cold === undefined || cold.size === 0) return -1
     const first = int64FirstKey(writeKeys, hashKey)
     if (first === undefined) return -1
     return cold.match(instance, first, ts, newerThan, (keys) => this.prefixMatches(keys, writeKeys))
