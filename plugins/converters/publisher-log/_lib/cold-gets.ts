@@ -40,21 +40,10 @@ const firstHalves = new Int32Array(firstKey.buffer)
 
 /** One part of a tail's interning key: primitives tagged by type, anything else by its exact JSON text. */
 function tailPart(v: unknown): string {
-  switch (typeof v) {
-    case 'undefined':
-      return 'u'
-    case 'string':
-      return 's' + JSON.stringify(v)
-    case 'number':
-      return 'n' + (Object.is(v, -0) ? '-0' : String(v))
-    case 'bigint':
-      return 'b' + String(v)
-    case 'boolean':
-      return v ? 't' : 'f'
-    default:
-      if (v === null) return 'z'
-      return Array.isArray(v) && v.length === 0 ? 'j[]' : 'j' + serializeJson(v)
-  }
+  if (typeof v === 'string') return 's' + JSON.stringify(v)
+  if (Object.is(v, -0)) return 'n-0'
+  if (v === null || typeof v !== 'object') return typeof v + String(v)
+  return Array.isArray(v) && v.length === 0 ? 'j[]' : 'j' + serializeJson(v)
 }
 
 /** Column i of row r holds field i of the r-th get that went cold (rows in the order of their seq). */

@@ -4,7 +4,6 @@
 // BigInt or string is made per key.
 import {
   BatchSlabs,
-  JsonFloat,
   type JsonObject,
   type JsonValue,
   KeyList,
@@ -81,23 +80,13 @@ export interface PublisherEventBatch {
   text: Uint8Array
 }
 
-/** `trigger_time_us` → ns: integers exact, floats truncated toward zero first, integer strings accepted. */
+/**
+ * `trigger_time_us` → ns: Python's int() of it (integers exact, finite floats truncated toward zero, integer strings
+ * accepted), absent as 0.
+ */
 export function triggerTimeNs(value: unknown): bigint | undefined {
-  if (value === undefined) return 0n
-  if (typeof value === 'string') {
-    const n = pythonInt(value)
-    return n === undefined ? undefined : n * 1000n
-  }
-  if (value instanceof JsonFloat && !Number.isFinite(value.value)) return undefined
-  if (
-    typeof value === 'number' ||
-    typeof value === 'bigint' ||
-    typeof value === 'boolean' ||
-    value instanceof JsonFloat
-  ) {
-    return (pythonInt(value) as bigint) * 1000n
-  }
-  return undefined
+  const n = value === undefined ? 0n : pythonInt(value)
+  return n === undefined ? undefined : n * 1000n
 }
 
 let nanSessions = 0
