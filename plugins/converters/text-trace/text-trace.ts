@@ -97,12 +97,11 @@ export class TextTraceConverter extends BaseConverter<TextTraceSettings> {
   static looksLike(sample: FormatSample): boolean {
     const r = sample.record
     if (!isRow(r) || 'keys' in r || 'hash_ids' in r) return false
+    // a time and some content
     const values = Object.values(r)
-    const times = values.filter((v) => typeof v === 'string' && TIME_TEXT.test(v)).length
-    const content = values.filter(
-      (v) => (typeof v === 'string' && !TIME_TEXT.test(v)) || isRow(v) || Array.isArray(v),
-    )
-    return times >= 1 && content.length >= 1
+    const isTime = (v: unknown) => typeof v === 'string' && TIME_TEXT.test(v)
+    const isContent = (v: unknown) => (typeof v === 'string' && !isTime(v)) || isRow(v) || Array.isArray(v)
+    return values.some(isTime) && values.some(isContent)
   }
 
   private tokenizerDir: string | undefined

@@ -32,15 +32,13 @@ export type HashIdRowResult = HashIdRow | LineProblem
 
 /** A row's timestamp in ns, or undefined when it is not a usable number. */
 export function scaledTimestamp(value: unknown, intScale: bigint, floatScale: number): bigint | undefined {
-  if (value === undefined) return 0n
-  if (typeof value === 'number') return BigInt(value) * intScale // the parser yields integer literals as numbers
-  if (typeof value === 'bigint') return value * intScale
-  if (typeof value === 'boolean') return value ? intScale : 0n
   if (value instanceof JsonFloat) {
     const product = value.value * floatScale
     return Number.isFinite(product) ? BigInt(Math.trunc(product)) : undefined
   }
-  return undefined
+  // an integer literal (the parser yields a number or a bigint) or a boolean, as Python's int() reads it
+  const n = value === undefined ? 0n : typeof value === 'string' ? undefined : pythonInt(value)
+  return n === undefined ? undefined : n * intScale
 }
 
 /** Checks run in the original's order; the first failure decides the reason (docs/convert.md §8.2). */

@@ -20,17 +20,9 @@ export interface AgeingEvent {
 /** Batches after which a still-pending event's keys leave its batch's slabs (and a pending get may go cold). */
 export const SLAB_GRACE_BATCHES = 2
 
-/** The keys in one buffer of their own (words, then text): an ArrayBuffer costs more than its bytes. */
-function ownKeys(keys: KeyList): KeyList {
-  const text = keys.toJsonBytes()
-  const words = keys.words()
-  const own = new ArrayBuffer(words.byteLength + text.length)
-  const ownWords = new BigInt64Array(own, 0, words.length)
-  ownWords.set(words)
-  const ownText = Buffer.from(own, words.byteLength, text.length)
-  ownText.set(text)
-  return KeyList.fromSlabs(ownWords, 0, words.length, ownText, 0, text.length)
-}
+/** The keys in buffers of their own, not views of their batch's slabs (a run without a spill folder keeps them so). */
+const ownKeys = (keys: KeyList): KeyList =>
+  KeyList.fromParts(keys.words().slice(), new Uint8Array(keys.toJsonBytes()))
 
 let spills = 0
 

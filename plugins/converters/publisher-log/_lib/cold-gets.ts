@@ -276,15 +276,8 @@ function sameValue(a: unknown, b: unknown): boolean {
   return Array.isArray(a) && a.length === 0 && Array.isArray(b) && b.length === 0
 }
 
-function sameTail(a: GetTail, b: GetTail): boolean {
-  return (
-    sameValue(a.queryType, b.queryType) &&
-    sameValue(a.blockMask, b.blockMask) &&
-    sameValue(a.swSize, b.swSize) &&
-    sameValue(a.locationSpecNames, b.locationSpecNames)
-  )
-}
+const TAIL_FIELDS = ['queryType', 'blockMask', 'swSize', 'locationSpecNames'] as const
 
-function tailKey(g: GetTail): string {
-  return `${tailPart(g.queryType)}\u0000${tailPart(g.blockMask)}\u0000${tailPart(g.swSize)}\u0000${tailPart(g.locationSpecNames)}`
-}
+const sameTail = (a: GetTail, b: GetTail): boolean => TAIL_FIELDS.every((f) => sameValue(a[f], b[f]))
+
+const tailKey = (g: GetTail): string => TAIL_FIELDS.map((f) => tailPart(g[f])).join('\u0000')
