@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {decodeAhead} from '../../plugins/converters/text-trace/_lib/pipeline.js'
+import {decodeAhead} from '../../plugins/converters/text-trace/text-trace.js'
 import type {TextRow, TextRowConfig} from '../../plugins/converters/text-trace/_lib/rows.js'
 import {loadRustTextTokenizer, type RustImporter} from '../../plugins/converters/text-trace/_lib/tokenizer.js'
 

@@ -6,9 +6,8 @@ import {fileURLToPath} from 'node:url'
 import {BaseConverter, type InputContext, KeyList, lmtError, plainPaths} from 'lmt'
 import type {ConverterFlagValues, FormatSample, InputLine, Trace} from 'lmt'
 import {Flags} from 'lmt/flags'
-import type {TextRowConfig, TextRowResult} from './_lib/rows.js'
-import {decodeAhead} from './_lib/pipeline.js'
-import {loadRustTextTokenizer} from './_lib/tokenizer.js'
+import {decodeTextRow, type TextRowConfig, type TextRowResult} from './_lib/rows.js'
+import {loadRustTextTokenizer, type TextTokenizer} from './_lib/tokenizer.js'
 
 // the mapper runs on worker threads
 const ROW_DECODER = new URL(`./_lib/rows${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href
@@ -44,6 +43,31 @@ const TIME_TEXT = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}/
 
 function isRow(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+// text_trace's lines decoded on the main thread while the Rust core encodes: parsing and chat-template rendering run
+// here, up to `depth` lines ahead of the one being yielded, and their encodings run on libuv's threads (as many at
+// once as the tokenizer allows). One tokenizer start-up for the whole input and nothing copied between threads:
+// worker threads each paid ~0.9 s of CPU to load their own tokenizer and template renderer.
+/** `lines` decoded with `tok`, `depth` lines in flight at most, results in input order. */
+export async function* decodeAhead(
+  lines: AsyncIterable<InputLine>,
+  config: TextRowConfig,
+  tok: TextTokenizer,
+  depth: number,
+): AsyncGenerator<{line: InputLine; result: TextRowResult}> {
+  const queue: {line: InputLine; result: Promise<TextRowResult>}[] = []
+  const take = async () => {
+    const head = queue.shift() as (typeof queue)[number]
+    return {line: head.line, result: await head.result}
+  }
+  for await (const line of lines) {
+    const result = decodeTextRow(line.text, config, tok)
+    result.catch(() => {}) // awaited in turn below; a line left behind when the caller stops must not crash lmt
+    queue.push({line, result})
+    if (queue.length >= depth) yield await take()
+  }
+  while (queue.length > 0) yield await take()
 }
 
 /**

@@ -24,9 +24,6 @@ export interface ColdGet extends GetTail {
   inputLen: bigint
 }
 
-/** What a cold get needs to be matched and emitted (its keys apart: see {@link ColdGets.tryAdd}). */
-export type ColdGetFields = Omit<ColdGet, 'keys'>
-
 const MAX_TAILS = 1 << 16
 const MIN_ROWS = 1024
 const inInt64 = (v: bigint) => BigInt.asIntN(64, v) === v
@@ -106,7 +103,7 @@ export class ColdGets {
    * Adds a get if it can go cold (see the file's comment; its seq above every row's) and says whether it did; its
    * keys go to the spill file.
    */
-  tryAdd(g: ColdGetFields, keys: KeyList | unknown[]): boolean {
+  tryAdd(g: Omit<ColdGet, 'keys'>, keys: KeyList | unknown[]): boolean {
     if (!(keys instanceof KeyList) || keys.length < 2) return false
     if (!inInt64(g.ts) || !inInt64(g.inputLen)) return false
     const tail = this.tailId(g)
