@@ -47,14 +47,10 @@ function uninstall(): void {
 
 /**
  * Installs the handler; returns the function that ends it. `cleanup` runs once, before the report; the error is
- * printed as `{"error": …}` on stdout with `json`, else as an `error:` line on stderr; then `exit` ends the process
- * (the command's own call). One listener per signal serves every job of the process.
+ * printed as `{"error": …}` on stdout with `json`, else as an `error:` line on stderr; then the process exits with
+ * 130 (SIGINT) or 143 (SIGTERM). One listener per signal serves every job of the process.
  */
-export function handleInterrupts(opts: {
-  json: boolean
-  cleanup: () => void
-  exit: (code: number) => void
-}): () => void {
+export function handleInterrupts(opts: {json: boolean; cleanup: () => void}): () => void {
   let interrupted = false
   const job: Job = {
     onSignal(signal) {
@@ -70,7 +66,7 @@ export function handleInterrupts(opts: {
           }) + '\n',
         )
       else process.stderr.write(`error: interrupted by ${signal}\n`)
-      opts.exit(exit)
+      process.exit(exit)
     },
   }
   jobs.push(job)

@@ -19,7 +19,7 @@ describe('handleInterrupts', () => {
       ['SIGTERM', 143],
     ] as const) {
       const r = run(
-        `m.handleInterrupts({json: false, cleanup: () => process.stdout.write('cleaned '), exit: (c) => process.exit(c)});` +
+        `m.handleInterrupts({json: false, cleanup: () => process.stdout.write('cleaned ')});` +
           `process.kill(process.pid, '${sig}'); setTimeout(() => {}, 5000)`,
       )
       expect({status: r.status, out: r.stdout, err: r.stderr}).toEqual({
@@ -32,7 +32,7 @@ describe('handleInterrupts', () => {
 
   it('in a CLI process, a signal just after the job finished is let pass: the command ends with its own status', () => {
     const r = run(
-      `m.letLateSignalsPass(); const stop = m.handleInterrupts({json: false, cleanup() {}, exit: (c) => process.exit(c)});` +
+      `m.letLateSignalsPass(); const stop = m.handleInterrupts({json: false, cleanup() {}});` +
         `stop(); process.kill(process.pid, 'SIGINT'); setTimeout(() => process.exit(0), 200)`,
     )
     expect({status: r.status, signal: r.signal}).toEqual({status: 0, signal: null})
@@ -40,7 +40,7 @@ describe('handleInterrupts', () => {
 
   it('embedded (no letLateSignalsPass), a signal after the job has its usual effect', () => {
     const r = run(
-      `const stop = m.handleInterrupts({json: false, cleanup() {}, exit: (c) => process.exit(c)});` +
+      `const stop = m.handleInterrupts({json: false, cleanup() {}});` +
         `stop(); process.kill(process.pid, 'SIGINT'); setTimeout(() => process.exit(0), 2000)`,
     )
     expect({status: r.status, signal: r.signal}).toEqual({status: null, signal: 'SIGINT'})

@@ -232,7 +232,6 @@ export default class Convert extends LmtCommand {
         lctFlagGiven: lctFlagGiven(argv),
         interruptible: (cleanup) =>
           handleInterrupts({
-            exit: (code) => process.exit(code),
             json: this.jsonEnabled(),
             cleanup: () => {
               bar.stop()

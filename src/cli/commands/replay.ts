@@ -154,7 +154,6 @@ export default class Replay extends LmtCommand {
     }
     const stopHandling = handleInterrupts({
       json: this.jsonEnabled(),
-      exit: (code) => process.exit(code),
       // the abort removes the --record temporary file at once; the JSONL log is kept as far as it got
       cleanup: () => {
         controller.abort(lmtError('CLI_INTERRUPTED', 'a signal'))

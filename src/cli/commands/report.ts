@@ -320,7 +320,6 @@ export default class Report extends LmtCommand {
       bar.update(done, total)
     }
     const stopHandling = handleInterrupts({
-      exit: (code) => process.exit(code),
       json,
       cleanup: () => {
         bar.stop()

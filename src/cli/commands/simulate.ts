@@ -373,7 +373,6 @@ export default class Simulate extends LmtCommand {
     const bar = createProgressBar({enabled: flags.progress && !flags.quiet && !json, label, unit: 'bytes'})
     const controller = new AbortController()
     const stopHandling = handleInterrupts({
-      exit: (code) => process.exit(code),
       json,
       cleanup: () => {
         controller.abort()

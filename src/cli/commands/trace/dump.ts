@@ -42,17 +42,9 @@ export default class TraceDump extends LmtCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(TraceDump)
-    let closed = false
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') {
-        closed = true
-        process.exit(0)
-      }
-    })
+    // a reader that leaves early (`| head -1`) ends the command with exit 0: the standard-stream guard (LmtCommand)
     const lines = new ChunkedText((chunk) => process.stdout.write(chunk), process.stdout.isTTY)
-    const out = (obj: unknown): void => {
-      if (!closed) lines.add(JSON.stringify(obj) + '\n')
-    }
+    const out = (obj: unknown): void => lines.add(JSON.stringify(obj) + '\n')
     const dump = await dumpTrace(args.file === STDIO ? await stdinAsFile() : args.file, {
       maxFrameBytes: checkMaxFrameBytes(flags['max-frame-bytes']),
       name: args.file === STDIO ? '<stdin>' : args.file,
@@ -63,7 +55,7 @@ export default class TraceDump extends LmtCommand {
       for await (const entry of dump.entries) out(entry)
     } finally {
       // lines read before an error are shown before it
-      if (!closed) lines.flush()
+      lines.flush()
     }
     writeLctWarnings(
       dump.state.warnings.map((w) => w.message),
