@@ -66,17 +66,30 @@ export interface SweepResult {
 /** The player options a sweep's plays share, and a tiered sweep's key values (see PointJob). */
 type SweepBase = Omit<PlayerOptions, 'plots'> & {keyValues?: Uint32Array}
 
-/** What the steps of one sweep read: the request, the swept group, its capacities and how each point is had. */
-interface SweepPlan {
+/** The swept group of the infinite play. */
+type InfiniteGroup = Player['groups'][number]
+
+/** The tiers of a tiered group's sweep (docs/simulate.md §10.8). */
+interface TieredSweep {
+  names: string[]
+  /** the index of the tier whose capacity varies */
+  swept: number
+  /** every tier's configured capacity in GiB (negative: unlimited); the swept one's is replaced per point */
+  capacities: number[]
+}
+
+/**
+ * A sweep: what its steps read (the request, the swept group, its capacities and how each point is had), and what
+ * its points and references add up to (sweep.csv's rows, the document's points, the console lines).
+ */
+interface Sweep {
   rows: TraceRow[]
   req: SimulateRequest
-  base: SweepBase
   groupName: string
   /** the configuration with the trace's instances (from the infinite play) */
   effCfg: SimConfig
-  /** the play with the swept group's capacity infinite, and that group in it */
+  /** the play with the swept group's capacity infinite */
   infinitePlay: Player
-  infinite: Player['groups'][number]
   wss: number
   /** the infinite play's hit tokens: no point of any series may exceed them */
   ceiling: number
@@ -92,20 +105,6 @@ interface SweepPlan {
   tiers?: TieredSweep
   /** the infinite play bounds every point (not so when a tiered group's blocks can expire) */
   bounded: boolean
-}
-
-/** The tiers of a tiered group's sweep (docs/simulate.md §10.8). */
-interface TieredSweep {
-  names: string[]
-  /** the index of the tier whose capacity varies */
-  swept: number
-  /** every tier's configured capacity in GiB (negative: unlimited); the swept one's is replaced per point */
-  capacities: number[]
-}
-
-/** A sweep: its plan, and what its points and references add up to (sweep.csv's rows, the document's points, the
- * console lines). */
-interface Sweep extends SweepPlan {
   csvRows: string[]
   /** each point's capacity columns */
   cells: CapacityCells[]
@@ -229,9 +228,7 @@ function planSweep(
     stepProgress(req, 'infinite capacity'),
   )
   const effCfg = cfgWithInstances(cfg, inf.player)
-  const infinite = inf.player.groups.find((g) => g.cfg.group_name === groupName) as NonNullable<
-    Player['groups'][number]
-  >
+  const infinite = inf.player.groups.find((g) => g.cfg.group_name === groupName) as InfiniteGroup
   const wss = infinite.members.reduce((a, m) => a + tierBlocks(m), 0)
   const sweptGroupCfg = effCfg.instance_groups.find((g) => g.group_name === groupName)
   const weights = sweptGroupCfg?.instances.map((i) => i.block_size * (i.bytes_per_token ?? 0)) ?? []
@@ -266,11 +263,9 @@ function planSweep(
   const sweep: Sweep = {
     rows,
     req,
-    base,
     groupName,
     effCfg,
     infinitePlay: inf.player,
-    infinite,
     wss,
     ceiling,
     weights,
@@ -333,11 +328,7 @@ function capacitiesOf(
  * size every block size of the group is a multiple of (whole blocks when the group has one block size); blocks as
  * the bytes they take, which needs one block size in bytes across the group.
  */
-function tieredCapacitiesOf(
-  sw: SweepRequest,
-  infinite: SweepPlan['infinite'],
-  notes: Notes,
-): GroupCapacity[] {
+function tieredCapacitiesOf(sw: SweepRequest, infinite: InfiniteGroup, notes: Notes): GroupCapacity[] {
   const weights = infinite.members.map((m) => m.cfg.block_size * (m.cfg.bytes_per_token ?? 0))
   const sizes = new Set(weights)
   if (sw.unit === 'blocks' && sizes.size > 1)
@@ -359,7 +350,7 @@ function tieredCapacitiesOf(
 }
 
 /** a tiered instance's blocks in the working set: those of its fullest tier (a block two tiers hold is one) */
-function tierBlocks(m: SweepPlan['infinite']['members'][number]): number {
+function tierBlocks(m: InfiniteGroup['members'][number]): number {
   return m.tiered ? Math.max(...m.tiered.policies.map((p) => p.size)) : m.counters.final_cached_blocks
 }
 
@@ -379,7 +370,7 @@ function stackFor(
 }
 
 /** the configuration with the swept group replaced by `at` of it */
-function withSweptGroup(sweep: SweepPlan, at: (g: GroupConfig) => GroupConfig): SimConfig {
+function withSweptGroup(sweep: Sweep, at: (g: GroupConfig) => GroupConfig): SimConfig {
   const cfg = structuredClone(sweep.effCfg)
   const i = cfg.instance_groups.findIndex((g) => g.group_name === sweep.groupName)
   cfg.instance_groups[i] = at(cfg.instance_groups[i])
@@ -387,12 +378,12 @@ function withSweptGroup(sweep: SweepPlan, at: (g: GroupConfig) => GroupConfig): 
 }
 
 /** the configuration of the swept group at one capacity (for the Belady reference) */
-function capConfigOf(sweep: SweepPlan, cap: GroupCapacity): SimConfig {
+function capConfigOf(sweep: Sweep, cap: GroupCapacity): SimConfig {
   return withSweptGroup(sweep, (g) => groupAtCapacity(g, cap))
 }
 
 /** a tiered group's configuration at one point: the swept tier at the point's GiB (undefined: an untiered sweep) */
-function pointConfigOf(sweep: SweepPlan, cap: GroupCapacity): SimConfig | undefined {
+function pointConfigOf(sweep: Sweep, cap: GroupCapacity): SimConfig | undefined {
   const tiers = sweep.tiers
   return tiers && withSweptGroup(sweep, (g) => tieredGroupAtCapacity(g, tiers.swept, cap.gb as number))
 }
@@ -403,13 +394,13 @@ function pointsProgress(req: SimulateRequest, done: number, total: number, belad
 }
 
 /** a point the stack pass gave (never the largest) */
-function fromStack(sweep: SweepPlan, p: number): PointResult | undefined {
+function fromStack(sweep: Sweep, p: number): PointResult | undefined {
   return p === sweep.caps.length - 1 ? undefined : sweep.stack.certified[p]
 }
 
 /** The points' plays and Belady references on worker threads; every point's result, in point order. */
 async function playInParallel(
-  sweep: SweepPlan,
+  sweep: Sweep,
   jobs: number,
   withBelady: boolean,
 ): Promise<{points: PointResult[]; belady?: BeladyGroupResult[][]; last: Player; threads: number}> {
@@ -558,10 +549,7 @@ function sumTiers(members: PointResult['members']): {hitTokens: number[]; blocks
  * A tiered point's capacity columns: the swept tier's GiB, and the blocks it and its quota hold when the group has
  * one block size in bytes.
  */
-function tieredCapacityCells(
-  sweep: SweepPlan,
-  cap: GroupCapacity,
-): {capBlocks: string; capGb: string; quotaBlocks: string} {
+function tieredCapacityCells(sweep: Sweep, cap: GroupCapacity): CapacityCells {
   const gb = cap.gb as number
   const g = sweep.effCfg.instance_groups.find((x) => x.group_name === sweep.groupName)
   const w = new Set(sweep.weights).size === 1 ? sweep.weights[0] : undefined
