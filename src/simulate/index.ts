@@ -68,13 +68,6 @@ export async function layoutBytesPerToken(files: readonly string[]): Promise<num
 }
 
 // LMCache's cache simulator over lookup-hash logs (`--policy lmcache_lru`)
-export {lmcacheSweepBytes, type LookupSimResult, simulateLookupLog} from './lmcache/lookup-sim.js'
-export {
-  lookupParameterLines,
-  lookupPointJson,
-  lookupStatisticsLines,
-  lookupSweepLines,
-  percent,
-  thousands,
-} from './lmcache/lookup-report.js'
+export {lmcacheSweepBytes, simulateLookupLog} from './lmcache/lookup-sim.js'
+export {lookupJson, lookupLines, percent, thousands} from './lmcache/lookup-report.js'
 export {type LmcacheLookupSection, lmcacheLookupSection} from './lmcache/report-section.js'

@@ -21,15 +21,10 @@ import {
   type SweepRequest,
   LMCACHE_FORMAT,
   lmcacheSweepBytes,
-  lookupParameterLines,
-  lookupPointJson,
-  type LookupSimResult,
-  lookupStatisticsLines,
-  lookupSweepLines,
+  lookupJson,
+  lookupLines,
   simulateLookupLog,
-  thousands,
 } from '../../simulate/index.js'
-import type {SkippedLine} from '../../formats/lmcache/lookup-log.js'
 
 const LMCACHE_POLICY = 'lmcache_lru'
 const MODEL = 'MODEL'
@@ -344,19 +339,30 @@ export default class Simulate extends LmtCommand {
     config: string | undefined,
   ): Promise<Record<string, unknown>> {
     checkLmcacheUsage(flags, config)
-    const warn = (m: string) => (flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
-    const out = await this.underInterrupts(flags, 'simulating', (bar, signal) =>
-      runLmcacheSimulate(flags, {
-        warn: (m) => {
-          bar.clearLine()
-          warn(m)
-        },
+    const caps = capacities(flags)
+    const result = await this.underInterrupts(flags, 'simulating', (bar, signal) => {
+      const warn = (m: string) => {
+        bar.clearLine()
+        if (!flags.quiet) process.stderr.write(`warning: ${m}\n`)
+      }
+      return simulateLookupLog({
+        inputs: flags.input as string[],
+        model: flags.instance,
+        capacitiesGib: caps.gib,
+        capacitiesBytes: caps.bytes,
+        bytesPerToken: flags['bytes-per-token'],
+        stats: !flags.sweep,
         signal,
+        onSkip: (s) => warn(`${s.file}:${s.lineNo}: skipped: ${s.reason}`),
+        onWarning: warn,
         onProgress: (bytes, total) => bar.update(bytes, total),
-      }),
-    )
-    if (!flags.quiet && !this.jsonEnabled()) for (const line of out.lines) this.log(line)
-    return out.json
+      })
+    })
+    if (!flags.quiet && !this.jsonEnabled())
+      for (const line of lookupLines(result, flags.sweep ? undefined : caps.gib?.[0], flags.instance))
+        this.log(line)
+    const head = {policy: LMCACHE_POLICY, format: LMCACHE_FORMAT, inputs: flags.input}
+    return lookupJson(result, flags.sweep, head, flags.instance)
   }
 
   /**
@@ -562,75 +568,4 @@ function capacities(flags: SimulateFlags): {gib?: number[]; bytes?: number[]} {
   const max = flags['sweep-max'] === undefined ? DEFAULT_SWEEP.max : gibValue('sweep-max', flags['sweep-max'])
   if (max < min) throw lmtError('CLI_OUT_OF_RANGE', '--sweep-max', 'at least --sweep-min')
   return {bytes: lmcacheSweepBytes(min, max, flags['sweep-points'] ?? DEFAULT_SWEEP.points)}
-}
-
-/** Why lmt's own policies answer differently on the same log (printed after LMCache's figures). */
-const DIFFERENCE_NOTE = [
-  `note: ${LMCACHE_POLICY} is LMCache's cache simulator: one chunk cache shared by every model, and every chunk of`,
-  '  a lookup refreshed or inserted in order, cached chunks after the first miss included (evicting as it goes).',
-  "  lmt's own policies (--policy lru, leaf_aware_lru, …) keep one prefix cache per model, where a chunk is cached",
-  '  only with its whole prefix; run the same command with --policy lru to compare.',
-]
-
-/** Runs LMCache's simulator over the logs and renders it; warnings (skipped lines, directories) go to `warn`. */
-async function runLmcacheSimulate(
-  flags: SimulateFlags,
-  o: {warn(message: string): void; signal?: AbortSignal; onProgress?(bytes: number, total: number): void},
-): Promise<{json: Record<string, unknown>; lines: string[]}> {
-  const caps = capacities(flags)
-  const onSkip = (s: SkippedLine) => o.warn(`${s.file}:${s.lineNo}: skipped: ${s.reason}`)
-  const result = await simulateLookupLog({
-    inputs: flags.input as string[],
-    model: flags.instance,
-    capacitiesGib: caps.gib,
-    capacitiesBytes: caps.bytes,
-    bytesPerToken: flags['bytes-per-token'],
-    stats: !flags.sweep,
-    signal: o.signal,
-    onSkip,
-    onWarning: o.warn,
-    onProgress: o.onProgress,
-  })
-  return {json: jsonOf(result, flags), lines: linesOf(result, flags, caps.gib?.[0])}
-}
-
-function jsonOf(result: LookupSimResult, flags: SimulateFlags): Record<string, unknown> {
-  const head = {
-    policy: LMCACHE_POLICY,
-    format: LMCACHE_FORMAT,
-    inputs: flags.input,
-    files: result.files,
-    model_filter: flags.instance ?? null,
-    events: result.events,
-    skipped_lines: result.skipped_lines,
-    in_order: result.in_order,
-    kv_bytes_per_chunk: result.kv_bytes_per_chunk,
-    kv_bytes_source: result.kv_bytes_source,
-    chunk_size: result.chunk_size ?? null,
-  }
-  if (flags.sweep) return {...head, points: result.points.map(lookupPointJson)}
-  return {...head, ...(result.points[0] ? lookupPointJson(result.points[0]) : {})}
-}
-
-function linesOf(result: LookupSimResult, flags: SimulateFlags, gib: number | undefined): string[] {
-  const files = result.files.length
-  const head = [
-    `lmt simulate: ${LMCACHE_POLICY} over ${thousands(result.events)} lookup(s) from ${files} file(s)` +
-      (result.skipped_lines > 0 ? `, ${result.skipped_lines} bad line(s) skipped` : ''),
-  ]
-  if (result.events === 0) return [...head, 'No events to process.']
-  head.push(
-    `KV bytes per chunk: ${thousands(result.kv_bytes_per_chunk)} (${result.kv_bytes_source === 'layout' ? "the first lookup's dtypes and shapes" : '--bytes-per-token × chunk size'})`,
-    '',
-  )
-  if (flags.sweep) return [...head, ...lookupSweepLines(result, flags.instance), '', ...DIFFERENCE_NOTE]
-  const point = result.points[0]
-  return [
-    ...head,
-    ...lookupParameterLines(result, gib as number, flags.instance),
-    '',
-    ...lookupStatisticsLines(result, point),
-    '',
-    ...DIFFERENCE_NOTE,
-  ]
 }

@@ -28,7 +28,7 @@ function percentileLines(h: Histogram, pad: number, format: (v: number) => strin
 }
 
 /** The parameter block LMCache prints before the replay (`capacityGib` as the user gave it). */
-export function lookupParameterLines(
+function lookupParameterLines(
   result: LookupSimResult,
   capacityGib: number,
   model: string | undefined,
@@ -44,7 +44,7 @@ export function lookupParameterLines(
 }
 
 /** The seven statistics of one run, from the Aggregate block to the closing separator. */
-export function lookupStatisticsLines(result: LookupSimResult, point: LookupSimPoint): string[] {
+function lookupStatisticsLines(result: LookupSimResult, point: LookupSimPoint): string[] {
   const s = point.stats
   const out = [
     SEP,
@@ -111,7 +111,7 @@ export function lookupStatisticsLines(result: LookupSimResult, point: LookupSimP
 }
 
 /** LMCache's sweep table: the header, the rule and one line per point. */
-export function lookupSweepLines(result: LookupSimResult, model: string | undefined): string[] {
+function lookupSweepLines(result: LookupSimResult, model: string | undefined): string[] {
   const pts = result.points
   const lo = pts.length > 0 ? pts[0].capacity_bytes / GIB : 0
   const hi = pts.length > 0 ? pts[pts.length - 1].capacity_bytes / GIB : 0
@@ -159,4 +159,60 @@ export function lookupPointJson(p: LookupSimPoint): Record<string, unknown> {
     stat6_global_span: stats.spans.n > 0 ? {hit_chunks: stats.spans.n, ...histogramJson(stats.spans)} : null,
     stat7_cache_position: stats.positions.n > 0 ? histogramJson(stats.positions) : null,
   }
+}
+
+/** Why lmt's own policies answer differently on the same log (printed after LMCache's figures). */
+const DIFFERENCE_NOTE = [
+  "note: lmcache_lru is LMCache's cache simulator: one chunk cache shared by every model, and every chunk of",
+  '  a lookup refreshed or inserted in order, cached chunks after the first miss included (evicting as it goes).',
+  "  lmt's own policies (--policy lru, leaf_aware_lru, …) keep one prefix cache per model, where a chunk is cached",
+  '  only with its whole prefix; run the same command with --policy lru to compare.',
+]
+
+/** The console text of `--policy lmcache_lru`: a single run at `capacityGib` (as given), else the sweep's table. */
+export function lookupLines(
+  result: LookupSimResult,
+  capacityGib: number | undefined,
+  model: string | undefined,
+): string[] {
+  const head = [
+    `lmt simulate: lmcache_lru over ${thousands(result.events)} lookup(s) from ${result.files.length} file(s)` +
+      (result.skipped_lines > 0 ? `, ${result.skipped_lines} bad line(s) skipped` : ''),
+  ]
+  if (result.events === 0) return [...head, 'No events to process.']
+  head.push(
+    `KV bytes per chunk: ${thousands(result.kv_bytes_per_chunk)} (${result.kv_bytes_source === 'layout' ? "the first lookup's dtypes and shapes" : '--bytes-per-token × chunk size'})`,
+    '',
+  )
+  if (capacityGib === undefined) return [...head, ...lookupSweepLines(result, model), '', ...DIFFERENCE_NOTE]
+  return [
+    ...head,
+    ...lookupParameterLines(result, capacityGib, model),
+    '',
+    ...lookupStatisticsLines(result, result.points[0]),
+    '',
+    ...DIFFERENCE_NOTE,
+  ]
+}
+
+/** `--json` of `--policy lmcache_lru`: `head` (what was asked), the run's figures, and its point or points. */
+export function lookupJson(
+  result: LookupSimResult,
+  sweep: boolean,
+  head: Record<string, unknown>,
+  model: string | undefined,
+): Record<string, unknown> {
+  const doc = {
+    ...head,
+    files: result.files,
+    model_filter: model ?? null,
+    events: result.events,
+    skipped_lines: result.skipped_lines,
+    in_order: result.in_order,
+    kv_bytes_per_chunk: result.kv_bytes_per_chunk,
+    kv_bytes_source: result.kv_bytes_source,
+    chunk_size: result.chunk_size ?? null,
+  }
+  if (sweep) return {...doc, points: result.points.map(lookupPointJson)}
+  return {...doc, ...(result.points[0] ? lookupPointJson(result.points[0]) : {})}
 }
