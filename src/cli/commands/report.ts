@@ -46,13 +46,6 @@ import {
 
 const DEFAULT_POLICIES = 'lru,leaf_aware_lru,ttl'
 
-function parsePolicies(text: string): PolicyName[] {
-  const list = text === 'all' ? [...POLICIES] : text.split(',').map((p) => p.trim())
-  for (const p of list)
-    if (!POLICIES.includes(p as PolicyName)) throw lmtError('REPORT_UNKNOWN_POLICY', p, POLICIES)
-  return list as PolicyName[]
-}
-
 /**
  * The page's path before any work: never over a device, a FIFO, a folder or one of the inputs; its folders made one
  * level at a time.
@@ -64,6 +57,17 @@ function checkOutput(path: string, inputs: ReadonlyArray<string | undefined>): v
 }
 
 type ReportFlags = Interfaces.InferredFlags<(typeof Report)['flags']>
+type Progress = (p: {phase: string; done: number; total: number}) => void
+
+/** What one kind of report writes where, how it is built and rendered, and what it says on a terminal. */
+interface Page<D> {
+  output: string
+  converted?: ConvertedInput
+  build(onProgress: Progress): Promise<D>
+  render(doc: D): string
+  /** its notices (on stderr) and summary lines */
+  tell(doc: D): [notices: string[], lines: string[]]
+}
 
 /** `-i FILE` alone (no --format, configuration or --trace) naming an LMCache events trace. */
 async function isEventsInput(args: {config?: string}, flags: ReportFlags): Promise<boolean> {
@@ -76,25 +80,6 @@ async function isEventsInput(args: {config?: string}, flags: ReportFlags): Promi
   )
     return false
   return isEventsTrace(inputs[0])
-}
-
-/**
- * A lookup-hash log (`-f lmcache_lookup`): LMCache's simulator beside lmt's policies, and without --bytes-per-token or
- * --kv-layout the bytes per token of the log's first layout (LMCache's rule), so that capacities read in GiB.
- */
-async function lmcacheLookupRequest(
-  flags: ReportFlags,
-  request: Omit<ReportRequest, 'config' | 'trace'>,
-): Promise<Partial<ReportRequest>> {
-  if (flags.input === undefined || flags.format?.toLowerCase() !== LMCACHE_FORMAT) return {}
-  const layout =
-    request.bytesPerToken === undefined && request.bytesPerBlock === undefined
-      ? await layoutBytesPerToken(flags.input)
-      : undefined
-  return {
-    lmcacheLookup: {inputs: flags.input, bytesPerToken: flags['bytes-per-token']},
-    ...(layout === undefined ? {} : {bytesPerToken: layout}),
-  }
 }
 
 /** Which input, and the flags that exclude each other (before any other check, in this order). */
@@ -116,7 +101,9 @@ function checkInputFlags(args: {config?: string}, flags: ReportFlags): void {
 function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest, 'config' | 'trace'> {
   const capacityGb = positiveNumberFlag('capacity', flags.capacity, 'GiB')
   const seed = seedFlag(flags.seed)
-  const policies = parsePolicies(flags.policies)
+  const policies = flags.policies === 'all' ? [...POLICIES] : flags.policies.split(',').map((p) => p.trim())
+  for (const p of policies)
+    if (!POLICIES.includes(p as PolicyName)) throw lmtError('REPORT_UNKNOWN_POLICY', p, POLICIES)
   return {
     blockSize: flags['block-size'],
     bytesPerToken: flags['bytes-per-token'],
@@ -124,7 +111,7 @@ function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest,
       flags['kv-layout'] === undefined ? undefined : parseKvLayout(flags['kv-layout']).rawSizeBytes(),
     capacityBlocks: flags['capacity-blocks'],
     capacityGb,
-    policies,
+    policies: policies as PolicyName[],
     points: flags.points,
     group: flags.group,
     seed,
@@ -135,6 +122,9 @@ function reportRequest(flags: ReportFlags, version: string): Omit<ReportRequest,
     version,
   }
 }
+
+const noticeLines = (doc: {notices: Array<{level: string; message: string; code: string}>}) =>
+  doc.notices.map((n) => `${n.level}: ${n.message} [${n.code}]\n`)
 
 export default class Report extends LmtCommand {
   static override summary =
@@ -262,37 +252,80 @@ export default class Report extends LmtCommand {
       const path = await stdinAsFile()
       flags.input = flags.input.map((i) => (i === STDIO ? path : i))
     }
-    const json = this.jsonEnabled()
-    if (await isEventsInput(args, flags)) return this.eventsReport(flags)
+    if (await isEventsInput(args, flags))
+      return this.page(flags, this.eventsPage(flags.input?.[0] as string, flags.output))
     checkInputFlags(args, flags)
     const request = reportRequest(flags, this.config.version)
+    const json = this.jsonEnabled()
     const warn = (m: string) => (json || flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
     const stem = fileStem(basename(flags.trace ?? flags.input?.[0] ?? args.config ?? 'trace'))
     const output = resolve(flags.output ?? `${stem}.report.html`)
     checkOutput(output, [flags.trace, args.config, ...(flags.input ?? [])])
-    const labels = (flags.input ?? []).map((i) => basename(i)).join(', ')
+    const traceLabel = flags.input?.map((i) => basename(i)).join(', ')
     const converted = flags.input ? await this.converter(flags, warn) : undefined
-    if (args.config !== undefined && isTieredConfig((await readConfigFile(args.config)).raw.instance_groups))
-      return this.tieredReport(flags, request, {config: args.config, output, converted, labels})
+    const run = {...request, trace: converted?.trace ?? flags.trace, traceLabel}
+    if (
+      args.config !== undefined &&
+      isTieredConfig((await readConfigFile(args.config)).raw.instance_groups)
+    ) {
+      if (request.capacityBlocks !== undefined)
+        throw lmtError('CLI_FLAG_NEEDS', '--capacity-blocks', 'a configuration without tier_strategy', {
+          suggestions: ['a tiered configuration gives capacities in GiB: --capacity'],
+        })
+      if (request.bytesPerBlock !== undefined)
+        throw lmtError('CLI_FLAG_NEEDS', '--kv-layout', 'a configuration without tier_strategy', {
+          suggestions: [TIERED_BLOCK_BYTES_HINT],
+        })
+      const {config} = args
+      return this.page<TieredReportDocument>(flags, {
+        output,
+        converted,
+        build: (onProgress) =>
+          buildTieredReport({...run, config, storage: flags['sweep-storage'], onProgress}),
+        render: renderTieredReportHtml,
+        tell: (doc) => [noticeLines(doc), tieredSummaryLines(doc)],
+      })
+    }
     if (flags['sweep-storage'] !== undefined)
       throw lmtError('CLI_FLAG_NEEDS', '--sweep-storage', 'a configuration with a tier_strategy')
+    // a lookup-hash log: LMCache's simulator beside lmt's policies, and without --bytes-per-token or --kv-layout the
+    // bytes per token of the log's first layout (LMCache's rule), so that capacities read in GiB
+    const lookup = flags.input !== undefined && flags.format?.toLowerCase() === LMCACHE_FORMAT
+    const layout =
+      lookup && request.bytesPerToken === undefined && request.bytesPerBlock === undefined
+        ? await layoutBytesPerToken(flags.input as string[])
+        : undefined
     const req: ReportRequest = {
-      ...request,
-      ...(await lmcacheLookupRequest(flags, request)),
+      ...run,
+      ...(lookup
+        ? {lmcacheLookup: {inputs: flags.input as string[], bytesPerToken: flags['bytes-per-token']}}
+        : {}),
+      ...(layout === undefined ? {} : {bytesPerToken: layout}),
       config: args.config,
-      trace: converted?.trace ?? flags.trace,
-      traceLabel: converted ? labels : undefined,
     }
-    return this.page(
-      flags,
+    return this.page<ReportDocument>(flags, {
       output,
       converted,
-      (onProgress) => buildReport({...req, onProgress}),
-      renderReportHtml,
-      (doc) => [doc.notices.map((n) => `${n.level}: ${n.message} [${n.code}]\n`), reportSummaryLines(doc)],
-    ).catch(async (err: unknown) => {
-      throw await this.notConverted(err, flags.trace)
+      build: (onProgress) =>
+        buildReport({...req, onProgress}).catch(async (err: unknown) => {
+          throw await this.notConverted(err, flags.trace)
+        }),
+      render: renderReportHtml,
+      tell: (doc) => [noticeLines(doc), reportSummaryLines(doc)],
     })
+  }
+
+  /** `-i EVENTS.lct`: LMCache's trace info and the events replay on one page. */
+  private eventsPage(file: string, outputFlag?: string): Page<EventsReportDocument> {
+    const output = resolve(outputFlag ?? `${fileStem(basename(file))}.report.html`)
+    checkOutput(output, [file])
+    return {
+      output,
+      build: (onProgress) =>
+        buildEventsReport({file, name: basename(file), version: this.config.version, onProgress}),
+      render: renderEventsReportHtml,
+      tell: (doc) => [doc.warnings.map((w) => `warning: ${w}\n`), eventsSummaryLines(doc.lmcache_trace_info)],
+    }
   }
 
   /**
@@ -300,14 +333,8 @@ export default class Report extends LmtCommand {
    * interrupted run leaves no page, temporary or converted trace); then, without --json or --quiet, its notices on
    * stderr, its summary lines and where it is.
    */
-  private async page<D>(
-    flags: ReportFlags,
-    output: string,
-    converted: ConvertedInput | undefined,
-    build: (onProgress: (p: {phase: string; done: number; total: number}) => void) => Promise<D>,
-    render: (doc: D) => string,
-    tell: (doc: D) => [notices: string[], lines: string[]],
-  ): Promise<D & {output: string}> {
+  private async page<D>(flags: ReportFlags, page: Page<D>): Promise<D & {output: string}> {
+    const {output, converted} = page
     const json = this.jsonEnabled()
     const bar = createProgressBar({
       enabled: flags.progress && !flags.quiet && !json,
@@ -332,9 +359,9 @@ export default class Report extends LmtCommand {
         show('converting', 0, 1)
         await converted.run()
       }
-      doc = await build((p) => show(p.phase, p.done, p.total))
+      doc = await page.build((p) => show(p.phase, p.done, p.total))
       show('writing the page', 1, 1)
-      const html = render(doc)
+      const html = page.render(doc)
       try {
         writeFileAtomic(output, html)
       } catch (err) {
@@ -346,61 +373,12 @@ export default class Report extends LmtCommand {
       converted?.cleanup()
     }
     if (!json && !flags.quiet) {
-      const [notices, lines] = tell(doc)
+      const [notices, lines] = page.tell(doc)
       for (const n of notices) process.stderr.write(n)
       for (const line of lines) this.log(line)
       this.log(`report: ${output}`)
     }
     return {...doc, output}
-  }
-
-  /** A tiered configuration: simulate's tiered sweep, the share of the hit rate each tier serves. */
-  private async tieredReport(
-    flags: ReportFlags,
-    request: Omit<ReportRequest, 'config' | 'trace'>,
-    run: {config: string; output: string; converted?: ConvertedInput; labels: string},
-  ): Promise<TieredReportDocument> {
-    const {converted} = run
-    if (request.capacityBlocks !== undefined)
-      throw lmtError('CLI_FLAG_NEEDS', '--capacity-blocks', 'a configuration without tier_strategy', {
-        suggestions: ['a tiered configuration gives capacities in GiB: --capacity'],
-      })
-    if (request.bytesPerBlock !== undefined)
-      throw lmtError('CLI_FLAG_NEEDS', '--kv-layout', 'a configuration without tier_strategy', {
-        suggestions: [TIERED_BLOCK_BYTES_HINT],
-      })
-    return this.page(
-      flags,
-      run.output,
-      converted,
-      (onProgress) =>
-        buildTieredReport({
-          ...request,
-          config: run.config,
-          trace: converted?.trace ?? flags.trace,
-          traceLabel: converted ? run.labels : undefined,
-          storage: flags['sweep-storage'],
-          onProgress,
-        }),
-      renderTieredReportHtml,
-      (doc) => [doc.notices.map((n) => `${n.level}: ${n.message} [${n.code}]\n`), tieredSummaryLines(doc)],
-    )
-  }
-
-  /** `-i EVENTS.lct`: LMCache's trace info and the events replay on one page. */
-  private async eventsReport(flags: ReportFlags): Promise<EventsReportDocument> {
-    const file = (flags.input as string[])[0]
-    const output = resolve(flags.output ?? `${fileStem(basename(file))}.report.html`)
-    checkOutput(output, [file])
-    return this.page(
-      flags,
-      output,
-      undefined,
-      (onProgress) =>
-        buildEventsReport({file, name: basename(file), version: this.config.version, onProgress}),
-      renderEventsReportHtml,
-      (doc) => [doc.warnings.map((w) => `warning: ${w}\n`), eventsSummaryLines(doc.lmcache_trace_info)],
-    )
   }
 
   /** A raw trace given as --trace: the -i … -f … that converts it on the fly (else the error as it was). */
