@@ -4,7 +4,7 @@ import {evictIfNeeded, type GroupSettings, SimInstance} from './engine.js'
 import {LeafAwareLruPolicy, LruPolicy, type Policy, RandomLruPolicy, TtlPolicy} from './policies.js'
 import {BinaryHeap} from '../../util/binary-heap.js'
 import {TieredGroup, type TieredGroupSetup, type TieredInstance, type TieredPolicyName} from './tiered.js'
-import {TieredHitRateSink, tierColumns, tierFields} from './tiered-hit-rate-sink.js'
+import {TieredHitRateSink, tierColumns} from './tiered-hit-rate-sink.js'
 import {groupAtCapacity, quotaUnits, weightOf} from '../config/capacity.js'
 import {newReadRecord, rate, type ReadRecord} from './hit-rate-csv.js'
 import {DeferredHitRateSink, type HitRateSink} from './hit-rate-sink.js'
@@ -410,26 +410,19 @@ export class Player {
     group.expire(row.ts)
     const r = tiered.read(row.keys, row.mask, row.ts)
     if (tiered.wrote) group.evictIfNeeded(tiered, row.ts)
-    const hitTokens = tiered.tierHits.map((h) => h * inst.cfg.block_size)
-    for (let t = 0; t < hitTokens.length; t++) inst.accTierHitTokens[t] += hitTokens[t]
-    this.recordRead(inst, row, r, tiered.cachedBlocks, () =>
-      tierFields({
-        hitTokens,
-        accHitTokens: inst.accTierHitTokens,
-        blocks: tiered.policies.map((p) => p.size),
-        inputTokens: row.inputLen,
-        accInputTokens: inst.counters.input_tokens,
-      }),
-    )
+    const hits = tiered.tierHits
+    const bs = inst.cfg.block_size
+    for (let t = 0; t < hits.length; t++) inst.accTierHitTokens[t] += hits[t] * bs
+    this.recordRead(inst, row, r, tiered.cachedBlocks, tiered)
   }
 
-  /** A read's counters, plot point and CSV row (`tail`: a tiered row's tier fields). */
+  /** A read's counters, plot point and CSV row (with a tiered instance's tier fields). */
   private recordRead(
     inst: InstState,
     row: TraceRow,
     r: {localRead: number; localHit: number; remoteHit: number},
     cached: number,
-    tail?: () => string,
+    tiered?: TieredInstance,
   ): void {
     this.blockLookups += row.keys.length
     const c = inst.counters
@@ -463,7 +456,15 @@ export class Player {
     rec.remoteHit = r.remoteHit
     rec.inputTokens = row.inputLen
     rec.bs = bs
-    if (tail !== undefined) (sink as TieredHitRateSink).nextTail = tail()
+    if (tiered !== undefined)
+      (sink as TieredHitRateSink).tierFields(
+        tiered.tierHits,
+        bs,
+        inst.accTierHitTokens,
+        tiered.policies,
+        row.inputLen,
+        c.input_tokens,
+      )
     sink.row(inst.csvFile, row.ts, rec, c)
     this.bufferTs = row.ts
   }

@@ -1,9 +1,14 @@
 // The hit-rate CSV of an instance of a tiered configuration: the 24 columns of every run, then the July-2026
 // Optimizer's four groups of tier columns (hit tokens, hit rate, accumulated hit rate, blocks held; one column per
 // tier in priority order). The tier fields of a row are known at its read, so each row waits only for its
-// AccWriteBlocks, as in the untiered sink.
-import {formatG} from '../../util/format-g.js'
-import {type AccumulatedCounts, CSV_HEADER, type HitRateCsv, type ReadRecord} from './hit-rate-csv.js'
+// AccWriteBlocks, as in the untiered sink; they wait as ASCII bytes, written as the row prefixes are.
+import {
+  type AccumulatedCounts,
+  CSV_HEADER,
+  CsvRowBuffer,
+  type HitRateCsv,
+  type ReadRecord,
+} from './hit-rate-csv.js'
 import {InlineHitRateSink} from './hit-rate-sink.js'
 
 /** The tier columns' names for tiers named `names` (in priority order). */
@@ -17,37 +22,42 @@ export function tierColumns(names: readonly string[]): string {
   ].join(',')
 }
 
-/** One read's tier fields: hit tokens, blocks held, and the running hit tokens per tier. */
-export interface TierRecord {
-  hitTokens: readonly number[]
-  accHitTokens: readonly number[]
-  blocks: readonly number[]
-  inputTokens: number
-  accInputTokens: number
-}
+const NEWLINE = new Uint8Array([0x0a])
 
-/** The tier fields of a row (without a leading comma). */
-export function tierFields(r: TierRecord): string {
-  const n = r.hitTokens.length
-  const input = r.inputTokens
-  const accInput = r.accInputTokens
-  let out = ''
-  for (let t = 0; t < n; t++) out += `${r.hitTokens[t]},`
-  for (let t = 0; t < n; t++) out += `${formatG(input > 0 ? r.hitTokens[t] / input : 0)},`
-  for (let t = 0; t < n; t++) out += `${formatG(accInput > 0 ? r.accHitTokens[t] / accInput : 0)},`
-  for (let t = 0; t < n; t++) out += t === n - 1 ? `${r.blocks[t]}` : `${r.blocks[t]},`
-  return out
-}
-
-/** The untiered sink's rows, each followed by the tier fields it was handed at its read. */
+/** The untiered sink's rows, each followed by the tier fields it was handed before it ({@link tierFields}). */
 export class TieredHitRateSink extends InlineHitRateSink {
-  private readonly pendingTail: string[] = []
-  /** the tier fields of the next row handed to {@link row} */
-  nextTail = ''
+  /** the pending rows' tier fields, each followed by a comma, and where each row's end */
+  private readonly tails = new CsvRowBuffer()
+  private readonly tailEnd: number[] = []
+  /** the tier fields of the next row handed to {@link row} end here */
+  private nextTailEnd = 0
+  /** a row's AccWriteBlocks and its comma */
+  private readonly accWrite = new CsvRowBuffer()
 
   /** `columns(file)`: the tier column names of the file */
   constructor(private readonly columns: (file: number) => string) {
     super()
+  }
+
+  /**
+   * The tier fields of the next row: per tier in priority order its hit tokens (`hitBlocks` × `blockSize`), its hit
+   * rate, its accumulated hit rate (`accHitTokens` over `accInputTokens`) and the blocks it holds.
+   */
+  tierFields(
+    hitBlocks: readonly number[],
+    blockSize: number,
+    accHitTokens: readonly number[],
+    tiers: ReadonlyArray<{readonly size: number}>,
+    inputTokens: number,
+    accInputTokens: number,
+  ): void {
+    const out = this.tails
+    const n = hitBlocks.length
+    for (let t = 0; t < n; t++) out.int(hitBlocks[t] * blockSize)
+    for (let t = 0; t < n; t++) out.rate(hitBlocks[t] * blockSize, inputTokens)
+    for (let t = 0; t < n; t++) out.rate(accHitTokens[t], accInputTokens)
+    for (let t = 0; t < n; t++) out.int(tiers[t].size)
+    this.nextTailEnd = out.used
   }
 
   protected override header(file: number): string {
@@ -55,16 +65,24 @@ export class TieredHitRateSink extends InlineHitRateSink {
   }
 
   protected override endRow(csv: HitRateCsv, i: number, accWrite: number): void {
-    csv.write(`${accWrite},${this.pendingTail[i]}\n`)
+    const acc = this.accWrite
+    acc.clear()
+    acc.int(accWrite)
+    csv.bytes(acc.buf, 0, acc.used)
+    // the row's fields without the last one's comma
+    csv.bytes(this.tails.buf, i === 0 ? 0 : this.tailEnd[i - 1], this.tailEnd[i] - 1)
+    csv.bytes(NEWLINE, 0, 1)
   }
 
   override row(file: number, ts: bigint, r: ReadRecord, acc: AccumulatedCounts): void {
     super.row(file, ts, r, acc)
-    this.pendingTail.push(this.nextTail)
+    this.tailEnd.push(this.nextTailEnd)
   }
 
   override complete(accWrite: (file: number) => number): void {
     super.complete(accWrite)
-    this.pendingTail.length = 0
+    this.tails.clear()
+    this.tailEnd.length = 0
+    this.nextTailEnd = 0
   }
 }
