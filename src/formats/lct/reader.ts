@@ -347,12 +347,7 @@ export class TraceReader implements AsyncIterable<LctRecord> {
 
 async function openFrames(source: LctSource, opts: LctReadOptions): Promise<FrameSource> {
   const name = opts.name ?? (typeof source === 'string' ? source : '<stream>')
-  let window: ByteWindow
-  try {
-    window = await ByteWindow.open(source)
-  } catch (err) {
-    throw ioError(name, err)
-  }
+  const window = ByteWindow.open(source)
   const fs = new FrameSource(window, name, opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, opts.onWarning)
   try {
     await fs.readHeader()
