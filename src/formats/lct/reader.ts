@@ -30,15 +30,17 @@ function ioError(name: string, err: unknown): LctError {
   )
 }
 
-/** A frame after the header, as the lenient reader sees it. */
+/** A frame after the header, as the lenient reader sees it: its body is `buf[start, start + length)`. */
 type RawFrame =
   | {kind: 'frame'; offset: number; length: number; buf: Buffer; start: number}
   | {kind: 'oversized'; offset: number; length: number}
-  | {kind: 'end'}
+
+type FrameRef = Extract<RawFrame, {kind: 'frame'}>
 
 /**
  * The frame layer: strict header, then lenient frames (truncated tail = warning and stop, oversized = discarded
- * unbuffered). Shared by the record reader, the raw frame iterator and the counting path.
+ * unbuffered). Shared by the record reader, the raw frame iterator and the counting path. Warnings wait in
+ * `pending` until the reader delivers them, after the records read before them.
  */
 class FrameSource {
   readonly state: LctReadState = {
@@ -52,6 +54,7 @@ class FrameSource {
   header!: LctHeader
   headerLength = 0
   headerBody!: Uint8Array
+  private pending: LctWarning[] = []
 
   constructor(
     readonly window: ByteWindow,
@@ -60,42 +63,35 @@ class FrameSource {
     private readonly onWarning?: (w: LctWarning) => void,
   ) {}
 
-  /** warnings held until the records read before them were handed out (see {@link deferWarnings}) */
-  private deferred: LctWarning[] | undefined
-
   warn(code: string, offset: number, message: string): void {
     const w = {code, offset, message}
     this.state.warningCount++
     if (this.state.warnings.length < MAX_KEPT_WARNINGS) this.state.warnings.push(w)
-    if (this.deferred) this.deferred.push(w)
-    else this.onWarning?.(w)
+    this.pending.push(w)
   }
 
-  /** From now on warnings wait for {@link flushWarnings}: a batching reader delivers them between its records. */
-  deferWarnings(): void {
-    this.deferred ??= []
-  }
-
-  get hasDeferredWarnings(): boolean {
-    return this.deferred !== undefined && this.deferred.length > 0
+  get hasPendingWarnings(): boolean {
+    return this.pending.length > 0
   }
 
   flushWarnings(): void {
-    const held = this.deferred
-    if (!held || held.length === 0) return
-    this.deferred = []
+    if (this.pending.length === 0) return
+    const held = this.pending
+    this.pending = []
     for (const w of held) this.onWarning?.(w)
+  }
+
+  private async ensure(n: number): Promise<boolean> {
+    try {
+      return await this.window.ensure(n)
+    } catch (err) {
+      throw ioError(this.name, err)
+    }
   }
 
   async readHeader(): Promise<void> {
     const w = this.window
-    let ok: boolean
-    try {
-      ok = await w.ensure(4)
-    } catch (err) {
-      throw ioError(this.name, err)
-    }
-    if (!ok) {
+    if (!(await this.ensure(4))) {
       if (w.available === 0) throw lctError('LCT_EMPTY', {source: this.name, offset: 0})
       throw lctError('LCT_TRUNCATED', {source: this.name, offset: 0}, 0)
     }
@@ -118,12 +114,8 @@ class FrameSource {
         n,
         this.maxFrameBytes,
       )
-    try {
-      ok = await w.ensure(4 + n)
-    } catch (err) {
-      throw ioError(this.name, err)
-    }
-    if (!ok) throw lctError('LCT_TRUNCATED', {source: this.name, offset: 4}, 4, w.available - 4, n)
+    if (!(await this.ensure(4 + n)))
+      throw lctError('LCT_TRUNCATED', {source: this.name, offset: 4}, 4, w.available - 4, n)
     const body = Uint8Array.prototype.slice.call(w.buf, w.pos + 4, w.pos + 4 + n) as Uint8Array
     w.consume(4 + n)
     this.header = decodeHeader(body, this.name)
@@ -132,36 +124,43 @@ class FrameSource {
     this.state.endOffset = w.offset
   }
 
-  /**
-   * The next frame whose bytes are already buffered, or undefined when more input is needed (then call
-   * {@link next}). Lets callers process a whole chunk without an await per frame.
-   */
-  nextBuffered(): RawFrame | undefined {
+  /** The next frame if its bytes are already buffered: a run of them is taken without a promise per frame. */
+  nextBuffered(): FrameRef | undefined {
     const w = this.window
     if (w.available < 4) return undefined
     const n = readU32(w.buf, w.pos)
     if (n > this.maxFrameBytes || w.available < 4 + n) return undefined
-    const f: RawFrame = {kind: 'frame', offset: w.offset, length: n, buf: w.buf, start: w.pos + 4}
+    const f: FrameRef = {kind: 'frame', offset: w.offset, length: n, buf: w.buf, start: w.pos + 4}
     w.consume(4 + n)
     this.state.endOffset = w.offset
     return f
   }
 
-  async next(): Promise<RawFrame> {
-    const buffered = this.nextBuffered()
-    if (buffered) return buffered
+  /**
+   * The frames after the header in runs: each value is the first frame of a run, read in (undefined for the first
+   * run), and the run's other frames follow from {@link nextBuffered}. A run's frames are valid until the next run.
+   */
+  async *runs(): AsyncGenerator<RawFrame | undefined> {
+    let first: RawFrame | undefined
+    do yield first
+    while ((first = await this.awaitedFrame()) !== undefined)
+  }
+
+  /** The frame at the window's start once read in; undefined at the end (a cut-short tail is warned of). */
+  private async awaitedFrame(): Promise<RawFrame | undefined> {
     const w = this.window
     const start = w.offset
-    await w.ensure(4)
-    if (w.available === 0) return {kind: 'end'}
+    await this.ensure(4)
+    if (w.available === 0) return undefined
     if (w.available < 4) {
       this.state.truncated = true
       this.warn('LMT_LCT_TRUNCATED_PREFIX', start, `truncated frame length prefix at offset ${start}`)
       w.consume(w.available)
       this.state.endOffset = w.offset
-      return {kind: 'end'}
+      return undefined
     }
     const n = readU32(w.buf, w.pos)
+    let got: number
     if (n > this.maxFrameBytes) {
       this.warn(
         'LMT_LCT_OVERSIZED_FRAME',
@@ -169,33 +168,25 @@ class FrameSource {
         `skipping oversized frame at offset ${start}: declares ${n} bytes, above the frame limit of ${this.maxFrameBytes} bytes`,
       )
       w.consume(4)
-      const got = await w.discard(n)
+      got = await w.discard(n)
       this.state.endOffset = w.offset
-      if (got < n) {
-        this.state.truncated = true
-        this.warn(
-          'LMT_LCT_TRUNCATED_BODY',
-          start + 4,
-          `truncated frame body at offset ${start + 4} (got ${got} of ${n})`,
-        )
-        return {kind: 'end'}
+      if (got === n) {
+        this.state.framesSkipped++
+        return {kind: 'oversized', offset: start, length: n}
       }
-      this.state.framesSkipped++
-      return {kind: 'oversized', offset: start, length: n}
-    }
-    if (!(await w.ensure(4 + n))) {
-      const got = w.available - 4
-      this.state.truncated = true
-      this.warn(
-        'LMT_LCT_TRUNCATED_BODY',
-        start + 4,
-        `truncated frame body at offset ${start + 4} (got ${got} of ${n})`,
-      )
+    } else if (await this.ensure(4 + n)) return this.nextBuffered()
+    else {
+      got = w.available - 4
       w.consume(w.available)
       this.state.endOffset = w.offset
-      return {kind: 'end'}
     }
-    return this.nextBuffered() as RawFrame // the whole frame is buffered now
+    this.state.truncated = true
+    this.warn(
+      'LMT_LCT_TRUNCATED_BODY',
+      start + 4,
+      `truncated frame body at offset ${start + 4} (got ${got} of ${n})`,
+    )
+    return undefined
   }
 
   /** Counts and warns of a frame whose body does not decode ({@link isDecodeError}); returns the detail. */
@@ -246,7 +237,7 @@ export class TraceReader implements AsyncIterable<LctRecord> {
     this.started = true
   }
 
-  private toRecord(f: {offset: number; length: number; buf: Buffer; start: number}): LctRecord | undefined {
+  private toRecord(f: FrameRef): LctRecord | undefined {
     try {
       const r = this.decode(f.buf, f.start, f.start + f.length)
       const record: MarkedRecord = {
@@ -271,42 +262,32 @@ export class TraceReader implements AsyncIterable<LctRecord> {
     for await (const batch of this.batches()) yield* batch
   }
 
+  /** The records in batches; a warning reaches onWarning after the records read before it, and before those after. */
   async *batches(): AsyncIterableIterator<LctRecord[]> {
     this.begin()
-    // a warning reaches onWarning after the records read before it, and before those read after it
     const fs = this.fs
-    fs.deferWarnings()
     try {
-      for (;;) {
+      for await (const first of fs.runs()) {
+        fs.flushWarnings() // an oversized frame or a truncated tail
         let batch: LctRecord[] = []
-        let f = fs.nextBuffered()
-        while (f !== undefined) {
-          if (f.kind === 'frame') {
-            const r = this.toRecord(f)
-            if (fs.hasDeferredWarnings) {
-              if (batch.length > 0) yield batch
-              batch = []
-              fs.flushWarnings()
-            }
-            if (r) batch.push(r)
-            // small batches: few decoded records are alive at once, so a collection has little to copy
-            if (batch.length === BATCH_RECORDS) {
-              yield batch
-              batch = []
-            }
+        for (let f = first ?? fs.nextBuffered(); f !== undefined; f = fs.nextBuffered()) {
+          if (f.kind !== 'frame') continue
+          const r = this.toRecord(f)
+          if (fs.hasPendingWarnings) {
+            if (batch.length > 0) yield batch
+            batch = []
+            fs.flushWarnings()
           }
-          f = fs.nextBuffered()
+          if (r) batch.push(r)
+          // small batches: few decoded records are alive at once, so a collection has little to copy
+          if (batch.length === BATCH_RECORDS) {
+            yield batch
+            batch = []
+          }
         }
         if (batch.length > 0) yield batch
-        const g = await fs.next()
-        fs.flushWarnings() // an oversized frame or a truncated tail
-        if (g.kind === 'end') return
-        if (g.kind === 'frame') {
-          const r = this.toRecord(g)
-          fs.flushWarnings()
-          if (r) yield [r]
-        }
       }
+      fs.flushWarnings()
     } finally {
       await this.close()
     }
@@ -314,25 +295,31 @@ export class TraceReader implements AsyncIterable<LctRecord> {
 
   async *frames(): AsyncIterableIterator<LctFrame> {
     this.begin()
+    const fs = this.fs
+    let index = 0
     try {
-      for (let index = 1; ; index++) {
-        const f = await this.fs.next()
-        if (f.kind === 'end') return
-        if (f.kind === 'oversized') {
-          yield {index, offset: f.offset, length: f.length, kind: 'oversized'}
-          continue
-        }
-        const body = Uint8Array.prototype.slice.call(f.buf, f.start, f.start + f.length) as Uint8Array
-        try {
-          decodeRecordBody(body, 0, body.length)
-          this.fs.state.records++
-          yield {index, offset: f.offset, length: f.length, body, kind: 'record'}
-        } catch (err) {
-          if (!isDecodeError(err)) throw err
-          const detail = this.fs.malformed(f.offset, f.length, err)
-          yield {index, offset: f.offset, length: f.length, body, kind: 'malformed', error: detail}
+      for await (const first of fs.runs()) {
+        fs.flushWarnings()
+        for (let f = first ?? fs.nextBuffered(); f !== undefined; f = fs.nextBuffered()) {
+          index++
+          if (f.kind === 'oversized') {
+            yield {index, offset: f.offset, length: f.length, kind: 'oversized'}
+            continue
+          }
+          const body = Uint8Array.prototype.slice.call(f.buf, f.start, f.start + f.length) as Uint8Array
+          try {
+            decodeRecordBody(body, 0, body.length)
+            fs.state.records++
+            yield {index, offset: f.offset, length: f.length, body, kind: 'record'}
+          } catch (err) {
+            if (!isDecodeError(err)) throw err
+            const detail = fs.malformed(f.offset, f.length, err)
+            fs.flushWarnings()
+            yield {index, offset: f.offset, length: f.length, body, kind: 'malformed', error: detail}
+          }
         }
       }
+      fs.flushWarnings()
     } finally {
       await this.close()
     }
@@ -363,26 +350,6 @@ export async function openTrace(source: LctSource, opts: LctReadOptions = {}): P
   return new TraceReader(await openFrames(source, opts), (opts.decoding ?? plainDecoding).decoder())
 }
 
-type FrameRef = {offset: number; length: number; buf: Buffer; start: number}
-
-/**
- * Hands every record frame to `take`: the buffered ones without awaiting (no promise per frame), then reads on.
- * Pauses at the end of each buffered run.
- */
-async function* frameRuns(fs: FrameSource, take: (f: FrameRef) => void): AsyncGenerator<void> {
-  for (;;) {
-    let f = fs.nextBuffered()
-    while (f !== undefined) {
-      if (f.kind === 'frame') take(f)
-      f = fs.nextBuffered()
-    }
-    yield
-    const g = await fs.next()
-    if (g.kind === 'end') return
-    if (g.kind === 'frame') take(g)
-  }
-}
-
 /**
  * Counts records per qualname and the largest t_mono without building argument values, with exactly the
  * validation, skips and warnings of {@link openTrace} (docs/lct.md §4.7).
@@ -396,17 +363,22 @@ export async function countTrace(
 ): Promise<TraceCount> {
   const fs = await openFrames(source, opts)
   const tally = (opts.decoding ?? plainDecoding).tally()
-  const take = (f: FrameRef): void => {
-    try {
-      tally.add(f.buf, f.start, f.start + f.length)
-      fs.state.records++
-    } catch (err) {
-      if (!isDecodeError(err)) throw err
-      fs.malformed(f.offset, f.length, err)
-    }
-  }
   try {
-    for await (const _ of frameRuns(fs, take)) opts.onProgress?.(fs.state.endOffset, fs.state.records)
+    for await (const first of fs.runs()) {
+      for (let f = first ?? fs.nextBuffered(); f !== undefined; f = fs.nextBuffered()) {
+        if (f.kind !== 'frame') continue
+        try {
+          tally.add(f.buf, f.start, f.start + f.length)
+          fs.state.records++
+        } catch (err) {
+          if (!isDecodeError(err)) throw err
+          fs.malformed(f.offset, f.length, err)
+        }
+      }
+      fs.flushWarnings()
+      opts.onProgress?.(fs.state.endOffset, fs.state.records)
+    }
+    fs.flushWarnings()
   } finally {
     await fs.window.close()
   }
