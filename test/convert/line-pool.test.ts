@@ -135,7 +135,7 @@ describe('the byte-batch mapper pool', () => {
 })
 
 describe('the publisher event decoder on a worker', () => {
-  it('gives the inline events (bigints, pass-through values, key slabs) on 1 and 2 worker threads', async () => {
+  it('gives the inline events (columns, tables, key slabs) on 1 and 2 worker threads', async () => {
     const text = readFileSync(join(FIXTURES, 'convert', 'event_publisher.log'), 'utf8')
     const edge = readFileSync(join(FIXTURES, 'convert', 'publisher_edge_cases.log'), 'utf8')
     const lines = [...text.split('\n'), ...edge.split('\n')].filter((l) => l.trim() !== '')
@@ -154,15 +154,19 @@ describe('the publisher event decoder on a worker', () => {
         {module: dist('plugins/converters/publisher-log/_lib/events.js'), config, ...spec},
         1 << 30,
       ))
-        out.push({
-          events: result.events,
-          words: Array.from(result.words as Uint32Array),
-          text: Buffer.from(result.text as Uint8Array).toString(),
-        })
+        out.push(
+          Object.fromEntries(
+            Object.entries(result).map(([k, v]) => [
+              k,
+              ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v,
+            ]),
+          ),
+        )
       return out
     }
     const inline = await run({workers: 0})
     expect(inline.length).toBeGreaterThan(5)
+    expect(Object.keys(inline[0] as object)).toContain('kinds')
     for (const workers of [1, 2]) expect(await run({workers, inlineBelowBytes: 0})).toEqual(inline)
   })
 })

@@ -1,10 +1,18 @@
 import {describe, expect, it} from 'vitest'
 import {
   createLineBatchMapper,
-  type PublisherEventBatch,
+  FINISH,
+  FINISH_BAD_TIME,
+  GET,
+  GET_FROM_KEYS,
+  PROBLEM,
   type PublisherEventConfig,
+  START,
+  sessionKey,
+  triggerTimeNs,
 } from '../../plugins/converters/publisher-log/_lib/events.js'
-import {isEmptyList} from '../../plugins/converters/publisher-log/_lib/input.js'
+import {PublisherBatch} from '../../plugins/converters/publisher-log/_lib/input.js'
+import {KeyList} from '../../src/hash/key-list.js'
 import {parseJson} from '../../src/formats/json/parse.js'
 import {serializeJson} from '../../src/formats/json/serialize.js'
 import type {LineBatch} from '../../src/index.js'
@@ -78,6 +86,7 @@ function oddValue(): string {
     '9007199254740991',
     '9007199254740993',
     '12345678901234567',
+    '99999999999999999999',
     '"prefix_match"',
   ])
 }
@@ -129,59 +138,72 @@ function byteBatches(texts: string[]): LineBatch[] {
   return b.take()
 }
 
-/** A batch's events with their keys' words and texts in place of slab offsets. */
-function eventsOf(r: PublisherEventBatch): unknown[] {
-  const text = Buffer.from(r.text)
-  const words = new BigInt64Array(r.words.buffer, r.words.byteOffset, r.words.length / 2)
-  const resolve = (v: unknown): unknown => {
-    if (v === null || typeof v !== 'object') return v
-    const o = v as {w?: number; n?: number; t0: number; t1: number}
-    const out: Record<string, unknown> = {text: text.toString('utf8', o.t0, o.t1)}
-    if (o.w !== undefined && o.w >= 0) out.words = Array.from(words.subarray(o.w, o.w + (o.n as number)))
-    return out
-  }
-  return r.events.map((e) => {
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(e)) {
-      // a NaN session is unique per call, so its key differs between two runs
-      if (k === 'session' && String(v).startsWith('nan:')) out[k] = 'nan'
-      else out[k] = resolve(v)
-    }
-    return out
-  })
+/** The digest of `texts` as the main thread reads it: the batches of columns behind their accessors. */
+function digested(texts: string[]): PublisherBatch[] {
+  const digest = createLineBatchMapper(CONFIG)
+  return byteBatches(texts).map((lines) => new PublisherBatch(lines, digest(lines).result))
 }
+
+const json = (v: unknown): string | undefined => (v === undefined ? undefined : serializeJson(v as never))
 
 describe('publisher events: the digest of a batch', () => {
   it('gives each line one event, its keys as int64 words and their JSON text, for 6,000 random lines', () => {
     const texts = Array.from({length: 6000}, () => line())
-    const digest = createLineBatchMapper(CONFIG)
     let withWords = 0
-    for (const batch of byteBatches(texts)) {
-      const events = eventsOf(digest(batch).result) as Array<{keys?: {text: string; words?: bigint[]}}>
-      expect(events).toHaveLength(batch.count)
-      for (let i = 0; i < batch.count; i++) {
-        const keys = events[i].keys
-        if (keys === undefined) continue
-        const parsed = (parseJson(batch.text(i)) as Map<string, unknown>).get('keys') as unknown[] | undefined
-        expect(keys.text).toBe(serializeJson((parsed ?? []) as never))
-        if (keys.words === undefined) continue
+    for (const batch of digested(texts)) {
+      for (let i = 0; i < batch.lines.count; i++) {
+        const kind = batch.kind(i)
+        if (kind !== GET && kind !== GET_FROM_KEYS && kind !== START) continue
+        const keys = batch.keys(i)
+        const parsed = (parseJson(batch.lines.text(i)) as Map<string, unknown>).get('keys') as
+          unknown[] | undefined
+        const text = keys instanceof KeyList ? keys.toJsonBytes().toString() : json(keys)
+        expect(text).toBe(json(parsed ?? []))
+        if (!(keys instanceof KeyList)) continue
         withWords++
-        expect(keys.words).toEqual((parsed ?? []).map((k) => BigInt(k as number | bigint)))
+        expect(Array.from(keys.words())).toEqual((parsed ?? []).map((k) => BigInt(k as number | bigint)))
       }
     }
     expect(withWords).toBeGreaterThan(texts.length / 10)
   })
 
-  it('takes a pass-through text for an empty list (made without the parser) only when it parses as one', () => {
-    const texts = ['[]', '[ ]', '[1]', '{}', '""', '"[]"', '[[]]', '[] ', ' []', 'null', '[0]']
-    const text = Buffer.from(`x${texts.join('')}x`)
-    let t0 = 1
-    for (const t of texts) {
-      const t1 = t0 + Buffer.byteLength(t)
-      const parsed = parseJson(text.toString('utf8', t0, t1))
-      if (isEmptyList(text, t0, t1)) expect(parsed).toEqual([])
-      expect(isEmptyList(text, t0, t1)).toBe(t === '[]') // the worker writes an empty list as `[]` exactly
-      t0 = t1
+  it("carries every event's instance, time, session, input_len and pass-through values across, beyond int64 too", () => {
+    const texts = Array.from({length: 6000}, () => line())
+    const seen = new Map<number, number>()
+    let wide = 0
+    for (const batch of digested(texts)) {
+      for (let i = 0; i < batch.lines.count; i++) {
+        const kind = batch.kind(i)
+        seen.set(kind, (seen.get(kind) ?? 0) + 1)
+        if (kind === PROBLEM) {
+          expect(batch.problem(i).code).toMatch(/^[a-z_0-9]+$/)
+          continue
+        }
+        const e = parseJson(batch.lines.text(i)) as Map<string, unknown>
+        expect(batch.inst(i)).toBe(e.has('source') ? e.get('source') : CONFIG.defaultInstanceId)
+        if (kind !== FINISH_BAD_TIME) expect(batch.ts(i)).toBe(triggerTimeNs(e.get('trigger_time_us')))
+        if (batch.ts(i) > 2n ** 63n - 1n) wide++
+        if (kind === START || kind === FINISH || kind === FINISH_BAD_TIME) {
+          const session = sessionKey(e.get('write_session_id')) as {key: string}
+          if (!session.key.startsWith('nan:')) expect(batch.session(i)).toBe(session.key)
+        }
+        if (kind !== GET && kind !== GET_FROM_KEYS) continue
+        if (kind === GET_FROM_KEYS) {
+          const n = ((e.get('keys') as unknown[]) ?? []).length
+          const size = BigInt(e.get('source') === 'instB' ? 32 : 16)
+          expect(batch.inputLen(i)).toBe(BigInt(n) * size)
+        } else expect(batch.inputLen(i)).toBeGreaterThan(0n)
+        const tail = batch.tail(i)
+        const fields = ['query_type', 'block_mask', 'sw_size', 'location_spec_names'] as const
+        const values = [tail.queryType, tail.blockMask, tail.swSize, tail.locationSpecNames]
+        fields.forEach((f, k) => expect(json(values[k])).toBe(e.has(f) ? json(e.get(f)) : undefined))
+        // a value is made anew for each get (the pending gets keep their own)
+        if (Array.isArray(tail.locationSpecNames))
+          expect(batch.tail(i).locationSpecNames).not.toBe(tail.locationSpecNames)
+      }
     }
+    for (const kind of [PROBLEM, GET, GET_FROM_KEYS, START, FINISH, FINISH_BAD_TIME])
+      expect(seen.get(kind) ?? 0).toBeGreaterThan(0)
+    expect(wide).toBeGreaterThan(0)
   })
 })

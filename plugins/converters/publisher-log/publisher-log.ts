@@ -1,5 +1,14 @@
 import {BaseConverter, type FormatSample, type InputContext, type InputLine, type Trace} from 'lmt'
-import type {FinishEvent, GetEvent, PublisherEventConfig, StartEvent} from './_lib/events.js'
+import {
+  FINISH,
+  FINISH_BAD_TIME,
+  GET,
+  GET_FROM_KEYS,
+  PROBLEM,
+  type PublisherEventConfig,
+  START,
+  TIME_PROBLEM,
+} from './_lib/events.js'
 import {type PublisherBatch, publisherEventBatches} from './_lib/input.js'
 import {AgedKeys, type Keys} from './_lib/aged-keys.js'
 import {type PendingGet, PendingGets, type WaitingGet} from './_lib/pending-gets.js'
@@ -69,24 +78,26 @@ export class PublisherLogConverter extends BaseConverter {
     }
     for await (const batch of publisherEventBatches(ctx, config)) {
       const out: Trace[] = []
-      const {lines, events} = batch
+      const {lines} = batch
       for (let i = 0; i < lines.count; i++) {
-        const e = events[i]
-        switch (e.k) {
-          case 'skip':
-          case 'drop':
-            if (e.reg !== undefined) this.registerInstance(e.reg)
-            if (e.k === 'skip') ctx.skip(lines.line(i), e.code, e.message)
-            else ctx.drop(lines.line(i), e.code)
+        switch (batch.kind(i)) {
+          case PROBLEM: {
+            const p = batch.problem(i)
+            if (p.reg !== undefined) this.registerInstance(p.reg)
+            if (p.k === 'skip') ctx.skip(lines.line(i), p.code, p.message)
+            else ctx.drop(lines.line(i), p.code)
             break
-          case 'get':
-            aged.add(this.onGet(e, batch, i, ctx, gets))
+          }
+          case GET:
+          case GET_FROM_KEYS:
+            aged.add(this.onGet(batch, i, ctx, gets))
             break
-          case 'start':
-            aged.add(this.onStart(e, batch, i, ctx, writes))
+          case START:
+            aged.add(this.onStart(batch, i, ctx, writes))
             break
-          case 'finish':
-            this.onFinish(e, lines.line(i), ctx, aged, gets, writes, out)
+          case FINISH:
+          case FINISH_BAD_TIME:
+            this.onFinish(batch, i, ctx, aged, gets, writes, out)
         }
       }
       gets.endBatch() // before the keys age: a get that goes cold takes its keys from its batch
@@ -114,22 +125,17 @@ export class PublisherLogConverter extends BaseConverter {
     if (out.length > 0) yield out
   }
 
-  private onGet(
-    e: GetEvent,
-    batch: PublisherBatch,
-    i: number,
-    ctx: InputContext,
-    gets: PendingGets,
-  ): PendingGet {
+  private onGet(batch: PublisherBatch, i: number, ctx: InputContext, gets: PendingGets): PendingGet {
     const {lines} = batch
-    this.registerInstance(e.inst)
-    if (e.fromKeys) {
-      if (!this.warnedFallback.has(e.inst)) {
-        this.warnedFallback.add(e.inst)
+    const inst = batch.inst(i)
+    this.registerInstance(inst)
+    if (batch.kind(i) === GET_FROM_KEYS) {
+      if (!this.warnedFallback.has(inst)) {
+        this.warnedFallback.add(inst)
         ctx.warnLine(
           lines.line(i),
           'input_len_from_keys',
-          `GetCacheLocation for instance ${e.inst} has no input_len; using len(keys) * block_size (${this.getBlockSize(e.inst)}); ` +
+          `GetCacheLocation for instance ${inst} has no input_len; using len(keys) * block_size (${this.getBlockSize(inst)}); ` +
             'token hit rates may overestimate prompts with partial tail blocks',
         )
       }
@@ -137,35 +143,32 @@ export class PublisherLogConverter extends BaseConverter {
     }
     ctx.converted(lines.line(i)) // every accepted get is emitted, paired or alone
     return gets.add({
-      instance: e.inst,
-      ts: e.ts,
-      keys: batch.keys(e.keys),
-      inputLen: e.inputLen,
-      queryType: batch.value(e.qt),
-      blockMask: batch.value(e.bm),
-      swSize: batch.value(e.sw),
-      locationSpecNames: batch.value(e.ls),
+      instance: inst,
+      ts: batch.ts(i),
+      keys: batch.keys(i),
+      inputLen: batch.inputLen(i),
+      ...batch.tail(i),
     })
   }
 
   private onStart(
-    e: StartEvent,
     batch: PublisherBatch,
     i: number,
     ctx: InputContext,
     writes: Map<string, PendingWrite>,
   ): PendingWrite {
-    this.registerInstance(e.inst)
-    const mapKey = `${e.inst}\u0000${e.session}`
+    const inst = batch.inst(i)
+    this.registerInstance(inst)
+    const mapKey = `${inst}\u0000${batch.session(i)}`
     const previous = writes.get(mapKey)
     if (previous) {
       previous.live = false
       ctx.drop(previous.startLine, 'start_superseded')
     }
     const write: PendingWrite = {
-      instance: e.inst,
-      ts: e.ts,
-      keys: batch.keys(e.keys),
+      instance: inst,
+      ts: batch.ts(i),
+      keys: batch.keys(i),
       startLine: {lineNo: batch.lines.lineNos[i], text: ''},
       live: true,
     }
@@ -174,30 +177,33 @@ export class PublisherLogConverter extends BaseConverter {
   }
 
   private onFinish(
-    e: FinishEvent,
-    line: InputLine,
+    batch: PublisherBatch,
+    i: number,
     ctx: InputContext,
     aged: AgedKeys,
     gets: PendingGets,
     writes: Map<string, PendingWrite>,
     out: Trace[],
   ): void {
-    const mapKey = `${e.inst}\u0000${e.session}`
+    const line = batch.lines.line(i)
+    const inst = batch.inst(i)
+    const mapKey = `${inst}\u0000${batch.session(i)}`
     const write = writes.get(mapKey)
     if (!write) return ctx.drop(line, 'finish_unknown_session')
     writes.delete(mapKey)
     write.live = false
-    if (e.ts === undefined) {
-      ctx.skip(line, 'invalid_trigger_time', e.timeProblem as string)
+    if (batch.kind(i) === FINISH_BAD_TIME) {
+      ctx.skip(line, 'invalid_trigger_time', TIME_PROBLEM)
       return ctx.drop(write.startLine, 'finish_invalid')
     }
-    const get = gets.takeMatch(e.inst, e.ts, aged.load(write.keys))
+    const ts = batch.ts(i)
+    const get = gets.takeMatch(inst, ts, aged.load(write.keys))
     if (!get) {
       ctx.drop(write.startLine, 'write_unmatched')
       ctx.drop(line, 'write_unmatched')
       return
     }
-    this.emitPair(get, e.ts, aged, out)
+    this.emitPair(get, ts, aged, out)
     ctx.converted(write.startLine)
     ctx.converted(line)
   }

@@ -29,53 +29,59 @@ export interface KeysRef {
   t1: number
 }
 
-/** A pass-through value: a scalar as it is, anything else as its JSON text in the batch's text slab. */
-export type PassThrough = string | number | bigint | boolean | null | {t0: number; t1: number}
+/** A pass-through value: a scalar as it is, anything else as its JSON text. */
+export type PassThrough = string | number | bigint | boolean | null | {json: string}
+/** A get's query_type, block_mask, sw_size and location_spec_names (undefined: absent). */
+export type PassTuple = [
+  PassThrough | undefined,
+  PassThrough | undefined,
+  PassThrough | undefined,
+  PassThrough | undefined,
+]
 
 /** A line that is skipped (warned), or dropped; `reg` is the instance it registered before that (if any). */
-interface Problem {
+export interface Problem {
   k: 'skip' | 'drop'
   code: string
   message: string
   reg?: string
 }
 
-export interface GetEvent {
-  k: 'get'
-  inst: string
-  ts: bigint
-  keys: KeysRef
-  inputLen: bigint
-  /** input_len came from len(keys) × block size (the converter warns once per instance) */
-  fromKeys: boolean
-  qt?: PassThrough
-  bm?: PassThrough
-  sw?: PassThrough
-  ls?: PassThrough
-}
+/** What a line is (a batch's `kinds`). */
+export const PROBLEM = 0
+export const GET = 1
+/** a get whose input_len came from len(keys) × block size (the converter warns once per instance) */
+export const GET_FROM_KEYS = 2
+export const START = 3
+export const FINISH = 4
+/** a finish whose trigger_time_us is invalid (checked only once its session is found) */
+export const FINISH_BAD_TIME = 5
 
-export interface StartEvent {
-  k: 'start'
-  inst: string
-  ts: bigint
-  keys: KeysRef
-  session: string
-}
-
-export interface FinishEvent {
-  k: 'finish'
-  inst: string
-  session: string
-  /** undefined: trigger_time_us is invalid (`timeProblem` says why; checked only once the session is found) */
-  ts?: bigint
-  timeProblem?: string
-}
-
-export type PublisherEvent = Problem | GetEvent | StartEvent | FinishEvent
-
+/**
+ * A batch's events as columns, one row per line: typed arrays that move to the main thread (transferred, not
+ * cloned), with small tables for the strings and pass-through values they point to. An object per line cost the
+ * main thread its cloning and its garbage.
+ */
 export interface PublisherEventBatch {
-  /** the events, one per line */
-  events: PublisherEvent[]
+  kinds: Uint8Array
+  /** get, start, finish: its instance, an index into `strings` */
+  inst: Int32Array
+  /** start, finish: its session key, an index into `strings` */
+  session: Int32Array
+  /** get, start, finish: trigger_time_us in ns (one beyond int64 is in `wide`) */
+  ts: BigInt64Array
+  /** get: input_len (one beyond int64 is in `wide`) */
+  inputLen: BigInt64Array
+  /** get, start: its keys' w, n, t0, t1 (KeysRef) */
+  keys: Int32Array
+  /** get: its pass-through values, an index into `passes` */
+  pass: Int32Array
+  strings: string[]
+  passes: PassTuple[]
+  /** the problem of each PROBLEM line, by line */
+  problems: Map<number, Problem>
+  /** ts and input_len values beyond int64, by line: [ts, inputLen] */
+  wide: Map<number, [bigint | undefined, bigint | undefined]>
   words: Uint32Array
   text: Uint8Array
 }
@@ -102,47 +108,135 @@ export function sessionKey(value: unknown): {none: true} | {invalid: true} | {ke
   return {key: h.startsWith('nan:') ? `nan:${nanSessions++}` : h}
 }
 
-const TIME_PROBLEM = 'trigger_time_us is not an integer or a finite number'
+export const TIME_PROBLEM = 'trigger_time_us is not an integer or a finite number'
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
+const inInt64 = (v: bigint): boolean => v >= INT64_MIN && v <= INT64_MAX
 
-/** Output space of one batch (key words and JSON texts) with the event fields' encodings. */
-class Slabs extends BatchSlabs {
+/** A pass-through value as part of a table key (strings quoted, JSON escaped: no raw separator can occur). */
+function passKey(v: PassThrough | undefined): string {
+  if (v === undefined) return 'u'
+  if (typeof v === 'string') return 's' + JSON.stringify(v)
+  if (v !== null && typeof v === 'object') return 'j' + v.json
+  return Object.is(v, -0) ? 'n-0' : typeof v + String(v)
+}
+
+/** One batch's events as they are digested: the columns, the tables and the key slabs. */
+class BatchBuilder extends BatchSlabs {
   private readonly encoder = new TextEncoder()
+  private readonly stringIds = new Map<string, number>()
+  private readonly passIds = new Map<string, number>()
+  out!: PublisherEventBatch
 
-  addText(s: string): {t0: number; t1: number} {
-    this.reserveText(3 * s.length)
-    const t0 = this.textLength
-    this.textLength += this.encoder.encodeInto(s, this.text.subarray(t0)).written
-    return {t0, t1: this.textLength}
+  /** Starts a batch of `n` lines (the slabs' buffers are kept). */
+  begin(n: number): void {
+    this.reset()
+    this.stringIds.clear()
+    this.passIds.clear()
+    this.out = {
+      kinds: new Uint8Array(n),
+      inst: new Int32Array(n),
+      session: new Int32Array(n),
+      ts: new BigInt64Array(n),
+      inputLen: new BigInt64Array(n),
+      keys: new Int32Array(4 * n),
+      pass: new Int32Array(n),
+      strings: [],
+      passes: [],
+      problems: new Map(),
+      wide: new Map(),
+      words: this.words,
+      text: this.text,
+    }
+  }
+
+  /** The batch, its slabs copied out (the builder's are reused), and the buffers to transfer. */
+  end(): {result: PublisherEventBatch; transfer: ArrayBuffer[]} {
+    const b = this.out
+    b.words = this.words.slice(0, 2 * this.wordCount)
+    b.text = this.text.slice(0, this.textLength)
+    const columns = [b.kinds, b.inst, b.session, b.ts, b.inputLen, b.keys, b.pass, b.words, b.text]
+    return {result: b, transfer: columns.map((c) => c.buffer as ArrayBuffer)}
+  }
+
+  problem(i: number, p: Problem): void {
+    this.out.kinds[i] = PROBLEM
+    this.out.problems.set(i, p)
+  }
+
+  /** Line i is of `kind`, of instance `inst`, at `ts`. */
+  event(i: number, kind: number, inst: string, ts: bigint | undefined): void {
+    const b = this.out
+    b.kinds[i] = kind
+    b.inst[i] = this.stringId(inst)
+    if (ts !== undefined) this.int64(i, b.ts, ts, 0)
+  }
+
+  session(i: number, key: string): void {
+    this.out.session[i] = this.stringId(key)
+  }
+
+  inputLen(i: number, n: bigint): void {
+    this.int64(i, this.out.inputLen, n, 1)
   }
 
   /** The keys as words and text when every one is an int64 integer, else as JSON text only. */
-  addKeys(keys: unknown[]): KeysRef {
+  keys(i: number, keys: unknown[]): void {
     const n = keys.length
     let ints = true
-    for (let i = 0; i < n && ints; i++) {
-      const v = keys[i]
-      ints =
-        (typeof v === 'number' && Number.isInteger(v)) ||
-        (typeof v === 'bigint' && v >= INT64_MIN && v <= INT64_MAX)
+    for (let k = 0; k < n && ints; k++) {
+      const v = keys[k]
+      ints = (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'bigint' && inInt64(v))
     }
-    if (!ints) return {w: -1, n, ...this.addText(serializeJson(keys as JsonValue))}
-    const w = this.reserve(n)
-    const words = new BigInt64Array(this.words.buffer, 0, this.words.length >> 1)
-    for (let i = 0; i < n; i++) words[w + i] = BigInt(keys[i] as number | bigint)
-    this.wordCount += n
+    let w = -1
     const t0 = this.textLength
-    this.textLength = KeyList.writeJson(this.words, w, n, this.text, t0)
-    return {w, n, t0, t1: this.textLength}
+    if (!ints) {
+      const s = serializeJson(keys as JsonValue)
+      this.reserveText(3 * s.length)
+      this.textLength += this.encoder.encodeInto(s, this.text.subarray(t0)).written
+    } else {
+      w = this.reserve(n)
+      const words = new BigInt64Array(this.words.buffer, 0, this.words.length >> 1)
+      for (let k = 0; k < n; k++) words[w + k] = BigInt(keys[k] as number | bigint)
+      this.wordCount += n
+      this.textLength = KeyList.writeJson(this.words, w, n, this.text, t0)
+    }
+    this.out.keys.set([w, n, t0, this.textLength], 4 * i)
   }
 
-  passThrough(event: JsonObject, field: string): PassThrough | undefined {
-    if (!event.has(field)) return undefined
-    const v = event.get(field)
-    if (v === null || typeof v !== 'object') return v as PassThrough
-    return this.addText(serializeJson(v))
+  /** A get's pass-through values, the same tuple once per batch. */
+  passes(i: number, event: JsonObject): void {
+    const tuple = PASS_FIELDS.map((f) => passThrough(event, f)) as PassTuple
+    const key = tuple.map(passKey).join('\u0000')
+    let id = this.passIds.get(key)
+    if (id === undefined) this.passIds.set(key, (id = this.out.passes.push(tuple) - 1))
+    this.out.pass[i] = id
   }
+
+  private stringId(s: string): number {
+    let id = this.stringIds.get(s)
+    if (id === undefined) this.stringIds.set(s, (id = this.out.strings.push(s) - 1))
+    return id
+  }
+
+  /** `v` into the column, or into `wide` (at `slot`) when it is beyond int64. */
+  private int64(i: number, column: BigInt64Array, v: bigint, slot: 0 | 1): void {
+    if (inInt64(v)) column[i] = v
+    else {
+      const wide = this.out.wide.get(i) ?? [undefined, undefined]
+      wide[slot] = v
+      this.out.wide.set(i, wide)
+    }
+  }
+}
+
+const PASS_FIELDS = ['query_type', 'block_mask', 'sw_size', 'location_spec_names']
+
+function passThrough(event: JsonObject, field: string): PassThrough | undefined {
+  if (!event.has(field)) return undefined
+  const v = event.get(field)
+  if (v === null || typeof v !== 'object') return v as PassThrough
+  return {json: serializeJson(v)}
 }
 
 function source(event: JsonObject, defaultInstanceId: string): string | Problem {
@@ -187,13 +281,14 @@ function inputLenOf(
   )
 }
 
-/** One line's event, with its checks in the original's order. */
+/** Line i's event into the batch, or its problem, with its checks in the original's order. */
 function digest(
+  i: number,
   text: string,
   config: PublisherEventConfig,
   sizes: Map<string, number>,
-  slabs: Slabs,
-): PublisherEvent {
+  b: BatchBuilder,
+): Problem | undefined {
   const event = parseObjectLine(text)
   if (!(event instanceof Map)) return {k: 'skip', code: event.skip, message: event.message}
   const type = event.get('type')
@@ -208,9 +303,9 @@ function digest(
     if ('invalid' in session)
       return skip('invalid_write_session_id', 'write_session_id is not a string or number')
     const ts = triggerTimeNs(event.get('trigger_time_us'))
-    return ts === undefined
-      ? {k: 'finish', inst, session: session.key, timeProblem: TIME_PROBLEM}
-      : {k: 'finish', inst, session: session.key, ts}
+    b.event(i, ts === undefined ? FINISH_BAD_TIME : FINISH, inst, ts)
+    b.session(i, session.key)
+    return undefined
   }
   // gets and starts register their instance before any further check
   const ts = triggerTimeNs(event.get('trigger_time_us'))
@@ -222,41 +317,32 @@ function digest(
     if ('none' in session) return {k: 'drop', code: 'start_without_session', message: '', reg: inst}
     if ('invalid' in session)
       return skip('invalid_write_session_id', 'write_session_id is not a string or number', inst)
-    return {k: 'start', inst, ts, keys: slabs.addKeys(keys), session: session.key}
+    b.event(i, START, inst, ts)
+    b.keys(i, keys)
+    b.session(i, session.key)
+    return undefined
   }
   const len = inputLenOf(event, keys, sizes.get(inst) ?? config.defaultBlockSize, inst)
   if ('k' in len) return len
-  const get: GetEvent = {
-    k: 'get',
-    inst,
-    ts,
-    keys: slabs.addKeys(keys),
-    inputLen: len.inputLen,
-    fromKeys: len.fromKeys,
-  }
-  const qt = slabs.passThrough(event, 'query_type')
-  if (qt !== undefined) get.qt = qt
-  const bm = slabs.passThrough(event, 'block_mask')
-  if (bm !== undefined) get.bm = bm
-  const sw = slabs.passThrough(event, 'sw_size')
-  if (sw !== undefined) get.sw = sw
-  const ls = slabs.passThrough(event, 'location_spec_names')
-  if (ls !== undefined) get.ls = ls
-  return get
+  b.event(i, len.fromKeys ? GET_FROM_KEYS : GET, inst, ts)
+  b.keys(i, keys)
+  b.inputLen(i, len.inputLen)
+  b.passes(i, event)
+  return undefined
 }
 
-/** The digest of a batch of lines (see input.ts): one event per line, the keys in the batch's slabs. */
+/** The digest of a batch of lines (see input.ts): one row of columns per line, the keys in the batch's slabs. */
 export function createLineBatchMapper(
   config: PublisherEventConfig,
 ): (lines: LineBatch) => {result: PublisherEventBatch; transfer: ArrayBuffer[]} {
   const sizes = new Map(config.blockSizes)
-  const slabs = new Slabs() // reused: each batch's part is copied out
+  const b = new BatchBuilder() // reused: each batch's part is copied out
   return (lines) => {
-    slabs.reset()
-    const events = new Array<PublisherEvent>(lines.count)
-    for (let i = 0; i < lines.count; i++) events[i] = digest(lines.text(i), config, sizes, slabs)
-    const words = slabs.words.slice(0, 2 * slabs.wordCount)
-    const text = slabs.text.slice(0, slabs.textLength)
-    return {result: {events, words, text}, transfer: [words.buffer, text.buffer]}
+    b.begin(lines.count)
+    for (let i = 0; i < lines.count; i++) {
+      const problem = digest(i, lines.text(i), config, sizes, b)
+      if (problem !== undefined) b.problem(i, problem)
+    }
+    return b.end()
   }
 }

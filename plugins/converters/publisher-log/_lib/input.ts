@@ -1,55 +1,72 @@
 // How the publisher-log converter reads its input: a batch of lines at a time (the byte batches of the input),
 // digested to events (events.ts) on a worker thread while this one pairs (through the fast lane when the context has
-// one), with the batch's key and text slabs behind two accessors so that the converter does not decode them itself.
+// one), with the batch's columns and its key and text slabs behind accessors, so that the converter does not decode
+// them itself.
 import {type InputContext, type KeyList, KeySlabs, type LineBatch, mapInputBatches, parseJson} from 'lmt'
 import {extname} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import type {
-  KeysRef,
-  PassThrough,
-  PublisherEvent,
-  PublisherEventBatch,
-  PublisherEventConfig,
-} from './events.js'
+import type {GetTail} from './cold-gets.js'
+import type {PassThrough, Problem, PublisherEventBatch, PublisherEventConfig} from './events.js'
 
 const EVENT_DIGEST = new URL(`./events${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href
 
-/** One decoded batch: the lines, their events (one per line) and the keys and values the events point to. */
+/** One decoded batch: the lines, their events (a row of columns per line) and the keys and values they point to. */
 export class PublisherBatch {
-  readonly events: readonly PublisherEvent[]
   private readonly slabs: KeySlabs
-  private readonly text: Uint8Array
 
   constructor(
     readonly lines: LineBatch,
-    batch: PublisherEventBatch,
+    private readonly b: PublisherEventBatch,
   ) {
-    this.events = batch.events
-    this.slabs = new KeySlabs(batch.words, batch.text)
-    this.text = batch.text
+    this.slabs = new KeySlabs(b.words, b.text)
   }
 
-  /** The keys an event points to: int64 words with their text (KeyList), or any JSON values. */
-  keys(r: KeysRef): KeyList | unknown[] {
-    if (r.w >= 0) return this.slabs.list(r.w, r.w + r.n, r.t0, r.t1)
-    return parseJson(this.slabs.textOf(r.t0, r.t1)) as unknown[]
+  /** What line i is (PROBLEM, GET … in events.ts). */
+  kind(i: number): number {
+    return this.b.kinds[i]
   }
 
-  /** A pass-through value (undefined: absent). */
-  value(p: PassThrough | undefined): unknown {
-    if (p === null || typeof p !== 'object') return p
-    // the usual `location_spec_names: []` made as the parser would make it, without one per get (see isEmptyList)
-    if (isEmptyList(this.text, p.t0, p.t1)) return []
-    return parseJson(this.slabs.textOf(p.t0, p.t1))
+  problem(i: number): Problem {
+    return this.b.problems.get(i) as Problem
+  }
+
+  inst(i: number): string {
+    return this.b.strings[this.b.inst[i]]
+  }
+
+  session(i: number): string {
+    return this.b.strings[this.b.session[i]]
+  }
+
+  ts(i: number): bigint {
+    return this.b.wide.get(i)?.[0] ?? this.b.ts[i]
+  }
+
+  inputLen(i: number): bigint {
+    return this.b.wide.get(i)?.[1] ?? this.b.inputLen[i]
+  }
+
+  /** Line i's keys: int64 words with their text (KeyList), or any JSON values. */
+  keys(i: number): KeyList | unknown[] {
+    const k = this.b.keys
+    const w = k[4 * i]
+    const t0 = k[4 * i + 2]
+    const t1 = k[4 * i + 3]
+    if (w >= 0) return this.slabs.list(w, w + k[4 * i + 1], t0, t1)
+    return parseJson(this.slabs.textOf(t0, t1)) as unknown[]
+  }
+
+  /** Line i's pass-through values (undefined: absent), each made anew. */
+  tail(i: number): GetTail {
+    const [qt, bm, sw, ls] = this.b.passes[this.b.pass[i]]
+    return {queryType: value(qt), blockMask: value(bm), swSize: value(sw), locationSpecNames: value(ls)}
   }
 }
 
-/**
- * Whether text[t0, t1) is `[]` exactly (the worker's serialization of an empty list). Parsing it cost a parser per
- * get, and its code was thrown away at every full collection.
- */
-export function isEmptyList(text: Uint8Array, t0: number, t1: number): boolean {
-  return t1 - t0 === 2 && text[t0] === 0x5b && text[t0 + 1] === 0x5d
+/** A pass-through value; the usual `[]` made as the parser would make it, without a parser per get. */
+function value(p: PassThrough | undefined): unknown {
+  if (p === null || typeof p !== 'object') return p
+  return p.json === '[]' ? [] : parseJson(p.json)
 }
 
 /** The input's events, a decoded batch at a time, in input order. */
