@@ -131,24 +131,21 @@ function flagValues(argv: readonly string[], name: string): string[] {
   return values
 }
 
-/** A flag definition of a plugin as the help renders a command's cached flags. */
-function cachedFlag(name: string, def: unknown, group: string): CachedFlag | undefined {
-  if (def === null || typeof def !== 'object') return undefined
-  const d = def as Record<string, unknown>
-  const flag: Record<string, unknown> = {
-    ...d,
-    name,
-    helpGroup: typeof d.helpGroup === 'string' ? d.helpGroup : group,
-  }
-  delete flag.parse // a function: the cache holds data only
-  return flag as unknown as CachedFlag
-}
-
-/** A plugin's flag definitions added to `flags` under `group`, but for names already there (the first one wins). */
+/**
+ * A plugin's flag definitions added to `flags` under `group` (as the help renders a command's cached flags: data
+ * only), but for names already there (the first one wins).
+ */
 function addFlags(flags: Record<string, CachedFlag>, defs: object | undefined, group: string): void {
   for (const [name, def] of Object.entries(defs ?? {})) {
-    const flag = cachedFlag(name, def, group)
-    if (flag && !Object.hasOwn(flags, name)) flags[name] = flag
+    if (def === null || typeof def !== 'object' || Object.hasOwn(flags, name)) continue
+    const d = def as Record<string, unknown>
+    const flag: Record<string, unknown> = {
+      ...d,
+      name,
+      helpGroup: typeof d.helpGroup === 'string' ? d.helpGroup : group,
+    }
+    delete flag.parse // a function: the cache holds data only
+    flags[name] = flag as unknown as CachedFlag
   }
 }
 
@@ -201,40 +198,35 @@ export default class LmtHelp extends Help {
 
   override async showCommandHelp(command: Command.Loadable): Promise<void> {
     const warn = (m: string) => process.stderr.write(`warning: ${m}\n`)
-    let added: Record<string, CachedFlag> = {}
+    const flags = {...command.flags}
     try {
-      if (command.id === 'convert') added = await this.converterFlags(warn)
-      else if (command.id === 'replay') added = await this.levelFlags(warn)
+      if (command.id === 'convert') await this.addConverterFlags(flags, warn)
+      else if (command.id === 'replay') await this.addLevelFlags(flags, warn)
     } catch (err) {
       // a --converter-module that does not load: the help still shows what is known
       warn((err as Error)?.message ?? String(err))
     }
-    const flags = {...command.flags}
-    for (const [name, flag] of Object.entries(added)) if (!Object.hasOwn(flags, name)) flags[name] = flag
     return super.showCommandHelp({...command, flags})
   }
 
-  private async converterFlags(warn: (m: string) => void): Promise<Record<string, CachedFlag>> {
+  private async addConverterFlags(
+    flags: Record<string, CachedFlag>,
+    warn: (m: string) => void,
+  ): Promise<void> {
     const {discoverWithPlugins} = await import('../plugins/converter-discovery.js')
     const registry = await discoverWithPlugins(
       this.loaded,
       {dirs: flagValues(this.argv, 'converter-dir'), modules: flagValues(this.argv, 'converter-module')},
       warn,
     )
-    const flags: Record<string, CachedFlag> = {}
     for (const reg of registry.list()) addFlags(flags, reg.cls.flags, `FORMAT ${reg.format.toUpperCase()}`)
-    return flags
   }
 
-  private async levelFlags(warn: (m: string) => void): Promise<Record<string, CachedFlag>> {
+  private async addLevelFlags(flags: Record<string, CachedFlag>, warn: (m: string) => void): Promise<void> {
     const {discoverLevels} = await import('../plugins/replay-levels.js')
     const {reservedReplayFlagNames} = await import('./replay-flags.js')
     const registry = await discoverLevels(this.loaded, warn, reservedReplayFlagNames())
-    const flags: Record<string, CachedFlag> = {}
-    for (const name of registry.names()) {
-      const level = registry.levels.get(name)?.level as {flags?: Record<string, unknown>} | undefined
-      addFlags(flags, level?.flags, `LEVEL ${name.toUpperCase()}`)
-    }
-    return flags
+    for (const name of registry.names())
+      addFlags(flags, registry.levels.get(name)?.level.flags, `LEVEL ${name.toUpperCase()}`)
   }
 }
