@@ -254,6 +254,8 @@ const OPS = {
   /** A whole replay; its --record file is left in the staging folder lmt's thread made. */
   async replay(args: {locator: Locator; staged: StagedReplay; handle: number}, id: number): Promise<unknown> {
     const level = (await find(args.locator)) as ReplayLevel
+    const levelFailed = (reason: string) =>
+      lmtError('PLUGIN_LEVEL_FAILED', level.name, reason, {suggestions: [NEXT_STEP]})
     const {staged} = args
     const event = (name: string, value: unknown): void => port.postMessage({id, event: name, value})
     let outcomes: RecordOutcome[] = []
@@ -280,29 +282,20 @@ const OPS = {
       })
       flush()
     } catch (err) {
-      throw isLmtError(err)
-        ? err
-        : lmtError('PLUGIN_LEVEL_FAILED', level.name, errorText(err), {suggestions: [NEXT_STEP]})
+      throw isLmtError(err) ? err : levelFailed(errorText(err))
     }
     const {stats, snapshot: _snapshot, ...rest} = result
     // what goes into the summary must be JSON lmt can write: checked here, before any output is replaced
     let observations = rest.observations
     if (observations !== undefined) {
-      let text: string
+      let text: string | undefined
       try {
         text = JSON.stringify(observations)
       } catch (err) {
-        throw lmtError('PLUGIN_LEVEL_FAILED', level.name, `observations() ${errorText(err)}`, {
-          suggestions: [NEXT_STEP],
-        })
+        throw levelFailed(`observations() ${errorText(err)}`)
       }
       if (text === undefined || text.length > MAX_OBSERVATIONS_CHARS)
-        throw lmtError(
-          'PLUGIN_LEVEL_FAILED',
-          level.name,
-          `observations() must return JSON of at most ${MAX_OBSERVATIONS_CHARS} characters`,
-          {suggestions: [NEXT_STEP]},
-        )
+        throw levelFailed(`observations() must return JSON of at most ${MAX_OBSERVATIONS_CHARS} characters`)
       observations = JSON.parse(text) as typeof observations
     }
     return {

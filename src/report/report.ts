@@ -123,28 +123,6 @@ async function characterizeTrace(input: LoadedInput, group: Group, grid: number[
   return {stack, characterization: characterize(rows, cfg, described, bins, known)}
 }
 
-/** The capacity table of the replayed curves and Belady, and the capacity the over-time replays run at. */
-function tableAndChoice(
-  req: ReportRequest,
-  input: LoadedInput,
-  group: Group,
-  curves: Curves,
-  inf: ReturnType<typeof replayInfinite>,
-) {
-  const bytesPerBlock = bytesPerBlockOf(group, req.bytesPerBlock)
-  if (bytesPerBlock === null)
-    input.notes.add(
-      'LMT_REPORT_NO_BYTES',
-      'no --bytes-per-token or --kv-layout (or instances of different block bytes): capacities are in blocks only',
-    )
-  const table = capacityTable(
-    [...curves.policies.filter((c) => c.same_as === null), curves.belady],
-    inf.totals.token_hit_rate,
-    bytesPerBlock,
-  )
-  return {bytesPerBlock, table, chosen: chooseCapacity(req, table, bytesPerBlock, inf.wss)}
-}
-
 /** Builds the whole report document. */
 export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   const started = performance.now()
@@ -153,7 +131,8 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   const {config: cfg, rows} = input
   const group = answerGroup(cfg, req.group)
   if (rows.length === 0) throw lmtError('REPORT_NO_ROWS', input.traceName)
-  const bins = new TimeBins(rows[0].ts, rows[rows.length - 1].ts)
+  const last = rows[rows.length - 1].ts
+  const bins = new TimeBins(rows[0].ts, last)
   progress('infinite-capacity replay')
   const inf = replayInfinite(input, group, req.seed)
   await eventLoopTurn()
@@ -174,14 +153,22 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     jobs: req.jobs,
     onProgress: (d, t) => progress('replaying capacities', d, t),
   })
-  const {bytesPerBlock, table, chosen} = tableAndChoice(req, input, group, curves, inf)
+  const bytesPerBlock = bytesPerBlockOf(group, req.bytesPerBlock)
+  if (bytesPerBlock === null)
+    input.notes.add(
+      'LMT_REPORT_NO_BYTES',
+      'no --bytes-per-token or --kv-layout (or instances of different block bytes): capacities are in blocks only',
+    )
+  const drawn = curves.policies.filter((c) => c.same_as === null)
+  const table = capacityTable([...drawn, curves.belady], inf.totals.token_hit_rate, bytesPerBlock)
+  const chosen = chooseCapacity(req, table, bytesPerBlock, inf.wss)
   progress('hit rate over time')
   const overTime = await hitRateOverTime({
     rows,
     config: cfg,
     groupName: group.group_name,
     capacityBlocks: chosen.blocks,
-    policies: curves.policies.filter((c) => c.same_as === null).map((c) => c.policy as PolicyName),
+    policies: drawn.map((c) => c.policy as PolicyName),
     bins,
     seed: req.seed,
     infinite: inf.replayer,
@@ -216,8 +203,33 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     format: 'lmt.report',
     format_version: 1,
     lmt_version: req.version,
-    trace: traceSection(input, bins),
-    config: configSection(input, group.group_name),
+    // the trace read: its file, rows and time span
+    trace: {
+      path: input.tracePath,
+      name: input.traceName,
+      bytes: input.stats.bytes,
+      rows: input.stats.rows,
+      rows_by_type: input.stats.rowsByType,
+      invalid_rows: input.stats.invalid,
+      first_timestamp_ns: bins.first.toString(),
+      last_timestamp_ns: last.toString(),
+      duration_seconds: Number(last - bins.first) / 1e9,
+      time_bins: bins.count,
+      bin_seconds: bins.widthSeconds(),
+      instances: input.blockSizes.size,
+    },
+    // the configuration replayed: the group answered for, the eviction and replay modes, every block size
+    config: {
+      group: group.group_name,
+      eviction_mode: cfg.eviction_params.eviction_mode,
+      eviction_batch_size_per_instance: cfg.eviction_params.eviction_batch_size_per_instance,
+      replay_mode: cfg.trace_replay.mode,
+      instances: [...input.blockSizes].map(([id, c]) => ({
+        instance_id: id,
+        block_size: c.blockSize,
+        block_size_source: c.source,
+      })),
+    },
     notices: input.notes.list,
     characterization,
     answer,
@@ -259,43 +271,6 @@ export function chooseCapacity(
   const need = table.find((r) => r.policy === 'lru')?.needs.find((n) => n.target === 0.9)
   const blocks = Math.max(1, need?.blocks ?? wss)
   return {blocks, gb: gbOf(blocks), source: 'lru_90'}
-}
-
-/** the trace read: its file, rows and time span */
-export function traceSection(input: LoadedInput, bins: TimeBins): Record<string, unknown> {
-  const rows = input.rows
-  const first = rows[0].ts
-  const last = rows[rows.length - 1].ts
-  return {
-    path: input.tracePath,
-    name: input.traceName,
-    bytes: input.stats.bytes,
-    rows: input.stats.rows,
-    rows_by_type: input.stats.rowsByType,
-    invalid_rows: input.stats.invalid,
-    first_timestamp_ns: first.toString(),
-    last_timestamp_ns: last.toString(),
-    duration_seconds: Number(last - first) / 1e9,
-    time_bins: bins.count,
-    bin_seconds: bins.widthSeconds(),
-    instances: input.blockSizes.size,
-  }
-}
-
-/** the configuration replayed: the group answered for, the eviction and replay modes, every instance's block size */
-export function configSection(input: LoadedInput, groupName: string): Record<string, unknown> {
-  const cfg = input.config
-  return {
-    group: groupName,
-    eviction_mode: cfg.eviction_params.eviction_mode,
-    eviction_batch_size_per_instance: cfg.eviction_params.eviction_batch_size_per_instance,
-    replay_mode: cfg.trace_replay.mode,
-    instances: [...input.blockSizes].map(([id, c]) => ({
-      instance_id: id,
-      block_size: c.blockSize,
-      block_size_source: c.source,
-    })),
-  }
 }
 
 const pct = (r: number) => `${(r * 100).toFixed(1)} %`
