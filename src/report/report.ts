@@ -13,7 +13,7 @@ import {
   totalsOf,
 } from '../simulate/index.js'
 import {characterize, ReuseDistances} from './characterize.js'
-import {capacityGrid, computeCurves, type Curves, withPolicy} from './curves.js'
+import {capacityGrid, computeCurves, withPolicy} from './curves.js'
 import type {ReportAnswer, ReportDocument} from './document.js'
 import {capacityTable, type CapacityRow} from './capacity-table.js'
 
