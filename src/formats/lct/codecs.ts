@@ -225,15 +225,13 @@ function dtypeName(v: RawValue): string {
 
 const objectKeyCodec: Codec<ObjectKey> = {
   tag: 'ObjectKey',
-  encode: (k) => {
-    const p = nullProtoObject<Record<string, unknown>>()
-    p.chunk_hash = k.chunkHash
-    p.model_name = k.modelName
-    p.kv_rank = k.kvRank
-    p.object_group_id = k.objectGroupId
-    p.cache_salt = k.cacheSalt
-    return p
-  },
+  encode: (k) => ({
+    chunk_hash: k.chunkHash,
+    model_name: k.modelName,
+    kv_rank: k.kvRank,
+    object_group_id: k.objectGroupId,
+    cache_salt: k.cacheSalt,
+  }),
   decode: (p) => {
     const hash = field('ObjectKey', p, 'chunk_hash')
     if (!(hash instanceof Uint8Array)) bad('ObjectKey', 'chunk_hash must be bytes')
@@ -254,12 +252,7 @@ const objectKeyCodec: Codec<ObjectKey> = {
 
 const layoutCodec: Codec<MemoryLayoutDesc> = {
   tag: 'MemoryLayoutDesc',
-  encode: (l) => {
-    const p = nullProtoObject<Record<string, unknown>>()
-    p.shapes = l.shapes.map((s) => [...s])
-    p.dtypes = [...l.dtypes]
-    return p
-  },
+  encode: (l) => ({shapes: l.shapes.map((s) => [...s]), dtypes: [...l.dtypes]}),
   decode: (p) => {
     const shapes = field('MemoryLayoutDesc', p, 'shapes')
     const dtypes = field('MemoryLayoutDesc', p, 'dtypes')
@@ -324,12 +317,7 @@ const modeCodec: Codec<PrefetchMode> = {
 
 const attnCodec: Codec<AttnWindowDesc> = {
   tag: 'AttnWindowDesc',
-  encode: (a) => {
-    const p = nullProtoObject<Record<string, unknown>>()
-    p.num_chunks_in_sw = [...a.numChunksInSw]
-    p.world_size = a.worldSize
-    return p
-  },
+  encode: (a) => ({num_chunks_in_sw: [...a.numChunksInSw], world_size: a.worldSize}),
   decode: (p) => {
     let windows: RawValue
     let world: RawValue = 1
@@ -346,19 +334,17 @@ const attnCodec: Codec<AttnWindowDesc> = {
 
 const handleCodec: Codec<PrefetchHandle> = {
   tag: 'PrefetchHandle',
-  encode: (h) => {
-    const p = nullProtoObject<Record<string, unknown>>()
-    p.prefetch_request_id = h.prefetchRequestId
-    p.external_request_id = h.externalRequestId
-    p.l1_prefix_hit_count = h.l1FoundIndices.length
-    p.l1_found_indices = [...h.l1FoundIndices]
-    p.l1_hit_chunks = h.l1HitChunks
-    p.total_requested_keys = h.totalRequestedKeys
-    p.submit_time = new JsonFloat(h.submitTime)
-    p.l2_orig_indices = [...h.l2OrigIndices]
-    p.generation = h.generation
-    return p
-  },
+  encode: (h) => ({
+    prefetch_request_id: h.prefetchRequestId,
+    external_request_id: h.externalRequestId,
+    l1_prefix_hit_count: h.l1FoundIndices.length,
+    l1_found_indices: [...h.l1FoundIndices],
+    l1_hit_chunks: h.l1HitChunks,
+    total_requested_keys: h.totalRequestedKeys,
+    submit_time: new JsonFloat(h.submitTime),
+    l2_orig_indices: [...h.l2OrigIndices],
+    generation: h.generation,
+  }),
   decode: (p) => {
     const t = 'PrefetchHandle'
     const id = field(t, p, 'prefetch_request_id')
@@ -383,21 +369,20 @@ const handleCodec: Codec<PrefetchHandle> = {
 
 const specCodec: Codec<PrefetchRequestSpec> = {
   tag: 'PrefetchRequestSpec',
-  encode: (s) => {
-    const p = nullProtoObject<Record<string, unknown>>()
-    p.keys = s.keys.map(encodeValue)
-    p.num_kv_readers = s.numKvReaders
-    p.policy = encodeValue(s.policy)
-    p.attn_desc = encodeValue(s.attnDesc)
+  encode: (s) => ({
+    keys: s.keys.map(encodeValue),
+    num_kv_readers: s.numKvReaders,
+    policy: encodeValue(s.policy),
+    attn_desc: encodeValue(s.attnDesc),
     // integer-like keys would be reordered by a JS object: an ordered Map keeps ascending group ids
-    const groups = new Map<string, unknown>()
-    for (const gid of [...s.groupLayoutDescs.keys()].sort((a, b) => a - b))
-      groups.set(String(gid), encodeValue(s.groupLayoutDescs.get(gid)))
-    p.group_layout_descs = groups
-    p.mode = encodeValue(s.mode)
-    p.generation = s.generation
-    return p
-  },
+    group_layout_descs: new Map(
+      [...s.groupLayoutDescs.keys()]
+        .sort((a, b) => a - b)
+        .map((gid) => [String(gid), encodeValue(s.groupLayoutDescs.get(gid))]),
+    ),
+    mode: encodeValue(s.mode),
+    generation: s.generation,
+  }),
   decode: (p) => {
     const t = 'PrefetchRequestSpec'
     const keysRaw = field(t, p, 'keys')
