@@ -86,29 +86,25 @@ export class EventScheduler implements Scheduler {
 
   /** Runs every event with time ≤ t in (time, seq) order; the clock follows each event. */
   runUpTo(t: number, beforeEach?: (time: number) => void): void {
-    for (;;) {
-      this.dropCancelled()
-      const top = this.queue.peek()
-      if (top === undefined || top.time > t) return
-      this.queue.pop()
-      beforeEach?.(top.time)
-      this.setNow(top.time)
-      this.fire(top, t)
-    }
+    while (this.runNext(t, beforeEach));
   }
 
   /** Runs one-shot events (periodic ones interleaved) until none is pending; then drops periodic events. */
   drain(beforeEach?: (time: number) => void): void {
-    while (this.oneShots > 0) {
-      this.dropCancelled()
-      const top = this.queue.peek()
-      if (top === undefined) break
-      this.queue.pop()
-      beforeEach?.(top.time)
-      this.setNow(top.time)
-      this.fire(top, Infinity)
-    }
+    while (this.oneShots > 0 && this.runNext(Infinity, beforeEach));
     this.queue.clear()
+  }
+
+  /** Runs the earliest live event if its time is ≤ limit; false when there is none. */
+  private runNext(limit: number, beforeEach?: (time: number) => void): boolean {
+    this.dropCancelled()
+    const top = this.queue.peek()
+    if (top === undefined || top.time > limit) return false
+    this.queue.pop()
+    beforeEach?.(top.time)
+    this.setNow(top.time)
+    this.fire(top, limit)
+    return true
   }
 
   /** Runs an event; `limit` is the time of the next record (nothing is due after it before the record runs). */
