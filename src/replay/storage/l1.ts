@@ -17,9 +17,7 @@ export type L1Code =
 export type {L1Entry} from './l1-entry.js'
 
 export interface L1Listener {
-  reservedWrite?(keys: ObjectKey[]): void
   writeFinished?(keys: ObjectKey[]): void
-  reservedRead?(keys: ObjectKey[]): void
   readFinished?(keys: ObjectKey[]): void
   writeFinishedAndReadReserved?(keys: ObjectKey[]): void
   deletedByManager?(keys: ObjectKey[]): void
@@ -237,7 +235,6 @@ export class L1 {
     const now = this.o.now()
     const results = this.outcomes('reserve_write', keys)
     const toAlloc: number[] = []
-    const successes: ObjectKey[] = []
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]
       const e = this.get(k, now)
@@ -247,7 +244,6 @@ export class L1 {
         e.writeLock.lock(now)
         e.writePending = true
         results.set(i, 'SUCCESS')
-        successes.push(k)
       }
     }
     if (toAlloc.length > 0) {
@@ -289,7 +285,6 @@ export class L1 {
             slot.entry = entry
             this.entries.set(slot.id, entry)
             results.set(toAlloc[j], 'SUCCESS')
-            successes.push(k)
           }
           if (this.allocator.used > this.peakUsed) {
             this.peakUsed = this.allocator.used
@@ -298,9 +293,7 @@ export class L1 {
         }
       }
     }
-    const codes = results.settle()
-    this.notify('reservedWrite', successes)
-    return codes
+    return results.settle()
   }
 
   /**
@@ -404,7 +397,7 @@ export class L1 {
   }
 
   reserveRead(keys: readonly ObjectKey[], extra: number | bigint): Results {
-    return this.eachKey(RESERVE_READ, 'reservedRead', keys, this.total(extra))
+    return this.eachKey(RESERVE_READ, undefined, keys, this.total(extra))
   }
 
   unsafeRead(keys: readonly ObjectKey[]): Results {
