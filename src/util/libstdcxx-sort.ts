@@ -4,8 +4,18 @@
 
 export type Less<T> = (a: T, b: T) => boolean
 
+/** An array or a typed array (random_lru sorts its draws in an Int32Array). */
+type Indexed<T> = {[i: number]: T; length: number}
+
 /** std::__adjust_heap over a[first, first + len): a hole sift-down to a leaf, then a push back up. */
-function adjustHeap<T>(a: T[], first: number, hole: number, len: number, value: T, less: Less<T>): void {
+function adjustHeap<T>(
+  a: Indexed<T>,
+  first: number,
+  hole: number,
+  len: number,
+  value: T,
+  less: Less<T>,
+): void {
   const top = hole
   let child = hole
   while (child < Math.trunc((len - 1) / 2)) {
@@ -28,7 +38,7 @@ function adjustHeap<T>(a: T[], first: number, hole: number, len: number, value: 
   a[first + hole] = value
 }
 
-function makeHeap<T>(a: T[], first: number, len: number, less: Less<T>): void {
+function makeHeap<T>(a: Indexed<T>, first: number, len: number, less: Less<T>): void {
   if (len < 2) return
   for (let parent = Math.trunc((len - 2) / 2); ; parent--) {
     adjustHeap(a, first, parent, len, a[first + parent], less)
@@ -36,7 +46,7 @@ function makeHeap<T>(a: T[], first: number, len: number, less: Less<T>): void {
   }
 }
 
-function sortHeap<T>(a: T[], first: number, len: number, less: Less<T>): void {
+function sortHeap<T>(a: Indexed<T>, first: number, len: number, less: Less<T>): void {
   while (len > 1) {
     len--
     const value = a[first + len]
@@ -46,7 +56,13 @@ function sortHeap<T>(a: T[], first: number, len: number, less: Less<T>): void {
 }
 
 /** std::partial_sort(a + first, a + middle, a + last, less). */
-export function partialSortBy<T>(a: T[], middle: number, less: Less<T>, first = 0, last = a.length): void {
+export function partialSortBy<T>(
+  a: Indexed<T>,
+  middle: number,
+  less: Less<T>,
+  first = 0,
+  last = a.length,
+): void {
   const len = middle - first
   makeHeap(a, first, len, less)
   for (let i = middle; i < last; i++) {

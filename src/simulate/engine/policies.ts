@@ -3,7 +3,7 @@
 
 import {type CacheTree, NONE} from './cache-tree.js'
 import {grown} from '../../util/grown.js'
-import {partialSort, type SortKeys} from './partial-sort.js'
+import {partialSortBy} from '../../util/libstdcxx-sort.js'
 import {XorShift64Halves} from './xorshift64.js'
 
 /** The policy interface of §4.7. */
@@ -155,8 +155,6 @@ export class RandomLruPolicy implements Policy {
   private readonly sampling: number
   /** the draws of one eviction (reused; grows up to the number of blocks) */
   private draws = new Int32Array(0)
-  /** the Optimizer's order, timestamps_[a] < timestamps_[b] (the arrays, kept current) */
-  private readonly order: SortKeys = {key: this.stamps, tie: undefined}
 
   constructor(batch: number, sampleRate: number | undefined, seed: bigint) {
     const rate = sampleRate === undefined || sampleRate <= 0 ? 0.1 : sampleRate
@@ -183,7 +181,6 @@ export class RandomLruPolicy implements Policy {
     const exact = new BigInt64Array(this.blocks.length)
     for (let i = 0; i < this.size; i++) exact[i] = BigInt(this.stamps[i])
     this.exact = exact
-    this.order.tie = exact
   }
 
   onWritten(b: number, ts: bigint): void {
@@ -209,9 +206,14 @@ export class RandomLruPolicy implements Policy {
     const s = Math.min(this.sampling, n)
     const k = Math.min(total, s)
     if (this.draws.length < s) this.draws = new Int32Array(Math.min(n, Math.max(s, 2 * this.draws.length)))
-    const draws = this.draws
+    const {draws, stamps, exact} = this
     this.rng.fillMod(draws, s, n)
-    partialSort(draws, k, s, this.order)
+    // the Optimizer's order, timestamps_[a] < timestamps_[b]: the doubles, the exact stamps where they tie
+    const less =
+      exact === undefined
+        ? (a: number, b: number) => stamps[a] < stamps[b]
+        : (a: number, b: number) => stamps[a] < stamps[b] || (stamps[a] === stamps[b] && exact[a] < exact[b])
+    partialSortBy(draws, k, less, 0, s)
     // the victims are the blocks at the chosen positions before any removal moves them
     for (let d = 0; d < k; d++) draws[d] = this.blocks[draws[d]]
     const out: number[] = []
@@ -243,8 +245,6 @@ export class RandomLruPolicy implements Policy {
     this.blocks = grown(this.blocks, size)
     this.stamps = grown(this.stamps, size)
     if (this.exact !== undefined) this.exact = grown(this.exact, size)
-    this.order.key = this.stamps
-    this.order.tie = this.exact
   }
 }
 

@@ -1,23 +1,26 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {partialSort} from '../../../src/simulate/engine/partial-sort.js'
+import {partialSortBy} from '../../../src/util/libstdcxx-sort.js'
 import {XorShift64Halves} from '../../../src/simulate/engine/xorshift64.js'
 import {FIXTURES} from '../../helpers/cli.js'
 
-/** partial_sort over the indices `a` ordered by key[index] (ties by `tie` when given), as an array */
+/** random_lru's order of draws: by key (the stamps as doubles), equal keys by `tie` (the exact stamps) when given */
+const byKey =
+  (key: ArrayLike<number>, tie?: bigint[]) =>
+  (x: number, y: number): boolean =>
+    key[x] < key[y] || (key[x] === key[y] && tie !== undefined && tie[x] < tie[y])
+
+/** partial_sort over the indices `a` in random_lru's order, as an array */
 function sorted(key: number[], a: number[], middle: number, tie?: bigint[]): number[] {
-  const arr = Int32Array.from(a)
-  partialSort(arr, middle, arr.length, {
-    key: Float64Array.from(key),
-    tie: tie === undefined ? undefined : BigInt64Array.from(tie),
-  })
-  return Array.from(arr)
+  const arr = [...a]
+  partialSortBy(arr, middle, byKey(key, tie))
+  return arr
 }
 
 // Every expected array below was worked out by hand, move by move, from libstdc++'s stl_heap.h/stl_algo.h; the
 // comments give the steps that decide where tied entries go.
-describe('partialSort: libstdc++ std::partial_sort, ties included', () => {
+describe("partialSortBy in random_lru's order: libstdc++ std::partial_sort, ties included", () => {
   it('two tied minima come out in heap order, not index order', () => {
     // make_heap([0, 1]) keeps 0 (key 1) on top; index 3 (key 0) is less than the top: pop puts 0 at a[3], the
     // heap becomes [1, 3]; sort_heap pops 1 to the back: [3, 1]
@@ -84,7 +87,7 @@ describe("random_lru's draws and partial sort against g++'s std::partial_sort ov
     const rng = new XorShift64Halves(seed)
     const draws = new Int32Array(s)
     rng.fillMod(draws, s, n)
-    partialSort(draws, k, s, {key, tie: undefined})
+    partialSortBy(draws, k, byKey(key))
     return [Array.from(draws.subarray(0, k)), rng.state]
   }
 

@@ -1,8 +1,7 @@
 // The tiered model (the July-2026 Optimizer's tiers, TTL and sharded LRU) on cases worked out by hand, and
-// libstdc++'s sorts it relies on checked against the partial sort the untiered engine is proven with.
+// libstdc++'s std::sort it relies on (its partial sort is proven in partial-sort.test.ts).
 import {describe, expect, it} from 'vitest'
-import {introsortBy, partialSortBy} from '../../../src/util/libstdcxx-sort.js'
-import {partialSort} from '../../../src/simulate/engine/partial-sort.js'
+import {introsortBy} from '../../../src/util/libstdcxx-sort.js'
 import {
   type EdgeStrategy,
   TieredGroup,
@@ -13,20 +12,6 @@ import {
 import {lcg} from '../../helpers/lcg.js'
 
 describe('libstdc++ sorts', () => {
-  it('partialSortBy leaves the same order as the proven index partial sort, ties included', () => {
-    const rnd = lcg(7)
-    for (let trial = 0; trial < 300; trial++) {
-      const n = 1 + Math.floor(rnd() * 60)
-      const keys = Array.from({length: n}, () => Math.floor(rnd() * 8))
-      const middle = Math.floor(rnd() * (n + 1))
-      const a = Array.from({length: n}, (_, i) => i)
-      const proven = Int32Array.from(a)
-      partialSort(proven, middle, n, {key: Float64Array.from(keys), tie: undefined})
-      partialSortBy(a, middle, (x, y) => keys[x] < keys[y])
-      expect(a).toEqual(Array.from(proven))
-    }
-  })
-
   it('introsortBy sorts, and reorders equal elements as an unstable sort may', () => {
     const rnd = lcg(11)
     let reordered = false
