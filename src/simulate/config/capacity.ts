@@ -6,7 +6,7 @@
 import {lmtError} from '../../errors.js'
 import {formatG} from '../../util/format-g.js'
 
-/** The capacity fields of a group, as config.ts's GroupConfig has them (structural: config.ts imports this module). */
+/** The capacity fields of a group (config.ts's GroupConfig extends them). */
 export interface GroupConfig {
   group_name: string
   quota_capacity?: number
@@ -15,7 +15,7 @@ export interface GroupConfig {
   instances: InstanceConfig[]
 }
 
-/** What a block of an instance weighs by (config.ts's InstanceConfig has these fields). */
+/** What a block of an instance weighs by (config.ts's InstanceConfig extends it). */
 export interface InstanceConfig {
   instance_id: string
   block_size: number

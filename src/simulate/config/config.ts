@@ -6,7 +6,11 @@ import {nestsDeeperThan} from '../../formats/json/json-depth.js'
 import {MAX_JSON_DEPTH} from '../../formats/json/parse.js'
 import {fileStem} from '../../convert/settings.js'
 import {type Notice, Notes} from './notes.js'
-import {gibCapacityInBlocks} from './capacity.js'
+import {
+  type GroupConfig as Capacities,
+  type InstanceConfig as BlockWeight,
+  gibCapacityInBlocks,
+} from './capacity.js'
 import {isTieredConfig, resolveTiers, TIER_GROUP_KEYS, type TierSettings} from './tiers.js'
 
 export type PolicyName = 'lru' | 'random_lru' | 'leaf_aware_lru' | 'ttl'
@@ -20,19 +24,12 @@ export interface PolicyParams {
   fallback_on_pressure?: boolean
 }
 
-export interface InstanceConfig {
-  instance_id: string
-  block_size: number
-  bytes_per_token?: number
+export interface InstanceConfig extends BlockWeight {
   eviction_policy_type: PolicyName
   eviction_policy_params: PolicyParams
 }
 
-export interface GroupConfig {
-  group_name: string
-  quota_capacity?: number
-  quota_capacity_blocks?: number
-  used_percentage: number
+export interface GroupConfig extends Capacities {
   instances: InstanceConfig[]
   /** storage tiers and TTL (a configuration of the July-2026 generation) */
   tiers?: TierSettings
