@@ -89,9 +89,12 @@ function conversionFailure(err: unknown, className: string, path: string, output
   return lmtError('PLUGIN_CONVERTER_THREW', className, messageOf(err), path, {cause: err})
 }
 
-/** A converter's sortChunkBytes when it is a usable size (≥ 64 KiB), else undefined (the sorter's default). */
-export function sortChunkBytesOf(converter: Converter): number | undefined {
-  const n: unknown = converter.sortChunkBytes
+/** A converter's sortChunkBytes or sortWindowBytes when it is a usable size (≥ 64 KiB), else undefined (the default). */
+export function sortBytesOf(
+  converter: Converter,
+  field: 'sortChunkBytes' | 'sortWindowBytes',
+): number | undefined {
+  const n: unknown = converter[field]
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 << 16 ? n : undefined
 }
 
@@ -292,7 +295,8 @@ export class ConversionRun {
       name: `input${index}`,
       directPath: req.inputs.length === 1 ? outTmp : undefined,
       windowSize: req.sorterWindow,
-      chunkChars: req.sorterChunkChars ?? sortChunkBytesOf(converter),
+      windowChars: sortBytesOf(converter, 'sortWindowBytes'),
+      chunkChars: req.sorterChunkChars ?? sortBytesOf(converter, 'sortChunkBytes'),
       release: (line) => this.arena.release(line),
     })
     this.sorters.push(sorter)

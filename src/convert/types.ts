@@ -116,6 +116,11 @@ export interface Converter {
    * converter whose output turns unsorted only at the end of its input, when all it held back comes at once.
    */
   readonly sortChunkBytes?: number
+  /**
+   * Optional: line bytes the sorter holds back to absorb local disorder before it declares the output unsorted
+   * (default 8 MiB); less for a converter whose output is out of order by little until the end of its input.
+   */
+  readonly sortWindowBytes?: number
 }
 
 /** The first non-blank line of a file, as {@link ConverterClass.looksLike} sees it. */

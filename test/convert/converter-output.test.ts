@@ -51,11 +51,12 @@ describe('readTraces', () => {
   })
 })
 
-describe('sortChunkBytesOf', () => {
+describe('sortBytesOf', () => {
   it("takes a converter's chunk size for its sorter only when it is a usable size", async () => {
-    const {sortChunkBytesOf} = await import('../../src/convert/conversion-run.js')
-    expect(sortChunkBytesOf({sortChunkBytes: 8 << 20})).toBe(8 << 20)
+    const {sortBytesOf} = await import('../../src/convert/conversion-run.js')
+    expect(sortBytesOf({sortChunkBytes: 8 << 20}, 'sortChunkBytes')).toBe(8 << 20)
+    expect(sortBytesOf({sortWindowBytes: 2 << 20}, 'sortWindowBytes')).toBe(2 << 20)
     for (const bad of [undefined, 0, -1, 100, 1.5e6 + 0.5, NaN, Infinity, '8388608'])
-      expect(sortChunkBytesOf({sortChunkBytes: bad} as never)).toBeUndefined()
+      expect(sortBytesOf({sortChunkBytes: bad} as never, 'sortChunkBytes')).toBeUndefined()
   })
 })
