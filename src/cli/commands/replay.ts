@@ -1,5 +1,5 @@
 import {rmSync} from 'node:fs'
-import {Args} from '@oclif/core'
+import {Args, type Interfaces} from '@oclif/core'
 import {STDIO, stdinAsFile} from '../stdin-file.js'
 import {checkMaxFrameBytes} from '../lct-flags.js'
 import {replayBaseFlags as baseFlags, reservedReplayFlagNames} from '../replay-flags.js'
@@ -98,13 +98,7 @@ export default class Replay extends LmtCommand {
   /** Steps 2–8 (docs/storage-replay.md §1.4): the trace, its header, the level, the strict parse, the config. */
   private async settings(
     file: string | undefined,
-    flags: {
-      pace: string
-      speed?: string
-      level?: string
-      'max-frame-bytes': number
-      'allow-schema-1': boolean
-    },
+    flags: ReplayFlags,
     levels: Awaited<ReturnType<typeof discoverLevels>>,
     warnings: Warnings,
   ): Promise<RunSettings> {
@@ -259,18 +253,7 @@ interface RunSettings extends ReplayRequest<ReplayFlags> {
   warnings: Warnings
 }
 
-type ReplayFlags = {[K in keyof typeof baseFlags]: unknown} & {
-  verbose: boolean
-  progress: boolean
-  'per-record'?: boolean
-  'jsonl-out'?: string
-  'output-dir'?: string
-  'no-csv': boolean
-  json: boolean
-  quiet: boolean
-  record?: string
-  'exact-latency': boolean
-}
+type ReplayFlags = Interfaces.InferredFlags<typeof baseFlags>
 
 /** The files the flags ask for. */
 function replayFiles(flags: ReplayFlags): ReplayFiles {
