@@ -36,29 +36,13 @@ export interface ConvertRequest {
   signal?: AbortSignal
   onProgress?(progress: {bytesDone: number; bytesTotal: number; traces: number}): void
   onInputDone?(summary: InputSummary): void
-  /** Tuning for tests: reorder window and spill chunk size of the per-input sorter. */
+  /** Tuning for tests: the reorder window of the per-input sorter. */
   sorterWindow?: number
-  sorterChunkChars?: number
   /**
    * A folder the caller made and owns (a conversion run elsewhere): every file is written in it, the finished output
    * is left there as {@link ConversionRun.finished} and nothing is renamed or removed outside it.
    */
   stagingDir?: string
-}
-
-/** What the inputs converted so far add up to. */
-interface RunTotals {
-  inputs: InputSummary[]
-  /** each input's sorted runs, to merge or concatenate */
-  runsPerInput: RunFile[][]
-  traces: TraceCounts
-  /** traces per instance id (string ids only) */
-  instanceTraces: Map<string, number>
-  warnings: number
-}
-
-function counts(): TraceCounts {
-  return {total: 0, byType: {}}
 }
 
 function fromMap(map: Map<string, number>): Record<string, number> {
@@ -98,21 +82,6 @@ export function sortBytesOf(
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 << 16 ? n : undefined
 }
 
-/** One input's line accounting and trace counts, for the summary. */
-function inputSummary(path: string, ctx: InputAccounting, traces: TraceCounts): InputSummary {
-  return {
-    path,
-    bytes: statSync(path).size,
-    linesRead: ctx.usedLineReader ? ctx.linesRead : null,
-    blankLines: ctx.usedLineReader ? ctx.blankLines : null,
-    converted: ctx.usedLineReader ? ctx.convertedLines : null,
-    skipped: fromMap(ctx.skipped),
-    dropped: fromMap(ctx.dropped),
-    notes: fromMap(ctx.notes),
-    traces,
-  }
-}
-
 /**
  * One `lmt convert` run: converts every input with one converter instance, sorts each input stably by time in
  * bounded memory, merges or concatenates the inputs, and writes the output atomically (temporary file beside it,
@@ -133,6 +102,14 @@ export class ConversionRun {
   private outputTemps = 0
   /** with a staging folder: the finished output, once there is one */
   finished: string | undefined
+  // what the inputs converted so far add up to
+  private readonly inputs: InputSummary[] = []
+  /** each input's sorted runs, to merge or concatenate */
+  private readonly runsPerInput: RunFile[][] = []
+  private readonly traces: TraceCounts = {total: 0, byType: {}}
+  /** traces per instance id (string ids only) */
+  private readonly instanceTraces = new Map<string, number>()
+  private warnings = 0
 
   constructor(private readonly req: ConvertRequest) {}
 
@@ -209,23 +186,16 @@ export class ConversionRun {
         throw initFailure(err, req.converterClass.name)
       }
       const outTmp = this.newOutputTemp()
-      const totals: RunTotals = {
-        inputs: [],
-        runsPerInput: [],
-        traces: counts(),
-        instanceTraces: new Map(),
-        warnings: 0,
-      }
       for (let index = 0; index < req.inputs.length; index++)
-        await this.convertInput(converter, index, outTmp, totals)
-      if (totals.traces.total === 0)
+        await this.convertInput(converter, index, outTmp)
+      if (this.traces.total === 0)
         throw lmtError('CONVERT_NO_TRACES', {
           suggestions: [
             'check that -f names the format of the input (`lmt converters` lists them), read the warnings above, or check that the input is not empty',
           ],
         })
-      await this.assemble(totals.runsPerInput, outTmp, req.inputs.length === 1)
-      return this.runSummary(converter, totals, started)
+      await this.assemble(outTmp)
+      return this.runSummary(converter, started)
     } catch (err) {
       // what is left untranslated by now is a file-system call on the output or its temporary files
       if (isFsError(err)) throw outputError('CONVERT_OUTPUT_FAILED', `cannot write ${req.output}`, err)
@@ -280,13 +250,8 @@ export class ConversionRun {
     }
   }
 
-  /** Converts input `index` into its sorter (a single input's straight into `outTmp`) and adds it to `totals`. */
-  private async convertInput(
-    converter: Converter,
-    index: number,
-    outTmp: string,
-    totals: RunTotals,
-  ): Promise<void> {
+  /** Converts input `index` into its sorter (a single input's straight into `outTmp`) and adds it to the totals. */
+  private async convertInput(converter: Converter, index: number, outTmp: string): Promise<void> {
     const {req} = this
     const path = req.inputs[index]
     const className = req.converterClass.name
@@ -296,7 +261,7 @@ export class ConversionRun {
       directPath: req.inputs.length === 1 ? outTmp : undefined,
       windowSize: req.sorterWindow,
       windowChars: sortBytesOf(converter, 'sortWindowBytes'),
-      chunkChars: req.sorterChunkChars ?? sortBytesOf(converter, 'sortChunkBytes'),
+      chunkChars: sortBytesOf(converter, 'sortChunkBytes'),
       release: (line) => this.arena.release(line),
     })
     this.sorters.push(sorter)
@@ -306,13 +271,13 @@ export class ConversionRun {
       signal: req.signal ?? new AbortController().signal,
       onBytes: (bytes) => this.progress(bytes),
     })
-    const traces = counts()
+    const traces: TraceCounts = {total: 0, byType: {}}
     const reading: OutputReading = {
       converter,
       className,
       path,
       ctx,
-      sink: this.traceSink(sorter, traces, totals.instanceTraces),
+      sink: this.traceSink(sorter, traces),
       arena: this.arena,
       sort: req.sort,
       logger: req.logger,
@@ -324,24 +289,33 @@ export class ConversionRun {
     } catch (err) {
       throw conversionFailure(err, className, path, req.output)
     }
-    totals.runsPerInput.push(await sorter.finish())
-    this.bytesDone += statSync(path).size
+    this.runsPerInput.push(await sorter.finish())
+    const bytes = statSync(path).size
+    this.bytesDone += bytes
     this.progress(0)
-    const summary = inputSummary(path, ctx, traces)
-    totals.warnings += ctx.warnings
-    totals.traces.total += traces.total
+    const read = ctx.usedLineReader
+    const summary: InputSummary = {
+      path,
+      bytes,
+      linesRead: read ? ctx.linesRead : null,
+      blankLines: read ? ctx.blankLines : null,
+      converted: read ? ctx.convertedLines : null,
+      skipped: fromMap(ctx.skipped),
+      dropped: fromMap(ctx.dropped),
+      notes: fromMap(ctx.notes),
+      traces,
+    }
+    this.warnings += ctx.warnings
+    this.traces.total += traces.total
     for (const [t, n] of Object.entries(traces.byType))
-      totals.traces.byType[t] = (totals.traces.byType[t] ?? 0) + n
-    totals.inputs.push(summary)
+      this.traces.byType[t] = (this.traces.byType[t] ?? 0) + n
+    this.inputs.push(summary)
     req.onInputDone?.(summary)
   }
 
   /** The sink of one input: its sorter, counting each trace (per type, per instance) on the way. */
-  private traceSink(
-    sorter: TraceSorter,
-    traceCounts: TraceCounts,
-    instanceTraces: Map<string, number>,
-  ): TraceSink {
+  private traceSink(sorter: TraceSorter, traceCounts: TraceCounts): TraceSink {
+    const {instanceTraces} = this
     const count = (type: string, instanceId: unknown): boolean => {
       traceCounts.total++
       traceCounts.byType[type] = (traceCounts.byType[type] ?? 0) + 1
@@ -367,16 +341,16 @@ export class ConversionRun {
   }
 
   /** The run's summary: the converter, the ordering, the totals, and every instance with its block size. */
-  private runSummary(converter: Converter, totals: RunTotals, started: number): ConvertSummary {
+  private runSummary(converter: Converter, started: number): ConvertSummary {
     const {req} = this
-    const known = new Set<string>(totals.instanceTraces.keys())
+    const known = new Set<string>(this.instanceTraces.keys())
     for (const id of converter.knownInstanceIds?.() ?? []) known.add(id)
     const instances = [...known]
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((instanceId) => ({
         instanceId,
         blockSize: typeof converter.getBlockSize === 'function' ? converter.getBlockSize(instanceId) : null,
-        traces: totals.instanceTraces.get(instanceId) ?? 0,
+        traces: this.instanceTraces.get(instanceId) ?? 0,
       }))
     return {
       format: req.format,
@@ -387,10 +361,10 @@ export class ConversionRun {
       },
       output: req.output,
       ordering: req.sort ? 'merged' : 'concatenated',
-      traces: totals.traces,
+      traces: this.traces,
       instances,
-      inputs: totals.inputs,
-      warnings: totals.warnings,
+      inputs: this.inputs,
+      warnings: this.warnings,
       elapsedMs: Date.now() - started,
     }
   }
@@ -419,10 +393,10 @@ export class ConversionRun {
   }
 
   /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */
-  private async assemble(runsPerInput: RunFile[][], outTmp: string, single: boolean): Promise<void> {
-    const {req} = this
+  private async assemble(outTmp: string): Promise<void> {
+    const {req, runsPerInput} = this
     refuseNonRegularOutput(req.output) // checked before the work too; a device put there meanwhile stays
-    if (single && runsPerInput[0].length === 1 && !runsPerInput[0][0].prefixed) {
+    if (req.inputs.length === 1 && runsPerInput[0].length === 1 && !runsPerInput[0][0].prefixed) {
       this.commit(outTmp)
       return
     }

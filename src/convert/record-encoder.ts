@@ -17,7 +17,7 @@ export interface ByteSink {
 }
 
 /** Byte pieces of one instance id, cached: most runs have a handful of instances. */
-export interface InstancePieces {
+interface InstancePieces {
   id: string
   get: Buffer // `{"type": "get", "instance_id": <id>, "trace_id": "trace_<id>_`
   write: Buffer
@@ -94,41 +94,30 @@ function plainTailValue(v: unknown): boolean {
 const sameTailValue = (a: unknown, b: unknown): boolean =>
   Object.is(a, b) || (Array.isArray(a) && Array.isArray(b)) // both plain and empty (checked before)
 
-/** The text of a get's fields after input_len, with its closing brace and newline (the slow path's bytes). */
-function tailText(r: GetRecord): string {
-  const text = (v: unknown) => serializeJson(v)
-  return (
-    `, "query_type": ${text(r.query_type)}, "block_mask": ${text(r.block_mask)}, "sw_size": ${text(r.sw_size)}` +
-    `, "location_spec_names": ${text(r.location_spec_names)}}\n`
-  )
-}
-
 /**
  * The last tail of plain values encoded, reused while the gets that follow have the same values (a log's gets
  * mostly share their query type, block mask, window size and location specs): one copy instead of a piece each.
  */
 let lastTail: {qt: unknown; bm: unknown; sw: unknown; ls: unknown; bytes: Buffer} | undefined
 
-/** The tail of a get with plain tail values, as bytes; undefined for any other get. */
+/** A get's fields after input_len with its closing brace and newline, as bytes, when all are plain values. */
 function plainTail(r: GetRecord): Buffer | undefined {
   const {query_type: qt, block_mask: bm, sw_size: sw, location_spec_names: ls} = r
-  const t = lastTail
-  if (
-    t !== undefined &&
-    sameTailValue(qt, t.qt) &&
-    sameTailValue(bm, t.bm) &&
-    sameTailValue(sw, t.sw) &&
-    sameTailValue(ls, t.ls) &&
-    plainTailValue(qt) &&
-    plainTailValue(bm) &&
-    plainTailValue(sw) &&
-    plainTailValue(ls)
-  )
-    return t.bytes
   if (!(plainTailValue(qt) && plainTailValue(bm) && plainTailValue(sw) && plainTailValue(ls)))
     return undefined
-  lastTail = {qt, bm, sw, ls, bytes: Buffer.from(tailText(r), 'utf8')}
-  return lastTail.bytes
+  let t = lastTail
+  if (
+    t === undefined ||
+    !sameTailValue(qt, t.qt) ||
+    !sameTailValue(bm, t.bm) ||
+    !sameTailValue(sw, t.sw) ||
+    !sameTailValue(ls, t.ls)
+  ) {
+    const text = (v: unknown) => serializeJson(v)
+    const tail = `, "query_type": ${text(qt)}, "block_mask": ${text(bm)}, "sw_size": ${text(sw)}, "location_spec_names": ${text(ls)}}\n`
+    lastTail = t = {qt, bm, sw, ls, bytes: Buffer.from(tail, 'utf8')}
+  }
+  return t.bytes
 }
 
 function hasDefaultTail(record: GetRecord): boolean {
@@ -141,58 +130,35 @@ function hasDefaultTail(record: GetRecord): boolean {
 }
 
 /**
- * The usual line's head, up to its keys: `{"type": …, "trace_id": "trace_<id>_<ts>", "timestamp_ns": <ts>, "keys": `
- * at p in `out` (room is the caller's); returns the end. With {@link putGetTail} / {@link putWriteTail} after the
- * keys' text, the bytes of the usual get and write lines.
+ * The usual record (KeyList keys; a get whose tail is the default or plain values) written in one go into room
+ * the sink gives, no call per piece: `{"type": …, "trace_id": "trace_<id>_<ts>", "timestamp_ns": <ts>, "keys": `,
+ * the keys' text, then a get's `, "input_len": <len>` and tail or a write's `}`. False when the sink has no room
+ * for it at once.
  */
-function putLineHead(out: Uint8Array, p: number, head: Uint8Array, ts: string): number {
-  p = put(out, p, head)
-  p = putAscii(out, p, ts)
-  p = put(out, p, TS_FIELD)
-  p = putAscii(out, p, ts)
-  return put(out, p, KEYS_FIELD)
-}
-
-/** A get line's end after its keys: `, "input_len": <len>` and `tail` (which closes the line). */
-function putGetTail(out: Uint8Array, p: number, lenText: string, tail: Uint8Array): number {
-  p = put(out, p, INPUT_LEN)
-  p = putAscii(out, p, lenText)
-  return put(out, p, tail)
-}
-
-/** A write line's end after its keys. */
-function putWriteTail(out: Uint8Array, p: number): number {
-  out[p++] = 0x7d // }
-  out[p++] = 0x0a
-  return p
-}
-
-/** The room {@link putLineHead} and a tail take, keys excluded (`lenText` is '' for a write). */
-function usualLineRoom(head: Uint8Array, ts: string, lenText: string, tail: Uint8Array | undefined): number {
-  const common = head.length + 2 * ts.length + TS_FIELD.length + KEYS_FIELD.length
-  return common + (tail !== undefined ? INPUT_LEN.length + lenText.length + tail.length : 2)
-}
-
-/**
- * The usual record (KeyList keys; a get with the default tail or another `tail` of plain values) written in one go
- * into room the sink gives: no call per piece. False when the sink has no room for it at once.
- */
-function encodeUsual(
-  record: GetRecord | WriteRecord,
-  keys: KeyList,
-  pieces: InstancePieces,
-  b: ByteSink,
-  tail: Buffer,
-): boolean {
+function encodeUsual(record: GetRecord | WriteRecord, keys: KeyList, b: ByteSink, tail: Buffer): boolean {
   const isGet = record instanceof GetRecord
+  const pieces = piecesOf(record.instance_id)
   const ts = isGet ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
   const lenText = isGet ? String(record.input_len) : ''
   const head = isGet ? pieces.get : pieces.write
-  const out = b.room(usualLineRoom(head, ts, lenText, isGet ? tail : undefined) + keys.jsonByteLength)
+  const common = head.length + 2 * ts.length + TS_FIELD.length + KEYS_FIELD.length + keys.jsonByteLength
+  const out = b.room(common + (isGet ? INPUT_LEN.length + lenText.length + tail.length : 2))
   if (out === undefined) return false
-  let p = putLineHead(out, b.pos, head, ts)
+  let p = put(out, b.pos, head)
+  p = putAscii(out, p, ts)
+  p = put(out, p, TS_FIELD)
+  p = putAscii(out, p, ts)
+  p = put(out, p, KEYS_FIELD)
   p = keys.copyJsonInto(out, p)
-  b.pos = isGet ? putGetTail(out, p, lenText, tail) : putWriteTail(out, p)
+  if (isGet) {
+    p = put(out, p, INPUT_LEN)
+    p = putAscii(out, p, lenText)
+    p = put(out, p, tail)
+  } else {
+    out[p++] = 0x7d // }
+    out[p++] = 0x0a
+  }
+  b.pos = p
   return true
 }
 
@@ -201,7 +167,7 @@ export function encodeRecordInto(record: GetRecord | WriteRecord, b: ByteSink): 
   const keys = record.keys
   const tail = record instanceof WriteRecord || hasDefaultTail(record) ? DEFAULT_GET_TAIL : plainTail(record)
   if (keys instanceof KeyList && tail !== undefined) {
-    if (encodeUsual(record, keys, piecesOf(record.instance_id), b, tail)) return
+    if (encodeUsual(record, keys, b, tail)) return
   }
   // any other record, and one longer than the room the sink has at once, as the plain path writes it
   b.text(serializeJson(record))
