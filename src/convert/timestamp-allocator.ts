@@ -11,18 +11,16 @@ const LEAF = 128
 const PAGE = 512
 /** spilled pages held in memory, over all instances (PAGE × 16 bytes each) */
 const CACHED_PAGES = 512
-/** intervals per buffer when runs are merged */
-const MERGE_BUFFER = 1 << 15
 const INT64_MIN = -(2n ** 63n)
 const INT64_MAX = 2n ** 63n - 1n
 
-/** Index of the last element ≤ t in an increasing array, or −1. */
-function lastAtMost(a: ArrayLike<bigint>, t: bigint): number {
+/** Index of the last element ≤ t in an increasing array (of every `stride`-th element), or −1. */
+function lastAtMost(a: ArrayLike<bigint>, t: bigint, stride = 1): number {
   let lo = 0
-  let hi = a.length
+  let hi = a.length / stride
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (a[mid] <= t) lo = mid + 1
+    if (a[mid * stride] <= t) lo = mid + 1
     else hi = mid
   }
   return lo - 1
@@ -70,76 +68,36 @@ export class IntervalSet {
   /** Adds every integer of [a, b] (a ≤ b), merging the intervals it overlaps or touches. */
   addRange(a: bigint, b: bigint): void {
     const last = this.leaves[this.leaves.length - 1]
-    if (last === undefined) {
+    if (last !== undefined && a === last.hi[last.hi.length - 1] + 1n) {
+      last.hi[last.hi.length - 1] = b // right after everything: the usual case for time-sorted input
+      return
+    }
+    // the intervals that overlap or touch [a, b] are the last ones starting at or below b + 1: each is taken out
+    // and [a, b] widened to hold it
+    for (;;) {
+      const k = lastAtMost(this.mins, b + 1n)
+      if (k < 0) break
+      const leaf = this.leaves[k]
+      const i = lastAtMost(leaf.lo, b + 1n)
+      if (leaf.hi[i] < a - 1n) break
+      if (leaf.lo[i] < a) a = leaf.lo[i]
+      if (leaf.hi[i] > b) b = leaf.hi[i]
+      this.removeAt(k, i)
+    }
+    // then [a, b] goes in after the last interval starting below it (first of the first leaf when there is none)
+    const k = Math.max(0, lastAtMost(this.mins, a))
+    const leaf = this.leaves[k]
+    if (leaf === undefined) {
       this.leaves.push({lo: [a], hi: [b]})
       this.mins.push(a)
-      this.size = 1
-      return
-    }
-    const n = last.hi.length
-    const lastHi = last.hi[n - 1]
-    if (a > lastHi) {
-      // above everything: the usual case for time-sorted input
-      if (a === lastHi + 1n) last.hi[n - 1] = b
-      else {
-        last.lo.push(a)
-        last.hi.push(b)
-        this.size++
-        if (last.lo.length > 2 * LEAF) this.split(this.leaves.length - 1)
-      }
-      return
-    }
-    // the first interval that can merge with [a, b]: the last one starting at or below a − 1, if it reaches a − 1
-    let k = lastAtMost(this.mins, a - 1n)
-    let i: number
-    if (k < 0) {
-      k = 0
-      i = 0
     } else {
-      const leaf = this.leaves[k]
-      i = lastAtMost(leaf.lo, a - 1n)
-      if (leaf.hi[i] < a - 1n) i++
-      if (i === leaf.lo.length) {
-        k++
-        i = 0
-      }
-    }
-    const leaf = this.leaves[k]
-    if (leaf === undefined || leaf.lo[i] > b + 1n) {
-      // touches nothing: a new interval at (k, i), or at the end of the leaf before when k ran past the last leaf
-      if (leaf === undefined) {
-        const prev = this.leaves[k - 1]
-        prev.lo.push(a)
-        prev.hi.push(b)
-        this.size++
-        if (prev.lo.length > 2 * LEAF) this.split(k - 1)
-        return
-      }
+      const i = lastAtMost(leaf.lo, a) + 1
       leaf.lo.splice(i, 0, a)
       leaf.hi.splice(i, 0, b)
       if (i === 0) this.mins[k] = a
-      this.size++
       if (leaf.lo.length > 2 * LEAF) this.split(k)
-      return
     }
-    // merge: [a, b] takes in (k, i) and every following interval that starts at or below b + 1
-    const lo = leaf.lo[i] < a ? leaf.lo[i] : a
-    let hi = leaf.hi[i] > b ? leaf.hi[i] : b
-    leaf.lo[i] = lo
-    if (i === 0) this.mins[k] = lo
-    for (;;) {
-      let nk = k
-      let ni = i + 1
-      if (ni === this.leaves[nk].lo.length) {
-        nk++
-        ni = 0
-      }
-      const next = this.leaves[nk]
-      if (next === undefined || next.lo[ni] > hi + 1n) break
-      if (next.hi[ni] > hi) hi = next.hi[ni]
-      this.removeAt(nk, ni)
-    }
-    this.leaves[k].hi[i] = hi
+    this.size++
   }
 
   /** Removes the intervals below `floor` (an interval across it keeps its part from floor up); returns them. */
@@ -221,173 +179,111 @@ interface Run {
   max: bigint
   /** the first value of each page */
   pageStarts: BigInt64Array
-  /** the page read last (sequential lookups stay on one page) */
-  lastPage: number
-  lastData: BigInt64Array | undefined
 }
 
-/** Writes a run's intervals (given in increasing order, disjoint and non-adjacent) through one buffer. */
+/** Writes a run's intervals (given in increasing order, disjoint and non-adjacent) a page at a time. */
 class RunWriter {
   private readonly fd: number
-  private readonly buf: BigInt64Array
+  private readonly buf = new BigInt64Array(2 * PAGE)
   private used = 0
-  private offset = 0
-  private count = 0
-  private min = 0n
-  private max = 0n
+  private readonly run: Run
   private readonly starts: bigint[] = []
 
-  /** `expected`: the number of intervals about to be written (sizes the buffer) */
-  constructor(
-    private readonly id: number,
-    private readonly path: string,
-    expected: number,
-  ) {
-    this.buf = new BigInt64Array(2 * Math.max(1, Math.min(MERGE_BUFFER, expected)))
+  constructor(id: number, dir: string) {
+    const path = join(dir, `slots-${id}.bin`)
+    this.run = {id, path, count: 0, min: 0n, max: 0n, pageStarts: new BigInt64Array(0)}
     this.fd = openSync(path, 'wx')
   }
 
   push(lo: bigint, hi: bigint): void {
-    if (this.count % PAGE === 0) this.starts.push(lo)
-    if (this.count === 0) this.min = lo
-    this.max = hi
-    this.count++
+    const run = this.run
+    if (run.count % PAGE === 0) this.starts.push(lo)
+    if (run.count++ === 0) run.min = lo
+    run.max = hi
     this.buf[this.used++] = lo
     this.buf[this.used++] = hi
     if (this.used === this.buf.length) this.flush()
   }
 
+  /** The run written, once its last page is (the file is closed whatever happens). */
   finish(): Run {
     try {
       this.flush()
     } finally {
       closeSync(this.fd)
     }
-    const {id, path, count, min, max} = this
-    return {
-      id,
-      path,
-      count,
-      min,
-      max,
-      pageStarts: BigInt64Array.from(this.starts),
-      lastPage: -1,
-      lastData: undefined,
-    }
+    this.run.pageStarts = BigInt64Array.from(this.starts)
+    return this.run
   }
 
+  /** Closes the file of a run that failed (its folder is removed with the conversion's). */
   abandon(): void {
     closeSync(this.fd)
   }
 
   private flush(): void {
     const bytes = new Uint8Array(this.buf.buffer, 0, this.used * 8)
-    let done = 0
-    while (done < bytes.length)
-      done += writeSync(this.fd, bytes, done, bytes.length - done, this.offset + done)
-    this.offset += bytes.length
+    for (let done = 0; done < bytes.length;) done += writeSync(this.fd, bytes, done, bytes.length - done)
     this.used = 0
   }
 }
 
-/** Reads a run's intervals in order, a buffer at a time. */
+/** Page `p` of a run: its intervals as (lo, hi) pairs. */
+function readPage(run: Run, p: number): BigInt64Array {
+  const data = new BigInt64Array(2 * Math.min(PAGE, run.count - p * PAGE))
+  const into = new Uint8Array(data.buffer)
+  const fd = openSync(run.path, 'r')
+  try {
+    for (let done = 0; done < into.length;) {
+      const n = readSync(fd, into, done, into.length - done, p * PAGE * 16 + done)
+      if (n === 0) throw new Error('timestamp spill file is shorter than written')
+      done += n
+    }
+  } finally {
+    closeSync(fd)
+  }
+  return data
+}
+
+/** Reads a run's intervals in order, a page at a time. */
 class RunCursor {
-  private readonly fd: number
-  private readonly buf: BigInt64Array
-  private len = 0
-  private pos = 0
-  private read = 0
+  private page = -1
+  private data: BigInt64Array = new BigInt64Array(0)
+  private i = 0
   lo = 0n
   hi = 0n
   done = false
 
   constructor(private readonly run: Run) {
-    this.buf = new BigInt64Array(2 * Math.max(1, Math.min(MERGE_BUFFER, run.count)))
-    this.fd = openSync(run.path, 'r')
     this.next()
   }
 
   next(): void {
-    if (this.pos === this.len) {
-      const n = Math.min(this.buf.length >>> 1, this.run.count - this.read)
-      if (n === 0) {
+    if (this.i === this.data.length) {
+      if (++this.page * PAGE >= this.run.count) {
         this.done = true
         return
       }
-      readExactly(this.fd, new Uint8Array(this.buf.buffer, 0, n * 16), this.read * 16)
-      this.read += n
-      this.len = 2 * n
-      this.pos = 0
+      this.data = readPage(this.run, this.page)
+      this.i = 0
     }
-    this.lo = this.buf[this.pos++]
-    this.hi = this.buf[this.pos++]
-  }
-
-  close(): void {
-    closeSync(this.fd)
-  }
-}
-
-function readExactly(fd: number, into: Uint8Array, position: number): void {
-  let done = 0
-  while (done < into.length) {
-    const n = readSync(fd, into, done, into.length - done, position + done)
-    if (n === 0) throw new Error('timestamp spill file is shorter than written')
-    done += n
-  }
-}
-
-/** Pages of spilled runs held in memory, least recently used out, over all instances of an allocator. */
-class PageCache {
-  private readonly pages = new Map<number, BigInt64Array>()
-
-  page(run: Run, p: number): BigInt64Array {
-    if (run.lastPage === p) return run.lastData as BigInt64Array
-    const key = run.id * 2 ** 32 + p
-    let data = this.pages.get(key)
-    if (data !== undefined) {
-      this.pages.delete(key)
-      this.pages.set(key, data)
-    } else {
-      const n = Math.min(PAGE, run.count - p * PAGE)
-      data = new BigInt64Array(2 * n)
-      const fd = openSync(run.path, 'r')
-      try {
-        readExactly(fd, new Uint8Array(data.buffer), p * PAGE * 16)
-      } finally {
-        closeSync(fd)
-      }
-      if (this.pages.size >= CACHED_PAGES) this.pages.delete(this.pages.keys().next().value as number)
-      this.pages.set(key, data)
-    }
-    run.lastPage = p
-    run.lastData = data
-    return data
-  }
-
-  drop(run: Run): void {
-    for (let p = 0; p < run.pageStarts.length; p++) this.pages.delete(run.id * 2 ** 32 + p)
+    this.lo = this.data[this.i++]
+    this.hi = this.data[this.i++]
   }
 }
 
 /** Used timestamps of one instance id. */
-class InstanceSlots {
+interface InstanceSlots {
   /** every used timestamp ≥ floor is here; one below it is here or in a run */
-  readonly mem = new IntervalSet()
+  mem: IntervalSet
   floor: bigint | undefined
   /** spilled runs, oldest (largest) first */
-  runs: Run[] = []
+  runs: Run[]
   /** the largest timestamp used */
   maxUsed: bigint | undefined
   /** false once a timestamp beyond int64 was seen (it cannot be spilled): the instance then stays in memory */
   spillable: boolean
-
-  constructor(
-    spillable: boolean,
-    public threshold: number,
-  ) {
-    this.spillable = spillable
-  }
+  threshold: number
 }
 
 /**
@@ -406,7 +302,8 @@ export class TimestampAllocator {
   private readonly slots = new Map<string, InstanceSlots>()
   private lastId: string | undefined
   private last: InstanceSlots | undefined
-  private readonly cache = new PageCache()
+  /** pages of spilled runs held in memory over all instances, least recently used first (run id × 2³² + page) */
+  private readonly pages = new Map<number, BigInt64Array>()
   private files = 0
 
   constructor(
@@ -417,7 +314,14 @@ export class TimestampAllocator {
   allocate(instanceId: string, base: bigint): bigint {
     let s = instanceId === this.lastId ? this.last : this.slots.get(instanceId)
     if (s === undefined) {
-      s = new InstanceSlots(this.spillDir !== undefined, this.spillThreshold)
+      s = {
+        mem: new IntervalSet(),
+        floor: undefined,
+        runs: [],
+        maxUsed: undefined,
+        spillable: this.spillDir !== undefined,
+        threshold: this.spillThreshold,
+      }
       this.slots.set(instanceId, s)
     }
     this.lastId = instanceId
@@ -472,18 +376,17 @@ export class TimestampAllocator {
   private runCovering(run: Run, t: bigint): [bigint, bigint] | undefined {
     if (t < run.min || t > run.max) return undefined
     const p = lastAtMost(run.pageStarts, t)
-    const data = this.cache.page(run, p)
-    // the last interval of the page starting at or below t (the page's first one does)
-    let lo = 0
-    let hi = data.length >>> 1
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (data[2 * mid] <= t) lo = mid + 1
-      else hi = mid
+    const key = run.id * 2 ** 32 + p
+    let data = this.pages.get(key)
+    if (data !== undefined) this.pages.delete(key)
+    else {
+      data = readPage(run, p)
+      if (this.pages.size >= CACHED_PAGES) this.pages.delete(this.pages.keys().next().value as number)
     }
-    const i = lo - 1
-    const end = data[2 * i + 1]
-    return end >= t ? [data[2 * i], end] : undefined
+    this.pages.set(key, data)
+    // the last interval of the page starting at or below t (the page's first one does)
+    const i = lastAtMost(data, t, 2)
+    return data[2 * i + 1] >= t ? [data[2 * i], data[2 * i + 1]] : undefined
   }
 
   /**
@@ -502,14 +405,7 @@ export class TimestampAllocator {
     const floor = s.floor !== undefined && s.floor > quantile ? s.floor : quantile
     const below = s.mem.takeBelow(floor)
     if (below.lo.length > 0) {
-      const writer = this.newRun(below.lo.length)
-      try {
-        for (let i = 0; i < below.lo.length; i++) writer.push(below.lo[i], below.hi[i])
-      } catch (error) {
-        writer.abandon()
-        throw error
-      }
-      s.runs.push(writer.finish())
+      s.runs.push(this.writeRun((w) => below.lo.forEach((lo, i) => w.push(lo, below.hi[i]))))
       s.floor = floor
       while (s.runs.length >= 2 && s.runs[s.runs.length - 2].count <= 2 * s.runs[s.runs.length - 1].count) {
         const b = s.runs.pop() as Run
@@ -521,43 +417,41 @@ export class TimestampAllocator {
     if (s.mem.size > s.threshold / 2) s.threshold *= 2
   }
 
-  private newRun(expected: number): RunWriter {
-    const id = this.files++
-    return new RunWriter(id, join(this.spillDir as string, `slots-${id}.bin`), expected)
+  /** A new run of the intervals `fill` pushes (in increasing order, disjoint and non-adjacent). */
+  private writeRun(fill: (w: RunWriter) => void): Run {
+    const w = new RunWriter(this.files++, this.spillDir as string)
+    try {
+      fill(w)
+    } catch (error) {
+      w.abandon()
+      throw error
+    }
+    return w.finish()
   }
 
   /** The union of two runs as one run (overlapping or touching intervals joined); their files are removed. */
   private merge(a: Run, b: Run): Run {
-    const writer = this.newRun(a.count + b.count)
     const x = new RunCursor(a)
     const y = new RunCursor(b)
-    try {
-      let lo = 0n
-      let hi = 0n
-      let open = false
-      while (!x.done || !y.done) {
-        const c = y.done || (!x.done && x.lo <= y.lo) ? x : y
-        if (open && c.lo <= hi + 1n) {
+    const next = () => (y.done || (!x.done && x.lo <= y.lo) ? x : y)
+    const run = this.writeRun((w) => {
+      let c = next()
+      let lo = c.lo
+      let hi = c.hi
+      for (c.next(); !x.done || !y.done; c.next()) {
+        c = next()
+        if (c.lo <= hi + 1n) {
           if (c.hi > hi) hi = c.hi
         } else {
-          if (open) writer.push(lo, hi)
+          w.push(lo, hi)
           lo = c.lo
           hi = c.hi
-          open = true
         }
-        c.next()
       }
-      if (open) writer.push(lo, hi)
-    } catch (error) {
-      writer.abandon()
-      throw error
-    } finally {
-      x.close()
-      y.close()
-    }
-    const run = writer.finish()
+      w.push(lo, hi)
+    })
     for (const old of [a, b]) {
-      this.cache.drop(old)
+      for (let p = 0; p < old.pageStarts.length; p++) this.pages.delete(old.id * 2 ** 32 + p)
       rmSync(old.path, {force: true})
     }
     return run
