@@ -9,6 +9,8 @@ const KEPT_SHARE = 4
 const LEAF = 128
 /** intervals per page of a spilled run: one read, one entry of the run's page index */
 const PAGE = 512
+/** intervals a run is written and merged by at a time (one buffer) */
+const CHUNK = 64 * PAGE
 /** spilled pages held in memory, over all instances (PAGE × 16 bytes each) */
 const CACHED_PAGES = 512
 const INT64_MIN = -(2n ** 63n)
@@ -68,12 +70,20 @@ export class IntervalSet {
   /** Adds every integer of [a, b] (a ≤ b), merging the intervals it overlaps or touches. */
   addRange(a: bigint, b: bigint): void {
     const last = this.leaves[this.leaves.length - 1]
-    if (last !== undefined && a === last.hi[last.hi.length - 1] + 1n) {
-      last.hi[last.hi.length - 1] = b // right after everything: the usual case for time-sorted input
+    const top = last?.hi.length - 1
+    if (last !== undefined && a > last.hi[top]) {
+      // above everything: the usual case for time-sorted input
+      if (a === last.hi[top] + 1n) last.hi[top] = b
+      else {
+        last.lo.push(a)
+        last.hi.push(b)
+        this.size++
+        if (last.lo.length > 2 * LEAF) this.split(this.leaves.length - 1)
+      }
       return
     }
-    // the intervals that overlap or touch [a, b] are the last ones starting at or below b + 1: each is taken out
-    // and [a, b] widened to hold it
+    // the intervals that overlap or touch [a, b] are the last ones starting at or below b + 1: taken from the
+    // right, each widens [a, b]; the leftmost of them becomes the union, the others go
     for (;;) {
       const k = lastAtMost(this.mins, b + 1n)
       if (k < 0) break
@@ -82,6 +92,13 @@ export class IntervalSet {
       if (leaf.hi[i] < a - 1n) break
       if (leaf.lo[i] < a) a = leaf.lo[i]
       if (leaf.hi[i] > b) b = leaf.hi[i]
+      const before = i > 0 ? leaf.hi[i - 1] : this.leaves[k - 1]?.hi.at(-1)
+      if (before === undefined || before < a - 1n) {
+        leaf.lo[i] = a
+        leaf.hi[i] = b
+        if (i === 0) this.mins[k] = a
+        return
+      }
       this.removeAt(k, i)
     }
     // then [a, b] goes in after the last interval starting below it (first of the first leaf when there is none)
@@ -179,19 +196,23 @@ interface Run {
   max: bigint
   /** the first value of each page */
   pageStarts: BigInt64Array
+  /** the page read last, and its data (sequential lookups stay on one page) */
+  lastPage: number
+  lastData: BigInt64Array
 }
 
-/** Writes a run's intervals (given in increasing order, disjoint and non-adjacent) a page at a time. */
+/** Writes a run's intervals (given in increasing order, disjoint and non-adjacent) through one buffer. */
 class RunWriter {
   private readonly fd: number
-  private readonly buf = new BigInt64Array(2 * PAGE)
+  private readonly buf = new BigInt64Array(2 * CHUNK)
   private used = 0
   private readonly run: Run
   private readonly starts: bigint[] = []
 
   constructor(id: number, dir: string) {
     const path = join(dir, `slots-${id}.bin`)
-    this.run = {id, path, count: 0, min: 0n, max: 0n, pageStarts: new BigInt64Array(0)}
+    const none = new BigInt64Array(0)
+    this.run = {id, path, count: 0, min: 0n, max: 0n, pageStarts: none, lastPage: -1, lastData: none}
     this.fd = openSync(path, 'wx')
   }
 
@@ -228,16 +249,16 @@ class RunWriter {
   }
 }
 
-/** Page `p` of a run: its intervals as (lo, hi) pairs. */
-function readPage(run: Run, p: number): BigInt64Array {
-  const data = new BigInt64Array(2 * Math.min(PAGE, run.count - p * PAGE))
+/** `n` intervals of a run from its `first`, as (lo, hi) pairs. */
+function readIntervals(run: Run, first: number, n: number): BigInt64Array {
+  const data = new BigInt64Array(2 * n)
   const into = new Uint8Array(data.buffer)
   const fd = openSync(run.path, 'r')
   try {
     for (let done = 0; done < into.length;) {
-      const n = readSync(fd, into, done, into.length - done, p * PAGE * 16 + done)
-      if (n === 0) throw new Error('timestamp spill file is shorter than written')
-      done += n
+      const got = readSync(fd, into, done, into.length - done, first * 16 + done)
+      if (got === 0) throw new Error('timestamp spill file is shorter than written')
+      done += got
     }
   } finally {
     closeSync(fd)
@@ -245,9 +266,9 @@ function readPage(run: Run, p: number): BigInt64Array {
   return data
 }
 
-/** Reads a run's intervals in order, a page at a time. */
+/** Reads a run's intervals in order, a chunk at a time. */
 class RunCursor {
-  private page = -1
+  private read = 0
   private data: BigInt64Array = new BigInt64Array(0)
   private i = 0
   lo = 0n
@@ -260,11 +281,13 @@ class RunCursor {
 
   next(): void {
     if (this.i === this.data.length) {
-      if (++this.page * PAGE >= this.run.count) {
+      const n = Math.min(CHUNK, this.run.count - this.read)
+      if (n === 0) {
         this.done = true
         return
       }
-      this.data = readPage(this.run, this.page)
+      this.data = readIntervals(this.run, this.read, n)
+      this.read += n
       this.i = 0
     }
     this.lo = this.data[this.i++]
@@ -376,14 +399,19 @@ export class TimestampAllocator {
   private runCovering(run: Run, t: bigint): [bigint, bigint] | undefined {
     if (t < run.min || t > run.max) return undefined
     const p = lastAtMost(run.pageStarts, t)
-    const key = run.id * 2 ** 32 + p
-    let data = this.pages.get(key)
-    if (data !== undefined) this.pages.delete(key)
-    else {
-      data = readPage(run, p)
-      if (this.pages.size >= CACHED_PAGES) this.pages.delete(this.pages.keys().next().value as number)
+    if (run.lastPage !== p) {
+      const key = run.id * 2 ** 32 + p
+      let data = this.pages.get(key)
+      if (data !== undefined) this.pages.delete(key)
+      else {
+        data = readIntervals(run, p * PAGE, Math.min(PAGE, run.count - p * PAGE))
+        if (this.pages.size >= CACHED_PAGES) this.pages.delete(this.pages.keys().next().value as number)
+      }
+      this.pages.set(key, data)
+      run.lastPage = p
+      run.lastData = data
     }
-    this.pages.set(key, data)
+    const data = run.lastData
     // the last interval of the page starting at or below t (the page's first one does)
     const i = lastAtMost(data, t, 2)
     return data[2 * i + 1] >= t ? [data[2 * i], data[2 * i + 1]] : undefined
