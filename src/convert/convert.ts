@@ -90,10 +90,8 @@ interface ConvertPlan {
   output: string
   toStdout: boolean
   lct?: LctSettings
-  instanceBlockSizes: Map<string, number>
-  modelMapping?: Map<string, string>
-  converterConfig?: Record<string, unknown>
-  settings: unknown
+  /** what the converter is constructed with (docs/convert.md §4.1) */
+  options: ConvertRequest['options']
 }
 
 /**
@@ -150,13 +148,24 @@ async function planConversion(first: ConvertFlags, io: ConvertIO): Promise<Conve
   const lct = lctMode ? await lctSettings(flags, logger) : undefined
   const converterConfig = loadConverterConfig(flags['converter-config-file'], flags['converter-config-json'])
   const settings = converterSettings(reg, flags, converterConfig)
+  const options: ConvertRequest['options'] = {
+    defaultInstanceId: flags['instance-id'],
+    instanceBlockSizes,
+    mode: 'optimizer',
+    ...(converterConfig === undefined ? {} : {converterConfig}),
+    ...(settings === undefined ? {} : {settings}),
+    modelMapping,
+    numWorkers: flags['num-workers'] === 0 ? Math.max(1, cpus().length - 1) : flags['num-workers'],
+    ignoreResponse: flags['ignore-response'],
+    truncate: flags.truncate,
+  }
   if (reg.format === 'qwen_bailian' && !instanceBlockSizes.has(flags['instance-id']))
     for (const input of flags.input)
       if (await looksLikeMooncake(input))
         logger.warn(
           `${input} looks like a Mooncake trace (about one id per 512 tokens, where qwen_bailian reads one per 16); hint: use -f mooncake (512-token blocks, timestamps in ms)`,
         )
-  return {flags, reg, output, toStdout, lct, instanceBlockSizes, modelMapping, converterConfig, settings}
+  return {flags, reg, output, toStdout, lct, options}
 }
 
 /** The conversion (and with --mode lct the .lct written from its output), interruptible throughout. */
@@ -171,7 +180,7 @@ async function run(plan: ConvertPlan, io: ConvertIO): Promise<ConvertSummary> {
     converterClass: reg.cls,
     converterSource: reg.source,
     converterPath: reg.path,
-    options: converterOptions(plan),
+    options: plan.options,
     sort: flags.sort,
     strict: flags.strict,
     logger: io.logger,
@@ -197,27 +206,10 @@ async function run(plan: ConvertPlan, io: ConvertIO): Promise<ConvertSummary> {
   }
 }
 
-type ConversionRunOptions = ConvertRequest['options']
-
-/** What the converter is constructed with (docs/convert.md §4.1). */
-function converterOptions(plan: ConvertPlan): ConversionRunOptions {
-  const {flags, converterConfig} = plan
-  return {
-    defaultInstanceId: flags['instance-id'],
-    instanceBlockSizes: plan.instanceBlockSizes,
-    mode: 'optimizer',
-    ...(converterConfig === undefined ? {} : {converterConfig}),
-    ...(plan.settings === undefined ? {} : {settings: plan.settings}),
-    modelMapping: plan.modelMapping,
-    numWorkers: flags['num-workers'] === 0 ? Math.max(1, cpus().length - 1) : flags['num-workers'],
-    ignoreResponse: flags['ignore-response'],
-    truncate: flags.truncate,
-  }
-}
-
 /** The banner's lines: the converter, then the instance, block sizes, truncation and model mapping. */
-function bannerLines({reg, flags, instanceBlockSizes, modelMapping}: ConvertPlan): string[] {
-  const sizes = [...instanceBlockSizes].map(([id, n]) => `${id}=${n}`).join(', ')
+function bannerLines({reg, flags, options}: ConvertPlan): string[] {
+  const {instanceBlockSizes, modelMapping} = options
+  const sizes = [...(instanceBlockSizes as Map<string, number>)].map(([id, n]) => `${id}=${n}`).join(', ')
   return [
     `lmt convert: format ${reg.format} (${reg.className} from ${reg.source})`,
     `  instance id: ${flags['instance-id']}; block sizes: ${sizes || '(converter default)'}; truncate: ${flags.truncate}; ` +
