@@ -2,7 +2,7 @@
 import type {JsonFloat} from '../formats/json/json-float.js'
 import type {DecodedArgs} from '../formats/lct/codecs.js'
 import type {TraceRecorder} from '../formats/lct/recorder.js'
-import type {LctHeader, LctRecord} from '../formats/lct/types.js'
+import type {LctHeader} from '../formats/lct/types.js'
 import type {Scheduler} from './scheduler.js'
 
 export interface ReplayEnv {
@@ -42,11 +42,6 @@ export interface ReplayLevel<Target = unknown, Config = unknown> {
   /** oclif flag definitions this level adds to `lmt replay` */
   readonly flags: Record<string, unknown>
   readonly replayableSchemaVersions: readonly number[]
-  /**
-   * Its handlers never change the arrays of the args they are given (kept or not), so a reader may hand records
-   * that repeat a list of keys the same array. A declaration for readers: lmt's reader gives each record its own.
-   */
-  readonly readsArgsOnly?: boolean
   parseConfig(flags: Record<string, unknown>, header: LctHeader, warn: (message: string) => void): Config
   configDigest?(config: Config): {json: string; digest: string}
   createTarget(config: Config, env: ReplayEnv): Target
@@ -57,7 +52,6 @@ export interface ReplayLevel<Target = unknown, Config = unknown> {
   observations?(target: Target): LevelObservations
   snapshot?(target: Target): {state: unknown; digest: string}
   attachRecorder?(target: Target, config: Config, recorder: TraceRecorder): void
-  infoSummarizer?(): {add(record: LctRecord): void; lines(): string[]}
 }
 
 /** A qualname → handler map. */

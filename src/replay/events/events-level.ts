@@ -302,7 +302,6 @@ export const eventsLevel: ReplayLevel<EventsTarget, Record<string, never>> = {
     "LMCache cache events (--trace-level events): per-tier, per-backend occupancy from the store/delete/access/config batches, the stream's cuts, lost batches and dropped events, and LMCache's trace info figures",
   flags: {},
   replayableSchemaVersions: [2],
-  readsArgsOnly: true,
   parseConfig: () => ({}),
   createTarget: () => new EventsTarget(),
   buildDispatcher() {

@@ -30,8 +30,6 @@ export const storageLevel: ReplayLevel<StorageTarget, StorageConfig> = {
     "LMCache's StorageManager: L1 with TTL locks, LRU eviction, mock L2, store and prefetch controllers",
   flags: storageFlags,
   replayableSchemaVersions: [2],
-  // the handlers and the model only read key lists
-  readsArgsOnly: true,
 
   parseConfig(flags, header: LctHeader, warn) {
     let f = storageFlagValues(flags)
