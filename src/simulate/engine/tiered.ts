@@ -769,6 +769,13 @@ export class TieredInstance implements Policy {
   private now = 0
   /** the policy is ttl: the blocks keep their last access and TTL as timestamps, and when they expire */
   private readonly expires: boolean
+  /**
+   * a policy reads the blocks' times ({@link time}, the ttl policy's lastTick): all but an exact lru (one shard, no
+   * amplification), which orders by its lists alone, so its blocks' times are not kept
+   */
+  private readonly timed: boolean
+  /** an edge writes selectively: the entries count their hits */
+  private readonly counts: boolean
 
   // ---- per block (grown with the tree's block slots)
   private capacity = 0
@@ -821,6 +828,8 @@ export class TieredInstance implements Policy {
     while (initial < this.tiers && g.edges[initial - 1].writeMode === 'write_through') initial++
     this.initial = initial
     this.expires = setup.policy === 'ttl'
+    this.timed = setup.policy !== 'lru' || this.shardCount > 1 || setup.amplification > 1
+    this.counts = g.edges.some((e) => e.writeMode === 'write_through_selective')
     this.engine = new SimInstance(this, 1)
     this.tree = this.engine.tree
     this.policies = g.tierNames.map((_, tier) => this.newPolicy(tier))
@@ -939,8 +948,8 @@ export class TieredInstance implements Policy {
     const e = b * this.tiers + tier
     if ((this.flags[e] & PRESENT) !== 0) return false
     this.flags[e] |= PRESENT
-    this.count[e] = 0
-    this.last[e] = this.write[e] = this.shared ? -1 : this.now
+    if (this.counts) this.count[e] = 0
+    if (this.timed) this.last[e] = this.write[e] = this.shared ? -1 : this.now
     this.hold(b)
     this.policies[tier].register(b)
     return true
@@ -970,7 +979,7 @@ export class TieredInstance implements Policy {
   /** the engine wrote block b (new, or absent from every tier) */
   onWritten(b: number, ts: bigint): void {
     this.reserve(b)
-    this.writeTick[b] = this.lastTick[b] = this.now
+    if (this.timed) this.writeTick[b] = this.lastTick[b] = this.now
     if (this.sharded) this.shard[b] = this.shardOf(b)
     if (this.expires) {
       this.lastAccess[b] = ts
@@ -1005,17 +1014,18 @@ export class TieredInstance implements Policy {
     while ((this.flags[base + h] & PRESENT) === 0) h++
     this.tierHits[h]++
     const now = this.now
-    this.lastTick[b] = now
+    const timed = this.timed
+    if (timed) this.lastTick[b] = now
     if (this.expires) this.lastAccess[b] = ts
     this.policies[h].access(b, now, ts)
-    this.last[base + h] = now
-    const hits = ++this.count[base + h]
+    if (timed) this.last[base + h] = now
+    const hits = this.counts ? ++this.count[base + h] : 0
     let propagate = true
     for (let tier = h + 1; tier < this.tiers; tier++) {
       if (!edges[tier - 1].propagate) propagate = false
       if ((this.flags[base + tier] & PRESENT) !== 0 && propagate) {
         this.policies[tier].access(b, now, ts)
-        this.last[base + tier] = now
+        if (timed) this.last[base + tier] = now
       }
     }
     if (h < edges.length && edges[h].writeMode === 'write_through_selective' && hits >= edges[h].threshold)
@@ -1037,7 +1047,7 @@ export class TieredInstance implements Policy {
     const nodes = this.cleanupNodes
     for (const b of evicted) {
       if (this.held[b] !== 0) continue
-      this.lastTick[b] = this.writeTick[b] = -1
+      if (this.timed) this.lastTick[b] = this.writeTick[b] = -1
       if (this.expires) {
         this.lastAccess[b] = -1n
         this.ttl[b] = 0n
