@@ -44,7 +44,7 @@ export class KeyList implements Iterable<bigint> {
   /**
    * A list over `words[wordStart, wordEnd)` whose JSON text is `text[textStart, textEnd)`, both slabs shared with
    * other lists (the rows of one line-mapper batch): no view is made until one is asked for, and the text is
-   * written from the slab as it is (see {@link writeJsonTo}).
+   * written from the slab as it is (see {@link copyJsonInto}).
    */
   static fromSlabs(
     words: BigInt64Array,
@@ -165,13 +165,6 @@ export class KeyList implements Iterable<bigint> {
     const b = this.toJsonBytes()
     out.set(b, pos)
     return pos + b.length
-  }
-
-  /** Appends the JSON text to `sink` (from the slab it lives in, without a view, when made by fromSlabs). */
-  writeJsonTo(sink: {range(source: Buffer, start: number, end: number): void; bytes(b: Buffer): void}): void {
-    if (this.bytes === undefined && this.slabText !== undefined)
-      sink.range(this.slabText, this.textStart, this.textEnd)
-    else sink.bytes(this.toJsonBytes())
   }
 
   at(index: number): bigint | undefined {

@@ -8,13 +8,11 @@ export interface PluginEntry {
 
 /**
  * Name → plugin for one plugin kind (converters, replay levels): last writer wins with a warning naming both,
- * registering the very same plugin again is silent, aliases resolve after names. Every warning is kept and passed to
- * `onWarning`.
+ * registering the very same plugin again is silent, aliases resolve after names. Every warning goes to `onWarning`.
  */
 export class PluginRegistry<E extends PluginEntry> {
   private readonly byName = new Map<string, E>()
   private readonly byAlias = new Map<string, E>()
-  readonly warnings: string[] = []
 
   /**
    * `noun` (`format`, `replay level`) and `describe` (a registration as an override warning names it) word the
@@ -30,7 +28,6 @@ export class PluginRegistry<E extends PluginEntry> {
   }
 
   warn(message: string): void {
-    this.warnings.push(message)
     this.onWarning(message)
   }
 

@@ -40,20 +40,12 @@ export interface ReportRequest extends LoadRequest, CapacityChoice {
 
 type Group = SimConfig['instance_groups'][number]
 
-function answerGroup(cfg: SimConfig, name: string | undefined): Group {
-  const groups = cfg.instance_groups
-  const g =
-    name === undefined
-      ? groups.length === 1
-        ? groups[0]
-        : undefined
-      : groups.find((x) => x.group_name === name)
-  if (g) return g
+/** Where the group the answer is for is among the groups `names`: --group, else the only one. */
+export function answerGroupIndex(names: readonly string[], name: string | undefined): number {
+  const i = name === undefined ? (names.length === 1 ? 0 : -1) : names.indexOf(name)
+  if (i >= 0) return i
   throw name === undefined
-    ? lmtError(
-        'REPORT_GROUP_NEEDED',
-        groups.map((x) => x.group_name),
-      )
+    ? lmtError('REPORT_GROUP_NEEDED', names)
     : lmtError('SIM_UNKNOWN_GROUP', '--group', name)
 }
 
@@ -129,7 +121,13 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   const progress = (phase: string, done = 0, total = 1) => req.onProgress?.({phase, done, total})
   const input = await loadInput({...req, onBytes: (d, t) => progress('reading the trace', d, t)})
   const {config: cfg, rows} = input
-  const group = answerGroup(cfg, req.group)
+  const group =
+    cfg.instance_groups[
+      answerGroupIndex(
+        cfg.instance_groups.map((g) => g.group_name),
+        req.group,
+      )
+    ]
   if (rows.length === 0) throw lmtError('REPORT_NO_ROWS', input.traceName)
   const last = rows[rows.length - 1].ts
   const bins = new TimeBins(rows[0].ts, last)

@@ -5,8 +5,8 @@
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
-import {lmtError} from '../errors.js'
 import {type Characterization, characterize} from './characterize.js'
+import {answerGroupIndex} from './report.js'
 import {loadInput, type LoadRequest} from './load.js'
 import {TimeBins} from './time-bins.js'
 import {
@@ -149,10 +149,10 @@ function pointsOf(summary: Json, inputTokens: number): TieredPoint[] {
 /** The group the answer is for, in the report's words (--group), before any play. */
 async function checkGroup(req: TieredReportRequest): Promise<void> {
   const groups = (await readConfigFile(req.config)).raw.instance_groups
-  const names = (Array.isArray(groups) ? groups : []).map((g: Json) => String(g?.group_name))
-  if (req.group === undefined && names.length > 1) throw lmtError('REPORT_GROUP_NEEDED', names)
-  if (req.group !== undefined && !names.includes(req.group))
-    throw lmtError('SIM_UNKNOWN_GROUP', '--group', req.group)
+  answerGroupIndex(
+    (Array.isArray(groups) ? groups : []).map((g: Json) => String(g?.group_name)),
+    req.group,
+  )
 }
 
 /** The trace's profiles, as the untiered report has them: its rows read as the tiered play reads them. */

@@ -92,9 +92,9 @@ describe('KeyList', () => {
     const sb = KeyList.fromSlabs(words, 4, 7, text, ta.length, text.length)
     expect(sb.length).toBe(3)
     expect(sb.jsonByteLength).toBe(b.toJsonBytes().length)
-    const written: Buffer[] = []
-    sb.writeJsonTo({range: (src, s, e) => written.push(src.subarray(s, e)), bytes: (x) => written.push(x)})
-    expect(Buffer.concat(written).toString()).toBe(b.toJsonText())
+    const copied = Buffer.alloc(sb.jsonByteLength)
+    expect(sb.copyJsonInto(copied, 0)).toBe(copied.length)
+    expect(copied.toString()).toBe(b.toJsonText())
     expect(sb.toArray()).toEqual(b.toArray())
     expect([...sb]).toEqual(b.toArray())
     expect(sb.at(0)).toBe(b.at(0))

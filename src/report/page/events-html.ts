@@ -224,7 +224,8 @@ export function renderEventsReportHtml(doc: EventsReportDocument): string {
     ? `<section><h2>Notices</h2><ul class="notices">${doc.warnings.map((w) => `<li class="warning">${escapeHtml(w)}</li>`).join('')}</ul></section>`
     : ''
   return standalonePage({
-    title: `lmt report — ${t.name}`,
+    name: t.name,
+    version: doc.lmt_version,
     heading: 'KV-cache report: LMCache cache events',
     meta,
     body: `${traceInfoSection(doc)}
@@ -235,6 +236,5 @@ ${streamTable(r)}
 </section>
 ${warnings}`,
     charts,
-    footer: `lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code>`,
   })
 }

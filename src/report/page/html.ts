@@ -147,24 +147,25 @@ export function notices(doc: Pick<ReportDocument, 'notices'>): string {
   return `<section><h2>Notices</h2><ul class="notices">${doc.notices.map((n) => `<li class="${n.level}">${escapeHtml(n.message)} <code>${escapeHtml(n.code)}</code></li>`).join('')}</ul></section>`
 }
 
-/** The parts of a report page: everything else (style, libraries, chart script) is the same on every page. */
+/** The parts of a report page: everything else (style, libraries, chart script, footer) is the same on every page. */
 export interface PageParts {
-  title: string
+  /** the trace's name, in the page's title */
+  name: string
+  /** lmt's version, in the footer */
+  version: string
   heading: string
   /** HTML of the line under the heading */
   meta: string
   /** HTML of the sections */
   body: string
   charts: Chart[]
-  /** HTML of the footer's text */
-  footer: string
 }
 
 /** A self-contained page: the parts with the style, vega's libraries and the script that draws the charts. */
 export function standalonePage(p: PageParts): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(p.title)}</title>
+<title>${escapeHtml(`lmt report — ${p.name}`)}</title>
 <link rel="icon" href="data:,">
 <style>${pageStyle}</style>
 </head><body data-rendered="false">
@@ -172,7 +173,7 @@ export function standalonePage(p: PageParts): string {
 <main>
 ${p.body}
 </main>
-<footer>${p.footer}</footer>
+<footer>lmt ${escapeHtml(p.version)} · lmt report · the same numbers: <code>lmt report … --json</code></footer>
 ${libraryScripts()}
 <script type="application/json" id="lmt-charts">${scriptJson(p.charts.map((c) => ({id: c.id, spec: c.spec})))}</script>
 <script>${pageScript}</script>
@@ -205,7 +206,8 @@ export function renderReportHtml(doc: ReportDocument): string {
   const [capacity, overTime, ...trace] = charts
   const s = doc.answer.stack
   return standalonePage({
-    title: `lmt report — ${String(doc.trace.name)}`,
+    name: String(doc.trace.name),
+    version: doc.lmt_version,
     heading: 'KV-cache capacity report',
     meta: meta(doc),
     body: `<section id="answer"><h2>The answer</h2>
@@ -218,6 +220,5 @@ ${lmcacheLookupHtml(doc)}
 ${traceSectionHtml(doc, trace)}
 ${notices(doc)}`,
     charts,
-    footer: `lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code>`,
   })
 }

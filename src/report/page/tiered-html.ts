@@ -105,7 +105,8 @@ export function renderTieredReportHtml(doc: TieredReportDocument): string {
   const trace = traceCharts(doc)
   const t = doc.trace as Record<string, unknown>
   return standalonePage({
-    title: `lmt report — ${String(t.name)}`,
+    name: String(t.name),
+    version: doc.lmt_version,
     heading: 'KV-cache capacity report: storage tiers',
     meta: `${escapeHtml(String(t.name))} · ${int(Number(t.rows))} rows · group ${escapeHtml(a.group)} · tiers ${a.tiers.map(escapeHtml).join(', ')} · ${int(a.input_tokens)} input tokens`,
     body: `<section id="answer"><h2>The answer</h2>
@@ -118,6 +119,5 @@ ${leftOut(doc)}
 ${traceSectionHtml(doc, trace)}
 ${notices(doc)}`,
     charts: [chart, ...trace],
-    footer: `lmt ${escapeHtml(doc.lmt_version)} · lmt report · the same numbers: <code>lmt report … --json</code>`,
   })
 }
