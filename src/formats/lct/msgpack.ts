@@ -368,16 +368,6 @@ export class MsgpackWriter {
     return this.buf.subarray(0, this.pos)
   }
 
-  nil(): void {
-    this.ensure(1)
-    this.buf[this.pos++] = 0xc0
-  }
-
-  bool(v: boolean): void {
-    this.ensure(1)
-    this.buf[this.pos++] = v ? 0xc3 : 0xc2
-  }
-
   float64(v: number): void {
     this.ensure(9)
     this.buf[this.pos] = 0xcb
@@ -393,21 +383,21 @@ export class MsgpackWriter {
         if (v <= 0xff) return this.head(0xcc, v, 1)
         if (v <= 0xffff) return this.head(0xcd, v, 2)
         if (v <= 0xffffffff) return this.head(0xce, v, 4)
-        return this.u64(BigInt(v))
+        return this.word64(0xcf, BigInt(v))
       }
       if (v >= -32) return this.byte(v + 0x100)
       if (v >= -128) return this.head(0xd0, v + 0x100, 1)
       if (v >= -32768) return this.head(0xd1, v + 0x10000, 2)
       if (v >= -2147483648) return this.head(0xd2, v + 0x100000000, 4)
-      return this.i64(BigInt(v))
+      return this.word64(0xd3, BigInt(v))
     }
     if (v >= -9007199254740991n && v <= 9007199254740991n) return this.int(Number(v))
     if (v > 0n) {
       if (v > UINT64_MAX) throw new MsgpackEncodeError(`integer out of range: ${v}`)
-      return this.u64(v)
+      return this.word64(0xcf, v)
     }
     if (v < INT64_MIN) throw new MsgpackEncodeError(`integer out of range: ${v}`)
-    return this.i64(v)
+    return this.word64(0xd3, v)
   }
 
   private byte(b: number): void {
@@ -424,17 +414,12 @@ export class MsgpackWriter {
     this.pos += n
   }
 
-  private u64(v: bigint): void {
+  /** uint64 (0xcf) or int64 (0xd3) */
+  private word64(type: 0xcf | 0xd3, v: bigint): void {
     this.ensure(9)
-    this.buf[this.pos] = 0xcf
-    this.buf.writeBigUInt64BE(v, this.pos + 1)
-    this.pos += 9
-  }
-
-  private i64(v: bigint): void {
-    this.ensure(9)
-    this.buf[this.pos] = 0xd3
-    this.buf.writeBigInt64BE(v, this.pos + 1)
+    this.buf[this.pos] = type
+    if (type === 0xcf) this.buf.writeBigUInt64BE(v, this.pos + 1)
+    else this.buf.writeBigInt64BE(v, this.pos + 1)
     this.pos += 9
   }
 
@@ -466,7 +451,7 @@ export class MsgpackWriter {
     this.pos += this.buf.write(s, this.pos, 'utf8')
   }
 
-  bin(b: Uint8Array): void {
+  private bin(b: Uint8Array): void {
     const n = b.length
     if (n <= 0xff) this.head(0xc4, n, 1)
     else if (n <= 0xffff) this.head(0xc5, n, 2)
@@ -490,10 +475,10 @@ export class MsgpackWriter {
 
   /** A generic value: the forms of docs/lct.md §3 (plain objects and Maps as ordered maps). */
   value(v: unknown): void {
-    if (v === null) return this.nil()
+    if (v === null) return this.byte(0xc0)
     switch (typeof v) {
       case 'boolean':
-        return this.bool(v)
+        return this.byte(v ? 0xc3 : 0xc2)
       case 'number':
         return Number.isSafeInteger(v) ? this.int(v) : this.float64(v)
       case 'bigint':
