@@ -106,30 +106,42 @@ function reuseDistancesOf(
   return r
 }
 
-/** What one instance's pass collects before it is summarised. */
-interface Accumulated {
-  id: string
-  requests: number
-  inputTokens: number
-  getBlocks: number
-  seenBlocks: number
-  noBlocks: number
-  /** the first blocks of gets, counted once each (a write may have brought the block in before any get had it) */
-  firstBlocks: Set<number>
-  leaves: Set<number>
-  lengths: number[]
-  share: Histogram
-  reuseSeconds: number[]
-  reuse: ReuseDistances
-  perBin: {requests: Float64Array; tokens: Float64Array; window: Float64Array; cumulative: Float64Array}
-  blocks: PrefixBlocks
-  /** per block id: the gets that referenced it, when it was last referenced (seconds, time bin) */
-  refs: number[]
-  lastSeconds: number[]
-  lastBin: number[]
-}
-
 const SHARE_EDGES = Array.from({length: 11}, (_, i) => i / 10).map((x, i) => (i === 10 ? 1.0000001 : x))
+
+/** What one instance's pass collects before it is summarised. */
+class Accumulated {
+  requests = 0
+  inputTokens = 0
+  getBlocks = 0
+  seenBlocks = 0
+  noBlocks = 0
+  /** the first blocks of gets, counted once each (a write may have brought the block in before any get had it) */
+  readonly firstBlocks = new Set<number>()
+  readonly leaves = new Set<number>()
+  readonly lengths: number[] = []
+  readonly share = new Histogram(SHARE_EDGES)
+  readonly reuseSeconds: number[] = []
+  readonly perBin: {
+    requests: Float64Array
+    tokens: Float64Array
+    window: Float64Array
+    cumulative: Float64Array
+  }
+  readonly blocks = new PrefixBlocks()
+  /** per block id: the gets that referenced it, when it was last referenced (seconds, time bin) */
+  readonly refs: number[] = []
+  readonly lastSeconds: number[] = []
+  readonly lastBin: number[] = []
+
+  constructor(
+    readonly id: string,
+    bins: TimeBins,
+    readonly reuse: ReuseDistances,
+  ) {
+    const perBin = () => new Float64Array(bins.count)
+    this.perBin = {requests: perBin(), tokens: perBin(), window: perBin(), cumulative: perBin()}
+  }
+}
 
 function accumulate(
   rows: readonly TraceRow[],
@@ -137,30 +149,7 @@ function accumulate(
   bins: TimeBins,
   reuse: ReuseDistances,
 ): Accumulated {
-  const a: Accumulated = {
-    id,
-    requests: 0,
-    inputTokens: 0,
-    getBlocks: 0,
-    seenBlocks: 0,
-    noBlocks: 0,
-    firstBlocks: new Set(),
-    leaves: new Set(),
-    lengths: [],
-    share: new Histogram(SHARE_EDGES),
-    reuseSeconds: [],
-    reuse,
-    perBin: {
-      requests: new Float64Array(bins.count),
-      tokens: new Float64Array(bins.count),
-      window: new Float64Array(bins.count),
-      cumulative: new Float64Array(bins.count),
-    },
-    blocks: new PrefixBlocks(),
-    refs: [],
-    lastSeconds: [],
-    lastBin: [],
-  }
+  const a = new Accumulated(id, bins, reuse)
   for (const r of rows) if (r.instance === id) visit(a, r, bins)
   let total = 0
   for (let b = 0; b < bins.count; b++) a.perBin.cumulative[b] = total += a.perBin.cumulative[b]
