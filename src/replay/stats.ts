@@ -102,21 +102,11 @@ class OpCollector {
     this.samples = new Float64Array(0)
   }
 
+  /** The figures of the samples (all 0 without any). */
   summary(): OpStats {
-    if (this.count === 0)
-      return {
-        count: 0,
-        errors: this.errors,
-        mean_ms: 0,
-        p50_ms: 0,
-        p90_ms: 0,
-        p99_ms: 0,
-        min_ms: 0,
-        max_ms: 0,
-      }
-    let mean: number
-    let pct: (p: number) => number
-    if (this.histogram) {
+    let mean = 0
+    let pct: (p: number) => number = () => 0
+    if (this.count > 0 && this.histogram) {
       mean = fsum(this.partials) / this.count
       const buckets = [...this.histogram].sort((a, b) => a[0] - b[0])
       pct = (p) => {
@@ -128,7 +118,7 @@ class OpCollector {
         }
         return this.max
       }
-    } else {
+    } else if (this.count > 0) {
       const sorted = this.samples.slice(0, this.count).sort()
       mean = fsum(sorted) / this.count
       pct = (p) => percentile(sorted, p)
@@ -140,8 +130,8 @@ class OpCollector {
       p50_ms: pct(50),
       p90_ms: pct(90),
       p99_ms: pct(99),
-      min_ms: this.min,
-      max_ms: this.max,
+      min_ms: this.count === 0 ? 0 : this.min,
+      max_ms: this.count === 0 ? 0 : this.max,
     }
   }
 }
