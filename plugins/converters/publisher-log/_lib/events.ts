@@ -21,23 +21,10 @@ export interface PublisherEventConfig {
   defaultBlockSize: number
 }
 
-/** Where a line's keys are: words [w, w + n) of the batch (w ≥ 0), or only their JSON text (w = -1: not all int64). */
-export interface KeysRef {
-  w: number
-  n: number
-  t0: number
-  t1: number
-}
-
 /** A pass-through value: a scalar as it is, anything else as its JSON text. */
 export type PassThrough = string | number | bigint | boolean | null | {json: string}
 /** A get's query_type, block_mask, sw_size and location_spec_names (undefined: absent). */
-export type PassTuple = [
-  PassThrough | undefined,
-  PassThrough | undefined,
-  PassThrough | undefined,
-  PassThrough | undefined,
-]
+export type PassTuple = Array<PassThrough | undefined>
 
 /** A line that is skipped (warned), or dropped; `reg` is the instance it registered before that (if any). */
 export interface Problem {
@@ -72,7 +59,10 @@ export interface PublisherEventBatch {
   ts: BigInt64Array
   /** get: input_len (one beyond int64 is in `wide`) */
   inputLen: BigInt64Array
-  /** get, start: its keys' w, n, t0, t1 (KeysRef) */
+  /**
+   * get, start: where its keys are, 4 per line: words [w, w + n) of `words` (as int64) with their JSON text
+   * text[t0, t1), or only the text when not all are int64 (w = -1)
+   */
   keys: Int32Array
   /** get: its pass-through values, an index into `passes` */
   pass: Int32Array
