@@ -20,7 +20,6 @@ export {
   type SweepRequest,
 } from './config/request.js'
 export {consoleText} from './output/console.js'
-export {PendingFiles} from '../util/pending-files.js'
 export {foreignFormats} from './input/foreign-trace.js'
 
 // the configuration and its capacities

@@ -10,6 +10,7 @@ import {type ConvertRequest, LMCACHE_FORMAT, type SimulateRequest} from './confi
 import {Player} from './engine/player.js'
 import type {TraceRow} from './input/trace-rows.js'
 import {foreignFormats, notConvertedError} from './input/foreign-trace.js'
+import {PendingFiles} from '../util/pending-files.js'
 import {LOCAL_REMOTE_LINE, renderTable, runLine, tierLine} from './output/console.js'
 import {capacityLabel, totalsOf} from './output/summary.js'
 import {settleRunSizes} from './run/block-sizes.js'
@@ -25,43 +26,57 @@ export interface SimulateOutcome {
   outputDir: string
 }
 
-/** Runs `lmt simulate` end to end: configuration (a conversion of `-i` inputs first), plays, outputs. */
+/**
+ * Runs `lmt simulate` end to end: configuration (a conversion of `-i` inputs first), plays, outputs. An interrupt
+ * (`req.signal`) or a failure leaves the previous outputs as they were, and no partial file or temporary.
+ */
 export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   if (req.convert !== undefined) return await simulateConverted(req, req.convert)
-  const run: RunContext = {}
+  const run: RunContext = {pending: new PendingFiles()}
+  const removeAll = () => run.pending.removeAll()
+  req.signal?.addEventListener('abort', removeAll)
   try {
     return await simulateRun(req, run)
   } catch (err) {
-    // a failed run leaves no empty output directory of its own making behind
-    if (run.createdOut !== undefined && run.out !== undefined)
-      try {
-        rmdirSync(run.out)
-      } catch {
-        // not empty (or gone): left alone
-      }
-    // a configuration's trace that is not there: it is usually still to be converted, or elsewhere
-    if (
-      isLmtError(err) &&
-      err.kind === 'SIM_TRACE_READ' &&
-      req.configPath !== undefined &&
-      req.flags.trace === undefined &&
-      run.tracePath !== undefined &&
-      !existsSync(run.tracePath)
-    )
-      throw lmtError('SIM_TRACE_READ', run.tracePath, "no such file (the configuration's trace_file_path)", {
-        suggestions: [
-          `convert the trace first: lmt convert -i <raw trace> -f <format> -o ${run.tracePath}`,
-          `or pass the trace: lmt simulate ${req.configPath} --trace <converted trace>`,
-        ],
-        cause: err,
-      })
-    // an invalid row in a trace that was never converted: say which conversion it needs
-    if (isLmtError(err) && err.kind === 'SIM_TRACE_ROW' && run.tracePath !== undefined) {
-      const formats = await foreignFormats(run.tracePath, req.recogniseFormats)
-      if (formats.length > 0) throw notConvertedError(run.tracePath, formats, err)
-    }
-    throw err
+    const reported = await failure(req, run, err)
+    run.pending.removeAll()
+    throw reported
+  } finally {
+    req.signal?.removeEventListener('abort', removeAll)
   }
+}
+
+/** The error a failed run reports (its empty output directory removed). */
+async function failure(req: SimulateRequest, run: RunContext, err: unknown): Promise<unknown> {
+  // a failed run leaves no empty output directory of its own making behind
+  if (run.createdOut !== undefined && run.out !== undefined)
+    try {
+      rmdirSync(run.out)
+    } catch {
+      // not empty (or gone): left alone
+    }
+  // a configuration's trace that is not there: it is usually still to be converted, or elsewhere
+  if (
+    isLmtError(err) &&
+    err.kind === 'SIM_TRACE_READ' &&
+    req.configPath !== undefined &&
+    req.flags.trace === undefined &&
+    run.tracePath !== undefined &&
+    !existsSync(run.tracePath)
+  )
+    return lmtError('SIM_TRACE_READ', run.tracePath, "no such file (the configuration's trace_file_path)", {
+      suggestions: [
+        `convert the trace first: lmt convert -i <raw trace> -f <format> -o ${run.tracePath}`,
+        `or pass the trace: lmt simulate ${req.configPath} --trace <converted trace>`,
+      ],
+      cause: err,
+    })
+  // an invalid row in a trace that was never converted: say which conversion it needs
+  if (isLmtError(err) && err.kind === 'SIM_TRACE_ROW' && run.tracePath !== undefined) {
+    const formats = await foreignFormats(run.tracePath, req.recogniseFormats)
+    if (formats.length > 0) return notConvertedError(run.tracePath, formats, err)
+  }
+  return err
 }
 
 /** The inputs converted to a temporary Get+Write trace (removed afterwards, or at once when interrupted), simulated. */
@@ -127,11 +142,12 @@ async function sweepRun(setup: RunSetup, lines: string[]): Promise<RunResult> {
   const {runSweep} = await import('./sweep/sweep.js')
   const result = await runSweep(
     sizes.rowsInMemory as TraceRow[],
-    {...req, pending: setup.pending},
+    req,
     cfg,
     {...sizes.baseOptions, keyValues: sizes.keys?.sharedValues()},
     notes,
     setup.out,
+    setup.pending,
     setup.csvNames.stagedIn,
   )
   lines.push(...result.lines)

@@ -11,7 +11,6 @@ import {
   capacityUnitOf,
   consoleText,
   type OracleChoice,
-  PendingFiles,
   POLICIES,
   type PolicyName,
   type SimFlags,
@@ -311,19 +310,9 @@ export default class Simulate extends LmtCommand {
     const convert = await this.convertRequest(flags)
     checkUsage(args, flags)
     const request = {...this.request(args, flags), convert}
-    const pending = new PendingFiles()
-    // an interrupt leaves the finished outputs, and no partial file or temporary (a conversion's trace included)
-    const outcome = await this.underInterrupts(
-      flags,
-      flags.sweep ? 'reading' : 'simulating',
-      (bar, signal) =>
-        simulate({...request, pending, signal, onProgress: (p) => showProgress(bar, p)}).catch(
-          (err: unknown) => {
-            pending.removeAll() // a failed run leaves the previous outputs as they were, and no temporary
-            throw err
-          },
-        ),
-      () => pending.removeAll(),
+    // an interrupt aborts the run's signal: the run leaves no partial file or temporary (a conversion's trace included)
+    const outcome = await this.underInterrupts(flags, flags.sweep ? 'reading' : 'simulating', (bar, signal) =>
+      simulate({...request, signal, onProgress: (p) => showProgress(bar, p)}),
     )
     if (!flags.quiet && !this.jsonEnabled()) {
       const text = consoleText(outcome.notices, outcome.table, outcome.lines, outcome.outputDir)
@@ -367,13 +356,12 @@ export default class Simulate extends LmtCommand {
 
   /**
    * `work` under a progress bar (on a terminal, unless quiet or --json) and the interrupt handler, which aborts its
-   * signal, stops the bar and calls `cleanup` before the exit.
+   * signal and stops the bar before the exit.
    */
   private async underInterrupts<T>(
     flags: SimulateFlags,
     label: string,
     work: (bar: ProgressBar, signal: AbortSignal) => Promise<T>,
-    cleanup?: () => void,
   ): Promise<T> {
     const json = this.jsonEnabled()
     const bar = createProgressBar({enabled: flags.progress && !flags.quiet && !json, label, unit: 'bytes'})
@@ -383,7 +371,6 @@ export default class Simulate extends LmtCommand {
       cleanup: () => {
         controller.abort()
         bar.stop()
-        cleanup?.()
       },
     })
     try {
@@ -417,7 +404,7 @@ export default class Simulate extends LmtCommand {
   }
 
   /** The library's request from the flags (the run adds its temporaries and its progress display). */
-  private request(args: SimulateArgs, flags: SimulateFlags): Omit<SimulateRequest, 'pending' | 'onProgress'> {
+  private request(args: SimulateArgs, flags: SimulateFlags): Omit<SimulateRequest, 'onProgress'> {
     const seed = seedFlag(flags.seed)
     const sweep = sweepRequestOf(flags)
     return {

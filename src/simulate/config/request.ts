@@ -2,7 +2,6 @@
 // run, the sweep and the row passes, which all read it.
 import type {CapacityUnit} from './capacity.js'
 import type {SimFlags} from './config.js'
-import type {PendingFiles} from '../../util/pending-files.js'
 import type {ConverterRegistration} from '../../convert/types.js'
 
 /** The formats whose converters say `line` looks like their input (the command asks the registry). */
@@ -56,8 +55,6 @@ export interface SimulateRequest {
   recogniseFormats?: FormatRecogniser
   /** threads for the points of a sweep (this one included); default: the available cores */
   jobs?: number
-  /** filled with the run's temporary files while they exist (a signal handler removes them) */
-  pending?: PendingFiles
   version: string
   onProgress?(p: SimulateProgress): void
 }

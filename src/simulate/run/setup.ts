@@ -11,7 +11,7 @@ import type {Player} from '../engine/player.js'
 import {foreignFormats, notConvertedError} from '../input/foreign-trace.js'
 import {firstRowType, newStats, type TraceReadStats} from '../input/trace-source.js'
 import {CsvNames} from '../output/csv-names.js'
-import {PendingFiles} from '../../util/pending-files.js'
+import type {PendingFiles} from '../../util/pending-files.js'
 
 /** the outputs of a run besides the CSVs: refused before any work when one is a device, a FIFO or a folder */
 const FIXED_OUTPUTS = [
@@ -25,6 +25,8 @@ const FIXED_OUTPUTS = [
 
 /** What a failed run must undo or explain: set as soon as it is known. */
 export interface RunContext {
+  /** the run's outputs until they are committed together, and its temporaries */
+  pending: PendingFiles
   tracePath?: string
   /** the output directory, and whether this run created it */
   out?: string
@@ -66,7 +68,7 @@ export async function setUpRun(req: SimulateRequest, run: RunContext): Promise<R
   for (const name of FIXED_OUTPUTS) refuseNonRegularOutput(join(out, name), 'SIM_OUTPUT_FAILED')
   const tracePath = cfg.trace_file_path
   run.tracePath = tracePath
-  const pending = req.pending ?? new PendingFiles()
+  const pending = run.pending
   pending.protect(
     [tracePath, req.configPath],
     FIXED_OUTPUTS.map((name) => join(out, name)),

@@ -1,7 +1,6 @@
 // Sweeps (docs/simulate.md §6): the curve of hit rate against capacity for one group, with its oracle ceilings.
 // The steps: the infinite play (working set, ceiling), the capacities, the stack pass, the points' plays (on
 // worker threads or here), the Belady references, sweep.csv and the summary's sweep document.
-import {mkdirSync} from 'node:fs'
 import {availableParallelism} from 'node:os'
 import {join} from 'node:path'
 import {lmtError} from '../../errors.js'
@@ -18,7 +17,7 @@ import {
 import {formatG} from '../../util/format-g.js'
 import {rate} from '../engine/hit-rate-csv.js'
 import type {Notes} from '../config/notes.js'
-import {PendingFiles} from '../../util/pending-files.js'
+import type {PendingFiles} from '../../util/pending-files.js'
 import {playRows} from '../engine/play-rows.js'
 import {type PlayerOptions, type PointResult, Player} from '../engine/player.js'
 import {type SimulateRequest, stepProgress, type SweepRequest} from '../config/request.js'
@@ -127,6 +126,7 @@ export async function runSweep(
   base: SweepBase,
   notes: Notes,
   out: string,
+  files: PendingFiles,
   csvName: (dir: string) => (id: string) => string,
 ): Promise<SweepResult> {
   const t0 = performance.now()
@@ -140,7 +140,7 @@ export async function runSweep(
   const withBelady = beladyAsked && !sweep.tiers
   const parallel = jobs > 1 && !req.keepPointCsv ? await playInParallel(sweep, jobs, withBelady) : undefined
   if (parallel) sweep.largest = parallel.last
-  await addPoints(sweep, parallel?.points, out, csvName)
+  await addPoints(sweep, parallel?.points, out, files, csvName)
   if (withBelady) addBelady(sweep, notes, parallel?.belady)
   const infTotals = addInfinite(sweep)
   const stranded = sweep.stranded.filter((n) => n > 0)
@@ -150,7 +150,6 @@ export async function runSweep(
       `at ${stranded.length} of the ${caps.length} points, up to ${Math.max(...stranded)} blocks expired through one tier while another tier's ttl policy still held them; lmt removed them from every tier, where the Optimizer's results are undefined (docs/simulate.md §10.6)`,
       'warning',
     )
-  const files = req.pending ?? new PendingFiles()
   files.writeAtomic(join(out, 'sweep.csv'), sweep.csvRows.join('\n') + '\n')
   const playSeconds = (performance.now() - t0) / 1000
   const threads = parallel?.threads ?? 1
@@ -437,6 +436,7 @@ async function addPoints(
   sweep: Sweep,
   parallel: PointResult[] | undefined,
   out: string,
+  files: PendingFiles,
   csvName: (dir: string) => (id: string) => string,
 ): Promise<void> {
   const {caps, req, rows, job, groupName} = sweep
@@ -450,10 +450,7 @@ async function addPoints(
       pointsProgress(req, p, caps.length)
       const label = cap.blocks !== undefined ? `blocks-${cap.blocks}` : `gib-${formatG(cap.gb as number)}`
       const dir = join(out, 'points', label)
-      if (req.keepPointCsv) {
-        if (req.pending) req.pending.makeFolder(dir)
-        else mkdirSync(dir, {recursive: true})
-      }
+      if (req.keepPointCsv) files.makeFolder(dir)
       const config = pointConfigOf(sweep, cap)
       const player = playPoint(
         rows,
