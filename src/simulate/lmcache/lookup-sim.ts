@@ -12,6 +12,7 @@ import {
   type SkippedLine,
 } from '../../formats/lmcache/lookup-log.js'
 import {grown} from '../../util/grown.js'
+import {pyRound} from '../../util/pyfmt.js'
 import {ChunkLru} from './chunk-lru.js'
 import {LookupStats} from './lookup-stats.js'
 
@@ -306,22 +307,14 @@ export async function simulateLookupLog(req: LookupSimRequest): Promise<LookupSi
 }
 
 /**
- * LMCache's sweep capacities in bytes: `points` log-spaced from `min` to `max` GiB, rounded to whole bytes (ties to
- * even) and deduplicated, ascending.
+ * LMCache's sweep capacities in bytes: `points` log-spaced from `min` to `max` GiB, rounded to whole bytes as Python's
+ * round() does (ties to even) and deduplicated, ascending.
  */
 export function lmcacheSweepBytes(minGib: number, maxGib: number, points: number): number[] {
   const lo = Math.log10(minGib * GIB)
   const hi = Math.log10(maxGib * GIB)
   const step = (hi - lo) / Math.max(points - 1, 1)
   const set = new Set<number>()
-  for (let i = 0; i < points; i++) set.add(roundHalfEven(10 ** (lo + i * step)))
+  for (let i = 0; i < points; i++) set.add(pyRound(10 ** (lo + i * step), 0))
   return [...set].sort((a, b) => a - b)
-}
-
-function roundHalfEven(x: number): number {
-  const f = Math.floor(x)
-  const d = x - f
-  if (d > 0.5) return f + 1
-  if (d < 0.5) return f
-  return f % 2 === 0 ? f : f + 1
 }
