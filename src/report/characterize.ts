@@ -133,27 +133,19 @@ class Accumulated {
   readonly lastSeconds: number[] = []
   readonly lastBin: number[] = []
 
+  /** the pass over the rows of instance `id` */
   constructor(
+    rows: readonly TraceRow[],
     readonly id: string,
     bins: TimeBins,
     readonly reuse: ReuseDistances,
   ) {
     const perBin = () => new Float64Array(bins.count)
     this.perBin = {requests: perBin(), tokens: perBin(), window: perBin(), cumulative: perBin()}
+    for (const r of rows) if (r.instance === id) visit(this, r, bins)
+    let total = 0
+    for (let b = 0; b < bins.count; b++) this.perBin.cumulative[b] = total += this.perBin.cumulative[b]
   }
-}
-
-function accumulate(
-  rows: readonly TraceRow[],
-  id: string,
-  bins: TimeBins,
-  reuse: ReuseDistances,
-): Accumulated {
-  const a = new Accumulated(id, bins, reuse)
-  for (const r of rows) if (r.instance === id) visit(a, r, bins)
-  let total = 0
-  for (let b = 0; b < bins.count; b++) a.perBin.cumulative[b] = total += a.perBin.cumulative[b]
-  return a
 }
 
 /** One row of the instance: its blocks are referenced (a get also counts as a request). */
@@ -291,8 +283,8 @@ export function characterize(
   /** reuse distances already observed (by the answer's stack pass), by instance */
   known: ReadonlyMap<string, ReuseDistances> = new Map(),
 ): Characterization {
-  const parts = [...blockSizes].map(([id, bs]) =>
-    accumulate(rows, id, bins, known.get(id) ?? reuseDistancesOf(rows, cfg, id, bs)),
+  const parts = [...blockSizes].map(
+    ([id, bs]) => new Accumulated(rows, id, bins, known.get(id) ?? reuseDistancesOf(rows, cfg, id, bs)),
   )
   let maxLen = 1
   let maxDistance = 1
@@ -309,17 +301,15 @@ export function characterize(
   }
   const instances = parts.map((a) => summarise([a], a.id, bins, edges, a.refs))
   // one instance: the overall profile is its own (not computed twice)
-  if (parts.length === 1)
-    return {bin_seconds: bins.widthSeconds(), instances, overall: {...instances[0], instance_id: '*'}}
-  return {
-    bin_seconds: bins.widthSeconds(),
-    instances,
-    overall: summarise(
-      parts,
-      '*',
-      bins,
-      edges,
-      parts.flatMap((a) => a.refs),
-    ),
-  }
+  const overall =
+    parts.length === 1
+      ? {...instances[0], instance_id: '*'}
+      : summarise(
+          parts,
+          '*',
+          bins,
+          edges,
+          parts.flatMap((a) => a.refs),
+        )
+  return {bin_seconds: bins.widthSeconds(), instances, overall}
 }

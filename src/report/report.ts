@@ -184,19 +184,6 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
       }),
     }
   }
-  const answer: ReportAnswer = {
-    group: group.group_name,
-    wss_blocks: inf.wss,
-    bytes_per_block: bytesPerBlock,
-    infinite: inf.totals,
-    grid,
-    curves: curves.policies,
-    belady: curves.belady,
-    stack: curves.stack,
-    capacity_table: table,
-    chosen_capacity: chosen,
-    over_time: overTime,
-  }
   return {
     format: 'lmt.report',
     format_version: 1,
@@ -230,7 +217,19 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     },
     notices: input.notes.list,
     characterization,
-    answer,
+    answer: {
+      group: group.group_name,
+      wss_blocks: inf.wss,
+      bytes_per_block: bytesPerBlock,
+      infinite: inf.totals,
+      grid,
+      curves: curves.policies,
+      belady: curves.belady,
+      stack: curves.stack,
+      capacity_table: table,
+      chosen_capacity: chosen,
+      over_time: overTime,
+    },
     ...(lmcache ? {lmcache} : {}),
     performance: {seconds: (performance.now() - started) / 1000},
   }
