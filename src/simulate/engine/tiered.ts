@@ -162,8 +162,10 @@ class ShardedLru implements TierPolicy {
   private readonly rounds: number
   private readonly amplification: number
   private readonly oldest: OldestTail
-  /** an eviction's candidates (reused) */
-  private readonly candidates: number[] = []
+  /** an eviction's candidates (reused, grown to the most asked) */
+  private candidates = new Int32Array(0)
+  /** entry a is older than entry b (the candidates' order) */
+  private readonly older = (a: number, b: number): boolean => this.time(a) < this.time(b)
 
   constructor(
     private readonly s: TieredInstance,
@@ -254,33 +256,45 @@ class ShardedLru implements TierPolicy {
   evict(count: number, out: number[]): number {
     if (count <= 0 || this.size === 0) return 0
     const wanted = Math.max(Math.trunc(this.amplification * count), count)
+    if (this.shardCount === 1 && wanted === count) {
+      // exact: the candidates are the list's oldest, taken as they come
+      let n = 0
+      for (; n < count && this.tails[0] !== NONE; n++) {
+        const e = this.tails[0]
+        this.unlink(0, e)
+        this.release(e, out)
+      }
+      return n
+    }
     const rounds = Math.min(this.rounds, this.shardCount)
     const perRound = Math.ceil(wanted / rounds)
+    if (this.candidates.length < wanted) this.candidates = new Int32Array(wanted)
     const candidates = this.candidates
-    candidates.length = 0
-    for (let r = 0; r < rounds && candidates.length < wanted; r++) {
+    let m = 0
+    for (let r = 0; r < rounds && m < wanted; r++) {
       const best = this.oldestShard()
       if (best < 0) break
-      for (let k = 0; k < perRound && this.tails[best] !== NONE && candidates.length < wanted; k++) {
+      for (let k = 0; k < perRound && this.tails[best] !== NONE && m < wanted; k++) {
         const e = this.tails[best]
         this.unlink(best, e)
-        candidates.push(e)
+        candidates[m++] = e
       }
       if (this.shardCount > 1) this.oldest.update(best)
     }
-    if (candidates.length > count) partialSortBy(candidates, count, (a, b) => this.time(a) < this.time(b))
-    for (let k = count; k < candidates.length; k++)
-      this.insertBefore(this.shardOf(candidates[k], true), candidates[k], NONE)
-    const n = Math.min(candidates.length, count)
-    for (let k = 0; k < n; k++) {
-      const e = candidates[k]
-      const b = this.s.blockOf(e)
-      this.s.flags[e] &= ~HELD
-      this.size--
-      this.s.dropLocation(b, this.tier)
-      out.push(b)
-    }
+    if (m > count) partialSortBy(candidates, count, this.older, 0, m)
+    for (let k = count; k < m; k++) this.insertBefore(this.shardOf(candidates[k], true), candidates[k], NONE)
+    const n = Math.min(m, count)
+    for (let k = 0; k < n; k++) this.release(candidates[k], out)
     return n
+  }
+
+  /** entry e, out of its list, leaves the tier: its block is appended to `out` */
+  private release(e: number, out: number[]): void {
+    const b = this.s.blockOf(e)
+    this.s.flags[e] &= ~HELD
+    this.size--
+    this.s.dropLocation(b, this.tier)
+    out.push(b)
   }
 }
 
@@ -781,7 +795,7 @@ export class TieredInstance implements Policy {
   private capacity = 0
   /** how many tiers hold the block (the tree's bLive says whether any does) */
   held = new Uint8Array(0)
-  /** the block's write and last access (ticks, -1: none) */
+  /** the block's write and last access (ticks, -1: none; kept when the policy is timed) */
   writeTick: Float64Array = new Float64Array(0)
   lastTick: Float64Array = new Float64Array(0)
   /** the ttl policy's (empty under the others): the last access as a timestamp (-1: none) */
@@ -791,14 +805,14 @@ export class TieredInstance implements Policy {
   /** the ttl policy's: when the block expires (its anchor + TTL as two doubles, see {@link high}; Infinity: never) */
   dueHigh: Float64Array = new Float64Array(0)
   dueLow: Float64Array = new Float64Array(0)
-  /** bumped when the slot is freed, so that a ttl event of an earlier block of the slot is told apart */
+  /** the ttl policy's: bumped when the slot is freed, so that an event of an earlier block of the slot is told apart */
   serial = new Float64Array(0)
 
   // ---- per entry
   flags = new Uint8Array(0)
-  /** hits the tier served since the block entered it */
+  /** hits the tier served since the block entered it (counted under a selective edge) */
   count = new Float64Array(0)
-  /** the block's last access through the tier, and its write into it (ticks, -1: none) */
+  /** the block's last access through the tier, and its write into it (ticks, -1: none; when the policy is timed) */
   last: Float64Array = new Float64Array(0)
   write: Float64Array = new Float64Array(0)
   prev = new Int32Array(0)
@@ -900,25 +914,28 @@ export class TieredInstance implements Policy {
     const cap = Math.max(1024, this.tree.bKey.length, 2 * this.capacity)
     const entries = cap * this.tiers
     const none = (a: Float64Array, n: number): Float64Array => grown(a, n).fill(-1, a.length)
+    // only the arrays the policy and edges read are kept (the others stay empty)
     this.held = grown(this.held, cap)
-    this.serial = grown(this.serial, cap)
     if (this.sharded) this.shard = grown(this.shard, cap)
-    this.writeTick = none(this.writeTick, cap)
-    this.lastTick = none(this.lastTick, cap)
+    if (this.timed) {
+      this.writeTick = none(this.writeTick, cap)
+      this.lastTick = none(this.lastTick, cap)
+      this.last = none(this.last, entries)
+      this.write = none(this.write, entries)
+    }
     if (this.expires) {
       while (this.lastAccess.length < cap) this.lastAccess.push(-1n)
       while (this.ttl.length < cap) this.ttl.push(0n)
       this.dueHigh = grown(this.dueHigh, cap).fill(Infinity, this.dueHigh.length)
       this.dueLow = grown(this.dueLow, cap)
+      this.serial = grown(this.serial, cap)
+      this.version = grown(this.version, entries)
     }
+    if (this.expires || this.setup.policy === 'random_lru') this.pos = grown(this.pos, entries)
+    if (this.counts) this.count = grown(this.count, entries)
     this.flags = grown(this.flags, entries)
-    this.count = grown(this.count, entries)
     this.prev = grown(this.prev, entries)
     this.next = grown(this.next, entries)
-    this.pos = grown(this.pos, entries)
-    this.version = grown(this.version, entries)
-    this.last = none(this.last, entries)
-    this.write = none(this.write, entries)
     this.capacity = cap
   }
 
@@ -1063,7 +1080,7 @@ export class TieredInstance implements Policy {
         const n = nodes[k]
         // the root has no blocks; a node removed already has none either
         if (n === NONE || t.nCount[n] === 0 || t.nLive[n] !== 0 || t.nChildCount[n] !== 0) continue
-        for (let b = t.nFirst[n]; b !== NONE; b = t.bNextInNode[b]) this.serial[b]++
+        if (this.expires) for (let b = t.nFirst[n]; b !== NONE; b = t.bNextInNode[b]) this.serial[b]++
         t.deleteNode(n)
         nodes[k] = NONE
         removed = true
