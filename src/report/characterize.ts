@@ -208,11 +208,7 @@ function popularity(refs: readonly number[]): Profile['popularity'] {
 }
 
 /** Edges shared by every instance (so that the overall histograms are sums). */
-interface Edges {
-  length: number[]
-  distance: number[]
-  seconds: number[]
-}
+type Edges = Record<'length' | 'distance' | 'seconds', number[]>
 
 function summarise(
   parts: readonly Accumulated[],

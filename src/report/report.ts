@@ -22,7 +22,10 @@ import {hitRateOverTime} from './over-time.js'
 import {eventLoopTurn} from '../util/event-loop-turn.js'
 import {TimeBins} from './time-bins.js'
 
-export interface ReportRequest extends LoadRequest, CapacityChoice {
+export interface ReportRequest extends LoadRequest {
+  /** the capacity of the hit-rate-over-time replays (default: where LRU reaches 90 % of the infinite cache) */
+  capacityBlocks?: number
+  capacityGb?: number
   /** the group the answer is for (default: the only one) */
   group?: string
   /** bytes of one block's KV cache (from a KV layout), for every instance */
@@ -235,14 +238,9 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
   }
 }
 
-/** the capacity of the hit-rate-over-time replays (default: where LRU reaches 90 % of the infinite cache) */
-export interface CapacityChoice {
-  capacityBlocks?: number
-  capacityGb?: number
-}
-
-export function chooseCapacity(
-  req: CapacityChoice,
+/** The capacity of the hit-rate-over-time replays: the one asked for, else where LRU reaches 90 % of the ceiling. */
+function chooseCapacity(
+  req: ReportRequest,
   table: CapacityRow[],
   bytesPerBlock: number | null,
   wss: number,
