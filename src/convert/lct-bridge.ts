@@ -69,50 +69,54 @@ function traceRow(
 }
 
 /**
- * The storage calls of trace rows, written to a recorder whose clock follows the rows: monotonic time from the
- * first row, wall time from `tWallStart` or each row's own timestamp.
+ * Writes the storage `.lct` of a Get+Write JSONL: each get becomes submit_prefetch_task, the read context
+ * enter/exit and finish_read_prefetched; each write becomes reserve_write (mode "new") and finish_write. The
+ * recorder's clock follows the rows: monotonic time from the first row, wall time from `tWallStart` or each row's
+ * own timestamp. The file is written to a temporary name beside `output` and renamed.
  */
-class LctCalls {
-  readonly summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
-  /** created at the first record, so that the header's t_wall_start is the first record's wall time */
-  recorder: TraceRecorder | undefined
-  private first: bigint | undefined
-  private now = 0
-  private wall: number
-
-  constructor(
-    private readonly tmp: string,
-    private readonly o: LctBridgeOptions,
-  ) {
-    this.wall = o.tWallStart ?? 0
-  }
-
-  open(): TraceRecorder {
-    if (!this.recorder) {
-      this.recorder = new TraceRecorder({
-        path: this.tmp,
+export async function jsonlToLct(
+  jsonlPath: string,
+  output: string,
+  o: LctBridgeOptions,
+  /** holds the temporary file while it exists (so that a signal handler can remove it) */
+  temps: Set<string> = new Set(),
+): Promise<LctBridgeSummary> {
+  const tmp = tempPathBeside(output)
+  temps.add(tmp)
+  const summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
+  let first: bigint | undefined
+  let now = 0
+  let wall = o.tWallStart ?? 0
+  // made at the first record, so that the header's t_wall_start is the first record's wall time
+  let recorder: TraceRecorder | undefined
+  const open = (): TraceRecorder => {
+    if (!recorder) {
+      recorder = new TraceRecorder({
+        path: tmp,
         capturesCalls: false,
         exclusive: true,
-        clock: {mono: () => this.now, wall: () => this.wall},
+        clock: {mono: () => now, wall: () => wall},
         chunkBytes: 1 << 20, // the file is renamed into place when done: no need for a write per frame
       })
-      this.recorder.attachConfig(this.o.configDict)
+      recorder.attachConfig(o.configDict)
     }
-    return this.recorder
+    return recorder
   }
-
+  const emit = (op: string, args: Record<string, unknown>): void => {
+    open().writeRecord(`${STORAGE_MANAGER_QUALNAME}.${op}`, args, now, wall)
+    summary.records++
+  }
   /** One JSONL line: a get's four calls, a write's two, or a skip. */
-  add(text: string): void {
-    const {o, summary} = this
+  const add = (text: string): void => {
     const r = traceRow(text)
     if (r === undefined) {
       summary.skipped++
       return
     }
-    this.first ??= r.ts
-    this.now = Number(r.ts - this.first) / 1e9
-    this.wall = o.tWallStart !== undefined ? o.tWallStart + this.now : Number(r.ts) / 1e9
-    this.open()
+    first ??= r.ts
+    now = Number(r.ts - first) / 1e9
+    wall = o.tWallStart !== undefined ? o.tWallStart + now : Number(r.ts) / 1e9
+    open()
     if (!r.keys.every((k) => typeof k === 'bigint' || (typeof k === 'number' && Number.isInteger(k)))) {
       summary.skipped++ // keys that are not 64-bit integers have no chunk hash
       return
@@ -124,77 +128,41 @@ class LctCalls {
     )
     if (r.type === 'get') {
       summary.gets++
-      this.emit('submit_prefetch_task', {
-        keys,
-        layout_desc: o.layout,
-        extra_count: 0,
-        external_request_id: String(r.row.get('trace_id') ?? ''),
-      })
-      this.emit('read_prefetched_results.__enter__', {keys})
-      this.emit('read_prefetched_results.__exit__', {keys})
-      this.emit('finish_read_prefetched', {keys, extra_count: 0})
+      const id = String(r.row.get('trace_id') ?? '')
+      emit('submit_prefetch_task', {keys, layout_desc: o.layout, extra_count: 0, external_request_id: id})
+      emit('read_prefetched_results.__enter__', {keys})
+      emit('read_prefetched_results.__exit__', {keys})
+      emit('finish_read_prefetched', {keys, extra_count: 0})
     } else {
       summary.writes++
-      this.emit('reserve_write', {keys, layout_desc: o.layout, mode: 'new'})
-      this.emit('finish_write', {keys})
+      emit('reserve_write', {keys, layout_desc: o.layout, mode: 'new'})
+      emit('finish_write', {keys})
     }
   }
-
-  private emit(op: string, args: Record<string, unknown>): void {
-    ;(this.recorder as TraceRecorder).writeRecord(
-      `${STORAGE_MANAGER_QUALNAME}.${op}`,
-      args,
-      this.now,
-      this.wall,
-    )
-    this.summary.records++
-  }
-}
-
-/** Every line of the JSONL into `calls`, with a turn of the event loop now and then. */
-async function addLines(jsonlPath: string, calls: LctCalls, o: LctBridgeOptions): Promise<void> {
-  const reader = new LineReader(jsonlPath, {progress: (b) => o.onProgress?.(b, calls.summary.records)})
-  let lines = 0
-  let lastTurn = performance.now()
-  for await (const line of reader.lines()) {
-    // a read batch (1 MiB of lines) takes long to encode: a turn of the event loop now and then lets a signal
-    // handler run (Ctrl-C answers within a second)
-    if ((++lines & 63) === 0 && performance.now() - lastTurn > TURN_MS) {
-      await eventLoopTurn()
-      lastTurn = performance.now()
-    }
-    calls.add(line.text)
-  }
-}
-
-/**
- * Writes the storage `.lct` of a Get+Write JSONL: each get becomes submit_prefetch_task, the read context
- * enter/exit and finish_read_prefetched; each write becomes reserve_write (mode "new") and finish_write. The file is
- * written to a temporary name beside `output` and renamed.
- */
-export async function jsonlToLct(
-  jsonlPath: string,
-  output: string,
-  o: LctBridgeOptions,
-  /** holds the temporary file while it exists (so that a signal handler can remove it) */
-  temps: Set<string> = new Set(),
-): Promise<LctBridgeSummary> {
-  const tmp = tempPathBeside(output)
-  temps.add(tmp)
-  const calls = new LctCalls(tmp, o)
   try {
-    await addLines(jsonlPath, calls, o)
-    const done = calls.open()
+    const reader = new LineReader(jsonlPath, {progress: (b) => o.onProgress?.(b, summary.records)})
+    let lines = 0
+    let lastTurn = performance.now()
+    for await (const line of reader.lines()) {
+      // a read batch (1 MiB of lines) takes long to encode: a turn of the event loop now and then lets a signal
+      // handler run (Ctrl-C answers within a second)
+      if ((++lines & 63) === 0 && performance.now() - lastTurn > TURN_MS) {
+        await eventLoopTurn()
+        lastTurn = performance.now()
+      }
+      add(line.text)
+    }
+    const done = open()
     done.close()
     if (done.droppedCount > 0) throw lmtError('CONVERT_RECORDS_DROPPED', done.droppedCount, output)
     refuseNonRegularOutput(output) // checked before the work too; a device put there meanwhile stays
     renameSync(tmp, output)
   } catch (err) {
-    calls.recorder?.close()
+    recorder?.close()
     rmSync(tmp, {force: true})
     throw isFsError(err) ? outputError('CONVERT_OUTPUT_FAILED', `cannot write ${output}`, err) : err
   } finally {
     temps.delete(tmp)
   }
-  return calls.summary
+  return summary
 }

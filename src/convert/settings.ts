@@ -39,10 +39,17 @@ export function parseModelMapping(value: string | undefined): Map<string, string
   return out
 }
 
-function asObject(value: unknown, what: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value))
+/** One JSON object of the converter config (`what` names where it came from), its keys copied into `config`. */
+function addConfig(config: Record<string, unknown>, text: string, what: string, example: string): void {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (err) {
+    throw lmtError('CONVERT_BAD_CONFIG', what, (err as Error).message, {suggestions: [example]})
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw lmtError('CONVERT_CONFIG_NOT_OBJECT', what)
-  return value as Record<string, unknown>
+  Object.assign(config, parsed)
 }
 
 /**
@@ -63,29 +70,15 @@ export function loadConverterConfig(
     } catch (err) {
       throw lmtError('CONVERT_CONFIG_UNREADABLE', file, (err as Error).message)
     }
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(withoutBom(text))
-    } catch (err) {
-      throw lmtError('CONVERT_BAD_CONFIG', file, (err as Error).message, {
-        suggestions: [`${file} must hold one JSON object, e.g. {"key": "value"}`],
-      })
-    }
-    Object.assign(config, asObject(parsed, file))
+    addConfig(config, withoutBom(text), file, `${file} must hold one JSON object, e.g. {"key": "value"}`)
   }
-  if (inline !== undefined && inline !== '') {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(inline)
-    } catch (err) {
-      throw lmtError('CONVERT_BAD_CONFIG', '--converter-config-json', (err as Error).message, {
-        suggestions: [
-          `pass one JSON object in single quotes, e.g. --converter-config-json '{"key": "value"}'`,
-        ],
-      })
-    }
-    Object.assign(config, asObject(parsed, '--converter-config-json'))
-  }
+  if (inline !== undefined && inline !== '')
+    addConfig(
+      config,
+      inline,
+      '--converter-config-json',
+      `pass one JSON object in single quotes, e.g. --converter-config-json '{"key": "value"}'`,
+    )
   return config
 }
 
