@@ -28,7 +28,8 @@ export class BufferedWriter {
     this.fd = openSync(path, 'wx', 0o666) // a fresh name: never a file or link put there
   }
 
-  write(text: string): void {
+  /** Appends any text (UTF-8). */
+  text(text: string): void {
     // a UTF-8 encoding takes at most 3 bytes per UTF-16 unit
     if (this.used + text.length * 3 > this.buf.length) {
       this.flush()
@@ -57,16 +58,11 @@ export class BufferedWriter {
   /** Appends ASCII-only text (digits, punctuation, field names); short pieces by a loop, not a runtime call. */
   ascii(s: string): void {
     const n = s.length
-    if (n > 48 || this.used + n > this.buf.length) return this.write(s)
+    if (n > 48 || this.used + n > this.buf.length) return this.text(s)
     const buf = this.buf
     let p = this.used
     for (let i = 0; i < n; i++) buf[p++] = s.charCodeAt(i)
     this.used = p
-  }
-
-  /** Appends any text (UTF-8). */
-  text(s: string): void {
-    this.write(s)
   }
 
   /** Appends `source[start, end)`. */

@@ -172,7 +172,7 @@ export class TraceSorter {
 
   private writeFirst(item: Item): void {
     const w = this.first as BufferedWriter
-    if (this.firstRun.prefixed) w.write(`${item.ts}\t`)
+    if (this.firstRun.prefixed) w.ascii(`${item.ts}\t`)
     writeItem(w, item, this.opts.release)
     this.firstRun.count++
     this.lastWritten = item.ts
@@ -209,7 +209,7 @@ export class TraceSorter {
     }
     const w = new BufferedWriter(run.path)
     for (const item of this.chunk) {
-      w.write(`${item.ts}\t`)
+      w.ascii(`${item.ts}\t`)
       writeItem(w, item, this.opts.release) // copied: nothing of the chunk's lines is needed once written here
     }
     this.pendingCloses.push(w.close())
