@@ -121,33 +121,26 @@ export class IntervalSet {
   takeBelow(floor: bigint): {lo: bigint[]; hi: bigint[]} {
     const lo: bigint[] = []
     const hi: bigint[] = []
-    let k = 0
-    while (k < this.leaves.length) {
-      const leaf = this.leaves[k]
-      const m = leaf.lo.length
+    while (this.leaves.length > 0 && this.mins[0] < floor) {
+      const leaf = this.leaves[0]
       let i = 0
-      while (i < m && leaf.hi[i] < floor) {
-        lo.push(leaf.lo[i])
-        hi.push(leaf.hi[i])
-        i++
-      }
-      if (i < m && leaf.lo[i] < floor) {
-        lo.push(leaf.lo[i])
-        hi.push(floor - 1n)
-        leaf.lo[i] = floor
-      }
-      if (i === m) {
-        k++
+      while (i < leaf.lo.length && leaf.hi[i] < floor) i++ // whole intervals below the floor
+      lo.push(...leaf.lo.splice(0, i))
+      hi.push(...leaf.hi.splice(0, i))
+      this.size -= i
+      if (leaf.lo.length === 0) {
+        this.leaves.shift()
+        this.mins.shift()
         continue
       }
-      leaf.lo.splice(0, i)
-      leaf.hi.splice(0, i)
-      this.mins[k] = leaf.lo[0]
+      if (leaf.lo[0] < floor) {
+        lo.push(leaf.lo[0])
+        hi.push(floor - 1n)
+        leaf.lo[0] = floor
+      }
+      this.mins[0] = leaf.lo[0]
       break
     }
-    this.leaves.splice(0, k)
-    this.mins.splice(0, k)
-    this.size = this.count()
     return {lo, hi}
   }
 
@@ -159,12 +152,6 @@ export class IntervalSet {
       r -= leaf.lo.length
     }
     return this.mins[0]
-  }
-
-  private count(): number {
-    let n = 0
-    for (const leaf of this.leaves) n += leaf.lo.length
-    return n
   }
 
   private removeAt(k: number, i: number): void {
