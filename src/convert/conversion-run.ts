@@ -322,7 +322,7 @@ export class ConversionRun {
       if (typeof instanceId === 'string')
         instanceTraces.set(instanceId, (instanceTraces.get(instanceId) ?? 0) + 1)
       if ((++this.tracesSoFar & 0x3fff) === 0) {
-        this.checkAbort()
+        if (this.req.signal?.aborted) throw lmtError('CLI_INTERRUPTED', 'an abort signal')
         this.progress(this.bytesOfCurrent) // the trace count moves on also between two chunks read
       }
       return sorter.backlogged
@@ -386,10 +386,6 @@ export class ConversionRun {
       bytesTotal: this.bytesTotal,
       traces: this.tracesSoFar,
     })
-  }
-
-  private checkAbort(): void {
-    if (this.req.signal?.aborted) throw lmtError('CLI_INTERRUPTED', 'an abort signal')
   }
 
   /** Moves the sorted result into place: a single in-order input is renamed as is, anything else is merged. */
