@@ -119,21 +119,9 @@ class CandidateHeap {
 }
 
 /**
- * Builds the replay sequence (rows and scheduled writes in replay order, §4.2) with path block ids per instance,
- * then replays it with offline farthest-next-need eviction per group.
- */
-export function beladyOracle(
-  rows: readonly TraceRow[],
-  cfg: SimConfig,
-  /** operations replayed so far, of the total (for a progress bar) */
-  onOps?: (done: number, total: number) => void,
-): BeladyGroupResult[] {
-  return prepareBelady(rows, cfg)(cfg, onOps)
-}
-
-/**
- * The capacity-independent part (play sequence, path ids, next needs), once; the returned function plays it
- * for a configuration that differs only in capacities (sweep points).
+ * The capacity-independent part (the replay sequence of rows and scheduled writes in replay order, with path block
+ * ids per instance, and next needs), once; the returned function replays it with offline farthest-next-need
+ * eviction per group for a configuration that differs only in capacities (sweep points).
  */
 export function prepareBelady(
   rows: readonly TraceRow[],

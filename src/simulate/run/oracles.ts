@@ -10,7 +10,7 @@ import {newStats} from '../input/trace-source.js'
 import {beladyOracleLine, infiniteOracleLine} from '../output/console.js'
 import {formatG} from '../../util/format-g.js'
 import {cfgWithInstances, infiniteDoc, totalsOf} from '../output/summary.js'
-import {beladyOracle} from '../oracles/belady.js'
+import {prepareBelady} from '../oracles/belady.js'
 import {checkBelowCeiling} from '../oracles/ceiling.js'
 import {groupExpires} from '../config/tiers.js'
 import type {RunSizes} from './block-sizes.js'
@@ -103,7 +103,8 @@ function belady(
   lines: string[],
   ceilings: Map<string, number>,
 ): unknown[] {
-  const bel = beladyOracle(rows, cfgWithInstances(setup.cfg, main), stepProgress(setup.req, 'Belady oracle'))
+  const cfg = cfgWithInstances(setup.cfg, main)
+  const bel = prepareBelady(rows, cfg)(cfg, stepProgress(setup.req, 'Belady oracle'))
   for (const b of bel) {
     const tokens = b.instances.reduce((a, i) => [a[0] + i.hit_tokens, a[1] + i.input_tokens], [0, 0])
     checkBelowCeiling(`group ${b.group_name}, belady`, tokens[0], tokens[1], ceilings.get(b.group_name) ?? 0)
@@ -111,7 +112,15 @@ function belady(
       main.groups.find((g) => g.cfg.group_name === b.group_name)?.members ?? [],
     ).token_hit_rate
     lines.push(
-      beladyOracleLine(b.group_name, b.token_hit_rate, b.quota_units, capacityUnitName(setup, b.group_name)),
+      // the quota's units: bytes for a capacity in GiB, else blocks
+      beladyOracleLine(
+        b.group_name,
+        b.token_hit_rate,
+        b.quota_units,
+        cfg.instance_groups.find((g) => g.group_name === b.group_name)?.quota_capacity !== undefined
+          ? 'bytes'
+          : 'blocks',
+      ),
     )
     if (policyRate > b.token_hit_rate)
       setup.notes.add(
@@ -121,10 +130,4 @@ function belady(
       )
   }
   return bel.map(({instances: _instances, ...g}) => g)
-}
-
-/** What a group's quota units are: bytes for a capacity in GiB, else blocks. */
-function capacityUnitName(setup: RunSetup, group: string): 'bytes' | 'blocks' {
-  const g = setup.cfg.instance_groups.find((x) => x.group_name === group)
-  return g?.quota_capacity !== undefined ? 'bytes' : 'blocks'
 }

@@ -142,7 +142,10 @@ export async function runSweep(
   if (parallel) sweep.largest = parallel.last
   await addPoints(sweep, parallel?.points, out, files, csvName)
   if (withBelady) addBelady(sweep, notes, parallel?.belady)
-  const infTotals = addInfinite(sweep)
+  // the infinite series' rows of sweep.csv
+  const infCells = {capBlocks: 'inf', capGb: 'inf', quotaBlocks: 'inf'}
+  const infMembers = pointResult(sweep.infinitePlay, groupName).members
+  const infTotals = addSeriesRows(sweep, 'infinite', infCells, infMembers).totals
   const stranded = sweep.stranded.filter((n) => n > 0)
   if (stranded.length > 0)
     notes.add(
@@ -590,13 +593,6 @@ function addBelady(sweep: Sweep, notes: Notes, parallelBelady: BeladyGroupResult
         'warning',
       )
   }
-}
-
-/** The infinite series' rows of sweep.csv; its totals. */
-function addInfinite(sweep: Sweep): Record<string, number> {
-  const inf = {capBlocks: 'inf', capGb: 'inf', quotaBlocks: 'inf'}
-  return addSeriesRows(sweep, 'infinite', inf, pointResult(sweep.infinitePlay, sweep.groupName).members)
-    .totals
 }
 
 /** The sweep document of summary.json (with `curve`/`beladyCurve` for the plot; publicSweepDoc drops them). */

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {beladyOracle} from '../../../src/simulate/oracles/belady.js'
+import {prepareBelady} from '../../../src/simulate/oracles/belady.js'
 import type {SimConfig} from '../../../src/simulate/config/config.js'
 import type {TraceRow} from '../../../src/simulate/input/trace-rows.js'
 
@@ -129,7 +129,7 @@ describe('the belady oracle', () => {
           lineNo: i + 1,
         }
       })
-      const got = beladyOracle(rows, cfg).flatMap((g) => g.instances)
+      const got = prepareBelady(rows, cfg)(cfg).flatMap((g) => g.instances)
       expect(got).toEqual(naiveBelady(rows, cfg, bs))
     }
   })
