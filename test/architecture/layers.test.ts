@@ -11,6 +11,7 @@ const LAYERS: Record<string, number> = {
   'src/schemas.ts': 0,
   'src/hash/': 0,
   'src/util/': 0,
+  'src/formats/file-chunks.ts': 1,
   'src/formats/json/': 1,
   'src/formats/lct/': 1,
   'src/formats/lmcache/': 1,
