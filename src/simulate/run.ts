@@ -33,28 +33,30 @@ export interface SimulateOutcome {
 export async function simulate(req: SimulateRequest): Promise<SimulateOutcome> {
   if (req.convert !== undefined) return await simulateConverted(req, req.convert)
   const run: RunContext = {pending: new PendingFiles()}
-  const removeAll = () => run.pending.removeAll()
+  // an interrupted or failed run leaves no temporary, and no empty output directory of its own making
+  const removeAll = () => {
+    run.pending.removeAll()
+    if (run.createdOut !== undefined)
+      try {
+        rmdirSync(run.createdOut)
+      } catch {
+        // not empty (or gone): left alone
+      }
+  }
   req.signal?.addEventListener('abort', removeAll)
   try {
     return await simulateRun(req, run)
   } catch (err) {
     const reported = await failure(req, run, err)
-    run.pending.removeAll()
+    removeAll()
     throw reported
   } finally {
     req.signal?.removeEventListener('abort', removeAll)
   }
 }
 
-/** The error a failed run reports (its empty output directory removed). */
+/** The error a failed run reports. */
 async function failure(req: SimulateRequest, run: RunContext, err: unknown): Promise<unknown> {
-  // a failed run leaves no empty output directory of its own making behind
-  if (run.createdOut !== undefined && run.out !== undefined)
-    try {
-      rmdirSync(run.out)
-    } catch {
-      // not empty (or gone): left alone
-    }
   // a configuration's trace that is not there: it is usually still to be converted, or elsewhere
   if (
     isLmtError(err) &&

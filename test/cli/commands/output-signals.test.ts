@@ -156,6 +156,26 @@ describe('simulate --sweep interrupted: the output set is replaced whole or not 
       expect(readFileSync(join(out, 'sweep_hit_rate.vl.json'), 'utf8')).toContain(`"capacity": ${last}`)
     }
   }
+  it('SIGINT while reading into a new output folder: exit 130, and the folder it made is gone', async () => {
+    const fresh = join(dir, 'fresh', 'out')
+    const args = [
+      'simulate',
+      '--trace',
+      trace,
+      '--block-size',
+      '16',
+      '--capacity-blocks',
+      '500',
+      '-q',
+      '-o',
+      fresh,
+    ]
+    const r = await interrupt(args, 'SIGINT', () => existsSync(fresh))
+    expect(r.sent, r.stderr).toBe(true)
+    expect(r.code, r.stderr).toBe(130)
+    expect(existsSync(fresh)).toBe(false)
+  })
+
   // the first moment in every run; the whole family of moments in npm run test:all
   it.each(moments.slice(0, 1))(title, check)
   itSlow.each(moments.slice(1))(title, check)
