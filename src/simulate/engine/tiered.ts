@@ -123,17 +123,27 @@ class OldestTail {
     this.pending.push(s)
   }
 
-  /** recomputes shard s's leaf and its path to the root */
+  /**
+   * Recomputes shard s's leaf and its path to the root. The winner climbing the path is held in hand, so each
+   * level reads only the sibling's: a tie goes to the left child (the lower shards).
+   */
   update(s: number): void {
     const tail = this.tails[s]
     const time = this.time
+    const shard = this.shard
     let i = this.leaves + s
-    time[i] = tail === NONE ? EMPTY : this.tailTime(tail)
-    for (i >>= 1; i >= 1; i >>= 1) {
-      const l = 2 * i
-      const pick = time[l] <= time[l + 1] ? l : l + 1
-      time[i] = time[pick]
-      this.shard[i] = this.shard[pick]
+    let t = tail === NONE ? EMPTY : this.tailTime(tail)
+    let w = s
+    time[i] = t
+    for (; i > 1; i >>= 1) {
+      const sibling = i ^ 1
+      const u = time[sibling]
+      if ((i & 1) === 0 ? u < t : u <= t) {
+        t = u
+        w = shard[sibling]
+      }
+      time[i >> 1] = t
+      shard[i >> 1] = w
     }
   }
 
