@@ -184,6 +184,14 @@ export interface SkipCounts {
  * Plays rows (simulate's pass of a trace through the engine) in trace order against the caches (docs/simulate.md §4.2): GETs, WRITEs, request-mode scheduled writes,
  * eviction after every write; streams the hit-rate CSVs and keeps the counters.
  */
+/** The shards of a tiered `lru` without shard_count: the July-2026 generation's sharded default. */
+const DEFAULT_SHARD_COUNT = 1024
+
+/** Whether a tiered instance's LRU is sharded: its blocks' shards then come from their keys' values. */
+export function shardsByKey(i: InstanceConfig): boolean {
+  return i.eviction_policy_type === 'lru' && (i.eviction_policy_params.shard_count ?? DEFAULT_SHARD_COUNT) > 1
+}
+
 export class Player {
   readonly instances = new Map<string, InstState>()
   readonly ordered: InstState[] = []
@@ -274,7 +282,7 @@ export class Player {
         {
           id: i.instance_id,
           policy: i.eviction_policy_type as TieredPolicyName,
-          shardCount: p.shard_count ?? 1024,
+          shardCount: p.shard_count ?? DEFAULT_SHARD_COUNT,
           sampleTimes: p.sample_times ?? 32,
           amplification: p.eviction_amplification_factor ?? 1,
           sampleRate: p.sample_rate ?? 0,

@@ -30,7 +30,7 @@ const snapshot = (s: TraceReadStats): StatsSnapshot => ({
 /** the slots' arrays, refilled when the playing thread asks for a slot again (it is then done with its rows) */
 const slots: EncodedRows[] = []
 const keys = KeyInterner.forTraceBytes(stats.bytes)
-/** tiered rows: the keys whose values the playing side has */
+/** tiered rows whose keys the playing side reads: the keys whose values it has */
 let keysSent = 0
 const batches = readTraceRowBatches(
   {
@@ -66,7 +66,7 @@ async function nextReply(slot: number): Promise<{result: ParseReply}> {
   }
   if (reply.error || reply.done) parts.push({progress: take(), stats: snapshot(stats), rows: 0})
   if (rows.length > 0) reply.rows = slots[slot] = encodeRows(rows, slots[slot])
-  if (opts.tieredRows && keys.size > keysSent) {
+  if (opts.tieredRows && !opts.keysPrivate && keys.size > keysSent) {
     reply.keyValues = keys.valuesFrom(keysSent)
     keysSent = keys.size
   }

@@ -14,7 +14,10 @@ import type {ParseThread, TraceReadOptions, TraceReadStats} from '../input/trace
 import {decodeRows, type EncodedRows} from './row-batch-codec.js'
 
 /** What the worker is started with: the row reader's options that are data. */
-export type ParseThreadData = Pick<TraceReadOptions, 'path' | 'name' | 'skipInvalid' | 'mode' | 'tieredRows'>
+export type ParseThreadData = Pick<
+  TraceReadOptions,
+  'path' | 'name' | 'skipInvalid' | 'mode' | 'tieredRows' | 'keysPrivate'
+>
 
 export type StatsSnapshot = Omit<TraceReadStats, 'bytes'>
 
@@ -75,7 +78,7 @@ export function parseThreadFor(bytes: number, env: NodeJS.ProcessEnv = process.e
 
 /**
  * readTraceRowBatches with the parsing on a worker thread (`keys` and `countKeysOnly` are the worker's; with
- * `tieredRows`, `keys` is made to mirror the values of the worker's keys by id, see KeyInterner.adoptValues).
+ * `tieredRows` and not `keysPrivate`, `keys` is made to mirror the values of the worker's keys by id, see KeyInterner.adoptValues).
  */
 export async function* readTraceRowBatchesOnThread(
   opts: TraceReadOptions & {entry?: URL},
@@ -87,6 +90,7 @@ export async function* readTraceRowBatchesOnThread(
     skipInvalid: opts.skipInvalid,
     mode: opts.mode,
     tieredRows: opts.tieredRows,
+    keysPrivate: opts.keysPrivate,
   }
   const pool = new WorkerPool<number, ParseReply>({
     name: 'trace parsing',

@@ -26,8 +26,8 @@ export interface TraceReadOptions {
   countKeysOnly?: boolean
   /**
    * the caller never reads `keys` (nor the key ids' order beyond the rows): the rows may be read on another thread
-   * with its own interner (the parse thread an accelerator may put in, {@link useParseThread}). Tiered rows may be
-   * read there too: the caller reads only their keys' values by id, which that thread hands back.
+   * with its own interner (the parse thread an accelerator may put in, {@link useParseThread}). Tiered rows are
+   * read there too: without keysPrivate the caller reads only their keys' values by id, which that thread hands back.
    */
   keysPrivate?: boolean
   onBytes?(bytes: number): void

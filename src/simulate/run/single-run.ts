@@ -4,7 +4,7 @@
 // (run/block-sizes.ts).
 import {Notes} from '../config/notes.js'
 import {PLAY_BATCH, playRows} from '../engine/play-rows.js'
-import {Player} from '../engine/player.js'
+import {Player, shardsByKey} from '../engine/player.js'
 import {loadSorted} from '../input/sorted-rows.js'
 import {KeyInterner, type TraceRow} from '../input/trace-rows.js'
 import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
@@ -64,14 +64,16 @@ export async function runSingle(setup: RunSetup, lines: string[]): Promise<RunRe
 
 /**
  * The streamed play with the block sizes settled before it. After a row out of order the trace is read whole,
- * sorted and played from memory. A tiered configuration's rows are read with their TTLs and its keys' values (the
- * sharded LRU's shards), streamed only while the timestamps strictly increase (then the July-2026 Optimizer's
+ * sorted and played from memory. A tiered configuration's rows are read with their TTLs (and, for a sharded LRU, its
+ * keys' values: the shards), streamed only while the timestamps strictly increase (then the July-2026 Optimizer's
  * unstable sort leaves the rows as they are), else played in that sort's order.
  */
 async function playSettled(setup: RunSetup): Promise<SingleRun> {
   const sizes = await settleRunSizes(setup)
   const tiered = setup.cfg.tiered === true
-  const streamKeys = tiered ? KeyInterner.forTraceBytes(setup.stats.bytes) : undefined
+  // only a sharded LRU reads its keys' values; any other play leaves the interner to the reading
+  const sharded = tiered && setup.cfg.instance_groups.some((g) => g.instances.some(shardsByKey))
+  const streamKeys = sharded ? KeyInterner.forTraceBytes(setup.stats.bytes) : undefined
   const player = (keys?: KeyInterner) => () =>
     newMainPlayer(setup, sizes, keys && ((k, m) => keys.unsignedMod(k, m)))
   let run: SingleRun
@@ -138,8 +140,9 @@ function newMainPlayer(
 async function streamPlay(
   setup: RunSetup,
   makePlayer: () => Player,
-  tieredKeys?: KeyInterner,
+  shardKeys?: KeyInterner,
 ): Promise<StreamedPlay> {
+  const tiered = setup.cfg.tiered === true
   let main: Player | undefined
   let prev: bigint | undefined
   let unsortedAt: number | undefined
@@ -158,11 +161,11 @@ async function streamPlay(
     return player
   }
   try {
-    read: for await (const rows of traceRows(setup, tieredKeys)) {
+    read: for await (const rows of traceRows(setup, shardKeys)) {
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i]
         // a tiered play also stops at a repeated timestamp: the Optimizer's unstable sort may reorder those rows
-        if (prev !== undefined && (row.ts < prev || (tieredKeys !== undefined && row.ts === prev))) {
+        if (prev !== undefined && (row.ts < prev || (tiered && row.ts === prev))) {
           unsortedAt = row.lineNo
           break read
         }
@@ -187,7 +190,7 @@ async function streamPlay(
 }
 
 /** The rows of the streamed play, a batch at a time. */
-function traceRows(setup: RunSetup, tieredKeys?: KeyInterner): AsyncGenerator<TraceRow[]> {
+function traceRows(setup: RunSetup, shardKeys?: KeyInterner): AsyncGenerator<TraceRow[]> {
   const {req, cfg, stats} = setup
   const opts: Omit<TraceReadOptions, 'keys'> = {
     path: setup.tracePath,
@@ -196,11 +199,15 @@ function traceRows(setup: RunSetup, tieredKeys?: KeyInterner): AsyncGenerator<Tr
     mode: cfg.trace_replay.mode,
     onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
   }
-  // a tiered play reads keys' values (the sharded LRU's shards): its interner stays on this thread
-  if (tieredKeys !== undefined)
-    return readTraceRowBatches({...opts, keys: tieredKeys, tieredRows: true}, stats)
+  // a sharded LRU reads keys' values (its shards): its interner stays on this thread
+  if (shardKeys !== undefined) return readTraceRowBatches({...opts, keys: shardKeys, tieredRows: true}, stats)
   return readTraceRowBatches(
-    {...opts, keys: KeyInterner.forTraceBytes(stats.bytes), keysPrivate: true},
+    {
+      ...opts,
+      keys: KeyInterner.forTraceBytes(stats.bytes),
+      keysPrivate: true,
+      tieredRows: cfg.tiered === true,
+    },
     stats,
   )
 }

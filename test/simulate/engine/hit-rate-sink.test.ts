@@ -1,4 +1,4 @@
-import {mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {lmt, spawnLmt, tempDir} from '../../helpers/cli.js'
@@ -175,45 +175,48 @@ describe('an interrupted simulation', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('%s: exit code, and neither a CSV nor a temporary file is left', async (sig, exitCode) => {
-    const big = join(tmp.dir, `big-${sig}.jsonl`)
-    const lines: string[] = []
-    for (let t = 0; t < 400_000; t++) {
-      const keys = [t % 7, (t * 13) % 101, t % 1009, t]
-      lines.push(
-        t % 2
-          ? `{"type": "write", "instance_id": "i", "timestamp_ns": ${t}, "keys": [${keys.join(', ')}]}`
-          : `{"type": "get", "instance_id": "i", "timestamp_ns": ${t}, "keys": [${keys.join(', ')}], "input_len": 64}`,
-      )
-    }
-    writeFileSync(big, lines.join('\n') + '\n')
-    const out = join(tmp.dir, `interrupted-${sig}`)
-    const child = spawnLmt([
-      'simulate',
-      '--trace',
-      big,
-      '--block-size',
-      '16',
-      '--capacity-blocks',
-      '1000',
-      '-o',
-      out,
-    ])
-    let stderr = ''
-    child.stderr.on('data', (d) => (stderr += d))
-    // interrupt once the CSV is being written
-    const timer = setInterval(() => {
-      if (hasTempOf(out, 'i_hit_rates.csv')) {
-        clearInterval(timer)
-        child.kill(sig)
+  ] as const)(
+    '%s: exit code, and neither a CSV, a temporary file nor the output folder is left',
+    async (sig, exitCode) => {
+      const big = join(tmp.dir, `big-${sig}.jsonl`)
+      const lines: string[] = []
+      for (let t = 0; t < 400_000; t++) {
+        const keys = [t % 7, (t * 13) % 101, t % 1009, t]
+        lines.push(
+          t % 2
+            ? `{"type": "write", "instance_id": "i", "timestamp_ns": ${t}, "keys": [${keys.join(', ')}]}`
+            : `{"type": "get", "instance_id": "i", "timestamp_ns": ${t}, "keys": [${keys.join(', ')}], "input_len": 64}`,
+        )
       }
-    }, 5)
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((res) =>
-      child.on('close', (c, s) => res([c, s])),
-    )
-    clearInterval(timer)
-    expect({code, signal}, stderr).toEqual({code: exitCode, signal: null})
-    expect(stderr).toContain(`error: interrupted by ${sig}`)
-    expect(readdirSync(out)).toEqual([])
-  })
+      writeFileSync(big, lines.join('\n') + '\n')
+      const out = join(tmp.dir, `interrupted-${sig}`)
+      const child = spawnLmt([
+        'simulate',
+        '--trace',
+        big,
+        '--block-size',
+        '16',
+        '--capacity-blocks',
+        '1000',
+        '-o',
+        out,
+      ])
+      let stderr = ''
+      child.stderr.on('data', (d) => (stderr += d))
+      // interrupt once the CSV is being written
+      const timer = setInterval(() => {
+        if (hasTempOf(out, 'i_hit_rates.csv')) {
+          clearInterval(timer)
+          child.kill(sig)
+        }
+      }, 5)
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((res) =>
+        child.on('close', (c, s) => res([c, s])),
+      )
+      clearInterval(timer)
+      expect({code, signal}, stderr).toEqual({code: exitCode, signal: null})
+      expect(stderr).toContain(`error: interrupted by ${sig}`)
+      expect(existsSync(out)).toBe(false) // the folder the run made, with no CSV or temporary in it
+    },
+  )
 })
