@@ -1,9 +1,8 @@
 // `lmt simulate` end to end, as named steps (run/): set up, settle the block sizes, play (a single run with its
 // oracles, or a sweep), build the summary, write the outputs (here), give the console text.
-import {existsSync, rmdirSync, statSync} from 'node:fs'
+import {existsSync, rmdirSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {isLmtError, lmtError} from '../errors.js'
-import {expandDirectoryInputs} from '../convert/directory-inputs.js'
 import {fileStem} from '../convert/settings.js'
 import type {Notice} from './config/notes.js'
 import {type ConvertRequest, LMCACHE_FORMAT, type SimulateRequest} from './config/request.js'
@@ -83,17 +82,10 @@ async function failure(req: SimulateRequest, run: RunContext, err: unknown): Pro
 
 /** The inputs converted to a temporary Get+Write trace (removed afterwards, or at once when interrupted), simulated. */
 async function simulateConverted(req: SimulateRequest, c: ConvertRequest): Promise<SimulateOutcome> {
-  const inputs = expandDirectoryInputs(c.inputs, c.converter.cls)
-  for (const input of inputs)
-    try {
-      if (!statSync(input).isFile()) throw new Error('not a regular file')
-    } catch (err) {
-      throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message)
-    }
   // loaded only for a conversion: convert's modules are not every run's
   const {convertInput, layoutBytesPerToken} = await import('./input/convert-input.js')
   const converted = convertInput({
-    inputs,
+    inputs: c.inputs,
     converter: c.converter,
     instanceId: 'instance',
     instanceBlockSizes: new Map(),
@@ -107,7 +99,7 @@ async function simulateConverted(req: SimulateRequest, c: ConvertRequest): Promi
     const stem = fileStem(basename(c.inputs[0].replace(/[/\\]+$/, '')))
     const bytesPerToken =
       req.flags.bytesPerToken ??
-      (c.converter.format === LMCACHE_FORMAT ? await layoutBytesPerToken(inputs) : undefined)
+      (c.converter.format === LMCACHE_FORMAT ? await layoutBytesPerToken(converted.inputs) : undefined)
     const outputDir = req.flags.outputDir ?? `${stem}.simulate`
     const flags = {...req.flags, trace: converted.trace, outputDir, bytesPerToken}
     return await simulate({...req, convert: undefined, flags})

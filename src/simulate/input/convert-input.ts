@@ -1,10 +1,12 @@
 // `lmt simulate -i x -f format` and `lmt report -i x -f format`: the input converted on the fly to a Get+Write trace
 // in a private temporary directory (convert's own ConversionRun), removed when the run is done or interrupted. The
 // directory's name carries the process id: one left by a run that was killed is removed by the next one that converts.
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {basename, join} from 'node:path'
+import {inputReadHints, lmtError} from '../../errors.js'
 import {ConversionRun} from '../../convert/conversion-run.js'
+import {expandDirectoryInputs} from '../../convert/directory-inputs.js'
 import '../../convert/fast/index.js' // convert's accelerators (convert/seams.ts)
 import {fileStem} from '../../convert/settings.js'
 import type {ConverterRegistration} from '../../convert/types.js'
@@ -21,6 +23,8 @@ export interface ConvertInputRequest {
 }
 
 export interface ConvertedInput {
+  /** the inputs converted: a folder given is its files of the format */
+  inputs: string[]
   trace: string
   /** removes the temporary trace (synchronous: a signal handler may call it) */
   cleanup(): void
@@ -34,13 +38,27 @@ export function removeStaleReportTemps(dir: string = tmpdir()): number {
   return removeStaleEntries(dir, {dirs: TEMP_DIR})
 }
 
-/** Prepares the conversion; `run` writes the trace, `cleanup` removes it and every temporary file. */
+/**
+ * Prepares the conversion (each input a regular file, a folder its files of the format); `run` writes the trace,
+ * `cleanup` removes it and every temporary file.
+ */
 export function convertInput(req: ConvertInputRequest): ConvertedInput {
+  const inputs = expandDirectoryInputs(req.inputs, req.converter.cls)
+  for (const input of inputs)
+    try {
+      const st = statSync(input)
+      if (!st.isFile())
+        throw Object.assign(new Error('not a regular file'), {code: st.isDirectory() ? 'EISDIR' : undefined})
+    } catch (err) {
+      throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message, {
+        suggestions: inputReadHints(err, 'an input file'),
+      })
+    }
   removeStaleReportTemps()
   const dir = mkdtempSync(join(tmpdir(), `lmt-report-${process.pid}-`))
-  const trace = join(dir, `${fileStem(basename(req.inputs[0]))}_optimizer.jsonl`)
+  const trace = join(dir, `${fileStem(basename(inputs[0]))}_optimizer.jsonl`)
   const conversion = new ConversionRun({
-    inputs: req.inputs,
+    inputs,
     output: trace,
     format: req.converter.format,
     converterClass: req.converter.cls,
@@ -64,6 +82,7 @@ export function convertInput(req: ConvertInputRequest): ConvertedInput {
     rmSync(dir, {recursive: true, force: true})
   }
   return {
+    inputs,
     trace,
     cleanup,
     run: async () => ({traces: (await conversion.run()).traces.total}),
