@@ -189,6 +189,29 @@ describe('the tiered model, by hand', () => {
     expect(read(i, [3], 5n)).toEqual([1])
   })
 
+  it('sharded lru: among shards whose tails are equally old, the lowest shard goes first', () => {
+    // four shards (key mod 4), one round of one block; three keys written at one timestamp (one tick) tie, a
+    // fourth is written later: the tie goes to the lowest of the three shards, whatever the order they were filled
+    // in and whichever shard's tail changed last (it climbs the tournament from the left, then from the right)
+    const make = () =>
+      instance(
+        new TieredGroup(
+          group({tierNames: ['shared'], hierarchical: false, quotas: [3], edges: [], mode: 2, batch: 1}),
+        ),
+        {shardCount: 4, sampleTimes: 1},
+      )
+    const cases: [tied: number[], later: number, goes: number][] = [
+      [[3, 1, 2], 4, 1],
+      [[6, 4, 5], 3, 4],
+    ]
+    for (const [tied, later, goes] of cases) {
+      const i = make()
+      for (const k of tied) write(i, [k], 1n)
+      write(i, [later], 2n) // 4 blocks > 3
+      for (const k of [...tied, later]) expect(read(i, [k], 3n)).toEqual([k === goes ? 0 : 1])
+    }
+  })
+
   it('eviction mode 1 takes a batch from every instance of the group', () => {
     const g = new TieredGroup(
       group({tierNames: ['shared'], hierarchical: false, quotas: [3], edges: [], mode: 1, batch: 1}),
