@@ -44,16 +44,18 @@ export function removeStaleReportTemps(dir: string = tmpdir()): number {
  */
 export function convertInput(req: ConvertInputRequest): ConvertedInput {
   const inputs = expandDirectoryInputs(req.inputs, req.converter.cls)
-  for (const input of inputs)
+  const unreadable = (input: string, reason: string, err: unknown) =>
+    lmtError('CONVERT_INPUT_UNREADABLE', input, reason, {suggestions: inputReadHints(err, 'an input file')})
+  for (const input of inputs) {
+    let st
     try {
-      const st = statSync(input)
-      if (!st.isFile())
-        throw Object.assign(new Error('not a regular file'), {code: st.isDirectory() ? 'EISDIR' : undefined})
+      st = statSync(input)
     } catch (err) {
-      throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message, {
-        suggestions: inputReadHints(err, 'an input file'),
-      })
+      throw unreadable(input, (err as Error).message, err)
     }
+    if (!st.isFile())
+      throw unreadable(input, 'not a regular file', {code: st.isDirectory() ? 'EISDIR' : undefined})
+  }
   removeStaleReportTemps()
   const dir = mkdtempSync(join(tmpdir(), `lmt-report-${process.pid}-`))
   const trace = join(dir, `${fileStem(basename(inputs[0]))}_optimizer.jsonl`)

@@ -191,7 +191,11 @@ class BatchBuilder extends BatchSlabs {
       this.wordCount += n
       this.textLength = KeyList.writeJson(this.words, w, n, this.text, t0)
     }
-    this.out.keys.set([w, n, t0, this.textLength], 4 * i)
+    const at = this.out.keys.subarray(4 * i, 4 * i + 4)
+    at[0] = w
+    at[1] = n
+    at[2] = t0
+    at[3] = this.textLength
   }
 
   /** A get's pass-through values, the same tuple once per batch. */
