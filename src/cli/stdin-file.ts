@@ -32,6 +32,18 @@ export async function stdinAsFile(): Promise<string> {
   return path
 }
 
+/**
+ * `--trace -` and `-i -` of `simulate` and `report`: standard input copied to a file ({@link stdinAsFile}), its path
+ * put in place of `-` (which `-i` may name once).
+ */
+export async function stdinTraceInputs(flags: {trace?: string; input?: string[]}): Promise<void> {
+  if (flags.trace === STDIO) flags.trace = await stdinAsFile()
+  if (!flags.input?.includes(STDIO)) return
+  if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
+  const path = await stdinAsFile()
+  flags.input = flags.input.map((i) => (i === STDIO ? path : i))
+}
+
 /** Whether a command line gives `-` as a value: standard input is then the command's, and oclif must not read it. */
 export function argvNamesStdio(argv: readonly string[]): boolean {
   return argv.some((a) => a === STDIO || /^-[^=]*=-$/.test(a))

@@ -1,10 +1,9 @@
-import {parseOptionsForStdio, STDIO, stdinAsFile} from '../stdin-file.js'
+import {parseOptionsForStdio, stdinTraceInputs} from '../stdin-file.js'
 import {Args, Flags} from '@oclif/core'
 import {LmtCommand} from '../lmt-command.js'
 import {handleInterrupts} from '../interrupts.js'
 import {integerFlag} from '../../util/number-flags.js'
 import {createProgressBar} from '../progress.js'
-import {lmtError} from '../../errors.js'
 import {discoverWithPlugins, findConverter} from '../../plugins/converter-discovery.js'
 import {report} from '../../report/run/write-report.js'
 import {requestRowFlags} from './simulate.js'
@@ -131,12 +130,7 @@ export default class Report extends LmtCommand {
 
   async run(): Promise<object> {
     const {args, flags} = await this.parse(parseOptionsForStdio(Report, this.argv))
-    if (flags.trace === STDIO) flags.trace = await stdinAsFile()
-    if (flags.input?.includes(STDIO)) {
-      if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
-      const path = await stdinAsFile()
-      flags.input = flags.input.map((i) => (i === STDIO ? path : i))
-    }
+    await stdinTraceInputs(flags)
     const json = this.jsonEnabled()
     const warn = (m: string) => (json || flags.quiet ? undefined : process.stderr.write(`warning: ${m}\n`))
     const bar = createProgressBar({

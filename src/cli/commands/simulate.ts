@@ -1,5 +1,5 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
-import {parseOptionsForStdio, STDIO, stdinAsFile} from '../stdin-file.js'
+import {parseOptionsForStdio, stdinTraceInputs} from '../stdin-file.js'
 import {LmtCommand} from '../lmt-command.js'
 import {integerFlag, numberFlag, seedFlag} from '../../util/number-flags.js'
 import {handleInterrupts} from '../interrupts.js'
@@ -300,12 +300,7 @@ export default class Simulate extends LmtCommand {
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(parseOptionsForStdio(Simulate, this.argv))
-    if (flags.trace === STDIO) flags.trace = await stdinAsFile()
-    if (flags.input?.includes(STDIO)) {
-      if (flags.input.filter((i) => i === STDIO).length > 1) throw lmtError('CLI_STDIN_TWICE', '-i')
-      const path = await stdinAsFile()
-      flags.input = flags.input.map((i) => (i === STDIO ? path : i))
-    }
+    await stdinTraceInputs(flags)
     if (flags.policy === LMCACHE_POLICY) return this.runLmcache(flags, args.config)
     const convert = await this.convertRequest(flags)
     checkUsage(args, flags)

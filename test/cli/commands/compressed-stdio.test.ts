@@ -152,4 +152,55 @@ describe('compressed inputs (by their first bytes) and - for standard input and 
     }
     expect(numbers(piped.stdout.toString())).toEqual(numbers(fromFile.stdout))
   })
+
+  const HEAD200 = join(FIXTURES, 'convert', 'mooncake_conversation_head200.jsonl')
+  const REPORT_ARGS = ['--points', '3', '--policies', 'lru', '--json', '--no-progress']
+  const answerOf = (doc: string) => (JSON.parse(doc) as {answer: unknown}).answer
+
+  it('simulate -i - -f mooncake converts standard input as it converts the same file', async () => {
+    const args = ['-f', 'mooncake', '--capacity-blocks', '40', '--block-size', '512', '-q', '--json']
+    const fromFile = await lmt(['simulate', '-i', HEAD200, ...args, '-o', join(tmp.dir, 'simi-file')])
+    expect(fromFile.exitCode, fromFile.stderr).toBe(0)
+    const piped = withStdin(
+      ['simulate', '-i', '-', ...args, '-o', join(tmp.dir, 'simi-stdin')],
+      readFileSync(HEAD200),
+    )
+    expect(piped.exitCode, piped.stderr).toBe(0)
+    const numbers = (doc: string) => (JSON.parse(doc) as {instances: unknown}).instances
+    expect(numbers(piped.stdout.toString())).toEqual(numbers(fromFile.stdout))
+  })
+
+  it('report --trace - and report -i - -f mooncake answer as for the same files', async () => {
+    const trace = join(tmp.dir, 'report-in.jsonl')
+    expect((await lmt(['convert', '-i', HEAD200, '-f', 'mooncake', '-o', trace, '-q'])).exitCode).toBe(0)
+    const fromFile = await lmt([
+      'report',
+      '--trace',
+      trace,
+      ...REPORT_ARGS,
+      '-o',
+      join(tmp.dir, 'r-file.html'),
+    ])
+    expect(fromFile.exitCode, fromFile.stderr).toBe(0)
+    const traced = withStdin(
+      ['report', '--trace', '-', ...REPORT_ARGS, '-o', join(tmp.dir, 'r-trace.html')],
+      readFileSync(trace),
+    )
+    expect(traced.exitCode, traced.stderr).toBe(0)
+    expect(answerOf(traced.stdout.toString())).toEqual(answerOf(fromFile.stdout))
+    const converted = withStdin(
+      ['report', '-i', '-', '-f', 'mooncake', ...REPORT_ARGS, '-o', join(tmp.dir, 'r-input.html')],
+      readFileSync(HEAD200),
+    )
+    expect(converted.exitCode, converted.stderr).toBe(0)
+    expect(answerOf(converted.stdout.toString())).toEqual(answerOf(fromFile.stdout))
+  })
+
+  it.each(['simulate', 'report'])('%s -i - -i - is refused: standard input can be read once', (command) => {
+    const r = withStdin([command, '-i', '-', '-i', '-', '-f', 'mooncake', '--json'], readFileSync(HEAD200))
+    expect(r.exitCode).toBe(2)
+    expect((JSON.parse(r.stdout.toString()) as {error: {code: string}}).error.code).toBe(
+      'LMT_CLI_STDIN_TWICE',
+    )
+  })
 })
