@@ -85,13 +85,13 @@ export function converterKind(registry: ConverterRegistry): PluginKind {
     manifestField: 'converters',
     manifestMayBeFile: false,
     hook: 'lmt:converters',
-    warn: (m) => registry.warn(m),
+    warn: registry.warn,
     standIn: (item, source) =>
       item.converter ? converterStandIn(item.converter, item.locator, source) : undefined,
     examine(value, exportName, where, source) {
       // a module's export is named by its file (and its plugin); a hook's item by its plugin
       const at = exportName !== undefined && source.startsWith('plugin:') ? `${where} (${source})` : where
-      if (!isConverterClass(value, at, (m) => registry.warn(m))) return false
+      if (!isConverterClass(value, at, registry.warn)) return false
       registry.register(value, source, exportName === undefined ? undefined : where)
       return true
     },

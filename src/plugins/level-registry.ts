@@ -1,4 +1,4 @@
-import type {ReplayLevel} from '../replay/level.js'
+import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
 import {PluginRegistry} from './plugin-registry.js'
 
 export interface LevelRegistration {
@@ -17,6 +17,26 @@ export function registerReplayLevel(level: ReplayLevel, source = 'programmatic')
 /** The levels registered from code, in order. */
 export function programmaticLevels(): ReadonlyArray<{level: ReplayLevel; source: string}> {
   return programmatic
+}
+
+/**
+ * Whether `value` is a replay level; an export (`exportName`, in `at`) that is an object with a name looks like a level
+ * that lacks something, which `warn` is told.
+ */
+export function isLevel(
+  value: unknown,
+  exportName: string | undefined,
+  at: string,
+  warn: (m: string) => void,
+): value is ReplayLevel {
+  if (isReplayLevel(value)) return true
+  const named =
+    value !== null && typeof value === 'object' && typeof (value as {name?: unknown}).name === 'string'
+  if (exportName !== undefined && named)
+    warn(
+      `${exportName} in ${at} is not a replay level (it needs a name, createTarget and buildDispatcher); ignored`,
+    )
+  return false
 }
 
 /**

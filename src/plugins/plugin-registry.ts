@@ -8,7 +8,7 @@ export interface PluginEntry {
 
 /**
  * Name → plugin for one plugin kind (converters, replay levels): last writer wins with a warning naming both,
- * registering the very same plugin again is silent, aliases resolve after names. Every warning goes to `onWarning`.
+ * registering the very same plugin again is silent, aliases resolve after names. Every warning goes to `warn`.
  */
 export class PluginRegistry<E extends PluginEntry> {
   private readonly byName = new Map<string, E>()
@@ -22,14 +22,8 @@ export class PluginRegistry<E extends PluginEntry> {
     private readonly noun: string,
     private readonly describe: (entry: E) => string,
     private readonly same: (a: E, b: E) => boolean,
-    private readonly onWarning: (message: string) => void = () => {},
-  ) {
-    this.warn = this.warn.bind(this)
-  }
-
-  warn(message: string): void {
-    this.onWarning(message)
-  }
+    readonly warn: (message: string) => void = () => {},
+  ) {}
 
   /** Adds `entry` under its name and `aliases`; returns the registration in effect for that name. */
   protected put(entry: E, aliases: readonly string[] = []): E {

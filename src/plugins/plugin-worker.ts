@@ -12,10 +12,11 @@ import type {ConverterClass, FormatSample} from '../convert/types.js'
 import {isLmtError, lmtError} from '../errors.js'
 import {replayTrace, type RecordOutcome} from '../replay/driver.js'
 import type {StagedReplay} from '../replay/isolated-level.js'
-import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
+import type {ReplayLevel} from '../replay/level.js'
 import {levelConfig} from '../replay/request.js'
 import {isConverterClass} from './converter-discovery.js'
 import {exportNames, hookItems, MAX_HOOK_ITEMS} from './discovery.js'
+import {isLevel} from './level-registry.js'
 import {importFile, prepareForPluginModules} from './module-loader.js'
 import {MODULE_SUFFIXES} from './plugin-package.js'
 import {
@@ -111,14 +112,7 @@ function describe(
       return isConverterClass(value, at, warn)
         ? {locator, exportName, converter: describeConverter(value)}
         : undefined
-    if (isReplayLevel(value)) return {locator, exportName, level: describeLevel(value)}
-    // an exported object with a name looks like a level that lacks something
-    const named =
-      value !== null && typeof value === 'object' && typeof (value as {name?: unknown}).name === 'string'
-    if (exportName !== undefined && named)
-      warn(
-        `${exportName} in ${at} is not a replay level (it needs a name, createTarget and buildDispatcher); ignored`,
-      )
+    if (isLevel(value, exportName, at, warn)) return {locator, exportName, level: describeLevel(value)}
     return undefined
   } catch (err) {
     warn(`${exportName ?? 'an item'} in ${at} cannot be read: ${errorText(err)}; ignored`)

@@ -1,10 +1,10 @@
 import type {Config} from '@oclif/core'
-import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
+import type {ReplayLevel} from '../replay/level.js'
 import {storageLevel} from '../replay/storage/storage-level.js'
 import {eventsLevel} from '../replay/events/events-level.js'
 import {levelStandIn} from './stand-ins.js'
 import {installedContributions, loadInstalled, type PluginKind} from './discovery.js'
-import {LevelRegistry, programmaticLevels} from './level-registry.js'
+import {isLevel, LevelRegistry, programmaticLevels} from './level-registry.js'
 
 export {LevelRegistry, registerReplayLevel, type LevelRegistration} from './level-registry.js'
 
@@ -16,21 +16,13 @@ export function levelKind(registry: LevelRegistry): PluginKind {
     manifestField: 'levels',
     manifestMayBeFile: true,
     hook: 'lmt:levels',
-    warn: (m) => registry.warn(m),
+    warn: registry.warn,
     standIn: (item, source) => (item.level ? levelStandIn(item.level, item.locator, source) : undefined),
     examine(value, exportName, where, source) {
-      if (isReplayLevel(value)) {
-        registry.add(value, source)
-        return true
-      }
-      // an exported object with a name looks like a level that lacks something
-      const named =
-        value !== null && typeof value === 'object' && typeof (value as {name?: unknown}).name === 'string'
-      if (exportName !== undefined && named && source !== 'built-in')
-        registry.warn(
-          `${exportName} in ${where} (${source}) is not a replay level (it needs a name, createTarget and buildDispatcher); ignored`,
-        )
-      return false
+      // levels reach here from installed plugins only (lmt's own are added directly)
+      if (!isLevel(value, exportName, `${where} (${source})`, registry.warn)) return false
+      registry.add(value, source)
+      return true
     },
   }
 }
