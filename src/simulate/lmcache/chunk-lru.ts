@@ -3,6 +3,7 @@
 // arrays indexed by key id; with `ranks`, the LRU rank of a key (0 = most recent) is answered in O(log n) by a
 // Fenwick tree over the entries' access stamps.
 import {grown} from '../../util/grown.js'
+import {Fenwick} from '../oracles/stack-pass.js'
 
 const NONE = -1
 /** `prev` of a key that is not cached */
@@ -96,46 +97,36 @@ export class ChunkLru {
  * again 1…size in recency order and the tree is rebuilt (amortised O(1) per access).
  */
 class RankTree {
-  private tree = new Int32Array(4097)
+  private tree = new Fenwick(4096)
   private stamps = new Float64Array(1024)
   private clock = 0
 
   newerThan(key: number, size: number): number {
-    return size - this.prefix(this.stamps[key])
+    return size - this.tree.prefix(this.stamps[key])
   }
 
   drop(key: number): void {
-    this.add(this.stamps[key], -1)
+    this.tree.add(this.stamps[key], -1)
     this.stamps[key] = 0
   }
 
   restamp(key: number, lru: ChunkLru): void {
     if (key >= this.stamps.length) this.stamps = grown(this.stamps, Math.max(key + 1, this.stamps.length * 2))
-    if (this.stamps[key] > 0) this.add(this.stamps[key], -1)
-    if (this.clock + 1 >= this.tree.length) this.rebuild(lru, key)
+    if (this.stamps[key] > 0) this.tree.add(this.stamps[key], -1)
+    if (this.clock >= this.tree.n) this.rebuild(lru, key)
     this.stamps[key] = ++this.clock
-    this.add(this.clock, 1)
+    this.tree.add(this.clock, 1)
   }
 
   /** Stamps 1…n for the cached keys but `except` (about to be stamped), in recency order; a tree with room. */
   private rebuild(lru: ChunkLru, except: number): void {
-    this.tree = new Int32Array(Math.max(4097, 4 * lru.size + 1))
+    this.tree = new Fenwick(Math.max(4096, 4 * lru.size))
     this.clock = 0
     for (const k of lru.keysFromLeastRecent()) {
       if (k === except) continue
       this.stamps[k] = ++this.clock
-      this.add(this.clock, 1)
+      this.tree.add(this.clock, 1)
     }
     this.stamps[except] = 0
-  }
-
-  private add(i: number, d: number): void {
-    for (; i < this.tree.length; i += i & -i) this.tree[i] += d
-  }
-
-  private prefix(i: number): number {
-    let s = 0
-    for (; i > 0; i -= i & -i) s += this.tree[i]
-    return s
   }
 }

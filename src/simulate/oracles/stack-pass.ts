@@ -26,10 +26,10 @@ export interface StackPassResult {
 /** The rules of eligibility: one instance, an LRU policy, exact eviction, a trace of get+write units. */
 export type StackRule = 'one_instance' | 'lru_policy' | 'exact_eviction' | 'units'
 
-/** Fenwick tree over reference times 1…n: one mark at each block's last reference. */
-class Fenwick {
+/** Fenwick tree over positions 1…n (here reference times: one mark at each block's last reference). */
+export class Fenwick {
   private readonly t: Int32Array
-  constructor(n: number) {
+  constructor(readonly n: number) {
     this.t = new Int32Array(n + 1)
   }
   add(i: number, v: number): void {
