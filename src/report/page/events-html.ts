@@ -138,54 +138,45 @@ function compartmentColor(ids: readonly string[]): Record<string, unknown> {
   }
 }
 
-function occupancyChart(r: Replay): Chart {
+/**
+ * Occupancy over time per compartment: in GiB, or (`share`) as a share of the capacity each compartment declares
+ * (those that declare none are left out).
+ */
+function occupancyChart(r: Replay, share: boolean): Chart {
   const ids = r.over_time.compartments
-  const values = r.over_time.points.flatMap((p) =>
-    ids.map((id, i) => ({t: p.t_s, compartment: id, used_gib: (p.used_bytes[i] ?? 0) / GIB})),
+  const declared = new Map(
+    r.compartments.filter((c) => c.capacity_bytes > 0).map((c) => [c.compartment, c.capacity_bytes]),
   )
-  const y = {field: 'used_gib', type: 'quantitative', title: 'occupancy (GiB)'}
+  const field = share ? 'share' : 'used_gib'
+  const values = r.over_time.points.flatMap((p) =>
+    ids.flatMap((id, i) => {
+      const per = share ? declared.get(id) : GIB
+      return per === undefined ? [] : [{t: p.t_s, compartment: id, [field]: (p.used_bytes[i] ?? 0) / per}]
+    }),
+  )
+  const y = share
+    ? {field, type: 'quantitative', title: 'share of the declared capacity', axis: pct}
+    : {field, type: 'quantitative', title: 'occupancy (GiB)'}
   const tooltip = [
     {field: 'compartment', title: 'tier/backend/scope'},
     {field: 't', title: 'trace time (s)', format: ',.1f'},
-    {field: 'used_gib', title: 'GiB', format: ',.3f'},
+    share ? {field, title: 'of capacity', format: '.1%'} : {field, title: 'GiB', format: ',.3f'},
   ]
+  const layer = linePoints(timeAxis, y, compartmentColor(ids), tooltip)
+  if (share)
+    return {
+      id: 'chart-pressure',
+      title: 'Occupancy against capacity',
+      caption:
+        'The same occupancy as a share of the capacity each config batch declares (compartments that declare none are left out). Near 100 % the backend must evict to store more.',
+      spec: unit('Occupancy as a share of the declared capacity', values, {layer}),
+    }
   return {
     id: 'chart-occupancy',
     title: 'Occupancy over time',
     caption:
       "Bytes each tier, backend and scope holds after each flush of LMCache's cache events (a store adds the object's size, a delete removes it). Objects stored before the trace began are not counted.",
-    spec: unit('Occupancy per tier and backend', values, {
-      layer: linePoints(timeAxis, y, compartmentColor(ids), tooltip),
-    }),
-  }
-}
-
-/** occupancy as a share of the declared capacity, for the compartments that declare one */
-function pressureChart(r: Replay): Chart {
-  const ids = r.over_time.compartments
-  const declared = new Map(
-    r.compartments.filter((c) => c.capacity_bytes > 0).map((c) => [c.compartment, c.capacity_bytes]),
-  )
-  const values = r.over_time.points.flatMap((p) =>
-    ids.flatMap((id, i) => {
-      const cap = declared.get(id)
-      return cap === undefined ? [] : [{t: p.t_s, compartment: id, share: (p.used_bytes[i] ?? 0) / cap}]
-    }),
-  )
-  const y = {field: 'share', type: 'quantitative', title: 'share of the declared capacity', axis: pct}
-  const tooltip = [
-    {field: 'compartment', title: 'tier/backend/scope'},
-    {field: 't', title: 'trace time (s)', format: ',.1f'},
-    {field: 'share', title: 'of capacity', format: '.1%'},
-  ]
-  return {
-    id: 'chart-pressure',
-    title: 'Occupancy against capacity',
-    caption:
-      'The same occupancy as a share of the capacity each config batch declares (compartments that declare none are left out). Near 100 % the backend must evict to store more.',
-    spec: unit('Occupancy as a share of the declared capacity', values, {
-      layer: linePoints(timeAxis, y, compartmentColor(ids), tooltip),
-    }),
+    spec: unit('Occupancy per tier and backend', values, {layer}),
   }
 }
 
@@ -216,7 +207,8 @@ function deletesChart(r: Replay): Chart {
 export function renderEventsReportHtml(doc: EventsReportDocument): string {
   const r = doc.replay as unknown as Replay
   // a trace without store, delete or access batches has nothing to draw: a sentence says so instead of empty charts
-  const charts = r.compartments.length > 0 ? [occupancyChart(r), pressureChart(r), deletesChart(r)] : []
+  const charts =
+    r.compartments.length > 0 ? [occupancyChart(r, false), occupancyChart(r, true), deletesChart(r)] : []
   const t = doc.trace
   const e = doc.lmcache_trace_info
   const meta = `${escapeHtml(t.name)} · LMCache events trace · ${int(t.total_records)} records · ${t.duration_s.toFixed(1)} s of trace · ${e.instances.length} instance${e.instances.length === 1 ? '' : 's'} · ${r.compartments.length} compartment${r.compartments.length === 1 ? '' : 's'}`
