@@ -226,7 +226,6 @@ export default class LmtHelp extends Help {
     const {discoverLevels} = await import('../plugins/replay-levels.js')
     const {reservedReplayFlagNames} = await import('./replay-flags.js')
     const registry = await discoverLevels(this.loaded, warn, reservedReplayFlagNames())
-    for (const name of registry.names())
-      addFlags(flags, registry.levels.get(name)?.level.flags, `LEVEL ${name.toUpperCase()}`)
+    for (const r of registry.list()) addFlags(flags, r.level.flags, `LEVEL ${r.name.toUpperCase()}`)
   }
 }

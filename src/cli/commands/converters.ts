@@ -1,6 +1,5 @@
 import {converterSourceFlags} from '../converter-flags.js'
 import {LmtCommand} from '../lmt-command.js'
-import {StderrReporter} from '../stderr-reporter.js'
 import {discoverWithPlugins} from '../../plugins/converter-discovery.js'
 import type {ConverterRegistration} from '../../plugins/converter-registry.js'
 
@@ -26,12 +25,11 @@ export default class Converters extends LmtCommand {
 
   async run(): Promise<ConvertersListing> {
     const {flags} = await this.parse(Converters)
-    const reporter = new StderrReporter(false)
     const warnings: string[] = []
     const sources = {dirs: flags['converter-dir'], modules: flags['converter-module']}
     const registry = await discoverWithPlugins(this.config, sources, (m) => {
       warnings.push(m)
-      reporter.warn(m)
+      process.stderr.write(`warning: ${m}\n`)
     })
     // a registration as it is, less its class and its second copy of the format name (path only when it has one)
     const formats = registry.list().map(({name: _name, cls: _cls, ...f}) => f)

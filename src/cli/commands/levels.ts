@@ -21,16 +21,13 @@ export function levelsListing(
   reg: Awaited<ReturnType<typeof discoverLevels>>,
   warnings: readonly string[],
 ): LevelsListing {
-  const levels = reg.names().map((name) => {
-    const r = reg.levels.get(name) as NonNullable<ReturnType<typeof reg.levels.get>>
-    return {
-      name,
-      source: r.source,
-      description: r.level.description,
-      replayableSchemaVersions: [...r.level.replayableSchemaVersions],
-      flags: Object.keys(r.level.flags).map((f) => `--${f}`),
-    }
-  })
+  const levels = reg.list().map((r) => ({
+    name: r.name,
+    source: r.source,
+    description: r.level.description,
+    replayableSchemaVersions: [...r.level.replayableSchemaVersions],
+    flags: Object.keys(r.level.flags).map((f) => `--${f}`),
+  }))
   return {levels, warnings: [...warnings]}
 }
 

@@ -236,12 +236,10 @@ export default class Replay extends LmtCommand {
   private listLevels(levels: Awaited<ReturnType<typeof discoverLevels>>, warnings: readonly string[]) {
     if (this.jsonEnabled()) return levelsListing(levels, warnings)
     // columns as lmt levels aligns them
-    const w = Math.max(0, ...levels.names().map((n) => n.length))
-    const s = Math.max(0, ...levels.names().map((n) => levels.levels.get(n)?.source.length ?? 0))
-    for (const name of levels.names()) {
-      const r = levels.levels.get(name)
-      if (!r) continue
-      this.log(`${name.padEnd(w)}  ${r.source.padEnd(s)}  ${r.level.description}`)
+    const w = Math.max(0, ...levels.list().map((r) => r.name.length))
+    const s = Math.max(0, ...levels.list().map((r) => r.source.length))
+    for (const r of levels.list()) {
+      this.log(`${r.name.padEnd(w)}  ${r.source.padEnd(s)}  ${r.level.description}`)
       for (const [flag, def] of Object.entries(r.level.flags))
         this.log(`    --${flag}  ${(def as {summary?: string}).summary ?? ''}`)
     }
