@@ -5,7 +5,7 @@ import {JsonFloat} from '../formats/json/json-float.js'
 import {readable} from '../formats/lct/readable.js'
 import type {RawValue} from '../formats/lct/msgpack.js'
 import type {TraceCount} from '../formats/lct/types.js'
-import {type EventsSummaryJson, sortedCounts} from '../formats/lct/events-summary.js'
+import {sortedCounts} from '../formats/lct/events-summary.js'
 import type {RecordOutcome, ReplayResult} from '../replay/driver.js'
 import {pyCenter, pyFloatRepr, pyFormatFixed, pyRound} from '../util/pyfmt.js'
 
@@ -48,28 +48,7 @@ export function renderTraceInfo(file: string, c: TraceCount): string[] {
   return out
 }
 
-export interface TraceInfoJson {
-  file: string
-  level: string
-  format_version: number
-  trace_schema_version: number
-  duration_s: number
-  t_mono_start: number
-  t_wall_start: number
-  sm_config_digest: string
-  sm_config_json: string
-  placeholder_header: boolean
-  level_meta: Record<string, unknown>
-  total_records: number
-  ops: Record<string, number>
-  frames_skipped: number
-  truncated: boolean
-  warnings: string[]
-  /** an `events`-level trace: LMCache's events block as numbers */
-  events?: EventsSummaryJson
-}
-
-export function traceInfoJson(file: string, c: TraceCount): TraceInfoJson {
+export function traceInfoJson(file: string, c: TraceCount) {
   const h = c.header
   const meta: Record<string, unknown> = {}
   for (const k of Object.keys(h.levelMeta))

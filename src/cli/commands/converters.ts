@@ -1,12 +1,6 @@
 import {converterSourceFlags} from '../converter-flags.js'
 import {LmtCommand} from '../lmt-command.js'
 import {discoverWithPlugins} from '../../plugins/converter-discovery.js'
-import type {ConverterRegistration} from '../../plugins/converter-registry.js'
-
-export interface ConvertersListing {
-  formats: Array<Omit<ConverterRegistration, 'name' | 'cls'>>
-  warnings: string[]
-}
 
 export default class Converters extends LmtCommand {
   static override summary = 'List the input formats lmt convert knows, and where each converter comes from'
@@ -23,7 +17,7 @@ export default class Converters extends LmtCommand {
 
   static override flags = converterSourceFlags()
 
-  async run(): Promise<ConvertersListing> {
+  async run() {
     const {flags} = await this.parse(Converters)
     const warnings: string[] = []
     const sources = {dirs: flags['converter-dir'], modules: flags['converter-module']}

@@ -2,25 +2,11 @@ import {LmtCommand} from '../lmt-command.js'
 import {reservedReplayFlagNames} from '../replay-flags.js'
 import {discoverLevels} from '../../plugins/replay-levels.js'
 
-export interface LevelsListing {
-  levels: Array<{
-    name: string
-    source: string
-    description: string
-    replayableSchemaVersions: number[]
-    flags: string[]
-  }>
-  warnings: string[]
-}
-
 /**
  * The `--json` document of `lmt levels`, which `lmt replay --list-levels --json` prints too: every level found, in
  * name order, and the warnings of their discovery (a plugin that could not be loaded).
  */
-export function levelsListing(
-  reg: Awaited<ReturnType<typeof discoverLevels>>,
-  warnings: readonly string[],
-): LevelsListing {
+export function levelsListing(reg: Awaited<ReturnType<typeof discoverLevels>>, warnings: readonly string[]) {
   const levels = reg.list().map((r) => ({
     name: r.name,
     source: r.source,
@@ -43,7 +29,7 @@ export default class Levels extends LmtCommand {
 
   static override enableJsonFlag = true
 
-  async run(): Promise<LevelsListing> {
+  async run() {
     await this.parse(Levels)
     const warnings: string[] = []
     const warn = (m: string) => {

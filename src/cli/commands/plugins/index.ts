@@ -4,14 +4,6 @@ import {installedPlugins} from '../../../plugins/discovery.js'
 /** oclif's command (named through the package's export, so that its declaration can name the type) */
 const Base: (typeof commands)['plugins'] = commands['plugins']
 
-export interface InstalledPlugin {
-  name: string
-  version: string
-  /** `user` (installed) or `link` */
-  type: string
-  root: string
-}
-
 /** oclif's `plugins`, whose `--json` is the list of installed plugins (not oclif's whole plugin objects). */
 export default class PluginsIndex extends Base {
   static override summary = 'List the installed lmt plugins'
@@ -27,7 +19,7 @@ export default class PluginsIndex extends Base {
     '<%= config.bin %> <%= command.id %> --json',
   ]
 
-  override async run(): Promise<InstalledPlugin[]> {
+  override async run() {
     if (!this.jsonEnabled()) {
       await super.run()
       return []
@@ -36,6 +28,7 @@ export default class PluginsIndex extends Base {
     const plugins = flags.core
       ? this.config.getPluginsList().filter((p) => p.name !== this.config.name)
       : installedPlugins(this.config)
+    // type: `user` (installed) or `link`
     return plugins.map((p) => ({name: p.name, version: p.version, type: p.type, root: p.root}))
   }
 }

@@ -2,7 +2,7 @@ import {statSync} from 'node:fs'
 import {Args} from '@oclif/core'
 import {countText, createProgressBar} from '../../progress.js'
 import {LmtCommand} from '../../lmt-command.js'
-import {renderTraceInfo, traceInfoJson, type TraceInfoJson, writeLctWarnings} from '../../trace-report.js'
+import {renderTraceInfo, traceInfoJson, writeLctWarnings} from '../../trace-report.js'
 import {eventsSummaryLines} from '../../../formats/lct/events-summary.js'
 import {chosenDecoding} from '../../../formats/lct/fast/index.js'
 import {traceInfo} from '../../../formats/lct/trace-info.js'
@@ -39,7 +39,7 @@ export default class TraceInfo extends LmtCommand {
     return lctErrorJson(err, super.toErrorJson(err))
   }
 
-  async run(): Promise<TraceInfoJson> {
+  async run() {
     const {args, flags} = await this.parse(TraceInfo)
     const name = args.file === STDIO ? '<stdin>' : args.file
     const file = args.file === STDIO ? await stdinAsFile() : args.file
@@ -59,6 +59,7 @@ export default class TraceInfo extends LmtCommand {
       count.warnings.map((w) => w.message),
       count.warningCount,
     )
+    // an `events`-level trace: LMCache's events block as numbers
     return {...traceInfoJson(name, count), ...(events ? {events} : {})}
   }
 }
