@@ -21,9 +21,20 @@ const INT64_MAX = 2n ** 63n - 1n
  * The tiered model orders blocks by time as ticks, not as timestamps: a group plays its rows in time order, and each
  * new timestamp gets the next tick (equal timestamps share one), so ticks compare as the timestamps do and fit in
  * typed arrays (a BigInt per block and tier would be a heap object the collector traces, and each comparison a call).
- * NEVER is the time of a block with none (INT64_MAX in the reference: a timestamp of INT64_MAX gets it too).
+ * NEVER is the tick of INT64_MAX, the reference's time of a block with none (a timestamp of INT64_MAX gets it).
  */
 const NEVER = Number.MAX_SAFE_INTEGER
+
+/**
+ * An entry's record in {@link TieredInstance.rec}: its neighbours in its policy's list and, when the policy orders
+ * entries by time, its time (a tick) and its lru shard, side by side (the record's fields at these offsets).
+ */
+const PREV = 0
+const NEXT = 1
+const TIME = 2
+const SHARD = 3
+/** the largest tick a record's time holds (Int32); past it the group's instances keep their times as doubles */
+const TICK_MAX = 0x7fffffff
 
 /** an entry's flags: the tier holds the block (its location) */
 const PRESENT = 1
@@ -44,14 +55,15 @@ class EntryList {
   }
 
   unlink(e: number): void {
-    const links = this.s.links
-    const p = links[2 * e]
-    const n = links[2 * e + 1]
-    if (p !== NONE) links[2 * p + 1] = n
+    const rec = this.s.rec
+    const st = this.s.stride
+    const p = rec[st * e + PREV]
+    const n = rec[st * e + NEXT]
+    if (p !== NONE) rec[st * p + NEXT] = n
     else this.head = n
-    if (n !== NONE) links[2 * n] = p
+    if (n !== NONE) rec[st * n + PREV] = p
     else this.tail = p
-    links[2 * e] = links[2 * e + 1] = NONE
+    rec[st * e + PREV] = rec[st * e + NEXT] = NONE
   }
 
   toFront(e: number): void {
@@ -62,13 +74,14 @@ class EntryList {
 
   /** inserts e before `at` (NONE: at the back) */
   insertBefore(e: number, at: number): void {
-    const links = this.s.links
-    const p = at === NONE ? this.tail : links[2 * at]
-    links[2 * e + 1] = at
-    links[2 * e] = p
-    if (p !== NONE) links[2 * p + 1] = e
+    const rec = this.s.rec
+    const st = this.s.stride
+    const p = at === NONE ? this.tail : rec[st * at + PREV]
+    rec[st * e + NEXT] = at
+    rec[st * e + PREV] = p
+    if (p !== NONE) rec[st * p + NEXT] = e
     else this.head = e
-    if (at !== NONE) links[2 * at] = e
+    if (at !== NONE) rec[st * at + PREV] = e
     else this.tail = e
   }
 }
@@ -78,7 +91,8 @@ interface TierPolicy {
   readonly size: number
   /** false: the manager never asks it for capacity (ttl without fallback_on_pressure) */
   readonly evictsForCapacity: boolean
-  register(b: number): void
+  /** the tier now holds block b, since tick `tick` */
+  register(b: number, tick: number): void
   /** a hit at tick `tick` (timestamp `ts`) */
   access(b: number, tick: number, ts: bigint): void
   /** removes up to n blocks from the tier (their location included), appended to `out`; how many */
@@ -104,7 +118,7 @@ class OldestTail {
   constructor(
     /** the shards' tails (NONE: empty) */
     private readonly tails: Int32Array,
-    private readonly tailTime: (e: number) => number,
+    private readonly s: TieredInstance,
   ) {
     let leaves = 1
     while (leaves < tails.length) leaves *= 2
@@ -132,7 +146,7 @@ class OldestTail {
     const time = this.time
     const shard = this.shard
     let i = this.leaves + s
-    let t = tail === NONE ? EMPTY : this.tailTime(tail)
+    let t = tail === NONE ? EMPTY : this.s.timeOf(tail)
     let w = s
     time[i] = t
     for (; i > 1; i >>= 1) {
@@ -175,7 +189,7 @@ class ShardedLru implements TierPolicy {
   /** an eviction's candidates (reused, grown to the most asked) */
   private candidates = new Int32Array(0)
   /** entry a is older than entry b (the candidates' order) */
-  private readonly older = (a: number, b: number): boolean => this.time(a) < this.time(b)
+  private readonly older = (a: number, b: number): boolean => this.s.timeOf(a) < this.s.timeOf(b)
 
   constructor(
     private readonly s: TieredInstance,
@@ -188,7 +202,7 @@ class ShardedLru implements TierPolicy {
     this.amplification = amplification > 1 ? amplification : 1
     this.heads = new Int32Array(this.shardCount).fill(NONE)
     this.tails = new Int32Array(this.shardCount).fill(NONE)
-    this.oldest = new OldestTail(this.tails, (e) => this.time(e))
+    this.oldest = new OldestTail(this.tails, s)
   }
 
   /**
@@ -197,7 +211,7 @@ class ShardedLru implements TierPolicy {
    */
   private shardOf(e: number, tailChanges: boolean): number {
     if (this.shardCount === 1) return 0
-    const k = this.s.shard[this.s.blockOf(e)]
+    const k = this.s.rec[4 * e + SHARD]
     const tail = this.tails[k]
     if (tailChanges || tail === e || tail === NONE) this.oldest.mark(k)
     return k
@@ -205,25 +219,27 @@ class ShardedLru implements TierPolicy {
 
   /** inserts e into shard k before `at` (NONE: at the back) */
   private insertBefore(k: number, e: number, at: number): void {
-    const links = this.s.links
-    const p = at === NONE ? this.tails[k] : links[2 * at]
-    links[2 * e + 1] = at
-    links[2 * e] = p
-    if (p !== NONE) links[2 * p + 1] = e
+    const rec = this.s.rec
+    const st = this.s.stride
+    const p = at === NONE ? this.tails[k] : rec[st * at + PREV]
+    rec[st * e + NEXT] = at
+    rec[st * e + PREV] = p
+    if (p !== NONE) rec[st * p + NEXT] = e
     else this.heads[k] = e
-    if (at !== NONE) links[2 * at] = e
+    if (at !== NONE) rec[st * at + PREV] = e
     else this.tails[k] = e
   }
 
   private unlink(k: number, e: number): void {
-    const links = this.s.links
-    const p = links[2 * e]
-    const n = links[2 * e + 1]
-    if (p !== NONE) links[2 * p + 1] = n
+    const rec = this.s.rec
+    const st = this.s.stride
+    const p = rec[st * e + PREV]
+    const n = rec[st * e + NEXT]
+    if (p !== NONE) rec[st * p + NEXT] = n
     else this.heads[k] = n
-    if (n !== NONE) links[2 * n] = p
+    if (n !== NONE) rec[st * n + PREV] = p
     else this.tails[k] = p
-    links[2 * e] = links[2 * e + 1] = NONE
+    rec[st * e + PREV] = rec[st * e + NEXT] = NONE
   }
 
   /** the shard whose tail is oldest (-1: none) */
@@ -255,12 +271,6 @@ class ShardedLru implements TierPolicy {
     this.unlink(this.shardOf(e, false), e)
     this.s.flags[e] &= ~HELD
     this.size--
-  }
-
-  /** a held entry's time: its last access through the tier, set whenever it is (see TieredInstance.time) */
-  private time(e: number): number {
-    const t = this.s.last[e]
-    return t >= 0 ? t : this.s.time(this.s.blockOf(e), this.tier)
   }
 
   evict(count: number, out: number[]): number {
@@ -391,8 +401,9 @@ class LeafAwareLru implements TierPolicy {
     this.s.flags[e] |= LISTED
     const list = this.list
     if (list.head === NONE) return list.insertBefore(e, NONE)
-    const time = (x: number) => this.s.time(this.s.blockOf(x), this.tier)
-    const x = this.s.time(b, this.tier)
+    const s = this.s
+    const time = (x: number) => s.timeOf(x)
+    const x = time(e)
     const h = time(list.head)
     const l = time(list.tail)
     // the walk's direction depends on the distances in time, not in ticks
@@ -401,11 +412,11 @@ class LeafAwareLru implements TierPolicy {
     let at: number
     if (forward) {
       at = list.head
-      while (at !== NONE && x > time(at)) at = this.s.links[2 * at + 1]
+      while (at !== NONE && x > time(at)) at = s.rec[4 * at + NEXT]
     } else {
       at = list.tail
-      while (at !== NONE && time(at) > x) at = this.s.links[2 * at]
-      at = at === NONE ? list.head : this.s.links[2 * at + 1] // after `at`
+      while (at !== NONE && time(at) > x) at = s.rec[4 * at + PREV]
+      at = at === NONE ? list.head : s.rec[4 * at + NEXT] // after `at`
     }
     list.insertBefore(e, at)
   }
@@ -436,12 +447,12 @@ class RandomLru implements TierPolicy {
     return this.blocks.length
   }
 
-  register(b: number): void {
+  register(b: number, tick: number): void {
     const e = this.s.entry(b, this.tier)
     this.s.flags[e] |= HELD
     this.s.pos[e] = this.blocks.length
     this.blocks.push(b)
-    this.stamps.push(this.s.time(b, this.tier))
+    this.stamps.push(tick)
   }
 
   access(b: number, tick: number): void {
@@ -655,7 +666,7 @@ class TtlPolicy implements TierPolicy {
     this.freeEvents.length = 0
     this.events = 0
     const held: number[] = []
-    for (let e = this.list.head; e !== NONE; e = s.links[2 * e + 1]) held.push(e)
+    for (let e = this.list.head; e !== NONE; e = s.rec[s.stride * e + NEXT]) held.push(e)
     held.sort((x, y) => s.pos[x] - s.pos[y])
     for (const e of held) {
       const b = s.blockOf(e)
@@ -768,7 +779,6 @@ export class TieredInstance implements Policy {
   readonly engine: SimInstance
   readonly tree: CacheTree
   readonly policies: TierPolicy[]
-  readonly shared: boolean
   readonly bytesPerBlock: number
   readonly tiers: number
   /** the lru shard count (values ≤ 0 mean 1) */
@@ -794,8 +804,8 @@ export class TieredInstance implements Policy {
   /** the policy is ttl: the blocks keep their last access and TTL as timestamps, and when they expire */
   private readonly expires: boolean
   /**
-   * a policy reads the blocks' times ({@link time}, the ttl policy's lastTick): all but an exact lru (one shard, no
-   * amplification), which orders by its lists alone, so its blocks' times are not kept
+   * the policy orders entries by time ({@link timeOf}): a sharded or amplified lru and leaf_aware_lru (an exact lru
+   * orders by its lists alone, random_lru keeps the times it draws by, ttl its blocks' times)
    */
   private readonly timed: boolean
   /** an edge writes selectively: the entries count their hits */
@@ -805,8 +815,7 @@ export class TieredInstance implements Policy {
   private capacity = 0
   /** how many tiers hold the block (the tree's bLive says whether any does) */
   held = new Uint8Array(0)
-  /** the block's write and last access (ticks, -1: none; kept when the policy is timed) */
-  writeTick: Float64Array = new Float64Array(0)
+  /** the ttl policy's: the block's last access (a tick, -1: none) */
   lastTick: Float64Array = new Float64Array(0)
   /** the ttl policy's (empty under the others): the last access as a timestamp (-1: none) */
   lastAccess: bigint[] = []
@@ -822,14 +831,17 @@ export class TieredInstance implements Policy {
   flags = new Uint8Array(0)
   /** hits the tier served since the block entered it (counted under a selective edge) */
   count = new Float64Array(0)
-  /** the block's last access through the tier, and its write into it (ticks, -1: none; when the policy is timed) */
-  last: Float64Array = new Float64Array(0)
-  write: Float64Array = new Float64Array(0)
   /**
-   * the entry's neighbours in its policy list: the previous at 2e, the next at 2e + 1 (side by side, so that an
-   * unlink reads one cache line for both)
+   * The entries' records, {@link stride} Int32 fields each from `stride × e` (see {@link PREV}): the entry's
+   * neighbours in its policy list and, when the policy is timed, its time (its last access through the tier, else
+   * its write into it) and its lru shard. One record fills a quarter of a cache line at most, so the unlink that
+   * writes a neighbour's links has that neighbour's time (a new tail's) and shard at hand.
    */
-  links = new Int32Array(0)
+  rec = new Int32Array(0)
+  /** a record's fields: 4 when the policy is timed, else 2 (the links) */
+  readonly stride: number
+  /** the entries' times once the group's ticks outgrow a record's (see {@link widen}); the records' then go unread */
+  private wideTimes: Float64Array | undefined
   /** random_lru: the entry's place in its array; ttl: its registration's number */
   pos = new Float64Array(0)
   /** ttl: the entry's expiry events pushed since it entered the tier (0: none) */
@@ -837,8 +849,6 @@ export class TieredInstance implements Policy {
 
   /** per key id: its lru shard + 1 (0: not yet asked) */
   private keyShards = new Int32Array(0)
-  /** per block: its lru shard (an lru with several), set when the block is written */
-  shard: Int32Array = new Int32Array(0)
 
   constructor(
     readonly setup: TieredInstanceSetup,
@@ -846,7 +856,6 @@ export class TieredInstance implements Policy {
     private readonly keyMod: (key: number, m: number) => number,
   ) {
     const g = group.setup
-    this.shared = !g.hierarchical
     this.bytesPerBlock = setup.bytesPerBlock
     this.tiers = g.tierNames.length
     this.shardCount = setup.shardCount <= 0 ? 1 : setup.shardCount
@@ -855,7 +864,10 @@ export class TieredInstance implements Policy {
     while (initial < this.tiers && g.edges[initial - 1].writeMode === 'write_through') initial++
     this.initial = initial
     this.expires = setup.policy === 'ttl'
-    this.timed = setup.policy !== 'lru' || this.shardCount > 1 || setup.amplification > 1
+    this.timed =
+      setup.policy === 'leaf_aware_lru' ||
+      (setup.policy === 'lru' && (this.shardCount > 1 || setup.amplification > 1))
+    this.stride = this.timed ? 4 : 2
     this.counts = g.edges.some((e) => e.writeMode === 'write_through_selective')
     this.engine = new SimInstance(this, 1)
     this.tree = this.engine.tree
@@ -907,18 +919,27 @@ export class TieredInstance implements Policy {
     return s - 1
   }
 
-  /** The time (a tick) a tier policy orders a block by: its last access through the tier, else its write into it. */
-  time(b: number, tier: number): number {
-    const e = b * this.tiers + tier
-    if ((this.flags[e] & PRESENT) !== 0) {
-      if (this.last[e] >= 0) return this.last[e]
-      if (this.write[e] >= 0) return this.write[e]
-    }
-    if (this.shared) {
-      if (this.lastTick[b] >= 0) return this.lastTick[b]
-      if (this.writeTick[b] >= 0) return this.writeTick[b]
-    }
-    return NEVER
+  /**
+   * The time (a tick) a timed policy orders a held entry by: its last access through the tier, else its write into
+   * it (one tier when hierarchical eviction is off: the block's own last access or write).
+   */
+  timeOf(e: number): number {
+    const wide = this.wideTimes
+    return wide === undefined ? this.rec[4 * e + TIME] : wide[e]
+  }
+
+  private setTimeOf(e: number, tick: number): void {
+    const wide = this.wideTimes
+    if (wide === undefined) this.rec[4 * e + TIME] = tick
+    else wide[e] = tick
+  }
+
+  /** the group's ticks outgrow a record's time: the times move to doubles (a timed policy's) */
+  widen(): void {
+    if (!this.timed || this.wideTimes !== undefined) return
+    const wide = new Float64Array(this.flags.length)
+    for (let e = 0; e < wide.length; e++) wide[e] = this.rec[4 * e + TIME]
+    this.wideTimes = wide
   }
 
   /** room for block slot b (the tree grows its own arrays as it makes blocks) */
@@ -929,14 +950,9 @@ export class TieredInstance implements Policy {
     const none = (a: Float64Array, n: number): Float64Array => grown(a, n).fill(-1, a.length)
     // only the arrays the policy and edges read are kept (the others stay empty)
     this.held = grown(this.held, cap)
-    if (this.sharded) this.shard = grown(this.shard, cap)
-    if (this.timed) {
-      this.writeTick = none(this.writeTick, cap)
-      this.lastTick = none(this.lastTick, cap)
-      this.last = none(this.last, entries)
-      this.write = none(this.write, entries)
-    }
+    if (this.wideTimes !== undefined) this.wideTimes = grown(this.wideTimes, entries)
     if (this.expires) {
+      this.lastTick = none(this.lastTick, cap)
       while (this.lastAccess.length < cap) this.lastAccess.push(-1n)
       while (this.ttl.length < cap) this.ttl.push(0n)
       this.dueHigh = grown(this.dueHigh, cap).fill(Infinity, this.dueHigh.length)
@@ -947,7 +963,7 @@ export class TieredInstance implements Policy {
     if (this.expires || this.setup.policy === 'random_lru') this.pos = grown(this.pos, entries)
     if (this.counts) this.count = grown(this.count, entries)
     this.flags = grown(this.flags, entries)
-    this.links = grown(this.links, 2 * entries)
+    this.rec = grown(this.rec, this.stride * entries)
     this.capacity = cap
   }
 
@@ -978,9 +994,9 @@ export class TieredInstance implements Policy {
     if ((this.flags[e] & PRESENT) !== 0) return false
     this.flags[e] |= PRESENT
     if (this.counts) this.count[e] = 0
-    if (this.timed) this.last[e] = this.write[e] = this.shared ? -1 : this.now
+    if (this.timed) this.setTimeOf(e, this.now)
     this.hold(b)
-    this.policies[tier].register(b)
+    this.policies[tier].register(b, this.now)
     return true
   }
 
@@ -1008,9 +1024,13 @@ export class TieredInstance implements Policy {
   /** the engine wrote block b (new, or absent from every tier) */
   onWritten(b: number, ts: bigint): void {
     this.reserve(b)
-    if (this.timed) this.writeTick[b] = this.lastTick[b] = this.now
-    if (this.sharded) this.shard[b] = this.shardOf(b)
+    if (this.sharded) {
+      // the block's shard, in the records of its entries of every tier (a block slot's key is fixed while it lives)
+      const k = this.shardOf(b)
+      for (let e = b * this.tiers; e < (b + 1) * this.tiers; e++) this.rec[4 * e + SHARD] = k
+    }
     if (this.expires) {
+      this.lastTick[b] = this.now
       this.lastAccess[b] = ts
       this.ttl[b] = this.writeTtl
     }
@@ -1044,17 +1064,19 @@ export class TieredInstance implements Policy {
     this.tierHits[h]++
     const now = this.now
     const timed = this.timed
-    if (timed) this.lastTick[b] = now
-    if (this.expires) this.lastAccess[b] = ts
+    if (this.expires) {
+      this.lastTick[b] = now
+      this.lastAccess[b] = ts
+    }
     this.policies[h].access(b, now, ts)
-    if (timed) this.last[base + h] = now
+    if (timed) this.setTimeOf(base + h, now)
     const hits = this.counts ? ++this.count[base + h] : 0
     let propagate = true
     for (let tier = h + 1; tier < this.tiers; tier++) {
       if (!edges[tier - 1].propagate) propagate = false
       if ((this.flags[base + tier] & PRESENT) !== 0 && propagate) {
         this.policies[tier].access(b, now, ts)
-        if (timed) this.last[base + tier] = now
+        if (timed) this.setTimeOf(base + tier, now)
       }
     }
     if (h < edges.length && edges[h].writeMode === 'write_through_selective' && hits >= edges[h].threshold)
@@ -1076,8 +1098,8 @@ export class TieredInstance implements Policy {
     const nodes = this.cleanupNodes
     for (const b of evicted) {
       if (this.held[b] !== 0) continue
-      if (this.timed) this.lastTick[b] = this.writeTick[b] = -1
       if (this.expires) {
+        this.lastTick[b] = -1
         this.lastAccess[b] = -1n
         this.ttl[b] = 0n
         this.dueHigh[b] = Infinity
@@ -1127,6 +1149,7 @@ export class TieredGroup {
 
   add(setup: TieredInstanceSetup, keyMod: (key: number, m: number) => number): TieredInstance {
     const inst = new TieredInstance(setup, this, keyMod)
+    if (this.tick > TICK_MAX) inst.widen()
     this.members.push(inst)
     for (const policy of inst.policies) if (policy instanceof TtlPolicy) this.ttlPolicies.push({inst, policy})
     if (setup.policy === 'leaf_aware_lru' && this.tickTimes === undefined) {
@@ -1143,7 +1166,9 @@ export class TieredGroup {
     if (ts < this.lastTs)
       throw new Error(`a tiered group was played out of time order (${ts} after ${this.lastTs})`)
     this.lastTs = ts
+    const before = this.tick
     this.tick = ts === INT64_MAX ? NEVER : this.tick + 1
+    if (this.tick > TICK_MAX && before <= TICK_MAX) for (const inst of this.members) inst.widen()
     const times = this.tickTimes
     if (times !== undefined && this.tick !== NEVER) {
       if (this.tick === times.length) this.tickTimes = grown(times, 2 * times.length)

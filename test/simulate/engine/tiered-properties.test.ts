@@ -228,4 +228,46 @@ describe('the tiered model on random groups and traces', () => {
       }
     }
   })
+
+  it('a timestamp of INT64_MAX (a tick beyond an entry record’s Int32 time) orders as the next timestamp would', () => {
+    // the group's instances move their entries' times to doubles when a tick passes Int32; the lru and random_lru
+    // order by ticks alone, so a trace whose last rows are at INT64_MAX plays as one whose last rows come just after
+    const rnd = lcg(4)
+    let evictedAfter = 0
+    for (let trial = 0; trial < 200; trial++) {
+      const s = scenario(rnd)
+      s.group.defaultTtlSeconds = 0n
+      const policy = trial % 4 === 3 ? 'random_lru' : 'lru'
+      const setups = s.instances.map((i) => ({...i, policy: policy as 'lru' | 'random_lru'}))
+      const played = ops(rnd, setups.length, 150)
+      const tail = played.slice(100)
+      const last = played[99].ts
+      const play = (top: bigint) => {
+        const g = new TieredGroup(s.group)
+        const insts = setups.map((i) => g.add(i, keyMod))
+        const seen: number[][] = []
+        let evicted = 0
+        for (const op of [...played.slice(0, 100), ...tail.map((o) => ({...o, ts: top}))]) {
+          const i = insts[op.inst]
+          const before = i.evictions
+          if (op.kind === 'write') {
+            i.insert(op.keys, op.ts, 0n)
+            g.evictIfNeeded(i, op.ts)
+          } else {
+            const r = i.read(op.keys, op.mask, op.ts)
+            seen.push([r.localHit, r.remoteHit, ...i.tierHits])
+            if (i.wrote) g.evictIfNeeded(i, op.ts)
+          }
+          if (op.ts === top) evicted += i.evictions - before
+          seen.push(insts.flatMap(sizes))
+        }
+        return {seen, evicted}
+      }
+      const next = play(last + 1n)
+      const top = play(2n ** 63n - 1n)
+      expect(top.seen).toEqual(next.seen)
+      evictedAfter += top.evicted
+    }
+    expect(evictedAfter).toBeGreaterThan(100)
+  })
 })
