@@ -7,54 +7,8 @@ import {
   stackPass,
   type TraceRow,
 } from '../simulate/index.js'
-import {type Bin, geometricEdges, Histogram, linearEdges, type Percentiles, percentiles} from './histogram.js'
+import {geometricEdges, Histogram, linearEdges, percentiles} from './histogram.js'
 import {TimeBins} from './time-bins.js'
-
-interface TimePoint {
-  t: number
-  requests: number
-  input_tokens: number
-  /** distinct blocks referenced in the bin */
-  window_blocks: number
-  /** distinct blocks referenced up to the bin's end */
-  cumulative_blocks: number
-}
-
-export interface Profile {
-  instance_id: string
-  requests: number
-  input_tokens: number
-  get_blocks: number
-  distinct_blocks: number
-  /** distinct first blocks of requests: distinct prefix roots (system prompts, conversations) */
-  distinct_first_blocks: number
-  /** distinct key paths of requests */
-  distinct_request_prefixes: number
-  input_len: Percentiles & {histogram: Bin[]}
-  sharing: {
-    /** of all get blocks, the share already referenced before */
-    seen_block_share: number
-    requests_without_blocks: number
-    /** requests by the share of their blocks already seen (10 bins) */
-    histogram: Bin[]
-  }
-  reuse_distance: {
-    available: boolean
-    reason: string | null
-    first_references: number
-    stats: Percentiles
-    /** get blocks by LRU stack distance in distinct blocks (powers of two) */
-    histogram: Bin[]
-  }
-  reuse_time: {stats: Percentiles; histogram: Bin[]}
-  over_time: TimePoint[]
-  popularity: {
-    /** rank/frequency at log-spaced ranks */
-    points: Array<{rank: number; references: number}>
-    referenced_blocks: number
-    top_1pct_share: number
-  }
-}
 
 /**
  * Reuse distances: the LRU stack depth of every re-referenced get block, in distinct blocks, as simulate's stack pass
@@ -192,7 +146,7 @@ function visit(a: Accumulated, r: TraceRow, bins: TimeBins): void {
   }
 }
 
-function popularity(refs: readonly number[]): Profile['popularity'] {
+function popularity(refs: readonly number[]) {
   const ascending = Float64Array.from(refs.filter((x) => x > 0)).sort()
   const n = ascending.length
   const at = (rank: number) => ascending[n - rank] // rank 1 = the most referenced
@@ -216,7 +170,7 @@ function summarise(
   bins: TimeBins,
   edges: Edges,
   refs: readonly number[],
-): Profile {
+) {
   const sum = (f: (a: Accumulated) => number) => parts.reduce((s, a) => s + f(a), 0)
   const hist = (list: readonly number[], e: number[]) => {
     const h = new Histogram(e)
@@ -263,13 +217,6 @@ function summarise(
   }
 }
 
-export interface Characterization {
-  bin_seconds: number
-  instances: Profile[]
-  /** every instance together (histograms and series summed, percentiles over all values) */
-  overall: Profile
-}
-
 /** Characterizes the instances' rows (`blockSizes`: the instances to describe, with their block sizes). */
 export function characterize(
   rows: readonly TraceRow[],
@@ -278,7 +225,7 @@ export function characterize(
   bins: TimeBins,
   /** reuse distances already observed (by the answer's stack pass), by instance */
   known: ReadonlyMap<string, ReuseDistances> = new Map(),
-): Characterization {
+) {
   const parts = [...blockSizes].map(
     ([id, bs]) => new Accumulated(rows, id, bins, known.get(id) ?? reuseDistancesOf(rows, cfg, id, bs)),
   )
@@ -309,3 +256,9 @@ export function characterize(
         )
   return {bin_seconds: bins.widthSeconds(), instances, overall}
 }
+
+/** An instance's profile (schemas/report.schema.json, `profile`), and the characterization of them all. */
+export type Profile = ReturnType<typeof summarise>
+export type Characterization = ReturnType<typeof characterize>
+/** what the trace's table and charts read: the untiered and the tiered page alike */
+export type Characterized = {characterization: Characterization}

@@ -5,20 +5,6 @@ import {eventLoopTurn} from '../util/event-loop-turn.js'
 import {withPolicy} from './curves.js'
 import type {TimeBins} from './time-bins.js'
 
-export interface OverTimePoint {
-  t: number
-  series: string
-  /** token hit rate of the requests in the bin (null: no request) */
-  token_hit_rate: number | null
-}
-
-export interface OverTimeSeries {
-  series: string
-  /** token hit rate of the whole run */
-  token_hit_rate: number
-  points: OverTimePoint[]
-}
-
 /** Per instance, the cumulative input tokens after each replayed get (the Player's read records). */
 function cumulativeTokens(rows: readonly TraceRow[]): Map<string, number[]> {
   const out = new Map<string, number[]>()
@@ -41,7 +27,7 @@ export function binnedRates(
   tokens: Map<string, number[]>,
   bins: TimeBins,
   series: string,
-): OverTimeSeries {
+) {
   const hits = new Float64Array(bins.count + 1)
   const input = new Float64Array(bins.count + 1)
   const group = r.groups.find((g) => g.cfg.group_name === groupName)
@@ -62,15 +48,15 @@ export function binnedRates(
     totalHit += m.counters.hit_tokens
     totalIn += m.counters.input_tokens
   }
-  const points: OverTimePoint[] = []
-  for (let b = 0; b < bins.count; b++) {
+  const points = Array.from({length: bins.count}, (_, b) => {
     const dIn = input[b + 1] - input[b]
-    points.push({
+    // null: no request in the bin
+    return {
       t: bins.startSeconds(b),
       series,
       token_hit_rate: dIn > 0 ? Math.max(0, (hits[b + 1] - hits[b]) / dIn) : null,
-    })
-  }
+    }
+  })
   return {series, token_hit_rate: totalIn > 0 ? totalHit / totalIn : 0, points}
 }
 
@@ -87,9 +73,9 @@ export interface OverTimeRequest {
 }
 
 /** One replay per policy at the capacity, plus the infinite cache (a Ctrl-C is answered between the replays). */
-export async function hitRateOverTime(req: OverTimeRequest): Promise<OverTimeSeries[]> {
+export async function hitRateOverTime(req: OverTimeRequest) {
   const tokens = cumulativeTokens(req.rows)
-  const out: OverTimeSeries[] = []
+  const out: Array<ReturnType<typeof binnedRates>> = []
   for (const policy of req.policies) {
     await eventLoopTurn()
     const run = playInMemory(req.rows, {

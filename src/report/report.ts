@@ -14,9 +14,7 @@ import {
 } from '../simulate/index.js'
 import {characterize, ReuseDistances} from './characterize.js'
 import {capacityGrid, computeCurves, withPolicy} from './curves.js'
-import type {ReportAnswer, ReportDocument} from './document.js'
 import {capacityTable, type CapacityRow} from './capacity-table.js'
-
 import {type LoadedInput, loadInput, type LoadRequest} from './load.js'
 import {hitRateOverTime} from './over-time.js'
 import {eventLoopTurn} from '../util/event-loop-turn.js'
@@ -118,8 +116,11 @@ async function characterizeTrace(input: LoadedInput, group: Group, grid: number[
   return {stack, characterization: characterize(rows, cfg, described, bins, known)}
 }
 
+/** The report document: what the HTML page and --json show (schemas/report.schema.json). */
+export type ReportDocument = Awaited<ReturnType<typeof buildReport>>
+
 /** Builds the whole report document. */
-export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
+export async function buildReport(req: ReportRequest) {
   const started = performance.now()
   const progress = (phase: string, done = 0, total = 1) => req.onProgress?.({phase, done, total})
   const input = await loadInput({...req, onBytes: (d, t) => progress('reading the trace', d, t)})
@@ -174,18 +175,16 @@ export async function buildReport(req: ReportRequest): Promise<ReportDocument> {
     seed: req.seed,
     infinite: inf.replayer,
   })
-  let lmcache: ReportDocument['lmcache']
-  if (req.lmcacheLookup) {
-    progress("LMCache's simulator")
-    lmcache = {
-      lookup: await lmcacheLookupSection({
-        ...req.lmcacheLookup,
-        grid,
-        chosenBlocks: chosen.blocks,
-        bytesPerBlock,
-        onWarning: (m) => input.notes.add('LMT_REPORT_LMCACHE', m, 'warning'),
-      }),
-    }
+  if (req.lmcacheLookup) progress("LMCache's simulator")
+  // an LMCache recording's own figures beside lmt's (a lookup-hash log: its cache simulator)
+  const lmcache = req.lmcacheLookup && {
+    lookup: await lmcacheLookupSection({
+      ...req.lmcacheLookup,
+      grid,
+      chosenBlocks: chosen.blocks,
+      bytesPerBlock,
+      onWarning: (m) => input.notes.add('LMT_REPORT_LMCACHE', m, 'warning'),
+    }),
   }
   return {
     format: 'lmt.report',
@@ -244,7 +243,7 @@ function chooseCapacity(
   table: CapacityRow[],
   bytesPerBlock: number | null,
   wss: number,
-): ReportAnswer['chosen_capacity'] {
+): {blocks: number; gb: number | null; source: 'flag' | 'lru_90'} {
   const gbOf = (blocks: number) => (bytesPerBlock === null ? null : blocksToGib(blocks, bytesPerBlock))
   if (req.capacityBlocks !== undefined)
     return {blocks: req.capacityBlocks, gb: gbOf(req.capacityBlocks), source: 'flag'}
@@ -274,7 +273,7 @@ const pct = (r: number) => `${(r * 100).toFixed(1)} %`
 export function reportSummaryLines(doc: ReportDocument): string[] {
   const a = doc.answer
   const lines = [
-    `${String(doc.trace.name)}: ${doc.characterization.overall.requests} requests, working set ${a.wss_blocks} blocks, infinite-capacity token hit rate ${pct(a.infinite.token_hit_rate)}`,
+    `${doc.trace.name}: ${doc.characterization.overall.requests} requests, working set ${a.wss_blocks} blocks, infinite-capacity token hit rate ${pct(a.infinite.token_hit_rate)}`,
   ]
   for (const row of a.capacity_table) {
     const cells = row.needs.map((n) => {

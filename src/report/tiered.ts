@@ -32,54 +32,16 @@ export interface TieredReportRequest extends LoadRequest {
   onProgress?(p: {phase: string; done: number; total: number}): void
 }
 
-export interface TierShare {
+interface TierShare {
   tier: string
   hit_tokens: number
   token_hit_rate: number
   final_blocks: number
 }
 
-/** one capacity of the swept tier: the group's total and each tier's share of it */
-export interface TieredPoint {
-  capacity_gb: number
-  hit_tokens: number
-  token_hit_rate: number
-  tiers: TierShare[]
-}
-
-/** a section of the untiered report that the tiered one leaves out, and why */
-export interface LeftOut {
-  section: string
-  reason: string
-}
-
-export interface TieredReportDocument {
-  format: 'lmt.tiers_report'
-  format_version: 1
-  lmt_version: string
-  trace: Record<string, unknown>
-  notices: Notice[]
-  /** the trace characterized as the untiered report characterizes it */
-  characterization: Characterization
-  answer: {
-    group: string
-    tiers: string[]
-    swept_tier: string
-    /** the other tiers' capacities as configured (GiB; negative: unlimited); null for the swept one */
-    capacities_gb: Array<number | null>
-    input_tokens: number
-    /** every tier unlimited; a ceiling of the points only when no block can expire */
-    infinite: {token_hit_rate: number; is_ceiling: boolean}
-    points: TieredPoint[]
-    chosen: TieredPoint & {source: 'flag' | 'ceiling_90' | 'largest'}
-    left_out: LeftOut[]
-  }
-  performance: {seconds: number}
-}
-
 type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
 
-export const LEFT_OUT: LeftOut[] = [
+const LEFT_OUT = [
   {
     section: 'Belady (next need) reference',
     reason: 'it models one cache evicting by next use, not tiers with write modes and promotion',
@@ -133,7 +95,7 @@ async function sweep(req: TieredReportRequest, sw: SweepRequest, phase: string):
 }
 
 /** The sweep's points with their totals: every hit is served by exactly one tier, so the tiers add up to it. */
-function pointsOf(summary: Json, inputTokens: number): TieredPoint[] {
+function pointsOf(summary: Json, inputTokens: number) {
   return (summary.sweep.points as Json[]).map((p) => {
     const tiers = (p.tiers as TierShare[]).map((t) => ({...t}))
     const hit = tiers.reduce((a, t) => a + t.hit_tokens, 0)
@@ -170,7 +132,7 @@ async function characterizeTrace(req: TieredReportRequest): Promise<Characteriza
 }
 
 /** Builds the tiered report document. */
-export async function buildTieredReport(req: TieredReportRequest): Promise<TieredReportDocument> {
+export async function buildTieredReport(req: TieredReportRequest) {
   const started = performance.now()
   await checkGroup(req)
   const base = {points: req.points, unit: 'fraction' as const, group: req.group, storage: req.storage}
@@ -181,7 +143,7 @@ export async function buildTieredReport(req: TieredReportRequest): Promise<Tiere
   const points = pointsOf(summary, inputTokens)
   const infRate = (summary.oracles.infinite as Json[])[0].token_hit_rate as number
   const tiers = summary.sweep.tiers as Json
-  let chosen: TieredReportDocument['answer']['chosen']
+  let chosen: TieredPoint & {source: 'flag' | 'ceiling_90' | 'largest'}
   if (req.capacityGb !== undefined) {
     const at = await sweep(
       req,
@@ -220,6 +182,10 @@ export async function buildTieredReport(req: TieredReportRequest): Promise<Tiere
     performance: {seconds: (performance.now() - started) / 1000},
   }
 }
+
+/** The document (schemas/tiers-report.schema.json), and one capacity of the swept tier in it. */
+export type TieredReportDocument = Awaited<ReturnType<typeof buildTieredReport>>
+type TieredPoint = ReturnType<typeof pointsOf>[number]
 
 /** ` HBM 0.61, SSD 0.09`-style words: the share of the token hit rate each tier serves at a point */
 export function tierSharesText(p: TieredPoint, digits = 3): string {

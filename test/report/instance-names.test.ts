@@ -4,7 +4,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {reportCharts} from '../../src/report/page/html.js'
-import type {ReportDocument} from '../../src/report/document.js'
+import type {ReportDocument} from '../../src/report/report.js'
 import {renderSvg} from '../../src/simulate/output/svg.js'
 import {lmt, tempDir} from '../helpers/cli.js'
 

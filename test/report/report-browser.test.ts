@@ -7,7 +7,7 @@ import {join, resolve} from 'node:path'
 import {tmpdir} from 'node:os'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type BrowserContext, chromium, type Page} from 'playwright-core'
-import type {ReportDocument} from '../../src/report/document.js'
+import type {ReportDocument} from '../../src/report/report.js'
 import {reportCharts} from '../../src/report/page/html.js'
 import {convertSampleMooncake, lmt, tempDir} from '../helpers/cli.js'
 

@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {gunzipSync} from 'node:zlib'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type BrowserContext, chromium} from 'playwright-core'
-import type {ReportDocument} from '../../src/report/document.js'
+import type {ReportDocument} from '../../src/report/report.js'
 import type {EventsReportDocument} from '../../src/replay/events/events-report.js'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 

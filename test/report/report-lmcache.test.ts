@@ -5,7 +5,7 @@ import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {gunzipSync} from 'node:zlib'
 import {afterAll, describe, expect, it} from 'vitest'
-import type {ReportDocument} from '../../src/report/document.js'
+import type {ReportDocument} from '../../src/report/report.js'
 import {validatorFor} from '../../src/schemas.js'
 import {FIXTURES, lmt, tempDir} from '../helpers/cli.js'
 

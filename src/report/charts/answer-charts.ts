@@ -1,7 +1,7 @@
 // The answer's two charts: token hit rate against capacity (every policy, Belady, the infinite ceiling) and over trace
 // time at the chosen capacity.
 import {inclusionNote} from '../../simulate/index.js'
-import type {ReportDocument} from '../document.js'
+import type {ReportDocument} from '../report.js'
 import {
   binSeconds,
   ceilingAndChosen,

@@ -1,8 +1,7 @@
 // The trace's charts: load over time (requests, input tokens), its histograms (input length, prefix sharing, reuse
 // distance and reuse time, each stacked by instance when there are several), the working set over time and key
 // popularity, per instance (and all instances together when there are several).
-import type {Characterized} from '../document.js'
-import type {Profile} from '../characterize.js'
+import type {Characterized, Profile} from '../characterize.js'
 import type {Bin} from '../histogram.js'
 import {
   bars,

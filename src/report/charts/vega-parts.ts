@@ -1,8 +1,7 @@
 // The building blocks the report's Vega-Lite specs share: the unit chart, series and instance colours, the trace-time
 // axis, lines with tooltip points, and histogram bars. Data marks are named (`points`, `bars`) so that a reader of the
 // rendered page (the browser test) can count them against the data.
-import type {Profile} from '../characterize.js'
-import type {Characterized} from '../document.js'
+import type {Characterized, Profile} from '../characterize.js'
 
 export interface Chart {
   id: string

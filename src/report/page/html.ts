@@ -7,8 +7,8 @@ import {capacityChart, overTimeChart} from '../charts/answer-charts.js'
 import {traceCharts} from '../charts/trace-charts.js'
 import type {Chart} from '../charts/vega-parts.js'
 import {pageScript, pageStyle} from './page-assets.js'
-import type {Profile} from '../characterize.js'
-import type {Characterized, ReportDocument} from '../document.js'
+import type {Characterized, Profile} from '../characterize.js'
+import type {ReportDocument} from '../report.js'
 import {TARGETS} from '../capacity-table.js'
 import {escapeHtml} from './escape-html.js'
 import {lmcacheLookupHtml} from './lmcache-html.js'
@@ -129,11 +129,9 @@ function profileTable(doc: Characterized): string {
 }
 
 function meta(doc: ReportDocument): string {
-  const t = doc.trace as Record<string, number | string>
-  const sizes = [
-    ...new Set((doc.config.instances as Array<{block_size: number}>).map((i) => i.block_size)),
-  ].join(', ')
-  return `${escapeHtml(String(t.name))} · ${int(t.rows as number)} rows · ${int(doc.characterization.overall.requests)} requests · ${int(t.instances as number)} instance${t.instances === 1 ? '' : 's'} · ${num(t.duration_seconds as number, 0)} s of trace · block size ${sizes} tokens · group ${escapeHtml(doc.answer.group)}`
+  const t = doc.trace
+  const sizes = [...new Set(doc.config.instances.map((i) => i.block_size))].join(', ')
+  return `${escapeHtml(t.name)} · ${int(t.rows)} rows · ${int(doc.characterization.overall.requests)} requests · ${int(t.instances)} instance${t.instances === 1 ? '' : 's'} · ${num(t.duration_seconds, 0)} s of trace · block size ${sizes} tokens · group ${escapeHtml(doc.answer.group)}`
 }
 
 /** Every chart of the page, the answer first, then the trace's. */
@@ -206,7 +204,7 @@ export function renderReportHtml(doc: ReportDocument): string {
   const [capacity, overTime, ...trace] = charts
   const s = doc.answer.stack
   return standalonePage({
-    name: String(doc.trace.name),
+    name: doc.trace.name,
     version: doc.lmt_version,
     heading: 'KV-cache capacity report',
     meta: meta(doc),

@@ -3,7 +3,7 @@
 // LMCache prints them. Every figure's cell carries its exact value (`data-value`) for a reader of the page.
 import {type LmcacheLookupSection, percent, thousands} from '../../simulate/index.js'
 import {pyFormatFixed} from '../../util/pyfmt.js'
-import type {ReportDocument} from '../document.js'
+import type {ReportDocument} from '../report.js'
 import {escapeHtml, type FigureRow, rowsTable} from './escape-html.js'
 
 type Json = Record<string, unknown>
