@@ -11,13 +11,13 @@ import {
 import {JsonSerializeError} from '../formats/json/serialize.js'
 import {type OutputReading, readTraceJsonl, readTraces, type TraceSink} from './converter-output.js'
 import {InputAccounting} from './input-accounting.js'
-import {LineArena} from './line-arena.js'
-import type {GetRecord, WriteRecord} from './records.js'
+import {bufferPerLine, type LineStore} from './lines.js'
 import {type ElsewhereRunner, runnerOf} from './isolated-converter.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
 import {TraceSorter} from './trace-sorter.js'
+import {accelerators} from './seams.js'
 import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
 import type {Converter, ConverterClass, ConverterOptions, Logger} from './types.js'
 
@@ -96,7 +96,8 @@ export class ConversionRun {
   /** bytes read of the input being converted (its reader's last report) */
   private bytesOfCurrent = 0
   private tracesSoFar = 0
-  private readonly arena = new LineArena()
+  /** where the traces' lines wait for their sorter (made with the converter) */
+  private lines: LineStore = bufferPerLine
   /** the runner of a converter that runs elsewhere, while it runs */
   private runner: ElsewhereRunner | undefined
   private outputTemps = 0
@@ -185,6 +186,8 @@ export class ConversionRun {
       } catch (err) {
         throw initFailure(err, req.converterClass.name)
       }
+      const encodedLines = accelerators().encodedLines
+      if (encodedLines) this.lines = encodedLines(converter.encodesRecordsAtOnce === true)
       const outTmp = this.newOutputTemp()
       for (let index = 0; index < req.inputs.length; index++)
         await this.convertInput(converter, index, outTmp)
@@ -262,7 +265,7 @@ export class ConversionRun {
       windowSize: req.sorterWindow,
       windowChars: sortBytesOf(converter, 'sortWindowBytes'),
       chunkChars: sortBytesOf(converter, 'sortChunkBytes'),
-      release: (line) => this.arena.release(line),
+      lines: this.lines,
     })
     this.sorters.push(sorter)
     const ctx = new InputAccounting(path, index, {
@@ -278,7 +281,7 @@ export class ConversionRun {
       path,
       ctx,
       sink: this.traceSink(sorter, traces),
-      arena: this.arena,
+      lines: this.lines,
       sort: req.sort,
       logger: req.logger,
     }
@@ -331,10 +334,6 @@ export class ConversionRun {
       accept: (ts, type, instanceId, line) => {
         sorter.push(ts, line)
         return count(type, instanceId)
-      },
-      acceptRecord: (record: GetRecord | WriteRecord, size: number) => {
-        sorter.pushRecord(record.timestamp_ns, record, size)
-        return count(record.type, record.instance_id)
       },
       settle: () => sorter.settle(),
     }

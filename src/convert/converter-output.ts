@@ -4,18 +4,15 @@ import {isLmtError, lmtError} from '../errors.js'
 import {serializeJson} from '../formats/json/serialize.js'
 import {parseJson, JsonSyntaxError} from '../formats/json/parse.js'
 import {LineReader} from '../formats/json/line-reader.js'
-import {deferredRecordSize, encodeRecordLine} from './record-encoder.js'
 import type {InputAccounting} from './input-accounting.js'
-import type {LineArena, StoredLine} from './line-arena.js'
+import type {LineStore} from './lines.js'
 import {GetRecord, WriteRecord} from './records.js'
 import type {Converter, Logger, Trace} from './types.js'
 
 /** Where the traces go (the input's sorter, counting them). */
 export interface TraceSink {
-  /** Takes one encoded trace line; true when the caller should await settle() before the next. */
-  accept(ts: bigint, type: string, instanceId: unknown, line: StoredLine): boolean
-  /** Takes a record to be encoded when it is written (`size`: see deferredRecordSize); like accept. */
-  acceptRecord(record: GetRecord | WriteRecord, size: number): boolean
+  /** Takes one trace's line (of the run's line store); true when the caller should await settle() before the next. */
+  accept(ts: bigint, type: string, instanceId: unknown, line: unknown): boolean
   settle(): Promise<void>
 }
 
@@ -27,17 +24,10 @@ export interface OutputReading {
   path: string
   ctx: InputAccounting
   sink: TraceSink
-  arena: LineArena
+  lines: LineStore
   /** false under --no-sort: a JSONL file's lines are copied verbatim */
   sort: boolean
   logger: Logger
-}
-
-export function lineBytes(text: string, arena: LineArena): StoredLine {
-  const slot = arena.begin()
-  slot.text(text)
-  slot.ascii('\n')
-  return slot.end()
 }
 
 /** Validates one trace of the contract and returns its timestamp, type and instance id. */
@@ -74,22 +64,18 @@ export function describe(value: unknown): string {
   return String(value)
 }
 
-/** `convertToTraces`: every trace it returns or yields, a BaseConverter record encoded on its fast path. */
+/** `convertToTraces`: every trace it returns or yields (a BaseConverter record is valid as built). */
 export async function readTraces(o: OutputReading): Promise<void> {
-  const {converter, className, path, ctx, sink, arena} = o
+  const {converter, className, path, ctx, sink, lines} = o
   const result: unknown = await (converter.convertToTraces as NonNullable<Converter['convertToTraces']>)(
     path,
     ctx,
   )
-  const defer = converter.encodesRecordsAtOnce !== true
   const take = (trace: unknown): boolean => {
-    if (trace instanceof GetRecord || trace instanceof WriteRecord) {
-      const size = defer ? deferredRecordSize(trace) : undefined
-      if (size !== undefined) return sink.acceptRecord(trace, size)
-      return sink.accept(trace.timestamp_ns, trace.type, trace.instance_id, encodeRecordLine(trace, arena))
-    }
+    if (trace instanceof GetRecord || trace instanceof WriteRecord)
+      return sink.accept(trace.timestamp_ns, trace.type, trace.instance_id, lines.record(trace))
     const info = inspectTrace(trace, className)
-    return sink.accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(trace as Trace), arena))
+    return sink.accept(info.ts, info.type, info.instanceId, lines.text(serializeJson(trace as Trace)))
   }
   const isObject = result !== null && typeof result === 'object'
   if (Array.isArray(result) || (isObject && Symbol.iterator in result && !(Symbol.asyncIterator in result))) {
@@ -128,7 +114,7 @@ export async function readTraceJsonl(o: OutputReading, tmp: string): Promise<voi
 
 /** The lines of a converter's JSONL file into the sink (parsed and re-serialized, or verbatim under --no-sort). */
 async function readJsonlLines(o: OutputReading, tmp: string, read: {lines: number}): Promise<void> {
-  const {className, sink, arena} = o
+  const {className, sink, lines} = o
   const {accept} = sink
   for await (const line of new LineReader(tmp).lines()) {
     read.lines++
@@ -137,7 +123,7 @@ async function readJsonlLines(o: OutputReading, tmp: string, read: {lines: numbe
       value = parseJson(line.text)
     } catch (err) {
       if (!o.sort && err instanceof JsonSyntaxError) {
-        accept(0n, '(unparsed)', undefined, lineBytes(line.text, arena))
+        accept(0n, '(unparsed)', undefined, lines.text(line.text))
         continue
       }
       throw lmtError(
@@ -153,11 +139,10 @@ async function readJsonlLines(o: OutputReading, tmp: string, read: {lines: numbe
           ? (value.get('type') as string)
           : '(none)'
       const id = value instanceof Map ? value.get('instance_id') : undefined
-      accept(0n, type, id, lineBytes(line.text, arena)) // verbatim, order is the converter's
+      accept(0n, type, id, lines.text(line.text)) // verbatim, order is the converter's
       continue
     }
     const info = inspectTrace(value, className)
-    if (accept(info.ts, info.type, info.instanceId, lineBytes(serializeJson(value), arena)))
-      await sink.settle()
+    if (accept(info.ts, info.type, info.instanceId, lines.text(serializeJson(value)))) await sink.settle()
   }
 }

@@ -1,31 +1,16 @@
 import {join} from 'node:path'
 import {BinaryHeap} from '../util/binary-heap.js'
-import {encodeRecordInto} from './record-encoder.js'
-import type {StoredLine} from './line-arena.js'
-import type {GetRecord, WriteRecord} from './records.js'
+import {bufferPerLine, type LineStore} from './lines.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 
 interface Item {
   ts: bigint
   /** emission order: ties on ts keep it */
   seq: number
-  /**
-   * the arena's line, newline included (released once it is copied out: see TraceSorterOptions.release); or null
-   * when the item is a record encoded as written
-   */
-  line: StoredLine | null
-  record: GetRecord | WriteRecord | null
-  /** bytes of the line (about, for a record) */
+  /** what the line store holds for the line (its newline included) */
+  line: unknown
+  /** bytes of the line (see LineStore.size) */
   size: number
-}
-
-/** Writes an item's line: a stored line is copied (an arena's then released), a record is encoded straight in. */
-function writeItem(w: BufferedWriter, item: Item, release: ((line: StoredLine) => void) | undefined): void {
-  const line = item.line
-  if (line !== null) {
-    w.range(line.slab, line.start, line.end)
-    release?.(line)
-  } else encodeRecordInto(item.record as GetRecord | WriteRecord, w)
 }
 
 export interface TraceSorterOptions {
@@ -41,8 +26,8 @@ export interface TraceSorterOptions {
   windowChars?: number
   /** Line bytes held in memory per spilled chunk once the input turned out unsorted. */
   chunkChars?: number
-  /** Told once of each stored line when it has been written (its arena may reuse the space). */
-  release?: (line: StoredLine) => void
+  /** Where the lines pushed come from and how they are written (default: a buffer per line). */
+  lines?: LineStore
 }
 
 const byTimestamp = (a: Item, b: Item): number => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.seq - b.seq)
@@ -76,12 +61,14 @@ export class TraceSorter {
   private chunkSize = 0
   private readonly runs: RunFile[] = []
   private pendingCloses: Array<Promise<void>> = []
+  private readonly lines: LineStore
   count = 0
 
   constructor(private readonly opts: TraceSorterOptions) {
     this.windowSize = opts.windowSize ?? 65_536
     this.windowChars = opts.windowChars ?? 8 << 20
     this.chunkChars = opts.chunkChars ?? 32 << 20
+    this.lines = opts.lines ?? bufferPerLine
     const path = opts.directPath ?? join(opts.tempDir, `${opts.name}-run0.txt`)
     this.firstRun = {path, prefixed: opts.directPath === undefined, count: 0}
     this.first = new BufferedWriter(path)
@@ -93,16 +80,9 @@ export class TraceSorter {
     return this.spilling
   }
 
-  push(ts: bigint, line: StoredLine): void {
-    this.pushItem({ts, seq: 0, line, record: null, size: line.end - line.start})
-  }
-
-  /**
-   * Takes a record whose line is encoded only when it is written (see deferredRecordSize): one copy of its bytes
-   * fewer, and no arena space held while it waits in the window.
-   */
-  pushRecord(ts: bigint, record: GetRecord | WriteRecord, size: number): void {
-    this.pushItem({ts, seq: 0, line: null, record, size})
+  /** Takes a line of the sorter's line store. */
+  push(ts: bigint, line: unknown): void {
+    this.pushItem({ts, seq: 0, line, size: this.lines.size(line)})
   }
 
   private pushItem(item: Item): void {
@@ -173,7 +153,7 @@ export class TraceSorter {
   private writeFirst(item: Item): void {
     const w = this.first as BufferedWriter
     if (this.firstRun.prefixed) w.ascii(`${item.ts}\t`)
-    writeItem(w, item, this.opts.release)
+    this.lines.write(item.line, w)
     this.firstRun.count++
     this.lastWritten = item.ts
   }
@@ -210,7 +190,7 @@ export class TraceSorter {
     const w = new BufferedWriter(run.path)
     for (const item of this.chunk) {
       w.ascii(`${item.ts}\t`)
-      writeItem(w, item, this.opts.release) // copied: nothing of the chunk's lines is needed once written here
+      this.lines.write(item.line, w) // nothing of the chunk's lines is needed once written here
     }
     this.pendingCloses.push(w.close())
     run.count = this.chunk.length

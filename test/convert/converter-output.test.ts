@@ -1,53 +1,51 @@
 import {describe, expect, it} from 'vitest'
 import {type OutputReading, readTraces} from '../../src/convert/converter-output.js'
 import type {InputAccounting} from '../../src/convert/input-accounting.js'
-import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
+import {bufferPerLine} from '../../src/convert/lines.js'
 import {WriteRecord} from '../../src/convert/records.js'
 import type {Converter} from '../../src/convert/types.js'
 import {KeyList} from '../../src/hash/key-list.js'
 import {serializeJson} from '../../src/formats/json/serialize.js'
 
-/** What readTraces hands the sink for a converter's records: encoded lines, or records to encode later. */
+/** The lines readTraces hands the sink for what a converter returns (on the plain store: a buffer per line). */
 async function taken(converter: Converter) {
   const lines: string[] = []
-  const records: unknown[] = []
   const reading: OutputReading = {
     converter,
     className: 'Test',
     path: 'in.log',
     ctx: {} as InputAccounting,
-    arena: new LineArena(),
+    lines: bufferPerLine,
     sort: true,
     logger: {info() {}, warn() {}},
     sink: {
-      accept: (_ts, _type, _id, line: StoredLine) => {
-        lines.push(line.slab.subarray(line.start, line.end).toString())
-        return false
-      },
-      acceptRecord: (record) => {
-        records.push(record)
+      accept: (_ts, _type, _id, line) => {
+        lines.push((line as Buffer).toString())
         return false
       },
       settle: async () => {},
     },
   }
   await readTraces(reading)
-  return {lines, records}
+  return lines
 }
 
 describe('readTraces', () => {
   const write = () => new WriteRecord('i', 5n, KeyList.from([1n, -2n]))
 
-  it('leaves a record with KeyList keys to be encoded when the sorter writes it', async () => {
-    const r = await taken({convertToTraces: () => [write()]})
-    expect(r.lines).toEqual([])
-    expect(r.records).toHaveLength(1)
-  })
-
-  it('encodes every record as it comes for a converter that asks for it (encodesRecordsAtOnce)', async () => {
-    const r = await taken({convertToTraces: () => [write(), write()], encodesRecordsAtOnce: true})
-    expect(r.records).toEqual([])
-    expect(r.lines).toEqual([serializeJson(write()) + '\n', serializeJson(write()) + '\n'])
+  it("hands the sink each record's line and each other trace's serialization, from arrays and iterators", async () => {
+    const other = new Map<string, unknown>([
+      ['type', 'get'],
+      ['timestamp_ns', 7n],
+      ['é', [1.5]],
+    ])
+    const want = [serializeJson(write()) + '\n', serializeJson(other) + '\n']
+    expect(await taken({convertToTraces: () => [write(), other]})).toEqual(want)
+    async function* both() {
+      yield write()
+      yield other
+    }
+    expect(await taken({convertToTraces: both})).toEqual(want)
   })
 })
 

@@ -6,24 +6,15 @@ import {BufferedWriter, RunReader, timestampNsOfLine, timestampOfLine} from '../
 import {mergeStretches} from '../../src/convert/fast/merge-stretches.js'
 import {useAccelerators} from '../../src/convert/seams.js'
 import {TraceSorter} from '../../src/convert/trace-sorter.js'
-import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
 import {tempDir} from '../helpers/cli.js'
-import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../../src/convert/records.js'
-import {KeyList} from '../../src/hash/key-list.js'
-import {deferredRecordSize} from '../../src/convert/record-encoder.js'
 import {serializeJson} from '../../src/formats/json/serialize.js'
 
-const arena = new LineArena(256)
 function text(ts: bigint, n: number): string {
   return `{"timestamp_ns": ${ts}, "n": ${n}, "s": "é"}\n`
 }
-function stored(into: LineArena, text: string): StoredLine {
-  const slot = into.begin()
-  slot.text(text)
-  return slot.end()
-}
-function line(ts: bigint, n: number): StoredLine {
-  return stored(arena, text(ts, n))
+/** A line of the sorter's default store (a buffer per line). */
+function line(ts: bigint, n: number): Buffer {
+  return Buffer.from(text(ts, n))
 }
 
 /** The runs merged into `out`; its text. */
@@ -125,7 +116,7 @@ describe('TraceSorter', () => {
         items.push([ts, i])
         // some lines longer than the merge's read buffer (64 KiB), which then grows
         const long = i % 997 === 5 ? 'x'.repeat(70_000) : ''
-        sorter.push(ts, stored(arena, text(ts, i).replace('"é"', `"é${long}"`)))
+        sorter.push(ts, Buffer.from(text(ts, i).replace('"é"', `"é${long}"`)))
       }
       const runs = await sorter.finish()
       expect(sorter.spilled).toBe(true)
@@ -152,45 +143,6 @@ describe('TraceSorter', () => {
       expect(plain.split('\n').length).toBe(items.length + 1)
       expect(copied).toBeGreaterThan(0) // the stretches were taken, not only rows one by one
       tmp.cleanup()
-    },
-  )
-
-  it.each([false, true])(
-    'releases each stored line once it is written, so its arena reuses slabs (shuffled: %s)',
-    async (shuffled) => {
-      const tmp = tempDir()
-      const own = new LineArena(512)
-      const released: StoredLine[] = []
-      const sorter = new TraceSorter({
-        tempDir: tmp.dir,
-        name: 'in',
-        directPath: join(tmp.dir, 'direct.jsonl'),
-        windowSize: 16,
-        chunkChars: 3000,
-        release: (l) => {
-          released.push(l)
-          own.release(l)
-        },
-      })
-      const items: Array<[bigint, number]> = Array.from({length: 3000}, (_, i) => [
-        shuffled ? BigInt(Math.floor(rand() * 500)) : BigInt(i),
-        i,
-      ])
-      const made = vi.spyOn(Buffer, 'allocUnsafe')
-      const lines = items.map(([ts, n]) => {
-        const l = stored(own, text(ts, n))
-        sorter.push(ts, l)
-        return l
-      })
-      const slabs = made.mock.calls.filter(([n]) => n === 512).length
-      made.mockRestore()
-      const runs = await sorter.finish()
-      expect(await mergedText(runs, join(tmp.dir, 'out.jsonl'))).toBe(expected(items))
-      tmp.cleanup()
-      expect(new Set(released).size).toBe(lines.length)
-      expect(released.length).toBe(lines.length)
-      // ~3000 lines of ~50 bytes fill ~300 slabs of 512 bytes: reused ones are not made again
-      expect(slabs).toBeLessThan(shuffled ? 120 : 20)
     },
   )
 
@@ -229,49 +181,6 @@ describe('TraceSorter', () => {
     for (const s of sorters) runs.push(...(await s.finish()))
     expect(await mergedText(runs, join(tmp.dir, 'merged.jsonl'))).toBe(expected(all))
     tmp.cleanup()
-  })
-
-  it.each([
-    [16, 1 << 20],
-    [4, 3000],
-  ])(
-    'writes records held unencoded (window %i) byte for byte as their serialization, among stored lines',
-    async (windowSize, chunkChars) => {
-      const tmp = tempDir()
-      const out = join(tmp.dir, 'out.jsonl')
-      const sorter = new TraceSorter({tempDir: tmp.dir, name: 'rec', windowSize, chunkChars})
-      const want: Array<{ts: bigint; i: number; text: string}> = []
-      for (let i = 0; i < 1500; i++) {
-        // mostly increasing, with disorder that the small window cannot absorb
-        const ts = BigInt(i * 10 + (chunkChars < 10_000 ? Math.floor(rand() * 400) : 0))
-        const keys = KeyList.prefixHash([i, i + 1, i + 2].slice(0, 1 + (i % 3)))
-        keys.toJsonBytes()
-        const record =
-          i % 3 === 0
-            ? new WriteRecord('inst é', ts, keys)
-            : new GetRecord('inst é', ts, keys, 48, 'prefix_match', NO_BLOCK_MASK, 0, NO_LOCATION_SPEC_NAMES)
-        const size = deferredRecordSize(record)
-        expect(size).toBeGreaterThan(0)
-        if (i % 5 === 0) sorter.push(ts, line(ts, i))
-        else sorter.pushRecord(ts, record, size as number)
-        want.push({ts, i, text: i % 5 === 0 ? text(ts, i) : serializeJson(record) + '\n'})
-      }
-      const runs = await sorter.finish()
-      const merged = await mergedText(runs, out)
-      want.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.i - b.i))
-      expect(merged).toBe(want.map((x) => x.text).join(''))
-      expect(sorter.spilled).toBe(chunkChars < 10_000)
-      tmp.cleanup()
-    },
-  )
-
-  it('encodes later only records whose line costs the same then: KeyList keys, the default get tail', () => {
-    const keys = KeyList.prefixHash([1, 2])
-    const get = (mask: unknown) =>
-      new GetRecord('i', 1n, keys, 32, 'prefix_match', mask, 0, NO_LOCATION_SPEC_NAMES)
-    expect(deferredRecordSize(get(NO_BLOCK_MASK))).toBe(keys.toJsonBytes().length + 2 + 200)
-    expect(deferredRecordSize(get([true, false]))).toBeUndefined()
-    expect(deferredRecordSize(new WriteRecord('i', 1n, [1n, 2n]))).toBeUndefined()
   })
 
   it('reads runs as bytes through buffers smaller than a line, with or without a last newline', () => {

@@ -1,6 +1,6 @@
-import {KeyList} from '../hash/key-list.js'
-import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from './records.js'
-import {serializeJson, serializeString} from '../formats/json/serialize.js'
+import {KeyList} from '../../hash/key-list.js'
+import {GetRecord, NO_BLOCK_MASK, NO_LOCATION_SPEC_NAMES, WriteRecord} from '../records.js'
+import {serializeJson, serializeString} from '../../formats/json/serialize.js'
 import type {LineArena, StoredLine} from './line-arena.js'
 
 /** Where an encoded line goes: a slot of the line arena, or an output file's buffer. */

@@ -1,5 +1,5 @@
 import {describe, expect, it, vi} from 'vitest'
-import {LineArena, type StoredLine} from '../../src/convert/line-arena.js'
+import {LineArena, type StoredLine} from '../../../src/convert/fast/line-arena.js'
 
 const bytesOf = (l: StoredLine): string => l.slab.subarray(l.start, l.end).toString()
 const add = (arena: LineArena, text: string): StoredLine => {
