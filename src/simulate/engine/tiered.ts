@@ -500,14 +500,40 @@ class RandomLru implements TierPolicy {
 /** a time's high 32 bits and low 32 bits, each exact in a double: compared as a pair, they order as the time */
 const high = (t: bigint): number => Number(t >> 32n)
 const low = (t: bigint): number => Number(BigInt.asUintN(32, t))
+const TWO32 = 2 ** 32
+/** the high half of INT64_MAX, the time of the tick NEVER (its low half is TWO32 - 1) */
+const NEVER_HIGH = high(INT64_MAX)
+
+/**
+ * The ttl policy's record of a block (docs/simulate.md §10.9), side by side in one array so that a harvest reads
+ * one or two cache lines per event: its due time (anchor + TTL, a pair of doubles, see {@link high}; DUE_HIGH is
+ * Infinity when it never expires), the slot's serial (bumped when the slot is freed, so that an event of an earlier
+ * block of the slot is told apart), its TTL (a pair; 0, 0: never expires) and, per tier, the entry's expiry events
+ * pushed since it entered the tier (0: none).
+ */
+const DUE_HIGH = 0
+const DUE_LOW = 1
+const SERIAL = 2
+const TTL_HIGH = 3
+const TTL_LOW = 4
+const VERSION = 5
+
+/** an expiry event's fields, side by side in the queue's and the heap's arrays */
+const EVENT = 5
+const EV_HIGH = 0
+const EV_LOW = 1
+const EV_BLOCK = 2
+const EV_SERIAL = 3
+const EV_VERSION = 4
 
 /**
  * `ttl`: a recency list and expiry events; capacity eviction harvests, then (with fallback) takes the oldest. An
- * event is due at its block's anchor + TTL, kept as two doubles (see {@link high}: a BigInt comparison costs a call).
- * A harvest removes exactly the events due before now; in what order does not matter (each is judged by its block's
- * state alone, and the blocks taken are a set). So events pushed in time order (the usual case: anchors are play
- * times, and a TTL is most often the default) wait in a queue, where each leaves at O(1), and only an event earlier
- * than the queue's last (a demoted block's older anchor, a shorter row TTL) goes to a binary heap.
+ * event is due at its block's anchor + TTL; each event is kept whole (due time, block, serial, version) where it
+ * waits, so that a harvest reads them in order. A harvest removes exactly the events due before now; in what order
+ * does not matter (each is judged by its block's state alone, and the blocks taken are a set). So events pushed in
+ * time order (the usual case: anchors are play times, and a TTL is most often the default) wait in a queue, where
+ * each leaves at O(1), and only an event earlier than the queue's last (a demoted block's older anchor, a shorter
+ * row TTL) goes to a binary heap.
  */
 class TtlPolicy implements TierPolicy {
   size = 0
@@ -515,211 +541,217 @@ class TtlPolicy implements TierPolicy {
   private readonly list: EntryList
   /** registrations so far (an entry's `pos` is its number: a rebuilt heap is pushed in registration order) */
   private registered = 0
-  /** the expiry events by id: their time (see {@link high}), block (`serial`: which block of its slot), version */
-  private hi = new Float64Array(1024)
-  private lo = new Float64Array(1024)
-  private block = new Int32Array(1024)
-  private serial = new Float64Array(1024)
-  private version = new Float64Array(1024)
-  private events = 0
-  private readonly freeEvents: number[] = []
-  /** the events in time order: a ring of event ids from `queueHead`, and the time of the last one */
-  private queue = new Int32Array(1024)
+  /** the events in time order: a ring of events (EVENT fields each) from `queueHead`, and the time of the last one */
+  private queue: Float64Array = new Float64Array(1024 * EVENT)
   private queueHead = 0
   private queueSize = 0
   private queueHigh = 0
   private queueLow = 0
-  /** the heap of the event ids pushed out of time order */
-  private heap = new Int32Array(1024)
+  /** the heap of the events pushed out of time order (EVENT fields each) */
+  private heap: Float64Array = new Float64Array(1024 * EVENT)
   private heapSize = 0
-  /** the latest time the policy has seen, and its tick (compared instead: a number, not a BigInt) */
-  private now = 0n
+  /** the latest tick the policy has seen */
   private nowTick = 0
-  /** the last event's anchor and TTL, and its time (the events of one row share them) */
-  private lastAnchor = -1n
-  private lastTtl = 0n
+  /** the last event's anchor (a tick) and TTL, and its due time (the events of one row share them) */
+  private lastAnchor = -1
+  private lastTtlHigh = 0
+  private lastTtlLow = 0
   private lastHigh = 0
   private lastLow = 0
+  /** where this tier's version sits in a block's record */
+  private readonly versionAt: number
 
   constructor(
     private readonly s: TieredInstance,
-    private readonly tier: number,
+    tier: number,
     readonly evictsForCapacity: boolean,
     private readonly refreshOnRead: boolean,
   ) {
     this.list = new EntryList(s)
+    this.versionAt = VERSION + tier
   }
 
   register(b: number): void {
-    const e = this.s.entry(b, this.tier)
-    this.s.flags[e] |= HELD
-    this.s.pos[e] = this.registered++
+    const s = this.s
+    const e = s.entry(b, this.versionAt - VERSION)
+    s.flags[e] |= HELD
+    s.pos[e] = this.registered++
     this.size++
     this.list.pushFront(e)
-    const last = this.s.lastAccess[b]
-    if (this.s.lastTick[b] > this.nowTick) {
-      this.nowTick = this.s.lastTick[b]
-      this.now = last
-    }
+    const last = s.lastTick[b]
+    if (last > this.nowTick) this.nowTick = last
     this.pushEvent(b, last)
   }
 
-  access(b: number, tick: number, ts: bigint): void {
-    this.advance(ts, tick)
-    const e = this.s.entry(b, this.tier)
+  access(b: number, tick: number): void {
+    this.advance(tick)
+    const e = this.s.entry(b, this.versionAt - VERSION)
     if ((this.s.flags[e] & HELD) === 0) return
     this.list.toFront(e)
-    if (this.refreshOnRead) this.pushEvent(b, ts)
+    if (this.refreshOnRead) this.pushEvent(b, tick)
   }
 
-  /** the TTL of block b runs from `anchor` now (in every tier: its due time is the block's) */
-  private pushEvent(b: number, anchor: bigint): void {
-    const s = this.s
-    const ttl = s.ttl[b]
-    if (ttl <= 0n) {
-      s.dueHigh[b] = Infinity
+  /** the TTL of block b runs from the time of tick `anchor` now (in every tier: its due time is the block's) */
+  private pushEvent(b: number, anchor: number): void {
+    const rec = this.s.ttlRecord
+    const r = b * this.s.recordSize
+    const th = rec[r + TTL_HIGH]
+    const tl = rec[r + TTL_LOW]
+    if (th === 0 && tl === 0) {
+      rec[r + DUE_HIGH] = Infinity
       return
     }
-    if (anchor !== this.lastAnchor || ttl !== this.lastTtl) {
+    if (anchor !== this.lastAnchor || th !== this.lastTtlHigh || tl !== this.lastTtlLow) {
       this.lastAnchor = anchor
-      this.lastTtl = ttl
-      this.lastHigh = high(anchor + ttl)
-      this.lastLow = low(anchor + ttl)
+      this.lastTtlHigh = th
+      this.lastTtlLow = tl
+      // the pair's sum, carried: exact (the high halves stay far below 2^53)
+      const g = this.s.group
+      let l = g.lowOf(anchor) + tl
+      let h = g.highOf(anchor) + th
+      if (l >= TWO32) {
+        l -= TWO32
+        h++
+      }
+      this.lastHigh = h
+      this.lastLow = l
     }
-    s.dueHigh[b] = this.lastHigh
-    s.dueLow[b] = this.lastLow
-    this.push(b, ++s.version[s.entry(b, this.tier)])
+    rec[r + DUE_HIGH] = this.lastHigh
+    rec[r + DUE_LOW] = this.lastLow
+    this.push(b, rec[r + SERIAL], ++rec[r + this.versionAt], this.lastHigh, this.lastLow)
     if (this.heapSize + this.queueSize > 4 * this.size && this.size > 0) this.rebuild()
   }
 
-  /** event a before event b */
-  private before(a: number, b: number): boolean {
-    return this.hi[a] < this.hi[b] || (this.hi[a] === this.hi[b] && this.lo[a] < this.lo[b])
-  }
-
-  /** an event of block b at its due time */
-  private push(b: number, version: number): void {
-    let id = this.freeEvents.pop()
-    if (id === undefined) {
-      id = this.events++
-      if (id === this.block.length) {
-        for (const k of ['hi', 'lo', 'serial', 'version'] as const) this[k] = grown(this[k], 2 * id)
-        this.block = grown(this.block, 2 * id)
-      }
-    }
-    const h = this.s.dueHigh[b]
-    const l = this.s.dueLow[b]
-    this.hi[id] = h
-    this.lo[id] = l
-    this.block[id] = b
-    this.serial[id] = this.s.serial[b]
-    this.version[id] = version
+  /** an event of block b (of the slot's `serial`) due at (h, l) */
+  private push(b: number, serial: number, version: number, h: number, l: number): void {
+    let a: Float64Array
+    let at: number
     if (this.queueSize === 0 || h > this.queueHigh || (h === this.queueHigh && l >= this.queueLow)) {
-      this.enqueue(id)
       this.queueHigh = h
       this.queueLow = l
-      return
+      a = this.queue
+      if (this.queueSize * EVENT === a.length) {
+        // the ring unrolled into one twice as long
+        const n = new Float64Array(2 * a.length)
+        n.set(a.subarray(this.queueHead * EVENT))
+        n.set(a.subarray(0, this.queueHead * EVENT), a.length - this.queueHead * EVENT)
+        this.queue = a = n
+        this.queueHead = 0
+      }
+      at = ((this.queueHead + this.queueSize++) & (a.length / EVENT - 1)) * EVENT
+    } else {
+      a = this.heap
+      if (this.heapSize * EVENT === a.length) this.heap = a = grown(a, 2 * a.length)
+      // sift up: the parents due later move down
+      let i = this.heapSize++
+      while (i > 0) {
+        const p = ((i - 1) >> 1) * EVENT
+        if (!(h < a[p] || (h === a[p] && l < a[p + 1]))) break
+        a.copyWithin(i * EVENT, p, p + EVENT)
+        i = (i - 1) >> 1
+      }
+      at = i * EVENT
     }
-    if (this.heapSize === this.heap.length) this.heap = grown(this.heap, 2 * this.heapSize)
-    let i = this.heapSize++
-    for (; i > 0 && this.before(id, this.heap[(i - 1) >> 1]); i = (i - 1) >> 1)
-      this.heap[i] = this.heap[(i - 1) >> 1]
-    this.heap[i] = id
-  }
-
-  private enqueue(id: number): void {
-    let q = this.queue
-    if (this.queueSize === q.length) {
-      // the ring unrolled into one twice as long
-      const n = new Int32Array(2 * q.length)
-      n.set(q.subarray(this.queueHead))
-      n.set(q.subarray(0, this.queueHead), q.length - this.queueHead)
-      this.queue = q = n
-      this.queueHead = 0
-    }
-    q[(this.queueHead + this.queueSize++) & (q.length - 1)] = id
+    a[at + EV_HIGH] = h
+    a[at + EV_LOW] = l
+    a[at + EV_BLOCK] = b
+    a[at + EV_SERIAL] = serial
+    a[at + EV_VERSION] = version
   }
 
   /** removes the first event of the heap */
   private pop(): void {
     const n = --this.heapSize
     if (n === 0) return
-    const id = this.heap[n]
+    const a = this.heap
+    const last = n * EVENT
+    const h = a[last]
+    const l = a[last + 1]
     let i = 0
     for (;;) {
-      const l = 2 * i + 1
-      let m = i
-      let best = id
-      if (l < n && this.before(this.heap[l], best)) best = this.heap[(m = l)]
-      if (l + 1 < n && this.before(this.heap[l + 1], best)) best = this.heap[(m = l + 1)]
-      if (m === i) break
-      this.heap[i] = best
-      i = m
+      const c = 2 * i + 1
+      if (c >= n) break
+      let m = c * EVENT
+      if (c + 1 < n) {
+        const o = m + EVENT
+        if (a[o] < a[m] || (a[o] === a[m] && a[o + 1] < a[m + 1])) m = o
+      }
+      if (!(a[m] < h || (a[m] === h && a[m + 1] < l))) break
+      a.copyWithin(i * EVENT, m, m + EVENT)
+      i = m / EVENT
     }
-    this.heap[i] = id
+    a.copyWithin(i * EVENT, last, last + EVENT)
   }
 
   /** one event per held block that can expire, at its due time */
   private rebuild(): void {
     const s = this.s
+    const rec = s.ttlRecord
+    const size = s.recordSize
     this.heapSize = this.queueSize = this.queueHead = 0
-    this.freeEvents.length = 0
-    this.events = 0
     const held: number[] = []
     for (let e = this.list.head; e !== NONE; e = s.rec[s.stride * e + NEXT]) held.push(e)
     held.sort((x, y) => s.pos[x] - s.pos[y])
     for (const e of held) {
-      const b = s.blockOf(e)
-      if (s.ttl[b] > 0n && s.version[e] > 0) this.push(b, s.version[e])
+      const r = s.blockOf(e) * size
+      const version = rec[r + this.versionAt]
+      if ((rec[r + TTL_HIGH] !== 0 || rec[r + TTL_LOW] !== 0) && version > 0)
+        this.push(s.blockOf(e), rec[r + SERIAL], version, rec[r + DUE_HIGH], rec[r + DUE_LOW])
     }
   }
 
-  /** the time is now `ts`, of tick `tick` */
-  advance(ts: bigint, tick: number): void {
-    if (tick <= this.nowTick) return
-    this.nowTick = tick
-    this.now = ts
+  /** the time is now that of tick `tick` */
+  advance(tick: number): void {
+    if (tick > this.nowTick) this.nowTick = tick
   }
 
   /** removes every held block expired now, appended to `out`; how many */
   harvest(out: number[]): number {
     const s = this.s
     const before = out.length
-    const h = high(this.now)
-    const l = low(this.now)
+    const g = s.group
+    const h = g.highOf(this.nowTick)
+    const l = g.lowOf(this.nowTick)
+    const rec = s.ttlRecord
+    const size = s.recordSize
+    const versionAt = this.versionAt
     const q = this.queue
-    const mask = q.length - 1
+    const mask = q.length / EVENT - 1
+    const heap = this.heap
     for (;;) {
-      let id = q[this.queueHead]
-      if (this.queueSize > 0 && (this.hi[id] < h || (this.hi[id] === h && this.lo[id] < l))) {
+      let a = q
+      let at = this.queueHead * EVENT
+      if (this.queueSize > 0 && (q[at] < h || (q[at] === h && q[at + 1] < l))) {
         this.queueHead = (this.queueHead + 1) & mask
         this.queueSize--
       } else {
-        id = this.heap[0]
-        if (!(this.heapSize > 0 && (this.hi[id] < h || (this.hi[id] === h && this.lo[id] < l)))) break
-        this.pop()
+        if (!(this.heapSize > 0 && (heap[0] < h || (heap[0] === h && heap[1] < l)))) break
+        a = heap
+        at = 0
       }
-      this.freeEvents.push(id)
-      const b = this.block[id]
+      const b = a[at + EV_BLOCK]
+      const r = b * size
       // an event of an earlier block of the slot, or superseded, or of a block since forgotten (its version is 0)
-      if (this.serial[id] !== s.serial[b] || s.version[s.entry(b, this.tier)] !== this.version[id]) continue
+      const stale = rec[r + versionAt] !== a[at + EV_VERSION] || rec[r + SERIAL] !== a[at + EV_SERIAL]
+      if (a === heap) this.pop()
+      if (stale) continue
       // due now by the block's own time (another tier may have moved its anchor since the event was pushed)
-      const dh = s.dueHigh[b]
-      if (!(dh < h || (dh === h && s.dueLow[b] < l))) continue
+      const dh = rec[r + DUE_HIGH]
+      if (!(dh < h || (dh === h && rec[r + DUE_LOW] < l))) continue
       this.forget(b)
-      s.dropLocation(b, this.tier)
+      s.dropLocation(b, versionAt - VERSION)
       out.push(b)
     }
     return out.length - before
   }
 
   forget(b: number): void {
-    const e = this.s.entry(b, this.tier)
+    const e = this.s.entry(b, this.versionAt - VERSION)
     if ((this.s.flags[e] & HELD) === 0) return
     this.s.flags[e] &= ~HELD
     this.size--
     this.list.unlink(e)
-    this.s.version[e] = 0
+    this.s.ttlRecord[b * this.s.recordSize + this.versionAt] = 0
   }
 
   evict(count: number, out: number[]): number {
@@ -729,7 +761,7 @@ class TtlPolicy implements TierPolicy {
       while (n < count && this.list.tail !== NONE) {
         const b = this.s.blockOf(this.list.tail)
         this.forget(b)
-        this.s.dropLocation(b, this.tier)
+        this.s.dropLocation(b, this.versionAt - VERSION)
         out.push(b)
         n++
       }
@@ -787,6 +819,8 @@ export class TieredInstance implements Policy {
   private readonly sharded: boolean
   /** the blocks evicted by a capacity check, tier after tier (for cleanup) */
   readonly checkEvicted: number[] = []
+  /** the blocks its ttl policies harvested in an expiry, tier after tier (for cleanup) */
+  readonly expired: number[] = []
   /** where the blocks of the tier being checked begin in {@link checkEvicted} */
   tierStart = 0
   /** whether the last {@link read} wrote a tier location (a selective copy or a promotion) */
@@ -795,8 +829,10 @@ export class TieredInstance implements Policy {
   evictions = 0
   /** the last {@link read}'s hits per tier */
   readonly tierHits: number[]
-  /** the TTL the blocks of the write being inserted get */
+  /** the TTL the blocks of the write being inserted get, as a pair (see {@link high}; 0, 0: never expires) */
   private writeTtl = 0n
+  private writeTtlHigh = 0
+  private writeTtlLow = 0
   /** the edges' settings, flattened for the per-block paths */
   private readonly initial: number
   /** the tick of the operation being played (see {@link NEVER}) */
@@ -817,15 +853,9 @@ export class TieredInstance implements Policy {
   held = new Uint8Array(0)
   /** the ttl policy's: the block's last access (a tick, -1: none) */
   lastTick: Float64Array = new Float64Array(0)
-  /** the ttl policy's (empty under the others): the last access as a timestamp (-1: none) */
-  lastAccess: bigint[] = []
-  /** the ttl policy's: 0 = never expires */
-  ttl: bigint[] = []
-  /** the ttl policy's: when the block expires (its anchor + TTL as two doubles, see {@link high}; Infinity: never) */
-  dueHigh: Float64Array = new Float64Array(0)
-  dueLow: Float64Array = new Float64Array(0)
-  /** the ttl policy's: bumped when the slot is freed, so that an event of an earlier block of the slot is told apart */
-  serial = new Float64Array(0)
+  /** the ttl policy's (empty under the others): the blocks' records, {@link recordSize} numbers each (see DUE_HIGH) */
+  ttlRecord: Float64Array = new Float64Array(0)
+  readonly recordSize: number
 
   // ---- per entry
   flags = new Uint8Array(0)
@@ -844,8 +874,6 @@ export class TieredInstance implements Policy {
   private wideTimes: Float64Array | undefined
   /** random_lru: the entry's place in its array; ttl: its registration's number */
   pos = new Float64Array(0)
-  /** ttl: the entry's expiry events pushed since it entered the tier (0: none) */
-  version = new Float64Array(0)
 
   /** per key id: its lru shard + 1 (0: not yet asked) */
   private keyShards = new Int32Array(0)
@@ -868,6 +896,7 @@ export class TieredInstance implements Policy {
       setup.policy === 'leaf_aware_lru' ||
       (setup.policy === 'lru' && (this.shardCount > 1 || setup.amplification > 1))
     this.stride = this.timed ? 4 : 2
+    this.recordSize = VERSION + this.tiers
     this.counts = g.edges.some((e) => e.writeMode === 'write_through_selective')
     this.engine = new SimInstance(this, 1)
     this.tree = this.engine.tree
@@ -953,12 +982,10 @@ export class TieredInstance implements Policy {
     if (this.wideTimes !== undefined) this.wideTimes = grown(this.wideTimes, entries)
     if (this.expires) {
       this.lastTick = none(this.lastTick, cap)
-      while (this.lastAccess.length < cap) this.lastAccess.push(-1n)
-      while (this.ttl.length < cap) this.ttl.push(0n)
-      this.dueHigh = grown(this.dueHigh, cap).fill(Infinity, this.dueHigh.length)
-      this.dueLow = grown(this.dueLow, cap)
-      this.serial = grown(this.serial, cap)
-      this.version = grown(this.version, entries)
+      const size = this.recordSize
+      const from = this.ttlRecord.length
+      this.ttlRecord = grown(this.ttlRecord, cap * size)
+      for (let r = from; r < this.ttlRecord.length; r += size) this.ttlRecord[r + DUE_HIGH] = Infinity
     }
     if (this.expires || this.setup.policy === 'random_lru') this.pos = grown(this.pos, entries)
     if (this.counts) this.count = grown(this.count, entries)
@@ -1016,13 +1043,17 @@ export class TieredInstance implements Policy {
    * hands each over, {@link onWritten}); present blocks are left alone.
    */
   insert(keys: readonly number[], ts: bigint, ttl: bigint): void {
-    this.writeTtl = ttl
+    if (this.expires && ttl !== this.writeTtl) {
+      this.writeTtl = ttl
+      this.writeTtlHigh = ttl > 0n ? high(ttl) : 0
+      this.writeTtlLow = ttl > 0n ? low(ttl) : 0
+    }
     this.now = this.group.tickOf(ts)
     this.engine.insert(keys, ts)
   }
 
   /** the engine wrote block b (new, or absent from every tier) */
-  onWritten(b: number, ts: bigint): void {
+  onWritten(b: number): void {
     this.reserve(b)
     if (this.sharded) {
       // the block's shard, in the records of its entries of every tier (a block slot's key is fixed while it lives)
@@ -1031,8 +1062,9 @@ export class TieredInstance implements Policy {
     }
     if (this.expires) {
       this.lastTick[b] = this.now
-      this.lastAccess[b] = ts
-      this.ttl[b] = this.writeTtl
+      const r = b * this.recordSize
+      this.ttlRecord[r + TTL_HIGH] = this.writeTtlHigh
+      this.ttlRecord[r + TTL_LOW] = this.writeTtlLow
     }
     for (let tier = 0; tier < this.initial; tier++) this.appendToTier(b, tier)
   }
@@ -1064,10 +1096,7 @@ export class TieredInstance implements Policy {
     this.tierHits[h]++
     const now = this.now
     const timed = this.timed
-    if (this.expires) {
-      this.lastTick[b] = now
-      this.lastAccess[b] = ts
-    }
+    if (this.expires) this.lastTick[b] = now
     this.policies[h].access(b, now, ts)
     if (timed) this.setTimeOf(base + h, now)
     const hits = this.counts ? ++this.count[base + h] : 0
@@ -1100,9 +1129,9 @@ export class TieredInstance implements Policy {
       if (this.held[b] !== 0) continue
       if (this.expires) {
         this.lastTick[b] = -1
-        this.lastAccess[b] = -1n
-        this.ttl[b] = 0n
-        this.dueHigh[b] = Infinity
+        const r = b * this.recordSize
+        this.ttlRecord[r + TTL_HIGH] = this.ttlRecord[r + TTL_LOW] = 0
+        this.ttlRecord[r + DUE_HIGH] = Infinity
       }
       // blocks of one node mostly go together: a repeat is skipped (a later one is harmless)
       if (nodes.length === 0 || nodes[nodes.length - 1] !== t.bNode[b]) nodes.push(t.bNode[b])
@@ -1114,7 +1143,9 @@ export class TieredInstance implements Policy {
         const n = nodes[k]
         // the root has no blocks; a node removed already has none either
         if (n === NONE || t.nCount[n] === 0 || t.nLive[n] !== 0 || t.nChildCount[n] !== 0) continue
-        if (this.expires) for (let b = t.nFirst[n]; b !== NONE; b = t.bNextInNode[b]) this.serial[b]++
+        if (this.expires)
+          for (let b = t.nFirst[n]; b !== NONE; b = t.bNextInNode[b])
+            this.ttlRecord[b * this.recordSize + SERIAL]++
         t.deleteNode(n)
         nodes[k] = NONE
         removed = true
@@ -1142,6 +1173,9 @@ export class TieredGroup {
   private tick = 0
   /** the timestamp of each tick, kept while a member's policy needs distances in time (leaf_aware_lru) */
   private tickTimes: BigInt64Array | undefined
+  /** the timestamp of each tick as a pair (see {@link high}), kept while a member's policy expires blocks (ttl) */
+  private tickHigh: Float64Array | undefined
+  private tickLow: Float64Array = new Float64Array(0)
 
   constructor(readonly setup: TieredGroupSetup) {
     this.promotes = setup.edges.some((e) => e.promote)
@@ -1152,6 +1186,13 @@ export class TieredGroup {
     if (this.tick > TICK_MAX) inst.widen()
     this.members.push(inst)
     for (const policy of inst.policies) if (policy instanceof TtlPolicy) this.ttlPolicies.push({inst, policy})
+    if (setup.policy === 'ttl' && this.tickHigh === undefined) {
+      if (this.tick > 0) throw new Error('a ttl instance joined a tiered group after its play began')
+      this.tickHigh = new Float64Array(1024)
+      this.tickLow = new Float64Array(1024)
+      this.tickHigh[0] = high(this.lastTs)
+      this.tickLow[0] = low(this.lastTs)
+    }
     if (setup.policy === 'leaf_aware_lru' && this.tickTimes === undefined) {
       if (this.tick > 0)
         throw new Error('a leaf_aware_lru instance joined a tiered group after its play began')
@@ -1174,7 +1215,25 @@ export class TieredGroup {
       if (this.tick === times.length) this.tickTimes = grown(times, 2 * times.length)
       ;(this.tickTimes as BigInt64Array)[this.tick] = ts
     }
+    if (this.tickHigh !== undefined && this.tick !== NEVER) {
+      if (this.tick === this.tickHigh.length) {
+        this.tickHigh = grown(this.tickHigh, 2 * this.tick)
+        this.tickLow = grown(this.tickLow, 2 * this.tick)
+      }
+      this.tickHigh[this.tick] = high(ts)
+      this.tickLow[this.tick] = low(ts)
+    }
     return this.tick
+  }
+
+  /** the high half of the timestamp of a tick (a group with a ttl member keeps them) */
+  highOf(tick: number): number {
+    return tick === NEVER ? NEVER_HIGH : (this.tickHigh as Float64Array)[tick]
+  }
+
+  /** the low half of the timestamp of a tick */
+  lowOf(tick: number): number {
+    return tick === NEVER ? TWO32 - 1 : this.tickLow[tick]
   }
 
   /** The timestamp of a tick (a group with a leaf_aware_lru member keeps them) */
@@ -1199,19 +1258,15 @@ export class TieredGroup {
     const ttl = this.ttlPolicies
     if (ttl.length === 0) return
     const tick = this.tickOf(ts)
-    let expired: Map<TieredInstance, number[]> | undefined
+    let any = false
     for (const {inst, policy: p} of ttl) {
-      p.advance(ts, tick)
-      if (p.size === 0) continue
-      const out: number[] = []
-      if (p.harvest(out) === 0) continue
-      expired ??= new Map()
-      const list = expired.get(inst)
-      if (list) list.push(...out)
-      else expired.set(inst, out)
+      p.advance(tick)
+      if (p.size !== 0 && p.harvest(inst.expired) > 0) any = true
     }
-    if (expired === undefined) return
-    for (const [inst, blocks] of expired) {
+    if (!any) return
+    for (const inst of this.members) {
+      const blocks = inst.expired
+      if (blocks.length === 0) continue
       for (const b of blocks) {
         if (inst.held[b] === 0) continue
         // another tier still holds the block: its policy's event went stale when the shared anchor moved
@@ -1223,6 +1278,7 @@ export class TieredGroup {
         }
       }
       inst.cleanup(blocks)
+      blocks.length = 0
     }
   }
 

@@ -162,6 +162,46 @@ describe('the tiered model, by hand', () => {
     expect(read(c, [2], 10n ** 15n)).toEqual([1])
   })
 
+  it('ttl: expiry stays exact to the nanosecond for any timestamps and TTLs (carries, past 2^53, past INT64_MAX)', () => {
+    const make = () =>
+      instance(
+        new TieredGroup(
+          group({
+            tierNames: ['shared'],
+            hierarchical: false,
+            quotas: [null],
+            edges: [],
+            defaultTtlSeconds: 1n,
+          }),
+        ),
+        {policy: 'ttl'},
+      )
+    const INT64_MAX = 2n ** 63n - 1n
+    const cases: Array<{ts: bigint; ttlUs?: bigint; due: bigint}> = [
+      {ts: 2n ** 32n - 3n, ttlUs: 1n, due: 2n ** 32n + 997n}, // the low halves carry into the high ones
+      {ts: 2n ** 62n + 12_345n, due: 2n ** 62n + 1_000_012_345n}, // far past the doubles' exact integers
+      {ts: INT64_MAX - 2_000n, ttlUs: 1n, due: INT64_MAX - 1_000n},
+    ]
+    for (const {ts, ttlUs, due} of cases) {
+      const a = make()
+      write(a, [1], ts, ttlUs)
+      expect(read(a, [1], due)).toEqual([1]) // anchor + ttl = t: not expired
+      const b = make()
+      write(b, [1], ts, ttlUs)
+      expect(read(b, [1], due + 1n)).toEqual([0])
+    }
+    // a TTL past INT64_MAX (ttl_us × 1000 overflows 64 bits) never expires, even at INT64_MAX itself
+    const c = make()
+    write(c, [1], 10n, 2n ** 62n)
+    expect(read(c, [1], INT64_MAX - 1n)).toEqual([1])
+    expect(read(c, [1], INT64_MAX)).toEqual([1])
+    // a block written at INT64_MAX: its anchor is that time
+    const d = make()
+    write(d, [1], INT64_MAX - 1n, 1n)
+    write(d, [2], INT64_MAX, 1n)
+    expect(read(d, [2, 1], INT64_MAX)).toEqual([1])
+  })
+
   it('ttl: with the default 0 the rows’ ttl_us are ignored', () => {
     const g = new TieredGroup(group({tierNames: ['shared'], hierarchical: false, quotas: [null], edges: []}))
     const i = instance(g, {policy: 'ttl'})
