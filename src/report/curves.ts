@@ -85,15 +85,8 @@ interface CurvesRequest {
   onProgress?(done: number, total: number): void
 }
 
-export interface Curves {
-  policies: PolicyCurve[]
-  belady: PolicyCurve
-  /** how the LRU points were obtained */
-  stack: {eligible: boolean; reason: string | null; certified_points: number}
-}
-
 /** Computes every curve over the grid; results never depend on `jobs`. */
-export async function computeCurves(req: CurvesRequest): Promise<Curves> {
+export async function computeCurves(req: CurvesRequest) {
   const {config, groupName, grid, stack, infinite} = req
   const group = config.instance_groups.find(
     (g) => g.group_name === groupName,
@@ -202,6 +195,7 @@ export async function computeCurves(req: CurvesRequest): Promise<Curves> {
   return {
     policies,
     belady,
+    // how the LRU points were obtained
     stack: {
       eligible: stack.eligible,
       reason: stack.reason,

@@ -14,10 +14,7 @@ import {
   Notes,
   readConfigFile,
   resolveConfig,
-  type SimConfig,
   type SimFlags,
-  type TraceReadStats,
-  type TraceRow,
 } from '../simulate/index.js'
 
 export interface LoadRequest {
@@ -37,21 +34,11 @@ export interface LoadRequest {
   onBytes?(done: number, total: number): void
 }
 
-export interface LoadedInput {
-  config: SimConfig
-  rows: TraceRow[]
-  tracePath: string
-  traceName: string
-  stats: TraceReadStats
-  notes: Notes
-  blockSizes: Map<string, BlockSizeChoice>
-}
-
 /** notices about the placeholders this module gives resolveConfig (capacity, output directory) */
 const PLACEHOLDER = /--capacity-blocks -1|--output-dir|quick form:/
 
 /** Reads the configuration (or builds the quick form), then the rows, then settles every instance's block size. */
-export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
+export async function loadInput(req: LoadRequest) {
   if (!req.config && !req.trace) throw lmtError('REPORT_NO_INPUT')
   const file = req.config ? await readConfigFile(req.config) : undefined
   const tiered = file !== undefined && isTieredConfig(file.raw.instance_groups)
@@ -128,3 +115,5 @@ export async function loadInput(req: LoadRequest): Promise<LoadedInput> {
       )
   return {config: cfg, rows, tracePath, traceName, stats, notes, blockSizes}
 }
+
+export type LoadedInput = Awaited<ReturnType<typeof loadInput>>
