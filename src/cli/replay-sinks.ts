@@ -36,13 +36,6 @@ export class Warnings {
   }
 }
 
-/** What is shown per record, and the files of the run (checked before anything is opened). */
-export interface RecordOutputOptions {
-  verbose: boolean
-  json: boolean
-  files: ReplayFiles
-}
-
 /** The per-record outputs (progress on stderr, verbose on stdout, the --jsonl-out log), opened before the replay. */
 export class RecordOutputs {
   // chunked unless a terminal shows them
@@ -61,8 +54,9 @@ export class RecordOutputs {
     else throw err
   }
 
+  /** `opts`: what is shown per record, and the files of the run (checked before anything is opened) */
   constructor(
-    private readonly opts: RecordOutputOptions,
+    private readonly opts: {verbose: boolean; json: boolean; files: ReplayFiles},
     controller: AbortController,
   ) {
     this.verboseText = new ChunkedText((c) => {

@@ -35,11 +35,6 @@ export async function importFile(path: string): Promise<Record<string, unknown>>
   return (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>
 }
 
-export interface ScannedDir {
-  files: string[]
-  missing: boolean
-}
-
 const PATTERNS = ['**/*.{js,mjs,cjs,ts,mts,cts}']
 // names starting with `.` are already excluded (globby's `dot: false`)
 const IGNORE = [
@@ -63,13 +58,12 @@ function byPathSegments(a: string, b: string): number {
   return sa.length - sb.length
 }
 
-/** Module files under a directory, recursively, in code-unit order of their paths (deterministic discovery). */
-export async function scanModuleDir(dir: string): Promise<ScannedDir> {
-  const result: ScannedDir = {files: [], missing: false}
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    result.missing = true
-    return result
-  }
+/**
+ * Module files under a directory, recursively, in code-unit order of their paths (deterministic discovery); `missing`
+ * when there is no such directory.
+ */
+export async function scanModuleDir(dir: string): Promise<{files: string[]; missing: boolean}> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return {files: [], missing: true}
   const {globby} = await import('globby') // loaded on first use: it costs start-up time
   const found = await globby(PATTERNS, {
     cwd: dir,
@@ -78,7 +72,5 @@ export async function scanModuleDir(dir: string): Promise<ScannedDir> {
     onlyFiles: true,
     followSymbolicLinks: true,
   })
-  found.sort(byPathSegments)
-  result.files = found.map((rel) => join(dir, rel))
-  return result
+  return {files: found.sort(byPathSegments).map((rel) => join(dir, rel)), missing: false}
 }

@@ -1,5 +1,7 @@
 // What crosses between lmt and its plugin thread: plain data only (structured clone), errors as their facts
 // (util/workers/worker-errors.ts).
+import type {ConverterClass} from '../convert/types.js'
+import type {ReplayLevel} from '../replay/level.js'
 
 /** What to do about a plugin that failed: the hint of the plugin thread's errors. */
 export const NEXT_STEP =
@@ -17,24 +19,37 @@ export function locatorKey(locator: Locator): string {
 /** A flag definition without its functions (they stay on the plugin thread), as oclif parses it on lmt's thread. */
 export type PlainFlag = Record<string, unknown> & {type: string}
 
-export interface ConverterDescription {
-  className: string
-  description: string
-  aliases: string[]
-  flags?: Record<string, PlainFlag>
-  looksLike: boolean
-  inputFiles: boolean
-  parseOptions: boolean
+/** What lmt's thread is told of a converter class. */
+export function describeConverter(cls: ConverterClass) {
+  const aliases = (cls as {aliases?: unknown}).aliases
+  return {
+    className: cls.name,
+    description: typeof cls.description === 'string' ? cls.description : '',
+    aliases: Array.isArray(aliases) ? aliases.filter((a): a is string => typeof a === 'string') : [],
+    flags: plainFlags(cls.flags),
+    looksLike: typeof (cls as {looksLike?: unknown}).looksLike === 'function',
+    inputFiles: typeof (cls as {inputFiles?: unknown}).inputFiles === 'function',
+    parseOptions: typeof cls.parseOptions === 'function',
+  }
 }
 
-export interface LevelDescription {
-  name: string
-  description: string
-  flags: Record<string, PlainFlag>
-  replayableSchemaVersions: number[]
-  /** whether it has configDigest (its digest is computed with the configuration, on the plugin thread) */
-  configDigest: boolean
+/** What lmt's thread is told of a replay level. */
+export function describeLevel(level: ReplayLevel) {
+  const versions = level.replayableSchemaVersions as unknown
+  return {
+    name: level.name,
+    description: typeof level.description === 'string' ? level.description : '',
+    flags: plainFlags(level.flags ?? {}) ?? {},
+    replayableSchemaVersions: Array.isArray(versions)
+      ? versions.filter((v): v is number => typeof v === 'number')
+      : [],
+    // its digest is computed with the configuration, on the plugin thread
+    configDigest: typeof level.configDigest === 'function',
+  }
 }
+
+export type ConverterDescription = ReturnType<typeof describeConverter>
+export type LevelDescription = ReturnType<typeof describeLevel>
 
 /** One plugin object found on the plugin thread. */
 export interface FoundItem {

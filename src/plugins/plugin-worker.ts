@@ -20,14 +20,13 @@ import {isLevel} from './level-registry.js'
 import {importFile, prepareForPluginModules} from './module-loader.js'
 import {MODULE_SUFFIXES} from './plugin-package.js'
 import {
-  type ConverterDescription,
   type FoundEvent,
   type FoundItem,
-  type LevelDescription,
   type Locator,
   locatorKey,
+  describeConverter,
+  describeLevel,
   NEXT_STEP,
-  plainFlags,
 } from './plugin-wire.js'
 import {errorText, workerErrorData} from '../util/workers/worker-errors.js'
 
@@ -69,32 +68,6 @@ async function find(locator: Locator): Promise<unknown> {
     hookResults.set(key, (items = hookItems(await callHook(file, identifier), event)))
   }
   return items[locator.index]
-}
-
-function describeConverter(cls: ConverterClass): ConverterDescription {
-  const aliases = (cls as {aliases?: unknown}).aliases
-  return {
-    className: cls.name,
-    description: typeof cls.description === 'string' ? cls.description : '',
-    aliases: Array.isArray(aliases) ? aliases.filter((a): a is string => typeof a === 'string') : [],
-    flags: plainFlags(cls.flags),
-    looksLike: typeof (cls as {looksLike?: unknown}).looksLike === 'function',
-    inputFiles: typeof (cls as {inputFiles?: unknown}).inputFiles === 'function',
-    parseOptions: typeof cls.parseOptions === 'function',
-  }
-}
-
-function describeLevel(level: ReplayLevel): LevelDescription {
-  const versions = level.replayableSchemaVersions as unknown
-  return {
-    name: level.name,
-    description: typeof level.description === 'string' ? level.description : '',
-    flags: plainFlags(level.flags ?? {}) ?? {},
-    replayableSchemaVersions: Array.isArray(versions)
-      ? versions.filter((v): v is number => typeof v === 'number')
-      : [],
-    configDigest: typeof level.configDigest === 'function',
-  }
 }
 
 /** What `value` is as a plugin of kind `what` (its checks' warnings into `events`), or undefined when none. */
