@@ -4,32 +4,17 @@ import type {PolicyCurve} from './curves.js'
 
 export const TARGETS = [0.5, 0.8, 0.9, 0.95] as const
 
-export interface CapacityNeed {
-  /** share of the infinite-capacity token hit rate */
-  target: number
-  /** the token hit rate that is */
-  target_rate: number
-  /** capacity in blocks (null: not reached on the grid) */
-  blocks: number | null
-  gb: number | null
-  /**
-   * `at_most`: the smallest capacity of the grid already reaches it; `interpolated`: between two grid points (log-linear
-   * in capacity, rounded up to a block); `grid`: exactly a grid point; `unreached`
-   */
-  how: 'at_most' | 'interpolated' | 'grid' | 'unreached'
-  /** the grid points around it */
-  bracket: [number, number] | null
-}
-
-export interface CapacityRow {
-  policy: string
-  needs: CapacityNeed[]
-}
-
 const EPS = 1e-12
 
-/** The capacity where the curve first reaches `rate`. */
-function capacityFor(curve: PolicyCurve, rate: number): Omit<CapacityNeed, 'target' | 'target_rate' | 'gb'> {
+/** The capacity where the curve first reaches `rate`, and how (schemas/report.schema.json, `need`). */
+function capacityFor(
+  curve: PolicyCurve,
+  rate: number,
+): {
+  blocks: number | null
+  how: 'at_most' | 'interpolated' | 'grid' | 'unreached'
+  bracket: [number, number] | null
+} {
   const pts = curve.points
   const i = pts.findIndex((p) => p.token_hit_rate >= rate - EPS)
   if (i < 0) return {blocks: null, how: 'unreached', bracket: null}
@@ -53,7 +38,7 @@ export function capacityTable(
   curves: readonly PolicyCurve[],
   infiniteRate: number,
   bytesPerBlock: number | null,
-): CapacityRow[] {
+) {
   return curves.map((curve) => ({
     policy: curve.policy,
     needs: TARGETS.map((target) => {
@@ -69,3 +54,5 @@ export function capacityTable(
     }),
   }))
 }
+
+export type CapacityRow = ReturnType<typeof capacityTable>[number]
