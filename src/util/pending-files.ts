@@ -19,7 +19,6 @@ function removeQuietly(path: string): void {
 }
 
 export class PendingFiles {
-  private readonly paths = new Set<string>()
   private readonly staged = new Map<string, string>()
   /** the folders this run created for its outputs, removed again (when empty) by {@link removeAll} */
   private readonly folders: string[] = []
@@ -32,19 +31,9 @@ export class PendingFiles {
     for (const path of [...outputs, ...this.staged.keys()]) refuseOutputIsInput(path, this.inputs)
   }
 
-  /** A temporary file, removed by {@link removeAll} while it is registered. */
-  add(path: string): void {
-    this.paths.add(path)
-  }
-
-  delete(path: string): void {
-    this.paths.delete(path)
-  }
-
-  /** Removes every file still pending, staged ones included (synchronous: called from a signal handler). */
+  /** Removes every staged file (synchronous: called from a signal handler). */
   removeAll(): void {
-    for (const p of [...this.paths, ...this.staged.values()]) removeQuietly(p)
-    this.paths.clear()
+    for (const p of this.staged.values()) removeQuietly(p)
     this.staged.clear()
     // the folders made for outputs that never came (a full disk): deepest first, only when empty
     for (const dir of this.folders.reverse()) {
