@@ -50,8 +50,16 @@ class EntryList {
 
   constructor(private readonly s: TieredInstance) {}
 
+  /** (reads no other record: a head has no previous, and the old head's link is only written) */
   pushFront(e: number): void {
-    this.insertBefore(e, this.head)
+    const rec = this.s.rec
+    const st = this.s.stride
+    const h = this.head
+    rec[st * e + PREV] = NONE
+    rec[st * e + NEXT] = h
+    if (h !== NONE) rec[st * h + PREV] = e
+    else this.tail = e
+    this.head = e
   }
 
   unlink(e: number): void {
@@ -164,11 +172,14 @@ class OldestTail {
   /** the shard with the oldest tail, or -1 when every shard is empty */
   oldest(): number {
     const pending = this.pending
-    for (let k = 0; k < pending.length; k++) {
-      this.marked[pending[k]] = 0
-      this.update(pending[k])
+    if (pending.length > 0) {
+      for (let k = 0; k < pending.length; k++) {
+        this.marked[pending[k]] = 0
+        this.update(pending[k])
+      }
+      // (a call into the runtime even when the length is 0 already)
+      pending.length = 0
     }
-    pending.length = 0
     return this.time[1] === EMPTY ? -1 : this.shard[1]
   }
 }
@@ -217,17 +228,31 @@ class ShardedLru implements TierPolicy {
     return k
   }
 
-  /** inserts e into shard k before `at` (NONE: at the back) */
-  private insertBefore(k: number, e: number, at: number): void {
+  /**
+   * puts e at the front of shard k, reading no other record (a head has no previous, and the old head's link is
+   * only written: its cache line need not arrive before the play goes on)
+   */
+  private pushFront(k: number, e: number): void {
     const rec = this.s.rec
     const st = this.s.stride
-    const p = at === NONE ? this.tails[k] : rec[st * at + PREV]
-    rec[st * e + NEXT] = at
-    rec[st * e + PREV] = p
-    if (p !== NONE) rec[st * p + NEXT] = e
-    else this.heads[k] = e
-    if (at !== NONE) rec[st * at + PREV] = e
+    const h = this.heads[k]
+    rec[st * e + PREV] = NONE
+    rec[st * e + NEXT] = h
+    if (h !== NONE) rec[st * h + PREV] = e
     else this.tails[k] = e
+    this.heads[k] = e
+  }
+
+  /** puts e at the back of shard k */
+  private pushBack(k: number, e: number): void {
+    const rec = this.s.rec
+    const st = this.s.stride
+    const t = this.tails[k]
+    rec[st * e + PREV] = t
+    rec[st * e + NEXT] = NONE
+    if (t !== NONE) rec[st * t + NEXT] = e
+    else this.heads[k] = e
+    this.tails[k] = e
   }
 
   private unlink(k: number, e: number): void {
@@ -252,7 +277,7 @@ class ShardedLru implements TierPolicy {
     const e = this.s.entry(b, this.tier)
     this.s.flags[e] |= HELD
     const k = this.shardOf(e, false)
-    this.insertBefore(k, e, this.heads[k])
+    this.pushFront(k, e)
     this.size++
   }
 
@@ -262,7 +287,7 @@ class ShardedLru implements TierPolicy {
     const k = this.shardOf(e, false)
     if (this.heads[k] === e) return
     this.unlink(k, e)
-    this.insertBefore(k, e, this.heads[k])
+    this.pushFront(k, e)
   }
 
   forget(b: number): void {
@@ -302,7 +327,7 @@ class ShardedLru implements TierPolicy {
       if (this.shardCount > 1) this.oldest.update(best)
     }
     if (m > count) partialSortBy(candidates, count, this.older, 0, m)
-    for (let k = count; k < m; k++) this.insertBefore(this.shardOf(candidates[k], true), candidates[k], NONE)
+    for (let k = count; k < m; k++) this.pushBack(this.shardOf(candidates[k], true), candidates[k])
     const n = Math.min(m, count)
     for (let k = 0; k < n; k++) this.release(candidates[k], out)
     return n
@@ -875,9 +900,6 @@ export class TieredInstance implements Policy {
   /** random_lru: the entry's place in its array; ttl: its registration's number */
   pos = new Float64Array(0)
 
-  /** per key id: its lru shard + 1 (0: not yet asked) */
-  private keyShards = new Int32Array(0)
-
   constructor(
     readonly setup: TieredInstanceSetup,
     readonly group: TieredGroup,
@@ -936,16 +958,6 @@ export class TieredInstance implements Policy {
 
   get size(): number {
     return this.cachedBlocks
-  }
-
-  /** the lru shard of a block: its key as an unsigned 64-bit integer modulo the shard count, asked once per key */
-  private shardOf(b: number): number {
-    const key = this.tree.bKey[b]
-    if (key >= this.keyShards.length)
-      this.keyShards = grown(this.keyShards, Math.max(2 * this.keyShards.length, key + 1024))
-    let s = this.keyShards[key]
-    if (s === 0) this.keyShards[key] = s = this.keyMod(key, this.shardCount) + 1
-    return s - 1
   }
 
   /**
@@ -1056,8 +1068,9 @@ export class TieredInstance implements Policy {
   onWritten(b: number): void {
     this.reserve(b)
     if (this.sharded) {
-      // the block's shard, in the records of its entries of every tier (a block slot's key is fixed while it lives)
-      const k = this.shardOf(b)
+      // the block's shard (its key as an unsigned 64-bit integer modulo the shard count), in the records of its
+      // entries of every tier (a block slot's key is fixed while it lives)
+      const k = this.keyMod(this.tree.bKey[b], this.shardCount)
       for (let e = b * this.tiers; e < (b + 1) * this.tiers; e++) this.rec[4 * e + SHARD] = k
     }
     if (this.expires) {
