@@ -1,12 +1,15 @@
 import {closeSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {join} from 'node:path'
+import type SortedBtree from 'sorted-btree'
+
+// CommonJS with its class as `default`: required, so that Node and the test runner load the same thing
+const {default: BTree} = createRequire(import.meta.url)('sorted-btree') as typeof SortedBtree
 
 /** Intervals an instance holds in memory before its oldest ones move to a spilled run. */
 const DEFAULT_SPILL_THRESHOLD = 1 << 16
 /** the share of an instance's intervals, the newest by value, that a spill keeps in memory */
 const KEPT_SHARE = 4
-/** intervals per leaf of the in-memory set (a leaf splits at twice this) */
-const LEAF = 128
 /** intervals per page of a spilled run: one read, one entry of the run's page index */
 const PAGE = 512
 /** intervals a run is written and merged by at a time (one buffer) */
@@ -28,148 +31,77 @@ function lastAtMost(a: ArrayLike<bigint>, t: bigint, stride = 1): number {
   return lo - 1
 }
 
-/** One leaf of {@link IntervalSet}: intervals [lo[i], hi[i]] in increasing order. */
-interface Leaf {
-  lo: bigint[]
-  hi: bigint[]
-}
+const byValue = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
- * A set of integers as disjoint, non-adjacent closed intervals in increasing order, kept in leaves of at most
- * 2 × LEAF intervals under a sorted index of their first values: finding the interval that holds a value is two
- * binary searches, and adding a value or a range touches one leaf (a split or an emptied leaf also the index).
- * Timestamps used in a row (a request's get and write, a storm of equal ones) are one interval, whatever their number.
+ * A set of integers as disjoint, non-adjacent closed intervals [lo, hi] in a B+ tree keyed by lo: finding the
+ * interval that holds a value, and adding a value or a range, cost O(log n). Timestamps used in a row (a request's
+ * get and write, a storm of equal ones) are one interval, whatever their number.
  */
 export class IntervalSet {
-  private leaves: Leaf[] = []
-  /** mins[k] = leaves[k].lo[0] */
-  private mins: bigint[] = []
+  private readonly tree = new BTree<bigint, bigint>(undefined, byValue)
+  /** the pair a lookup of addRange reads (one array for all of them) */
+  private readonly pair: [bigint, bigint] = [0n, 0n]
+
   /** number of intervals */
-  size = 0
+  get size(): number {
+    return this.tree.size
+  }
 
   /** The largest value in the set. */
   get max(): bigint | undefined {
-    const leaf = this.leaves[this.leaves.length - 1]
-    return leaf === undefined ? undefined : leaf.hi[leaf.hi.length - 1]
+    const lo = this.tree.maxKey()
+    return lo === undefined ? undefined : this.tree.get(lo)
   }
 
   /** The smallest value in the set. */
   get min(): bigint | undefined {
-    return this.mins[0]
+    return this.tree.minKey()
   }
 
   /** The interval holding t, as [lo, hi], or undefined. */
   covering(t: bigint): [bigint, bigint] | undefined {
-    const k = lastAtMost(this.mins, t)
-    if (k < 0) return undefined
-    const leaf = this.leaves[k]
-    const i = lastAtMost(leaf.lo, t)
-    return leaf.hi[i] >= t ? [leaf.lo[i], leaf.hi[i]] : undefined
+    const p = this.tree.getPairOrNextLower(t)
+    return p !== undefined && p[1] >= t ? p : undefined
   }
 
   /** Adds every integer of [a, b] (a ≤ b), merging the intervals it overlaps or touches. */
   addRange(a: bigint, b: bigint): void {
-    const last = this.leaves[this.leaves.length - 1]
-    const top = last?.hi.length - 1
-    if (last !== undefined && a > last.hi[top]) {
-      // above everything: the usual case for time-sorted input
-      if (a === last.hi[top] + 1n) last.hi[top] = b
-      else {
-        last.lo.push(a)
-        last.hi.push(b)
-        this.size++
-        if (last.lo.length > 2 * LEAF) this.split(this.leaves.length - 1)
-      }
-      return
-    }
     // the intervals that overlap or touch [a, b] are the last ones starting at or below b + 1: taken from the
-    // right, each widens [a, b]; the leftmost of them becomes the union, the others go
-    for (;;) {
-      const k = lastAtMost(this.mins, b + 1n)
-      if (k < 0) break
-      const leaf = this.leaves[k]
-      const i = lastAtMost(leaf.lo, b + 1n)
-      if (leaf.hi[i] < a - 1n) break
-      if (leaf.lo[i] < a) a = leaf.lo[i]
-      if (leaf.hi[i] > b) b = leaf.hi[i]
-      const before = i > 0 ? leaf.hi[i - 1] : this.leaves[k - 1]?.hi.at(-1)
-      if (before === undefined || before < a - 1n) {
-        leaf.lo[i] = a
-        leaf.hi[i] = b
-        if (i === 0) this.mins[k] = a
+    // right, each widens [a, b] and goes, but one starting at or below a, which becomes the union
+    for (let p = this.tree.getPairOrNextLower(b + 1n); p !== undefined && p[1] >= a - 1n;) {
+      const [lo, hi] = p
+      if (hi > b) b = hi
+      if (lo <= a) {
+        this.tree.set(lo, b)
         return
       }
-      this.removeAt(k, i)
+      this.tree.delete(lo)
+      p = this.tree.getPairOrNextLower(b + 1n, this.pair)
     }
-    // then [a, b] goes in after the last interval starting below it (first of the first leaf when there is none)
-    const k = Math.max(0, lastAtMost(this.mins, a))
-    const leaf = this.leaves[k]
-    if (leaf === undefined) {
-      this.leaves.push({lo: [a], hi: [b]})
-      this.mins.push(a)
-    } else {
-      const i = lastAtMost(leaf.lo, a) + 1
-      leaf.lo.splice(i, 0, a)
-      leaf.hi.splice(i, 0, b)
-      if (i === 0) this.mins[k] = a
-      if (leaf.lo.length > 2 * LEAF) this.split(k)
-    }
-    this.size++
+    this.tree.set(a, b)
   }
 
   /** Removes the intervals below `floor` (an interval across it keeps its part from floor up); returns them. */
   takeBelow(floor: bigint): {lo: bigint[]; hi: bigint[]} {
     const lo: bigint[] = []
     const hi: bigint[] = []
-    while (this.leaves.length > 0 && this.mins[0] < floor) {
-      const leaf = this.leaves[0]
-      let i = 0
-      while (i < leaf.lo.length && leaf.hi[i] < floor) i++ // whole intervals below the floor
-      lo.push(...leaf.lo.splice(0, i))
-      hi.push(...leaf.hi.splice(0, i))
-      this.size -= i
-      if (leaf.lo.length === 0) {
-        this.leaves.shift()
-        this.mins.shift()
-        continue
-      }
-      if (leaf.lo[0] < floor) {
-        lo.push(leaf.lo[0])
-        hi.push(floor - 1n)
-        leaf.lo[0] = floor
-      }
-      this.mins[0] = leaf.lo[0]
-      break
+    let across: bigint | undefined // the end of an interval across the floor
+    for (const [l, h] of this.tree.entries()) {
+      if (l >= floor) break
+      lo.push(l)
+      hi.push(h < floor ? h : floor - 1n)
+      if (h >= floor) across = h
     }
+    if (lo.length > 0) this.tree.deleteRange(lo[0], floor, false)
+    if (across !== undefined) this.tree.set(floor, across)
     return {lo, hi}
   }
 
   /** The value of the interval at rank r from the top (0 = the last interval's start). */
   startFromTop(r: number): bigint {
-    for (let k = this.leaves.length - 1; k >= 0; k--) {
-      const leaf = this.leaves[k]
-      if (r < leaf.lo.length) return leaf.lo[leaf.lo.length - 1 - r]
-      r -= leaf.lo.length
-    }
-    return this.mins[0]
-  }
-
-  private removeAt(k: number, i: number): void {
-    const leaf = this.leaves[k]
-    leaf.lo.splice(i, 1)
-    leaf.hi.splice(i, 1)
-    this.size--
-    if (leaf.lo.length === 0) {
-      this.leaves.splice(k, 1)
-      this.mins.splice(k, 1)
-    } else if (i === 0) this.mins[k] = leaf.lo[0]
-  }
-
-  private split(k: number): void {
-    const leaf = this.leaves[k]
-    const right: Leaf = {lo: leaf.lo.splice(LEAF), hi: leaf.hi.splice(LEAF)}
-    this.leaves.splice(k + 1, 0, right)
-    this.mins.splice(k + 1, 0, right.lo[0])
+    for (const [lo] of this.tree.entriesReversed()) if (r-- === 0) return lo
+    return this.tree.minKey() as bigint
   }
 }
 

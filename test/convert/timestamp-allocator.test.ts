@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {TimestampAllocator} from '../../src/convert/timestamp-allocator.js'
+import {IntervalSet, TimestampAllocator} from '../../src/convert/timestamp-allocator.js'
 import {tempDir} from '../helpers/cli.js'
 import {itSlow} from '../helpers/slow.js'
 
@@ -151,5 +151,54 @@ describe('TimestampAllocator: equal timestamps and inputs that go back in time',
     }
     expect(a.spilledRuns).toBeLessThanOrEqual(24)
     tmp.cleanup()
+  })
+})
+
+describe('IntervalSet', () => {
+  it('holds what a set of integers holds, as disjoint non-adjacent intervals, through adds and cuts', () => {
+    const set = new IntervalSet()
+    const naive = new Set<bigint>()
+    let seed = 21
+    const rand = (k: number) => (seed = (seed * 48271) % 2147483647) % k
+    /** the naive set's intervals, in increasing order */
+    const runs = (): Array<[bigint, bigint]> => {
+      const out: Array<[bigint, bigint]> = []
+      for (const v of [...naive].sort((x, y) => (x < y ? -1 : 1))) {
+        const last = out.at(-1)
+        if (last !== undefined && last[1] + 1n === v) last[1] = v
+        else out.push([v, v])
+      }
+      return out
+    }
+    for (let step = 0; step < 3000; step++) {
+      const a = BigInt(rand(2000) - 500)
+      if (step % 400 === 399) {
+        // a cut below a floor, as a spill makes one
+        const floor = set.startFromTop(Math.ceil(set.size / 4) - 1)
+        const before = runs()
+        const below = set.takeBelow(floor)
+        const want = before
+          .filter(([lo]) => lo < floor)
+          .map(([lo, hi]): [bigint, bigint] => [lo, hi < floor ? hi : floor - 1n])
+        expect(below.lo.map((lo, i) => [lo, below.hi[i]])).toEqual(want)
+        for (const v of [...naive]) if (v < floor) naive.delete(v)
+      } else {
+        const b = a + BigInt(rand(4) === 0 ? rand(40) : 0)
+        set.addRange(a, b)
+        for (let v = a; v <= b; v++) naive.add(v)
+      }
+      const want = runs()
+      expect(set.size).toBe(want.length)
+      expect(set.min).toBe(want[0]?.[0])
+      expect(set.max).toBe(want.at(-1)?.[1])
+      const t = BigInt(rand(2100) - 550)
+      const holding = want.find(([lo, hi]) => lo <= t && t <= hi)
+      expect(set.covering(t)).toEqual(holding)
+      if (want.length > 0) {
+        const r = rand(want.length)
+        expect(set.startFromTop(r)).toBe(want[want.length - 1 - r][0])
+        expect(set.startFromTop(want.length + r)).toBe(want[0][0]) // beyond the top: the lowest start
+      }
+    }
   })
 })
