@@ -1,5 +1,4 @@
 import type {ConverterClass, ConverterRegistration, FormatSample} from '../convert/types.js'
-import {PluginRegistry} from './plugin-registry.js'
 
 export type {ConverterRegistration}
 
@@ -36,19 +35,19 @@ function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
 }
 
+const byFormat = (a: ConverterRegistration, b: ConverterRegistration) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+const described = (r: ConverterRegistration) => `${r.className} from ${r.source}`
+
 /**
- * Format names and aliases → converter classes. Registration is last-writer-wins with a warning; registering the
- * very same class again is silent. Lookup prefers a format name over an alias.
+ * Format names and aliases → converter classes. Registration is last-writer-wins with a warning naming both;
+ * registering the very same class again is silent. Lookup prefers a format name over an alias.
  */
-export class ConverterRegistry extends PluginRegistry<ConverterRegistration> {
-  constructor(onWarning?: (message: string) => void) {
-    super(
-      'format',
-      (r) => `${r.className} from ${r.source}`,
-      (a, b) => a.cls === b.cls,
-      onWarning,
-    )
-  }
+export class ConverterRegistry {
+  private readonly byName = new Map<string, ConverterRegistration>()
+  private readonly byAlias = new Map<string, ConverterRegistration>()
+
+  constructor(readonly warn: (message: string) => void = () => {}) {}
 
   register(cls: ConverterClass, source: string, path?: string): ConverterRegistration | undefined {
     const format = formatNameOf(cls.name)
@@ -64,10 +63,44 @@ export class ConverterRegistry extends PluginRegistry<ConverterRegistration> {
       description: typeof cls.description === 'string' ? cls.description : '',
       shadowed: [],
     }
-    const previous = this.named(format)
-    if (previous && previous.cls !== cls)
+    const previous = this.byName.get(format)
+    if (previous?.cls === cls) return previous
+    if (previous) {
       reg.shadowed.push(...previous.shadowed, {className: previous.className, source: previous.source})
-    return this.put(reg, reg.aliases)
+      this.warn(`format "${format}": ${described(reg)} overrides ${described(previous)}`)
+    }
+    this.byName.set(format, reg)
+    for (const alias of reg.aliases) {
+      const prev = this.byAlias.get(alias)
+      if (prev && prev.cls !== cls)
+        this.warn(`format "${alias}": ${described(reg)} overrides ${described(prev)}`)
+      this.byAlias.set(alias, reg)
+    }
+    return reg
+  }
+
+  /**
+   * The registration of a name, else of an alias; else, ignoring case (`-f MOONCAKE`, as policy names are read),
+   * of the one name or alias that matches (none when two differ only in case).
+   */
+  resolve(name: string): ConverterRegistration | undefined {
+    const exact = this.byName.get(name) ?? this.byAlias.get(name)
+    if (exact !== undefined) return exact
+    const lower = name.toLowerCase()
+    const found = new Set<ConverterRegistration>()
+    for (const table of [this.byName, this.byAlias])
+      for (const [key, r] of table) if (key.toLowerCase() === lower) found.add(r)
+    return found.size === 1 ? [...found][0] : undefined
+  }
+
+  /** Registrations sorted by format. */
+  list(): ConverterRegistration[] {
+    return [...this.byName.values()].sort(byFormat)
+  }
+
+  /** Every format and alias, sorted (for "unknown …" messages). */
+  knownNames(): string[] {
+    return [...new Set([...this.byName.keys(), ...this.byAlias.keys()])].sort()
   }
 
   /**

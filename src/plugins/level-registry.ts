@@ -1,5 +1,4 @@
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
-import {PluginRegistry} from './plugin-registry.js'
 
 export interface LevelRegistration {
   name: string
@@ -40,21 +39,17 @@ export function isLevel(
 }
 
 /**
- * Level name → level; last writer wins with a warning. A level declaring a flag `lmt replay` already has
- * (`reservedFlags`) is refused with a warning.
+ * Level name → level; last writer wins with a warning naming both, registering the very same level again is silent.
+ * A level declaring a flag `lmt replay` already has (`reservedFlags`) is refused with a warning.
  */
-export class LevelRegistry extends PluginRegistry<LevelRegistration> {
+export class LevelRegistry {
+  /** name → registration, in the order the names were first registered */
+  readonly levels = new Map<string, LevelRegistration>()
+
   constructor(
-    onWarning: (message: string) => void,
+    readonly warn: (message: string) => void,
     private readonly reservedFlags: ReadonlySet<string>,
-  ) {
-    super(
-      'replay level',
-      (r) => r.source,
-      (a, b) => a.level === b.level,
-      onWarning,
-    )
-  }
+  ) {}
 
   add(level: ReplayLevel, source: string): void {
     const clash = Object.keys(level.flags ?? {}).find((f) => this.reservedFlags.has(f))
@@ -62,11 +57,18 @@ export class LevelRegistry extends PluginRegistry<LevelRegistration> {
       return this.warn(
         `replay level "${level.name}" from ${source}: flag --${clash} collides with a base flag of lmt replay; level not registered`,
       )
-    this.put({name: level.name, level, source})
+    const previous = this.levels.get(level.name)
+    if (previous?.level === level) return
+    if (previous) this.warn(`replay level "${level.name}": ${source} overrides ${previous.source}`)
+    this.levels.set(level.name, {name: level.name, level, source})
   }
 
-  /** name → registration, in registration order. */
-  get levels(): Map<string, LevelRegistration> {
-    return new Map(this.inOrder().map((r) => [r.name, r]))
+  /** Registrations sorted by name. */
+  list(): LevelRegistration[] {
+    return [...this.levels.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  }
+
+  names(): string[] {
+    return this.list().map((r) => r.name)
   }
 }
