@@ -1,11 +1,7 @@
 // SIGINT/SIGTERM for commands that write files: clean up synchronously, report, exit 130 / 143.
 
-interface Job {
-  onSignal(signal: NodeJS.Signals): void
-}
-
-/** jobs whose handler is live, innermost last */
-const jobs: Job[] = []
+/** the signal handlers of the jobs that are live, innermost last */
+const jobs: Array<(signal: NodeJS.Signals) => void> = []
 /** performance.now() when the last job finished */
 let lastFinish = Number.NEGATIVE_INFINITY
 /**
@@ -25,7 +21,7 @@ export function letLateSignalsPass(): void {
 
 function dispatch(signal: NodeJS.Signals): void {
   const job = jobs[jobs.length - 1]
-  if (job) return job.onSignal(signal)
+  if (job) return job(signal)
   if (latePass && performance.now() - lastFinish < LATE_MS) return
   // no lmt job: the signal's usual meaning
   uninstall()
@@ -52,22 +48,20 @@ function uninstall(): void {
  */
 export function handleInterrupts(opts: {json: boolean; cleanup: () => void}): () => void {
   let interrupted = false
-  const job: Job = {
-    onSignal(signal) {
-      // a second Ctrl-C during the clean-up must not fall back to the default (kill) action: it is ignored
-      if (interrupted) return
-      interrupted = true
-      opts.cleanup()
-      const exit = signal === 'SIGINT' ? 130 : 143
-      if (opts.json)
-        process.stdout.write(
-          JSON.stringify({
-            error: {code: 'LMT_CLI_INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit},
-          }) + '\n',
-        )
-      else process.stderr.write(`error: interrupted by ${signal}\n`)
-      process.exit(exit)
-    },
+  const job = (signal: NodeJS.Signals): void => {
+    // a second Ctrl-C during the clean-up must not fall back to the default (kill) action: it is ignored
+    if (interrupted) return
+    interrupted = true
+    opts.cleanup()
+    const exit = signal === 'SIGINT' ? 130 : 143
+    if (opts.json)
+      process.stdout.write(
+        JSON.stringify({
+          error: {code: 'LMT_CLI_INTERRUPTED', message: `interrupted by ${signal}`, exitCode: exit},
+        }) + '\n',
+      )
+    else process.stderr.write(`error: interrupted by ${signal}\n`)
+    process.exit(exit)
   }
   jobs.push(job)
   install()

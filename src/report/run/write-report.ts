@@ -73,14 +73,6 @@ export interface ReportCall {
 
 type Progress = (p: {phase: string; done: number; total: number}) => void
 
-export interface ReportOutcome<D = object> {
-  doc: D
-  output: string
-  /** lines for stderr (each with its newline), then the summary lines */
-  notices: string[]
-  lines: string[]
-}
-
 /** What one kind of report builds, renders and tells. */
 interface Page<D> {
   build(onProgress: Progress): Promise<D>
@@ -95,10 +87,7 @@ const noticeLines = (doc: {notices: Array<{level: string; message: string; code:
  * Builds the report and writes its page. An abort of `signal` (Ctrl-C) removes the converted trace at once: an
  * interrupted run leaves no page, temporary or converted trace.
  */
-export async function report(
-  call: ReportCall,
-  opts: {onProgress?: Progress; signal?: AbortSignal} = {},
-): Promise<ReportOutcome> {
+export async function report(call: ReportCall, opts: {onProgress?: Progress; signal?: AbortSignal} = {}) {
   const onProgress = opts.onProgress ?? (() => {})
   if (await isEventsInput(call)) {
     const file = call.input?.[0] as string
@@ -243,13 +232,16 @@ function checkedOutput(path: string, inputs: ReadonlyArray<string | undefined>):
   return output
 }
 
-/** Converts the input when asked, builds the report and writes its page (atomically). */
+/**
+ * Converts the input when asked, builds the report and writes its page (atomically); the document, the page's path,
+ * the notices for stderr (each with its newline) and the summary lines.
+ */
 async function writePage<D extends object>(
   output: string,
   converted: ConvertedInput | undefined,
   onProgress: Progress,
   page: Page<D>,
-): Promise<ReportOutcome<D>> {
+) {
   if (converted) {
     onProgress({phase: 'converting', done: 0, total: 1})
     await converted.run()
