@@ -13,8 +13,6 @@ export const NO_LOCATION_SPEC_NAMES: readonly unknown[] = Object.freeze([])
  */
 export class GetRecord {
   readonly type = 'get' as const
-  /** the timestamp's digits (private: not a field of the record), kept for the encoder */
-  readonly #tsText: string
   readonly instance_id: string
   readonly trace_id: string
   readonly timestamp_ns: bigint
@@ -36,8 +34,7 @@ export class GetRecord {
     locationSpecNames: unknown,
   ) {
     this.instance_id = instanceId
-    this.#tsText = ts.toString()
-    this.trace_id = `trace_${instanceId}_${this.#tsText}`
+    this.trace_id = `trace_${instanceId}_${ts}`
     this.timestamp_ns = ts
     this.keys = keys
     this.input_len = inputLen
@@ -47,18 +44,11 @@ export class GetRecord {
     this.location_spec_names = locationSpecNames
     Object.freeze(this)
   }
-
-  /** @internal the decimal digits of timestamp_ns (computed once, with the trace id) */
-  static timestampText(r: GetRecord): string {
-    return r.#tsText
-  }
 }
 
 /** A write record as `BaseConverter.createWriteTrace` builds it (frozen, like {@link GetRecord}). */
 export class WriteRecord {
   readonly type = 'write' as const
-  /** see {@link GetRecord} */
-  readonly #tsText: string
   readonly instance_id: string
   readonly trace_id: string
   readonly timestamp_ns: bigint
@@ -66,16 +56,10 @@ export class WriteRecord {
 
   constructor(instanceId: string, ts: bigint, keys: Keys) {
     this.instance_id = instanceId
-    this.#tsText = ts.toString()
-    this.trace_id = `trace_${instanceId}_${this.#tsText}`
+    this.trace_id = `trace_${instanceId}_${ts}`
     this.timestamp_ns = ts
     this.keys = keys
     Object.freeze(this)
-  }
-
-  /** @internal see {@link GetRecord.timestampText} */
-  static timestampText(r: WriteRecord): string {
-    return r.#tsText
   }
 }
 

@@ -138,7 +138,8 @@ function hasDefaultTail(record: GetRecord): boolean {
 function encodeUsual(record: GetRecord | WriteRecord, keys: KeyList, b: ByteSink, tail: Buffer): boolean {
   const isGet = record instanceof GetRecord
   const pieces = piecesOf(record.instance_id)
-  const ts = isGet ? GetRecord.timestampText(record) : WriteRecord.timestampText(record)
+  // the timestamp's digits end the trace id (`trace_<id>_<ts>`), made with it: no second BigInt to text
+  const ts = record.trace_id.slice(record.instance_id.length + 7)
   const lenText = isGet ? String(record.input_len) : ''
   const head = isGet ? pieces.get : pieces.write
   const common = head.length + 2 * ts.length + TS_FIELD.length + KEYS_FIELD.length + keys.jsonByteLength
