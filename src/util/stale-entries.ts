@@ -15,17 +15,12 @@ export function processGone(pid: number): boolean {
   }
 }
 
-/** Names of stale entries: the first capture group of each pattern is the owner's process id. */
-export interface StaleNames {
-  dirs?: RegExp
-  files?: RegExp
-}
-
 /**
- * Removes the directories and files of `dir` whose names match and whose owner is gone; how many. An entry of the
- * other kind (a link, a file named like a directory) is never followed or removed.
+ * Removes the directories and files of `dir` whose names match and whose owner is gone (the first capture group of
+ * each pattern is the owner's process id); how many. An entry of the other kind (a link, a file named like a
+ * directory) is never followed or removed.
  */
-export function removeStaleEntries(dir: string, names: StaleNames): number {
+export function removeStaleEntries(dir: string, names: {dirs?: RegExp; files?: RegExp}): number {
   let entries: string[]
   try {
     entries = readdirSync(dir)

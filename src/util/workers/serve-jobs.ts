@@ -3,14 +3,13 @@
 import {parentPort, type TransferListItem} from 'node:worker_threads'
 import {workerErrorData} from './worker-errors.js'
 
-export interface JobAnswer<R> {
-  result: R
-  /** buffers of the result that move to the other thread instead of being copied */
-  transfer?: readonly TransferListItem[]
-}
+type Answer<R> = {result: R; transfer?: readonly TransferListItem[]}
 
-/** Serves the jobs of this worker thread with `run` (a job may be started before the last one ended). */
-export function serveJobs<J, R>(run: (job: J) => JobAnswer<R> | Promise<JobAnswer<R>>): void {
+/**
+ * Serves the jobs of this worker thread with `run` (a job may be started before the last one ended); the buffers in
+ * an answer's `transfer` move to the other thread instead of being copied.
+ */
+export function serveJobs<J, R>(run: (job: J) => Answer<R> | Promise<Answer<R>>): void {
   const port = parentPort
   if (!port) throw new Error('serveJobs runs in a worker thread')
   port.on('message', async ({id, job}: {id: number; job: J}) => {

@@ -28,14 +28,9 @@ export type JobReply<R> = {id: number; result: R; error?: undefined} | {id: numb
 // of the commands that may start one (docs/performance-notes.md, "Start-up")
 const require = createRequire(import.meta.url)
 
-interface Waiting<R> {
-  resolve: (result: R) => void
-  reject: (err: Error) => void
-}
-
 export class WorkerPool<J, R> {
   private readonly workers: Worker[] = []
-  private readonly waiting = new Map<number, Waiting<R>>()
+  private readonly waiting = new Map<number, {resolve: (result: R) => void; reject: (err: Error) => void}>()
   private nextId = 0
   private failure: Error | undefined
   private closed = false
