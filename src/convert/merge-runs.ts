@@ -17,11 +17,12 @@ export async function mergeRuns(runs: readonly RunFile[], out: BufferedWriter): 
   const bufferBytes = Math.max(64 << 10, Math.min(1 << 20, Math.floor((32 << 20) / live.length)))
   const heap = new BinaryHeap<MergeEntry>(less) // min-heap on (timestamp, run order)
   const readers: RunReader[] = []
-  const stretch = accelerators().mergeStretches?.()
+  const {mergeStretches, lineTimestamp} = accelerators()
+  const stretch = mergeStretches?.()
   let written = 0
   try {
     live.forEach((run, order) => {
-      const reader = new RunReader(run, bufferBytes)
+      const reader = new RunReader(run, bufferBytes, lineTimestamp)
       readers.push(reader)
       const row = reader.read()
       if (row) heap.push({row, order, reader})

@@ -1,7 +1,6 @@
 import {closeSync, openSync, readSync, write} from 'node:fs'
 import {promisify} from 'node:util'
 import {parseJson} from '../formats/json/parse.js'
-import {skipWsBytes, stringEndBytes, valueEndBytes} from '../formats/json/fast/json-scan-bytes.js'
 
 const writeAsync = promisify(write)
 
@@ -177,10 +176,13 @@ export class RunReader {
   data: Buffer
   /** where the next row starts in {@link data} (a stretch copy may move it to a later row's start) */
   pos = 0
-
+  /**
+   * `timestampOf`: `timestamp_ns` of the line `buf[start, end)` of a run without a prefix (default: the line parsed).
+   */
   constructor(
     readonly run: RunFile,
     bufferBytes: number,
+    private readonly timestampOf = plainLineTimestamp,
   ) {
     this.fd = openSync(run.path, 'r')
     this.buf = Buffer.allocUnsafe(bufferBytes)
@@ -206,7 +208,7 @@ export class RunReader {
       const tab = data.indexOf(0x09, start)
       return {ts: BigInt(data.toString('latin1', start, tab)), buf: data, start: tab + 1, end: next}
     }
-    return {ts: timestampNsOfLine(this.buf, start, lineEnd), buf: data, start, end: next}
+    return {ts: this.timestampOf(this.buf, start, lineEnd), buf: data, start, end: next}
   }
 
   close(): void {
@@ -234,63 +236,8 @@ export class RunReader {
   }
 }
 
-const TIMESTAMP_NS = Buffer.from('timestamp_ns')
-
-function isTimestampKey(b: Uint8Array, keyStart: number, keyEnd: number): boolean {
-  if (keyEnd - keyStart !== TIMESTAMP_NS.length + 2) return false
-  for (let i = 0; i < TIMESTAMP_NS.length; i++) if (b[keyStart + 1 + i] !== TIMESTAMP_NS[i]) return false
-  return true
-}
-
-/**
- * `timestamp_ns` of the line b[start, end) read from its bytes: the top-level keys are walked up to it (values
- * skipped, not built) and its integer literal is read; undefined for anything unusual (an escape in a key, a
- * non-integer), which the exact parser then decides. A run's lines are the framework's own serialization of an
- * object or a Map, which cannot repeat a key, so the first timestamp_ns is the one. `b[end]` must end every item
- * (a 0 byte).
- */
-function scanTimestampNs(b: Uint8Array, start: number): bigint | undefined {
-  let p = skipWsBytes(b, start)
-  if (b[p] !== 0x7b) return undefined
-  p = skipWsBytes(b, p + 1)
-  for (;;) {
-    if (b[p] !== 0x22) return undefined
-    const keyEnd = stringEndBytes(b, p, false)
-    if (keyEnd < 0) return undefined
-    const isTs = isTimestampKey(b, p, keyEnd)
-    p = skipWsBytes(b, keyEnd)
-    if (b[p] !== 0x3a) return undefined
-    p = skipWsBytes(b, p + 1)
-    const valueStart = p
-    p = valueEndBytes(b, p, 1)
-    if (p < 0) return undefined
-    if (isTs) {
-      const first = b[valueStart] === 0x2d ? valueStart + 1 : valueStart
-      for (let i = first; i < p; i++) if (b[i] < 0x30 || b[i] > 0x39) return undefined // an integer literal only
-      return BigInt(Buffer.from(b.buffer, b.byteOffset + valueStart, p - valueStart).toString('latin1'))
-    }
-    p = skipWsBytes(b, p)
-    if (b[p] !== 0x2c) return undefined
-    p = skipWsBytes(b, p + 1)
-  }
-}
-
-/**
- * `timestamp_ns` of the line buf[start, end) of a run without a prefix: scanned from the bytes (the byte at `end`,
- * its newline, is a 0 meanwhile), the exact parser when the scan is unsure.
- */
-export function timestampNsOfLine(buf: Buffer, start: number, end: number): bigint {
-  if (end < buf.length) {
-    const saved = buf[end]
-    buf[end] = 0
-    let ts: bigint | undefined
-    try {
-      ts = scanTimestampNs(buf, start)
-    } finally {
-      buf[end] = saved
-    }
-    if (ts !== undefined) return ts
-  }
+/** `timestamp_ns` of the line buf[start, end) of a run without a prefix, parsed. */
+function plainLineTimestamp(buf: Buffer, start: number, end: number): bigint {
   return timestampOfLine(buf.toString('utf8', start, end))
 }
 

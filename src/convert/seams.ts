@@ -1,7 +1,8 @@
 // The one seam between convert's plain model and its accelerators (src/convert/fast/): the line pool asks here for
 // worker threads to map byte batches on, and maps them on the main thread when none are in; a run asks for a store
 // of encoded lines, and gives each line a buffer of its own without one; the merge asks for a stretch copy, and takes
-// rows one by one without one. fast/index.ts puts them in (the doors that run conversions load it); LMT_PLAIN=1
+// rows one by one without one; the run reader asks for a byte scan of a line's timestamp, and parses the line without
+// one. fast/index.ts puts them in (the doors that run conversions load it); LMT_PLAIN=1
 // leaves them out.
 import type {LineBatch, LineBatchSpares} from '../formats/json/line-batch.js'
 import {plainPaths} from '../util/plain.js'
@@ -32,6 +33,8 @@ export interface Accelerators {
    * when it wrote any.
    */
   mergeStretches(): (heap: readonly MergeEntry[], out: BufferedWriter) => boolean
+  /** `timestamp_ns` of the line `buf[start, end)` of a run without a prefix, as parsing the line gives it */
+  lineTimestamp(buf: Buffer, start: number, end: number): bigint
 }
 
 let installed: Partial<Accelerators> = {}

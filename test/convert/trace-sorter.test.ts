@@ -2,7 +2,8 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it, vi} from 'vitest'
 import {mergeRuns} from '../../src/convert/merge-runs.js'
-import {BufferedWriter, RunReader, timestampNsOfLine, timestampOfLine} from '../../src/convert/run-files.js'
+import {BufferedWriter, RunReader, timestampOfLine} from '../../src/convert/run-files.js'
+import {lineTimestamp} from '../../src/convert/fast/line-timestamp.js'
 import {mergeStretches} from '../../src/convert/fast/merge-stretches.js'
 import {useAccelerators} from '../../src/convert/seams.js'
 import {TraceSorter} from '../../src/convert/trace-sorter.js'
@@ -230,7 +231,7 @@ describe('TraceSorter', () => {
       fields.splice(rand(fields.length + 1), 0, ['timestamp_ns', ts])
       const line = serializeJson(new Map(fields))
       const buf = Buffer.from(line + '\n' + '{"next": 1}\n')
-      expect(timestampNsOfLine(buf, 0, Buffer.byteLength(line))).toBe(timestampOfLine(line))
+      expect(lineTimestamp(buf, 0, Buffer.byteLength(line))).toBe(timestampOfLine(line))
       expect(buf.toString()).toBe(line + '\n' + '{"next": 1}\n') // the sentinel byte is restored
     }
     // what the scan is unsure of goes to the parser, which decides
@@ -239,9 +240,7 @@ describe('TraceSorter', () => {
       '{"a": 1, "timestamp_ns": 4}',
       ' {"timestamp_ns" : -0 } ',
     ])
-      expect(timestampNsOfLine(Buffer.from(odd + '\n'), 0, odd.length)).toBe(timestampOfLine(odd))
-    expect(() => timestampNsOfLine(Buffer.from('{"timestamp_ns": 1.5}\n'), 0, 21)).toThrow(
-      /integer timestamp_ns/,
-    )
+      expect(lineTimestamp(Buffer.from(odd + '\n'), 0, odd.length)).toBe(timestampOfLine(odd))
+    expect(() => lineTimestamp(Buffer.from('{"timestamp_ns": 1.5}\n'), 0, 21)).toThrow(/integer timestamp_ns/)
   })
 })

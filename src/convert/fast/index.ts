@@ -2,6 +2,7 @@
 import {useAccelerators} from '../seams.js'
 import {mapBatchesOnWorkers} from './batch-workers.js'
 import {encodedLines} from './encoded-lines.js'
+import {lineTimestamp} from './line-timestamp.js'
 import {mergeStretches} from './merge-stretches.js'
 
-useAccelerators({batchWorkers: mapBatchesOnWorkers, encodedLines, mergeStretches})
+useAccelerators({batchWorkers: mapBatchesOnWorkers, encodedLines, mergeStretches, lineTimestamp})

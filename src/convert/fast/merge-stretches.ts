@@ -4,7 +4,8 @@
 // traces then cost a copy of the first run, not a timestamp read per line: on a 200k-line publisher_log conversion,
 // whose gets never written come last, the merge is most of the run's end.
 import type {MergeEntry} from '../seams.js'
-import {type BufferedWriter, type RunReader, timestampNsOfLine} from '../run-files.js'
+import type {BufferedWriter, RunReader} from '../run-files.js'
+import {lineTimestamp} from './line-timestamp.js'
 
 /** Rows taken in a row from one run before it is asked for a stretch of rows at once. */
 const STREAK_FOR_BULK = 4
@@ -46,7 +47,7 @@ function rowsBefore(reader: RunReader, bound: bigint | undefined, inclusive: boo
   const end = data.lastIndexOf(0x0a) + 1 // the complete lines: [pos, end)
   if (bound === undefined) return end
   const isBefore = (s: number): boolean => {
-    const ts = timestampNsOfLine(data, s, data.indexOf(0x0a, s))
+    const ts = lineTimestamp(data, s, data.indexOf(0x0a, s))
     return ts < bound || (inclusive && ts === bound)
   }
   if (end <= start || !isBefore(start)) return start
