@@ -40,4 +40,11 @@ describe('convert: the model and its accelerators', () => {
       .filter((f) => !f.startsWith('src/formats/json/') && importsFast(f))
     expect(importers.sort()).toEqual([...DOORS].sort())
   })
+
+  it("convert's model imports no accelerator of any feature (no fast/ folder)", () => {
+    const anyFast = /(?:from|import)\s+['"][^'"]*\/fast\//
+    const model = sources('src/convert').filter((f) => !f.startsWith('src/convert/fast/'))
+    expect(model.length).toBeGreaterThan(10)
+    expect(model.filter((f) => anyFast.test(readFileSync(join(ROOT, f), 'utf8')))).toEqual([])
+  })
 })
