@@ -1140,12 +1140,8 @@ export class TieredInstance implements Policy {
     const nodes = this.cleanupNodes
     for (const b of evicted) {
       if (this.held[b] !== 0) continue
-      if (this.expires) {
-        this.lastTick[b] = -1
-        const r = b * this.recordSize
-        this.ttlRecord[r + TTL_HIGH] = this.ttlRecord[r + TTL_LOW] = 0
-        this.ttlRecord[r + DUE_HIGH] = Infinity
-      }
+      // a ttl block's last access, TTL and due time are left as they are: a write sets them before any tier holds
+      // the block again, and until then nothing reads them (no tier holds it, and every tier's version is 0)
       // blocks of one node mostly go together: a repeat is skipped (a later one is harmless)
       if (nodes.length === 0 || nodes[nodes.length - 1] !== t.bNode[b]) nodes.push(t.bNode[b])
     }
