@@ -6,8 +6,6 @@ import {levelStandIn} from './stand-ins.js'
 import {installedContributions, loadInstalled, type PluginKind} from './discovery.js'
 import {isLevel, LevelRegistry, programmaticLevels} from './level-registry.js'
 
-export {LevelRegistry, registerReplayLevel, type LevelRegistration} from './level-registry.js'
-
 /** The replay-level kind of plugin, registering into `registry`. */
 export function levelKind(registry: LevelRegistry): PluginKind {
   return {
