@@ -10,6 +10,7 @@ import {
   loadInstalled,
   loadPluginDir,
   loadPluginModule,
+  moduleName,
   type PluginKind,
 } from './discovery.js'
 import {converterStandIn} from './stand-ins.js'
@@ -90,7 +91,7 @@ export function converterKind(registry: ConverterRegistry): PluginKind {
       item.converter ? converterStandIn(item.converter, item.locator, source) : undefined,
     examine(value, exportName, where, source) {
       // a module's export is named by its file (and its plugin); a hook's item by its plugin
-      const at = exportName !== undefined && source.startsWith('plugin:') ? `${where} (${source})` : where
+      const at = exportName === undefined ? where : moduleName(where, source)
       if (!isConverterClass(value, at, registry.warn)) return false
       registry.register(value, source, exportName === undefined ? undefined : where)
       return true

@@ -51,9 +51,9 @@ export interface InstalledContribution {
   items: unknown[]
 }
 
-/** `  (plugin:x)` for a plugin's module: a folder or module named on the command line is named by its path. */
-function sourceNote(source: string): string {
-  return source.startsWith('plugin:') ? ` (${source})` : ''
+/** A module as messages name it: its path and its plugin (one named on the command line: its path alone). */
+export function moduleName(path: string, source: string): string {
+  return source.startsWith('plugin:') ? `${path} (${source})` : path
 }
 
 /** Exports in a fixed order: named ones in code-unit order, then `default`. */
@@ -86,8 +86,7 @@ export async function loadPluginModule(
   source: string,
   named = false,
 ): Promise<string | undefined> {
-  const note = sourceNote(source)
-  const who = `${kind.what} module ${path}${note}`
+  const who = `${kind.what} module ${moduleName(path, source)}`
   let ns: Record<string, unknown>
   try {
     if (kind.standIn && pluginThreadAvailable && !isLmtModule(path)) {

@@ -15,7 +15,7 @@ import type {StagedReplay} from '../replay/isolated-level.js'
 import type {ReplayLevel} from '../replay/level.js'
 import {levelConfig} from '../replay/request.js'
 import {isConverterClass} from './converter-discovery.js'
-import {exportNames, hookItems, MAX_HOOK_ITEMS} from './discovery.js'
+import {exportNames, hookItems, MAX_HOOK_ITEMS, moduleName} from './discovery.js'
 import {isLevel} from './level-registry.js'
 import {importFile, prepareForPluginModules} from './module-loader.js'
 import {MODULE_SUFFIXES} from './plugin-package.js'
@@ -125,7 +125,7 @@ const OPS = {
     const {what, path, source} = args
     const ns = await moduleAt(path)
     const events: FoundEvent[] = []
-    const at = source.startsWith('plugin:') ? `${path} (${source})` : path
+    const at = moduleName(path, source)
     for (const exportName of exportNames(ns)) {
       const item = describe(what, ns[exportName], at, {module: path, exportName}, exportName, events)
       if (item) events.push({item})
