@@ -27,7 +27,7 @@ export interface LoadRequest {
   replayMode?: SimFlags['replayMode']
   writeDelayNs?: number
   skipInvalid: boolean
-  /** a tiered configuration is read (for report/tiered.ts, which plays it): rows as a tiered play reads them */
+  /** a tiered configuration is read (for report/tiered-report.ts, which plays it): rows as a tiered play reads them */
   tiered?: boolean
   /** the name the page gives the trace (default its file name): the inputs of a conversion made on the fly */
   traceLabel?: string
@@ -44,7 +44,7 @@ export async function loadInput(req: LoadRequest) {
   const tiered = file !== undefined && isTieredConfig(file.raw.instance_groups)
   if (tiered && !req.tiered)
     throw lmtError('SIM_TIERED_NOT_PLAYED', 'the untiered report', {
-      suggestions: ['buildTieredReport (report/tiered.ts) plays it tier by tier, as lmt report does'],
+      suggestions: ['buildTieredReport (report/tiered-report.ts) plays it tier by tier, as lmt report does'],
     })
   // the capacity is the report's to choose: -1 satisfies the configuration check (a tiered one keeps its GiB)
   const flags: SimFlags = {

@@ -4,7 +4,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {KeyList} from '../../src/index.js'
 import {AgedKeys, type AgeingEvent} from '../../plugins/converters/publisher-log/_lib/aged-keys.js'
 import {KeySpill, SpilledKeys} from '../../plugins/converters/publisher-log/_lib/key-spill.js'
-import {PrefixHashes, prefixHash} from '../../plugins/converters/publisher-log/_lib/prefix-hash.js'
+import {PrefixHashes, prefixHash} from '../../plugins/converters/publisher-log/_lib/prefix-fingerprint.js'
 
 /** The hash of the first m words, written out: FNV-1a and a murmur-style mix over the 32-bit halves. */
 function referenceHash(words: BigInt64Array, m: number): number {

@@ -9,7 +9,7 @@ import {countText, createProgressBar} from '../progress.js'
 import {LmtCommand} from '../lmt-command.js'
 import {StderrReporter} from '../stderr-reporter.js'
 import {renderInputLine, renderSummary} from '../convert-report.js'
-import {converterSourceFlags} from '../converter-flags.js'
+import {converterSourceFlags} from '../converter-source-flags.js'
 import {withoutUnknownFlags} from '../known-flags-argv.js'
 import {convert, type ConvertFlags} from '../../convert/convert.js'
 import '../../convert/fast/index.js' // convert's accelerators (convert/seams.ts)

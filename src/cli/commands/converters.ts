@@ -1,4 +1,4 @@
-import {converterSourceFlags} from '../converter-flags.js'
+import {converterSourceFlags} from '../converter-source-flags.js'
 import {LmtCommand} from '../lmt-command.js'
 import {discoverWithPlugins} from '../../plugins/converter-discovery.js'
 

@@ -5,7 +5,7 @@ import {chartFigure, int, notices, pct, standalonePage, traceSectionHtml} from '
 import {traceCharts} from '../charts/trace-charts.js'
 import {ceilingAndChosen, linePoints} from '../charts/vega-parts.js'
 import {escapeHtml} from './escape-html.js'
-import {tierSharesText, type TieredReportDocument} from '../tiered.js'
+import {tierSharesText, type TieredReportDocument} from '../tiered-report.js'
 
 const gib = (v: number) => `${v.toPrecision(4).replace(/\.?0+$/, '')} GiB`
 

@@ -29,7 +29,7 @@ import {
   refuseOutputIsInput,
 } from '../../util/output-path.js'
 import {buildReport, reportSummaryLines, type ReportRequest} from '../report.js'
-import {buildTieredReport, tieredSummaryLines} from '../tiered.js'
+import {buildTieredReport, tieredSummaryLines} from '../tiered-report.js'
 import {renderReportHtml} from '../page/html.js'
 import {renderEventsReportHtml} from '../page/events-html.js'
 import {renderTieredReportHtml} from '../page/tiered-html.js'

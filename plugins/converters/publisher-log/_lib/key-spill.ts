@@ -4,13 +4,13 @@
 // match it and when it is finally emitted.
 import {closeSync, openSync, readSync, writeSync} from 'node:fs'
 import {KeyList} from 'lmt'
-import {prefixHash} from './prefix-hash.js'
+import {prefixHash} from './prefix-fingerprint.js'
 
 const BUFFER_BYTES = 1 << 20
 
 /**
  * Where spilled keys are: `length` int64 words (platform order), then `textBytes` bytes of their JSON text; with
- * the hash of all words but the last (see publisher-prefix-hash.ts), which a matching write's prefix must have.
+ * the hash of all words but the last (see prefix-fingerprint.ts), which a matching write's prefix must have.
  */
 export class SpilledKeys {
   constructor(

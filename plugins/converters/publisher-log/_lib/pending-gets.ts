@@ -6,7 +6,7 @@ import {KeyList, pythonEquals, pythonHashKey} from 'lmt'
 import {type AgedKeys, type Keys, type LoadedKeys, SLAB_GRACE_BATCHES} from './aged-keys.js'
 import {ColdGets, type GetTail} from './cold-gets.js'
 import {SpilledKeys} from './key-spill.js'
-import {PrefixHashes} from './prefix-hash.js'
+import {PrefixHashes} from './prefix-fingerprint.js'
 
 /** What emitting a get needs, young or cold. */
 export interface WaitingGet extends GetTail {
