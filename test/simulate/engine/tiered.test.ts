@@ -134,28 +134,30 @@ describe('the tiered model, by hand', () => {
     expect(read(i, [1, 2, 3], 2n)).toEqual([0])
   })
 
+  /** one instance of the ttl policy in one shared tier, a default TTL of 1 s */
+  const sharedTtlInstance = () =>
+    instance(
+      new TieredGroup(
+        group({
+          tierNames: ['shared'],
+          hierarchical: false,
+          quotas: [null],
+          edges: [],
+          defaultTtlSeconds: 1n,
+        }),
+      ),
+      {policy: 'ttl'},
+    )
+
   it('ttl: a block expires once its anchor plus TTL is strictly before the read', () => {
-    const make = () =>
-      instance(
-        new TieredGroup(
-          group({
-            tierNames: ['shared'],
-            hierarchical: false,
-            quotas: [null],
-            edges: [],
-            defaultTtlSeconds: 1n,
-          }),
-        ),
-        {policy: 'ttl'},
-      )
-    const a = make()
+    const a = sharedTtlInstance()
     write(a, [1], 10n)
     expect(read(a, [1], 10n + 1_000_000_000n)).toEqual([1]) // anchor + ttl = t: not expired
-    const b = make()
+    const b = sharedTtlInstance()
     write(b, [1], 10n)
     expect(read(b, [1], 11n + 1_000_000_000n)).toEqual([0])
     // a row's ttl_us wins over the default; a negative one never expires
-    const c = make()
+    const c = sharedTtlInstance()
     write(c, [1], 10n, 5n)
     write(c, [2], 10n, -1n)
     expect(read(c, [1], 5_011n)).toEqual([0])
@@ -163,19 +165,6 @@ describe('the tiered model, by hand', () => {
   })
 
   it('ttl: expiry stays exact to the nanosecond for any timestamps and TTLs (carries, past 2^53, past INT64_MAX)', () => {
-    const make = () =>
-      instance(
-        new TieredGroup(
-          group({
-            tierNames: ['shared'],
-            hierarchical: false,
-            quotas: [null],
-            edges: [],
-            defaultTtlSeconds: 1n,
-          }),
-        ),
-        {policy: 'ttl'},
-      )
     const INT64_MAX = 2n ** 63n - 1n
     const cases: Array<{ts: bigint; ttlUs?: bigint; due: bigint}> = [
       {ts: 2n ** 32n - 3n, ttlUs: 1n, due: 2n ** 32n + 997n}, // the low halves carry into the high ones
@@ -183,20 +172,20 @@ describe('the tiered model, by hand', () => {
       {ts: INT64_MAX - 2_000n, ttlUs: 1n, due: INT64_MAX - 1_000n},
     ]
     for (const {ts, ttlUs, due} of cases) {
-      const a = make()
+      const a = sharedTtlInstance()
       write(a, [1], ts, ttlUs)
       expect(read(a, [1], due)).toEqual([1]) // anchor + ttl = t: not expired
-      const b = make()
+      const b = sharedTtlInstance()
       write(b, [1], ts, ttlUs)
       expect(read(b, [1], due + 1n)).toEqual([0])
     }
     // a TTL past INT64_MAX (ttl_us × 1000 overflows 64 bits) never expires, even at INT64_MAX itself
-    const c = make()
+    const c = sharedTtlInstance()
     write(c, [1], 10n, 2n ** 62n)
     expect(read(c, [1], INT64_MAX - 1n)).toEqual([1])
     expect(read(c, [1], INT64_MAX)).toEqual([1])
     // a block written at INT64_MAX: its anchor is that time
-    const d = make()
+    const d = sharedTtlInstance()
     write(d, [1], INT64_MAX - 1n, 1n)
     write(d, [2], INT64_MAX, 1n)
     expect(read(d, [2, 1], INT64_MAX)).toEqual([1])
