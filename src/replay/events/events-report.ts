@@ -20,35 +20,6 @@ export interface EventsReportRequest {
   onProgress?(p: {phase: string; done: number; total: number}): void
 }
 
-export interface EventsReportDocument {
-  format: 'lmt.events_report'
-  format_version: 1
-  lmt_version: string
-  /** `lmt trace info`'s header figures */
-  trace: {
-    path: string
-    name: string
-    bytes: number
-    level: string
-    format_version: number
-    trace_schema_version: number
-    duration_s: number
-    sm_config_digest: string
-    level_meta: Record<string, unknown>
-    total_records: number
-    ops: Record<string, number>
-    frames_skipped: number
-    truncated: boolean
-  }
-  /** LMCache's `trace info` events block, as numbers (the same as `lmt trace info --json`'s `events`) */
-  lmcache_trace_info: EventsSummaryJson
-  /** the events level's replay (the same as `lmt replay --json`'s model, without the trace-info part) */
-  replay: Record<string, unknown>
-  /** the reader's warnings (torn tail, skipped frames) */
-  warnings: string[]
-  performance: {seconds: number}
-}
-
 /** JsonFloat → number, everywhere in a value (the document is plain JSON). */
 function plain(v: unknown): unknown {
   if (v instanceof JsonFloat) return v.value
@@ -70,7 +41,12 @@ export async function isEventsTrace(file: string): Promise<boolean> {
   }
 }
 
-export async function buildEventsReport(req: EventsReportRequest): Promise<EventsReportDocument> {
+/**
+ * The report's document: `trace` has `lmt trace info`'s header figures, `lmcache_trace_info` LMCache's `trace info`
+ * events block (as `lmt trace info --json`'s `events`), `replay` the events level's replay (as `lmt replay --json`'s
+ * model, without the trace-info part), `warnings` the reader's (torn tail, skipped frames).
+ */
+export async function buildEventsReport(req: EventsReportRequest) {
   const started = performance.now()
   const name = req.name ?? basename(req.file)
   const bytes = statSync(req.file).size
@@ -123,3 +99,5 @@ export async function buildEventsReport(req: EventsReportRequest): Promise<Event
     performance: {seconds: (performance.now() - started) / 1000},
   }
 }
+
+export type EventsReportDocument = Awaited<ReturnType<typeof buildEventsReport>>

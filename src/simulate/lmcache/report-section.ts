@@ -4,30 +4,6 @@
 import {lookupPointJson} from './lookup-report.js'
 import {GIB, simulateLookupLog} from './lookup-sim.js'
 
-export interface LmcacheLookupPoint {
-  capacity_blocks: number
-  capacity_gb: number | null
-  token_hit_rate: number
-  total_hit_tokens: number
-  total_tokens: number
-  evictions: number
-}
-
-export interface LmcacheLookupSection {
-  policy: 'lmcache_lru'
-  /** lookups replayed (after the model filter), lines skipped, and whether the files held them in time order */
-  events: number
-  skipped_lines: number
-  in_order: boolean
-  /** LMCache's bytes of one chunk (the first lookup's layout, or --bytes-per-token × its chunk size); null: unknown */
-  kv_bytes_per_chunk: number | null
-  chunk_size: number | null
-  /** at every capacity of the report's grid */
-  points: LmcacheLookupPoint[]
-  /** at the report's chosen capacity: what `lmt simulate --policy lmcache_lru --json` gives (the seven statistics) */
-  chosen: Record<string, unknown> & {capacity_chunks: number}
-}
-
 export interface LmcacheLookupSectionRequest {
   /** the log's files (or directories) */
   inputs: readonly string[]
@@ -41,7 +17,7 @@ export interface LmcacheLookupSectionRequest {
   onWarning?(message: string): void
 }
 
-export async function lmcacheLookupSection(req: LmcacheLookupSectionRequest): Promise<LmcacheLookupSection> {
+export async function lmcacheLookupSection(req: LmcacheLookupSectionRequest) {
   const chunks = [...req.grid, req.chosenBlocks]
   const result = await simulateLookupLog({
     inputs: req.inputs,
@@ -63,15 +39,24 @@ export async function lmcacheLookupSection(req: LmcacheLookupSectionRequest): Pr
   }))
   const chosen = result.points[req.grid.length]
   return {
-    policy: 'lmcache_lru',
+    policy: 'lmcache_lru' as const,
+    // lookups replayed (after the model filter), lines skipped, and whether the files held them in time order
     events: result.events,
     skipped_lines: result.skipped_lines,
     in_order: result.in_order,
+    // LMCache's bytes of one chunk (the first lookup's layout, or --bytes-per-token × its chunk size); null: unknown
     kv_bytes_per_chunk: result.kv_bytes_per_chunk > 0 ? result.kv_bytes_per_chunk : null,
     chunk_size: result.chunk_size ?? null,
+    // at every capacity of the report's grid
     points,
-    chosen: (chosen
-      ? lookupPointJson(chosen)
-      : {capacity_chunks: req.chosenBlocks}) as LmcacheLookupSection['chosen'],
+    // at the report's chosen capacity: what `lmt simulate --policy lmcache_lru --json` gives (the seven statistics)
+    chosen: (chosen ? lookupPointJson(chosen) : {capacity_chunks: req.chosenBlocks}) as Record<
+      string,
+      unknown
+    > & {
+      capacity_chunks: number
+    },
   }
 }
+
+export type LmcacheLookupSection = Awaited<ReturnType<typeof lmcacheLookupSection>>
