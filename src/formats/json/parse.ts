@@ -241,50 +241,46 @@ class Parser {
     }
   }
 
-  private enter(): void {
+  /** Opens the array or object at pos (past its bracket); true when it closes at once (`close`: its bracket). */
+  private open(close: number): boolean {
     if (++this.depth > MAX_JSON_DEPTH) throw new JsonDepthError(this.column(this.pos))
+    this.pos++
+    this.skipWs()
+    return this.closes(close)
+  }
+
+  /** Past the closing bracket `close` when it is at pos (true). */
+  private closes(close: number): boolean {
+    if (this.s.charCodeAt(this.pos) !== close) return false
+    this.pos++
+    this.depth--
+    return true
+  }
+
+  /** After an item: true past a `,` (another item follows), false past the closing bracket `close`. */
+  private more(close: number): boolean {
+    this.skipWs()
+    if (this.s.charCodeAt(this.pos) === 0x2c) {
+      this.pos++
+      this.skipWs()
+      return true
+    }
+    if (this.closes(close)) return false
+    return this.fail("expecting ',' delimiter")
   }
 
   private parseArray(): JsonValue[] {
-    this.enter()
-    this.pos++
     const out: JsonValue[] = []
-    this.skipWs()
-    if (this.s.charCodeAt(this.pos) === 0x5d) {
-      this.pos++
-      this.depth--
-      return out
-    }
-    for (;;) {
-      this.skipWs()
-      out.push(this.parseValue())
-      this.skipWs()
-      const c = this.s.charCodeAt(this.pos)
-      if (c === 0x2c) {
-        this.pos++
-        continue
-      }
-      if (c === 0x5d) {
-        this.pos++
-        this.depth--
-        return out
-      }
-      this.fail("expecting ',' delimiter")
-    }
+    if (this.open(0x5d)) return out
+    do out.push(this.parseValue())
+    while (this.more(0x5d))
+    return out
   }
 
   private parseObject(): JsonObject {
-    this.enter()
-    this.pos++
     const out: JsonObject = new Map()
-    this.skipWs()
-    if (this.s.charCodeAt(this.pos) === 0x7d) {
-      this.pos++
-      this.depth--
-      return out
-    }
-    for (;;) {
-      this.skipWs()
+    if (this.open(0x7d)) return out
+    do {
       if (this.s.charCodeAt(this.pos) !== 0x22) this.fail('expecting property name enclosed in double quotes')
       const key = this.parseString()
       this.skipWs()
@@ -292,18 +288,7 @@ class Parser {
       this.pos++
       this.skipWs()
       out.set(key, this.parseValue())
-      this.skipWs()
-      const c = this.s.charCodeAt(this.pos)
-      if (c === 0x2c) {
-        this.pos++
-        continue
-      }
-      if (c === 0x7d) {
-        this.pos++
-        this.depth--
-        return out
-      }
-      this.fail("expecting ',' delimiter")
-    }
+    } while (this.more(0x7d))
+    return out
   }
 }
