@@ -12,7 +12,7 @@ import {JsonSerializeError} from '../formats/json/serialize.js'
 import {type OutputReading, readTraceJsonl, readTraces, type TraceSink} from './converter-output.js'
 import {InputAccounting} from './input-accounting.js'
 import {bufferPerLine, type LineStore} from './lines.js'
-import {type ElsewhereRunner, runnerOf} from './isolated-converter.js'
+import {type ElsewhereRunner, runnerOf, type StagedConversion} from './isolated-converter.js'
 import {mergeRuns} from './merge-runs.js'
 import {BufferedWriter, type RunFile} from './run-files.js'
 import {removeStaleTemps, tempDirPrefix, tempPathBeside} from './stale-temps.js'
@@ -21,17 +21,9 @@ import {accelerators} from './seams.js'
 import type {ConvertSummary, InputSummary, TraceCounts} from './summary.js'
 import type {Converter, ConverterClass, ConverterOptions, Logger} from './types.js'
 
-export interface ConvertRequest {
-  inputs: readonly string[]
-  output: string
-  format: string
+/** One run: the settings a run elsewhere is given too (without its staging folder), and what stays on this thread. */
+export interface ConvertRequest extends Omit<StagedConversion, 'stagingDir'> {
   converterClass: ConverterClass
-  converterSource: string
-  converterPath?: string
-  options: Omit<ConverterOptions, 'logger' | 'spillDir'>
-  /** Merge inputs by time (default) or concatenate them (`--no-sort`). */
-  sort: boolean
-  strict: boolean
   logger: Logger
   signal?: AbortSignal
   onProgress?(progress: {bytesDone: number; bytesTotal: number; traces: number}): void
@@ -142,18 +134,9 @@ export class ConversionRun {
     const stagingDir = this.tempDir as string
     this.runner = runner
     try {
+      const {inputs, format, converterSource, converterPath, options, sort, strict, output} = req
       const {summary, finished} = await runner.run(
-        {
-          inputs: req.inputs,
-          format: req.format,
-          converterSource: req.converterSource,
-          converterPath: req.converterPath,
-          options: req.options,
-          sort: req.sort,
-          strict: req.strict,
-          stagingDir,
-          output: req.output,
-        },
+        {inputs, format, converterSource, converterPath, options, sort, strict, stagingDir, output},
         {
           logger: req.logger,
           progress: (p) => req.onProgress?.(p),

@@ -14,6 +14,7 @@ export interface StagedConversion {
   converterSource: string
   converterPath?: string
   options: Omit<ConverterOptions, 'logger' | 'spillDir'>
+  /** Merge inputs by time (default) or concatenate them (`--no-sort`). */
   sort: boolean
   strict: boolean
   /** the folder the caller made; every file of the run is written in it */
