@@ -22,15 +22,6 @@ export interface ConvertInputRequest {
   signal?: AbortSignal
 }
 
-export interface ConvertedInput {
-  /** the inputs converted: a folder given is its files of the format */
-  inputs: string[]
-  trace: string
-  /** removes the temporary trace (synchronous: a signal handler may call it) */
-  cleanup(): void
-  run(): Promise<{traces: number}>
-}
-
 const TEMP_DIR = /^lmt-report-(\d+)-[A-Za-z0-9]{6}$/
 
 /** Removes the conversion directories in `dir` of runs whose process is gone (killed); how many. */
@@ -39,10 +30,10 @@ export function removeStaleReportTemps(dir: string = tmpdir()): number {
 }
 
 /**
- * Prepares the conversion (each input a regular file, a folder its files of the format); `run` writes the trace,
- * `cleanup` removes it and every temporary file.
+ * Prepares the conversion (each input a regular file, a folder its files of the format: `inputs`); `run` writes the
+ * trace, `cleanup` removes it and every temporary file (synchronous: a signal handler may call it).
  */
-export function convertInput(req: ConvertInputRequest): ConvertedInput {
+export function convertInput(req: ConvertInputRequest) {
   const inputs = expandDirectoryInputs(req.inputs, req.converter.cls)
   const unreadable = (input: string, reason: string, err: unknown) =>
     lmtError('CONVERT_INPUT_UNREADABLE', input, reason, {suggestions: inputReadHints(err, 'an input file')})
@@ -90,6 +81,8 @@ export function convertInput(req: ConvertInputRequest): ConvertedInput {
     run: async () => ({traces: (await conversion.run()).traces.total}),
   }
 }
+
+export type ConvertedInput = ReturnType<typeof convertInput>
 
 /**
  * Bytes per token of a lookup-hash log for lmt's own policies: the first lookup's layout over its chunk size (the

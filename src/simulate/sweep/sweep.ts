@@ -52,72 +52,17 @@ import {GIB} from '../config/capacity.js'
 import {TIERED_BELADY} from '../run/oracles.js'
 import type {TraceRow} from '../input/trace-rows.js'
 
-export interface SweepResult {
-  doc: Record<string, unknown>
-  largest: Player
-  /** threads that played the points */
-  jobs: number
-  playSeconds: number
-  lines: string[]
-  infinite: unknown
-}
-
 /** The player options a sweep's plays share, and a tiered sweep's key values (see PointJob). */
 type SweepBase = Omit<PlayerOptions, 'plots'> & {keyValues?: Uint32Array}
 
 /** The swept group of the infinite play. */
 type InfiniteGroup = Player['groups'][number]
 
-/** The tiers of a tiered group's sweep (docs/simulate.md §10.8). */
-interface TieredSweep {
-  names: string[]
-  /** the index of the tier whose capacity varies */
-  swept: number
-  /** every tier's configured capacity in GiB (negative: unlimited); the swept one's is replaced per point */
-  capacities: number[]
-}
-
 /**
  * A sweep: what its steps read (the request, the swept group, its capacities and how each point is had), and what
  * its points and references add up to (sweep.csv's rows, the document's points, the console lines).
  */
-interface Sweep {
-  rows: TraceRow[]
-  req: SimulateRequest
-  groupName: string
-  /** the configuration with the trace's instances (from the infinite play) */
-  effCfg: SimConfig
-  /** the play with the swept group's capacity infinite */
-  infinitePlay: Player
-  wss: number
-  /** the infinite play's hit tokens: no point of any series may exceed them */
-  ceiling: number
-  weights: number[]
-  caps: GroupCapacity[]
-  /** the swept group's policies, `+`-joined: the series name */
-  policy: string
-  job: PointJob
-  stack: StackPassResult
-  /** the points that are played (the others come from the stack pass) */
-  toPlay: number[]
-  /** a tiered group: its tiers and the one whose capacity varies */
-  tiers?: TieredSweep
-  /** the infinite play bounds every point (not so when a tiered group's blocks can expire) */
-  bounded: boolean
-  csvRows: string[]
-  /** each point's capacity columns */
-  cells: CapacityCells[]
-  docPoints: Array<Record<string, unknown>>
-  /** where each point's console line is in `lines` (the Belady figure is added to it) */
-  pointLine: number[]
-  series: Array<{capacity: number; rate: number}>
-  beladyCurve: Array<{capacity: number; rate: number}>
-  lines: string[]
-  lookups: number
-  largest: Player
-  /** per point, the blocks a TTL expiry stranded (docs/simulate.md §10.6) */
-  stranded: number[]
-}
+type Sweep = ReturnType<typeof planSweep>
 
 export async function runSweep(
   rows: TraceRow[],
@@ -128,7 +73,7 @@ export async function runSweep(
   out: string,
   files: PendingFiles,
   csvName: (dir: string) => (id: string) => string,
-): Promise<SweepResult> {
+) {
   const t0 = performance.now()
   const sweep = planSweep(rows, req, cfg, base, notes)
   const {caps, groupName} = sweep
@@ -170,6 +115,7 @@ export async function runSweep(
     }),
   )
   return {
+    // the threads that played the points
     jobs: threads,
     doc: sweepDoc(sweep, infTotals),
     largest: sweep.largest,
@@ -202,13 +148,7 @@ function checkSweepInGib(g: GroupConfig, base: SweepBase): void {
 }
 
 /** The infinite play (working-set size, the infinite ceiling), the capacities and the stack pass; nothing added up. */
-function planSweep(
-  rows: TraceRow[],
-  req: SimulateRequest,
-  cfg: SimConfig,
-  base: SweepBase,
-  notes: Notes,
-): Sweep {
+function planSweep(rows: TraceRow[], req: SimulateRequest, cfg: SimConfig, base: SweepBase, notes: Notes) {
   const sw = req.sweep as SweepRequest
   const group = sweptGroup(sw, cfg)
   const groupName = group.group_name
@@ -254,6 +194,8 @@ function planSweep(
     .map((_, p) => p)
     .filter((p) => p === caps.length - 1 || stack.certified[p] === undefined)
   const ceiling = totalsOf(infinite.members).hit_tokens
+  // a tiered group: its tiers, the one whose capacity varies, and every tier's configured capacity in GiB
+  // (negative: unlimited; the swept one's is replaced per point)
   const tiers =
     swept === undefined
       ? undefined
@@ -262,32 +204,41 @@ function planSweep(
           swept,
           capacities: tierNamesOf(group).map((_, t) => tierCapacityOf(group, t)),
         }
-  const sweep: Sweep = {
+  const sweep = {
     rows,
     req,
     groupName,
+    // the configuration with the trace's instances (from the infinite play)
     effCfg,
+    // the play with the swept group's capacity infinite
     infinitePlay: inf.player,
     wss,
+    // the infinite play's hit tokens: no point of any series may exceed them
     ceiling,
     weights,
     caps,
+    // the swept group's policies, `+`-joined: the series name
     policy,
     job,
     stack,
+    // the points that are played (the others come from the stack pass)
     toPlay,
+    tiers,
+    // the infinite play bounds every point (not so when a tiered group's blocks can expire)
     bounded: !groupExpires(group),
-    ...(tiers ? {tiers} : {}),
     csvRows: [tiers ? `${SWEEP_CSV_HEADER},${tierCsvHeader(tiers.names.length)}` : SWEEP_CSV_HEADER],
-    cells: [],
-    docPoints: [],
-    pointLine: [],
-    series: [],
-    beladyCurve: [],
-    lines: [],
+    // each point's capacity columns
+    cells: [] as CapacityCells[],
+    docPoints: [] as Array<Record<string, unknown>>,
+    // where each point's console line is in `lines` (the Belady figure is added to it)
+    pointLine: [] as number[],
+    series: [] as Array<{capacity: number; rate: number}>,
+    beladyCurve: [] as Array<{capacity: number; rate: number}>,
+    lines: [] as string[],
     lookups: inf.player.blockLookups + stack.blockLookups,
     largest: inf.player,
-    stranded: [],
+    // per point, the blocks a TTL expiry stranded (docs/simulate.md §10.6)
+    stranded: [] as number[],
   }
   if (!sweep.bounded)
     notes.add(
