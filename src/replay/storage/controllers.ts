@@ -37,15 +37,6 @@ export class StoreController implements L1Listener {
   }
 }
 
-export interface PrefetchCounters {
-  requests: number
-  max_pending: number
-  l2_prefix_hit_keys: number
-  loaded_keys: number
-  failed_keys: number
-  oom_keys: number
-}
-
 interface Request {
   id: number
   keys: ObjectKey[]
@@ -66,7 +57,7 @@ function trim(policy: TrimPolicy, n: number, present: (i: number) => boolean): n
 }
 
 export class PrefetchController {
-  readonly counters: PrefetchCounters = {
+  readonly counters = {
     requests: 0,
     max_pending: 0,
     l2_prefix_hit_keys: 0,

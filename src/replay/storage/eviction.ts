@@ -110,17 +110,9 @@ export class NoopPolicy implements EvictionPolicy {
   }
 }
 
-export interface EvictionCounters {
-  ticks: number
-  triggered_ticks: number
-  evicted_keys: number
-  evicted_bytes: number
-  refused_locked_keys: number
-}
-
 /** The 1 s periodic controller: at usage ≥ watermark, delete the policy's actions. */
 export class EvictionController {
-  readonly counters: EvictionCounters = {
+  readonly counters = {
     ticks: 0,
     triggered_ticks: 0,
     evicted_keys: 0,

@@ -9,29 +9,13 @@ export interface MockL2Config {
   json: Record<string, unknown>
 }
 
-export interface L2Counters {
-  store_tasks: number
-  store_failed_tasks: number
-  stored_keys: number
-  stored_bytes: number
-  store_skipped_existing: number
-  store_skipped_too_large: number
-  fifo_evicted_keys: number
-  fifo_evicted_bytes: number
-  lookup_keys: number
-  lookup_hits: number
-  load_tasks: number
-  loaded_keys: number
-  loaded_bytes: number
-}
-
 export class MockL2 {
   readonly objects = new Map<string, number>()
   fifo: string[] = []
   readonly locks = new Map<string, number>()
   used = 0
   private taskIds = 0
-  readonly counters: L2Counters = {
+  readonly counters = {
     store_tasks: 0,
     store_failed_tasks: 0,
     stored_keys: 0,

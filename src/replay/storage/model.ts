@@ -27,18 +27,6 @@ export interface ReadContext {
   exit(): void
 }
 
-export interface ModelCounters {
-  prefetch_calls: number
-  prefix_hit_keys: number
-  prefix_miss_keys: number
-  reserve_write_calls: number
-  reserve_write_keys: number
-  reserved_keys: number
-  oom_keys: number
-  oom_calls: number
-  not_writable_keys: number
-}
-
 /** `[from, from + 1, …, to - 1]` (Array.from with a map function was ~2 % of the replaying thread) */
 function positions(from: number, to: number): number[] {
   const out: number[] = []
@@ -61,7 +49,7 @@ export class StorageManagerModel {
   readonly eviction: EvictionController
   readonly adapters: MockL2[]
   readonly prefetch: PrefetchController
-  readonly counters: ModelCounters = {
+  readonly counters = {
     prefetch_calls: 0,
     prefix_hit_keys: 0,
     prefix_miss_keys: 0,
