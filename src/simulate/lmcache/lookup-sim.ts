@@ -55,20 +55,6 @@ export interface LookupSimPoint {
   stats?: LookupStats
 }
 
-export interface LookupSimResult {
-  files: string[]
-  /** lookups loaded (after the model filter): LMCache's "Loaded N event(s)" */
-  events: number
-  skipped_lines: number
-  kv_bytes_per_chunk: number
-  kv_bytes_source: 'layout' | 'bytes-per-token'
-  /** the first lookup's chunk size (LMCache's "Chunk size") */
-  chunk_size: number | undefined
-  /** false when the lookups were not in time order in the files: they were then loaded whole and sorted */
-  in_order: boolean
-  points: LookupSimPoint[]
-}
-
 class OutOfOrder extends Error {}
 
 /** a character above U+00FF (a key without one is copied as one byte per character) */
@@ -130,7 +116,7 @@ class Replay {
   events = 0
   first: LookupEvent | undefined
   kvBytes = 0
-  kvSource: LookupSimResult['kv_bytes_source'] = 'layout'
+  kvSource: 'layout' | 'bytes-per-token' = 'layout'
   private ids = new Int32Array(256)
 
   constructor(private readonly req: LookupSimRequest) {}
@@ -219,7 +205,7 @@ class Replay {
     for (const {point} of this.lanes) point.stats?.close()
   }
 
-  result(files: string[], skipped: number, inOrder: boolean): LookupSimResult {
+  result(files: string[], skipped: number, inOrder: boolean) {
     for (const {point, cache} of this.lanes) {
       point.stats?.finish()
       point.total_miss_tokens = point.total_tokens - point.total_hit_tokens
@@ -229,11 +215,14 @@ class Replay {
     }
     return {
       files,
+      // lookups loaded (after the model filter): LMCache's "Loaded N event(s)"
       events: this.events,
       skipped_lines: skipped,
       kv_bytes_per_chunk: this.kvBytes,
       kv_bytes_source: this.kvSource,
+      // the first lookup's chunk size (LMCache's "Chunk size")
       chunk_size: this.first?.chunkSize,
+      // false when the lookups were not in time order in the files: they were then loaded whole and sorted
       in_order: inOrder,
       points: this.lanes.map((l) => l.point),
     }
@@ -257,7 +246,7 @@ function totalBytes(files: readonly string[]): number {
  * order (what LMCache's writer produces); otherwise the run starts again with the whole log loaded and sorted
  * stably by timestamp, as LMCache's simulator always does.
  */
-export async function simulateLookupLog(req: LookupSimRequest): Promise<LookupSimResult> {
+export async function simulateLookupLog(req: LookupSimRequest) {
   const files = lookupLogFiles(req.inputs, (dir) =>
     req.onWarning?.(`${dir}: no lookup_hashes_*.jsonl files in this directory`),
   )
@@ -305,6 +294,8 @@ export async function simulateLookupLog(req: LookupSimRequest): Promise<LookupSi
     sorted.close()
   }
 }
+
+export type LookupSimResult = ReturnType<Replay['result']>
 
 /**
  * LMCache's sweep capacities in bytes: `points` log-spaced from `min` to `max` GiB, rounded to whole bytes as Python's
