@@ -169,8 +169,16 @@ function hashHalves(hi: number, lo: number): number {
 
 /** The key of id `id` in `values` (id j's halves at 2j, 2j + 1) read as an unsigned 64-bit integer, modulo m (m ≥ 1). */
 export function unsignedModOf(values: Uint32Array, id: number, m: number): number {
-  const hi = values[2 * id]
   const lo = values[2 * id + 1]
+  // a power of two divides 2^32: the low half alone decides (the sharded LRU's default count is one)
+  if (m <= 2 ** 30 && (m & (m - 1)) === 0) return lo & (m - 1)
+  const hi = values[2 * id]
+  if (m <= 2 ** 15) {
+    // the value's 16-bit digits folded in from the top (Horner): every step stays below 2^31, so it is integer
+    // arithmetic (a remainder of doubles, as below, takes several times as long)
+    const r = hi % m
+    return (((((r << 16) | (lo >>> 16)) % m) << 16) | (lo & 0xffff)) % m
+  }
   // exact in doubles while (m - 1)² stays below 2^53
   if (m <= 2 ** 26) return ((hi % m) * (TWO32 % m) + (lo % m)) % m
   return Number(((BigInt(hi) << 32n) | BigInt(lo)) % BigInt(m))

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {KeyInterner} from '../../../src/simulate/input/key-interner.js'
+import {KeyInterner, unsignedModOf} from '../../../src/simulate/input/key-interner.js'
 
 let seed = 9001
 const rand = () => (seed = (seed * 48271) % 2147483647) / 2147483647
@@ -111,5 +111,38 @@ describe('KeyInterner', () => {
     expect(k.idAfter(0, 0, 7)).toBe(1)
     expect(k.id(2n ** 64n)).toBeUndefined()
     expect(k.id(1.5)).toBeUndefined()
+  })
+
+  it('reads a key as an unsigned 64-bit integer modulo any count, as BigInt arithmetic does', () => {
+    const halves = [0, 1, 2, 0x7fff, 0x8000, 0xffff, 0x10000, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff]
+    let seed = 0x9e3779b9
+    const next = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0)
+    for (let i = 0; i < 200; i++) halves.push(next())
+    const counts = [1, 2, 3, 7, 1000, 1024, 4095, 2 ** 15 - 1, 2 ** 15, 2 ** 15 + 1, 65_536, 100_003]
+    counts.push(
+      2 ** 26 - 1,
+      2 ** 26,
+      2 ** 26 + 1,
+      2 ** 30,
+      2 ** 31,
+      2 ** 32,
+      2 ** 32 + 1,
+      2 ** 33,
+      2 ** 40 + 3,
+    )
+    const values = new Uint32Array(2 * halves.length * halves.length)
+    let id = 0
+    for (const hi of halves)
+      for (const lo of halves) {
+        values[2 * id] = hi
+        values[2 * id + 1] = lo
+        id++
+      }
+    for (const m of counts)
+      for (let k = 0; k < id; k++) {
+        const value = (BigInt(values[2 * k]) << 32n) | BigInt(values[2 * k + 1])
+        if (unsignedModOf(values, k, m) !== Number(value % BigInt(m)))
+          expect(unsignedModOf(values, k, m), `${value} mod ${m}`).toBe(Number(value % BigInt(m)))
+      }
   })
 })
