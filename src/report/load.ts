@@ -3,9 +3,8 @@
 import {basename} from 'node:path'
 import {lmtError} from '../errors.js'
 import {
-  type BlockSizeChoice,
-  blockSizeOf,
   firstRowType,
+  fitsOfRows,
   type InstanceConfig,
   isTieredConfig,
   loadSorted,
@@ -14,6 +13,7 @@ import {
   Notes,
   readConfigFile,
   resolveConfig,
+  settleBlockSizes,
   type SimFlags,
 } from '../simulate/index.js'
 
@@ -76,43 +76,40 @@ export async function loadInput(req: LoadRequest) {
         stats,
         notes,
       )
-  const blockSizes = new Map<string, BlockSizeChoice>()
-  if (resolved.quick) {
-    const ids = [...new Set(rows.map((r) => r.instance))]
-    const q = resolved.quickInstance as Omit<InstanceConfig, 'instance_id'>
-    cfg.instance_groups[0].instances = ids.map((id) => {
-      const choice = blockSizeOf(rows, id, {flag: req.blockSize}, traceName)
-      blockSizes.set(id, choice)
-      return {...q, instance_id: id, block_size: choice.blockSize, eviction_policy_params: {}}
-    })
-  } else {
-    const raw = (file?.raw.instance_groups ?? []) as Array<{instances?: Array<{block_size?: number}>}>
-    cfg.instance_groups.forEach((g, gi) =>
-      g.instances.forEach((inst, ii) => {
-        const choice = blockSizeOf(
-          rows,
-          inst.instance_id,
-          {flag: req.blockSize, config: raw[gi]?.instances?.[ii]?.block_size},
-          traceName,
-        )
-        blockSizes.set(inst.instance_id, choice)
-        inst.block_size = choice.blockSize
-      }),
-    )
-    // the configuration's default-16 notice is replaced by the inference's own
-    notes.list.splice(
-      0,
-      notes.list.length,
-      ...notes.list.filter((n) => !/\/block_size not set/.test(n.message)),
-    )
-  }
-  for (const [id, c] of blockSizes)
-    if (c.source === 'inferred' || c.source === 'default')
+  // every instance's block size by simulate's rule: --block-size's, else the configuration's (either checked against
+  // the rows), else the one the rows imply, else 16
+  if (resolved.quick)
+    cfg.instance_groups[0].instances = [...new Set(rows.map((r) => r.instance))].map((id) => ({
+      ...(resolved.quickInstance as Omit<InstanceConfig, 'instance_id'>),
+      instance_id: id,
+      eviction_policy_params: {},
+    }))
+  const instances = cfg.instance_groups.flatMap((g) => g.instances)
+  const given = new Map(resolved.blockSizeGiven)
+  if (req.blockSize !== undefined)
+    for (const i of instances) {
+      i.block_size = req.blockSize
+      given.set(i.instance_id, 'flag')
+    }
+  const fits = fitsOfRows(rows)
+  const plan = settleBlockSizes({...resolved, quick: false, blockSizeGiven: given}, fits, traceName, true)
+  const blockSizes = new Map(
+    instances.map((i) => [i.instance_id, {blockSize: i.block_size, source: plan.source(i.instance_id)}]),
+  )
+  for (const [id, c] of blockSizes) {
+    const fit = fits.get(id)
+    if (c.source === 'inferred')
       notes.add(
         'LMT_REPORT_BLOCK_SIZE',
-        `instance "${id}": block size ${c.blockSize} ${c.source === 'inferred' ? 'inferred from the trace' : 'assumed'} (${c.reason})`,
-        c.source === 'default' ? 'warning' : 'notice',
+        `instance "${id}": block size ${c.blockSize} inferred from the trace (its gets fit block sizes ${fit?.lo}–${fit?.hi})`,
       )
+    else if (c.source === 'default')
+      notes.add(
+        'LMT_REPORT_BLOCK_SIZE',
+        `instance "${id}": block size ${c.blockSize} assumed (no get of the instance has keys; ${c.blockSize} assumed)`,
+        'warning',
+      )
+  }
   return {config: cfg, rows, tracePath, traceName, stats, notes, blockSizes}
 }
 

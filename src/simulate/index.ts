@@ -42,7 +42,7 @@ export type {TraceRow} from './input/trace-rows.js'
 export {firstRowType, newStats, type TraceReadStats} from './input/trace-source.js'
 export {loadSorted} from './input/sorted-rows.js'
 export {loadTieredRows} from './input/tiered-rows.js'
-export {type BlockSizeChoice, blockSizeOf} from './input/block-size.js'
+export {fitsOfRows, settleBlockSizes} from './input/block-size.js'
 
 // plays, references and sweeps over rows in memory
 export {Player, type PlayerOptions} from './engine/player.js'

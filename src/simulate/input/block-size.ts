@@ -278,45 +278,6 @@ export function defaultSizeWarning(notes: Notes, ids: string[]): void {
   )
 }
 
-export interface BlockSizeChoice {
-  blockSize: number
-  /** where it came from */
-  source: 'flag' | 'config' | 'inferred' | 'default'
-  /** why, when it was inferred or defaulted */
-  reason?: string
-}
-
-/** 16, as simulate assumes when no row of the instance constrains the block size */
-const UNCHECKED_DEFAULT = 16
-
-/**
- * The block size of one instance of rows held in memory (`lmt report`): the flag's, else the configuration's
- * (either checked against the rows: a block size they contradict is the coded error naming the one they imply),
- * else the one its gets imply.
- */
-export function blockSizeOf(
-  rows: readonly TraceRow[],
-  instance: string,
-  given: {flag?: number; config?: number},
-  traceName = 'trace',
-): BlockSizeChoice {
-  const fit = fitsOfRows(rows.filter((r) => r.instance === instance)).get(instance)
-  const givenSize = given.flag ?? given.config
-  if (givenSize !== undefined) {
-    const source = given.flag !== undefined ? 'flag' : 'config'
-    checkGiven(traceName, instance, givenSize, source, fit, true)
-    return {blockSize: givenSize, source}
-  }
-  const size = inferred(traceName, instance, fit)
-  if (size === undefined)
-    return {
-      blockSize: UNCHECKED_DEFAULT,
-      source: 'default',
-      reason: `no get of the instance has keys; ${UNCHECKED_DEFAULT} assumed`,
-    }
-  return {blockSize: size, source: 'inferred', reason: `its gets fit block sizes ${fit?.lo}–${fit?.hi}`}
-}
-
 /** Adds a get or request row to its instance's fit. */
 export function addRowToFits(fits: Map<string, BlockSizeFit>, row: TraceRow): void {
   if (row.type === 'write') return
