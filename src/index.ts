@@ -51,18 +51,7 @@ export {plainPaths} from './util/plain.js'
 // Byte scanners for a row scanner of its own (a converter's fast lane): they find the end of a JSON value, string
 // or number and read small integers in place, without building a value per field. A row scanner built on them must
 // fall back to `parseJson` for anything it does not recognise, and be pinned to that plain path by its tests.
-export {
-  HalvesList,
-  isDigit,
-  isWs,
-  isWsByte,
-  numberEndBytes,
-  skipWsBytes,
-  smallIntegerArrayBytes,
-  smallIntegerBytes,
-  stringEndBytes,
-  valueEndBytes,
-} from './formats/json/fast/json-scan-bytes.js'
+export * from './formats/json/fast/json-scan-bytes.js'
 // a JSON-object line of an input, or why it is skipped; the output space of a batch mapper's key lists
 export {parseObjectLine, parseRow, type LineProblem} from './convert/object-lines.js'
 export {BatchSlabs} from './convert/batch-slabs.js'

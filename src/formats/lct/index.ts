@@ -28,17 +28,6 @@ export {countTrace, openTrace, type LctSource, type TraceReader} from './reader.
 export {recordArgs} from './record-args.js'
 export {plainDecoding} from './record-decoding.js'
 export {configDigest, processClock, TraceRecorder, type Clock, type TraceRecorderOptions} from './recorder.js'
-export type {
-  DecodedRecordFields,
-  LctFrame,
-  LctHeader,
-  LctReadOptions,
-  LctReadState,
-  LctRecord,
-  LctWarning,
-  RecordDecoding,
-  RecordTally,
-  TraceCount,
-} from './types.js'
+export type * from './types.js'
 export * from './values.js'
 export {encodeHeaderBody, encodeRecordBody, frame} from './writer.js'
