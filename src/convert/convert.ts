@@ -74,37 +74,22 @@ export interface ConvertIO {
   onInputDone?(summary: InputSummary): void
 }
 
-/** What a conversion made: its summary, and its output (a private file for \`-o -\`). */
-export interface Converted {
-  summary: ConvertSummary
-  output: string
-  toStdout: boolean
-}
-
 type LctSettings = Parameters<typeof jsonlToLct>[2]
 
 /** A conversion's settings once its checks passed. */
-interface ConvertPlan {
-  flags: ConvertFlags
-  reg: ConverterRegistration
-  output: string
-  toStdout: boolean
-  lct?: LctSettings
-  /** what the converter is constructed with (docs/convert.md §4.1) */
-  options: ConvertRequest['options']
-}
+type ConvertPlan = Awaited<ReturnType<typeof planConversion>>
 
 /**
  * \`lmt convert\`: \`first\` is the command's flags parsed loosely (a converter's own are not known before discovery);
  * the converter's flags are parsed once it is found (\`io.converter\`). Then the checks in the documented order, the
- * run, and with --mode lct the .lct.
+ * run, and with --mode lct the .lct. What it made: its summary, and its output (a private file for \`-o -\`).
  */
-export async function convert(first: ConvertFlags, io: ConvertIO): Promise<Converted> {
+export async function convert(first: ConvertFlags, io: ConvertIO) {
   const plan = await planConversion(first, io)
   return {summary: await run(plan, io), output: plan.output, toStdout: plan.toStdout}
 }
 
-async function planConversion(first: ConvertFlags, io: ConvertIO): Promise<ConvertPlan> {
+async function planConversion(first: ConvertFlags, io: ConvertIO) {
   const {logger} = io
   // value parsing, then local files only
   const instanceBlockSizes = parseInstanceBlockSizes(first['instance-block-sizes'])
@@ -148,6 +133,7 @@ async function planConversion(first: ConvertFlags, io: ConvertIO): Promise<Conve
   const lct = lctMode ? await lctSettings(flags, logger) : undefined
   const converterConfig = loadConverterConfig(flags['converter-config-file'], flags['converter-config-json'])
   const settings = converterSettings(reg, flags, converterConfig)
+  // what the converter is constructed with (docs/convert.md §4.1)
   const options: ConvertRequest['options'] = {
     defaultInstanceId: flags['instance-id'],
     instanceBlockSizes,

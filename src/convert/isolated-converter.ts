@@ -23,13 +23,8 @@ export interface StagedConversion {
   output: string
 }
 
-export interface StagedResult {
-  summary: ConvertSummary
-  /** the finished output, a file in the staging folder */
-  finished: string
-}
-
 export interface ElsewhereRunner {
+  /** The run's summary, and its finished output: a file in the staging folder. */
   run(
     staged: StagedConversion,
     on: {
@@ -37,7 +32,7 @@ export interface ElsewhereRunner {
       progress(p: {bytesDone: number; bytesTotal: number; traces: number}): void
       inputDone(summary: InputSummary): void
     },
-  ): Promise<StagedResult>
+  ): Promise<{summary: ConvertSummary; finished: string}>
   /** Ends the run now, whatever it is doing (safe to call from a signal handler). */
   abandon(): void
 }

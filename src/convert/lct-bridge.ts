@@ -30,13 +30,6 @@ export interface LctBridgeOptions {
   onProgress?(bytesRead: number, records: number): void
 }
 
-export interface LctBridgeSummary {
-  gets: number
-  writes: number
-  records: number
-  skipped: number
-}
-
 /** ObjectKey.chunk_hash of a 64-bit key: its 8 bytes, big-endian, two's complement. */
 export function chunkHashOf(key: bigint): Uint8Array {
   const b = Buffer.alloc(8)
@@ -80,10 +73,10 @@ export async function jsonlToLct(
   o: LctBridgeOptions,
   /** holds the temporary file while it exists (so that a signal handler can remove it) */
   temps: Set<string> = new Set(),
-): Promise<LctBridgeSummary> {
+) {
   const tmp = tempPathBeside(output)
   temps.add(tmp)
-  const summary: LctBridgeSummary = {gets: 0, writes: 0, records: 0, skipped: 0}
+  const summary = {gets: 0, writes: 0, records: 0, skipped: 0}
   let first: bigint | undefined
   let now = 0
   let wall = o.tWallStart ?? 0

@@ -1,11 +1,5 @@
 import {isReplayLevel, type ReplayLevel} from '../replay/level.js'
 
-export interface LevelRegistration {
-  name: string
-  level: ReplayLevel
-  source: string
-}
-
 const programmatic: Array<{level: ReplayLevel; source: string}> = []
 
 /** Registers a level from code (tests, embedding); it is added after discovered ones. */
@@ -44,7 +38,7 @@ export function isLevel(
  */
 export class LevelRegistry {
   /** name → registration, in the order the names were first registered */
-  readonly levels = new Map<string, LevelRegistration>()
+  readonly levels = new Map<string, {name: string; level: ReplayLevel; source: string}>()
 
   constructor(
     readonly warn: (message: string) => void,
@@ -64,7 +58,7 @@ export class LevelRegistry {
   }
 
   /** Registrations sorted by name. */
-  list(): LevelRegistration[] {
+  list() {
     return [...this.levels.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 

@@ -4,7 +4,6 @@ import {decodeArgs} from './codecs.js'
 import {decodeBody, type RawMap} from './msgpack.js'
 import {readable} from './readable.js'
 import {openTrace, type LctSource} from './reader.js'
-import type {LctReadState} from './types.js'
 
 export interface DumpOptions {
   maxFrameBytes?: number
@@ -15,15 +14,11 @@ export interface DumpOptions {
   raw?: boolean
 }
 
-export interface TraceDump {
-  /** the header's entry, each frame's, then `{end}` */
-  entries: AsyncIterable<unknown>
-  /** the reader's state once the entries are read (its warnings) */
-  readonly state: LctReadState
-}
-
-/** Opens the trace (its header strictly: a bad one rejects) and lists its frames. */
-export async function dumpTrace(source: LctSource, o: DumpOptions = {}): Promise<TraceDump> {
+/**
+ * Opens the trace (its header strictly: a bad one rejects) and lists its frames: the header's entry, each frame's,
+ * then `{end}`; and the reader's state, once the entries are read (its warnings).
+ */
+export async function dumpTrace(source: LctSource, o: DumpOptions = {}) {
   const reader = await openTrace(source, {maxFrameBytes: o.maxFrameBytes, name: o.name})
   async function* entries(): AsyncGenerator<unknown> {
     yield {

@@ -1,14 +1,9 @@
 // `lmt trace info`'s one library call: the count-only pass (docs/lct.md §4.7), and for an events trace the events
 // block (a second pass, whose warnings repeat the first's and are not told again). The command passes the decoding
 // it chose (src/formats/lct/fast/), which this folder never imports.
-import {type EventsSummaryJson, summarizeEvents} from './events-summary.js'
+import {summarizeEvents} from './events-summary.js'
 import {countTrace} from './reader.js'
-import type {RecordDecoding, TraceCount} from './types.js'
-
-export interface TraceInfo {
-  count: TraceCount
-  events?: EventsSummaryJson
-}
+import type {RecordDecoding} from './types.js'
 
 export async function traceInfo(
   file: string,
@@ -20,7 +15,7 @@ export async function traceInfo(
     /** how the count-only pass reads records (default: the plain way) */
     decoding?: RecordDecoding
   },
-): Promise<TraceInfo> {
+) {
   const {name, maxFrameBytes} = opts
   const count = await countTrace(file, {
     maxFrameBytes,
