@@ -47,19 +47,13 @@ export function sortedCounts(counts: ReadonlyMap<string, number>): Record<string
   return out
 }
 
-export interface EventsSummaryJson {
-  instances: Array<{instance_id: string; incarnations: number[]; restarts: number}>
-  batches: Array<{event_type: string; tier: string; backend: string; shared: boolean; count: number}>
-  entries: Record<string, number>
-  store_bytes: number
-  entries_with_tokens: number
-  lifecycle: Record<string, number>
-}
-
 export class EventsSummary {
   private readonly incarnations = new Map<string, Set<number>>()
   /** per (event_type, tier, backend, shared) */
-  private readonly batches = new Map<string, EventsSummaryJson['batches'][number]>()
+  private readonly batches = new Map<
+    string,
+    {event_type: string; tier: string; backend: string; shared: boolean; count: number}
+  >()
   private readonly entries = new Map<string, number>()
   storeBytes = 0
   entriesWithTokens = 0
@@ -97,7 +91,7 @@ export class EventsSummary {
     }
   }
 
-  json(): EventsSummaryJson {
+  json() {
     const instances = [...this.incarnations.keys()].sort(byCodePoint).map((id) => {
       const incs = [...(this.incarnations.get(id) as Set<number>)].sort((a, b) => a - b)
       return {instance_id: id, incarnations: incs, restarts: Math.max(0, incs.length - 1)}
@@ -121,6 +115,9 @@ export class EventsSummary {
     }
   }
 }
+
+/** The events block as `--json` shows it. */
+export type EventsSummaryJson = ReturnType<EventsSummary['json']>
 
 function row(label: string, value: string | number): string {
   return '    ' + `${label}:`.padEnd(28) + String(value)
