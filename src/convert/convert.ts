@@ -1,12 +1,12 @@
 // One \`lmt convert\`, as a library call: the checks in their documented order (docs/convert.md §2), the converter
 // the command found by the one discovery and its own flags parsed, the run (conversion-run.ts), and with --mode lct the .lct
 // written from its output. The command parses and renders; nothing here prints or exits.
-import {accessSync, constants, realpathSync, rmSync, statSync} from 'node:fs'
+import {accessSync, constants, rmSync, statSync} from 'node:fs'
 import {cpus} from 'node:os'
 import {dirname, resolve} from 'node:path'
 import {inputReadHints, lmtError} from '../errors.js'
 import {LineReader} from '../formats/json/line-reader.js'
-import {ensureDirectory, refuseNonRegularOutput, sameFile} from '../util/output-path.js'
+import {ensureDirectory, realOrResolved, refuseNonRegularOutput, sameFile} from '../util/output-path.js'
 import {numberFlag} from '../util/number-flags.js'
 import {ConversionRun, type ConvertRequest} from './conversion-run.js'
 import {expandDirectoryInputs} from './directory-inputs.js'
@@ -312,14 +312,6 @@ function checkInput(input: string): void {
     throw lmtError('CONVERT_INPUT_UNREADABLE', input, (err as Error).message, {
       suggestions: inputReadHints(err, 'an input file'),
     })
-  }
-}
-
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    return resolve(path)
   }
 }
 

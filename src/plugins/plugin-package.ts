@@ -1,9 +1,10 @@
 // What an installed plugin's package may name (its "lmt" manifest, the paths in it, its oclif hooks), and whose
 // modules are lmt's own.
-import {existsSync, realpathSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {isAbsolute, relative, resolve, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {Config} from '@oclif/core'
+import {realOrResolved} from '../util/output-path.js'
 
 // The "lmt" field of an installed plugin's package.json, checked against schemas/plugin-manifest.schema.json: what
 // fits is used, every field that does not is a warning naming the plugin (a broken manifest never stops lmt).
@@ -56,14 +57,6 @@ export async function lmtManifest(
 
 // The paths of a plugin's "lmt" manifest are relative to its package; lmt imports what they point at, so a path
 // (or a symbolic link on it) that leads outside the package could make lmt run code the plugin does not ship.
-
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    return resolve(path)
-  }
-}
 
 /** Whether `path` (symbolic links resolved) lies in `root` (itself resolved) or is it. */
 export function isInside(root: string, path: string): boolean {

@@ -2,7 +2,7 @@
 // file (a device, a FIFO, a socket) is refused, since renaming a finished file over it would destroy it; missing
 // folders are created one level at a time, so that a level the kernel refuses (under /proc or /sys) is a coded
 // error naming it (Node's recursive mkdir retries such a level forever); file-system errors say what is wrong.
-import {mkdirSync, statSync, type Stats} from 'node:fs'
+import {mkdirSync, realpathSync, statSync, type Stats} from 'node:fs'
 import {dirname, resolve} from 'node:path'
 import {LmtError, lmtError, OUTPUT_WRITE_HINT} from '../errors.js'
 
@@ -96,6 +96,15 @@ export function refuseNonRegularOutput(path: string, kind: OutputErrorKind = 'CO
   throw lmtError('OUTPUT_NOT_REGULAR', path, kindOf(st), {
     suggestions: ['choose an output path that does not exist yet or is a regular file'],
   })
+}
+
+/** The path with its symbolic links resolved, or only made absolute when it does not exist (yet). */
+export function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return resolve(path)
+  }
 }
 
 /** True when `a` and `b` are one file: the same device and inode, links followed (a hard link is the file too). */
