@@ -872,10 +872,8 @@ export class TieredInstance implements Policy {
   /** an edge writes selectively: the entries count their hits */
   private readonly counts: boolean
 
-  // ---- per block (grown with the tree's block slots)
+  // ---- per block (grown with the tree's block slots; whether any tier holds a block is the tree's bLive)
   private capacity = 0
-  /** how many tiers hold the block (the tree's bLive says whether any does) */
-  held = new Uint8Array(0)
   /** the ttl policy's: the block's last access (a tick, -1: none) */
   lastTick: Float64Array = new Float64Array(0)
   /** the ttl policy's (empty under the others): the blocks' records, {@link recordSize} numbers each (see DUE_HIGH) */
@@ -990,7 +988,6 @@ export class TieredInstance implements Policy {
     const entries = cap * this.tiers
     const none = (a: Float64Array, n: number): Float64Array => grown(a, n).fill(-1, a.length)
     // only the arrays the policy and edges read are kept (the others stay empty)
-    this.held = grown(this.held, cap)
     if (this.wideTimes !== undefined) this.wideTimes = grown(this.wideTimes, entries)
     if (this.expires) {
       this.lastTick = none(this.lastTick, cap)
@@ -1006,25 +1003,25 @@ export class TieredInstance implements Policy {
     this.capacity = cap
   }
 
-  /** one more tier holds the block */
+  /** a tier holds the block: it is live (a block the engine writes is live before it is handed over, onWritten) */
   private hold(b: number): void {
-    // a block the engine writes is marked live before it is handed over (onWritten): counted once
     const t = this.tree
-    if (this.held[b]++ === 0 && t.bLive[b] === 0) {
+    if (t.bLive[b] === 0) {
       t.bLive[b] = 1
       t.nLive[t.bNode[b]]++
     }
   }
 
-  /** takes the tier's location away from the block */
+  /** takes the tier's location away from the block; the block is no longer live when no tier holds it */
   dropLocation(b: number, tier: number): void {
-    const e = b * this.tiers + tier
-    if ((this.flags[e] & PRESENT) === 0) return
-    this.flags[e] &= ~PRESENT
-    if (--this.held[b] === 0) {
-      this.tree.bLive[b] = 0
-      this.tree.nLive[this.tree.bNode[b]]--
-    }
+    const flags = this.flags
+    const base = b * this.tiers
+    if ((flags[base + tier] & PRESENT) === 0) return
+    flags[base + tier] &= ~PRESENT
+    // the block's entries are side by side (one cache line, which this one brought)
+    for (let e = base; e < base + this.tiers; e++) if ((flags[e] & PRESENT) !== 0) return
+    this.tree.bLive[b] = 0
+    this.tree.nLive[this.tree.bNode[b]]--
   }
 
   /** appends the block to one tier (nothing when it holds it); true when it was appended */
@@ -1139,7 +1136,7 @@ export class TieredInstance implements Policy {
     const t = this.tree
     const nodes = this.cleanupNodes
     for (const b of evicted) {
-      if (this.held[b] !== 0) continue
+      if (t.bLive[b] !== 0) continue
       // a ttl block's last access, TTL and due time are left as they are: a write sets them before any tier holds
       // the block again, and until then nothing reads them (no tier holds it, and every tier's version is 0)
       // blocks of one node mostly go together: a repeat is skipped (a later one is harmless)
@@ -1277,7 +1274,7 @@ export class TieredGroup {
       const blocks = inst.expired
       if (blocks.length === 0) continue
       for (const b of blocks) {
-        if (inst.held[b] === 0) continue
+        if (inst.tree.bLive[b] === 0) continue
         // another tier still holds the block: its policy's event went stale when the shared anchor moved
         this.strandedExpiries++
         for (let tier = 0; tier < inst.tiers; tier++) {
