@@ -12,11 +12,7 @@ import {EventsTarget, eventsObservations, playEventsRecord} from './events-level
 
 export interface EventsReportRequest {
   file: string
-  /** the name the page gives the trace (default its file name) */
-  name?: string
   version: string
-  maxFrameBytes?: number
-  signal?: AbortSignal
   onProgress?(p: {phase: string; done: number; total: number}): void
 }
 
@@ -48,22 +44,15 @@ export async function isEventsTrace(file: string): Promise<boolean> {
  */
 export async function buildEventsReport(req: EventsReportRequest) {
   const started = performance.now()
-  const name = req.name ?? basename(req.file)
+  const name = basename(req.file)
   const bytes = statSync(req.file).size
   const progress = (phase: string, done: number) => req.onProgress?.({phase, done, total: bytes})
-  const count = await countTrace(req.file, {
-    maxFrameBytes: req.maxFrameBytes,
-    name,
-    onProgress: (done) => progress('reading the trace', done),
-  })
-  req.signal?.throwIfAborted()
+  const count = await countTrace(req.file, {name, onProgress: (done) => progress('reading the trace', done)})
   const target = new EventsTarget()
-  const reader = await openTrace(req.file, {maxFrameBytes: req.maxFrameBytes, name})
+  const reader = await openTrace(req.file, {name})
   try {
-    for await (const batch of reader.batches()) {
-      req.signal?.throwIfAborted()
+    for await (const batch of reader.batches())
       for (const r of batch) playEventsRecord(target, r.qualname, r.args)
-    }
   } finally {
     await reader.close()
   }

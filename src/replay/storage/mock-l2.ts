@@ -14,7 +14,6 @@ export class MockL2 {
   fifo: string[] = []
   readonly locks = new Map<string, number>()
   used = 0
-  private taskIds = 0
   readonly counters = {
     store_tasks: 0,
     store_failed_tasks: 0,
@@ -60,8 +59,7 @@ export class MockL2 {
   }
 
   /** Stores keys; `done(ok)` runs when the transfer completes. */
-  submitStore(keys: ObjectKey[], sizes: number[], done: (ok: boolean) => void): number {
-    const task = this.taskIds++
+  submitStore(keys: ObjectKey[], sizes: number[], done: (ok: boolean) => void): void {
     this.counters.store_tasks++
     this.scheduler.after(0, 'l2_store', () => {
       let total = 0
@@ -93,7 +91,6 @@ export class MockL2 {
         done(ok)
       })
     })
-    return task
   }
 
   /** Bitmap of present keys; each present key is locked. `done` runs in the same event. */

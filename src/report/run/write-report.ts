@@ -93,7 +93,7 @@ export async function report(call: ReportCall, opts: {onProgress?: Progress; sig
     const file = call.input?.[0] as string
     const output = checkedOutput(call.output ?? `${fileStem(basename(file))}.report.html`, [file])
     return writePage(output, undefined, onProgress, {
-      build: (p) => buildEventsReport({file, name: basename(file), version: call.version, onProgress: p}),
+      build: (p) => buildEventsReport({file, version: call.version, onProgress: p}),
       render: renderEventsReportHtml,
       tell: (doc) => [doc.warnings.map((w) => `warning: ${w}\n`), eventsSummaryLines(doc.lmcache_trace_info)],
     })

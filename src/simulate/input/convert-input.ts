@@ -19,7 +19,6 @@ export interface ConvertInputRequest {
   instanceId: string
   instanceBlockSizes: ReadonlyMap<string, number>
   warn(message: string): void
-  signal?: AbortSignal
 }
 
 const TEMP_DIR = /^lmt-report-(\d+)-[A-Za-z0-9]{6}$/
@@ -68,7 +67,6 @@ export function convertInput(req: ConvertInputRequest) {
     sort: true,
     strict: false,
     logger: {warn: req.warn, info: () => {}},
-    signal: req.signal,
   })
   const cleanup = () => {
     conversion.cleanupSync()
