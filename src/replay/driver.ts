@@ -16,7 +16,6 @@ export interface RecordOutcome {
   qualname: string
   status: 'OK' | 'FAIL' | 'SKIP'
   latencyMs: number
-  traceTime: number
 }
 
 export interface ReplayResult {
@@ -302,7 +301,6 @@ async function replayLoop<C>(
           qualname: r.qualname,
           status: 'SKIP',
           latencyMs: 0,
-          traceTime: scheduler.now(),
         })
         continue
       }
@@ -325,7 +323,7 @@ async function replayLoop<C>(
       }
       // outside the handler's try: a failing observer (an output that cannot be written) is not a failed record
       const status = error === undefined ? 'OK' : 'FAIL'
-      o.onRecord?.({index: n, qualname: r.qualname, status, latencyMs: ms, traceTime: scheduler.now()})
+      o.onRecord?.({index: n, qualname: r.qualname, status, latencyMs: ms})
     }
     const lastRecord = batch[batch.length - 1]
     if (lastRecord) o.onProgress?.(n, lastRecord.offset + 4 + lastRecord.length)

@@ -38,7 +38,6 @@ export class StoreController implements L1Listener {
 }
 
 interface Request {
-  id: number
   keys: ObjectKey[]
   layouts: ReadonlyMap<number, MemoryLayoutDesc>
   extra: number
@@ -87,7 +86,7 @@ export class PrefetchController {
   ): number {
     const id = this.nextId++
     this.counters.requests++
-    this.queue.push({id, keys, layouts, extra, policy, mode})
+    this.queue.push({keys, layouts, extra, policy, mode})
     if (this.queue.length > this.counters.max_pending) this.counters.max_pending = this.queue.length
     if (!this.startScheduled) {
       this.startScheduled = true
