@@ -1,23 +1,16 @@
 // A directory given as an input of a format whose converter lists its files (`ConverterClass.inputFiles`, e.g. the
 // rotated files of an LMCache lookup-hash log directory): the directory becomes those files, in that order.
-import {statSync} from 'node:fs'
 import {lmtError} from '../errors.js'
+import {isFolder} from '../util/output-path.js'
 import type {ConverterClass} from './types.js'
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory()
-  } catch {
-    return false // a path that is not there is the input checks' to report
-  }
-}
 
 /** The inputs with each directory replaced by the files the converter lists for it (a directory of none is an error). */
 export function expandDirectoryInputs(inputs: readonly string[], cls: ConverterClass): string[] {
   const list = typeof cls.inputFiles === 'function' ? cls.inputFiles.bind(cls) : undefined
   const out: string[] = []
   for (const input of inputs) {
-    if (!list || !isDirectory(input)) {
+    // a path that is not there is the input checks' to report
+    if (!list || !isFolder(input)) {
       out.push(input)
       continue
     }

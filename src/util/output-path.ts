@@ -64,7 +64,8 @@ function statOrUndefined(path: string): Stats | undefined {
   }
 }
 
-function isFolder(path: string): boolean {
+/** Whether `path` is a folder (false when nothing is there). */
+export function isFolder(path: string): boolean {
   try {
     return statSync(path).isDirectory()
   } catch {
