@@ -4,8 +4,7 @@ import {STDIO, stdinAsFile} from '../stdin-file.js'
 import {checkMaxFrameBytes} from '../lct-flags.js'
 import {replayBaseFlags as baseFlags, reservedReplayFlagNames} from '../replay-flags.js'
 import {handleInterrupts} from '../interrupts.js'
-import {lctErrorJson} from '../lct-errors.js'
-import {LmtCommand} from '../lmt-command.js'
+import {LctCommand} from '../lct-command.js'
 import {countText, createProgressBar, isSilent} from '../progress.js'
 import {RecordOutputs, Warnings} from '../replay-sinks.js'
 import {banner, configMismatch, resultTable} from '../trace-report.js'
@@ -19,7 +18,7 @@ import {type ReplayRequest, replayRequest, type ReplayRun, runReplay} from '../.
 import type {Replacement} from '../../util/replace-set.js'
 import {storageLevel} from '../../replay/storage/storage-level.js'
 
-export default class Replay extends LmtCommand {
+export default class Replay extends LctCommand {
   static override summary = "Replay an LMCache .lct trace against a model of LMCache's StorageManager"
 
   static override description = `Reissues every recorded call at its recorded trace time against the target of the trace's level: for "storage", a bookkeeping-faithful model of LMCache's StorageManager (L1 with TTL locks, LRU eviction, mock L2, store and prefetch controllers). --pace virtual (default) runs a deterministic discrete-event clock, so an hour of trace replays in seconds and identically on every machine. Exit 1 if any record failed; skipped records (no handler, undecodable args) are counted, not failed. The table goes to stdout (with --json: the summary document instead); warnings and the list of the files written go to stderr. Files are written only when asked for: --output-dir (the per-operation CSV and, with --json, the summary), --record, --jsonl-out.`
@@ -64,11 +63,6 @@ export default class Replay extends LmtCommand {
   }
 
   static override enableJsonFlag = true
-
-  /** the error document of every lmt command; a trace error also gives its byte offset */
-  protected override toErrorJson(err: unknown) {
-    return lctErrorJson(err, super.toErrorJson(err))
-  }
 
   async run(): Promise<unknown> {
     const warnings = new Warnings()

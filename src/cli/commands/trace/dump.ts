@@ -1,14 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 import {ChunkedText} from '../../chunked-text.js'
-import {LmtCommand} from '../../lmt-command.js'
-import {lctErrorJson} from '../../lct-errors.js'
+import {LctCommand} from '../../lct-command.js'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../lct-flags.js'
 import {STDIO, stdinAsFile} from '../../stdin-file.js'
 import {integerFlag} from '../../../util/number-flags.js'
 import {writeLctWarnings} from '../../trace-report.js'
 import {dumpTrace} from '../../../formats/lct/dump.js'
 
-export default class TraceDump extends LmtCommand {
+export default class TraceDump extends LctCommand {
   static override summary =
     'Print every frame of an .lct trace as one JSON line (header first), for debugging'
 
@@ -35,10 +34,6 @@ export default class TraceDump extends LmtCommand {
 
   // the frames are JSON lines already; --json makes errors JSON documents too, as in every command
   static override enableJsonFlag = true
-
-  protected override toErrorJson(err: unknown) {
-    return lctErrorJson(err, super.toErrorJson(err))
-  }
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(TraceDump)

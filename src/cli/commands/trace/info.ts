@@ -1,16 +1,15 @@
 import {statSync} from 'node:fs'
 import {Args} from '@oclif/core'
 import {countText, createProgressBar} from '../../progress.js'
-import {LmtCommand} from '../../lmt-command.js'
+import {LctCommand} from '../../lct-command.js'
 import {renderTraceInfo, traceInfoJson, writeLctWarnings} from '../../trace-report.js'
 import {eventsSummaryLines} from '../../../formats/lct/events-summary.js'
 import {chosenDecoding} from '../../../formats/lct/fast/index.js'
 import {traceInfo} from '../../../formats/lct/trace-info.js'
-import {lctErrorJson} from '../../lct-errors.js'
 import {checkMaxFrameBytes, maxFrameBytesFlag} from '../../lct-flags.js'
 import {STDIO, stdinAsFile} from '../../stdin-file.js'
 
-export default class TraceInfo extends LmtCommand {
+export default class TraceInfo extends LctCommand {
   static override summary =
     'Summarise an LMCache .lct trace: header, duration, records per operation (and the events block of an events trace)'
 
@@ -33,10 +32,6 @@ export default class TraceInfo extends LmtCommand {
 
   static override flags = {
     'max-frame-bytes': maxFrameBytesFlag,
-  }
-
-  protected override toErrorJson(err: unknown) {
-    return lctErrorJson(err, super.toErrorJson(err))
   }
 
   async run() {
