@@ -53,17 +53,6 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.max(rank, 1) - 1]
 }
 
-export interface OpStats {
-  count: number
-  errors: number
-  mean_ms: number
-  p50_ms: number
-  p90_ms: number
-  p99_ms: number
-  min_ms: number
-  max_ms: number
-}
-
 class OpCollector {
   count = 0
   errors = 0
@@ -103,7 +92,7 @@ class OpCollector {
   }
 
   /** The figures of the samples (all 0 without any). */
-  summary(): OpStats {
+  summary() {
     let mean = 0
     let pct: (p: number) => number = () => 0
     if (this.count > 0 && this.histogram) {
@@ -166,7 +155,7 @@ export class ReplayStats {
   }
 
   /** Per qualname, sorted by code point. */
-  summary(): Array<[string, OpStats]> {
+  summary(): Array<[string, ReturnType<OpCollector['summary']>]> {
     return [...this.ops.keys()]
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
       .map((q) => [q, (this.ops.get(q) as OpCollector).summary()])

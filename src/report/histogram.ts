@@ -48,18 +48,8 @@ export class Histogram {
   }
 }
 
-export interface Percentiles {
-  count: number
-  min: number | null
-  p50: number | null
-  p90: number | null
-  p99: number | null
-  max: number | null
-  mean: number | null
-}
-
 /** Nearest-rank percentiles of the values. */
-export function percentiles(list: readonly number[]): Percentiles {
+export function percentiles(list: readonly number[]) {
   const n = list.length
   if (n === 0) return {count: 0, min: null, p50: null, p90: null, p99: null, max: null, mean: null}
   const values = Float64Array.from(list).sort()

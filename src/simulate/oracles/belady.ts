@@ -15,25 +15,6 @@ interface Op {
   inputLen: number
 }
 
-export interface BeladyInstanceCounts {
-  instance_id: string
-  get_rows: number
-  read_blocks: number
-  hit_blocks: number
-  input_tokens: number
-  hit_tokens: number
-  evictions: number
-}
-
-export interface BeladyGroupResult {
-  instances: BeladyInstanceCounts[]
-  group_name: string
-  token_hit_rate: number
-  block_hit_rate: number
-  hit_blocks: number
-  quota_units: number | null
-}
-
 /**
  * The live blocks of one group as eviction candidates: an indexed binary heap of block ids, largest first by
  * (next need, depth, −instance order, sequence of the last mark). Each live block has one entry, moved when its
@@ -153,7 +134,7 @@ interface Prepared extends InstanceTable {
   onlyGroup?: string
 }
 
-function zeroCounts(instance_id: string): BeladyInstanceCounts {
+function zeroCounts(instance_id: string) {
   return {
     instance_id,
     get_rows: 0,
@@ -233,11 +214,7 @@ function nextNeeds(ops: readonly Op[], nextId: number): Int32Array[] {
  * The forward play with farthest-next-need eviction at the capacities of `capCfg`. Its loop over the ops is the
  * measured inner loop of the oracle (one pass per sweep point): it stays in one piece, over local typed arrays.
  */
-function playBelady(
-  prep: Prepared,
-  capCfg: SimConfig,
-  onOps?: (done: number, total: number) => void,
-): BeladyGroupResult[] {
+function playBelady(prep: Prepared, capCfg: SimConfig, onOps?: (done: number, total: number) => void) {
   const {ops, need, nextId, counts, instGroup, blockSizes} = prep
   const weights = weightsAt(capCfg, prep.onlyGroup)
   for (const c of counts) Object.assign(c, zeroCounts(c.instance_id))
@@ -317,7 +294,7 @@ function beladyResults(
     hitTokens: number
     input: number
   }>,
-): BeladyGroupResult[] {
+) {
   const {onlyGroup, counts, instGroup} = prep
   return groups
     .filter((x) => onlyGroup === undefined || x.g.group_name === onlyGroup)
@@ -332,3 +309,7 @@ function beladyResults(
       quota_units: x.quota,
     }))
 }
+
+export type BeladyInstanceCounts = ReturnType<typeof zeroCounts>
+/** A group's Belady reference at one capacity: its instances' counts and the group's rates. */
+export type BeladyGroupResult = ReturnType<typeof beladyResults>[number]
