@@ -529,47 +529,77 @@ const TWO32 = 2 ** 32
 /** the high half of INT64_MAX, the time of the tick NEVER (its low half is TWO32 - 1) */
 const NEVER_HIGH = high(INT64_MAX)
 
+/** a full ring whose first element is at `head`, unrolled into one twice as long from 0 */
+function unrolled(a: Float64Array, head: number): Float64Array {
+  const n = new Float64Array(2 * a.length)
+  n.set(a.subarray(head))
+  n.set(a.subarray(0, head), a.length - head)
+  return n
+}
+
 /**
- * The ttl policy's record of a block (docs/simulate.md §10.9), side by side in one array so that a harvest reads
- * one or two cache lines per event: its due time (anchor + TTL, a pair of doubles, see {@link high}; DUE_HIGH is
- * Infinity when it never expires), the slot's serial (bumped when the slot is freed, so that an event of an earlier
- * block of the slot is told apart), its TTL (a pair; 0, 0: never expires) and, per tier, the entry's expiry events
- * pushed since it entered the tier (0: none).
+ * The ttl policy's record of a block (docs/simulate.md §10.9): all the ttl policies of an instance keep of a block,
+ * side by side in one array, so that judging an expiry event, then taking the block out of its tier's list, reads
+ * one place, and so does a hit's move to the front and new event. Its due time (anchor + TTL, a pair of doubles, see
+ * {@link high}; DUE_HIGH is Infinity when it never expires), the slot's serial (bumped when the slot is freed, so
+ * that an event of an earlier block of the slot is told apart), per tier the entry's expiry events pushed since it
+ * entered the tier (0: none) at VERSION + tier; then (from {@link TieredInstance.lastAt}) the block's last access (a
+ * tick, -1: none), its TTL (a pair; 0, 0: never expires), and per tier the entry's links in that tier's recency list
+ * (block ids) and its registration's number (a rebuilt heap is pushed in registration order).
  */
 const DUE_HIGH = 0
 const DUE_LOW = 1
 const SERIAL = 2
-const TTL_HIGH = 3
-const TTL_LOW = 4
-const VERSION = 5
+const VERSION = 3
+/** after the versions: the last access, the TTL, then per tier (LINK fields each) the links and the number */
+const TTL_HIGH = 1
+const TTL_LOW = 2
+const LINKS = 3
+const LINK = 3
+const L_PREV = 0
+const L_NEXT = 1
+const L_POS = 2
 
-/** an expiry event's fields, side by side in the queue's and the heap's arrays */
+/** an expiry event's fields, side by side in the heap's array */
 const EVENT = 5
 const EV_HIGH = 0
 const EV_LOW = 1
 const EV_BLOCK = 2
 const EV_SERIAL = 3
 const EV_VERSION = 4
+/** a queued event's fields: its block, serial and version (its due time is its run's) */
+const QEVENT = 3
+/** a run of queued events due at one time: the time (a pair) and how many */
+const RUN = 3
+const RUN_COUNT = 2
 
 /**
  * `ttl`: a recency list and expiry events; capacity eviction harvests, then (with fallback) takes the oldest. An
- * event is due at its block's anchor + TTL; each event is kept whole (due time, block, serial, version) where it
- * waits, so that a harvest reads them in order. A harvest removes exactly the events due before now; in what order
- * does not matter (each is judged by its block's state alone, and the blocks taken are a set). So events pushed in
- * time order (the usual case: anchors are play times, and a TTL is most often the default) wait in a queue, where
- * each leaves at O(1), and only an event earlier than the queue's last (a demoted block's older anchor, a shorter
- * row TTL) goes to a binary heap.
+ * event is due at its block's anchor + TTL. A harvest removes exactly the events due before now; in what order does
+ * not matter (each is judged by its block's state alone, and the blocks taken are a set). So events pushed in time
+ * order (the usual case: anchors are play times, and a TTL is most often the default) wait in a queue, where each
+ * leaves at O(1), its fields side by side and the events pushed in a row with one due time (a row's blocks) sharing
+ * one run of that time; only an event earlier than the queue's last (a demoted block's older anchor, a shorter row
+ * TTL) goes, whole, to a binary heap.
  */
 class TtlPolicy implements TierPolicy {
   size = 0
-  /** the held entries, most recent first */
-  private readonly list: EntryList
+  /** the held blocks, most recent first (linked through their records) */
+  private head = NONE
+  private tail = NONE
   /** registrations so far (an entry's `pos` is its number: a rebuilt heap is pushed in registration order) */
   private registered = 0
-  /** the events in time order: a ring of events (EVENT fields each) from `queueHead`, and the time of the last one */
-  private queue: Float64Array = new Float64Array(1024 * EVENT)
+  /**
+   * the events in time order: a ring of events (QEVENT fields each) from `queueHead`, and a ring of the runs of them
+   * due at one time (RUN fields each) from `runHead`, the last one's time (`queueHigh`, `queueLow`) at `runLast`
+   */
+  private queue: Float64Array = new Float64Array(1024 * QEVENT)
   private queueHead = 0
   private queueSize = 0
+  private runs: Float64Array = new Float64Array(256 * RUN)
+  private runHead = 0
+  private runSize = 0
+  private runLast = 0
   private queueHigh = 0
   private queueLow = 0
   /** the heap of the events pushed out of time order (EVENT fields each) */
@@ -583,8 +613,13 @@ class TtlPolicy implements TierPolicy {
   private lastTtlLow = 0
   private lastHigh = 0
   private lastLow = 0
-  /** where this tier's version sits in a block's record */
+  /** the sum of the last records a harvest asked for ahead (kept, so that the reads are kept) */
+  touched = 0
+  /** the tier */
+  private readonly tier: number
+  /** where this tier's version, and its links, sit in a block's record */
   private readonly versionAt: number
+  private readonly linkAt: number
 
   constructor(
     private readonly s: TieredInstance,
@@ -592,36 +627,65 @@ class TtlPolicy implements TierPolicy {
     readonly evictsForCapacity: boolean,
     private readonly refreshOnRead: boolean,
   ) {
-    this.list = new EntryList(s)
+    this.tier = tier
     this.versionAt = VERSION + tier
+    this.linkAt = s.lastAt + LINKS + LINK * tier
   }
 
   register(b: number): void {
     const s = this.s
-    const e = s.entry(b, this.versionAt - VERSION)
-    s.flags[e] |= HELD
-    s.pos[e] = this.registered++
+    s.flags[s.entry(b, this.tier)] |= HELD
+    const rec = s.ttlRecord
+    const r = b * s.recordSize
+    rec[r + this.linkAt + L_POS] = this.registered++
     this.size++
-    this.list.pushFront(e)
-    const last = s.lastTick[b]
+    this.pushFront(b)
+    const last = rec[r + s.lastAt]
     if (last > this.nowTick) this.nowTick = last
     this.pushEvent(b, last)
   }
 
   access(b: number, tick: number): void {
     this.advance(tick)
-    const e = this.s.entry(b, this.versionAt - VERSION)
-    if ((this.s.flags[e] & HELD) === 0) return
-    this.list.toFront(e)
+    if ((this.s.flags[this.s.entry(b, this.tier)] & HELD) === 0) return
+    if (this.head !== b) {
+      this.unlink(b)
+      this.pushFront(b)
+    }
     if (this.refreshOnRead) this.pushEvent(b, tick)
+  }
+
+  /** puts held block b at the front of the list */
+  private pushFront(b: number): void {
+    const rec = this.s.ttlRecord
+    const size = this.s.recordSize
+    const at = this.linkAt
+    const h = this.head
+    rec[b * size + at + L_PREV] = NONE
+    rec[b * size + at + L_NEXT] = h
+    if (h !== NONE) rec[h * size + at + L_PREV] = b
+    else this.tail = b
+    this.head = b
+  }
+
+  private unlink(b: number): void {
+    const rec = this.s.ttlRecord
+    const size = this.s.recordSize
+    const at = this.linkAt
+    const p = rec[b * size + at + L_PREV]
+    const n = rec[b * size + at + L_NEXT]
+    if (p !== NONE) rec[p * size + at + L_NEXT] = n
+    else this.head = n
+    if (n !== NONE) rec[n * size + at + L_PREV] = p
+    else this.tail = p
   }
 
   /** the TTL of block b runs from the time of tick `anchor` now (in every tier: its due time is the block's) */
   private pushEvent(b: number, anchor: number): void {
     const rec = this.s.ttlRecord
     const r = b * this.s.recordSize
-    const th = rec[r + TTL_HIGH]
-    const tl = rec[r + TTL_LOW]
+    const th = rec[r + this.s.lastAt + TTL_HIGH]
+    const tl = rec[r + this.s.lastAt + TTL_LOW]
     if (th === 0 && tl === 0) {
       rec[r + DUE_HIGH] = Infinity
       return
@@ -649,34 +713,42 @@ class TtlPolicy implements TierPolicy {
 
   /** an event of block b (of the slot's `serial`) due at (h, l) */
   private push(b: number, serial: number, version: number, h: number, l: number): void {
-    let a: Float64Array
-    let at: number
-    if (this.queueSize === 0 || h > this.queueHigh || (h === this.queueHigh && l >= this.queueLow)) {
-      this.queueHigh = h
-      this.queueLow = l
-      a = this.queue
-      if (this.queueSize * EVENT === a.length) {
-        // the ring unrolled into one twice as long
-        const n = new Float64Array(2 * a.length)
-        n.set(a.subarray(this.queueHead * EVENT))
-        n.set(a.subarray(0, this.queueHead * EVENT), a.length - this.queueHead * EVENT)
-        this.queue = a = n
+    if (this.runSize === 0 || h > this.queueHigh || (h === this.queueHigh && l >= this.queueLow)) {
+      let runs = this.runs
+      if (this.runSize > 0 && h === this.queueHigh && l === this.queueLow) runs[this.runLast + RUN_COUNT]++
+      else {
+        if (this.runSize * RUN === runs.length) {
+          this.runs = runs = unrolled(runs, this.runHead * RUN)
+          this.runHead = 0
+        }
+        const at = ((this.runHead + this.runSize++) & (runs.length / RUN - 1)) * RUN
+        runs[at + EV_HIGH] = this.queueHigh = h
+        runs[at + EV_LOW] = this.queueLow = l
+        runs[at + RUN_COUNT] = 1
+        this.runLast = at
+      }
+      let a = this.queue
+      if (this.queueSize * QEVENT === a.length) {
+        this.queue = a = unrolled(a, this.queueHead * QEVENT)
         this.queueHead = 0
       }
-      at = ((this.queueHead + this.queueSize++) & (a.length / EVENT - 1)) * EVENT
-    } else {
-      a = this.heap
-      if (this.heapSize * EVENT === a.length) this.heap = a = grown(a, 2 * a.length)
-      // sift up: the parents due later move down
-      let i = this.heapSize++
-      while (i > 0) {
-        const p = ((i - 1) >> 1) * EVENT
-        if (!(h < a[p] || (h === a[p] && l < a[p + 1]))) break
-        a.copyWithin(i * EVENT, p, p + EVENT)
-        i = (i - 1) >> 1
-      }
-      at = i * EVENT
+      const at = ((this.queueHead + this.queueSize++) & (a.length / QEVENT - 1)) * QEVENT
+      a[at] = b
+      a[at + 1] = serial
+      a[at + 2] = version
+      return
     }
+    let a = this.heap
+    if (this.heapSize * EVENT === a.length) this.heap = a = grown(a, 2 * a.length)
+    // sift up: the parents due later move down
+    let i = this.heapSize++
+    while (i > 0) {
+      const p = ((i - 1) >> 1) * EVENT
+      if (!(h < a[p] || (h === a[p] && l < a[p + 1]))) break
+      a.copyWithin(i * EVENT, p, p + EVENT)
+      i = (i - 1) >> 1
+    }
+    const at = i * EVENT
     a[at + EV_HIGH] = h
     a[at + EV_LOW] = l
     a[at + EV_BLOCK] = b
@@ -713,15 +785,16 @@ class TtlPolicy implements TierPolicy {
     const s = this.s
     const rec = s.ttlRecord
     const size = s.recordSize
-    this.heapSize = this.queueSize = this.queueHead = 0
+    const ttlAt = s.lastAt
+    this.heapSize = this.queueSize = this.queueHead = this.runSize = this.runHead = 0
     const held: number[] = []
-    for (let e = this.list.head; e !== NONE; e = s.rec[s.stride * e + NEXT]) held.push(e)
-    held.sort((x, y) => s.pos[x] - s.pos[y])
-    for (const e of held) {
-      const r = s.blockOf(e) * size
+    for (let b = this.head; b !== NONE; b = rec[b * size + this.linkAt + L_NEXT]) held.push(b)
+    held.sort((x, y) => rec[x * size + this.linkAt + L_POS] - rec[y * size + this.linkAt + L_POS])
+    for (const b of held) {
+      const r = b * size
       const version = rec[r + this.versionAt]
-      if ((rec[r + TTL_HIGH] !== 0 || rec[r + TTL_LOW] !== 0) && version > 0)
-        this.push(s.blockOf(e), rec[r + SERIAL], version, rec[r + DUE_HIGH], rec[r + DUE_LOW])
+      if ((rec[r + ttlAt + TTL_HIGH] !== 0 || rec[r + ttlAt + TTL_LOW] !== 0) && version > 0)
+        this.push(b, rec[r + SERIAL], version, rec[r + DUE_HIGH], rec[r + DUE_LOW])
     }
   }
 
@@ -732,50 +805,69 @@ class TtlPolicy implements TierPolicy {
 
   /** removes every held block expired now, appended to `out`; how many */
   harvest(out: number[]): number {
-    const s = this.s
     const before = out.length
-    const g = s.group
+    const g = this.s.group
     const h = g.highOf(this.nowTick)
     const l = g.lowOf(this.nowTick)
-    const rec = s.ttlRecord
-    const size = s.recordSize
-    const versionAt = this.versionAt
+    // the queue's runs due, in order, then the heap's events due
+    const runs = this.runs
+    const runMask = runs.length / RUN - 1
     const q = this.queue
-    const mask = q.length / EVENT - 1
-    const heap = this.heap
-    for (;;) {
-      let a = q
-      let at = this.queueHead * EVENT
-      if (this.queueSize > 0 && (q[at] < h || (q[at] === h && q[at + 1] < l))) {
+    const mask = q.length / QEVENT - 1
+    while (this.runSize > 0) {
+      const at = this.runHead * RUN
+      if (!(runs[at] < h || (runs[at] === h && runs[at + 1] < l))) break
+      const n = runs[at + RUN_COUNT]
+      this.runHead = (this.runHead + 1) & runMask
+      this.runSize--
+      // the run's blocks' records, asked for all at once (mostly cold, and independent: their misses overlap)
+      // before the events are judged one by one
+      const rec = this.s.ttlRecord
+      const size = this.s.recordSize
+      let touched = 0
+      for (let k = 0; k < n; k++) {
+        const r = q[((this.queueHead + k) & mask) * QEVENT] * size
+        touched += rec[r + this.versionAt] + rec[r + this.linkAt]
+      }
+      this.touched = touched
+      for (let k = 0; k < n; k++) {
+        const e = this.queueHead * QEVENT
         this.queueHead = (this.queueHead + 1) & mask
         this.queueSize--
-      } else {
-        if (!(this.heapSize > 0 && (heap[0] < h || (heap[0] === h && heap[1] < l)))) break
-        a = heap
-        at = 0
+        this.judge(q[e], q[e + 1], q[e + 2], h, l, out)
       }
-      const b = a[at + EV_BLOCK]
-      const r = b * size
-      // an event of an earlier block of the slot, or superseded, or of a block since forgotten (its version is 0)
-      const stale = rec[r + versionAt] !== a[at + EV_VERSION] || rec[r + SERIAL] !== a[at + EV_SERIAL]
-      if (a === heap) this.pop()
-      if (stale) continue
-      // due now by the block's own time (another tier may have moved its anchor since the event was pushed)
-      const dh = rec[r + DUE_HIGH]
-      if (!(dh < h || (dh === h && rec[r + DUE_LOW] < l))) continue
-      this.forget(b)
-      s.dropLocation(b, versionAt - VERSION)
-      out.push(b)
+    }
+    const heap = this.heap
+    while (this.heapSize > 0 && (heap[0] < h || (heap[0] === h && heap[1] < l))) {
+      const b = heap[EV_BLOCK]
+      const serial = heap[EV_SERIAL]
+      const version = heap[EV_VERSION]
+      this.pop()
+      this.judge(b, serial, version, h, l, out)
     }
     return out.length - before
   }
 
+  /** an event due before now (h, l): its block leaves the tier when the event is its latest and the block is due */
+  private judge(b: number, serial: number, version: number, h: number, l: number, out: number[]): void {
+    const rec = this.s.ttlRecord
+    const r = b * this.s.recordSize
+    // an event of an earlier block of the slot, or superseded, or of a block since forgotten (its version is 0)
+    if (rec[r + this.versionAt] !== version || rec[r + SERIAL] !== serial) return
+    // due now by the block's own time (another tier may have moved its anchor since the event was pushed)
+    const dh = rec[r + DUE_HIGH]
+    if (!(dh < h || (dh === h && rec[r + DUE_LOW] < l))) return
+    this.forget(b)
+    this.s.dropLocation(b, this.tier)
+    out.push(b)
+  }
+
   forget(b: number): void {
-    const e = this.s.entry(b, this.versionAt - VERSION)
+    const e = this.s.entry(b, this.tier)
     if ((this.s.flags[e] & HELD) === 0) return
     this.s.flags[e] &= ~HELD
     this.size--
-    this.list.unlink(e)
+    this.unlink(b)
     this.s.ttlRecord[b * this.s.recordSize + this.versionAt] = 0
   }
 
@@ -783,10 +875,10 @@ class TtlPolicy implements TierPolicy {
     let n = this.harvest(out)
     if (this.size === 0) return n
     if (this.evictsForCapacity)
-      while (n < count && this.list.tail !== NONE) {
-        const b = this.s.blockOf(this.list.tail)
+      while (n < count && this.tail !== NONE) {
+        const b = this.tail
         this.forget(b)
-        this.s.dropLocation(b, this.versionAt - VERSION)
+        this.s.dropLocation(b, this.tier)
         out.push(b)
         n++
       }
@@ -874,11 +966,11 @@ export class TieredInstance implements Policy {
 
   // ---- per block (grown with the tree's block slots; whether any tier holds a block is the tree's bLive)
   private capacity = 0
-  /** the ttl policy's: the block's last access (a tick, -1: none) */
-  lastTick: Float64Array = new Float64Array(0)
   /** the ttl policy's (empty under the others): the blocks' records, {@link recordSize} numbers each (see DUE_HIGH) */
   ttlRecord: Float64Array = new Float64Array(0)
   readonly recordSize: number
+  /** where a record's last access sits (after the versions), its TTL and links after it */
+  readonly lastAt: number
 
   // ---- per entry
   flags = new Uint8Array(0)
@@ -895,7 +987,7 @@ export class TieredInstance implements Policy {
   readonly stride: number
   /** the entries' times once the group's ticks outgrow a record's (see {@link widen}); the records' then go unread */
   private wideTimes: Float64Array | undefined
-  /** random_lru: the entry's place in its array; ttl: its registration's number */
+  /** random_lru: the entry's place in its array */
   pos = new Float64Array(0)
 
   constructor(
@@ -916,7 +1008,8 @@ export class TieredInstance implements Policy {
       setup.policy === 'leaf_aware_lru' ||
       (setup.policy === 'lru' && (this.shardCount > 1 || setup.amplification > 1))
     this.stride = this.timed ? 4 : 2
-    this.recordSize = VERSION + this.tiers
+    this.lastAt = VERSION + this.tiers
+    this.recordSize = this.lastAt + LINKS + LINK * this.tiers
     this.counts = g.edges.some((e) => e.writeMode === 'write_through_selective')
     this.engine = new SimInstance(this, 1)
     this.tree = this.engine.tree
@@ -986,20 +1079,22 @@ export class TieredInstance implements Policy {
     if (b < this.capacity) return
     const cap = Math.max(1024, this.tree.bKey.length, 2 * this.capacity)
     const entries = cap * this.tiers
-    const none = (a: Float64Array, n: number): Float64Array => grown(a, n).fill(-1, a.length)
     // only the arrays the policy and edges read are kept (the others stay empty)
     if (this.wideTimes !== undefined) this.wideTimes = grown(this.wideTimes, entries)
     if (this.expires) {
-      this.lastTick = none(this.lastTick, cap)
       const size = this.recordSize
       const from = this.ttlRecord.length
       this.ttlRecord = grown(this.ttlRecord, cap * size)
-      for (let r = from; r < this.ttlRecord.length; r += size) this.ttlRecord[r + DUE_HIGH] = Infinity
+      for (let r = from; r < this.ttlRecord.length; r += size) {
+        this.ttlRecord[r + DUE_HIGH] = Infinity
+        this.ttlRecord[r + this.lastAt] = -1
+      }
     }
-    if (this.expires || this.setup.policy === 'random_lru') this.pos = grown(this.pos, entries)
+    if (this.setup.policy === 'random_lru') this.pos = grown(this.pos, entries)
     if (this.counts) this.count = grown(this.count, entries)
     this.flags = grown(this.flags, entries)
-    this.rec = grown(this.rec, this.stride * entries)
+    // (the ttl policy links its lists through its records)
+    if (!this.expires) this.rec = grown(this.rec, this.stride * entries)
     this.capacity = cap
   }
 
@@ -1071,8 +1166,8 @@ export class TieredInstance implements Policy {
       for (let e = b * this.tiers; e < (b + 1) * this.tiers; e++) this.rec[4 * e + SHARD] = k
     }
     if (this.expires) {
-      this.lastTick[b] = this.now
-      const r = b * this.recordSize
+      const r = b * this.recordSize + this.lastAt
+      this.ttlRecord[r] = this.now
       this.ttlRecord[r + TTL_HIGH] = this.writeTtlHigh
       this.ttlRecord[r + TTL_LOW] = this.writeTtlLow
     }
@@ -1106,7 +1201,7 @@ export class TieredInstance implements Policy {
     this.tierHits[h]++
     const now = this.now
     const timed = this.timed
-    if (this.expires) this.lastTick[b] = now
+    if (this.expires) this.ttlRecord[b * this.recordSize + this.lastAt] = now
     this.policies[h].access(b, now, ts)
     if (timed) this.setTimeOf(base + h, now)
     const hits = this.counts ? ++this.count[base + h] : 0

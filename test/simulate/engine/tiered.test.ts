@@ -191,6 +191,74 @@ describe('the tiered model, by hand', () => {
     expect(read(d, [2, 1], INT64_MAX)).toEqual([1])
   })
 
+  it('ttl: over thousands of events (in time order and not, many due at once) a read at t finds exactly the blocks whose anchor plus TTL is not before t', () => {
+    // independent one-block keys, no quota: a block is present iff written and not expired since, its anchor its
+    // write or its last hit (refresh on); the rows' TTLs vary (shorter ones push events out of time order), the
+    // rows come faster and faster (the events waiting outgrow their rings after these have wrapped), and hot keys
+    // are read over and over (stale events pile up until they are rebuilt)
+    const rnd = lcg(36)
+    const shapes = [
+      {tiers: 1, keys: 2_000, hot: 0.3},
+      {tiers: 2, keys: 2_000, hot: 0.3},
+      {tiers: 2, keys: 300, hot: 0.5}, // fewer blocks held, more hits: the rebuilds
+    ]
+    for (const {tiers, keys, hot: hotShare} of shapes) {
+      const g = new TieredGroup(
+        group({
+          tierNames: ['hbm', 'ssd'].slice(0, tiers),
+          quotas: [null, null].slice(0, tiers),
+          edges: tiers === 2 ? [WT] : [],
+          defaultTtlSeconds: 1n,
+        }),
+      )
+      const i = instance(g, {policy: 'ttl'})
+      const due = new Map<number, bigint>() // a present key's anchor + TTL (-1: never)
+      const ttls = new Map<number, bigint>()
+      let ts = 2n ** 33n - 5_000_000_000n // the low halves carry during the play
+      let checked = 0
+      let expired = 0
+      for (let op = 0; op < 20_000; op++) {
+        ts += BigInt(Math.floor(rnd() * 2_000_000 * (1 - op / 20_000)))
+        const sweep = () => {
+          for (const [k, d] of due)
+            if (d >= 0n && d < ts) {
+              due.delete(k)
+              expired++
+            }
+        }
+        if (op % 500 === 0) {
+          sweep()
+          g.expire(ts)
+          expect(i.policies.map((p) => p.size)).toEqual(i.policies.map(() => due.size))
+        }
+        const hot = rnd() < hotShare
+        const k = hot ? 1 + Math.floor(rnd() * 5) : 10 + Math.floor(rnd() * keys)
+        const d = due.get(k)
+        if (d !== undefined && d >= 0n && d < ts) {
+          due.delete(k)
+          expired++
+        }
+        if (!due.has(k) && rnd() < 0.6) {
+          const r = rnd()
+          const ttlUs =
+            r < 0.4 ? undefined : r < 0.5 ? 0n : r < 0.9 ? BigInt(1 + Math.floor(rnd() * 900_000)) : -1n
+          const ttl = g.ttlOf(ttlUs)
+          write(i, [k], ts, ttlUs)
+          ttls.set(k, ttl)
+          due.set(k, ttl > 0n ? ts + ttl : -1n)
+        } else {
+          const present = due.has(k)
+          expect(read(i, [k], ts).reduce((a, b) => a + b, 0)).toBe(present ? 1 : 0)
+          const ttl = ttls.get(k) as bigint
+          if (present && ttl > 0n) due.set(k, ts + ttl)
+          checked++
+        }
+      }
+      expect(checked).toBeGreaterThan(5_000)
+      expect(expired).toBeGreaterThan(500)
+    }
+  })
+
   it('ttl: with the default 0 the rows’ ttl_us are ignored', () => {
     const g = new TieredGroup(group({tierNames: ['shared'], hierarchical: false, quotas: [null], edges: []}))
     const i = instance(g, {policy: 'ttl'})
