@@ -185,7 +185,7 @@ export interface SkipCounts {
  * eviction after every write; streams the hit-rate CSVs and keeps the counters.
  */
 /** The shards of a tiered `lru` without shard_count: the July-2026 generation's sharded default. */
-const DEFAULT_SHARD_COUNT = 1024
+export const DEFAULT_SHARD_COUNT = 1024
 
 /** Whether a tiered instance's LRU is sharded: its blocks' shards then come from their keys' values. */
 export function shardsByKey(i: InstanceConfig): boolean {

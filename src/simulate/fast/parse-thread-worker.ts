@@ -4,7 +4,7 @@
 import {workerData} from 'node:worker_threads'
 import {workerErrorData} from '../../util/workers/worker-errors.js'
 import {serveJobs} from '../../util/workers/serve-jobs.js'
-import {KeyInterner} from '../input/key-interner.js'
+import {KeyInterner, KeyShards} from '../input/key-interner.js'
 import type {TraceRow} from '../input/trace-rows.js'
 import {newStats, readTraceRowBatches, type TraceReadStats, useRowScanner} from '../input/trace-source.js'
 import {encodeRows} from './row-batch-codec.js'
@@ -30,7 +30,7 @@ const snapshot = (s: TraceReadStats): StatsSnapshot => ({
 /** the slots' arrays, refilled when the playing thread asks for a slot again (it is then done with its rows) */
 const slots: EncodedRows[] = []
 const keys = KeyInterner.forTraceBytes(stats.bytes)
-/** tiered rows whose keys the playing side reads: the keys whose values it has */
+/** tiered rows whose keys the playing side reads: the keys whose values (or shards) it has */
 let keysSent = 0
 const batches = readTraceRowBatches(
   {
@@ -66,7 +66,10 @@ async function nextReply(slot: number): Promise<{result: ParseReply}> {
   }
   if (reply.error || reply.done) parts.push({progress: take(), stats: snapshot(stats), rows: 0})
   if (rows.length > 0) reply.rows = slots[slot] = encodeRows(rows, slots[slot])
-  if (opts.tieredRows && !opts.keysPrivate && keys.size > keysSent) {
+  if (opts.shardCounts !== undefined && keys.size > keysSent) {
+    reply.keyShards = KeyShards.of(keys, keysSent, opts.shardCounts)
+    keysSent = keys.size
+  } else if (opts.tieredRows && !opts.keysPrivate && keys.size > keysSent) {
     reply.keyValues = keys.valuesFrom(keysSent)
     keysSent = keys.size
   }

@@ -17,7 +17,7 @@ import {decodeRows, type EncodedRows} from './row-batch-codec.js'
 export type ParseThreadData = Pick<
   TraceReadOptions,
   'path' | 'name' | 'skipInvalid' | 'mode' | 'tieredRows' | 'keysPrivate'
->
+> & {shardCounts?: readonly number[]}
 
 export type StatsSnapshot = Omit<TraceReadStats, 'bytes'>
 
@@ -39,6 +39,8 @@ export interface ParseReply {
   rows?: EncodedRows
   /** tiered rows: the values of the keys the worker interned for these rows (the playing side mirrors them) */
   keyValues?: Uint32Array
+  /** with `keyShards`: the shards of the keys the worker interned for these rows (KeyShards.of) */
+  keyShards?: Uint16Array | Uint32Array
   /** what the reader threw after the parts' rows */
   error?: WorkerErrorData
   done?: true
@@ -78,7 +80,8 @@ export function parseThreadFor(bytes: number, env: NodeJS.ProcessEnv = process.e
 
 /**
  * readTraceRowBatches with the parsing on a worker thread (`keys` and `countKeysOnly` are the worker's; with
- * `tieredRows` and not `keysPrivate`, `keys` is made to mirror the values of the worker's keys by id, see KeyInterner.adoptValues).
+ * `tieredRows` and not `keysPrivate`, `keys` is made to mirror the values of the worker's keys by id, see
+ * KeyInterner.adoptValues; `keyShards` is given their shards).
  */
 export async function* readTraceRowBatchesOnThread(
   opts: TraceReadOptions & {entry?: URL},
@@ -91,6 +94,7 @@ export async function* readTraceRowBatchesOnThread(
     mode: opts.mode,
     tieredRows: opts.tieredRows,
     keysPrivate: opts.keysPrivate,
+    shardCounts: opts.keyShards?.counts,
   }
   const pool = new WorkerPool<number, ParseReply>({
     name: 'trace parsing',
@@ -106,6 +110,7 @@ export async function* readTraceRowBatchesOnThread(
       const reply = await nextReply(asked)
       const more = !reply.error && !reply.done
       if (reply.keyValues !== undefined) opts.keys.adoptValues(reply.keyValues)
+      if (reply.keyShards !== undefined) opts.keyShards?.adopt(reply.keyShards)
       if (more && reply.rows === undefined) asked.submit(reply.slot)
       let from = 0
       for (const part of reply.parts) {

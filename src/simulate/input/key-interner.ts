@@ -161,6 +161,57 @@ export class KeyInterner {
   }
 }
 
+/**
+ * Each key's shard under each shard count of a play's sharded LRUs (its value read as an unsigned 64-bit integer,
+ * modulo the count), by key id. The shards are computed where the keys are interned, on the parse thread when there
+ * is one (which hands them back with its rows, {@link KeyShards.of}), so that the play reads one small number per
+ * block written, written there moments before, instead of the key's value.
+ */
+export class KeyShards {
+  /** key id j's shard under counts[i] is at j × counts.length + i */
+  private shards: Uint16Array | Uint32Array
+  private count = 0
+
+  constructor(readonly counts: readonly number[]) {
+    this.shards = KeyShards.array(counts, 1024 * counts.length)
+  }
+
+  /** The shards of the keys `keys` holds from id `from` on, in id order (for {@link adopt}). */
+  static of(keys: KeyInterner, from: number, counts: readonly number[]): Uint16Array | Uint32Array {
+    const out = KeyShards.array(counts, (keys.size - from) * counts.length)
+    let k = 0
+    for (let id = from; id < keys.size; id++) for (const m of counts) out[k++] = keys.unsignedMod(id, m)
+    return out
+  }
+
+  /** an array of n shards: 16-bit while every count allows */
+  private static array(counts: readonly number[], n: number): Uint16Array | Uint32Array {
+    return counts.every((m) => m <= 65_536) ? new Uint16Array(n) : new Uint32Array(n)
+  }
+
+  /** Takes the shards of the next keys (from {@link of}). */
+  adopt(shards: Uint16Array | Uint32Array): void {
+    const at = this.count * this.counts.length
+    const need = at + shards.length
+    if (need > this.shards.length) this.shards = grown(this.shards, Math.max(need, 2 * this.shards.length))
+    this.shards.set(shards, at)
+    this.count += shards.length / this.counts.length
+  }
+
+  /** Takes the shards of the keys `keys` (this thread's interner) holds beyond those taken already. */
+  takeFrom(keys: KeyInterner): void {
+    if (keys.size > this.count) this.adopt(KeyShards.of(keys, this.count, this.counts))
+  }
+
+  /** The shard of key `key` under count `m` (one of the counts). */
+  shardOf(key: number, m: number): number {
+    const c = this.counts.length
+    const i = c === 1 && this.counts[0] === m ? 0 : this.counts.indexOf(m)
+    if (i < 0 || key >= this.count) throw new Error(`no shard kept for key ${key} under a count of ${m}`)
+    return this.shards[key * c + i]
+  }
+}
+
 function hashHalves(hi: number, lo: number): number {
   let h = Math.imul(lo ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(hi ^ 0x7f4a7c15, 0xc2b2ae35)
   h ^= h >>> 16

@@ -1,6 +1,7 @@
 import {statSync} from 'node:fs'
 import {inputReadHints, lmtError} from '../../errors.js'
 import {LineReader, tooLongMessage} from '../../formats/json/line-reader.js'
+import type {KeyShards} from './key-interner.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
 import {plainPaths} from '../../util/plain.js'
 
@@ -30,6 +31,8 @@ export interface TraceReadOptions {
    * read there too: without keysPrivate the caller reads only their keys' values by id, which that thread hands back.
    */
   keysPrivate?: boolean
+  /** filled with the shards of the keys of each batch before the batch is handed over (by the parse thread, if any) */
+  keyShards?: KeyShards
   onBytes?(bytes: number): void
 }
 
@@ -161,6 +164,7 @@ export async function* readTraceRowBatches(
         rows.push(row)
       }
       opts.onBytes?.(reader.bytesRead) // after the batch's rows are counted, so the two figures agree
+      opts.keyShards?.takeFrom(opts.keys)
       if (rows.length > 0) yield rows
       if (failure !== undefined) throw failure
     }

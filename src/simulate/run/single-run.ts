@@ -4,8 +4,9 @@
 // (run/block-sizes.ts).
 import {Notes} from '../config/notes.js'
 import {PLAY_BATCH, playRows} from '../engine/play-rows.js'
-import {Player, shardsByKey} from '../engine/player.js'
+import {DEFAULT_SHARD_COUNT, Player, shardsByKey} from '../engine/player.js'
 import {loadSorted} from '../input/sorted-rows.js'
+import {KeyShards} from '../input/key-interner.js'
 import {KeyInterner, type TraceRow} from '../input/trace-rows.js'
 import {newStats, readTraceRowBatches, type TraceReadOptions} from '../input/trace-source.js'
 import {loadTieredSetupRows, type RunSizes, settleRunSizes, withTraceFit} from './block-sizes.js'
@@ -65,24 +66,32 @@ export async function runSingle(setup: RunSetup, lines: string[]): Promise<RunRe
 /**
  * The streamed play with the block sizes settled before it. After a row out of order the trace is read whole,
  * sorted and played from memory. A tiered configuration's rows are read with their TTLs (and, for a sharded LRU, its
- * keys' values: the shards), streamed only while the timestamps strictly increase (then the July-2026 Optimizer's
+ * keys' shards), streamed only while the timestamps strictly increase (then the July-2026 Optimizer's
  * unstable sort leaves the rows as they are), else played in that sort's order.
  */
 async function playSettled(setup: RunSetup): Promise<SingleRun> {
   const sizes = await settleRunSizes(setup)
   const tiered = setup.cfg.tiered === true
-  // only a sharded LRU reads its keys' values; any other play leaves the interner to the reading
-  const sharded = tiered && setup.cfg.instance_groups.some((g) => g.instances.some(shardsByKey))
-  const streamKeys = sharded ? KeyInterner.forTraceBytes(setup.stats.bytes) : undefined
-  const player = (keys?: KeyInterner) => () =>
-    newMainPlayer(setup, sizes, keys && ((k, m) => keys.unsignedMod(k, m)))
+  // only a sharded LRU reads its keys (their shards); any other play leaves the interner to the reading
+  const shardCounts = new Set<number>()
+  if (tiered)
+    for (const g of setup.cfg.instance_groups)
+      for (const i of g.instances)
+        if (shardsByKey(i)) shardCounts.add(i.eviction_policy_params.shard_count ?? DEFAULT_SHARD_COUNT)
+  const streamShards = shardCounts.size > 0 ? new KeyShards([...shardCounts]) : undefined
+  const player = (keyMod?: (key: number, m: number) => number) => () => newMainPlayer(setup, sizes, keyMod)
   let run: SingleRun
   try {
-    const streamed = await streamPlay(setup, player(streamKeys), streamKeys)
+    const streamed = await streamPlay(
+      setup,
+      player(streamShards && ((k, m) => streamShards.shardOf(k, m))),
+      streamShards,
+    )
     run = {...streamed, sizes}
     if (streamed.unsortedAt !== undefined) {
       const held = tiered ? await tieredRows(setup) : await resortedRows(setup, streamed.unsortedAt)
-      const played = playRows(held.rows, player(held.keys))
+      const keys = held.keys
+      const played = playRows(held.rows, player(keys && ((k, m) => keys.unsignedMod(k, m))))
       run = {
         main: played.player,
         sorted: held.ordered,
@@ -140,7 +149,7 @@ function newMainPlayer(
 async function streamPlay(
   setup: RunSetup,
   makePlayer: () => Player,
-  shardKeys?: KeyInterner,
+  shards?: KeyShards,
 ): Promise<StreamedPlay> {
   const tiered = setup.cfg.tiered === true
   let main: Player | undefined
@@ -161,7 +170,7 @@ async function streamPlay(
     return player
   }
   try {
-    read: for await (const rows of traceRows(setup, shardKeys)) {
+    read: for await (const rows of traceRows(setup, shards)) {
       for (let i = 0; i < rows.length; i++) {
         const row = rows[i]
         // a tiered play also stops at a repeated timestamp: the Optimizer's unstable sort may reorder those rows
@@ -190,7 +199,7 @@ async function streamPlay(
 }
 
 /** The rows of the streamed play, a batch at a time. */
-function traceRows(setup: RunSetup, shardKeys?: KeyInterner): AsyncGenerator<TraceRow[]> {
+function traceRows(setup: RunSetup, keyShards?: KeyShards): AsyncGenerator<TraceRow[]> {
   const {req, cfg, stats} = setup
   const opts: Omit<TraceReadOptions, 'keys'> = {
     path: setup.tracePath,
@@ -199,14 +208,14 @@ function traceRows(setup: RunSetup, shardKeys?: KeyInterner): AsyncGenerator<Tra
     mode: cfg.trace_replay.mode,
     onBytes: (b) => req.onProgress?.({bytes: b, total: stats.bytes, rows: stats.rows}),
   }
-  // a sharded LRU reads keys' values (its shards): its interner stays on this thread
-  if (shardKeys !== undefined) return readTraceRowBatches({...opts, keys: shardKeys, tieredRows: true}, stats)
+  // a sharded LRU reads its keys' shards, handed over with the rows by the thread that interns the keys
   return readTraceRowBatches(
     {
       ...opts,
       keys: KeyInterner.forTraceBytes(stats.bytes),
       keysPrivate: true,
       tieredRows: cfg.tiered === true,
+      keyShards,
     },
     stats,
   )

@@ -19,7 +19,7 @@ const {readTraceRowBatchesOnThread, parseThreadFor, PARSE_THREAD_MIN_BYTES} = (a
 const {newStats, readTraceRowBatches} = (await import(
   dist('src/simulate/input/trace-source.js')
 )) as typeof import('../../../src/simulate/input/trace-source.js')
-const {KeyInterner} = (await import(
+const {KeyInterner, KeyShards} = (await import(
   dist('src/simulate/input/key-interner.js')
 )) as typeof import('../../../src/simulate/input/key-interner.js')
 // the door, which puts the accelerators in (the parse thread among them)
@@ -297,6 +297,36 @@ describe('which traces are parsed on a thread', () => {
     // a tiered read: the keys' values come back only to a caller that reads them (a sharded LRU's shards)
     expect(await read({keysPrivate: true, tieredRows: true}, {})).toBe(0)
     expect(await read({tieredRows: true}, {})).toBeGreaterThan(0)
+  })
+
+  it("hands over each key's shards under every count asked, on the thread or not, before the key's rows", async () => {
+    const path = writeTrace(traceLines({rows: 400}))
+    const counts = [1024, 7, 100_000]
+    const base = {path, name: 't', skipInvalid: true, mode: 'read_write' as const, tieredRows: true}
+    // the keys' values, as the plain paths intern them on this thread
+    const values = new KeyInterner()
+    await withEnv({LMT_PLAIN: '1'}, async () => {
+      for await (const _b of readTraceRowBatches({...base, keys: values}, newStats(path))) {
+        // interning only
+      }
+    })
+    expect(values.size).toBeGreaterThan(1000)
+    for (const thread of ['on', 'off']) {
+      const shards = new KeyShards(counts)
+      const keys = new KeyInterner()
+      await withEnv({LMT_SIMULATE_PARSE_THREAD: thread}, async () => {
+        for await (const rows of readTraceRowBatches(
+          {...base, keys, keysPrivate: true, keyShards: shards},
+          newStats(path),
+        ))
+          for (const row of rows) for (const k of row.keys) for (const m of counts) shards.shardOf(k, m)
+      })
+      for (let id = 0; id < values.size; id++)
+        for (const m of counts)
+          expect(shards.shardOf(id, m), `${thread}: key ${id} mod ${m}`).toBe(values.unsignedMod(id, m))
+      expect(() => shards.shardOf(values.size, 7)).toThrow()
+      expect(() => shards.shardOf(0, 8)).toThrow()
+    }
   })
 })
 
