@@ -15,12 +15,16 @@ export interface LctHeader {
   isPlaceholder: boolean
 }
 
-export interface LctRecord {
+/** A record body's fields (args built, not codec-decoded). */
+export interface DecodedRecordFields {
   tMono: number
   tWall: number
   qualname: string
   /** the arguments as the reader decoded the msgpack: codec-decode them with `recordArgs(record)` */
   args: RawMap
+}
+
+export interface LctRecord extends DecodedRecordFields {
   /** byte offset of the frame's length prefix */
   offset: number
   /** body length */
@@ -63,24 +67,15 @@ export interface LctReadOptions {
   decoding?: RecordDecoding
 }
 
-export interface TraceCount {
+export interface TraceCount extends Pick<
+  LctReadState,
+  'framesSkipped' | 'truncated' | 'warnings' | 'warningCount'
+> {
   header: LctHeader
   totalRecords: number
   byQualname: Map<string, number>
   maxTMono: number
-  framesSkipped: number
-  truncated: boolean
-  warnings: LctWarning[]
-  warningCount: number
   bytesRead: number
-}
-
-/** A record body's fields (args built, not codec-decoded). */
-export interface DecodedRecordFields {
-  tMono: number
-  tWall: number
-  qualname: string
-  args: RawMap
 }
 
 export interface RecordDecoding {
