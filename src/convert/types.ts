@@ -167,7 +167,6 @@ export type {InputLine}
 /** A converter class as discovery found it: its format, aliases and where it came from. */
 export interface ConverterRegistration {
   /** the format name (the class name's convention: `FooConverter` is `foo`) */
-  name: string
   format: string
   className: string
   cls: ConverterClass

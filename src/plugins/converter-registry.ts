@@ -36,7 +36,7 @@ function stringList(value: unknown): string[] {
 }
 
 const byFormat = (a: ConverterRegistration, b: ConverterRegistration) =>
-  a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+  a.format < b.format ? -1 : a.format > b.format ? 1 : 0
 const described = (r: ConverterRegistration) => `${r.className} from ${r.source}`
 
 /**
@@ -53,7 +53,6 @@ export class ConverterRegistry {
     const format = formatNameOf(cls.name)
     if (format === undefined) return undefined
     const reg: ConverterRegistration = {
-      name: format,
       format,
       className: cls.name,
       cls,

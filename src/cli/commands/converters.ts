@@ -25,8 +25,8 @@ export default class Converters extends LmtCommand {
       warnings.push(m)
       process.stderr.write(`warning: ${m}\n`)
     })
-    // a registration as it is, less its class and its second copy of the format name (path only when it has one)
-    const formats = registry.list().map(({name: _name, cls: _cls, ...f}) => f)
+    // a registration as it is, less its class (path only when it has one)
+    const formats = registry.list().map(({cls: _cls, ...f}) => f)
     if (!this.jsonEnabled()) {
       const head = ['FORMAT', 'CLASS', 'SOURCE', 'ALIASES', 'DESCRIPTION']
       const rows = formats.map((f) => [f.format, f.className, f.source, f.aliases.join(', '), f.description])
