@@ -13,7 +13,6 @@ export interface LmcacheLookupSectionRequest {
   /** the report's bytes of one block (for the GiB column), null when it has none */
   bytesPerBlock: number | null
   bytesPerToken?: number
-  signal?: AbortSignal
   onWarning?(message: string): void
 }
 
@@ -25,7 +24,6 @@ export async function lmcacheLookupSection(req: LmcacheLookupSectionRequest) {
     bytesPerToken: req.bytesPerToken,
     stats: false,
     statsFor: chunks.length - 1,
-    signal: req.signal,
     onWarning: req.onWarning,
   })
   const gb = (blocks: number) => (req.bytesPerBlock === null ? null : (blocks * req.bytesPerBlock) / GIB)
