@@ -213,12 +213,13 @@ export default class LmtHelp extends Help {
     flags: Record<string, CachedFlag>,
     warn: (m: string) => void,
   ): Promise<void> {
-    const {discoverWithPlugins} = await import('../plugins/converter-discovery.js')
-    const registry = await discoverWithPlugins(
-      this.loaded,
-      {dirs: flagValues(this.argv, 'converter-dir'), modules: flagValues(this.argv, 'converter-module')},
-      warn,
-    )
+    const {discoverConverters} = await import('../plugins/converter-discovery.js')
+    const registry = await discoverConverters({
+      config: this.loaded,
+      dirs: flagValues(this.argv, 'converter-dir'),
+      modules: flagValues(this.argv, 'converter-module'),
+      onWarning: warn,
+    })
     for (const reg of registry.list()) addFlags(flags, reg.cls.flags, `FORMAT ${reg.format.toUpperCase()}`)
   }
 

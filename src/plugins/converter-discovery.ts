@@ -149,26 +149,18 @@ export async function discoverConverters(options: DiscoveryOptions = {}): Promis
   return registry
 }
 
-/** The one discovery with the installed plugins of `config`: built-in, `dirs`, `modules`, then the plugins. */
-export async function discoverWithPlugins(
-  config: Config,
-  sources: {dirs?: readonly string[]; modules?: readonly string[]},
-  warn: (message: string) => void,
-): Promise<ConverterRegistry> {
-  return discoverConverters({...sources, config, onWarning: warn})
-}
-
 /** Discovery, then the converter of -f (an unknown format is a usage error listing the known ones). */
 export async function findConverter(
   flags: {format: string; 'converter-dir'?: string[]; 'converter-module'?: string[]},
   config: Config,
   logger: Logger,
 ): Promise<{registration: ConverterRegistration; registry: ConverterRegistry}> {
-  const registry = await discoverWithPlugins(
+  const registry = await discoverConverters({
     config,
-    {dirs: flags['converter-dir'], modules: flags['converter-module']},
-    (m) => logger.warn(m),
-  )
+    dirs: flags['converter-dir'],
+    modules: flags['converter-module'],
+    onWarning: (m) => logger.warn(m),
+  })
   const registration = registry.resolve(flags.format)
   if (!registration)
     throw lmtError('CONVERT_UNKNOWN_FORMAT', flags.format, registry.knownNames(), {

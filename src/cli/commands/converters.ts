@@ -1,6 +1,6 @@
 import {converterSourceFlags} from '../converter-source-flags.js'
 import {LmtCommand} from '../lmt-command.js'
-import {discoverWithPlugins} from '../../plugins/converter-discovery.js'
+import {discoverConverters} from '../../plugins/converter-discovery.js'
 
 export default class Converters extends LmtCommand {
   static override summary = 'List the input formats lmt convert knows, and where each converter comes from'
@@ -20,10 +20,14 @@ export default class Converters extends LmtCommand {
   async run() {
     const {flags} = await this.parse(Converters)
     const warnings: string[] = []
-    const sources = {dirs: flags['converter-dir'], modules: flags['converter-module']}
-    const registry = await discoverWithPlugins(this.config, sources, (m) => {
-      warnings.push(m)
-      process.stderr.write(`warning: ${m}\n`)
+    const registry = await discoverConverters({
+      config: this.config,
+      dirs: flags['converter-dir'],
+      modules: flags['converter-module'],
+      onWarning: (m) => {
+        warnings.push(m)
+        process.stderr.write(`warning: ${m}\n`)
+      },
     })
     // a registration as it is, less its class (path only when it has one)
     const formats = registry.list().map(({cls: _cls, ...f}) => f)

@@ -4,7 +4,7 @@ import {LmtCommand} from '../lmt-command.js'
 import {handleInterrupts} from '../interrupts.js'
 import {integerFlag} from '../../util/number-flags.js'
 import {createProgressBar} from '../progress.js'
-import {discoverWithPlugins, findConverter} from '../../plugins/converter-discovery.js'
+import {discoverConverters, findConverter} from '../../plugins/converter-discovery.js'
 import {report} from '../../report/run/write-report.js'
 import {requestRowFlags} from './simulate.js'
 
@@ -155,7 +155,7 @@ export default class Report extends LmtCommand {
         converter: async (format) =>
           (await findConverter({format}, this.config, {warn, info() {}})).registration,
         recogniseFormats: async (line) =>
-          (await discoverWithPlugins(this.config, {}, () => {})).recognise(line).map((r) => r.format),
+          (await discoverConverters({config: this.config})).recognise(line).map((r) => r.format),
         warn,
       },
       {

@@ -394,8 +394,8 @@ export default class Simulate extends LmtCommand {
 
   /** The converter registry, loaded only when asked for (-i, the not-converted message): it pulls in the specifier resolver. */
   private async converters(warn?: (message: string) => void) {
-    const {discoverWithPlugins} = await import('../../plugins/converter-discovery.js')
-    return discoverWithPlugins(this.config, {}, warn ?? (() => {}))
+    const {discoverConverters} = await import('../../plugins/converter-discovery.js')
+    return discoverConverters({config: this.config, onWarning: warn})
   }
 
   /** The library's request from the flags (the run adds its temporaries and its progress display). */
