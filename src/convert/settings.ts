@@ -1,10 +1,8 @@
 import {readFileSync} from 'node:fs'
 import {basename} from 'node:path'
 import {isLmtError, lmtError} from '../errors.js'
-import {pythonStrip, withoutBom} from '../formats/json/trim.js'
+import {parsePythonIntText, pythonStrip, withoutBom} from '../formats/json/trim.js'
 import type {ConverterRegistration} from './types.js'
-
-const SIZE_TEXT = /^[+-]?[0-9]+(?:_[0-9]+)*$/
 
 function pairs(value: string, flag: string): Array<[string, string]> {
   if (value === '') return []
@@ -20,10 +18,9 @@ export function parseInstanceBlockSizes(value: string | undefined): Map<string, 
   const out = new Map<string, number>()
   if (value === undefined) return out
   for (const [idText, sizeText] of pairs(value, '--instance-block-sizes')) {
-    const size = pythonStrip(sizeText)
     const piece = `${idText}:${sizeText}`
-    if (!SIZE_TEXT.test(size)) throw lmtError('CONVERT_BAD_BLOCK_SIZE', piece, 'not-integer')
-    const n = BigInt(size.replace(/_/g, ''))
+    const n = parsePythonIntText(sizeText)
+    if (n === undefined) throw lmtError('CONVERT_BAD_BLOCK_SIZE', piece, 'not-integer')
     if (n < 1n) throw lmtError('CONVERT_BAD_BLOCK_SIZE', piece, 'below-one')
     if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw lmtError('CONVERT_BAD_BLOCK_SIZE', piece, 'too-large')
     out.set(pythonStrip(idText), Number(n))

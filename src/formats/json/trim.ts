@@ -28,7 +28,7 @@ export function pythonStrip(text: string): string {
 }
 
 /** Python `int()` accepts this shape of decimal text (ASCII digits only, underscores between digits). */
-export const PY_INT_TEXT = /^[+-]?[0-9]+(?:_[0-9]+)*$/
+const PY_INT_TEXT = /^[+-]?[0-9]+(?:_[0-9]+)*$/
 
 /** Parses text that matches {@link PY_INT_TEXT} after stripping; undefined otherwise. */
 export function parsePythonIntText(text: string): bigint | undefined {
