@@ -7,28 +7,6 @@ import {configDigest} from '../../formats/lct/recorder.js'
 import type {PyJsonValue} from '../../formats/json/py-json.js'
 import type {MockL2Config} from './mock-l2.js'
 
-export interface StorageManagerConfig {
-  l1: {
-    sizeInBytes: number
-    useLazy: boolean
-    initSizeInBytes: number
-    alignBytes: number
-    writeTtlSeconds: number
-    readTtlSeconds: number
-  }
-  eviction: {policy: 'LRU' | 'noop'; triggerWatermark: number; evictionRatio: number}
-  l2Adapters: MockL2Config[]
-  storePolicy: 'default'
-  prefetchPolicy: 'default'
-  prefetchMaxInFlight: number
-}
-
-export interface ModelOptions {
-  allocMode: 'all-or-nothing' | 'largest-prefix'
-  lruOrder: 'reversed' | 'forward'
-  writePending: boolean
-}
-
 export interface StorageFlags {
   'l1-size-gb'?: number
   'l1-use-lazy'?: boolean
@@ -149,7 +127,7 @@ export function flagsFromHeader(json: string, given: StorageFlags, warn: (m: str
 }
 
 /** Value checks of §1.3 and the config (exit 2 on errors). */
-export function buildConfig(f: StorageFlags): {config: StorageManagerConfig; options: ModelOptions} {
+export function buildConfig(f: StorageFlags) {
   const fromHeader = 'or --config-from-header: the configuration the trace was recorded with'
   if (f['l1-size-gb'] === undefined)
     throw lmtError('REPLAY_CONFIG', 'missing required flag --l1-size-gb (or --config-from-header)', {
@@ -205,12 +183,17 @@ export function buildConfig(f: StorageFlags): {config: StorageManagerConfig; opt
       prefetchMaxInFlight: inFlight,
     },
     options: {
-      allocMode: (f['model-l1-alloc'] ?? 'all-or-nothing') as ModelOptions['allocMode'],
-      lruOrder: (f['model-lru-order'] ?? 'reversed') as ModelOptions['lruOrder'],
+      allocMode: (f['model-l1-alloc'] ?? 'all-or-nothing') as 'all-or-nothing' | 'largest-prefix',
+      lruOrder: (f['model-lru-order'] ?? 'reversed') as 'reversed' | 'forward',
       writePending: f['model-write-pending'] ?? false,
     },
   }
 }
+
+/** The storage level's configuration: LMCache's design-era `StorageManagerConfig` (`config`) and lmt's model options. */
+export type StorageConfig = ReturnType<typeof buildConfig>
+export type StorageManagerConfig = StorageConfig['config']
+export type ModelOptions = StorageConfig['options']
 
 /** LMCache's design-era `StorageManagerConfig` as a dict (floats as JsonFloat). */
 export function storageConfigDict(c: StorageManagerConfig): PyJsonValue {

@@ -8,21 +8,15 @@ import type {LevelObservations, ReplayLevel} from '../level.js'
 import {
   buildConfig,
   flagsFromHeader,
-  type ModelOptions,
   storageConfigDict,
   storageConfigDigest,
-  type StorageManagerConfig,
+  type StorageConfig,
 } from './config.js'
 import {StorageManagerModel} from './model.js'
 import {storageFlags, storageFlagValues} from './storage-flags.js'
 import {buildStorageDispatcher, exitOpenReadContexts, type StorageTarget} from './storage-handlers.js'
 
 export {normalizeEvictionPolicy} from './storage-flags.js'
-
-interface StorageConfig {
-  config: StorageManagerConfig
-  options: ModelOptions
-}
 
 export const storageLevel: ReplayLevel<StorageTarget, StorageConfig> = {
   name: 'storage',
