@@ -5,7 +5,6 @@ import {nestsDeeperThan} from '../../formats/json/json-depth.js'
 import {MAX_JSON_DEPTH} from '../../formats/json/parse.js'
 import {configDigest} from '../../formats/lct/recorder.js'
 import type {PyJsonValue} from '../../formats/json/py-json.js'
-import type {MockL2Config} from './mock-l2.js'
 
 export interface StorageFlags {
   'l1-size-gb'?: number
@@ -33,7 +32,8 @@ function configError(message: string): Error {
   return lmtError('REPLAY_CONFIG', message)
 }
 
-export function parseL2Adapter(text: string, index: number): MockL2Config {
+/** A `mock` L2 adapter from its `--l2-adapter` JSON (`index`: its place among them, from 1, for messages). */
+export function parseL2Adapter(text: string, index: number) {
   const bad = (message: string) => configError(`--l2-adapter #${index}: ${message}`)
   // the JSON is kept in the config dict, which is walked recursively (digest, --record header): bounded nesting
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw bad(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`)
@@ -52,7 +52,7 @@ export function parseL2Adapter(text: string, index: number): MockL2Config {
   const bw = o.mock_bandwidth_gb
   if (typeof bw !== 'number' || !(bw > 0)) throw bad('mock_bandwidth_gb must be a positive number')
   return {
-    type: 'mock',
+    type: 'mock' as const,
     capacityBytes: Math.trunc(size * GB),
     bandwidthBytesPerS: Math.trunc(bw * GB),
     json: o,
@@ -192,6 +192,7 @@ export function buildConfig(f: StorageFlags) {
 
 /** The storage level's configuration: LMCache's design-era `StorageManagerConfig` (`config`) and lmt's model options. */
 export type StorageConfig = ReturnType<typeof buildConfig>
+export type MockL2Config = ReturnType<typeof parseL2Adapter>
 export type StorageManagerConfig = StorageConfig['config']
 export type ModelOptions = StorageConfig['options']
 

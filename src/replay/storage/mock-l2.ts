@@ -1,13 +1,7 @@
 // The `mock` L2 adapter: FIFO eviction skipping locked keys, bandwidth delays (docs/storage-replay.md §6.9).
 import type {ObjectKey} from '../../formats/lct/values.js'
 import type {Scheduler} from '../scheduler.js'
-
-export interface MockL2Config {
-  type: 'mock'
-  capacityBytes: number
-  bandwidthBytesPerS: number
-  json: Record<string, unknown>
-}
+import type {MockL2Config} from './config.js'
 
 export class MockL2 {
   readonly objects = new Map<string, number>()

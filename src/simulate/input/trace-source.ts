@@ -5,13 +5,6 @@ import type {KeyShards} from './key-interner.js'
 import {KeyInterner, parseRow, RowError, traceRowError, type TraceRow} from './trace-rows.js'
 import {plainPaths} from '../../util/plain.js'
 
-export interface TraceReadStats {
-  rows: number
-  rowsByType: {get: number; write: number; request: number}
-  invalid: Record<string, number>
-  bytes: number
-}
-
 export interface TraceReadOptions {
   path: string
   name: string
@@ -82,15 +75,18 @@ export function useParseThread(choose: ((bytes: number) => ParseThread | undefin
 const BATCH_LINES = 1024
 const BATCH_BYTES = 256 << 10
 
-export function newStats(path: string): TraceReadStats {
+/** A trace's read statistics, all 0 but its size: rows read, by type, invalid ones by rule (counted, skipped). */
+export function newStats(path: string) {
   let bytes = 0
   try {
     bytes = statSync(path).size
   } catch {
     // reported when reading
   }
-  return {rows: 0, rowsByType: {get: 0, write: 0, request: 0}, invalid: {}, bytes}
+  return {rows: 0, rowsByType: {get: 0, write: 0, request: 0}, invalid: {} as Record<string, number>, bytes}
 }
+
+export type TraceReadStats = ReturnType<typeof newStats>
 
 /**
  * Streams validated rows in file order (rules V1–V9 and the mode rule), a batch of lines at a time (one resumption
