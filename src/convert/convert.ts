@@ -19,7 +19,7 @@ import {
   parseInstanceBlockSizes,
   parseModelMapping,
 } from './settings.js'
-import {tempPathBeside} from './stale-temps.js'
+import {tempPathBeside} from '../util/atomic-write.js'
 import type {ConvertSummary, InputSummary} from './summary.js'
 import type {ConverterRegistration, Logger} from './types.js'
 

@@ -11,7 +11,7 @@ import {TraceRecorder} from '../formats/lct/recorder.js'
 import {type MemoryLayoutDesc, ObjectKey} from '../formats/lct/values.js'
 import type {JsonObject} from '../formats/json/json-float.js'
 import type {PyJsonValue} from '../formats/json/py-json.js'
-import {tempPathBeside} from './stale-temps.js'
+import {tempPathBeside} from '../util/atomic-write.js'
 import {eventLoopTurn} from '../util/event-loop-turn.js'
 
 /** the longest stretch of encoding without a turn of the event loop */

@@ -1,6 +1,5 @@
 import {join} from 'node:path'
 import {removeStaleEntries} from '../util/stale-entries.js'
-export {tempPathBeside} from '../util/atomic-write.js'
 
 // Temporary files of a conversion carry the process id: the next conversion into the same folder removes those
 // of a process that is gone (src/util/stale-entries.ts).
