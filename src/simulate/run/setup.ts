@@ -4,12 +4,12 @@ import {existsSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {lmtError} from '../../errors.js'
 import {ensureDirectory, refuseNonRegularOutput} from '../../util/output-path.js'
-import {readConfigFile, resolveConfig, type ResolvedConfig, type SimConfig} from '../config/config.js'
+import {readConfigFile, resolveConfig} from '../config/config.js'
 import {Notes} from '../config/notes.js'
 import type {SimulateRequest} from '../config/request.js'
 import type {Player} from '../engine/player.js'
 import {foreignFormats, notConvertedError} from '../input/foreign-trace.js'
-import {firstRowType, newStats, type TraceReadStats} from '../input/trace-source.js'
+import {firstRowType, newStats} from '../input/trace-source.js'
 import {CsvNames} from '../output/csv-names.js'
 import type {PendingFiles} from '../../util/pending-files.js'
 
@@ -33,27 +33,8 @@ export interface RunContext {
   createdOut?: string
 }
 
-/** What every step of a run reads. */
-export interface RunSetup {
-  req: SimulateRequest
-  /** performance.now() at the start */
-  started: number
-  resolved: ResolvedConfig
-  cfg: SimConfig
-  notes: Notes
-  out: string
-  tracePath: string
-  traceName: string
-  /** the trace's read statistics (filled by the read that counts: the streamed one, or the sorted load) */
-  stats: TraceReadStats
-  pending: PendingFiles
-  csvNames: CsvNames
-  /** the names of the files written, in order (summary.json `outputs`) */
-  outputs: string[]
-}
-
 /** Resolves the configuration and makes the output directory (noting in `run` what a failure must undo). */
-export async function setUpRun(req: SimulateRequest, run: RunContext): Promise<RunSetup> {
+export async function setUpRun(req: SimulateRequest, run: RunContext) {
   const started = performance.now()
   const file = req.configPath ? await readConfigFile(req.configPath) : undefined
   const first = !file && req.flags.trace ? await firstRowType(req.flags.trace) : undefined
@@ -75,6 +56,7 @@ export async function setUpRun(req: SimulateRequest, run: RunContext): Promise<R
   )
   return {
     req,
+    // performance.now() at the start
     started,
     resolved,
     cfg,
@@ -82,12 +64,17 @@ export async function setUpRun(req: SimulateRequest, run: RunContext): Promise<R
     out,
     tracePath,
     traceName: basename(tracePath),
+    // the trace's read statistics (filled by the read that counts: the streamed one, or the sorted load)
     stats: newStats(tracePath),
     pending,
     csvNames: new CsvNames(notes, pending),
-    outputs: [],
+    // the names of the files written, in order (summary.json `outputs`)
+    outputs: [] as string[],
   }
 }
+
+/** What every step of a run reads. */
+export type RunSetup = Awaited<ReturnType<typeof setUpRun>>
 
 /** Why a run played no row, as the no-rows error says it. */
 export async function noRowsError(setup: RunSetup, skips?: Player['skips']): Promise<Error> {
