@@ -41,19 +41,24 @@ export interface LookupSimRequest {
   onProgress?(bytes: number, total: number): void
 }
 
-export interface LookupSimPoint {
-  capacity_gib: number
-  capacity_bytes: number
-  capacity_chunks: number
-  total_requests: number
-  total_tokens: number
-  total_hit_tokens: number
-  total_miss_tokens: number
-  token_hit_rate: number
-  evictions: number
-  cache_size_at_end_chunks: number
-  stats?: LookupStats
+/** One capacity's figures, all 0 until the replay adds them up (and its statistics, when they are asked for). */
+function newPoint(capacity_gib: number, capacity_bytes: number, capacity_chunks: number, stats: boolean) {
+  return {
+    capacity_gib,
+    capacity_bytes,
+    capacity_chunks,
+    total_requests: 0,
+    total_tokens: 0,
+    total_hit_tokens: 0,
+    total_miss_tokens: 0,
+    token_hit_rate: 0,
+    evictions: 0,
+    cache_size_at_end_chunks: 0,
+    ...(stats ? {stats: new LookupStats()} : {}),
+  }
 }
+
+export type LookupSimPoint = ReturnType<typeof newPoint>
 
 class OutOfOrder extends Error {}
 
@@ -152,19 +157,7 @@ class Replay {
         : Math.max(1, Math.floor(capacityBytes / this.kvBytes))
       const stats = this.req.stats || i === this.req.statsFor
       return {
-        point: {
-          capacity_gib: this.req.capacitiesGib?.[i] ?? capacityBytes / GIB,
-          capacity_bytes: capacityBytes,
-          capacity_chunks: chunks,
-          total_requests: 0,
-          total_tokens: 0,
-          total_hit_tokens: 0,
-          total_miss_tokens: 0,
-          token_hit_rate: 0,
-          evictions: 0,
-          cache_size_at_end_chunks: 0,
-          ...(stats ? {stats: new LookupStats()} : {}),
-        },
+        point: newPoint(this.req.capacitiesGib?.[i] ?? capacityBytes / GIB, capacityBytes, chunks, stats),
         cache: new ChunkLru(chunks, stats),
       }
     })
