@@ -1,7 +1,7 @@
 import {pathToFileURL} from 'node:url'
 import {WorkerPool} from '../util/workers/worker-pool.js'
 import {OrderedJobs} from '../util/workers/ordered-jobs.js'
-import type {InputLine} from '../formats/json/input-line.js'
+import type {InputLine} from '../formats/json/line-reader.js'
 import type {LineBatch, LineBatchSpares} from '../formats/json/line-batch.js'
 import {accelerators} from './seams.js'
 import type {

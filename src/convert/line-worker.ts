@@ -1,7 +1,7 @@
 // Worker-thread entry of the line mapper: imports the mapper module once, then maps batches of lines.
 import {workerData} from 'node:worker_threads'
 import type {LineMapFunction, LineMapperModule} from './line-mapper.js'
-import type {InputLine} from '../formats/json/input-line.js'
+import type {InputLine} from '../formats/json/line-reader.js'
 import {serveJobs} from '../util/workers/serve-jobs.js'
 
 const {module, config} = workerData as {module: string; config: unknown}

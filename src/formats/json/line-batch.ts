@@ -2,8 +2,13 @@
 // It crosses to worker threads as four buffers (no string per line on either side), and a line becomes a string
 // only when someone reads its text.
 
-import type {InputLine} from './input-line.js'
 import {grown} from '../../util/grown.js'
+
+/** A non-blank input line: 1-based number (blank lines counted) and its trimmed text. */
+export interface InputLine {
+  readonly lineNo: number
+  readonly text: string
+}
 
 /** What a batch is made of (also its form on a worker thread, after structured cloning). */
 export interface LineBatchData {

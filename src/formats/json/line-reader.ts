@@ -4,11 +4,9 @@ import {fileChunks} from '../file-chunks.js'
 import {isUtf8} from 'node:buffer'
 import type {Readable} from 'node:stream'
 import {pythonStrip} from './trim.js'
-import {type LineBatch, LineBatchBuilder, type LineBatchSpares} from './line-batch.js'
-import type {InputLine} from './input-line.js'
+import {type InputLine, type LineBatch, LineBatchBuilder, type LineBatchSpares} from './line-batch.js'
 
-// the reader's lines: their type lives below both the reader and the byte batches
-export type {InputLine} from './input-line.js'
+export type {InputLine}
 
 export interface LineReaderEvents {
   /** A line whose bytes are not valid UTF-8; `preview` is its lossy decoding, trimmed. */
