@@ -41,19 +41,7 @@ function pyString(s: string, ensureAscii: boolean): string {
 }
 
 /** Code point order (Python's str order), not UTF-16 unit order: they differ only where a surrogate is involved. */
-const byCodePoint = (a: string, b: string): number => {
-  const n = Math.min(a.length, b.length)
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i)
-    const y = b.charCodeAt(i)
-    if (x === y) continue
-    if (x < 0xd800 && y < 0xd800) return x - y
-    return byCodePointSlow(a, b)
-  }
-  return a.length - b.length
-}
-
-function byCodePointSlow(a: string, b: string): number {
+function byCodePoint(a: string, b: string): number {
   const ca = [...a]
   const cb = [...b]
   for (let i = 0; i < Math.min(ca.length, cb.length); i++) {
