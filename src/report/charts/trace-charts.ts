@@ -15,25 +15,14 @@ import {
   unit,
 } from './vega-parts.js'
 
-interface HistogramChart {
-  id: string
-  title: string
-  caption: string
-  chartTitle: string
-  bins: (p: Profile) => Bin[]
-  xTitle: string
-  /** a log-scale x axis */
-  log: boolean
-  yTitle: string
-}
-
-const HISTOGRAMS: readonly HistogramChart[] = [
+/** The histograms of the trace: each chart's text, the profile's bins it shows, and whether its x axis is log-scale. */
+const HISTOGRAMS = [
   {
     id: 'chart-input-length',
     title: 'Input length',
     caption: 'Requests by input length (tokens).',
     chartTitle: 'Input length distribution',
-    bins: (p) => p.input_len.histogram,
+    bins: (p: Profile): Bin[] => p.input_len.histogram,
     xTitle: 'input length (tokens)',
     log: false,
     yTitle: 'requests',
@@ -44,7 +33,7 @@ const HISTOGRAMS: readonly HistogramChart[] = [
     caption:
       'Requests by the share of their blocks already seen earlier in the trace: at the right, requests whose prefix was almost entirely seen before (a large enough cache serves them); at the left, new content.',
     chartTitle: "Share of a request's blocks already seen",
-    bins: (p) => p.sharing.histogram,
+    bins: (p: Profile): Bin[] => p.sharing.histogram,
     xTitle: 'share of blocks already seen',
     log: false,
     yTitle: 'requests',
@@ -56,7 +45,7 @@ const HISTOGRAMS: readonly HistogramChart[] = [
       'Re-referenced request blocks by LRU stack distance: distinct blocks referenced since the block was last used. An LRU cache of C blocks can hit only blocks whose distance is at most C; first references are not shown.',
     chartTitle: 'Reuse distance (distinct blocks)',
     // an instance the stack pass could not read has no distances (the page's note says why), not a zero bar
-    bins: (p) => (p.reuse_distance.available ? p.reuse_distance.histogram : []),
+    bins: (p: Profile): Bin[] => (p.reuse_distance.available ? p.reuse_distance.histogram : []),
     xTitle: 'reuse distance (distinct blocks, log scale)',
     log: true,
     yTitle: 'blocks',
@@ -67,7 +56,7 @@ const HISTOGRAMS: readonly HistogramChart[] = [
     caption:
       'Re-referenced request blocks by the time since their last use: how long a block must stay cached to be hit again (the first bar also holds every reuse within a millisecond).',
     chartTitle: 'Reuse time (seconds)',
-    bins: (p) => p.reuse_time.histogram,
+    bins: (p: Profile): Bin[] => p.reuse_time.histogram,
     xTitle: 'reuse time (s, log scale)',
     log: true,
     yTitle: 'blocks',
