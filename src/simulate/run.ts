@@ -4,7 +4,6 @@ import {existsSync, rmdirSync} from 'node:fs'
 import {basename, join} from 'node:path'
 import {isLmtError, lmtError} from '../errors.js'
 import {fileStem} from '../convert/settings.js'
-import type {Notice} from './config/notes.js'
 import {type ConvertRequest, LMCACHE_FORMAT, type SimulateRequest} from './config/request.js'
 import {Player} from './engine/player.js'
 import type {TraceRow} from './input/trace-rows.js'
@@ -16,14 +15,6 @@ import {settleRunSizes} from './run/block-sizes.js'
 import {noRowsError, type RunContext, type RunSetup, setUpRun} from './run/setup.js'
 import {runSingle} from './run/single-run.js'
 import {type RunResult, summaryDoc} from './run/summary-doc.js'
-
-export interface SimulateOutcome {
-  summary: Record<string, unknown>
-  table: string[]
-  lines: string[]
-  notices: Notice[]
-  outputDir: string
-}
 
 /**
  * Runs `lmt simulate` end to end: configuration (a conversion of `-i` inputs first), plays, outputs. An interrupt
@@ -109,7 +100,7 @@ async function simulateConverted(req: SimulateRequest, c: ConvertRequest): Promi
   }
 }
 
-async function simulateRun(req: SimulateRequest, run: RunContext): Promise<SimulateOutcome> {
+async function simulateRun(req: SimulateRequest, run: RunContext) {
   const setup = await setUpRun(req, run)
   const lines: string[] = []
   const result = req.sweep ? await sweepRun(setup, lines) : await runSingle(setup, lines)
@@ -123,6 +114,9 @@ async function simulateRun(req: SimulateRequest, run: RunContext): Promise<Simul
   const table = req.sweep ? [] : [...renderTable(summary), LOCAL_REMOTE_LINE]
   return {summary, table, lines, notices: setup.notes.list, outputDir: setup.out}
 }
+
+/** What a run gives: summary.json's document, the console's table and lines, its notices and output folder. */
+export type SimulateOutcome = Awaited<ReturnType<typeof simulateRun>>
 
 /** A sweep over capacities of one group (sweep/), from the rows loaded with the block sizes. */
 async function sweepRun(setup: RunSetup, lines: string[]): Promise<RunResult> {
