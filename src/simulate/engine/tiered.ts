@@ -655,13 +655,14 @@ class TtlPolicy implements TierPolicy {
       this.runHead = (this.runHead + 1) & runMask
       this.runSize--
       // the run's blocks' records, asked for all at once (mostly cold, and independent: their misses overlap)
-      // before the events are judged one by one
+      // before the events are judged one by one: the fields the judging reads, its due time, this tier's version and
+      // links (a record longer than a cache line may lie across two or three)
       const rec = this.s.ttlRecord
       const size = this.s.recordSize
       let touched = 0
       for (let k = 0; k < n; k++) {
         const r = q[((this.queueHead + k) & mask) * QEVENT] * size
-        touched += rec[r + this.versionAt] + rec[r + this.linkAt]
+        touched += rec[r] + rec[r + this.versionAt] + rec[r + this.linkAt]
       }
       this.touched = touched
       for (let k = 0; k < n; k++) {
