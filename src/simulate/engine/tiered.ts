@@ -27,9 +27,9 @@ const INT64_MAX = 2n ** 63n - 1n
 const NEVER = Number.MAX_SAFE_INTEGER
 
 /**
- * An entry's record in {@link TieredInstance.rec} (a sharded lru's is its own: see lru-rings.ts): its neighbours in
- * its policy's list and, when the policy orders entries by time, its time (a tick), side by side (the record's fields
- * at these offsets; a timed record has a fourth, unused, so that it stays within a quarter of a cache line).
+ * An entry's record in {@link TieredInstance.rec} (the lru's is its own: see lru-rings.ts): its neighbours in its
+ * policy's list and, when the policy orders entries by time, its time (a tick), side by side (the record's fields at
+ * these offsets; a timed record has a fourth, unused, so that it stays within a quarter of a cache line).
  */
 const PREV = 0
 const NEXT = 1
@@ -113,60 +113,8 @@ interface TierPolicy {
 }
 
 /**
- * `lru` with one shard and no amplification, exact LRU: one recency list (front = most recent) linked through the
- * entries' records; an eviction takes its tail. (A block's neighbours were mostly written with it, so an unlink's
- * writes mostly land in lines at hand.)
- */
-class ExactLru implements TierPolicy {
-  size = 0
-  readonly evictsForCapacity = true
-  private readonly list: EntryList
-
-  constructor(
-    private readonly s: TieredInstance,
-    private readonly tier: number,
-  ) {
-    this.list = new EntryList(s)
-  }
-
-  register(b: number): void {
-    const e = this.s.entry(b, this.tier)
-    this.s.flags[e] |= HELD
-    this.list.pushFront(e)
-    this.size++
-  }
-
-  access(b: number): void {
-    const e = this.s.entry(b, this.tier)
-    if ((this.s.flags[e] & HELD) !== 0) this.list.toFront(e)
-  }
-
-  forget(b: number): void {
-    const e = this.s.entry(b, this.tier)
-    if ((this.s.flags[e] & HELD) === 0) return
-    this.list.unlink(e)
-    this.s.flags[e] &= ~HELD
-    this.size--
-  }
-
-  evict(count: number, out: number[]): number {
-    let n = 0
-    for (; n < count && this.list.tail !== NONE; n++) {
-      const e = this.list.tail
-      this.list.unlink(e)
-      this.s.flags[e] &= ~HELD
-      this.size--
-      const b = this.s.blockOf(e)
-      this.s.dropLocation(b, this.tier)
-      out.push(b)
-    }
-    return n
-  }
-}
-
-/**
- * `lru` of several shards, or amplified: the shards' recency orders (front = most recent; see {@link LruRings}); an
- * eviction takes candidates from the oldest tails.
+ * `lru`: `shards` recency orders (front = most recent; see {@link LruRings}); an eviction takes candidates from the
+ * oldest tails (exact with one shard).
  */
 class ShardedLru implements TierPolicy {
   size = 0
@@ -866,9 +814,8 @@ export class TieredInstance implements Policy {
   /**
    * The entries' records, {@link stride} Int32 fields each from `stride × e` (see {@link PREV}): the entry's
    * neighbours in its policy list and, when the policy is timed, its time (its last access through the tier, else
-   * its write into it); under a sharded or amplified lru, its slot in its shard's ring and its shard (see
-   * lru-rings.ts). One record fills a quarter of a cache line at most, so the unlink that writes a neighbour's links
-   * has its time at hand.
+   * its write into it); under the lru, its slot in its shard's ring and its shard (see lru-rings.ts). One record
+   * fills a quarter of a cache line at most, so the unlink that writes a neighbour's links has its time at hand.
    */
   rec = new Int32Array(0)
   /** a record's fields: 4 when the policy is timed, else 2 (the links, or the lru's slot and shard) */
@@ -914,9 +861,7 @@ export class TieredInstance implements Policy {
       case 'ttl':
         return new TtlPolicy(this, tier, s.fallbackOnPressure, g.refreshOnRead)
       default:
-        return this.shardCount === 1 && s.amplification <= 1
-          ? new ExactLru(this, tier)
-          : new ShardedLru(this, tier, s.sampleTimes, s.amplification)
+        return new ShardedLru(this, tier, s.sampleTimes, s.amplification)
     }
   }
 
