@@ -13,20 +13,7 @@ const STALE = -1
 /** a time above every tier time: an empty shard's */
 const EMPTY = Infinity
 /** a new ring's slots */
-const FIRST_SLOTS = 32
-
-/**
- * A shard's state (its fields at these offsets): where its ring begins in the slots (in slots), its ring's size less
- * one (a power of two less one), the serial its next front slot gets, the serial of its tail (its oldest live slot;
- * the head when it has none), and its live slots (its entries).
- */
-const BASE = 0
-const MASK = 1
-const HEAD = 2
-const TAIL = 3
-const LIVE = 4
-/** a shard state's fields (five used: two shards to a cache line) */
-const FIELDS = 8
+const FIRST_SLOTS = 8
 
 /** Whatever holds the entries' records (an instance's, grown as it makes blocks: read anew at each use). */
 export interface LruRecords {
@@ -115,10 +102,18 @@ export class LruRings {
   private slots: Int32Array
   /** the slots' times once they outgrow the slots' (see {@link widen}), at half a slot's place; the slots' go unread */
   private wide: Float64Array | undefined
-  /** each shard's state, {@link FIELDS} Int32 from FIELDS × k (see {@link BASE}): one cache line per operation */
-  private readonly state: Int32Array
+  /** where shard k's ring begins in {@link slots} (in slots) */
+  private readonly base: Int32Array
+  /** shard k's ring size less one (a power of two less one) */
+  private readonly mask: Int32Array
   /** the slots taken in {@link slots}: the rings, and those left behind by rings that grew */
   private top: number
+  /** the serial the shard's next front slot gets */
+  private readonly head: Int32Array
+  /** the serial of the shard's tail (its oldest live slot; the head when it has none) */
+  private readonly tail: Int32Array
+  /** the shard's live slots (its entries) */
+  private readonly live: Int32Array
   private readonly oldest: OldestTail | undefined
   /** an eviction's candidates: entries, their times and shards (reused, grown to the most asked) */
   private candidates = new Int32Array(0)
@@ -138,18 +133,18 @@ export class LruRings {
     readonly shards: number,
   ) {
     this.slots = new Int32Array(2 * 2 * FIRST_SLOTS * shards)
-    this.state = new Int32Array(FIELDS * shards)
-    for (let k = 0; k < shards; k++) {
-      this.state[FIELDS * k + BASE] = k * FIRST_SLOTS
-      this.state[FIELDS * k + MASK] = FIRST_SLOTS - 1
-    }
+    this.base = Int32Array.from({length: shards}, (_, k) => k * FIRST_SLOTS)
+    this.mask = new Int32Array(shards).fill(FIRST_SLOTS - 1)
     this.top = shards * FIRST_SLOTS
+    this.head = new Int32Array(shards)
+    this.tail = new Int32Array(shards)
+    this.live = new Int32Array(shards)
     this.oldest = shards > 1 ? new OldestTail(this) : undefined
   }
 
   /** where shard k's slot of serial s is in {@link slots} */
   private at(k: number, s: number): number {
-    return 2 * (this.state[FIELDS * k + BASE] + (s & this.state[FIELDS * k + MASK]))
+    return 2 * (this.base[k] + (s & this.mask[k]))
   }
 
   /** the time of the slot at i (see {@link at}) */
@@ -176,32 +171,29 @@ export class LruRings {
 
   /** the time of shard k's tail (EMPTY when it has none) */
   tailTime(k: number): number {
-    return this.state[FIELDS * k + LIVE] === 0
-      ? EMPTY
-      : this.timeAt(this.at(k, this.state[FIELDS * k + TAIL]))
+    return this.live[k] === 0 ? EMPTY : this.timeAt(this.at(k, this.tail[k]))
   }
 
   /** entry e (held by no slot) takes a new slot at the front of shard k, at time t */
   push(k: number, e: number, t: number): void {
-    if (((this.state[FIELDS * k + HEAD] - this.state[FIELDS * k + TAIL]) | 0) > this.state[FIELDS * k + MASK])
-      this.makeRoom(k)
-    const h = this.state[FIELDS * k + HEAD]
+    if (((this.head[k] - this.tail[k]) | 0) > this.mask[k]) this.makeRoom(k)
+    const h = this.head[k]
     const i = this.at(k, h)
     this.slots[i] = e
     this.setTimeAt(i, t)
     this.records.rec[2 * e + SLOT] = h
-    this.state[FIELDS * k + HEAD] = (h + 1) | 0
-    if (this.state[FIELDS * k + LIVE]++ === 0) this.oldest?.mark(k)
+    this.head[k] = (h + 1) | 0
+    if (this.live[k]++ === 0) this.oldest?.mark(k)
   }
 
   /** entry e (held) is accessed at time t: it moves to its shard's front */
   touch(e: number, t: number): void {
     const k = this.shardOf(e)
     const s = this.records.rec[2 * e + SLOT]
-    if (s === ((this.state[FIELDS * k + HEAD] - 1) | 0)) {
+    if (s === ((this.head[k] - 1) | 0)) {
       // at the front already: only its time changes (and the tail's, when it is the tail)
       this.setTimeAt(this.at(k, s), t)
-      if (s === this.state[FIELDS * k + TAIL]) this.oldest?.mark(k)
+      if (s === this.tail[k]) this.oldest?.mark(k)
       return
     }
     this.remove(e)
@@ -213,8 +205,8 @@ export class LruRings {
     const k = this.shardOf(e)
     const s = this.records.rec[2 * e + SLOT]
     this.slots[this.at(k, s)] = STALE
-    this.state[FIELDS * k + LIVE]--
-    if (s === this.state[FIELDS * k + TAIL]) {
+    this.live[k]--
+    if (s === this.tail[k]) {
       this.skipStale(k)
       this.oldest?.mark(k)
     }
@@ -245,15 +237,14 @@ export class LruRings {
 
   /** entry e, taken by {@link gather}, is put back behind shard k's tail at its time t: it becomes the tail */
   pushBack(k: number, e: number, t: number): void {
-    if (((this.state[FIELDS * k + HEAD] - this.state[FIELDS * k + TAIL]) | 0) > this.state[FIELDS * k + MASK])
-      this.makeRoom(k)
-    const s = (this.state[FIELDS * k + TAIL] - 1) | 0
+    if (((this.head[k] - this.tail[k]) | 0) > this.mask[k]) this.makeRoom(k)
+    const s = (this.tail[k] - 1) | 0
     const i = this.at(k, s)
     this.slots[i] = e
     this.setTimeAt(i, t)
     this.records.rec[2 * e + SLOT] = s
-    this.state[FIELDS * k + TAIL] = s
-    this.state[FIELDS * k + LIVE]++
+    this.tail[k] = s
+    this.live[k]++
     this.oldest?.mark(k)
   }
 
@@ -273,17 +264,16 @@ export class LruRings {
     const shardsOf = this.shardsOf
     let m = 0
     for (let r = 0; r < rounds && m < wanted; r++) {
-      const k =
-        this.oldest === undefined ? (this.state[FIELDS * 0 + LIVE] === 0 ? -1 : 0) : this.oldest.oldest()
+      const k = this.oldest === undefined ? (this.live[0] === 0 ? -1 : 0) : this.oldest.oldest()
       if (k < 0) break
-      for (let j = 0; j < perRound && this.state[FIELDS * k + LIVE] > 0 && m < wanted; j++) {
-        const i = this.at(k, this.state[FIELDS * k + TAIL])
+      for (let j = 0; j < perRound && this.live[k] > 0 && m < wanted; j++) {
+        const i = this.at(k, this.tail[k])
         candidates[m] = this.slots[i]
         times[m] = this.timeAt(i)
         shardsOf[m] = k
         m++
-        this.state[FIELDS * k + TAIL] = (this.state[FIELDS * k + TAIL] + 1) | 0
-        this.state[FIELDS * k + LIVE]--
+        this.tail[k] = (this.tail[k] + 1) | 0
+        this.live[k]--
         this.skipStale(k)
       }
       this.oldest?.update(k)
@@ -293,23 +283,23 @@ export class LruRings {
 
   /** moves shard k's tail past its stale slots */
   private skipStale(k: number): void {
-    if (this.state[FIELDS * k + LIVE] === 0) {
-      this.state[FIELDS * k + TAIL] = this.state[FIELDS * k + HEAD]
+    if (this.live[k] === 0) {
+      this.tail[k] = this.head[k]
       return
     }
-    let s = this.state[FIELDS * k + TAIL]
+    let s = this.tail[k]
     while (this.slots[this.at(k, s)] === STALE) s = (s + 1) | 0
-    this.state[FIELDS * k + TAIL] = s
+    this.tail[k] = s
   }
 
   /** shard k's ring is full: compacted when half of it or more is stale, else doubled */
   private makeRoom(k: number): void {
     const slots = this.slots
-    const head = this.state[FIELDS * k + HEAD]
-    if (this.state[FIELDS * k + MASK] + 1 - this.state[FIELDS * k + LIVE] >= this.state[FIELDS * k + LIVE]) {
+    const head = this.head[k]
+    if (this.mask[k] + 1 - this.live[k] >= this.live[k]) {
       // the live slots close up towards the tail, in order (a slot is written only once its own was read)
       const rec = this.records.rec
-      let w = this.state[FIELDS * k + TAIL]
+      let w = this.tail[k]
       for (let s = w; s !== head; s = (s + 1) | 0) {
         const i = this.at(k, s)
         const e = slots[i]
@@ -322,10 +312,10 @@ export class LruRings {
         }
         w = (w + 1) | 0
       }
-      this.state[FIELDS * k + HEAD] = w
+      this.head[k] = w
       return
     }
-    const size = 2 * (this.state[FIELDS * k + MASK] + 1)
+    const size = 2 * (this.mask[k] + 1)
     if (2 * (this.top + size) <= slots.length) {
       this.move(k, size, slots, this.wide)
       return
@@ -333,23 +323,22 @@ export class LruRings {
     // no room at the end: every ring is laid out anew, side by side, with as much room again behind them
     const wide = this.wide
     let total = size
-    for (let j = 0; j < this.shards; j++) if (j !== k) total += this.state[FIELDS * j + MASK] + 1
+    for (let j = 0; j < this.shards; j++) if (j !== k) total += this.mask[j] + 1
     this.slots = new Int32Array(2 * 2 * total)
     if (wide !== undefined) this.wide = new Float64Array(2 * total)
     this.top = 0
-    for (let j = 0; j < this.shards; j++)
-      this.move(j, j === k ? size : this.state[FIELDS * j + MASK] + 1, slots, wide)
+    for (let j = 0; j < this.shards; j++) this.move(j, j === k ? size : this.mask[j] + 1, slots, wide)
   }
 
   /** moves shard k's ring (in `from`, its times in `fromWide` when wide) to a ring of `size` slots at the top */
   private move(k: number, size: number, from: Int32Array, fromWide: Float64Array | undefined): void {
-    const head = this.state[FIELDS * k + HEAD]
-    const was = this.state[FIELDS * k + BASE]
-    const mask = this.state[FIELDS * k + MASK]
-    this.state[FIELDS * k + BASE] = this.top
-    this.state[FIELDS * k + MASK] = size - 1
+    const head = this.head[k]
+    const was = this.base[k]
+    const mask = this.mask[k]
+    this.base[k] = this.top
+    this.mask[k] = size - 1
     this.top += size
-    for (let s = this.state[FIELDS * k + TAIL]; s !== head; s = (s + 1) | 0) {
+    for (let s = this.tail[k]; s !== head; s = (s + 1) | 0) {
       const i = 2 * (was + (s & mask))
       const j = this.at(k, s)
       this.slots[j] = from[i]
