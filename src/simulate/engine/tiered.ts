@@ -10,7 +10,6 @@ import {grown} from '../../util/grown.js'
 import {partialSortBy} from '../../util/libstdcxx-sort.js'
 import {type CacheTree, NONE} from './cache-tree.js'
 import {type Policy, type ReadResult, SimInstance} from './engine.js'
-import {LruRings, SHARD} from './lru-rings.js'
 import {XorShift64} from './xorshift64.js'
 import type {EdgeStrategy, WriteMode} from '../config/tiers.js'
 
@@ -27,13 +26,13 @@ const INT64_MAX = 2n ** 63n - 1n
 const NEVER = Number.MAX_SAFE_INTEGER
 
 /**
- * An entry's record in {@link TieredInstance.rec} (the lru's is its own: see lru-rings.ts): its neighbours in its
- * policy's list and, when the policy orders entries by time, its time (a tick), side by side (the record's fields at
- * these offsets; a timed record has a fourth, unused, so that it stays within a quarter of a cache line).
+ * An entry's record in {@link TieredInstance.rec}: its neighbours in its policy's list and, when the policy orders
+ * entries by time, its time (a tick) and its lru shard, side by side (the record's fields at these offsets).
  */
 const PREV = 0
 const NEXT = 1
 const TIME = 2
+const SHARD = 3
 /** the largest tick a record's time holds (Int32); past it the group's instances keep their times as doubles */
 const TICK_MAX = 0x7fffffff
 
@@ -108,20 +107,100 @@ interface TierPolicy {
   evict(n: number, out: number[]): number
   /** forgets a block whose location is gone already */
   forget(b: number): void
-  /** the group's ticks outgrow an Int32 (a policy keeping ticks in Int32 moves them to doubles) */
-  widen?(): void
+}
+
+/** a time above every tier time: an empty shard's */
+const EMPTY = Infinity
+
+/**
+ * The shard whose tail is oldest (ties: the lowest index), kept in a tournament tree over the shards' tail times.
+ * A shard whose tail may have changed is marked and its leaf recomputed before the next query.
+ */
+class OldestTail {
+  private readonly leaves: number
+  private readonly time: Float64Array
+  private readonly shard: Int32Array
+  private readonly marked: Uint8Array
+  private readonly pending: number[] = []
+
+  constructor(
+    /** the shards' tails (NONE: empty) */
+    private readonly tails: Int32Array,
+    private readonly s: TieredInstance,
+  ) {
+    let leaves = 1
+    while (leaves < tails.length) leaves *= 2
+    this.leaves = leaves
+    this.time = new Float64Array(2 * leaves).fill(EMPTY)
+    this.shard = new Int32Array(2 * leaves)
+    for (let i = 0; i < leaves; i++) this.shard[leaves + i] = i
+    for (let i = leaves - 1; i >= 1; i--) this.shard[i] = this.shard[2 * i]
+    this.marked = new Uint8Array(tails.length)
+  }
+
+  /** the shard's tail may have changed (or its tail's time) */
+  mark(s: number): void {
+    if (this.marked[s] === 1) return
+    this.marked[s] = 1
+    this.pending.push(s)
+  }
+
+  /**
+   * Recomputes shard s's leaf and its path to the root. The winner climbing the path is held in hand, so each
+   * level reads only the sibling's: a tie goes to the left child (the lower shards).
+   */
+  update(s: number): void {
+    const tail = this.tails[s]
+    const time = this.time
+    const shard = this.shard
+    let i = this.leaves + s
+    let t = tail === NONE ? EMPTY : this.s.timeOf(tail)
+    let w = s
+    time[i] = t
+    for (; i > 1; i >>= 1) {
+      const sibling = i ^ 1
+      const u = time[sibling]
+      if ((i & 1) === 0 ? u < t : u <= t) {
+        t = u
+        w = shard[sibling]
+      }
+      time[i >> 1] = t
+      shard[i >> 1] = w
+    }
+  }
+
+  /** the shard with the oldest tail, or -1 when every shard is empty */
+  oldest(): number {
+    const pending = this.pending
+    if (pending.length > 0) {
+      for (let k = 0; k < pending.length; k++) {
+        this.marked[pending[k]] = 0
+        this.update(pending[k])
+      }
+      // (a call into the runtime even when the length is 0 already)
+      pending.length = 0
+    }
+    return this.time[1] === EMPTY ? -1 : this.shard[1]
+  }
 }
 
 /**
- * `lru`: `shards` recency orders (front = most recent; see {@link LruRings}); an eviction takes candidates from the
- * oldest tails (exact with one shard).
+ * `lru`: `shards` recency lists (front = most recent), linked through the instance's entry links, their ends in
+ * typed arrays; an eviction takes candidates from the oldest tails (exact with one shard).
  */
 class ShardedLru implements TierPolicy {
   size = 0
   readonly evictsForCapacity = true
-  private readonly rings: LruRings
+  private readonly heads: Int32Array
+  private readonly tails: Int32Array
+  private readonly shardCount: number
   private readonly rounds: number
   private readonly amplification: number
+  private readonly oldest: OldestTail
+  /** an eviction's candidates (reused, grown to the most asked) */
+  private candidates = new Int32Array(0)
+  /** entry a is older than entry b (the candidates' order) */
+  private readonly older = (a: number, b: number): boolean => this.s.timeOf(a) < this.s.timeOf(b)
 
   constructor(
     private readonly s: TieredInstance,
@@ -129,45 +208,132 @@ class ShardedLru implements TierPolicy {
     sampleTimes: number,
     amplification: number,
   ) {
-    this.rounds = Math.min(sampleTimes <= 0 ? 1 : sampleTimes, s.shardCount)
+    this.shardCount = s.shardCount
+    this.rounds = sampleTimes <= 0 ? 1 : sampleTimes
     this.amplification = amplification > 1 ? amplification : 1
-    this.rings = new LruRings(s, s.shardCount)
+    this.heads = new Int32Array(this.shardCount).fill(NONE)
+    this.tails = new Int32Array(this.shardCount).fill(NONE)
+    this.oldest = new OldestTail(this.tails, s)
   }
 
-  register(b: number, tick: number): void {
+  /**
+   * The entry's shard; marked (its leaf in the tournament recomputed before the next query) when `e` is or will
+   * be its tail: only then can the tail, or the tail's time, change.
+   */
+  private shardOf(e: number, tailChanges: boolean): number {
+    if (this.shardCount === 1) return 0
+    const k = this.s.rec[4 * e + SHARD]
+    const tail = this.tails[k]
+    if (tailChanges || tail === e || tail === NONE) this.oldest.mark(k)
+    return k
+  }
+
+  /**
+   * puts e at the front of shard k, reading no other record (a head has no previous, and the old head's link is
+   * only written: its cache line need not arrive before the play goes on)
+   */
+  private pushFront(k: number, e: number): void {
+    const rec = this.s.rec
+    const st = this.s.stride
+    const h = this.heads[k]
+    rec[st * e + PREV] = NONE
+    rec[st * e + NEXT] = h
+    if (h !== NONE) rec[st * h + PREV] = e
+    else this.tails[k] = e
+    this.heads[k] = e
+  }
+
+  /** puts e at the back of shard k */
+  private pushBack(k: number, e: number): void {
+    const rec = this.s.rec
+    const st = this.s.stride
+    const t = this.tails[k]
+    rec[st * e + PREV] = t
+    rec[st * e + NEXT] = NONE
+    if (t !== NONE) rec[st * t + NEXT] = e
+    else this.heads[k] = e
+    this.tails[k] = e
+  }
+
+  private unlink(k: number, e: number): void {
+    const rec = this.s.rec
+    const st = this.s.stride
+    const p = rec[st * e + PREV]
+    const n = rec[st * e + NEXT]
+    if (p !== NONE) rec[st * p + NEXT] = n
+    else this.heads[k] = n
+    if (n !== NONE) rec[st * n + PREV] = p
+    else this.tails[k] = p
+    rec[st * e + PREV] = rec[st * e + NEXT] = NONE
+  }
+
+  /** the shard whose tail is oldest (-1: none) */
+  private oldestShard(): number {
+    if (this.shardCount === 1) return this.tails[0] === NONE ? -1 : 0
+    return this.oldest.oldest()
+  }
+
+  register(b: number): void {
     const e = this.s.entry(b, this.tier)
     this.s.flags[e] |= HELD
-    this.rings.push(this.rings.shardOf(e), e, tick)
+    const k = this.shardOf(e, false)
+    this.pushFront(k, e)
     this.size++
   }
 
-  access(b: number, tick: number): void {
+  access(b: number): void {
     const e = this.s.entry(b, this.tier)
     if ((this.s.flags[e] & HELD) === 0) return
-    this.rings.touch(e, tick)
+    const k = this.shardOf(e, false)
+    if (this.heads[k] === e) return
+    this.unlink(k, e)
+    this.pushFront(k, e)
   }
 
   forget(b: number): void {
     const e = this.s.entry(b, this.tier)
     if ((this.s.flags[e] & HELD) === 0) return
-    this.rings.remove(e)
+    this.unlink(this.shardOf(e, false), e)
     this.s.flags[e] &= ~HELD
     this.size--
   }
 
   evict(count: number, out: number[]): number {
     if (count <= 0 || this.size === 0) return 0
-    const n = this.rings.evict(count, Math.max(Math.trunc(this.amplification * count), count), this.rounds)
-    const taken = this.rings.taken
-    for (let k = 0; k < n; k++) this.release(taken[k], out)
+    const wanted = Math.max(Math.trunc(this.amplification * count), count)
+    if (this.shardCount === 1 && wanted === count) {
+      // exact: the candidates are the list's oldest, taken as they come
+      let n = 0
+      for (; n < count && this.tails[0] !== NONE; n++) {
+        const e = this.tails[0]
+        this.unlink(0, e)
+        this.release(e, out)
+      }
+      return n
+    }
+    const rounds = Math.min(this.rounds, this.shardCount)
+    const perRound = Math.ceil(wanted / rounds)
+    if (this.candidates.length < wanted) this.candidates = new Int32Array(wanted)
+    const candidates = this.candidates
+    let m = 0
+    for (let r = 0; r < rounds && m < wanted; r++) {
+      const best = this.oldestShard()
+      if (best < 0) break
+      for (let k = 0; k < perRound && this.tails[best] !== NONE && m < wanted; k++) {
+        const e = this.tails[best]
+        this.unlink(best, e)
+        candidates[m++] = e
+      }
+      if (this.shardCount > 1) this.oldest.update(best)
+    }
+    if (m > count) partialSortBy(candidates, count, this.older, 0, m)
+    for (let k = count; k < m; k++) this.pushBack(this.shardOf(candidates[k], true), candidates[k])
+    const n = Math.min(m, count)
+    for (let k = 0; k < n; k++) this.release(candidates[k], out)
     return n
   }
 
-  widen(): void {
-    this.rings.widen()
-  }
-
-  /** entry e, out of its shard, leaves the tier: its block is appended to `out` */
+  /** entry e, out of its list, leaves the tier: its block is appended to `out` */
   private release(e: number, out: number[]): void {
     const b = this.s.blockOf(e)
     this.s.flags[e] &= ~HELD
@@ -792,8 +958,8 @@ export class TieredInstance implements Policy {
   /** the policy is ttl: the blocks keep their last access and TTL as timestamps, and when they expire */
   private readonly expires: boolean
   /**
-   * the policy orders entries by time ({@link timeOf}): leaf_aware_lru (the lru keeps its times in its rings,
-   * random_lru the times it draws by, ttl its blocks' times)
+   * the policy orders entries by time ({@link timeOf}): a sharded or amplified lru and leaf_aware_lru (an exact lru
+   * orders by its lists alone, random_lru keeps the times it draws by, ttl its blocks' times)
    */
   private readonly timed: boolean
   /** an edge writes selectively: the entries count their hits */
@@ -814,11 +980,11 @@ export class TieredInstance implements Policy {
   /**
    * The entries' records, {@link stride} Int32 fields each from `stride × e` (see {@link PREV}): the entry's
    * neighbours in its policy list and, when the policy is timed, its time (its last access through the tier, else
-   * its write into it); under the lru, its slot in its shard's ring and its shard (see lru-rings.ts). One record
-   * fills a quarter of a cache line at most, so the unlink that writes a neighbour's links has its time at hand.
+   * its write into it) and its lru shard. One record fills a quarter of a cache line at most, so the unlink that
+   * writes a neighbour's links has that neighbour's time (a new tail's) and shard at hand.
    */
   rec = new Int32Array(0)
-  /** a record's fields: 4 when the policy is timed, else 2 (the links, or the lru's slot and shard) */
+  /** a record's fields: 4 when the policy is timed, else 2 (the links) */
   readonly stride: number
   /** the entries' times once the group's ticks outgrow a record's (see {@link widen}); the records' then go unread */
   private wideTimes: Float64Array | undefined
@@ -839,7 +1005,9 @@ export class TieredInstance implements Policy {
     while (initial < this.tiers && g.edges[initial - 1].writeMode === 'write_through') initial++
     this.initial = initial
     this.expires = setup.policy === 'ttl'
-    this.timed = setup.policy === 'leaf_aware_lru'
+    this.timed =
+      setup.policy === 'leaf_aware_lru' ||
+      (setup.policy === 'lru' && (this.shardCount > 1 || setup.amplification > 1))
     this.stride = this.timed ? 4 : 2
     this.lastAt = VERSION + this.tiers
     this.recordSize = this.lastAt + LINKS + LINK * this.tiers
@@ -899,9 +1067,8 @@ export class TieredInstance implements Policy {
     else wide[e] = tick
   }
 
-  /** the group's ticks outgrow a record's time: the times move to doubles (a timed policy's, an lru's rings') */
+  /** the group's ticks outgrow a record's time: the times move to doubles (a timed policy's) */
   widen(): void {
-    for (const p of this.policies) p.widen?.()
     if (!this.timed || this.wideTimes !== undefined) return
     const wide = new Float64Array(this.flags.length)
     for (let e = 0; e < wide.length; e++) wide[e] = this.rec[4 * e + TIME]
@@ -997,7 +1164,7 @@ export class TieredInstance implements Policy {
       // the block's shard (its key as an unsigned 64-bit integer modulo the shard count), in the records of its
       // entries of every tier (a block slot's key is fixed while it lives)
       const k = this.keyMod(this.tree.bKey[b], this.shardCount)
-      for (let e = b * this.tiers; e < (b + 1) * this.tiers; e++) this.rec[2 * e + SHARD] = k
+      for (let e = b * this.tiers; e < (b + 1) * this.tiers; e++) this.rec[4 * e + SHARD] = k
     }
     if (this.expires) {
       const r = b * this.recordSize + this.lastAt
