@@ -613,8 +613,6 @@ class TtlPolicy implements TierPolicy {
   private lastTtlLow = 0
   private lastHigh = 0
   private lastLow = 0
-  /** the sum of the last records a harvest asked for ahead (kept, so that the reads are kept) */
-  touched = 0
   /** the tier */
   private readonly tier: number
   /** where this tier's version, and its links, sit in a block's record */
@@ -820,17 +818,6 @@ class TtlPolicy implements TierPolicy {
       const n = runs[at + RUN_COUNT]
       this.runHead = (this.runHead + 1) & runMask
       this.runSize--
-      // the run's blocks' records, asked for all at once (mostly cold, and independent: their misses overlap)
-      // before the events are judged one by one: the fields the judging reads, its due time, this tier's version and
-      // links (a record longer than a cache line may lie across two or three)
-      const rec = this.s.ttlRecord
-      const size = this.s.recordSize
-      let touched = 0
-      for (let k = 0; k < n; k++) {
-        const r = q[((this.queueHead + k) & mask) * QEVENT] * size
-        touched += rec[r] + rec[r + this.versionAt] + rec[r + this.linkAt]
-      }
-      this.touched = touched
       for (let k = 0; k < n; k++) {
         const e = this.queueHead * QEVENT
         this.queueHead = (this.queueHead + 1) & mask
